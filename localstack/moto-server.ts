@@ -1,0 +1,123 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MotoStartError } from './errors.js';
+import { freePort } from './free-port.js';
+import { ensureMotoVenv, type MotoVenvOptions } from './python-venv.js';
+
+/** A running moto server on loopback. */
+export interface MotoServer {
+  /** `http://127.0.0.1:<port>`: use as the SDK's `endpoint` (S3 also needs `forcePathStyle`). */
+  readonly endpoint: string;
+  readonly port: number;
+  /** Wipes every resource in the emulator (moto's `POST /moto-api/reset`). */
+  reset(): Promise<void>;
+  /** Stops the server and waits for the process to exit. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Options for {@link startMotoServer}. */
+export interface MotoServerOptions extends MotoVenvOptions {
+  /** @default a free port */
+  readonly port?: number;
+  /** How long to wait for the first answer. @default 30000 */
+  readonly startTimeoutMs?: number;
+}
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+// A test run or CLI that dies must not leave an emulator listening behind it.
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const child of running) child.kill('SIGKILL');
+  });
+}
+
+async function answers(endpoint: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${endpoint}/moto-api/data.json`, { signal: AbortSignal.timeout(1000) });
+    await res.arrayBuffer();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts `moto_server` from the project's virtualenv (creating it on first use) on a free
+ * loopback port and resolves once it answers HTTP.
+ *
+ * @example
+ * const moto = await startMotoServer();
+ * const sqs = new SQSClient({ endpoint: moto.endpoint, region: 'us-east-1' });
+ * // …
+ * await moto.stop();
+ */
+export async function startMotoServer(options: MotoServerOptions = {}): Promise<MotoServer> {
+  const executable = ensureMotoVenv(options);
+  const port = options.port ?? (await freePort());
+  const endpoint = `http://127.0.0.1:${port}`;
+  const output: string[] = [];
+  const child = spawn(executable, ['-H', '127.0.0.1', '-p', String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PYTHONUNBUFFERED: '1' },
+  });
+  installExitHook();
+  running.add(child);
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 50) output.shift();
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited: number | null | undefined;
+  const exitPromise = new Promise<void>((resolve) => {
+    child.once('exit', (code) => {
+      exited = code;
+      running.delete(child);
+      resolve();
+    });
+  });
+
+  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+  while (!(await answers(endpoint))) {
+    if (exited !== undefined) {
+      throw new MotoStartError(
+        `moto_server exited with code ${exited} before answering on ${endpoint}. Its output:\n${output.join('').slice(-2000)}`,
+      );
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new MotoStartError(
+        `moto_server did not answer on ${endpoint} within ${options.startTimeoutMs ?? 30_000} ms. Its output:\n${output.join('').slice(-2000)}`,
+      );
+    }
+    await sleep(100);
+  }
+  // Past start-up its request log is noise; drop it instead of buffering it forever.
+  child.stdout?.off('data', keep);
+  child.stderr?.off('data', keep);
+  child.stdout?.resume();
+  child.stderr?.resume();
+
+  return {
+    endpoint,
+    port,
+    async reset() {
+      const res = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
+      if (!res.ok) throw new MotoStartError(`moto reset failed with HTTP ${res.status}`);
+      await res.arrayBuffer();
+    },
+    async stop() {
+      if (exited !== undefined) return;
+      child.kill('SIGTERM');
+      const killed = await Promise.race([exitPromise.then(() => true), sleep(5000).then(() => false)]);
+      if (!killed) {
+        child.kill('SIGKILL');
+        await exitPromise;
+      }
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import {
+  ConditionalCheckFailedException,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { GetBucketVersioningCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { provision } from '../../localstack/provision.js';
+import { provisionTestStack } from '../helpers/local-aws.js';
+
+const stack = await provisionTestStack('ground');
+const { sqs, documents, dynamodb, s3 } = stack.clients;
+
+async function receiveOne(client: SQSClient, url: string, visibility: number) {
+  const r = await client.send(
+    new ReceiveMessageCommand({
+      QueueUrl: url,
+      MaxNumberOfMessages: 1,
+      VisibilityTimeout: visibility,
+      WaitTimeSeconds: 0,
+      MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+    }),
+  );
+  return r.Messages?.[0];
+}
+
+describe('SQS on the emulator', () => {
+  it('moves a message to its DLQ once it was received more than maxReceiveCount times', async () => {
+    const q = stack.topology.queues.realtime;
+    const url = stack.resources.queueUrls.realtime;
+    await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'poison' }));
+    const counts: string[] = [];
+    for (let i = 0; i < q.maxReceiveCount; i++) {
+      const m = await receiveOne(sqs, url, 0);
+      counts.push(m?.Attributes?.ApproximateReceiveCount ?? 'none');
+    }
+    expect(counts).toEqual(['1', '2', '3']);
+    // moto moves the message lazily, on the receive after maxReceiveCount was reached.
+    expect(await receiveOne(sqs, url, 0)).toBeUndefined();
+    const dead = await receiveOne(sqs, stack.resources.dlqUrls.realtime, 30);
+    expect(dead?.Body).toBe('poison');
+  });
+
+  it('returns a message after its visibility timeout, and not before', async () => {
+    const url = stack.resources.queueUrls.batch;
+    await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'lease me' }));
+    const first = await receiveOne(sqs, url, 1);
+    expect(first?.Body).toBe('lease me');
+    expect(await receiveOne(sqs, url, 1)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 1300));
+    const again = await receiveOne(sqs, url, 30);
+    expect(again?.MessageId).toBe(first?.MessageId);
+    expect(again?.Attributes?.ApproximateReceiveCount).toBe('2');
+  });
+});
+
+describe('DynamoDB conditional claims on the emulator', () => {
+  it('lets exactly one of two racing writers claim a chunk; the loser gets ConditionalCheckFailedException', async () => {
+    const key = { pk: 'JOB#race', sk: 'CHUNK#0001#analyze' };
+    await documents.send(
+      new PutCommand({ TableName: stack.resources.tableName, Item: { ...key, status: 'pending' } }),
+    );
+    const now = Date.now();
+    const claim = (worker: string) =>
+      documents.send(
+        new UpdateCommand({
+          TableName: stack.resources.tableName,
+          Key: key,
+          UpdateExpression: 'SET claimedBy = :me, claimExpiresAt = :exp',
+          ConditionExpression: 'attribute_not_exists(claimedBy) OR claimExpiresAt < :now',
+          ExpressionAttributeValues: { ':me': worker, ':exp': now + 60_000, ':now': now },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+    const results = await Promise.allSettled([claim('worker-a'), claim('worker-b')]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r) => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect((lost[0] as PromiseRejectedResult).reason).toBeInstanceOf(ConditionalCheckFailedException);
+    const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof claim>>>).value.Attributes
+      ?.claimedBy;
+    expect(['worker-a', 'worker-b']).toContain(winner);
+  });
+});
+
+describe('S3 intake notification on the emulator', () => {
+  it('turns a put into the intake bucket into an S3 event message on the intake queue', async () => {
+    const key = `${stack.topology.buckets.intake.prefix}contract one.txt`;
+    await s3.send(
+      new PutObjectCommand({ Bucket: stack.resources.intakeBucket, Key: key, Body: 'AGREEMENT' }),
+    );
+    await s3.send(
+      new PutObjectCommand({ Bucket: stack.resources.intakeBucket, Key: 'elsewhere/x.txt', Body: 'x' }),
+    );
+    const records: { eventName: string; s3: { bucket: { name: string }; object: { key: string } } }[] = [];
+    for (let i = 0; i < 5 && records.length === 0; i++) {
+      const r = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: stack.resources.queueUrls.intake, MaxNumberOfMessages: 10 }),
+      );
+      for (const m of r.Messages ?? []) {
+        const body = JSON.parse(m.Body ?? '{}');
+        records.push(...(body.Records ?? []));
+      }
+    }
+    expect(records).toHaveLength(1);
+    expect(records[0]?.eventName).toMatch(/^ObjectCreated:/);
+    expect(records[0]?.s3.bucket.name).toBe(stack.resources.intakeBucket);
+    // S3 URL-encodes keys in event notifications (spaces as '+').
+    expect(decodeURIComponent((records[0]?.s3.object.key ?? '').replace(/\+/g, ' '))).toBe(key);
+  });
+});
+
+describe('provisioner', () => {
+  it('creates what the topology says, and a second run converges on the same resources', async () => {
+    const again = await provision(stack.topology, stack.clients);
+    expect(again).toEqual(stack.resources);
+    const q = stack.topology.queues.realtime;
+    const attrs = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: stack.resources.queueUrls.realtime,
+        AttributeNames: ['All'],
+      }),
+    );
+    expect(JSON.parse(attrs.Attributes?.RedrivePolicy ?? '{}')).toEqual({
+      deadLetterTargetArn: stack.resources.dlqArns.realtime,
+      maxReceiveCount: q.maxReceiveCount,
+    });
+    expect(attrs.Attributes?.VisibilityTimeout).toBe(String(q.visibilityTimeoutSeconds));
+    const dlqAttrs = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: stack.resources.dlqUrls.realtime, AttributeNames: ['All'] }),
+    );
+    expect(dlqAttrs.Attributes?.MessageRetentionPeriod).toBe(String(14 * 86_400));
+    // moto 5.2.5 accepts RedriveAllowPolicy but does not store it; the provisioner's unit
+    // test checks that it is sent, and the infra tests check it in the template.
+    if (inject('awsEmulator') !== 'moto') {
+      expect(JSON.parse(dlqAttrs.Attributes?.RedriveAllowPolicy ?? '{}')).toEqual({
+        redrivePermission: 'byQueue',
+        sourceQueueArns: [stack.resources.queueArns.realtime],
+      });
+    }
+    const table = await dynamodb.send(new DescribeTableCommand({ TableName: stack.resources.tableName }));
+    expect(table.Table?.KeySchema).toEqual([
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ]);
+    expect(table.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['byStatus']);
+    const ttl = await dynamodb.send(new DescribeTimeToLiveCommand({ TableName: stack.resources.tableName }));
+    expect(ttl.TimeToLiveDescription).toMatchObject({
+      AttributeName: 'expiresAt',
+      TimeToLiveStatus: 'ENABLED',
+    });
+    const versioning = await s3.send(
+      new GetBucketVersioningCommand({ Bucket: stack.resources.intakeBucket }),
+    );
+    expect(versioning.Status).toBe('Enabled');
+  });
+});
