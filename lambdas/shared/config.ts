@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/models.js';
+
+const csvSeconds = z
+  .string()
+  .regex(/^\d+(,\d+)*$/, 'a comma-separated list of whole seconds, e.g. 30,120,300')
+  .transform((s) => s.split(',').map(Number));
+
+const schema = z.object({
+  TABLE_NAME: z.string().min(1),
+  INTAKE_BUCKET: z.string().min(1),
+  RESULTS_BUCKET: z.string().min(1),
+  RESULTS_PREFIX: z.string().default('reports/'),
+  REALTIME_QUEUE_URL: z.string().url(),
+  BATCH_QUEUE_URL: z.string().url(),
+  FINALIZE_QUEUE_URL: z.string().url(),
+  ALERTS_TOPIC_ARN: z.string().optional(),
+  /** Clauses grouped into one chunk (one SQS message). */
+  CHUNK_CLAUSES: z.coerce.number().int().min(1).max(200).default(8),
+  /** Largest document accepted at intake. */
+  MAX_DOCUMENT_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  /** Cost ceiling of a job when its upload names none, in micro-dollars ($5). */
+  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(5_000_000),
+  DEFAULT_LANE: z.enum(['realtime', 'batch']).default('realtime'),
+  MODEL_ID: z.string().default(PRIMARY_MODEL_ID),
+  FALLBACK_MODEL_ID: z.string().default(FALLBACK_MODEL_ID),
+  /** Model calls in flight at once inside one worker. */
+  CALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** Tier-2 visibility backoff by receive count. */
+  REDELIVERY_BACKOFF_SECONDS: csvSeconds.default([30, 120, 300]),
+  /** Length of a chunk claim's lease; the heartbeat renews it at a third of this. */
+  LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
+  /** A job not finished by then ends incomplete (the sweeper enforces it). */
+  JOB_DEADLINE_SECONDS: z.coerce.number().int().min(60).default(6 * 3600),
+  /** Per-call timeout of a Bedrock request. */
+  MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+});
+
+/** The runtime configuration every handler and worker reads once at start. */
+export type RuntimeConfig = z.output<typeof schema>;
+
+/** Names of the environment variables the runtime reads. */
+export const CONFIG_VARIABLES = Object.keys(schema.shape) as (keyof typeof schema.shape)[];
+
+/** Raised when the environment lacks a variable or holds a bad value; the message names each one. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads and checks the runtime configuration from an environment.
+ *
+ * @throws ConfigError naming every missing or invalid variable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): RuntimeConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid clause-review configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}
