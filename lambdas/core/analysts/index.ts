@@ -1,0 +1,56 @@
+/**
+ * The analyst panel: eleven specialist reviewers, the twelve risk categories they score,
+ * the Converse request and tool schema of a call, the validation of an answer, and the
+ * consolidation of the panel's answers for a clause.
+ */
+
+export {
+  type AnalystAnswer,
+  type CategoryAssessment,
+  type Finding,
+  locateQuote,
+  parseAnswer,
+} from './answer.js';
+export {
+  CATEGORIES,
+  CATEGORY_IDS,
+  type CategoryId,
+  CUAD_UNMAPPED,
+  categoryById,
+  isCategoryId,
+  type RiskCategory,
+  type RiskCategoryDefinition,
+} from './categories.js';
+export {
+  type CategoryVerdict,
+  type ClauseAssessment,
+  type ClauseRisk,
+  type ConsolidatedFinding,
+  clauseFindings,
+  consolidateClause,
+  riskFromScores,
+} from './consolidate.js';
+export {
+  AnalystError,
+  AnswerValidationError,
+  isAnalystError,
+  isAnswerValidationError,
+  isUnknownAnalystError,
+  UnknownAnalystError,
+} from './errors.js';
+export { buildConverseInput, type ConverseInputOptions } from './prompt.js';
+export { ANALYST_IDS, ANALYSTS, type AnalystDefinition, analystById, selectAnalysts } from './registry.js';
+export {
+  ANSWER_LIMITS,
+  answerJsonSchema,
+  answerSchema,
+  type JsonSchema,
+  type JsonValue,
+  type RawAnswer,
+  type RawCategoryAssessment,
+  type RawFinding,
+  SCORES,
+  type Score,
+  TOOL_NAME,
+  toolConfigFor,
+} from './tool-schema.js';

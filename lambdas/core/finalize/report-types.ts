@@ -1,0 +1,127 @@
+/**
+ * The report's JSON shape (report.json, schema version 1). docs/report-schema.md explains
+ * every field; money is integer micro-dollars, offsets index the normalised text.
+ */
+
+/** Risk of a clause, from its category scores. */
+export type Risk = 'none' | 'low' | 'medium' | 'high' | 'critical';
+
+/** A finding as the report shows it. */
+export interface ReportFinding {
+  readonly category: string;
+  readonly score: number | null;
+  readonly quote: string;
+  readonly start: number;
+  readonly end: number;
+  readonly rationale: string;
+  readonly analysts: readonly string[];
+}
+
+/** One clause and what the panel found in it. */
+export interface ReportClause {
+  readonly id: string;
+  readonly index: number;
+  readonly chunk: number;
+  readonly label?: string;
+  readonly heading?: string;
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+  /** `analysed`: every analyst answered; `partial`: some failed; `not-analysed`: the chunk did not finish. */
+  readonly status: 'analysed' | 'partial' | 'not-analysed';
+  readonly risk: Risk | null;
+  readonly maxScore: number | null;
+  /** Category id → 0–3, or null when no analyst found the category addressed. */
+  readonly scores: Readonly<Record<string, number | null>>;
+  readonly findings: readonly ReportFinding[];
+  readonly analystsAnswered: readonly string[];
+  readonly analystsFailed: readonly string[];
+}
+
+/** A stage of a chunk as the checkpoint recorded it. */
+export interface ReportStage {
+  readonly status: string;
+  readonly attempts: number;
+  readonly startedAt?: string;
+  readonly finishedAt?: string;
+  readonly lastError?: string;
+  readonly errorClass?: string;
+  readonly stoppedAt?: string;
+}
+
+/** A chunk: its clauses and where each stage ended. */
+export interface ReportChunk {
+  readonly chunk: number;
+  readonly clauseIds: readonly string[];
+  readonly stages: Readonly<Record<string, ReportStage>>;
+}
+
+/** A call that did not produce an answer. */
+export interface ReportFailedCall {
+  readonly chunk: number;
+  readonly clauseId: string;
+  readonly analystId: string;
+  readonly failureKind: string;
+  readonly errorClass: string;
+  readonly lastError: string;
+  readonly attempts: number;
+}
+
+/** The whole report. */
+export interface Report {
+  readonly schemaVersion: 1;
+  readonly job: {
+    readonly jobId: string;
+    readonly status: 'completed' | 'incomplete' | 'cancelled' | 'budget_exceeded';
+    readonly reason?: string;
+    readonly lane: string;
+    readonly analysts: readonly string[];
+    readonly document: {
+      readonly bucket: string;
+      readonly key: string;
+      readonly versionId?: string;
+      readonly sha256?: string;
+      readonly bytes?: number;
+      readonly format?: string;
+    };
+  };
+  readonly categories: readonly { readonly id: string; readonly name: string }[];
+  readonly analystPanel: readonly { readonly id: string; readonly name: string; readonly categories: readonly string[] }[];
+  readonly summary: {
+    readonly clauses: number;
+    readonly clausesAnalysed: number;
+    readonly riskCounts: Readonly<Record<Risk, number>>;
+    /** Category id → clauses scoring 2 or more. */
+    readonly categoriesFlagged: Readonly<Record<string, number>>;
+  };
+  readonly clauses: readonly ReportClause[];
+  readonly chunks: readonly ReportChunk[];
+  readonly coverage: {
+    readonly callsPlanned: number;
+    readonly callsDone: number;
+    readonly callsReused: number;
+    readonly callsFailed: number;
+    readonly callsSkippedBudget: number;
+    readonly callsNotRun: number;
+    readonly modelAttempts: number;
+    readonly tier1Retries: number;
+    readonly redeliveries: number;
+    readonly failedCalls: readonly ReportFailedCall[];
+    /** Chunks that did not finish, with where they stopped. */
+    readonly unfinishedChunks: readonly { readonly chunk: number; readonly stage: string; readonly status: string; readonly detail?: string }[];
+  };
+  readonly cost: {
+    readonly ceilingMicros: number;
+    readonly spentMicros: number;
+    readonly reservedMicros: number;
+    readonly committedMicros: number;
+  };
+  readonly timings: {
+    readonly createdAt: string;
+    readonly cancelledAt?: string;
+    readonly finalizedAt: string;
+    readonly durationMs: number;
+  };
+  /** Present when answers came from the local Bedrock stand-in rather than a real model. */
+  readonly notice?: string;
+}
