@@ -86,7 +86,11 @@ export interface Report {
     };
   };
   readonly categories: readonly { readonly id: string; readonly name: string }[];
-  readonly analystPanel: readonly { readonly id: string; readonly name: string; readonly categories: readonly string[] }[];
+  readonly analystPanel: readonly {
+    readonly id: string;
+    readonly name: string;
+    readonly categories: readonly string[];
+  }[];
   readonly summary: {
     readonly clauses: number;
     readonly clausesAnalysed: number;
@@ -108,7 +112,12 @@ export interface Report {
     readonly redeliveries: number;
     readonly failedCalls: readonly ReportFailedCall[];
     /** Chunks that did not finish, with where they stopped. */
-    readonly unfinishedChunks: readonly { readonly chunk: number; readonly stage: string; readonly status: string; readonly detail?: string }[];
+    readonly unfinishedChunks: readonly {
+      readonly chunk: number;
+      readonly stage: string;
+      readonly status: string;
+      readonly detail?: string;
+    }[];
   };
   readonly cost: {
     readonly ceilingMicros: number;
