@@ -29,13 +29,18 @@ export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
 /** Raised when a model has no price: spending on an unpriced model could break the cost ceiling. */
 export class UnpricedModelError extends Error {
   constructor(readonly modelId: string) {
-    super(`model '${modelId}' has no entry in the price table (known: ${Object.keys(MODEL_PRICES).join(', ')})`);
+    super(
+      `model '${modelId}' has no entry in the price table (known: ${Object.keys(MODEL_PRICES).join(', ')})`,
+    );
     this.name = 'UnpricedModelError';
   }
 }
 
 /** The price of a model; throws {@link UnpricedModelError} for an unknown one. */
-export function priceOf(modelId: string, prices: Readonly<Record<string, ModelPrice>> = MODEL_PRICES): ModelPrice {
+export function priceOf(
+  modelId: string,
+  prices: Readonly<Record<string, ModelPrice>> = MODEL_PRICES,
+): ModelPrice {
   const price = prices[modelId];
   if (!price) throw new UnpricedModelError(modelId);
   return price;
@@ -53,5 +58,8 @@ export function costOf(
   prices: Readonly<Record<string, ModelPrice>> = MODEL_PRICES,
 ): number {
   const p = priceOf(modelId, prices);
-  return Math.ceil((usage.inputTokens * p.inputPer1k) / 1000) + Math.ceil((usage.outputTokens * p.outputPer1k) / 1000);
+  return (
+    Math.ceil((usage.inputTokens * p.inputPer1k) / 1000) +
+    Math.ceil((usage.outputTokens * p.outputPer1k) / 1000)
+  );
 }

@@ -18,7 +18,11 @@ const schema = z.object({
   /** Clauses grouped into one chunk (one SQS message). */
   CHUNK_CLAUSES: z.coerce.number().int().min(1).max(200).default(8),
   /** Largest document accepted at intake. */
-  MAX_DOCUMENT_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  MAX_DOCUMENT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 * 1024),
   /** Cost ceiling of a job when its upload names none, in micro-dollars ($5). */
   DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(5_000_000),
   DEFAULT_LANE: z.enum(['realtime', 'batch']).default('realtime'),
@@ -31,7 +35,11 @@ const schema = z.object({
   /** Length of a chunk claim's lease; the heartbeat renews it at a third of this. */
   LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   /** A job not finished by then ends incomplete (the sweeper enforces it). */
-  JOB_DEADLINE_SECONDS: z.coerce.number().int().min(60).default(6 * 3600),
+  JOB_DEADLINE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(6 * 3600),
   /** Per-call timeout of a Bedrock request. */
   MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
 });

@@ -1,0 +1,66 @@
+/**
+ * Why an uploaded document cannot be reviewed. Each reason maps to one thing the uploader can fix:
+ * - `empty`: the file has no content, or no readable text once extracted (e.g. a scan without a text layer);
+ * - `binary`: the bytes are not text although the name says they are;
+ * - `corrupt`: the file claims a format (PDF, DOCX) but cannot be opened as one;
+ * - `encrypted`: the file is password-protected;
+ * - `too-large`: the file is over the configured size limit;
+ * - `unsupported-type`: the format is not one the pipeline reads;
+ * - `no-clauses`: text was found, but nothing in it forms a clause.
+ */
+export type RejectionReason =
+  | 'empty'
+  | 'binary'
+  | 'corrupt'
+  | 'encrypted'
+  | 'too-large'
+  | 'unsupported-type'
+  | 'no-clauses';
+
+/** Facts behind a rejection (sizes, extension, page count), for logs and the job record. */
+export type RejectionDetail = Readonly<Record<string, string | number | boolean>>;
+
+/**
+ * The document was refused at intake. The message is written for the person who uploaded the file:
+ * it names the problem and what to do about it, without engineering vocabulary.
+ */
+export class DocumentRejectedError extends Error {
+  override readonly name = 'DocumentRejectedError';
+  /** Machine-readable reason, stable across releases. */
+  readonly reason: RejectionReason;
+  /** Facts behind the rejection, when there are any worth recording. */
+  readonly detail?: RejectionDetail;
+
+  constructor(
+    reason: RejectionReason,
+    message: string,
+    options: { cause?: unknown; detail?: RejectionDetail } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.reason = reason;
+    if (options.detail !== undefined) this.detail = options.detail;
+  }
+}
+
+/**
+ * True when `e` is a {@link DocumentRejectedError}. Checks the shape as well as the prototype, because
+ * an error crossing a bundling or realm boundary (two copies of this module) fails `instanceof`.
+ */
+export function isDocumentRejectedError(e: unknown): e is DocumentRejectedError {
+  if (e instanceof DocumentRejectedError) return true;
+  return (
+    e instanceof Error &&
+    e.name === 'DocumentRejectedError' &&
+    REASONS.has(String((e as Error & { reason?: unknown }).reason))
+  );
+}
+
+const REASONS: ReadonlySet<string> = new Set<RejectionReason>([
+  'empty',
+  'binary',
+  'corrupt',
+  'encrypted',
+  'too-large',
+  'unsupported-type',
+  'no-clauses',
+]);

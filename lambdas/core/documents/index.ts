@@ -1,0 +1,17 @@
+/**
+ * Document intake: from uploaded bytes to normalised text, clauses and chunks, or a rejection
+ * the uploader can act on.
+ */
+export type { ChunkOptions } from './chunker.js';
+export { chunkClauses, DEFAULT_MAX_CHARS, DEFAULT_MAX_CLAUSES } from './chunker.js';
+export type { DocumentFormat, FormatHints } from './detect-format.js';
+export { detectFormat } from './detect-format.js';
+export type { RejectionDetail, RejectionReason } from './errors.js';
+export { DocumentRejectedError, isDocumentRejectedError } from './errors.js';
+export { extractText } from './extract-text.js';
+export { normaliseText } from './normalise.js';
+export type { ParsedDocument, ParseInput } from './parse.js';
+export { parseDocument } from './parse.js';
+export type { SplitOptions } from './split-clauses.js';
+export { DEFAULT_MAX_CLAUSE_CHARS, DEFAULT_MIN_CLAUSE_CHARS, splitClauses } from './split-clauses.js';
+export { SUPPORTED_EXTENSIONS } from './supported-extensions.js';

@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import type { Chunk, Clause } from '../model.js';
+import { type ChunkOptions, chunkClauses } from './chunker.js';
+import { type DocumentFormat, detectFormat } from './detect-format.js';
+import { DocumentRejectedError } from './errors.js';
+import { extractText } from './extract-text.js';
+import { formatBytes } from './format-bytes.js';
+import { normaliseText } from './normalise.js';
+import { type SplitOptions, splitClauses } from './split-clauses.js';
+
+/** What is known about an upload besides its bytes, and the limits to apply. */
+export interface ParseInput {
+  /** Object key or file name; its extension helps decide the format. */
+  readonly key: string;
+  /** Content type declared at upload, if any. */
+  readonly contentType?: string;
+  /** Largest accepted upload, in bytes. */
+  readonly maxBytes: number;
+  /** Chunk size bounds; defaults as in {@link chunkClauses}. */
+  readonly chunk?: ChunkOptions;
+  /** Clause size bounds; defaults as in {@link splitClauses}. */
+  readonly split?: SplitOptions;
+}
+
+/** A document ready for review: its text, clauses and the chunks they are processed in. */
+export interface ParsedDocument {
+  readonly format: DocumentFormat;
+  /** Normalised text; every clause offset refers to it. */
+  readonly text: string;
+  /** SHA-256 of the uploaded bytes, lower-case hex: identifies the exact file reviewed. */
+  readonly sha256: string;
+  /** Size of the upload in bytes. */
+  readonly bytes: number;
+  readonly clauses: readonly Clause[];
+  readonly chunks: readonly Chunk[];
+}
+
+/**
+ * Turns an upload into clauses and chunks, or refuses it with a reason the uploader can act on.
+ * Checks run cheapest first: empty, too large, format, text extraction, text present, clauses.
+ *
+ * @throws {DocumentRejectedError} for every problem with the document itself.
+ * @throws {RangeError} when `maxBytes` or the chunk/split options are invalid (a caller bug).
+ */
+export async function parseDocument(bytes: Uint8Array, input: ParseInput): Promise<ParsedDocument> {
+  if (!Number.isInteger(input.maxBytes) || input.maxBytes < 1) {
+    throw new RangeError(
+      `maxBytes must be a whole number of bytes, at least 1; got ${String(input.maxBytes)}`,
+    );
+  }
+  if (isBlank(bytes)) {
+    throw new DocumentRejectedError(
+      'empty',
+      bytes.length === 0
+        ? 'The file is empty (0 bytes). Upload the contract file again.'
+        : 'The file contains only blank space and no text. Upload the contract file again.',
+      { detail: { bytes: bytes.length } },
+    );
+  }
+  if (bytes.length > input.maxBytes) {
+    let size = formatBytes(bytes.length);
+    let limit = formatBytes(input.maxBytes);
+    if (size === limit) {
+      // 10.01 MB and 10 MB round alike: "10 MB is over the 10 MB limit" would read as nonsense.
+      size = `${bytes.length.toLocaleString('en-US')} bytes`;
+      limit = `${input.maxBytes.toLocaleString('en-US')}-byte`;
+    }
+    throw new DocumentRejectedError(
+      'too-large',
+      `The file is ${size}, which is over the ${limit} limit. Upload a smaller file, for example the contract without its attachments.`,
+      { detail: { bytes: bytes.length, maxBytes: input.maxBytes } },
+    );
+  }
+
+  const format = detectFormat(bytes, input);
+  const text = normaliseText(await extractText(bytes, format));
+  if (text === '') throw noText(format);
+
+  const clauses = splitClauses(text, input.split);
+  if (clauses.length === 0) {
+    throw new DocumentRejectedError(
+      'no-clauses',
+      'No clauses were found: the document has no words or numbers, only punctuation or symbols. ' +
+        'Check that the right file was uploaded.',
+      { detail: { format, chars: text.length } },
+    );
+  }
+  return {
+    format,
+    text,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    bytes: bytes.length,
+    clauses,
+    chunks: chunkClauses(clauses, input.chunk),
+  };
+}
+
+/** True for no bytes, or only ASCII whitespace (and a UTF-8 byte-order mark). */
+function isBlank(bytes: Uint8Array): boolean {
+  const from = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  for (let i = from; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if (b !== 0x20 && (b < 0x09 || b > 0x0d)) return false;
+  }
+  return true;
+}
+
+function noText(format: DocumentFormat): DocumentRejectedError {
+  const message =
+    format === 'pdf'
+      ? 'The PDF has no text layer: it is probably a scanned image, so there is no text to review. ' +
+        'Run it through OCR (text recognition) or export the original document as PDF, then upload that.'
+      : format === 'docx'
+        ? 'The Word document contains no text (it may hold only images). Upload a version with the contract text.'
+        : format === 'html'
+          ? 'The web page contains no visible text. Upload the contract text itself.'
+          : 'The file contains no readable text. Upload the contract file again.';
+  return new DocumentRejectedError('empty', message, { detail: { format } });
+}

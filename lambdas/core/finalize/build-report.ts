@@ -1,0 +1,220 @@
+import { analystById, CATEGORIES, type ClauseAssessment, clauseFindings } from '../analysts/index.js';
+import type { StoredDocument } from '../intake/intake.js';
+import type { LedgerEntry } from '../state/call-ledger.js';
+import type { Checkpoint } from '../state/claims.js';
+import type { Job } from '../state/jobs.js';
+import { STAGES } from '../state/keys.js';
+import type { Report, ReportClause, ReportFailedCall, Risk } from './report-types.js';
+
+const RISKS: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
+
+/** The status a job ends with, from what its chunks and calls did. */
+export function finalStatus(
+  job: Job,
+  unfinished: number,
+  failedCalls: readonly ReportFailedCall[],
+): { status: Report['job']['status']; reason?: string } {
+  if (job.status === 'cancelled') return { status: 'cancelled', reason: job.reason ?? 'cancelled' };
+  const budget = failedCalls.filter((c) => c.failureKind === 'budget').length;
+  if (budget > 0 || job.budgetExceededAt) {
+    return {
+      status: 'budget_exceeded',
+      reason: `${budget} call(s) were not started because the cost ceiling of $${(job.costLimit / 1e6).toFixed(4)} would have been exceeded`,
+    };
+  }
+  const failed = failedCalls.filter((c) => c.failureKind !== 'budget');
+  if (unfinished > 0 || failed.length > 0) {
+    const parts = [];
+    if (unfinished > 0) parts.push(`${unfinished} chunk(s) did not finish`);
+    if (failed.length > 0) {
+      const named = failed
+        .slice(0, 10)
+        .map((c) => `${c.clauseId}/${c.analystId} (${c.failureKind}: ${c.lastError.slice(0, 80)})`);
+      parts.push(`${failed.length} call(s) failed: ${named.join('; ')}${failed.length > 10 ? '; …' : ''}`);
+    }
+    return { status: 'incomplete', reason: parts.join('; ') };
+  }
+  return { status: 'completed' };
+}
+
+/**
+ * Builds report.json from the job item, its checkpoints and call ledger, and the stored
+ * document. Every planned clause appears, analysed or not, so the report accounts for all.
+ */
+export function buildReport(
+  job: Job,
+  doc: StoredDocument,
+  checkpoints: readonly Checkpoint[],
+  ledger: readonly LedgerEntry[],
+  finalizedAt: string,
+  notice?: string,
+): Report {
+  const byChunk = new Map<number, Map<string, Checkpoint>>();
+  for (const cp of checkpoints) {
+    const stages = byChunk.get(cp.chunk) ?? new Map<string, Checkpoint>();
+    stages.set(cp.stage, cp);
+    byChunk.set(cp.chunk, stages);
+  }
+  const failedCalls: ReportFailedCall[] = ledger
+    .filter((e) => e.status === 'failed' || e.status === 'retryable' || e.status === 'in-flight')
+    .map((e) => ({
+      chunk: e.chunk,
+      clauseId: e.clauseId,
+      analystId: e.analystId,
+      failureKind: e.status === 'failed' ? (e.failureKind ?? 'permanent') : 'not-finished',
+      errorClass: e.errorClass ?? 'unknown',
+      lastError: e.lastError ?? '',
+      attempts: e.attempts,
+    }))
+    .sort(
+      (a, b) =>
+        a.chunk - b.chunk || a.clauseId.localeCompare(b.clauseId) || a.analystId.localeCompare(b.analystId),
+    );
+
+  const clauses: ReportClause[] = [];
+  const unfinishedChunks: Report['coverage']['unfinishedChunks'][number][] = [];
+  const lastStage = STAGES[STAGES.length - 1] ?? 'consolidate';
+  for (const chunk of doc.chunks) {
+    const stages = byChunk.get(chunk.index);
+    const final = stages?.get(lastStage);
+    const assessments: ClauseAssessment[] =
+      final?.status === 'done' && final.result ? (JSON.parse(final.result) as ClauseAssessment[]) : [];
+    if (final?.status !== 'done') {
+      const stopped = STAGES.map((s) => stages?.get(s)).find((c) => c && c.status !== 'done');
+      unfinishedChunks.push({
+        chunk: chunk.index,
+        stage: stopped?.stage ?? 'analyze',
+        status: stopped?.status ?? 'missing',
+        ...(stopped?.stoppedAt || stopped?.lastError
+          ? { detail: stopped.stoppedAt ?? stopped.lastError }
+          : {}),
+      });
+    }
+    for (const clause of chunk.clauses) {
+      const a = assessments.find((x) => x.clauseId === clause.id);
+      const scores: Record<string, number | null> = {};
+      for (const c of CATEGORIES) scores[c.id] = a?.categories[c.id]?.score ?? null;
+      clauses.push({
+        id: clause.id,
+        index: clause.index,
+        chunk: chunk.index,
+        ...(clause.label ? { label: clause.label } : {}),
+        ...(clause.heading ? { heading: clause.heading } : {}),
+        start: clause.start,
+        end: clause.end,
+        text: clause.text,
+        status: !a ? 'not-analysed' : a.coverage.analystsFailed.length > 0 ? 'partial' : 'analysed',
+        risk: a?.risk ?? null,
+        maxScore: a?.maxScore ?? null,
+        scores,
+        findings: a
+          ? clauseFindings(a).map((f) => ({
+              category: f.category,
+              score: f.score,
+              quote: f.quote,
+              start: f.start,
+              end: f.end,
+              rationale: f.rationale,
+              analysts: f.analysts,
+            }))
+          : [],
+        analystsAnswered: a?.coverage.analystsAnswered ?? [],
+        analystsFailed: a?.coverage.analystsFailed ?? [],
+      });
+    }
+  }
+
+  const riskCounts = Object.fromEntries(RISKS.map((r) => [r, 0])) as Record<Risk, number>;
+  const categoriesFlagged: Record<string, number> = Object.fromEntries(CATEGORIES.map((c) => [c.id, 0]));
+  for (const c of clauses) {
+    if (c.risk) riskCounts[c.risk]++;
+    for (const [cat, score] of Object.entries(c.scores))
+      if ((score ?? 0) >= 2) categoriesFlagged[cat] = (categoriesFlagged[cat] ?? 0) + 1;
+  }
+  const analyzeStats = checkpoints.filter((c) => c.stage === 'analyze' && c.calls);
+  const done = ledger.filter((e) => e.status === 'done').length;
+  const failed = ledger.filter((e) => e.status === 'failed' && e.failureKind !== 'budget').length;
+  const skipped = ledger.filter((e) => e.status === 'failed' && e.failureKind === 'budget').length;
+  const attempts = ledger.reduce((n, e) => n + (e.attempts ?? 0), 0);
+  const { status, reason } = finalStatus(job, unfinishedChunks.length, failedCalls);
+
+  return {
+    schemaVersion: 1,
+    job: {
+      jobId: job.jobId,
+      status,
+      ...(reason ? { reason } : {}),
+      lane: job.lane,
+      analysts: job.analysts,
+      document: {
+        bucket: job.bucket,
+        key: job.key,
+        ...(job.versionId ? { versionId: job.versionId } : {}),
+        ...(job.sha256 ? { sha256: job.sha256 } : {}),
+        ...(job.bytes !== undefined ? { bytes: job.bytes } : {}),
+        ...(job.format ? { format: job.format } : {}),
+      },
+    },
+    categories: CATEGORIES.map((c) => ({ id: c.id, name: c.name })),
+    analystPanel: job.analysts.map((id) => {
+      const a = analystById(id);
+      return { id: a.id, name: a.name, categories: [...a.categories] };
+    }),
+    summary: {
+      clauses: clauses.length,
+      clausesAnalysed: clauses.filter((c) => c.status !== 'not-analysed').length,
+      riskCounts,
+      categoriesFlagged,
+    },
+    clauses,
+    chunks: doc.chunks.map((chunk) => ({
+      chunk: chunk.index,
+      clauseIds: chunk.clauses.map((c) => c.id),
+      stages: Object.fromEntries(
+        STAGES.map((s) => {
+          const cp = byChunk.get(chunk.index)?.get(s);
+          return [
+            s,
+            {
+              status: cp?.status ?? 'missing',
+              attempts: cp?.attempts ?? 0,
+              ...(cp?.startedAt ? { startedAt: cp.startedAt } : {}),
+              ...(cp?.finishedAt ? { finishedAt: cp.finishedAt } : {}),
+              ...(cp?.lastError ? { lastError: cp.lastError } : {}),
+              ...(cp?.errorClass ? { errorClass: cp.errorClass } : {}),
+              ...(cp?.stoppedAt ? { stoppedAt: cp.stoppedAt } : {}),
+            },
+          ];
+        }),
+      ),
+    })),
+    coverage: {
+      callsPlanned: job.callsPlanned,
+      callsDone: done,
+      callsReused: analyzeStats.reduce((n, c) => n + (c.calls?.reused ?? 0), 0),
+      callsFailed: failed,
+      callsSkippedBudget: skipped,
+      callsNotRun: Math.max(0, job.callsPlanned - done - failed - skipped),
+      modelAttempts: attempts,
+      tier1Retries: analyzeStats.reduce((n, c) => n + (c.calls?.retries ?? 0), 0),
+      redeliveries: checkpoints
+        .filter((c) => c.stage === 'analyze')
+        .reduce((n, c) => n + Math.max(0, (c.attempts ?? 0) - 1), 0),
+      failedCalls,
+      unfinishedChunks,
+    },
+    cost: {
+      ceilingMicros: job.costLimit,
+      spentMicros: job.costSpent,
+      reservedMicros: job.costReserved,
+      committedMicros: job.costCommitted,
+    },
+    timings: {
+      createdAt: job.createdAt,
+      ...(job.cancelledAt ? { cancelledAt: job.cancelledAt } : {}),
+      finalizedAt,
+      durationMs: Date.parse(finalizedAt) - Date.parse(job.createdAt),
+    },
+    ...(notice ? { notice } : {}),
+  };
+}

@@ -1,0 +1,231 @@
+import { createHash } from 'node:crypto';
+import {
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  GetObjectTaggingCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isDocumentRejectedError, parseDocument } from '../documents/index.js';
+import type { Chunk, Lane } from '../model.js';
+import { Claims } from '../state/claims.js';
+import { Jobs } from '../state/jobs.js';
+import type { ChunkMessage } from '../worker/chunk-message.js';
+import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
+import type { S3ObjectRef } from './s3-event.js';
+
+/** What intake needs. */
+export interface IntakeDeps {
+  readonly db: DynamoDBDocumentClient;
+  readonly s3: S3Client;
+  readonly sqs: SQSClient;
+  readonly tableName: string;
+  readonly resultsBucket: string;
+  readonly laneQueueUrls: Readonly<Record<Lane, string>>;
+  readonly chunkClauses: number;
+  readonly maxDocumentBytes: number;
+  readonly defaultCostLimit: number;
+  readonly defaultLane: Lane;
+  readonly jobDeadlineSeconds: number;
+  readonly now?: () => number;
+}
+
+/** What became of one object. */
+export type IntakeResult =
+  | { readonly outcome: 'started'; readonly jobId: string; readonly chunks: number; readonly calls: number }
+  | { readonly outcome: 'duplicate'; readonly jobId: string }
+  | { readonly outcome: 'rejected'; readonly jobId: string; readonly reason: string };
+
+/**
+ * The job id of an uploaded object version: the same (bucket, key, version or ETag) always
+ * gives the same id, so a repeated S3 event finds its job instead of starting another.
+ */
+export function jobIdFor(ref: S3ObjectRef): string {
+  const version = ref.versionId ?? ref.etag ?? '';
+  const digest = createHash('sha256').update(`${ref.bucket}\n${ref.key}\n${version}`).digest('hex');
+  return `j-${digest.slice(0, 20)}`;
+}
+
+/** Where intake keeps a job's normalised text and clauses for finalize and the sweeper. */
+export const documentKey = (jobId: string) => `work/${jobId}/document.json`;
+
+/** The stored form of a parsed document. */
+export interface StoredDocument {
+  readonly jobId: string;
+  readonly format: string;
+  readonly sha256: string;
+  readonly text: string;
+  readonly chunks: readonly Chunk[];
+}
+
+async function readTags(s3: S3Client, ref: S3ObjectRef): Promise<Record<string, string>> {
+  try {
+    const r = await s3.send(
+      new GetObjectTaggingCommand({
+        Bucket: ref.bucket,
+        Key: ref.key,
+        ...(ref.versionId ? { VersionId: ref.versionId } : {}),
+      }),
+    );
+    return Object.fromEntries((r.TagSet ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
+  } catch {
+    // Tags are optional; metadata and defaults still apply.
+    return {};
+  }
+}
+
+async function sendChunks(sqs: SQSClient, queueUrl: string, messages: ChunkMessage[]): Promise<void> {
+  for (let i = 0; i < messages.length; i += 10) {
+    let entries = messages
+      .slice(i, i + 10)
+      .map((m) => ({ Id: String(m.chunk), MessageBody: JSON.stringify(m) }));
+    for (let attempt = 0; entries.length > 0; attempt++) {
+      const r = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      const failed = new Set((r.Failed ?? []).map((f) => f.Id));
+      entries = entries.filter((e) => failed.has(e.Id));
+      if (entries.length > 0 && attempt >= 3) {
+        throw new Error(`SendMessageBatch kept failing for chunks ${entries.map((e) => e.Id).join(', ')}`);
+      }
+    }
+  }
+}
+
+/**
+ * Intake of one uploaded object: parse, split into clauses and chunks, record the job and
+ * its checkpoints, fan out one message per chunk. Bad input ends as a `rejected` job with a
+ * reason a person understands; the object itself is never touched.
+ *
+ * Resumable: if a previous attempt died after creating the job, this one finishes the
+ * fan-out (duplicate chunk messages are harmless: claims let one worker through).
+ */
+export async function intakeObject(ref: S3ObjectRef, deps: IntakeDeps): Promise<IntakeResult> {
+  const now = deps.now ?? Date.now;
+  const jobId = jobIdFor(ref);
+  const jobs = new Jobs(deps.db, deps.tableName, now);
+  const existing = await jobs.find(jobId);
+  if (
+    existing &&
+    ((existing.status !== 'intake' && existing.status !== 'running') || existing.fanoutCompletedAt)
+  ) {
+    return { outcome: 'duplicate', jobId };
+  }
+
+  let object: GetObjectCommandOutput;
+  try {
+    object = await deps.s3.send(
+      new GetObjectCommand({
+        Bucket: ref.bucket,
+        Key: ref.key,
+        ...(ref.versionId ? { VersionId: ref.versionId } : {}),
+      }),
+    );
+  } catch (error) {
+    if (error instanceof NoSuchKey || (error as Error).name === 'NoSuchVersion') {
+      await jobs.createIfAbsent({
+        jobId,
+        lane: deps.defaultLane,
+        bucket: ref.bucket,
+        key: ref.key,
+        analysts: [],
+        costLimit: deps.defaultCostLimit,
+        deadline: now() + deps.jobDeadlineSeconds * 1000,
+        ...(ref.versionId ? { versionId: ref.versionId } : {}),
+      });
+      const reason = `The document ${ref.key} was deleted before it could be read.`;
+      await jobs.markRejected(jobId, reason);
+      return { outcome: 'rejected', jobId, reason };
+    }
+    throw error;
+  }
+  const bytes = await object.Body?.transformToByteArray();
+  const metadata = object.Metadata ?? {};
+  const tags = await readTags(deps.s3, ref);
+
+  const base = {
+    jobId,
+    bucket: ref.bucket,
+    key: ref.key,
+    deadline: now() + deps.jobDeadlineSeconds * 1000,
+    ...(ref.versionId ? { versionId: ref.versionId } : {}),
+    ...(ref.etag ? { etag: ref.etag } : {}),
+  };
+  let options: JobOptions;
+  try {
+    options = readJobOptions(metadata, tags, { lane: deps.defaultLane, costLimit: deps.defaultCostLimit });
+  } catch (error) {
+    if (!isJobOptionError(error)) throw error;
+    await jobs.createIfAbsent({
+      ...base,
+      lane: deps.defaultLane,
+      analysts: [],
+      costLimit: deps.defaultCostLimit,
+    });
+    await jobs.markRejected(jobId, error.message);
+    return { outcome: 'rejected', jobId, reason: error.message };
+  }
+  await jobs.createIfAbsent({
+    ...base,
+    lane: options.lane,
+    analysts: options.analysts,
+    costLimit: options.costLimit,
+  });
+
+  let parsed: Awaited<ReturnType<typeof parseDocument>>;
+  try {
+    parsed = await parseDocument(bytes ?? new Uint8Array(), {
+      key: ref.key,
+      ...(object.ContentType ? { contentType: object.ContentType } : {}),
+      maxBytes: deps.maxDocumentBytes,
+      chunk: { maxClauses: deps.chunkClauses },
+    });
+  } catch (error) {
+    if (!isDocumentRejectedError(error)) throw error;
+    const sha256 = createHash('sha256')
+      .update(bytes ?? new Uint8Array())
+      .digest('hex');
+    await jobs.markRejected(jobId, error.message, { sha256, bytes: bytes?.length ?? 0 });
+    return { outcome: 'rejected', jobId, reason: error.message };
+  }
+
+  const stored: StoredDocument = {
+    jobId,
+    format: parsed.format,
+    sha256: parsed.sha256,
+    text: parsed.text,
+    chunks: parsed.chunks,
+  };
+  await deps.s3.send(
+    new PutObjectCommand({
+      Bucket: deps.resultsBucket,
+      Key: documentKey(jobId),
+      Body: JSON.stringify(stored),
+      ContentType: 'application/json',
+    }),
+  );
+  await new Claims(deps.db, deps.tableName, now).createAll(jobId, parsed.chunks.length);
+  const calls = parsed.clauses.length * options.analysts.length;
+  const current = await jobs.get(jobId);
+  if (current.status === 'intake') {
+    await jobs.markRunning(jobId, {
+      chunkCount: parsed.chunks.length,
+      clauseCount: parsed.clauses.length,
+      callsPlanned: calls,
+      sha256: parsed.sha256,
+      bytes: parsed.bytes,
+      format: parsed.format,
+    });
+  }
+  const messages: ChunkMessage[] = parsed.chunks.map((chunk) => ({
+    v: 1,
+    jobId,
+    chunk: chunk.index,
+    lane: options.lane,
+    clauses: chunk.clauses.map((c) => ({ ...c })),
+  }));
+  await sendChunks(deps.sqs, deps.laneQueueUrls[options.lane], messages);
+  await jobs.markFannedOut(jobId);
+  return { outcome: 'started', jobId, chunks: parsed.chunks.length, calls };
+}

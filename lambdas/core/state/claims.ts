@@ -1,0 +1,332 @@
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, LeaseLostError } from './errors.js';
+import { CHECKPOINT_PREFIX, checkpointSk, JOB_SK, jobPk, STAGES, type Stage } from './keys.js';
+
+/** Where a chunk-stage is. `retrying`: a failed attempt waiting for redelivery. */
+export type CheckpointStatus = 'pending' | 'running' | 'retrying' | 'done' | 'cancelled' | 'dead';
+
+/** Checkpoint statuses after which nothing more happens to the stage. */
+export const TERMINAL_CHECKPOINT: readonly CheckpointStatus[] = ['done', 'cancelled', 'dead'];
+
+/** Failure classes of DESIGN.md's taxonomy. */
+export type ErrorClass = 'transient' | 'infrastructure' | 'validation' | 'logic';
+
+/** A chunk-stage checkpoint item. Epoch ms for the lease, ISO strings for history. */
+export interface Checkpoint {
+  readonly jobId: string;
+  readonly chunk: number;
+  readonly stage: Stage;
+  readonly status: CheckpointStatus;
+  readonly claimedBy?: string;
+  readonly claimExpiresAt?: number;
+  /** Fencing token: incremented by every claim; writes of an older holder are refused. */
+  readonly fence: number;
+  readonly attempts: number;
+  readonly startedAt?: string;
+  readonly finishedAt?: string;
+  readonly lastError?: string;
+  readonly errorClass?: ErrorClass;
+  /** For a cancelled chunk: `cancelled-at-stage-N`. */
+  readonly stoppedAt?: string;
+  /** Stage output (consolidate: the clause assessments as JSON). */
+  readonly result?: string;
+  /** Call outcome counts of the analyze stage. */
+  readonly calls?: { done: number; reused: number; failed: number; skipped: number; retries: number };
+}
+
+/** A held claim. Every write made under it is fenced by `fence`. */
+export interface Lease {
+  readonly jobId: string;
+  readonly chunk: number;
+  readonly stage: Stage;
+  readonly workerId: string;
+  readonly fence: number;
+  readonly attempts: number;
+  expiresAt: number;
+}
+
+/** Outcome of a claim attempt. */
+export type ClaimResult = { won: true; lease: Lease } | { won: false; checkpoint: Checkpoint | undefined };
+
+const LIVE = [':pending', ':running', ':retrying'];
+const liveValues = { ':pending': 'pending', ':running': 'running', ':retrying': 'retrying' };
+
+/** True when the chunk will see no more work: its last stage done, or any stage cancelled or dead. */
+export function isChunkTerminal(checkpoints: readonly Checkpoint[]): boolean {
+  return checkpoints.some(
+    (c) =>
+      c.status === 'cancelled' || c.status === 'dead' || (c.stage === STAGES.at(-1) && c.status === 'done'),
+  );
+}
+
+/** Chunk-stage checkpoints with claims, leases and fencing. */
+export class Claims {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Writes one pending checkpoint per chunk and stage, leaving existing ones alone, so an
+   * intake that is resumed after a crash never resets a chunk that workers already started.
+   */
+  async createAll(jobId: string, chunkCount: number): Promise<void> {
+    const items: { chunk: number; stage: Stage }[] = [];
+    for (let chunk = 0; chunk < chunkCount; chunk++) for (const stage of STAGES) items.push({ chunk, stage });
+    const put = async ({ chunk, stage }: { chunk: number; stage: Stage }) => {
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              pk: jobPk(jobId),
+              sk: checkpointSk(chunk, stage),
+              jobId,
+              chunk,
+              stage,
+              status: 'pending',
+              fence: 0,
+              attempts: 0,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    };
+    // Bounded parallelism: a long contract has hundreds of items.
+    for (let i = 0; i < items.length; i += 25) await Promise.all(items.slice(i, i + 25).map(put));
+  }
+
+  /** One checkpoint, strongly consistent. */
+  async get(jobId: string, chunk: number, stage: Stage): Promise<Checkpoint | undefined> {
+    const r = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: jobPk(jobId), sk: checkpointSk(chunk, stage) },
+        ConsistentRead: true,
+      }),
+    );
+    return r.Item as Checkpoint | undefined;
+  }
+
+  /** Every checkpoint of a job, in chunk then stage order. */
+  async list(jobId: string): Promise<Checkpoint[]> {
+    const out: Checkpoint[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const r = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': jobPk(jobId), ':prefix': CHECKPOINT_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      out.push(...((r.Items ?? []) as Checkpoint[]));
+      startKey = r.LastEvaluatedKey;
+    } while (startKey);
+    return out;
+  }
+
+  /**
+   * Claims a chunk-stage: `attribute_not_exists(claimedBy) OR claimExpiresAt < :now`, and
+   * only while the stage is still live. The winner gets a lease with a fresh fencing token.
+   */
+  async claim(
+    jobId: string,
+    chunk: number,
+    stage: Stage,
+    workerId: string,
+    leaseMs: number,
+  ): Promise<ClaimResult> {
+    const now = this.now();
+    try {
+      const r = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: checkpointSk(chunk, stage) },
+          UpdateExpression:
+            'SET claimedBy = :me, claimExpiresAt = :exp, #status = :running, startedAt = if_not_exists(startedAt, :at) ADD fence :one, attempts :one',
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(claimedBy) OR claimExpiresAt < :now) AND #status IN (${LIVE.join(', ')})`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':me': workerId,
+            ':exp': now + leaseMs,
+            ':now': now,
+            ':one': 1,
+            ':at': new Date(now).toISOString(),
+            ...liveValues,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const item = r.Attributes as Checkpoint;
+      return {
+        won: true,
+        lease: {
+          jobId,
+          chunk,
+          stage,
+          workerId,
+          fence: item.fence,
+          attempts: item.attempts,
+          expiresAt: now + leaseMs,
+        },
+      };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return { won: false, checkpoint: await this.get(jobId, chunk, stage) };
+    }
+  }
+
+  /** The fencing condition of every write under a lease. */
+  private fenced(lease: Lease) {
+    return {
+      condition: 'claimedBy = :me AND fence = :fence',
+      values: { ':me': lease.workerId, ':fence': lease.fence },
+    };
+  }
+
+  /** Extends the lease; throws LeaseLostError when another worker has taken the stage over. */
+  async heartbeat(lease: Lease, leaseMs: number): Promise<void> {
+    const exp = this.now() + leaseMs;
+    const f = this.fenced(lease);
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
+          UpdateExpression: 'SET claimExpiresAt = :exp',
+          ConditionExpression: f.condition,
+          ExpressionAttributeValues: { ...f.values, ':exp': exp },
+        }),
+      );
+      lease.expiresAt = exp;
+    } catch (error) {
+      if (isConditionFailure(error))
+        throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
+      throw error;
+    }
+  }
+
+  /** Finishes a stage that is not the chunk's last (the chunk counter is untouched). */
+  async completeStage(
+    lease: Lease,
+    fields: Pick<Checkpoint, 'calls'> & { result?: string } = {},
+  ): Promise<void> {
+    const f = this.fenced(lease);
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
+          UpdateExpression:
+            'SET #status = :done, finishedAt = :at, calls = :calls, #result = :result REMOVE claimedBy, claimExpiresAt, lastError, errorClass',
+          ConditionExpression: f.condition,
+          ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
+          ExpressionAttributeValues: {
+            ...f.values,
+            ':done': 'done',
+            ':at': new Date(this.now()).toISOString(),
+            ':calls': fields.calls ?? null,
+            ':result': fields.result ?? null,
+          },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error))
+        throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
+      throw error;
+    }
+  }
+
+  /**
+   * Ends the chunk: its stage becomes `done` (or `cancelled`, with where it stopped) and the
+   * job's counters move in the same transaction, so a chunk is counted exactly once.
+   */
+  async finishChunk(
+    lease: Lease,
+    outcome: { status: 'done'; result?: string } | { status: 'cancelled'; stoppedAt: string },
+  ): Promise<void> {
+    const f = this.fenced(lease);
+    const at = new Date(this.now()).toISOString();
+    const done = outcome.status === 'done';
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
+                UpdateExpression: `SET #status = :status, finishedAt = :at, ${done ? '#result = :result' : 'stoppedAt = :stopped'} REMOVE claimedBy, claimExpiresAt`,
+                ConditionExpression: f.condition,
+                ExpressionAttributeNames: { '#status': 'status', ...(done ? { '#result': 'result' } : {}) },
+                ExpressionAttributeValues: {
+                  ...f.values,
+                  ':status': outcome.status,
+                  ':at': at,
+                  ...(done ? { ':result': outcome.result ?? null } : { ':stopped': outcome.stoppedAt }),
+                },
+              },
+            },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: { pk: jobPk(lease.jobId), sk: JOB_SK },
+                UpdateExpression: `ADD chunksTerminal :one${done ? ', chunksDone :one' : ''} SET updatedAt = :at`,
+                ExpressionAttributeValues: { ':one': 1, ':at': at },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error))
+        throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
+      throw error;
+    }
+  }
+
+  /**
+   * Gives the stage back after a failed attempt, recording why: the message returns after
+   * its visibility backoff and the next claimant starts from the checkpoint.
+   */
+  async release(lease: Lease, failure: { lastError: string; errorClass: ErrorClass }): Promise<void> {
+    const f = this.fenced(lease);
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
+          UpdateExpression:
+            'SET #status = :retrying, lastError = :err, errorClass = :class, failedAt = :at REMOVE claimedBy, claimExpiresAt',
+          ConditionExpression: f.condition,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ...f.values,
+            ':retrying': 'retrying',
+            ':err': failure.lastError.slice(0, 1000),
+            ':class': failure.errorClass,
+            ':at': new Date(this.now()).toISOString(),
+          },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error))
+        throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/** Base class of state-table errors. */
+export class StateError extends Error {
+  constructor(
+    message: string,
+    readonly jobId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StateError';
+  }
+}
+
+/**
+ * The worker's claim on a chunk-stage is gone (expired and taken over, or the chunk was
+ * finished elsewhere): it must stop and commit nothing more.
+ */
+export class LeaseLostError extends StateError {
+  constructor(
+    jobId: string,
+    readonly chunk: number,
+    readonly stage: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`lost the lease on job ${jobId} chunk ${chunk} stage ${stage}`, jobId, options);
+    this.name = 'LeaseLostError';
+  }
+}
+
+/** A job id that the table does not know. */
+export class JobNotFoundError extends StateError {
+  constructor(jobId: string) {
+    super(`no job with id '${jobId}'`, jobId);
+    this.name = 'JobNotFoundError';
+  }
+}
+
+/** True when the worker lost its claim. */
+export function isLeaseLostError(error: unknown): error is LeaseLostError {
+  return error instanceof LeaseLostError;
+}
+
+/** True when a job id is unknown. */
+export function isJobNotFoundError(error: unknown): error is JobNotFoundError {
+  return error instanceof JobNotFoundError;
+}
+
+/** True for DynamoDB's conditional-check refusals, raw or inside a cancelled transaction. */
+export function isConditionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.name === 'ConditionalCheckFailedException' || error.name === 'TransactionCanceledException';
+}

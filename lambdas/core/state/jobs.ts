@@ -1,0 +1,296 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Lane } from '../../../lib/topology.js';
+import { isConditionFailure, JobNotFoundError } from './errors.js';
+import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
+
+/** Where a job is. `intake` → `running` → one of the terminal statuses. */
+export type JobStatus =
+  | 'intake'
+  | 'running'
+  | 'completed'
+  | 'incomplete'
+  | 'cancelled'
+  | 'budget_exceeded'
+  | 'rejected';
+
+/** Statuses a job never leaves (finalize may still write the report of a cancelled job). */
+export const TERMINAL_STATUSES: readonly JobStatus[] = [
+  'completed',
+  'incomplete',
+  'cancelled',
+  'budget_exceeded',
+  'rejected',
+];
+
+/** The job item. Money is integer micro-dollars; `*At` fields are ISO strings, deadlines epoch ms. */
+export interface Job {
+  readonly jobId: string;
+  readonly status: JobStatus;
+  readonly lane: Lane;
+  readonly bucket: string;
+  readonly key: string;
+  readonly versionId?: string;
+  readonly etag?: string;
+  readonly sha256?: string;
+  readonly bytes?: number;
+  readonly format?: string;
+  readonly analysts: readonly string[];
+  readonly chunkCount: number;
+  readonly clauseCount: number;
+  readonly callsPlanned: number;
+  /** Chunks in a terminal state (done, cancelled or dead). */
+  readonly chunksTerminal: number;
+  readonly chunksDone: number;
+  readonly costLimit: number;
+  /** Spent plus outstanding reservations: what the ceiling is checked against. */
+  readonly costCommitted: number;
+  /** Reservations of calls not yet settled. */
+  readonly costReserved: number;
+  /** Settled cost of answered calls. */
+  readonly costSpent: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly deadline: number;
+  readonly reason?: string;
+  readonly cancelledAt?: string;
+  /** Set by the first reservation refused for lack of budget; no call is reserved after it. */
+  readonly budgetExceededAt?: string;
+  /** Every chunk message has been sent; a repeated S3 event is then a no-op. */
+  readonly fanoutCompletedAt?: string;
+  readonly finalizeEnqueuedAt?: string;
+  readonly finalizedAt?: string;
+  readonly reportKey?: string;
+  readonly htmlReportKey?: string;
+}
+
+/** What intake knows when it creates a job. */
+export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &
+  Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format'>>;
+
+function statusIndex(status: JobStatus, at: string, jobId: string) {
+  return { gsi1pk: statusGsiPk(status), gsi1sk: `${at}#${jobId}` };
+}
+
+/** Reads and writes job items. */
+export class Jobs {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The job, or undefined. Strongly consistent: status checks must see a cancel at once. */
+  async find(jobId: string): Promise<Job | undefined> {
+    const r = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: jobPk(jobId), sk: JOB_SK },
+        ConsistentRead: true,
+      }),
+    );
+    return r.Item as Job | undefined;
+  }
+
+  /** The job; throws JobNotFoundError when it does not exist. */
+  async get(jobId: string): Promise<Job> {
+    const job = await this.find(jobId);
+    if (!job) throw new JobNotFoundError(jobId);
+    return job;
+  }
+
+  /**
+   * Creates the job in status `intake` unless it exists. Returns the existing job when it
+   * does, so a repeated S3 event can tell "already done" from "interrupted half-way".
+   */
+  async createIfAbsent(job: NewJob): Promise<{ created: boolean; job: Job }> {
+    const at = new Date(this.now()).toISOString();
+    const item: Job = {
+      ...job,
+      status: 'intake',
+      chunkCount: 0,
+      clauseCount: 0,
+      callsPlanned: 0,
+      chunksTerminal: 0,
+      chunksDone: 0,
+      costCommitted: 0,
+      costReserved: 0,
+      costSpent: 0,
+      createdAt: at,
+      updatedAt: at,
+    };
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { pk: jobPk(job.jobId), sk: JOB_SK, ...item, ...statusIndex('intake', at, job.jobId) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { created: true, job: item };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return { created: false, job: await this.get(job.jobId) };
+    }
+  }
+
+  /** Intake is done: chunk messages are out, workers may start. */
+  async markRunning(
+    jobId: string,
+    plan: Pick<Job, 'chunkCount' | 'clauseCount' | 'callsPlanned' | 'sha256' | 'bytes' | 'format'>,
+  ) {
+    const at = new Date(this.now()).toISOString();
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: jobPk(jobId), sk: JOB_SK },
+        UpdateExpression:
+          'SET #status = :running, chunkCount = :chunks, clauseCount = :clauses, callsPlanned = :calls, sha256 = :sha, bytes = :bytes, #format = :format, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk',
+        ConditionExpression: '#status = :intake',
+        ExpressionAttributeNames: { '#status': 'status', '#format': 'format' },
+        ExpressionAttributeValues: {
+          ':running': 'running',
+          ':intake': 'intake',
+          ':sha': plan.sha256,
+          ':bytes': plan.bytes,
+          ':format': plan.format,
+          ':chunks': plan.chunkCount,
+          ':clauses': plan.clauseCount,
+          ':calls': plan.callsPlanned,
+          ':at': at,
+          ':gpk': statusGsiPk('running'),
+          ':gsk': `${at}#${jobId}`,
+        },
+      }),
+    );
+  }
+
+  /** Records that every chunk message is out. */
+  async markFannedOut(jobId: string): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: jobPk(jobId), sk: JOB_SK },
+        UpdateExpression: 'SET fanoutCompletedAt = if_not_exists(fanoutCompletedAt, :at)',
+        ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString() },
+      }),
+    );
+  }
+
+  /** Records a rejection at intake (bad input); the reason is what a person reads. */
+  async markRejected(
+    jobId: string,
+    reason: string,
+    facts: Partial<Pick<Job, 'sha256' | 'bytes' | 'format'>> = {},
+  ) {
+    await this.finish(jobId, 'rejected', { reason, ...facts }, ['intake']);
+  }
+
+  /**
+   * Cancels a running job: a conditional status flip, so it is recorded exactly once and
+   * only for a job that can still stop. Returns false when the job had already ended.
+   */
+  async cancel(jobId: string, reason = 'cancelled by request'): Promise<{ cancelled: boolean; job: Job }> {
+    const at = new Date(this.now()).toISOString();
+    try {
+      const r = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: JOB_SK },
+          UpdateExpression:
+            'SET #status = :cancelled, cancelledAt = :at, reason = :reason, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk',
+          ConditionExpression: '#status IN (:intake, :running)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':cancelled': 'cancelled',
+            ':intake': 'intake',
+            ':running': 'running',
+            ':at': at,
+            ':reason': reason,
+            ':gpk': statusGsiPk('cancelled'),
+            ':gsk': `${at}#${jobId}`,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { cancelled: true, job: r.Attributes as Job };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return { cancelled: false, job: await this.get(jobId) };
+    }
+  }
+
+  /**
+   * Claims the right to enqueue finalize: succeeds once, for the caller that finds every
+   * chunk terminal first. The loser of a race (or a repeat) gets false.
+   */
+  async claimFinalize(jobId: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: JOB_SK },
+          UpdateExpression: 'SET finalizeEnqueuedAt = :at',
+          ConditionExpression: 'attribute_not_exists(finalizeEnqueuedAt) AND chunksTerminal >= chunkCount',
+          ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Moves a job to a terminal status once. `from` lists the statuses it may leave; a job
+   * cancelled while running keeps `cancelled` and only gains its report keys.
+   */
+  async finish(
+    jobId: string,
+    status: JobStatus,
+    fields: Partial<Pick<Job, 'reason' | 'reportKey' | 'htmlReportKey' | 'sha256' | 'bytes' | 'format'>>,
+    from: readonly JobStatus[] = ['running', 'intake'],
+  ): Promise<boolean> {
+    const at = new Date(this.now()).toISOString();
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = {
+      ':status': status,
+      ':at': at,
+      ':gpk': statusGsiPk(status),
+      ':gsk': `${at}#${jobId}`,
+    };
+    const sets = [
+      '#status = :status',
+      'updatedAt = :at',
+      'finalizedAt = :at',
+      'gsi1pk = :gpk',
+      'gsi1sk = :gsk',
+    ];
+    for (const [k, v] of Object.entries(fields)) {
+      if (v === undefined) continue;
+      names[`#${k}`] = k;
+      values[`:${k}`] = v;
+      sets.push(`#${k} = :${k}`);
+    }
+    const allowed = from.map((s, i) => {
+      values[`:from${i}`] = s;
+      return `:from${i}`;
+    });
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: JOB_SK },
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: `attribute_exists(pk) AND #status IN (${allowed.join(', ')}) AND attribute_not_exists(finalizedAt)`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Key layout of the single state table (see docs/architecture.md). Chunk numbers are
+ * zero-padded so that a Query with `begins_with` returns them in order.
+ */
+
+/** The stages a chunk passes through, in order. */
+export type Stage = 'analyze' | 'consolidate';
+
+/** Stages in order; a stage's number in `cancelled-at-stage-N` is its index + 1. */
+export const STAGES: readonly Stage[] = ['analyze', 'consolidate'];
+
+const pad = (n: number, width = 4) => String(n).padStart(width, '0');
+
+/** Partition key of everything belonging to a job. */
+export const jobPk = (jobId: string) => `JOB#${jobId}`;
+/** Sort key of the job item. */
+export const JOB_SK = 'JOB';
+/** Sort key of a chunk-stage checkpoint. */
+export const checkpointSk = (chunk: number, stage: Stage) => `CHUNK#${pad(chunk)}#${stage}`;
+/** Prefix of every checkpoint sort key. */
+export const CHECKPOINT_PREFIX = 'CHUNK#';
+/** Sort key of a call-ledger entry: one per (chunk, clause, analyst). */
+export const callSk = (chunk: number, clauseId: string, analystId: string) =>
+  `CALL#${pad(chunk)}#${clauseId}#${analystId}`;
+/** Prefix of a chunk's call-ledger entries. */
+export const chunkCallPrefix = (chunk: number) => `CALL#${pad(chunk)}#`;
+/** Prefix of every call-ledger entry of a job. */
+export const CALL_PREFIX = 'CALL#';
+/** Partition key of the jobs-by-status index. */
+export const statusGsiPk = (status: string) => `STATUS#${status}`;

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+const clause = z.object({
+  index: z.number().int().min(0),
+  id: z.string().regex(/^c\d{4,}$/),
+  label: z.string().optional(),
+  heading: z.string().optional(),
+  start: z.number().int().min(0),
+  end: z.number().int().min(0),
+  text: z.string().min(1),
+});
+
+/** Body of a chunk message on a lane queue. Carries its clauses, so a worker needs no extra read. */
+export const chunkMessageSchema = z.object({
+  v: z.literal(1),
+  jobId: z.string().min(1),
+  chunk: z.number().int().min(0),
+  lane: z.enum(['realtime', 'batch']),
+  clauses: z.array(clause).min(1),
+});
+
+/** A chunk message. */
+export type ChunkMessage = z.output<typeof chunkMessageSchema>;
+
+/** Body of a finalize message. */
+export const finalizeMessageSchema = z.object({ v: z.literal(1), jobId: z.string().min(1) });
+
+/** A finalize message. */
+export type FinalizeMessage = z.output<typeof finalizeMessageSchema>;

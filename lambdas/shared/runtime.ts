@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { WorkerDeps } from '../core/worker/process-chunk.js';
+import { type AwsConnection, clientConfig } from './aws-clients.js';
+import type { RuntimeConfig } from './config.js';
+
+/** The SDK clients a process uses, created once. */
+export interface RuntimeClients {
+  readonly db: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
+  readonly s3: S3Client;
+  readonly bedrock: BedrockRuntimeClient;
+}
+
+/**
+ * Creates the process's SDK clients. Bedrock's own SDK retries are off (`maxAttempts: 1`):
+ * the worker's tier-1 retry owns backoff and the fallback model, and a hidden second layer
+ * of retries would multiply attempts and blur the accounting.
+ */
+export function createClients(connection: AwsConnection & { bedrockEndpoint?: string } = {}): RuntimeClients {
+  const base = clientConfig(connection);
+  const { forcePathStyle, ...common } = base;
+  const dynamodb = new DynamoDBClient(common);
+  return {
+    db: DynamoDBDocumentClient.from(dynamodb, { marshallOptions: { removeUndefinedValues: true } }),
+    sqs: new SQSClient(common),
+    s3: new S3Client({ ...common, ...(forcePathStyle ? { forcePathStyle } : {}) }),
+    bedrock: new BedrockRuntimeClient({
+      ...common,
+      ...(connection.bedrockEndpoint ? { endpoint: connection.bedrockEndpoint } : {}),
+      maxAttempts: 1,
+    }),
+  };
+}
+
+/** Worker dependencies from the runtime configuration. */
+export function workerDeps(
+  config: RuntimeConfig,
+  clients: RuntimeClients,
+  extra: Partial<WorkerDeps> = {},
+): WorkerDeps {
+  return {
+    db: clients.db,
+    sqs: clients.sqs,
+    bedrock: clients.bedrock,
+    tableName: config.TABLE_NAME,
+    finalizeQueueUrl: config.FINALIZE_QUEUE_URL,
+    workerId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.env.HOSTNAME ?? 'worker'}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    leaseMs: config.LEASE_SECONDS * 1000,
+    callConcurrency: config.CALL_CONCURRENCY,
+    modelTimeoutMs: config.MODEL_TIMEOUT_MS,
+    redeliveryBackoffSeconds: config.REDELIVERY_BACKOFF_SECONDS,
+    ...extra,
+  };
+}

@@ -1,0 +1,48 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { applyRetryVisibility } from '../core/worker/disposition.js';
+import { processChunk, type WorkerDeps } from '../core/worker/process-chunk.js';
+import { loadConfig } from '../shared/config.js';
+import { createClients, workerDeps } from '../shared/runtime.js';
+import { deliveryOf } from '../shared/sqs-records.js';
+
+const logger = new Logger({ serviceName: 'clause-review-worker' });
+let deps: WorkerDeps | undefined;
+let queueUrls: string[] = [];
+
+/** Lets tests and the local runtime inject dependencies instead of reading the environment. */
+export function configureWorker(injected: WorkerDeps, urls: string[]): void {
+  deps = injected;
+  queueUrls = urls;
+}
+
+function ensureDeps(): WorkerDeps {
+  if (!deps) {
+    const config = loadConfig();
+    deps = workerDeps(config, createClients(), {
+      log: (event, fields) => logger.info(event, fields),
+    });
+    queueUrls = [config.REALTIME_QUEUE_URL, config.BATCH_QUEUE_URL];
+  }
+  return deps;
+}
+
+/** A record that is not acknowledged: the batch processor reports it as a failure. */
+class NotAcknowledged extends Error {
+  override readonly name = 'NotAcknowledged';
+}
+
+async function recordHandler(record: SQSRecord): Promise<string> {
+  const d = ensureDeps();
+  const delivery = deliveryOf(record, queueUrls);
+  const disposition = await processChunk(delivery, d);
+  if (disposition.action === 'ack') return disposition.outcome;
+  await applyRetryVisibility(d.sqs, delivery, disposition);
+  throw new NotAcknowledged(disposition.reason);
+}
+
+/** Realtime-lane chunk worker: SQS event source with partial batch responses. */
+export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+  return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context });
+}

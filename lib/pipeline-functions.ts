@@ -1,0 +1,329 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { grantInvokeModels, type ModelIds, resolveModelIds } from './model-access.js';
+import { PROJECT_ROOT } from './project-root.js';
+import { type RuntimeTuning, runtimeEnvironment, validateTuning } from './runtime-environment.js';
+import { grantItemAccess } from './state-table.js';
+import type { QueueRole, QueueSettings, Topology } from './topology.js';
+
+/** The Lambda functions of the pipeline. */
+export type PipelineFunctionName = 'intake' | 'worker' | 'finalize';
+
+/** Handler entry files, relative to the project root. */
+export interface PipelineEntries {
+  /** @default 'lambdas/intake/handler.ts' */
+  readonly intake?: string;
+  /** @default 'lambdas/worker/handler.ts' */
+  readonly worker?: string;
+  /** @default 'lambdas/finalize/handler.ts' */
+  readonly finalize?: string;
+}
+
+/** Memory of each function in MiB (128-10240); CPU grows with it. */
+export interface PipelineMemory {
+  /** Parses PDF and DOCX uploads of up to 10 MiB. @default 1024 */
+  readonly intake?: number;
+  /** Mostly waits on Bedrock. @default 512 */
+  readonly worker?: number;
+  /** Renders the report from every finding of a job. @default 1024 */
+  readonly finalize?: number;
+}
+
+/** Properties of {@link PipelineFunctions}. */
+export interface PipelineFunctionsProps {
+  /** Queue tuning and names; the result of `topology()`. */
+  readonly topology: Topology;
+  readonly table: dynamodb.ITable;
+  readonly intakeBucket: s3.IBucket;
+  readonly resultsBucket: s3.IBucket;
+  /** The work queues by role (intake, realtime, batch, finalize). */
+  readonly queues: Readonly<Record<QueueRole, sqs.IQueue>>;
+  readonly alertsTopic: sns.ITopic;
+  /**
+   * The Bedrock models the worker may call.
+   * @default the primary and fallback of lambdas/core/models.ts
+   */
+  readonly modelIds?: ModelIds;
+  /**
+   * Runtime tuning passed through the environment.
+   * @default none: the runtime's defaults apply
+   */
+  readonly tuning?: RuntimeTuning;
+  /**
+   * Directory holding package-lock.json and the handler sources.
+   * @default the repository this file belongs to
+   */
+  readonly projectRoot?: string;
+  /**
+   * Handler entry files, relative to `projectRoot`.
+   * @default the handlers under lambdas/
+   */
+  readonly entries?: PipelineEntries;
+  /**
+   * Memory of each function.
+   * @default intake 1024, worker 512, finalize 1024
+   */
+  readonly memoryMiB?: PipelineMemory;
+  /**
+   * How long function logs are kept.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * What happens to the log groups when the stack is deleted.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The prefix under which intake stores a job's normalised document in the results bucket and
+ * finalize reads it back (`documentKey` in lambdas/core/intake/intake.ts).
+ */
+export const WORK_PREFIX = 'work/';
+
+const DEFAULT_ENTRIES: Required<PipelineEntries> = {
+  intake: 'lambdas/intake/handler.ts',
+  worker: 'lambdas/worker/handler.ts',
+  finalize: 'lambdas/finalize/handler.ts',
+};
+const DEFAULT_MEMORY: Required<PipelineMemory> = { intake: 1024, worker: 512, finalize: 1024 };
+
+/** Lambda runtime of every function; esbuild targets the same Node.js major. */
+export const FUNCTION_RUNTIME = lambda.Runtime.NODEJS_24_X;
+const ESBUILD_TARGET = 'node24';
+
+/**
+ * esbuild emits ESM; some bundled CommonJS dependencies still call `require` for Node.js
+ * built-ins, which ESM lacks, so the bundle defines one.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * The three Lambda functions of the pipeline, each behind its SQS queue: intake (S3 events →
+ * job + chunk messages), the realtime-lane chunk worker (11 analysts on Bedrock) and finalize
+ * (reports).
+ *
+ * Event sources report partial batch failures and cap concurrency with the event source's
+ * maximum concurrency, not reserved concurrency: with reserved concurrency Lambda throttles the
+ * poller's invocations, and throttled messages burn receives until good work lands in the DLQ.
+ *
+ * Each function has its own role with only what its handler does: no managed policies, table
+ * access on item level without indexes, S3 access per prefix, Bedrock on the configured models.
+ */
+export class PipelineFunctions extends Construct {
+  readonly intakeFunction: nodejs.NodejsFunction;
+  readonly workerFunction: nodejs.NodejsFunction;
+  readonly finalizeFunction: nodejs.NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: PipelineFunctionsProps) {
+    super(scope, id);
+    const t = props.topology;
+    const models = resolveModelIds(props.modelIds);
+    validateTuning(props.tuning ?? {}, t);
+    const projectRoot = props.projectRoot ?? PROJECT_ROOT;
+    const entries = { ...DEFAULT_ENTRIES, ...props.entries };
+    const memory = { ...DEFAULT_MEMORY, ...props.memoryMiB };
+    for (const [name, mib] of Object.entries(memory)) {
+      if (!Number.isInteger(mib) || mib < 128 || mib > 10_240) {
+        throw new Error(
+          `PipelineFunctions memoryMiB.${name} must be an integer from 128 to 10240; got ${mib}`,
+        );
+      }
+    }
+    const lockFile = join(projectRoot, 'package-lock.json');
+    if (!existsSync(lockFile)) {
+      throw new Error(`PipelineFunctions projectRoot must hold package-lock.json; got '${projectRoot}'`);
+    }
+    const environment = runtimeEnvironment({
+      topology: t,
+      table: props.table,
+      intakeBucket: props.intakeBucket,
+      resultsBucket: props.resultsBucket,
+      queues: props.queues,
+      alertsTopic: props.alertsTopic,
+      models,
+      ...(props.tuning ? { tuning: props.tuning } : {}),
+    });
+
+    const make = (name: PipelineFunctionName, role: QueueRole, description: string) => {
+      const entry = join(projectRoot, entries[name]);
+      if (!existsSync(entry)) {
+        throw new Error(
+          `PipelineFunctions entries.${name} must name an existing handler file; got '${entry}'`,
+        );
+      }
+      const settings = t.queues[role];
+      validateConsumer(name, settings);
+      const logGroup = new logs.LogGroup(this, `${pascal(name)}Logs`, {
+        retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+        removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      });
+      const functionRole = new iam.Role(this, `${pascal(name)}Role`, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: `clause-review ${name} function`,
+      });
+      logGroup.grantWrite(functionRole);
+      const fn = new nodejs.NodejsFunction(this, pascal(name), {
+        entry,
+        handler: 'handler',
+        projectRoot,
+        depsLockFilePath: lockFile,
+        description,
+        runtime: FUNCTION_RUNTIME,
+        architecture: lambda.Architecture.ARM_64,
+        memorySize: memory[name],
+        timeout: Duration.seconds(settings.consumerTimeoutSeconds),
+        role: functionRole,
+        logGroup,
+        // Stack traces point into the TypeScript sources through the bundle's source map.
+        environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
+        bundling: {
+          format: nodejs.OutputFormat.ESM,
+          target: ESBUILD_TARGET,
+          minify: true,
+          sourceMap: true,
+          sourcesContent: false,
+          mainFields: ['module', 'main'],
+          banner: ESM_REQUIRE_BANNER,
+          // Bundle the SDK versions package-lock.json pins instead of the runtime's copy, so
+          // what the tests ran is what runs in Lambda.
+          bundleAwsSDK: true,
+        },
+      });
+      fn.addEventSource(
+        new SqsEventSource(props.queues[role], {
+          batchSize: settings.batchSize,
+          maxConcurrency: settings.maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
+      grantItemAccess(props.table, fn);
+      return fn;
+    };
+
+    this.intakeFunction = make(
+      'intake',
+      'intake',
+      'clause-review intake: S3 upload → job, checkpoints, chunk messages',
+    );
+    this.workerFunction = make(
+      'worker',
+      'realtime',
+      'clause-review realtime lane: 11 analysts × each clause of a chunk',
+    );
+    this.finalizeFunction = make(
+      'finalize',
+      'finalize',
+      'clause-review finalize: report.json and report.html',
+    );
+
+    // Intake reads the upload (a version of it: the bucket is versioned) and its tags. ListBucket
+    // makes S3 answer NoSuchKey instead of AccessDenied for an object deleted before intake ran,
+    // which intake records as a clear rejection rather than retrying into the DLQ.
+    const intakePrefix = t.buckets.intake.prefix;
+    this.intakeFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject', 's3:GetObjectVersion', 's3:GetObjectTagging', 's3:GetObjectVersionTagging'],
+        resources: [props.intakeBucket.arnForObjects(`${intakePrefix}*`)],
+      }),
+    );
+    this.intakeFunction.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.intakeBucket.bucketArn] }),
+    );
+    this.intakeFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
+      }),
+    );
+    props.queues.realtime.grantSendMessages(this.intakeFunction);
+    props.queues.batch.grantSendMessages(this.intakeFunction);
+
+    props.queues.finalize.grantSendMessages(this.workerFunction);
+    grantInvokeModels(this.workerFunction, this, models);
+
+    const resultsPrefix = t.buckets.results.prefix;
+    this.finalizeFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
+      }),
+    );
+    this.finalizeFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [props.resultsBucket.arnForObjects(`${resultsPrefix}*`)],
+      }),
+    );
+
+    // Object-level S3 actions need an object ARN pattern. Each one is confined to a single key
+    // prefix of a bucket this stack owns; job ids, and so object keys, exist only at run time.
+    const objectPatterns: [iam.IRole | undefined, s3.IBucket, string, string][] = [
+      [this.intakeFunction.role, props.intakeBucket, intakePrefix, 'reads uploads'],
+      [this.intakeFunction.role, props.resultsBucket, WORK_PREFIX, 'stores normalised documents'],
+      [this.finalizeFunction.role, props.resultsBucket, WORK_PREFIX, 'reads normalised documents'],
+      [this.finalizeFunction.role, props.resultsBucket, resultsPrefix, 'writes reports'],
+    ];
+    for (const [role, bucket, prefix, what] of objectPatterns) {
+      if (!role) continue;
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/${prefix}*]`,
+        reason:
+          `The function ${what}: object-level S3 actions need an object ARN pattern, and this one is confined ` +
+          `to the '${prefix}' prefix of a bucket this stack owns; the keys (job ids) exist only at run time.`,
+      });
+    }
+  }
+
+  /** The functions by name. */
+  get functions(): Readonly<Record<PipelineFunctionName, nodejs.NodejsFunction>> {
+    return { intake: this.intakeFunction, worker: this.workerFunction, finalize: this.finalizeFunction };
+  }
+}
+
+function pascal(name: string): string {
+  return `${name[0]?.toUpperCase() ?? ''}${name.slice(1)}`;
+}
+
+function bucketLogicalId(bucket: s3.IBucket): string {
+  const cfn = bucket.node.defaultChild;
+  return cfn instanceof CfnElement ? Stack.of(bucket).getLogicalId(cfn) : bucket.node.id;
+}
+
+function validateConsumer(name: PipelineFunctionName, q: QueueSettings): void {
+  const timeout = q.consumerTimeoutSeconds;
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 900) {
+    throw new Error(
+      `PipelineFunctions ${name} timeout (consumerTimeoutSeconds) must be 1-900 s; got ${timeout}`,
+    );
+  }
+  if (q.visibilityTimeoutSeconds < 6 * timeout) {
+    throw new Error(
+      `PipelineFunctions ${name}: queue '${q.name}' visibility timeout must be at least 6 × the function timeout ` +
+        `(${6 * timeout} s); got ${q.visibilityTimeoutSeconds} s`,
+    );
+  }
+  if (!Number.isInteger(q.batchSize) || q.batchSize < 1 || q.batchSize > 10) {
+    throw new Error(
+      `PipelineFunctions ${name} batchSize must be an integer from 1 to 10; got ${q.batchSize}`,
+    );
+  }
+  if (!Number.isInteger(q.maxConcurrency) || q.maxConcurrency < 2 || q.maxConcurrency > 1000) {
+    throw new Error(
+      `PipelineFunctions ${name} maxConcurrency must be an integer from 2 to 1000 (Lambda's limits); got ${q.maxConcurrency}`,
+    );
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The environment every handler and batch worker reads (lambdas/shared/config.ts), built from
+ * the deployed resources and the topology, so the variable names cannot drift from the runtime's.
+ */
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { RuntimeConfig } from '../lambdas/shared/config.js';
+import type { ResolvedModelIds } from './model-access.js';
+import type { Lane, Topology } from './topology.js';
+
+/** A variable the runtime configuration reads. */
+export type RuntimeVariable = keyof RuntimeConfig;
+
+/** Environment variables for the runtime, keyed by the names the runtime reads. */
+export type RuntimeEnvironment = Partial<Record<RuntimeVariable, string>>;
+
+/**
+ * Runtime tuning. Anything left out keeps the runtime's own default (lambdas/shared/config.ts),
+ * so the deployed value and the local one agree unless set here on purpose.
+ */
+export interface RuntimeTuning {
+  /** Clauses grouped into one chunk (one SQS message), 1-200. @default the runtime's (8) */
+  readonly chunkClauses?: number;
+  /** Largest document accepted at intake, in bytes. @default the runtime's (10 MiB) */
+  readonly maxDocumentBytes?: number;
+  /** Cost ceiling of a job whose upload names none, in micro-dollars. @default the runtime's ($5) */
+  readonly defaultCostCeilingMicros?: number;
+  /** Lane of a job whose upload names none. @default the runtime's ('realtime') */
+  readonly defaultLane?: Lane;
+  /** Model calls in flight at once inside one worker, 1-256. @default the runtime's (8) */
+  readonly callConcurrency?: number;
+  /** Lease of a chunk claim, 5-3600 s. @default the runtime's (120) */
+  readonly leaseSeconds?: number;
+  /** Seconds until an unfinished job ends incomplete, at least 60. @default the runtime's (6 h) */
+  readonly jobDeadlineSeconds?: number;
+  /** Timeout of one Bedrock call in milliseconds, from 100 to below the chunk worker's timeout. @default the runtime's (60 s) */
+  readonly modelTimeoutMs?: number;
+}
+
+function checkInteger(name: keyof RuntimeTuning, value: number | undefined, min: number, max: number): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`tuning.${name} must be an integer from ${min} to ${max}; got ${value}`);
+  }
+}
+
+/**
+ * Checks tuning against the runtime's own limits and against the topology: a model call must
+ * be able to finish inside one chunk worker invocation, and a claim lease must be renewable
+ * (the heartbeat runs at a third of it) well before the worker's timeout.
+ */
+export function validateTuning(tuning: RuntimeTuning, t: Topology): void {
+  const workerTimeout = Math.min(
+    t.queues.realtime.consumerTimeoutSeconds,
+    t.queues.batch.consumerTimeoutSeconds,
+  );
+  checkInteger('chunkClauses', tuning.chunkClauses, 1, 200);
+  checkInteger('maxDocumentBytes', tuning.maxDocumentBytes, 1, Number.MAX_SAFE_INTEGER);
+  checkInteger('defaultCostCeilingMicros', tuning.defaultCostCeilingMicros, 0, Number.MAX_SAFE_INTEGER);
+  checkInteger('callConcurrency', tuning.callConcurrency, 1, 256);
+  checkInteger('leaseSeconds', tuning.leaseSeconds, 5, 3600);
+  checkInteger('jobDeadlineSeconds', tuning.jobDeadlineSeconds, 60, Number.MAX_SAFE_INTEGER);
+  checkInteger('modelTimeoutMs', tuning.modelTimeoutMs, 100, workerTimeout * 1000 - 1);
+  if (
+    tuning.defaultLane !== undefined &&
+    tuning.defaultLane !== 'realtime' &&
+    tuning.defaultLane !== 'batch'
+  ) {
+    throw new Error(`tuning.defaultLane must be 'realtime' or 'batch'; got '${tuning.defaultLane}'`);
+  }
+}
+
+/** The resources the runtime environment names. */
+export interface RuntimeResources {
+  readonly topology: Topology;
+  readonly table: dynamodb.ITable;
+  readonly intakeBucket: s3.IBucket;
+  readonly resultsBucket: s3.IBucket;
+  readonly queues: Readonly<Record<'realtime' | 'batch' | 'finalize', sqs.IQueue>>;
+  readonly alertsTopic: sns.ITopic;
+  readonly models: ResolvedModelIds;
+  readonly tuning?: RuntimeTuning;
+}
+
+/** The environment of every handler and batch worker, as Lambda and ECS take it. */
+export function runtimeEnvironment(r: RuntimeResources): Record<string, string> {
+  const tuning = r.tuning ?? {};
+  const optional: RuntimeEnvironment = {
+    CHUNK_CLAUSES: tuning.chunkClauses?.toString(),
+    MAX_DOCUMENT_BYTES: tuning.maxDocumentBytes?.toString(),
+    DEFAULT_COST_CEILING_MICROS: tuning.defaultCostCeilingMicros?.toString(),
+    DEFAULT_LANE: tuning.defaultLane,
+    CALL_CONCURRENCY: tuning.callConcurrency?.toString(),
+    LEASE_SECONDS: tuning.leaseSeconds?.toString(),
+    JOB_DEADLINE_SECONDS: tuning.jobDeadlineSeconds?.toString(),
+    MODEL_TIMEOUT_MS: tuning.modelTimeoutMs?.toString(),
+  };
+  const env: RuntimeEnvironment = {
+    TABLE_NAME: r.table.tableName,
+    INTAKE_BUCKET: r.intakeBucket.bucketName,
+    RESULTS_BUCKET: r.resultsBucket.bucketName,
+    RESULTS_PREFIX: r.topology.buckets.results.prefix,
+    REALTIME_QUEUE_URL: r.queues.realtime.queueUrl,
+    BATCH_QUEUE_URL: r.queues.batch.queueUrl,
+    FINALIZE_QUEUE_URL: r.queues.finalize.queueUrl,
+    ALERTS_TOPIC_ARN: r.alertsTopic.topicArn,
+    MODEL_ID: r.models.primary,
+    FALLBACK_MODEL_ID: r.models.fallback,
+    REDELIVERY_BACKOFF_SECONDS: r.topology.redeliveryBackoffSeconds.join(','),
+    ...optional,
+  };
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+}

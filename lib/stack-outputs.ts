@@ -1,0 +1,71 @@
+/**
+ * Names of the outputs the deployed stack publishes, and the reading of those outputs back
+ * into the same shape the local provisioner returns, so the CLI can treat a deployed stack
+ * and a local emulator alike.
+ *
+ * Plain data and pure functions: no aws-cdk-lib import, so the CLI loads it cheaply.
+ */
+import type { ProvisionedResources } from '../localstack/provision.js';
+import { QUEUE_ROLES, type QueueRole } from './topology.js';
+
+const pascal = (role: QueueRole) => `${role[0]?.toUpperCase() ?? ''}${role.slice(1)}`;
+
+/** Output keys of the stack. Queue outputs are per role: `RealtimeQueueUrl`, `RealtimeDlqArn`, … */
+export const STACK_OUTPUTS = {
+  prefix: 'Prefix',
+  tableName: 'TableName',
+  intakeBucket: 'IntakeBucketName',
+  intakePrefix: 'IntakePrefix',
+  resultsBucket: 'ResultsBucketName',
+  resultsPrefix: 'ResultsPrefix',
+  alertsTopicArn: 'AlertsTopicArn',
+  queueUrl: (role: QueueRole) => `${pascal(role)}QueueUrl`,
+  queueArn: (role: QueueRole) => `${pascal(role)}QueueArn`,
+  dlqUrl: (role: QueueRole) => `${pascal(role)}DlqUrl`,
+  dlqArn: (role: QueueRole) => `${pascal(role)}DlqArn`,
+} as const;
+
+/** Raised when stack outputs lack a key the CLI needs; the message names every missing key. */
+export class StackOutputsError extends Error {
+  override readonly name = 'StackOutputsError';
+}
+
+/**
+ * The resources of a deployed stack, from its outputs (`OutputKey` → `OutputValue`).
+ *
+ * @example
+ * const r = resourcesFromOutputs({ Prefix: 'clause-review', TableName: 'clause-review-state', … });
+ * r.queueUrls.realtime;
+ */
+export function resourcesFromOutputs(
+  outputs: Readonly<Record<string, string | undefined>>,
+): ProvisionedResources {
+  const missing: string[] = [];
+  const get = (key: string): string => {
+    const value = outputs[key];
+    if (value === undefined || value === '') {
+      missing.push(key);
+      return '';
+    }
+    return value;
+  };
+  const byRole = (key: (role: QueueRole) => string) =>
+    Object.fromEntries(QUEUE_ROLES.map((role) => [role, get(key(role))])) as Record<QueueRole, string>;
+  const resources: ProvisionedResources = {
+    prefix: get(STACK_OUTPUTS.prefix),
+    queueUrls: byRole(STACK_OUTPUTS.queueUrl),
+    queueArns: byRole(STACK_OUTPUTS.queueArn),
+    dlqUrls: byRole(STACK_OUTPUTS.dlqUrl),
+    dlqArns: byRole(STACK_OUTPUTS.dlqArn),
+    tableName: get(STACK_OUTPUTS.tableName),
+    intakeBucket: get(STACK_OUTPUTS.intakeBucket),
+    intakePrefix: get(STACK_OUTPUTS.intakePrefix),
+    resultsBucket: get(STACK_OUTPUTS.resultsBucket),
+    resultsPrefix: get(STACK_OUTPUTS.resultsPrefix),
+    alertsTopicArn: get(STACK_OUTPUTS.alertsTopicArn),
+  };
+  if (missing.length > 0) {
+    throw new StackOutputsError(`stack outputs lack ${missing.join(', ')}; is this a clause-review stack?`);
+  }
+  return resources;
+}

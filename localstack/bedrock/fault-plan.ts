@@ -1,0 +1,186 @@
+/**
+ * The fault plan: which failures the stand-in injects, how fast it answers and how much
+ * capacity it pretends to have. Plans arrive over HTTP from tests and benchmarks, so every
+ * patch is validated with zod and rejected with a readable reason instead of half-applied.
+ */
+import { z } from 'zod';
+import { BEDROCK_ERROR_NAMES, type BedrockErrorName } from './errors.js';
+import type { LatencySpec } from './latency.js';
+
+/** Kinds of malformed answers the stand-in can produce. */
+export type MalformedKind = 'invalidJson' | 'schemaViolation' | 'badQuote';
+
+/** Fixed order used to turn one uniform draw into a malformed kind. */
+export const MALFORMED_KINDS: readonly MalformedKind[] = ['invalidJson', 'schemaViolation', 'badQuote'];
+
+/** Capacity limits; absent means unlimited. Enforced per model id, as Bedrock quotas are. */
+export interface CapacityPlan {
+  /** Requests being processed at once (including latency and hang waits). */
+  maxInFlight?: number;
+  /** Input plus output tokens admitted in any sliding 60 s window. */
+  tokensPerMinute?: number;
+}
+
+/** Probability per answered call of each malformed kind (at most one kind per call). */
+export type MalformedPlan = Partial<Record<MalformedKind, number>>;
+
+/** Accept a request and never answer it, or answer only after `ms`. */
+export interface HangPlan {
+  probability: number;
+  ms?: number;
+}
+
+/** Every plan setting except per-model overrides. */
+export interface FaultPlanCore {
+  /** Probability per call of each injected error; the sum must not exceed 1. */
+  errorRates: Partial<Record<BedrockErrorName, number>>;
+  capacity: CapacityPlan;
+  latency: LatencySpec;
+  malformed: MalformedPlan;
+  hang: HangPlan;
+}
+
+/** The whole plan: global settings plus optional per-model overrides merged over them. */
+export interface FaultPlan extends FaultPlanCore {
+  modelOverrides?: Record<string, FaultPlanCorePatch>;
+}
+
+/** The plan a fresh stand-in starts with: no faults, no latency, unlimited capacity. */
+export const DEFAULT_FAULT_PLAN: Readonly<FaultPlan> = Object.freeze<FaultPlan>({
+  errorRates: {},
+  capacity: {},
+  latency: { kind: 'fixed', ms: 0 },
+  malformed: {},
+  hang: { probability: 0 },
+  modelOverrides: {},
+});
+
+const probability = z.number().min(0).max(1);
+const nonNegative = z.number().finite().min(0);
+const scale = nonNegative.optional();
+
+const latencySchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('fixed'), ms: nonNegative, scale }),
+  z
+    .strictObject({ kind: z.literal('uniform'), minMs: nonNegative, maxMs: nonNegative, scale })
+    .refine((l) => l.minMs <= l.maxMs, { message: 'latency.minMs must not exceed latency.maxMs' }),
+  z.strictObject({ kind: z.literal('lognormal'), medianMs: nonNegative, sigma: nonNegative, scale }),
+]);
+
+const errorRatesSchema = z.strictObject(
+  Object.fromEntries(BEDROCK_ERROR_NAMES.map((name) => [name, probability.optional()])) as Record<
+    BedrockErrorName,
+    z.ZodOptional<typeof probability>
+  >,
+);
+
+// null clears a limit, so a patch can lift capacity limits it set earlier.
+const limit = z.number().int().positive().nullable().optional();
+
+const corePatchShape = {
+  errorRates: errorRatesSchema.optional(),
+  capacity: z.strictObject({ maxInFlight: limit, tokensPerMinute: limit }).optional(),
+  latency: latencySchema.optional(),
+  malformed: z
+    .strictObject({
+      invalidJson: probability.optional(),
+      schemaViolation: probability.optional(),
+      badQuote: probability.optional(),
+    })
+    .optional(),
+  hang: z
+    .strictObject({ probability: probability.optional(), ms: z.number().int().min(0).nullable().optional() })
+    .optional(),
+};
+
+const corePatchSchema = z.strictObject(corePatchShape);
+
+const planPatchSchema = z.strictObject({
+  ...corePatchShape,
+  // null removes one model's override.
+  modelOverrides: z.record(z.string().min(1), corePatchSchema.nullable()).optional(),
+});
+
+/** A partial plan for one model; fields merge over the global plan. */
+export type FaultPlanCorePatch = z.infer<typeof corePatchSchema>;
+
+/**
+ * A partial plan as accepted by `setPlan` and `PUT /_stand-in/plan`. Sections merge field by
+ * field (`errorRates`, `capacity`, `malformed`, `hang`), `latency` is replaced whole,
+ * `modelOverrides` merge per model id; `null` clears a capacity limit, a hang duration or a
+ * model's override.
+ */
+export type FaultPlanPatch = z.infer<typeof planPatchSchema>;
+
+/** A plan or patch that does not validate; `message` says why. */
+export class FaultPlanError extends Error {
+  override readonly name = 'FaultPlanError';
+}
+
+/** Validates untrusted input (e.g. an HTTP body) as a plan patch. */
+export function parseFaultPlanPatch(input: unknown): FaultPlanPatch {
+  const result = planPatchSchema.safeParse(input);
+  if (!result.success) throw new FaultPlanError(z.prettifyError(result.error));
+  return result.data;
+}
+
+function mergeCore(base: FaultPlanCore, patch: FaultPlanCorePatch): FaultPlanCore {
+  const capacity: CapacityPlan = { ...base.capacity };
+  for (const key of ['maxInFlight', 'tokensPerMinute'] as const) {
+    const value = patch.capacity?.[key];
+    if (value === null) delete capacity[key];
+    else if (value !== undefined) capacity[key] = value;
+  }
+  const hang: HangPlan = { ...base.hang };
+  if (patch.hang?.probability !== undefined) hang.probability = patch.hang.probability;
+  if (patch.hang?.ms === null) delete hang.ms;
+  else if (patch.hang?.ms !== undefined) hang.ms = patch.hang.ms;
+  return {
+    errorRates: { ...base.errorRates, ...stripUndefined(patch.errorRates) },
+    capacity,
+    latency: patch.latency ? { ...patch.latency } : base.latency,
+    malformed: { ...base.malformed, ...stripUndefined(patch.malformed) },
+    hang,
+  };
+}
+
+function stripUndefined<T extends object>(value: T | undefined): Partial<T> {
+  if (!value) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function checkSums(plan: FaultPlanCore, where: string): void {
+  const errorSum = Object.values(plan.errorRates).reduce((sum, rate) => sum + (rate ?? 0), 0);
+  if (errorSum > 1 + 1e-9) {
+    throw new FaultPlanError(`${where}errorRates must sum to at most 1 (got ${errorSum})`);
+  }
+  const malformedSum = Object.values(plan.malformed).reduce((sum, rate) => sum + (rate ?? 0), 0);
+  if (malformedSum > 1 + 1e-9) {
+    throw new FaultPlanError(`${where}malformed rates must sum to at most 1 (got ${malformedSum})`);
+  }
+}
+
+/**
+ * Applies a (validated or typed) patch to a plan and returns the new plan; the input plan is
+ * not modified. Throws `FaultPlanError` when the result is inconsistent, e.g. error rates that
+ * sum above 1 for some model.
+ */
+export function mergeFaultPlan(base: FaultPlan, patch: FaultPlanPatch): FaultPlan {
+  const overrides: Record<string, FaultPlanCorePatch> = { ...base.modelOverrides };
+  for (const [modelId, override] of Object.entries(patch.modelOverrides ?? {})) {
+    if (override === null) delete overrides[modelId];
+    else overrides[modelId] = override;
+  }
+  const merged: FaultPlan = { ...mergeCore(base, patch), modelOverrides: overrides };
+  checkSums(merged, '');
+  for (const modelId of Object.keys(overrides)) {
+    checkSums(resolveModelPlan(merged, modelId), `modelOverrides[${JSON.stringify(modelId)}]: `);
+  }
+  return merged;
+}
+
+/** The settings that apply to calls for one model: the global plan with its override merged in. */
+export function resolveModelPlan(plan: FaultPlan, modelId: string): FaultPlanCore {
+  const override = plan.modelOverrides?.[modelId];
+  return override ? mergeCore(plan, override) : plan;
+}

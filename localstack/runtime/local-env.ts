@@ -1,0 +1,60 @@
+import { LOCAL_REGION } from '../aws-clients.js';
+import type { ProvisionedResources } from '../provision.js';
+
+/** Settings of a local run that are not part of the topology. */
+export interface LocalRunSettings {
+  readonly chunkClauses: number;
+  readonly callConcurrency: number;
+  readonly leaseSeconds: number;
+  readonly redeliveryBackoffSeconds: readonly number[];
+  readonly modelTimeoutMs: number;
+  readonly defaultCostCeilingMicros: number;
+  readonly defaultLane: 'realtime' | 'batch';
+}
+
+/** Defaults for local runs: short leases and backoffs so that recovery is seen in seconds. */
+export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
+  chunkClauses: 8,
+  callConcurrency: 8,
+  leaseSeconds: 20,
+  redeliveryBackoffSeconds: [1, 2, 4],
+  modelTimeoutMs: 15_000,
+  defaultCostCeilingMicros: 5_000_000,
+  defaultLane: 'realtime',
+};
+
+/**
+ * The environment a deployed function would get, pointed at the emulator and the Bedrock
+ * stand-in. Worker child processes run with it, and `loadConfig` reads it unchanged.
+ */
+export function localEnvironment(
+  awsEndpoint: string,
+  bedrockEndpoint: string,
+  resources: ProvisionedResources,
+  settings: LocalRunSettings,
+): Record<string, string> {
+  return {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_ENDPOINT_URL: awsEndpoint,
+    // The SDK's service-specific endpoint variable wins over AWS_ENDPOINT_URL.
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockEndpoint,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    TABLE_NAME: resources.tableName,
+    INTAKE_BUCKET: resources.intakeBucket,
+    RESULTS_BUCKET: resources.resultsBucket,
+    RESULTS_PREFIX: resources.resultsPrefix,
+    REALTIME_QUEUE_URL: resources.queueUrls.realtime,
+    BATCH_QUEUE_URL: resources.queueUrls.batch,
+    FINALIZE_QUEUE_URL: resources.queueUrls.finalize,
+    ALERTS_TOPIC_ARN: resources.alertsTopicArn,
+    CHUNK_CLAUSES: String(settings.chunkClauses),
+    CALL_CONCURRENCY: String(settings.callConcurrency),
+    LEASE_SECONDS: String(settings.leaseSeconds),
+    REDELIVERY_BACKOFF_SECONDS: settings.redeliveryBackoffSeconds.join(','),
+    MODEL_TIMEOUT_MS: String(settings.modelTimeoutMs),
+    DEFAULT_COST_CEILING_MICROS: String(settings.defaultCostCeilingMicros),
+    DEFAULT_LANE: settings.defaultLane,
+  };
+}

@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
+import { configureFinalize, handler as finalizeHandler } from '../../lambdas/finalize/handler.js';
+import { configureIntake, handler as intakeHandler } from '../../lambdas/intake/handler.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { loadConfig } from '../../lambdas/shared/config.js';
+import { createClients, type RuntimeClients, workerDeps } from '../../lambdas/shared/runtime.js';
+import { configureWorker, handler as workerHandler } from '../../lambdas/worker/handler.js';
+import type { Topology } from '../../lib/topology.js';
+import { LOCAL_REGION } from '../aws-clients.js';
+import type { ProvisionedResources } from '../provision.js';
+import { PROJECT_ROOT } from '../python-venv.js';
+import { LocalSqsEventSource } from './event-source.js';
+import { type LocalRunSettings, localEnvironment } from './local-env.js';
+
+/** Options of {@link startLocalPipeline}. */
+export interface LocalPipelineOptions {
+  readonly awsEndpoint: string;
+  readonly bedrockEndpoint: string;
+  readonly topology: Topology;
+  readonly resources: ProvisionedResources;
+  readonly settings: LocalRunSettings;
+  /** Batch-lane worker processes (real child processes, as Fargate tasks are). @default 2 */
+  readonly batchWorkers?: number;
+  /** Concurrent realtime-lane invocations. @default the topology's maxConcurrency */
+  readonly realtimeConcurrency?: number;
+  /** Shown at the top of every report. */
+  readonly notice?: string;
+  /** Extra worker dependencies for the in-process realtime lane (tests). */
+  readonly workerOverrides?: Partial<WorkerDeps>;
+  readonly log?: (line: string) => void;
+}
+
+/** A running local pipeline. */
+export interface LocalPipeline {
+  readonly env: Record<string, string>;
+  readonly clients: RuntimeClients;
+  /** The batch-lane worker processes, for tests that kill one. */
+  readonly batchWorkers: ChildProcess[];
+  /** Starts another batch-lane worker process. */
+  addBatchWorker(): ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the deployed topology's handlers locally: intake, the realtime worker and finalize
+ * in this process behind local SQS event sources (batches, partial failures, visibility, as
+ * Lambda does), and the batch lane as separate poller processes (as Fargate tasks).
+ */
+export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline {
+  const { resources, topology: t } = options;
+  const env = localEnvironment(options.awsEndpoint, options.bedrockEndpoint, resources, options.settings);
+  const config = loadConfig(env);
+  const clients = createClients({
+    endpoint: options.awsEndpoint,
+    bedrockEndpoint: options.bedrockEndpoint,
+    region: LOCAL_REGION,
+    credentials: EMULATOR_CREDENTIALS,
+  });
+  const log = options.log ?? (() => {});
+  configureIntake({
+    db: clients.db,
+    s3: clients.s3,
+    sqs: clients.sqs,
+    tableName: config.TABLE_NAME,
+    resultsBucket: config.RESULTS_BUCKET,
+    laneQueueUrls: { realtime: config.REALTIME_QUEUE_URL, batch: config.BATCH_QUEUE_URL },
+    chunkClauses: config.CHUNK_CLAUSES,
+    maxDocumentBytes: config.MAX_DOCUMENT_BYTES,
+    defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
+    defaultLane: config.DEFAULT_LANE,
+    jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
+  });
+  configureWorker(workerDeps(config, clients, { ...options.workerOverrides }), [
+    config.REALTIME_QUEUE_URL,
+    config.BATCH_QUEUE_URL,
+  ]);
+  configureFinalize({
+    db: clients.db,
+    s3: clients.s3,
+    tableName: config.TABLE_NAME,
+    resultsBucket: config.RESULTS_BUCKET,
+    resultsPrefix: config.RESULTS_PREFIX,
+    ...(options.notice ? { notice: options.notice } : {}),
+  });
+
+  const source = (
+    role: 'intake' | 'realtime' | 'finalize',
+    handler: typeof intakeHandler,
+    concurrency?: number,
+  ) =>
+    new LocalSqsEventSource({
+      sqs: clients.sqs,
+      queueUrl: resources.queueUrls[role],
+      queueArn: resources.queueArns[role],
+      region: LOCAL_REGION,
+      handler,
+      batchSize: t.queues[role].batchSize,
+      maxConcurrency: concurrency ?? t.queues[role].maxConcurrency,
+      onInvoke: ({ error }) => {
+        if (error) log(`${role} handler error: ${String(error)}`);
+      },
+    }).start();
+  const sources = [
+    source('intake', intakeHandler, 2),
+    source('realtime', workerHandler, options.realtimeConcurrency),
+    source('finalize', finalizeHandler, 1),
+  ];
+
+  const batchWorkers: ChildProcess[] = [];
+  const addBatchWorker = () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(PROJECT_ROOT, 'lambdas/batch-worker/main.ts')],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, ...env, POLLER_WAIT_SECONDS: '1', POLLER_CONCURRENCY: '2' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    child.stderr?.on('data', (d: Buffer) => log(`batch worker ${child.pid}: ${d.toString().trim()}`));
+    child.stdout?.resume();
+    batchWorkers.push(child);
+    return child;
+  };
+  for (let i = 0; i < (options.batchWorkers ?? 2); i++) addBatchWorker();
+
+  return {
+    env,
+    clients,
+    batchWorkers,
+    addBatchWorker,
+    async stop() {
+      await Promise.all(sources.map((s) => s.stop()));
+      await Promise.all(
+        batchWorkers.map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null || child.signalCode !== null) return resolve();
+              child.once('exit', () => resolve());
+              child.kill('SIGTERM');
+              setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+            }),
+        ),
+      );
+      for (const c of [clients.sqs, clients.s3, clients.bedrock]) c.destroy();
+    },
+  };
+}
