@@ -81,7 +81,15 @@ export function callFingerprint(
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-/** Fingerprints that were billed more than once, i.e. identical calls paid for twice or more. */
+/**
+ * Fingerprints that were billed more than once, i.e. identical calls paid for twice or more.
+ *
+ * @example
+ * ```ts
+ * // After a run with duplicate deliveries and retries, no question may have been paid twice:
+ * expect(duplicateBilledCalls(standIn.accounting())).toEqual([]);
+ * ```
+ */
 export function duplicateBilledCalls(snapshot: AccountingSnapshot): string[] {
   return Object.entries(snapshot.successes)
     .filter(([, entry]) => entry.count > 1)

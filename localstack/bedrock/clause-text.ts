@@ -42,9 +42,13 @@ interface MessageLike {
  * The clause a caller asks about: the text of the last user message, narrowed to the inside of
  * `<clause>...</clause>` when present. Only newlines next to the tags are removed, so offsets in
  * the returned text are offsets in the caller's clause.
+ *
+ * A tagged span of fewer than three words is taken for a mention of the tags rather than a
+ * clause ("copy quotes from between <clause> and </clause>", as a repair prompt says), and
+ * earlier user messages are searched for the real one.
  */
 export function extractClauseText(messages: readonly MessageLike[]): string {
-  let text = '';
+  let fallback: string | undefined;
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     if (message?.role !== 'user' || !Array.isArray(message.content)) continue;
@@ -54,16 +58,35 @@ export function extractClauseText(messages: readonly MessageLike[]): string {
         parts.push((block as { text: string }).text);
       }
     }
-    text = parts.join('\n');
-    break;
+    const text = parts.join('\n');
+    const tagged = taggedClause(text);
+    if (tagged !== undefined && wordCount(tagged) >= MIN_CLAUSE_WORDS) return tagged;
+    fallback ??= tagged ?? text;
   }
+  return fallback ?? '';
+}
+
+const MIN_CLAUSE_WORDS = 3;
+
+/** The inside of the first `<clause ...>...</clause>` in `text` (an unclosed tag runs to the end). */
+function taggedClause(text: string): string | undefined {
   const open = text.indexOf('<clause');
-  if (open === -1) return text;
+  if (open === -1) return undefined;
   const openEnd = text.indexOf('>', open);
-  if (openEnd === -1) return text;
+  if (openEnd === -1) return undefined;
   const close = text.indexOf('</clause>', openEnd);
-  const inner = text.slice(openEnd + 1, close === -1 ? text.length : close);
-  return trimNewlines(inner);
+  return trimNewlines(text.slice(openEnd + 1, close === -1 ? text.length : close));
+}
+
+function wordCount(text: string): number {
+  let words = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const word = isWordChar(text.charCodeAt(i));
+    if (word && !inWord) words++;
+    inWord = word;
+  }
+  return words;
 }
 
 function trimNewlines(text: string): string {

@@ -112,15 +112,20 @@ export type FaultPlanCorePatch = z.infer<typeof corePatchSchema>;
  */
 export type FaultPlanPatch = z.infer<typeof planPatchSchema>;
 
-/** A plan or patch that does not validate; `message` says why. */
+/** A plan or patch that does not validate; `message` says why (with the offending path). */
 export class FaultPlanError extends Error {
   override readonly name = 'FaultPlanError';
+}
+
+/** Type guard for {@link FaultPlanError}, e.g. to answer 400 rather than 500. */
+export function isFaultPlanError(error: unknown): error is FaultPlanError {
+  return error instanceof FaultPlanError;
 }
 
 /** Validates untrusted input (e.g. an HTTP body) as a plan patch. */
 export function parseFaultPlanPatch(input: unknown): FaultPlanPatch {
   const result = planPatchSchema.safeParse(input);
-  if (!result.success) throw new FaultPlanError(z.prettifyError(result.error));
+  if (!result.success) throw new FaultPlanError(z.prettifyError(result.error), { cause: result.error });
   return result.data;
 }
 

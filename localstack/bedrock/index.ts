@@ -28,6 +28,7 @@ export {
   FaultPlanError,
   type FaultPlanPatch,
   type HangPlan,
+  isFaultPlanError,
   MALFORMED_KINDS,
   type MalformedKind,
   type MalformedPlan,

@@ -16,7 +16,7 @@ import http2, {
 import net, { type AddressInfo, type Socket } from 'node:net';
 import type { AccountingSnapshot } from './accounting.js';
 import { UNKNOWN_OPERATION } from './errors.js';
-import { type FaultPlan, FaultPlanError, type FaultPlanPatch } from './fault-plan.js';
+import { type FaultPlan, type FaultPlanPatch, isFaultPlanError } from './fault-plan.js';
 import { type CallChannel, STAND_IN_HEADER, StandInEngine, type WireResponse } from './stand-in-engine.js';
 
 /** Options of {@link startBedrockStandIn}. */
@@ -56,7 +56,9 @@ const H2_PREFACE_START = 'PRI';
 const REPLACE_QUERY = /(^|&)replace=(true|1)(&|$)/;
 
 function send(res: AnyResponse, response: WireResponse): void {
-  if (res.writableEnded || res.destroyed) return;
+  // HTTP/2 compatibility responses have no `destroyed`; their stream does.
+  const gone = 'stream' in res ? res.stream.destroyed : res.destroyed;
+  if (res.writableEnded || gone) return;
   const headers = { ...response.headers, 'content-length': String(Buffer.byteLength(response.body)) };
   (res as ServerResponse).writeHead(response.status, headers);
   (res as ServerResponse).end(response.body);
@@ -98,7 +100,22 @@ function channelFor(res: AnyResponse): CallChannel {
   };
 }
 
-/** Starts a stand-in on loopback and resolves once it is listening. */
+/**
+ * Starts a stand-in on loopback and resolves once it is listening.
+ *
+ * @example
+ * ```ts
+ * const standIn = await startBedrockStandIn({ seed: 42, plan: { errorRates: { ThrottlingException: 0.05 } } });
+ * const bedrock = new BedrockRuntimeClient({
+ *   endpoint: standIn.url,
+ *   region: 'us-east-1',
+ *   credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+ * });
+ * // ... run the pipeline against `bedrock` ...
+ * expect(duplicateBilledCalls(standIn.accounting())).toEqual([]);
+ * await standIn.close();
+ * ```
+ */
 export async function startBedrockStandIn(options: BedrockStandInOptions = {}): Promise<BedrockStandIn> {
   const host = options.host ?? '127.0.0.1';
   const engine = new StandInEngine({ seed: options.seed, plan: options.plan });
@@ -130,7 +147,7 @@ export async function startBedrockStandIn(options: BedrockStandInOptions = {}): 
           const replace = REPLACE_QUERY.test(query);
           return json(200, engine.setPlan(input as FaultPlanPatch, { replace }));
         } catch (error) {
-          if (error instanceof FaultPlanError) return json(400, { message: error.message });
+          if (isFaultPlanError(error)) return json(400, { message: error.message });
           throw error;
         }
       case 'GET accounting':

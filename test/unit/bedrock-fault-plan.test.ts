@@ -3,6 +3,7 @@ import {
   DEFAULT_FAULT_PLAN,
   type FaultPlan,
   FaultPlanError,
+  isFaultPlanError,
   mergeFaultPlan,
   parseFaultPlanPatch,
   resolveModelPlan,
@@ -43,6 +44,21 @@ describe('fault plan validation', () => {
     expect(reason({ hang: { probability: -0.5 } })).toMatch(/hang\.probability/);
     expect(reason({ surprise: true })).toMatch(/surprise/);
     expect(reason('not an object')).not.toBe('accepted');
+  });
+
+  it('throws FaultPlanErrors that the guard recognises, with the zod error as cause', () => {
+    const error = (() => {
+      try {
+        parseFaultPlanPatch({ hang: { probability: 2 } });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(isFaultPlanError(error)).toBe(true);
+    expect((error as FaultPlanError).name).toBe('FaultPlanError');
+    expect((error as FaultPlanError).cause).toBeInstanceOf(Error);
+    expect(isFaultPlanError(new Error('other'))).toBe(false);
   });
 
   it('rejects a merged plan whose error rates sum above 1, for any model', () => {

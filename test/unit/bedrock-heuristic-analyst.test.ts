@@ -188,6 +188,24 @@ describe('clause text', () => {
     expect(extractClauseText([{ role: 'user', content: [{ text: 'No tags here.' }] }])).toBe('No tags here.');
   });
 
+  it('looks past a repair prompt that only mentions the tags', () => {
+    const messages = [
+      { role: 'user', content: [{ text: `Assess.\n<clause>${CLAUSE}</clause>` }] },
+      {
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 't1', name: 'record_assessment', input: {} } }],
+      },
+      {
+        role: 'user',
+        content: [
+          { toolResult: { toolUseId: 't1', content: [{ text: 'rejected' }], status: 'error' } },
+          { text: 'Copy every quote character for character from between <clause> and </clause>.' },
+        ],
+      },
+    ];
+    expect(extractClauseText(messages)).toBe(CLAUSE);
+  });
+
   it('splits sentences and semicolon parts with exact offsets, keeping abbreviations together', () => {
     const clause = 'Acme Inc. shall pay, e.g. fees; and U.S. taxes. Then\nnew line! Done?';
     const segments = segmentClause(clause);
