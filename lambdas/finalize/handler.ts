@@ -4,7 +4,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { type FinalizeDeps, finalizeJob } from '../core/finalize/finalize.js';
 import { finalizeMessageSchema } from '../core/worker/chunk-message.js';
 import { loadConfig } from '../shared/config.js';
-import { createClients } from '../shared/runtime.js';
+import { createClients, finalizeDeps } from '../shared/runtime.js';
 
 const logger = new Logger({ serviceName: 'clause-review-finalize' });
 let deps: FinalizeDeps | undefined;
@@ -15,17 +15,7 @@ export function configureFinalize(injected: FinalizeDeps): void {
 }
 
 function ensureDeps(): FinalizeDeps {
-  if (!deps) {
-    const config = loadConfig();
-    const clients = createClients();
-    deps = {
-      db: clients.db,
-      s3: clients.s3,
-      tableName: config.TABLE_NAME,
-      resultsBucket: config.RESULTS_BUCKET,
-      resultsPrefix: config.RESULTS_PREFIX,
-    };
-  }
+  deps ??= finalizeDeps(loadConfig(), createClients());
   return deps;
 }
 

@@ -4,7 +4,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { type IntakeDeps, intakeObject } from '../core/intake/intake.js';
 import { objectsCreated } from '../core/intake/s3-event.js';
 import { loadConfig } from '../shared/config.js';
-import { createClients } from '../shared/runtime.js';
+import { createClients, intakeDeps } from '../shared/runtime.js';
 
 const logger = new Logger({ serviceName: 'clause-review-intake' });
 let deps: IntakeDeps | undefined;
@@ -15,23 +15,7 @@ export function configureIntake(injected: IntakeDeps): void {
 }
 
 function ensureDeps(): IntakeDeps {
-  if (!deps) {
-    const config = loadConfig();
-    const clients = createClients();
-    deps = {
-      db: clients.db,
-      s3: clients.s3,
-      sqs: clients.sqs,
-      tableName: config.TABLE_NAME,
-      resultsBucket: config.RESULTS_BUCKET,
-      laneQueueUrls: { realtime: config.REALTIME_QUEUE_URL, batch: config.BATCH_QUEUE_URL },
-      chunkClauses: config.CHUNK_CLAUSES,
-      maxDocumentBytes: config.MAX_DOCUMENT_BYTES,
-      defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
-      defaultLane: config.DEFAULT_LANE,
-      jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
-    };
-  }
+  deps ??= intakeDeps(loadConfig(), createClients());
   return deps;
 }
 

@@ -4,6 +4,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { FinalizeDeps } from '../core/finalize/finalize.js';
+import type { IntakeDeps } from '../core/intake/intake.js';
 import type { WorkerDeps } from '../core/worker/process-chunk.js';
 import { type AwsConnection, clientConfig } from './aws-clients.js';
 import type { RuntimeConfig } from './config.js';
@@ -54,6 +56,39 @@ export function workerDeps(
     callConcurrency: config.CALL_CONCURRENCY,
     modelTimeoutMs: config.MODEL_TIMEOUT_MS,
     redeliveryBackoffSeconds: config.REDELIVERY_BACKOFF_SECONDS,
+    ...extra,
+  };
+}
+
+/** Intake dependencies from the runtime configuration. */
+export function intakeDeps(config: RuntimeConfig, clients: RuntimeClients): IntakeDeps {
+  return {
+    db: clients.db,
+    s3: clients.s3,
+    sqs: clients.sqs,
+    tableName: config.TABLE_NAME,
+    resultsBucket: config.RESULTS_BUCKET,
+    laneQueueUrls: { realtime: config.REALTIME_QUEUE_URL, batch: config.BATCH_QUEUE_URL },
+    chunkClauses: config.CHUNK_CLAUSES,
+    maxDocumentBytes: config.MAX_DOCUMENT_BYTES,
+    defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
+    defaultLane: config.DEFAULT_LANE,
+    jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
+  };
+}
+
+/** Finalize dependencies from the runtime configuration. */
+export function finalizeDeps(
+  config: RuntimeConfig,
+  clients: RuntimeClients,
+  extra: Partial<FinalizeDeps> = {},
+): FinalizeDeps {
+  return {
+    db: clients.db,
+    s3: clients.s3,
+    tableName: config.TABLE_NAME,
+    resultsBucket: config.RESULTS_BUCKET,
+    resultsPrefix: config.RESULTS_PREFIX,
     ...extra,
   };
 }

@@ -5,7 +5,13 @@ import { configureFinalize, handler as finalizeHandler } from '../../lambdas/fin
 import { configureIntake, handler as intakeHandler } from '../../lambdas/intake/handler.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { loadConfig } from '../../lambdas/shared/config.js';
-import { createClients, type RuntimeClients, workerDeps } from '../../lambdas/shared/runtime.js';
+import {
+  createClients,
+  finalizeDeps,
+  intakeDeps,
+  type RuntimeClients,
+  workerDeps,
+} from '../../lambdas/shared/runtime.js';
 import { configureWorker, handler as workerHandler } from '../../lambdas/worker/handler.js';
 import type { Topology } from '../../lib/topology.js';
 import { LOCAL_REGION } from '../aws-clients.js';
@@ -59,31 +65,12 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
     credentials: EMULATOR_CREDENTIALS,
   });
   const log = options.log ?? (() => {});
-  configureIntake({
-    db: clients.db,
-    s3: clients.s3,
-    sqs: clients.sqs,
-    tableName: config.TABLE_NAME,
-    resultsBucket: config.RESULTS_BUCKET,
-    laneQueueUrls: { realtime: config.REALTIME_QUEUE_URL, batch: config.BATCH_QUEUE_URL },
-    chunkClauses: config.CHUNK_CLAUSES,
-    maxDocumentBytes: config.MAX_DOCUMENT_BYTES,
-    defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
-    defaultLane: config.DEFAULT_LANE,
-    jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
-  });
+  configureIntake(intakeDeps(config, clients));
   configureWorker(workerDeps(config, clients, { ...options.workerOverrides }), [
     config.REALTIME_QUEUE_URL,
     config.BATCH_QUEUE_URL,
   ]);
-  configureFinalize({
-    db: clients.db,
-    s3: clients.s3,
-    tableName: config.TABLE_NAME,
-    resultsBucket: config.RESULTS_BUCKET,
-    resultsPrefix: config.RESULTS_PREFIX,
-    ...(options.notice ? { notice: options.notice } : {}),
-  });
+  configureFinalize(finalizeDeps(config, clients, options.notice ? { notice: options.notice } : {}));
 
   const source = (
     role: 'intake' | 'realtime' | 'finalize',
