@@ -1,8 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MotoStartError } from './errors.js';
 import { freePort } from './free-port.js';
-import { ensureMotoVenv, type MotoVenvOptions } from './python-venv.js';
+import { ensureMotoVenv, type MotoVenvOptions, PROJECT_ROOT } from './python-venv.js';
+
+/** moto's server with DynamoDB requests serialised, as DynamoDB applies them atomically. */
+const SERVE_SCRIPT = join(PROJECT_ROOT, 'localstack', 'moto_serve.py');
 
 /** A running moto server on loopback. */
 export interface MotoServer {
@@ -46,7 +50,7 @@ async function answers(endpoint: string): Promise<boolean> {
 }
 
 /**
- * Starts `moto_server` from the project's virtualenv (creating it on first use) on a free
+ * Starts moto's server (through `moto_serve.py`) from the project's virtualenv (creating it on first use) on a free
  * loopback port and resolves once it answers HTTP.
  *
  * @example
@@ -56,11 +60,11 @@ async function answers(endpoint: string): Promise<boolean> {
  * await moto.stop();
  */
 export async function startMotoServer(options: MotoServerOptions = {}): Promise<MotoServer> {
-  const executable = ensureMotoVenv(options);
+  const python = join(dirname(ensureMotoVenv(options)), 'python');
   const port = options.port ?? (await freePort());
   const endpoint = `http://127.0.0.1:${port}`;
   const output: string[] = [];
-  const child = spawn(executable, ['-H', '127.0.0.1', '-p', String(port)], {
+  const child = spawn(python, [SERVE_SCRIPT, '-H', '127.0.0.1', '-p', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PYTHONUNBUFFERED: '1' },
   });

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ANALYSTS, CATEGORIES } from '../../lambdas/core/analysts/index.js';
 import { escapeHtml, renderReportHtml } from '../../lambdas/core/finalize/report-html.js';
@@ -289,11 +288,6 @@ function between(html: string, open: RegExp, close: string): string {
 describe('renderReportHtml', () => {
   const report = buildFixture();
   const html = renderReportHtml(report);
-
-  // REPORT_HTML_SAMPLE=/tmp/report-sample.html writes the page for a look in a browser.
-  it.runIf(Boolean(process.env.REPORT_HTML_SAMPLE))('writes a sample page', () => {
-    writeFileSync(process.env.REPORT_HTML_SAMPLE as string, html);
-  });
 
   it('is one HTML5 document', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);

@@ -3,7 +3,9 @@ import {
   GetObjectCommand,
   type GetObjectCommandOutput,
   GetObjectTaggingCommand,
+  HeadObjectCommand,
   NoSuchKey,
+  NotFound,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -44,9 +46,29 @@ export type IntakeResult =
  * gives the same id, so a repeated S3 event finds its job instead of starting another.
  */
 export function jobIdFor(ref: S3ObjectRef): string {
-  const version = ref.versionId ?? ref.etag ?? '';
+  const version = ref.versionId ?? ref.etag?.replaceAll('"', '') ?? '';
   const digest = createHash('sha256').update(`${ref.bucket}\n${ref.key}\n${version}`).digest('hex');
   return `j-${digest.slice(0, 20)}`;
+}
+
+/**
+ * S3 names the object version in every event from a versioned bucket; emulators may leave
+ * it out. The version is then read back, so the job id is the same one an uploader
+ * computes from its PutObject response.
+ */
+async function withVersion(s3: S3Client, ref: S3ObjectRef): Promise<S3ObjectRef> {
+  if (ref.versionId) return ref;
+  try {
+    const head = await s3.send(new HeadObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
+    return head.VersionId &&
+      head.VersionId !== 'null' &&
+      head.ETag?.replaceAll('"', '') === ref.etag?.replaceAll('"', '')
+      ? { ...ref, versionId: head.VersionId }
+      : ref;
+  } catch (error) {
+    if (error instanceof NotFound || error instanceof NoSuchKey) return ref;
+    throw error;
+  }
 }
 
 /** Where intake keeps a job's normalised text and clauses for finalize and the sweeper. */
@@ -101,8 +123,9 @@ async function sendChunks(sqs: SQSClient, queueUrl: string, messages: ChunkMessa
  * Resumable: if a previous attempt died after creating the job, this one finishes the
  * fan-out (duplicate chunk messages are harmless: claims let one worker through).
  */
-export async function intakeObject(ref: S3ObjectRef, deps: IntakeDeps): Promise<IntakeResult> {
+export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promise<IntakeResult> {
   const now = deps.now ?? Date.now;
+  const ref = await withVersion(deps.s3, event);
   const jobId = jobIdFor(ref);
   const jobs = new Jobs(deps.db, deps.tableName, now);
   const existing = await jobs.find(jobId);
