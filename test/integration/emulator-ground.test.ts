@@ -2,6 +2,7 @@ import {
   ConditionalCheckFailedException,
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
+  TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { GetBucketVersioningCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
@@ -10,7 +11,13 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { provision } from '../../localstack/provision.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
@@ -88,6 +95,100 @@ describe('DynamoDB conditional claims on the emulator', () => {
     const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof claim>>>).value.Attributes
       ?.claimedBy;
     expect(['worker-a', 'worker-b']).toContain(winner);
+  });
+
+  it('keeps every committed update while cancelled transactions on the same item roll back', async () => {
+    const table = stack.resources.tableName;
+    const counter = { pk: 'JOB#counter', sk: 'JOB' };
+    const guard = { pk: 'JOB#counter', sk: 'GUARD' };
+    await documents.send(new PutCommand({ TableName: table, Item: { ...counter, n: 0 } }));
+    await documents.send(new PutCommand({ TableName: table, Item: { ...guard, open: false } }));
+    // A table of some size, as in a real run: moto's own transactions copy the whole table.
+    for (let batch = 0; batch < 40; batch++) {
+      await documents.send(
+        new BatchWriteCommand({
+          RequestItems: {
+            [table]: Array.from({ length: 25 }, (_, i) => ({
+              PutRequest: { Item: { pk: 'JOB#filler', sk: `CALL#${batch}#${i}`, text: 'x'.repeat(200) } },
+            })),
+          },
+        }),
+      );
+    }
+    const increment = (mustFail: boolean) =>
+      documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: table,
+                Key: counter,
+                UpdateExpression: 'SET n = n + :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+            ...(mustFail
+              ? [
+                  {
+                    ConditionCheck: {
+                      TableName: table,
+                      Key: guard,
+                      ConditionExpression: '#open = :yes',
+                      ExpressionAttributeNames: { '#open': 'open' },
+                      ExpressionAttributeValues: { ':yes': true },
+                    },
+                  },
+                ]
+              : []),
+          ],
+        }),
+      );
+    const writers = 200;
+    const results = await Promise.allSettled(
+      Array.from({ length: writers }, (_, i) => increment(i % 2 === 1)),
+    );
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(writers / 2);
+    const after = await documents.send(
+      new GetCommand({ TableName: table, Key: counter, ConsistentRead: true }),
+    );
+    expect(after.Item?.n).toBe(writers / 2);
+  });
+
+  it('applies nothing of a cancelled transaction, new items included', async () => {
+    const table = stack.resources.tableName;
+    const counter = { pk: 'JOB#txn', sk: 'JOB' };
+    const guard = { pk: 'JOB#txn', sk: 'CHUNK#0001#analyze' };
+    const fresh = { pk: 'JOB#txn', sk: 'CALL#0001#c1#a1' };
+    await documents.send(new PutCommand({ TableName: table, Item: { ...counter, n: 5 } }));
+    await documents.send(new PutCommand({ TableName: table, Item: { ...guard, fence: 2 } }));
+    const attempt = documents.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table,
+              Key: counter,
+              UpdateExpression: 'SET n = n + :one',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          },
+          { Put: { TableName: table, Item: { ...fresh, status: 'in-flight' } } },
+          {
+            ConditionCheck: {
+              TableName: table,
+              Key: guard,
+              ConditionExpression: 'fence = :stale',
+              ExpressionAttributeValues: { ':stale': 1 },
+            },
+          },
+        ],
+      }),
+    );
+    await expect(attempt).rejects.toBeInstanceOf(TransactionCanceledException);
+    const read = (key: Record<string, string>) =>
+      documents.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+    expect((await read(counter)).Item?.n).toBe(5);
+    expect((await read(fresh)).Item).toBeUndefined();
   });
 });
 
