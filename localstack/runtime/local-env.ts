@@ -10,6 +10,7 @@ export interface LocalRunSettings {
   readonly modelTimeoutMs: number;
   readonly defaultCostCeilingMicros: number;
   readonly defaultLane: 'realtime' | 'batch';
+  readonly maxDocumentBytes: number;
 }
 
 /** Defaults for local runs: short leases and backoffs so that recovery is seen in seconds. */
@@ -21,6 +22,7 @@ export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
   modelTimeoutMs: 15_000,
   defaultCostCeilingMicros: 5_000_000,
   defaultLane: 'realtime',
+  maxDocumentBytes: 10 * 1024 * 1024,
 };
 
 /**
@@ -56,5 +58,6 @@ export function localEnvironment(
     MODEL_TIMEOUT_MS: String(settings.modelTimeoutMs),
     DEFAULT_COST_CEILING_MICROS: String(settings.defaultCostCeilingMicros),
     DEFAULT_LANE: settings.defaultLane,
+    MAX_DOCUMENT_BYTES: String(settings.maxDocumentBytes),
   };
 }

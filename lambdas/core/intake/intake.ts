@@ -158,7 +158,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
         ...(ref.versionId ? { versionId: ref.versionId } : {}),
       });
       const reason = `The document ${ref.key} was deleted before it could be read.`;
-      await jobs.markRejected(jobId, reason);
+      await jobs.markRejected(jobId, reason, { rejection: 'deleted' });
       return { outcome: 'rejected', jobId, reason };
     }
     throw error;
@@ -186,7 +186,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
       analysts: [],
       costLimit: deps.defaultCostLimit,
     });
-    await jobs.markRejected(jobId, error.message);
+    await jobs.markRejected(jobId, error.message, { rejection: 'invalid-options' });
     return { outcome: 'rejected', jobId, reason: error.message };
   }
   await jobs.createIfAbsent({
@@ -209,7 +209,11 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     const sha256 = createHash('sha256')
       .update(bytes ?? new Uint8Array())
       .digest('hex');
-    await jobs.markRejected(jobId, error.message, { sha256, bytes: bytes?.length ?? 0 });
+    await jobs.markRejected(jobId, error.message, {
+      sha256,
+      bytes: bytes?.length ?? 0,
+      rejection: error.reason,
+    });
     return { outcome: 'rejected', jobId, reason: error.message };
   }
 

@@ -52,6 +52,8 @@ export interface Job {
   readonly updatedAt: string;
   readonly deadline: number;
   readonly reason?: string;
+  /** Machine-readable cause of a `rejected` job (a document rejection reason, `invalid-options` or `deleted`). */
+  readonly rejection?: string;
   readonly cancelledAt?: string;
   /** Set by the first reservation refused for lack of budget; no call is reserved after it. */
   readonly budgetExceededAt?: string;
@@ -180,7 +182,7 @@ export class Jobs {
   async markRejected(
     jobId: string,
     reason: string,
-    facts: Partial<Pick<Job, 'sha256' | 'bytes' | 'format'>> = {},
+    facts: Partial<Pick<Job, 'sha256' | 'bytes' | 'format' | 'rejection'>> = {},
   ) {
     await this.finish(jobId, 'rejected', { reason, ...facts }, ['intake']);
   }
@@ -248,7 +250,9 @@ export class Jobs {
   async finish(
     jobId: string,
     status: JobStatus,
-    fields: Partial<Pick<Job, 'reason' | 'reportKey' | 'htmlReportKey' | 'sha256' | 'bytes' | 'format'>>,
+    fields: Partial<
+      Pick<Job, 'reason' | 'reportKey' | 'htmlReportKey' | 'sha256' | 'bytes' | 'format' | 'rejection'>
+    >,
     from: readonly JobStatus[] = ['running', 'intake'],
   ): Promise<boolean> {
     const at = new Date(this.now()).toISOString();

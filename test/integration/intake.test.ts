@@ -1,0 +1,155 @@
+import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { Claims } from '../../lambdas/core/state/claims.js';
+import { buildPdf, sampleLines } from '../fixtures/documents/builders.js';
+import { fixture, LARGE, SMALL, startHarness } from '../helpers/pipeline.js';
+
+// A low size limit, so that "too large" is a real contract rather than 10 MB of filler.
+const h = await startHarness('intake', { settings: { maxDocumentBytes: 64 * 1024 } });
+const { s3, sqs, db } = h.pipeline.clients;
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+async function queueIsIdle(url: string): Promise<boolean> {
+  const r = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return (
+    Number(r.Attributes?.ApproximateNumberOfMessages) === 0 &&
+    Number(r.Attributes?.ApproximateNumberOfMessagesNotVisible) === 0
+  );
+}
+
+async function untilIntakeIdle(): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await queueIsIdle(h.stack.resources.queueUrls.intake))) {
+    if (Date.now() > deadline) throw new Error('the intake queue did not drain within 30 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const badInputs: [string, string, () => Uint8Array, string, RegExp][] = [
+  ['an empty file', 'empty.txt', () => new Uint8Array(), 'empty', /empty/],
+  [
+    'binary bytes named .txt',
+    'blob.txt',
+    () => Uint8Array.from([0x31, 0x2e, 0x20, 0xc3, 0x28, 0xff, 0x41]),
+    'binary',
+    /UTF-8/,
+  ],
+  ['a corrupt PDF', 'cut.pdf', () => buildPdf([sampleLines()]).slice(0, 400), 'corrupt', /PDF is damaged/],
+  [
+    'an encrypted PDF',
+    'locked.pdf',
+    () => buildPdf([sampleLines()], { encrypted: true }),
+    'encrypted',
+    /password/,
+  ],
+  ['a contract over the size limit', 'big.txt', () => fixture(LARGE), 'too-large', /over the 64 KB limit/],
+  ['an unsupported type', 'sheet.xlsx', () => utf8('1. Fees. Client pays.'), 'unsupported-type', /\.xlsx/],
+  [
+    'a document with no clauses',
+    'dots.txt',
+    () => utf8('--- *** ...\n\n!!! ___'),
+    'no-clauses',
+    /No clauses/,
+  ],
+  [
+    'a scan without a text layer',
+    'scan.pdf',
+    () => buildPdf([sampleLines()], { imageOnly: true }),
+    'empty',
+    /scanned/,
+  ],
+];
+
+describe('intake of bad input', () => {
+  it.each(badInputs)(
+    'rejects %s with its reason, keeps the object and sends no chunk',
+    async (_what, name, bytes, rejection, message) => {
+      const body = bytes();
+      const jobId = await h.upload(name, body);
+      const job = await h.waitForEnd(jobId, 30_000);
+      expect(job.status).toBe('rejected');
+      expect(job.rejection).toBe(rejection);
+      expect(job.reason).toMatch(message);
+      const head = await s3.send(
+        new HeadObjectCommand({ Bucket: h.stack.resources.intakeBucket, Key: `incoming/${name}` }),
+      );
+      expect(head.ContentLength).toBe(body.length);
+      expect(await new Claims(db, h.stack.resources.tableName).list(jobId)).toEqual([]);
+    },
+  );
+
+  it('rejects upload options it does not understand, naming the option', async () => {
+    const jobId = await h.upload('options.txt', fixture(SMALL), { lane: 'express' });
+    const job = await h.waitForEnd(jobId, 30_000);
+    expect(job.status).toBe('rejected');
+    expect(job.rejection).toBe('invalid-options');
+    expect(job.reason).toMatch(/lane/);
+  });
+
+  it('made no model call and left no chunk message for any of them', async () => {
+    expect(h.bedrock.accounting().totals.calls).toBe(0);
+    expect(await queueIsIdle(h.stack.resources.queueUrls.realtime)).toBe(true);
+    expect(await queueIsIdle(h.stack.resources.queueUrls.batch)).toBe(true);
+  });
+});
+
+describe('a repeated S3 event', () => {
+  it('finds the job it already started: one job, no call made twice', async () => {
+    const key = `incoming/${SMALL}`;
+    const put = await s3.send(
+      new PutObjectCommand({ Bucket: h.stack.resources.intakeBucket, Key: key, Body: fixture(SMALL) }),
+    );
+    const jobId = jobIdFor({
+      bucket: h.stack.resources.intakeBucket,
+      key,
+      ...(put.VersionId ? { versionId: put.VersionId } : {}),
+    });
+    const first = await h.waitForEnd(jobId, 60_000);
+    expect(first.status).toBe('completed');
+    const callsBefore = h.bedrock.accounting().totals.calls;
+
+    const event = JSON.stringify({
+      Records: [
+        {
+          eventVersion: '2.1',
+          eventSource: 'aws:s3',
+          eventName: 'ObjectCreated:Put',
+          s3: {
+            bucket: { name: h.stack.resources.intakeBucket },
+            object: { key, size: fixture(SMALL).length, eTag: put.ETag, versionId: put.VersionId },
+          },
+        },
+      ],
+    });
+    await Promise.all(
+      [1, 2, 3].map(() =>
+        sqs.send(
+          new SendMessageCommand({ QueueUrl: h.stack.resources.queueUrls.intake, MessageBody: event }),
+        ),
+      ),
+    );
+    await untilIntakeIdle();
+
+    const after = await h.jobs.get(first.jobId);
+    expect(after.createdAt).toBe(first.createdAt);
+    expect(after.finalizedAt).toBe(first.finalizedAt);
+    expect(h.bedrock.accounting().totals.calls).toBe(callsBefore);
+    const items = await db.send(
+      new ScanCommand({
+        TableName: h.stack.resources.tableName,
+        FilterExpression: 'sk = :job AND #key = :key AND versionId = :v',
+        ExpressionAttributeNames: { '#key': 'key' },
+        ExpressionAttributeValues: { ':job': 'JOB', ':key': key, ':v': put.VersionId },
+      }),
+    );
+    expect(items.Items).toHaveLength(1);
+  });
+});
