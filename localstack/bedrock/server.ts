@@ -76,8 +76,10 @@ function json(status: number, value: unknown): WireResponse {
 function channelFor(res: AnyResponse): CallChannel {
   let closed = false;
   let listeners: (() => void)[] | undefined;
-  (res as ServerResponse).once('close', () => {
-    if (res.writableFinished) return;
+  // An HTTP/2 response reports its stream's end on the stream, not on itself.
+  const target = 'stream' in res ? res.stream : res;
+  target.once('close', () => {
+    if ('stream' in res ? res.writableEnded : res.writableFinished) return;
     closed = true;
     for (const listener of listeners ?? []) listener();
     listeners = undefined;

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 /**
  * The Bedrock stand-in through the real SDK client (ConverseCommand) on loopback, with both the
  * SDK's default HTTP/2 handler and NodeHttpHandler (HTTP/1.1).
@@ -33,6 +34,7 @@ import {
   STAND_IN_LABEL,
   startBedrockStandIn,
 } from '../../localstack/bedrock/index.js';
+import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 
 const HAIKU = 'anthropic.claude-3-haiku-20240307-v1:0';
 const PROFILE_ARN =
@@ -425,6 +427,28 @@ describe('capacity', () => {
       clientClosed: { calls: 1, inputTokens: 0, outputTokens: 0 },
       success: expect.objectContaining({ calls: 1 }),
     });
+  });
+
+  it('a client process killed over HTTP/2 (default handler) is not billed for the calls it had open', async () => {
+    plan({ latency: { kind: 'fixed', ms: 5000 } });
+    // A separate process, so that its connection dies as a killed worker's does.
+    const script = `
+      import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+      const client = new BedrockRuntimeClient({ endpoint: process.argv[1], region: 'us-east-1',
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+      for (const text of ['a', 'b', 'c']) client.send(new ConverseCommand({ modelId: '${HAIKU}',
+        messages: [{ role: 'user', content: [{ text }] }] })).catch(() => {});`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, standIn.url], {
+      cwd: PROJECT_ROOT,
+      stdio: 'ignore',
+    });
+    await expect.poll(() => standIn.accounting().totals.calls, { timeout: 200 }).toBe(0);
+    await new Promise((r) => setTimeout(r, 1500));
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    await expect.poll(() => standIn.accounting().byModel[HAIKU]?.clientClosed?.calls).toBe(3);
+    expect(standIn.accounting().byModel[HAIKU]?.success).toBeUndefined();
   });
 
   it('tokensPerMinute: calls are admitted until the window is full', async () => {
