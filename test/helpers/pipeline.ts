@@ -1,10 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll } from 'vitest';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
+import type { Delivery, WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
+import { loadConfig } from '../../lambdas/shared/config.js';
+import { workerDeps } from '../../lambdas/shared/runtime.js';
+import type { Lane } from '../../lib/topology.js';
 import { type BedrockStandIn, type FaultPlan, startBedrockStandIn } from '../../localstack/bedrock/index.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { LOCAL_RUN_DEFAULTS, type LocalRunSettings } from '../../localstack/runtime/local-env.js';
@@ -34,6 +39,12 @@ export interface PipelineHarness {
   upload(name: string, body: Uint8Array | string, metadata?: Record<string, string>): Promise<string>;
   waitForEnd(jobId: string, timeoutMs?: number): Promise<Job>;
   report(job: Job): Promise<Report>;
+  /** Worker dependencies as a fresh worker instance would build them (its own worker id). */
+  workerDeps(workerId: string): WorkerDeps;
+  /** Every chunk message now in a lane's queue, received (invisible for 5 minutes). */
+  takeChunkMessages(lane: Lane, expected: number): Promise<Delivery[]>;
+  /** Resolves once `predicate` holds for the stand-in's accounting. */
+  untilCalls(predicate: (calls: number) => boolean, timeoutMs?: number): Promise<void>;
 }
 
 /** Starts everything; call at the top level of a test file. */
@@ -92,6 +103,47 @@ export async function startHarness(
         if (Date.now() > deadline)
           throw new Error(`job ${jobId} did not end within ${timeoutMs} ms: ${JSON.stringify(job)}`);
         await new Promise((r) => setTimeout(r, 250));
+      }
+    },
+    workerDeps(workerId) {
+      return workerDeps(loadConfig(pipeline.env), pipeline.clients, { workerId });
+    },
+    async takeChunkMessages(lane, expected) {
+      const queueUrl = stack.resources.queueUrls[lane];
+      const out: Delivery[] = [];
+      const deadline = Date.now() + 30_000;
+      while (out.length < expected) {
+        if (Date.now() > deadline)
+          throw new Error(`only ${out.length} of ${expected} chunk messages arrived`);
+        const r = await pipeline.clients.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            VisibilityTimeout: 300,
+            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          }),
+        );
+        for (const m of r.Messages ?? []) {
+          out.push({
+            messageId: m.MessageId ?? '',
+            receiptHandle: m.ReceiptHandle ?? '',
+            body: m.Body ?? '',
+            receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? '1'),
+            queueUrl,
+          });
+        }
+      }
+      return out;
+    },
+    async untilCalls(predicate, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(bedrock.accounting().totals.calls)) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `stand-in calls never reached the condition (${bedrock.accounting().totals.calls})`,
+          );
+        await new Promise((r) => setTimeout(r, 50));
       }
     },
     async report(job) {

@@ -1,0 +1,92 @@
+import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
+import { Claims } from '../../lambdas/core/state/claims.js';
+import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
+import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
+import { fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
+
+// The batch lane has no worker until a test starts one, so chunk messages wait in its queue.
+const h = await startHarness('recovery', {
+  settings: { chunkClauses: 3, leaseSeconds: 6 },
+  pipeline: { batchWorkers: 0 },
+});
+const { sqs, db } = h.pipeline.clients;
+
+function successes(): number {
+  return Object.values(h.bedrock.accounting().successes).reduce((n, s) => n + s.count, 0);
+}
+
+describe('a chunk message delivered twice at once', () => {
+  it('completes the chunk once and bills no call twice', async () => {
+    const before = successes();
+    const jobId = await h.upload(`dup-${SMALL}`, fixture(SMALL), { lane: 'batch' });
+    let job = await h.jobs.get(jobId).catch(() => undefined);
+    while (!job?.fanoutCompletedAt) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = await h.jobs.find(jobId);
+    }
+    expect(job.chunkCount).toBeGreaterThan(1);
+    const deliveries = await h.takeChunkMessages('batch', job.chunkCount);
+
+    // Two worker instances receive the same message (SQS is at-least-once) and race.
+    const a = h.workerDeps('worker-a');
+    const b = h.workerDeps('worker-b');
+    const outcomes = await Promise.all(
+      deliveries.map((d) => Promise.all([processChunk(d, a), processChunk({ ...d, receiveCount: 2 }, b)])),
+    );
+    for (const pair of outcomes) {
+      const done = pair.filter((o) => o.action === 'ack' && o.outcome === 'done');
+      expect(done).toHaveLength(1);
+      // The loser never acknowledges work it did not see finish.
+      const other = pair.find((o) => !(o.action === 'ack' && o.outcome === 'done'));
+      expect(
+        other?.action === 'retry' || (other?.action === 'ack' && other.outcome === 'chunk already terminal'),
+      ).toBe(true);
+    }
+    for (const d of deliveries) {
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: d.queueUrl, ReceiptHandle: d.receiptHandle }));
+    }
+
+    const ended = await h.waitForEnd(jobId);
+    expect(ended.status).toBe('completed');
+    expect(ended.chunksDone).toBe(ended.chunkCount);
+    expect(successes() - before).toBe(ended.callsPlanned);
+    expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+  });
+});
+
+describe('a batch worker killed mid-chunk', () => {
+  it('loses its lease to another worker, which finishes the job without billing a call twice', async () => {
+    h.bedrock.setPlan({ latency: { kind: 'fixed', ms: 20 } });
+    const callsBefore = h.bedrock.accounting().totals.calls;
+    const jobId = await h.upload(`kill-${MEDIUM}`, fixture(MEDIUM), { lane: 'batch' });
+    const victim = h.pipeline.addBatchWorker();
+    await h.untilCalls((n) => n >= callsBefore + 60);
+
+    // Slow the model down so that every call the victim has open is waiting on it, and every
+    // answer it already had is settled; then kill it without warning (no SIGTERM drain).
+    h.bedrock.setPlan({ latency: { kind: 'fixed', ms: 5000 } });
+    await new Promise((r) => setTimeout(r, 3000));
+    const cut = new Promise((r) => victim.once('exit', r));
+    victim.kill('SIGKILL');
+    await cut;
+    h.bedrock.setPlan({ latency: { kind: 'fixed', ms: 20 } });
+    h.pipeline.addBatchWorker();
+
+    const job = await h.waitForEnd(jobId, 120_000);
+    expect(job.status).toBe('completed');
+    const report = await h.report(job);
+    expect(report.coverage.callsDone).toBe(job.callsPlanned);
+    expect(report.coverage.callsPlanned).toBe(report.clauses.length * ANALYSTS.length);
+    expect(report.coverage.callsReused).toBeGreaterThan(0);
+    expect(report.coverage.redeliveries).toBeGreaterThan(0);
+    // The calls the victim had open were cut off, not answered.
+    const outcomes = Object.values(h.bedrock.accounting().byModel).flatMap((m) => Object.keys(m));
+    expect(outcomes).toContain('clientClosed');
+    expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+    // Some chunk was claimed more than once: the survivor took over a lease.
+    const checkpoints = await new Claims(db, h.stack.resources.tableName).list(jobId);
+    expect(Math.max(...checkpoints.map((c) => c.attempts ?? 0))).toBeGreaterThan(1);
+  }, 180_000);
+});
