@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountingSnapshot } from '../../localstack/bedrock/index.js';
+import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
+import { fixture, MEDIUM, startHarness } from '../helpers/pipeline.js';
+
+const h = await startHarness('faults');
+
+/** Calls per outcome over every model. */
+function outcomes(snapshot: AccountingSnapshot): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const byOutcome of Object.values(snapshot.byModel)) {
+    for (const [outcome, counter] of Object.entries(byOutcome))
+      out[outcome] = (out[outcome] ?? 0) + (counter?.calls ?? 0);
+  }
+  return out;
+}
+
+describe('transient faults on 5 % of calls', () => {
+  it('completes the job, and the report counts every retry the stand-in caused', async () => {
+    h.bedrock.resetAccounting();
+    h.bedrock.setPlan({
+      errorRates: {
+        ThrottlingException: 0.02,
+        ServiceUnavailableException: 0.01,
+        InternalServerException: 0.01,
+        ModelTimeoutException: 0.01,
+      },
+    });
+    const jobId = await h.upload(`transient-${MEDIUM}`, fixture(MEDIUM));
+    const job = await h.waitForEnd(jobId, 120_000);
+    const seen = outcomes(h.bedrock.accounting());
+    const errors = Object.entries(seen)
+      .filter(([k]) => k !== 'success')
+      .reduce((n, [, v]) => n + v, 0);
+
+    expect(job.status).toBe('completed');
+    const report = await h.report(job);
+    expect(errors).toBeGreaterThan(0);
+    expect(report.coverage.callsDone).toBe(job.callsPlanned);
+    expect(report.coverage.callsFailed).toBe(0);
+    expect(report.coverage.failedCalls).toEqual([]);
+    expect(report.coverage.tier1Retries).toBe(errors);
+    expect(report.coverage.modelAttempts).toBe(h.bedrock.accounting().totals.calls);
+    expect(seen.success).toBe(job.callsPlanned);
+    expect(report.clauses.every((c) => c.status === 'analysed')).toBe(true);
+    expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+  }, 180_000);
+});
+
+describe('a permanent fault on some calls', () => {
+  it('ends the job incomplete and names every failed call; the other calls of each chunk finish', async () => {
+    h.bedrock.resetAccounting();
+    h.bedrock.setPlan({ errorRates: { ValidationException: 0.03 } }, { replace: true });
+    const jobId = await h.upload(`permanent-${MEDIUM}`, fixture(MEDIUM));
+    const job = await h.waitForEnd(jobId, 120_000);
+    const rejected = outcomes(h.bedrock.accounting()).ValidationException ?? 0;
+
+    expect(rejected).toBeGreaterThan(0);
+    expect(job.status).toBe('incomplete');
+    const report = await h.report(job);
+    expect(report.job.status).toBe('incomplete');
+    expect(report.coverage.callsFailed).toBe(rejected);
+    expect(report.coverage.callsDone).toBe(job.callsPlanned - rejected);
+    expect(report.coverage.failedCalls).toHaveLength(rejected);
+    for (const failed of report.coverage.failedCalls) {
+      expect(failed.errorClass).toBe('logic');
+      expect(failed.failureKind).toBe('permanent');
+      expect(failed.lastError).toMatch(/ValidationException/);
+      const clause = report.clauses.find((c) => c.id === failed.clauseId);
+      expect(clause?.status).toBe('partial');
+      expect(clause?.analystsFailed).toContain(failed.analystId);
+    }
+    // A permanent failure is not retried and does not hold up its chunk.
+    expect(report.coverage.tier1Retries).toBe(0);
+    expect(report.coverage.unfinishedChunks).toEqual([]);
+    expect(report.job.reason).toMatch(new RegExp(`${rejected} call`));
+  }, 180_000);
+});
