@@ -39,10 +39,18 @@ async function recordHandler(record: SQSRecord): Promise<string> {
   const disposition = await processChunk(delivery, d);
   if (disposition.action === 'ack') return disposition.outcome;
   await applyRetryVisibility(d.sqs, delivery, disposition);
+  logger.info('chunk-retry', { messageId: delivery.messageId, reason: disposition.reason });
   throw new NotAcknowledged(disposition.reason);
 }
 
-/** Realtime-lane chunk worker: SQS event source with partial batch responses. */
+/**
+ * Realtime-lane chunk worker: SQS event source with partial batch responses. A chunk that
+ * must come back later is an expected outcome, not an invocation error, even when every
+ * record of the batch is one: the response lists them and the handler does not throw.
+ */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context });
+  return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), {
+    context,
+    throwOnFullBatchFailure: false,
+  });
 }
