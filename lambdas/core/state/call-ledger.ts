@@ -1,13 +1,14 @@
 import {
   type DynamoDBDocumentClient,
   QueryCommand,
-  TransactWriteCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Lease } from './claims.js';
 import { isConditionFailure } from './errors.js';
 import type { Job } from './jobs.js';
 import { CALL_PREFIX, callSk, checkpointSk, chunkCallPrefix, JOB_SK, jobPk } from './keys.js';
+import { transactWrite } from './transact.js';
 
 /**
  * Where a call is. `done` and `failed` are final and are reused on every later delivery
@@ -109,60 +110,60 @@ export class CallLedger {
     const reservedAt = this.now();
     const pk = jobPk(call.jobId);
     try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.tableName,
-                Key: { pk, sk: checkpointSk(lease.chunk, lease.stage) },
-                ConditionExpression: 'claimedBy = :me AND fence = :fence',
-                ExpressionAttributeValues: { ':me': lease.workerId, ':fence': lease.fence },
+      await transactWrite(this.db, {
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: this.tableName,
+              Key: { pk, sk: checkpointSk(lease.chunk, lease.stage) },
+              ConditionExpression: 'claimedBy = :me AND fence = :fence',
+              ExpressionAttributeValues: { ':me': lease.workerId, ':fence': lease.fence },
+            },
+          },
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: { pk, sk: JOB_SK },
+              UpdateExpression:
+                'SET costCommitted = costCommitted + :est, costReserved = costReserved + :est',
+              ConditionExpression:
+                '#status = :running AND attribute_not_exists(budgetExceededAt) AND costCommitted <= :room',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':est': estimate,
+                ':running': 'running',
+                ':room': job.costLimit - estimate,
               },
             },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: { pk, sk: JOB_SK },
-                UpdateExpression:
-                  'SET costCommitted = costCommitted + :est, costReserved = costReserved + :est',
-                ConditionExpression:
-                  '#status = :running AND attribute_not_exists(budgetExceededAt) AND costCommitted <= :room',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':est': estimate,
-                  ':running': 'running',
-                  ':room': job.costLimit - estimate,
-                },
+          },
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: { pk, sk: callSk(call.chunk, call.clauseId, call.analystId) },
+              UpdateExpression:
+                'SET jobId = :job, chunk = :chunk, clauseId = :clause, analystId = :analyst, idempotencyKey = :key, #status = :inflight, reservedAt = :at, reservation = :est, ownerFence = :fence ADD attempts :one',
+              // A final entry is reused, unless its prompt or model changed: that is another call.
+              ConditionExpression:
+                'attribute_not_exists(#status) OR NOT (#status IN (:done, :failed)) OR idempotencyKey <> :key',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':job': call.jobId,
+                ':chunk': call.chunk,
+                ':clause': call.clauseId,
+                ':analyst': call.analystId,
+                ':key': call.idempotencyKey,
+                ':inflight': 'in-flight',
+                ':at': reservedAt,
+                ':est': estimate,
+                ':fence': `${lease.workerId}:${lease.fence}`,
+                ':one': 1,
+                ':done': 'done',
+                ':failed': 'failed',
               },
             },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: { pk, sk: callSk(call.chunk, call.clauseId, call.analystId) },
-                UpdateExpression:
-                  'SET jobId = :job, chunk = :chunk, clauseId = :clause, analystId = :analyst, idempotencyKey = :key, #status = :inflight, reservedAt = :at, reservation = :est, ownerFence = :fence ADD attempts :one',
-                ConditionExpression: 'attribute_not_exists(#status) OR NOT (#status IN (:done, :failed))',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':job': call.jobId,
-                  ':chunk': call.chunk,
-                  ':clause': call.clauseId,
-                  ':analyst': call.analystId,
-                  ':key': call.idempotencyKey,
-                  ':inflight': 'in-flight',
-                  ':at': reservedAt,
-                  ':est': estimate,
-                  ':fence': `${lease.workerId}:${lease.fence}`,
-                  ':one': 1,
-                  ':done': 'done',
-                  ':failed': 'failed',
-                },
-              },
-            },
-          ],
-        }),
-      );
+          },
+        ],
+      });
       return { ok: true, estimate, reservedAt };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -191,7 +192,9 @@ export class CallLedger {
     const j = current.Items?.[0] as Job | undefined;
     if (!j || j.status === 'cancelled') return 'cancelled';
     if (j.status !== 'running') return 'not-running';
-    if (j.budgetExceededAt || j.costCommitted > job.costLimit - estimate) {
+    // The job item refused a running job: the budget did not fit then, even if a settlement has
+    // since returned some room.
+    if (j.budgetExceededAt || j.costCommitted > job.costLimit - estimate || failedAt === 1) {
       await this.markBudgetExceeded(call.jobId);
       return 'budget';
     }
@@ -265,34 +268,32 @@ export class CallLedger {
       }
     }
     const entryUpdate = `SET ${entrySets.join(', ')}`;
-    await this.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: this.tableName,
-              Key: { pk, sk: JOB_SK },
-              UpdateExpression:
-                'SET costCommitted = costCommitted + :delta, costReserved = costReserved - :est, costSpent = costSpent + :cost',
-              ExpressionAttributeValues: {
-                ':delta': usage.cost - reservation.estimate,
-                ':est': reservation.estimate,
-                ':cost': usage.cost,
-              },
+    await transactWrite(this.db, {
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { pk, sk: JOB_SK },
+            UpdateExpression:
+              'SET costCommitted = costCommitted + :delta, costReserved = costReserved - :est, costSpent = costSpent + :cost',
+            ExpressionAttributeValues: {
+              ':delta': usage.cost - reservation.estimate,
+              ':est': reservation.estimate,
+              ':cost': usage.cost,
             },
           },
-          {
-            Update: {
-              TableName: this.tableName,
-              Key: { pk, sk: callSk(call.chunk, call.clauseId, call.analystId) },
-              UpdateExpression: entryUpdate,
-              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-              ExpressionAttributeValues: values,
-            },
+        },
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { pk, sk: callSk(call.chunk, call.clauseId, call.analystId) },
+            UpdateExpression: entryUpdate,
+            ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+            ExpressionAttributeValues: values,
           },
-        ],
-      }),
-    );
+        },
+      ],
+    });
   }
 
   /**
@@ -333,9 +334,7 @@ export class CallLedger {
         },
       },
     };
-    const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
-      entry,
-    ];
+    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [entry];
     if (reservation) {
       items.push({
         Update: {
@@ -346,6 +345,6 @@ export class CallLedger {
         },
       });
     }
-    await this.db.send(new TransactWriteCommand({ TransactItems: items }));
+    await transactWrite(this.db, { TransactItems: items });
   }
 }

@@ -3,11 +3,11 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, LeaseLostError } from './errors.js';
 import { CHECKPOINT_PREFIX, checkpointSk, JOB_SK, jobPk, STAGES, type Stage } from './keys.js';
+import { transactWrite } from './transact.js';
 
 /** Where a chunk-stage is. `retrying`: a failed attempt waiting for redelivery. */
 export type CheckpointStatus = 'pending' | 'running' | 'retrying' | 'done' | 'cancelled' | 'dead';
@@ -263,35 +263,33 @@ export class Claims {
     const at = new Date(this.now()).toISOString();
     const done = outcome.status === 'done';
     try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
-                UpdateExpression: `SET #status = :status, finishedAt = :at, ${done ? '#result = :result' : 'stoppedAt = :stopped'} REMOVE claimedBy, claimExpiresAt`,
-                ConditionExpression: f.condition,
-                ExpressionAttributeNames: { '#status': 'status', ...(done ? { '#result': 'result' } : {}) },
-                ExpressionAttributeValues: {
-                  ...f.values,
-                  ':status': outcome.status,
-                  ':at': at,
-                  ...(done ? { ':result': outcome.result ?? null } : { ':stopped': outcome.stoppedAt }),
-                },
+      await transactWrite(this.db, {
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
+              UpdateExpression: `SET #status = :status, finishedAt = :at, ${done ? '#result = :result' : 'stoppedAt = :stopped'} REMOVE claimedBy, claimExpiresAt`,
+              ConditionExpression: f.condition,
+              ExpressionAttributeNames: { '#status': 'status', ...(done ? { '#result': 'result' } : {}) },
+              ExpressionAttributeValues: {
+                ...f.values,
+                ':status': outcome.status,
+                ':at': at,
+                ...(done ? { ':result': outcome.result ?? null } : { ':stopped': outcome.stoppedAt }),
               },
             },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: { pk: jobPk(lease.jobId), sk: JOB_SK },
-                UpdateExpression: `ADD chunksTerminal :one${done ? ', chunksDone :one' : ''} SET updatedAt = :at`,
-                ExpressionAttributeValues: { ':one': 1, ':at': at },
-              },
+          },
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: { pk: jobPk(lease.jobId), sk: JOB_SK },
+              UpdateExpression: `ADD chunksTerminal :one${done ? ', chunksDone :one' : ''} SET updatedAt = :at`,
+              ExpressionAttributeValues: { ':one': 1, ':at': at },
             },
-          ],
-        }),
-      );
+          },
+        ],
+      });
     } catch (error) {
       if (isConditionFailure(error))
         throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });

@@ -47,5 +47,21 @@ export function isJobNotFoundError(error: unknown): error is JobNotFoundError {
 /** True for DynamoDB's conditional-check refusals, raw or inside a cancelled transaction. */
 export function isConditionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  return error.name === 'ConditionalCheckFailedException' || error.name === 'TransactionCanceledException';
+  if (error.name === 'ConditionalCheckFailedException') return true;
+  return error.name === 'TransactionCanceledException' && !isTransactionConflict(error);
+}
+
+/**
+ * True when DynamoDB cancelled a transaction only because another transaction was writing one
+ * of its items at the same moment (every reservation and settlement of a job writes the job
+ * item, so under load this is routine). No condition was refused and nothing was written, so
+ * the same request may be sent again; it is not a refusal.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return false;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return (
+    reasons.some((r) => r.Code === 'TransactionConflict') &&
+    !reasons.some((r) => r.Code === 'ConditionalCheckFailed')
+  );
 }
