@@ -1,0 +1,529 @@
+/**
+ * Adaptive concurrency (AIMD) for model calls, with priority lanes.
+ *
+ * Bedrock does not say how much concurrency a model will take; it answers
+ * ThrottlingException once a quota is exceeded. The limiter finds that limit by probing, in
+ * windows of `windowMs`:
+ *
+ * - Multiplicative decrease: a throttle cuts the limit to `floor(limit × decreaseFactor)`, at
+ *   once (`decreaseOn: 'throttle'`, the default) or when its window ends (`'window'`).
+ * - Additive increase: when a window ends with no throttle, the p99 latency of its calls under
+ *   `p99TargetMs`, and the limit actually reached at some point in it, `limit += increase`.
+ * - Otherwise the limit holds. A window in which no call succeeded holds too (no evidence), and
+ *   so does one where demand never reached the limit: growing a limit nobody uses would only
+ *   let the next burst arrive at a concurrency that was never tested.
+ * - The limit always stays within [min, max].
+ *
+ * Only throttles of calls granted since the last decrease count. Calls already in flight when
+ * the limit was cut were admitted under the old, too-high limit; their throttles say nothing
+ * about the new one and would otherwise cut it again. So there is at most one decrease per
+ * "round trip", as in TCP's congestion control.
+ *
+ * Why the decrease is immediate by default: a throttle comes back in milliseconds, so while
+ * the limit is above capacity the permits in excess cycle through one fast throttle after
+ * another. In the limiter bench (test/bench/limiter.ts: capacity 40, 200 callers, 60 s),
+ * cutting at the end of the window made 39 % of all attempts throttles, against 0.2 % when the
+ * cut comes at the first throttle. The late cut kept the model a little busier (goodput 91 %
+ * against 84 % of a fixed limit at capacity), but throttles are not free here: tier 1 moves a
+ * call to the fallback model after two in a row and gives up after three retries.
+ *
+ * Windows are evaluated lazily, whenever a permit is requested or released (or `tick()` is
+ * called, e.g. from a timer), on the injected clock, so tests drive them with a fake clock and
+ * no timers. Nothing can change the limit while no permit moves, so lazy evaluation loses
+ * nothing; a quiet stretch of several windows closes as one evaluation. A call's latency and
+ * throttle count in the window in which it finishes, so `windowMs` should be several times the
+ * calls' latency.
+ *
+ * When the limit drops below the permits in use, those calls finish normally and no new permit
+ * is granted until fewer than `limit` are in use.
+ *
+ * Waiters are served earliest deadline first. A realtime waiter's deadline is its arrival time;
+ * a batch waiter's is its arrival plus `agingMs`. So realtime work goes ahead of batch work,
+ * but a batch waiter that has waited `agingMs` longer than the oldest realtime waiter goes
+ * first: batch work cannot starve however much realtime work arrives, and under overload
+ * realtime work waits at most as long as batch work has waited beyond `agingMs`. Within a lane,
+ * waiters are served first come, first served.
+ *
+ * @example
+ * ```ts
+ * const limiters = new LimiterRegistry({ p99TargetMs: 20_000 });
+ * const output = await limiters
+ *   .for(modelId)
+ *   .run(() => bedrock.send(new ConverseCommand(input)), { lane: job.lane });
+ * ```
+ */
+import type { Lane } from '../model.js';
+import { isThrottle } from './error-class.js';
+
+/** How a finished call bears on the limit. */
+export type CallClass = 'throttle' | 'other';
+
+/** What the limiter decided at the end of a window, and why. */
+export type WindowDecision =
+  | { readonly action: 'decrease'; readonly reason: 'throttled' }
+  | { readonly action: 'increase'; readonly reason: 'clean' }
+  | {
+      readonly action: 'hold';
+      /** `no-successes`: no call finished unthrottled, so there is no latency to judge. */
+      readonly reason: 'no-successes' | 'latency' | 'unsaturated' | 'at-bound';
+    };
+
+/** One evaluated window, for metrics (see `onWindow`). */
+export interface WindowSnapshot {
+  /** The limiter's name (the model id, for limiters from a {@link LimiterRegistry}). */
+  readonly name?: string;
+  /** 1 for the first evaluated window. */
+  readonly index: number;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  /** Calls that finished in the window, throttled or not. */
+  readonly calls: number;
+  /** Throttles that counted (of calls granted since the last decrease before them). */
+  readonly throttles: number;
+  /** Throttles of calls granted before the last decrease, which did not count. */
+  readonly staleThrottles: number;
+  /** Nearest-rank p99 of the latency of the window's calls that were not throttled. */
+  readonly p99Ms?: number;
+  /** Most permits in use at once during the window. */
+  readonly peakActive: number;
+  /** The limit when the window began. */
+  readonly limitBefore: number;
+  /** The limit now in force (after any decrease during the window, and the window's decision). */
+  readonly limitAfter: number;
+  readonly decision: WindowDecision;
+}
+
+/** Options of {@link AdaptiveLimiter}. */
+export interface AdaptiveLimiterOptions {
+  /** Permits at the start. @default 10 */
+  readonly initial?: number;
+  /** The limit never goes below this. @default 1 */
+  readonly min?: number;
+  /** The limit never goes above this. @default 200 */
+  readonly max?: number;
+  /** Added to the limit after a clean, saturated window. @default 5 */
+  readonly increase?: number;
+  /** A throttle multiplies the limit by this (and floors it). @default 0.7 */
+  readonly decreaseFactor?: number;
+  /**
+   * When a throttle cuts the limit: at once (at most once per round trip, see the module
+   * comment), or when its window ends.
+   * @default 'throttle'
+   */
+  readonly decreaseOn?: 'window' | 'throttle';
+  /** Length of an evaluation window. @default 5000 */
+  readonly windowMs?: number;
+  /**
+   * The limit grows only while the window's p99 latency is under this. Set it to what a
+   * healthy call of the model takes; above it the model is queueing, not serving.
+   * @default no latency condition (Infinity)
+   */
+  readonly p99TargetMs?: number;
+  /** How much longer than a realtime waiter a batch waiter waits before it goes first. @default 10000 */
+  readonly agingMs?: number;
+  /** Clock in milliseconds. @default performance.now */
+  readonly now?: () => number;
+  /** Shown in snapshots and stats. */
+  readonly name?: string;
+  /** Called synchronously after each evaluated window, once the new limit is in force; must not throw. */
+  readonly onWindow?: (snapshot: WindowSnapshot) => void;
+}
+
+/** How a call that held a permit went. */
+export interface ReleaseOutcome {
+  /** The call was refused for capacity (ThrottlingException). @default false */
+  readonly throttled?: boolean;
+  /** The call's latency. @default the time since the permit was granted */
+  readonly latencyMs?: number;
+}
+
+/** The right to make one call. Release it exactly once; later releases are ignored. */
+export interface Permit {
+  readonly lane: Lane;
+  /** Clock time at which the permit was granted. */
+  readonly grantedAt: number;
+  /** How long the request waited for it. */
+  readonly waitedMs: number;
+  release(outcome?: ReleaseOutcome): void;
+}
+
+/** Options of {@link AdaptiveLimiter.acquire}. */
+export interface AcquireOptions {
+  /** Aborting it withdraws a waiting request, which then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of {@link AdaptiveLimiter.run}. */
+export interface RunOptions extends AcquireOptions {
+  /** @default 'realtime' (so a limiter used without lanes serves first come, first served) */
+  readonly lane?: Lane;
+  /** Which errors are throttles. @default ThrottlingException by name, as `isThrottle` */
+  readonly classify?: (error: unknown) => CallClass;
+}
+
+/** Counters since the limiter was created. */
+export interface LimiterStats {
+  readonly name?: string;
+  readonly limit: number;
+  readonly active: number;
+  readonly waiting: Readonly<Record<Lane, number>>;
+  /** Windows evaluated (quiet stretches with no permit in use are not counted). */
+  readonly windows: number;
+  readonly increases: number;
+  readonly decreases: number;
+  /** Permits released. */
+  readonly calls: number;
+  /** Throttled calls, stale ones included. */
+  readonly throttles: number;
+  readonly granted: Readonly<Record<Lane, number>>;
+  /** Batch permits granted while a realtime request was waiting, thanks to aging. */
+  readonly agedBatchGrants: number;
+  readonly lastWindow?: WindowSnapshot;
+}
+
+interface Waiter {
+  readonly lane: Lane;
+  readonly arrivedAt: number;
+  /** Earliest deadline is served first (see the module comment). */
+  readonly deadline: number;
+  readonly grant: (permit: Permit) => void;
+}
+
+interface WindowState {
+  calls: number;
+  throttles: number;
+  staleThrottles: number;
+  latencies: number[];
+  peakActive: number;
+  limitAtStart: number;
+}
+
+const defaultClassify = (error: unknown): CallClass => (isThrottle(error) ? 'throttle' : 'other');
+
+function checkInteger(name: string, value: number, least: number): void {
+  if (!Number.isInteger(value) || value < least) {
+    throw new RangeError(`limiter ${name} must be an integer ≥ ${least}; got ${value}`);
+  }
+}
+
+function p99(latencies: number[]): number | undefined {
+  if (latencies.length === 0) return undefined;
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return sorted[Math.ceil(sorted.length * 0.99) - 1];
+}
+
+/**
+ * An AIMD concurrency limiter for one model, with realtime and batch lanes. See the module
+ * comment for the rules.
+ */
+export class AdaptiveLimiter {
+  private readonly min: number;
+  private readonly max: number;
+  private readonly increase: number;
+  private readonly decreaseFactor: number;
+  private readonly windowMs: number;
+  private readonly decreaseOn: 'window' | 'throttle';
+  private readonly p99TargetMs: number;
+  private readonly agingMs: number;
+  private readonly now: () => number;
+  private readonly name: string | undefined;
+  private readonly onWindow: ((snapshot: WindowSnapshot) => void) | undefined;
+
+  private current: number;
+  private inUse = 0;
+  private readonly queues: Record<Lane, Waiter[]> = { realtime: [], batch: [] };
+  // Bumped by every decrease; a permit remembers the epoch it was granted in.
+  private epoch = 0;
+  private windowStart: number;
+  private window: WindowState;
+  private readonly totals = {
+    windows: 0,
+    increases: 0,
+    decreases: 0,
+    calls: 0,
+    throttles: 0,
+    agedBatchGrants: 0,
+    granted: { realtime: 0, batch: 0 },
+  };
+  private lastWindow: WindowSnapshot | undefined;
+
+  constructor(options: AdaptiveLimiterOptions = {}) {
+    this.min = options.min ?? 1;
+    this.max = options.max ?? 200;
+    this.current = options.initial ?? 10;
+    this.increase = options.increase ?? 5;
+    this.decreaseFactor = options.decreaseFactor ?? 0.7;
+    this.windowMs = options.windowMs ?? 5000;
+    this.decreaseOn = options.decreaseOn ?? 'throttle';
+    this.p99TargetMs = options.p99TargetMs ?? Number.POSITIVE_INFINITY;
+    this.agingMs = options.agingMs ?? 10_000;
+    this.now = options.now ?? (() => performance.now());
+    this.name = options.name;
+    this.onWindow = options.onWindow;
+
+    checkInteger('min', this.min, 1);
+    checkInteger('max', this.max, this.min);
+    checkInteger('increase', this.increase, 1);
+    if (!Number.isInteger(this.current) || this.current < this.min || this.current > this.max) {
+      throw new RangeError(
+        `limiter initial must be an integer in [${this.min}, ${this.max}]; got ${this.current}`,
+      );
+    }
+    if (!(this.decreaseFactor > 0 && this.decreaseFactor < 1)) {
+      throw new RangeError(`limiter decreaseFactor must be in (0, 1); got ${this.decreaseFactor}`);
+    }
+    if (!(this.windowMs > 0 && Number.isFinite(this.windowMs))) {
+      throw new RangeError(`limiter windowMs must be a finite number > 0; got ${this.windowMs}`);
+    }
+    if (!(this.p99TargetMs > 0)) {
+      throw new RangeError(`limiter p99TargetMs must be > 0; got ${this.p99TargetMs}`);
+    }
+    if (!(this.agingMs >= 0 && Number.isFinite(this.agingMs))) {
+      throw new RangeError(`limiter agingMs must be a finite number ≥ 0; got ${this.agingMs}`);
+    }
+
+    this.windowStart = this.now();
+    this.window = this.freshWindow();
+  }
+
+  /** Permits that may be in use at once, as of the last evaluated window. */
+  get limit(): number {
+    return this.current;
+  }
+
+  /** Permits in use. */
+  get active(): number {
+    return this.inUse;
+  }
+
+  /** Requests waiting for a permit, both lanes. */
+  get waiting(): number {
+    return this.queues.realtime.length + this.queues.batch.length;
+  }
+
+  /**
+   * Runs `task` under a permit and releases it when the task settles, reporting a throttle
+   * when `classify` says the task's error is one. Without options it is a drop-in for
+   * `Semaphore.run`.
+   */
+  async run<T>(task: () => Promise<T>, options: RunOptions = {}): Promise<T> {
+    const permit = await this.acquire(options.lane ?? 'realtime', options);
+    let throttled = false;
+    try {
+      return await task();
+    } catch (error) {
+      throttled = (options.classify ?? defaultClassify)(error) === 'throttle';
+      throw error;
+    } finally {
+      permit.release({ throttled });
+    }
+  }
+
+  /** Waits for a permit in `lane`. The caller must release it, with the call's outcome. */
+  acquire(lane: Lane, options: AcquireOptions = {}): Promise<Permit> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    this.tick();
+    const arrivedAt = this.now();
+    if (this.waiting === 0 && this.inUse < this.current) {
+      return Promise.resolve(this.grant(lane, arrivedAt));
+    }
+    return new Promise<Permit>((resolve, reject) => {
+      const onAbort = (): void => {
+        const queue = this.queues[lane];
+        const at = queue.indexOf(waiter);
+        if (at >= 0) queue.splice(at, 1);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        lane,
+        arrivedAt,
+        deadline: arrivedAt + (lane === 'batch' ? this.agingMs : 0),
+        grant: (permit) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(permit);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queues[lane].push(waiter);
+    });
+  }
+
+  /**
+   * Evaluates any window that has ended and grants what the limit allows. Acquire and release
+   * do this themselves; call it from a timer only if windows must close while nothing moves
+   * (e.g. to publish `onWindow` metrics on time).
+   */
+  tick(): void {
+    this.roll();
+    this.pump();
+  }
+
+  /** Counters and the current state. */
+  stats(): LimiterStats {
+    return {
+      ...(this.name !== undefined ? { name: this.name } : {}),
+      limit: this.current,
+      active: this.inUse,
+      waiting: { realtime: this.queues.realtime.length, batch: this.queues.batch.length },
+      windows: this.totals.windows,
+      increases: this.totals.increases,
+      decreases: this.totals.decreases,
+      calls: this.totals.calls,
+      throttles: this.totals.throttles,
+      granted: { ...this.totals.granted },
+      agedBatchGrants: this.totals.agedBatchGrants,
+      ...(this.lastWindow ? { lastWindow: this.lastWindow } : {}),
+    };
+  }
+
+  private freshWindow(): WindowState {
+    return {
+      calls: 0,
+      throttles: 0,
+      staleThrottles: 0,
+      latencies: [],
+      peakActive: this.inUse,
+      limitAtStart: this.current,
+    };
+  }
+
+  private grant(lane: Lane, arrivedAt: number): Permit {
+    const grantedAt = this.now();
+    const epoch = this.epoch;
+    this.inUse++;
+    this.window.peakActive = Math.max(this.window.peakActive, this.inUse);
+    this.totals.granted[lane]++;
+    let released = false;
+    return {
+      lane,
+      grantedAt,
+      waitedMs: grantedAt - arrivedAt,
+      release: (outcome = {}) => {
+        if (released) return;
+        released = true;
+        this.settle(epoch, outcome.throttled ?? false, outcome.latencyMs ?? this.now() - grantedAt);
+      },
+    };
+  }
+
+  private settle(epoch: number, throttled: boolean, latencyMs: number): void {
+    // The call belongs to the window in which it finishes: close earlier ones first.
+    this.roll();
+    this.inUse--;
+    this.totals.calls++;
+    this.window.calls++;
+    if (throttled) {
+      this.totals.throttles++;
+      if (epoch === this.epoch) {
+        this.window.throttles++;
+        if (this.decreaseOn === 'throttle') this.decrease();
+      } else this.window.staleThrottles++;
+    } else {
+      this.window.latencies.push(latencyMs);
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.inUse < this.current) {
+      const realtime = this.queues.realtime[0];
+      const batch = this.queues.batch[0];
+      if (!realtime && !batch) return;
+      // Earliest deadline first; a tie goes to realtime.
+      const next = !batch || (realtime && realtime.deadline <= batch.deadline) ? realtime : batch;
+      if (!next) return;
+      this.queues[next.lane].shift();
+      if (next.lane === 'batch' && realtime) this.totals.agedBatchGrants++;
+      next.grant(this.grant(next.lane, next.arrivedAt));
+    }
+  }
+
+  private roll(): void {
+    const now = this.now();
+    const end = this.windowStart + this.windowMs;
+    if (now < end) return;
+    const window = this.window;
+    if (window.calls > 0 || window.peakActive > 0) this.evaluate(window, end);
+    // Windows after the first that ended are empty: skip them, staying on the window grid.
+    this.windowStart += Math.floor((now - this.windowStart) / this.windowMs) * this.windowMs;
+    this.window = this.freshWindow();
+  }
+
+  private decrease(): void {
+    this.current = Math.max(this.min, Math.floor(this.current * this.decreaseFactor));
+    this.epoch++;
+    this.totals.decreases++;
+  }
+
+  private evaluate(window: WindowState, endedAt: number): void {
+    const before = this.current;
+    const latency = p99(window.latencies);
+    let decision: WindowDecision;
+    if (window.throttles > 0) {
+      decision = { action: 'decrease', reason: 'throttled' };
+      if (this.decreaseOn === 'window') this.decrease();
+    } else if (latency === undefined) {
+      decision = { action: 'hold', reason: 'no-successes' };
+    } else if (latency >= this.p99TargetMs) {
+      decision = { action: 'hold', reason: 'latency' };
+    } else if (window.peakActive < before) {
+      decision = { action: 'hold', reason: 'unsaturated' };
+    } else if (before >= this.max) {
+      decision = { action: 'hold', reason: 'at-bound' };
+    } else {
+      decision = { action: 'increase', reason: 'clean' };
+      this.current = Math.min(this.max, before + this.increase);
+      this.totals.increases++;
+    }
+    this.totals.windows++;
+    const snapshot: WindowSnapshot = {
+      ...(this.name !== undefined ? { name: this.name } : {}),
+      index: this.totals.windows,
+      startedAt: this.windowStart,
+      endedAt,
+      calls: window.calls,
+      throttles: window.throttles,
+      staleThrottles: window.staleThrottles,
+      ...(latency !== undefined ? { p99Ms: latency } : {}),
+      peakActive: window.peakActive,
+      limitBefore: window.limitAtStart,
+      limitAfter: this.current,
+      decision,
+    };
+    this.lastWindow = snapshot;
+    this.onWindow?.(snapshot);
+  }
+}
+
+/** Options of {@link LimiterRegistry}: defaults for every model, and per-model overrides. */
+export interface LimiterRegistryOptions extends Omit<AdaptiveLimiterOptions, 'name'> {
+  readonly perModel?: Readonly<Record<string, Omit<AdaptiveLimiterOptions, 'name' | 'onWindow' | 'now'>>>;
+}
+
+/**
+ * One {@link AdaptiveLimiter} per model id, created on first use: quotas are per model, and the
+ * fallback model has its own. Keep one registry per process (module scope), not per chunk, so
+ * what a limiter learned carries over from one chunk to the next.
+ */
+export class LimiterRegistry {
+  private readonly limiters = new Map<string, AdaptiveLimiter>();
+
+  constructor(private readonly options: LimiterRegistryOptions = {}) {}
+
+  /** The limiter of `modelId`; snapshots and stats carry the model id as `name`. */
+  for(modelId: string): AdaptiveLimiter {
+    let limiter = this.limiters.get(modelId);
+    if (!limiter) {
+      const { perModel, ...defaults } = this.options;
+      limiter = new AdaptiveLimiter({ ...defaults, ...perModel?.[modelId], name: modelId });
+      this.limiters.set(modelId, limiter);
+    }
+    return limiter;
+  }
+
+  /** Stats of every limiter created so far, by model id. */
+  stats(): Record<string, LimiterStats> {
+    return Object.fromEntries([...this.limiters].map(([modelId, limiter]) => [modelId, limiter.stats()]));
+  }
+}
