@@ -17,6 +17,12 @@ const schema = z.object({
   ALERTS_TOPIC_ARN: z.string().optional(),
   /** Clauses grouped into one chunk (one SQS message). */
   CHUNK_CLAUSES: z.coerce.number().int().min(1).max(200).default(8),
+  /** Model calls the adaptive limiter allows at first, per model and process. */
+  LIMITER_INITIAL: z.coerce.number().int().min(1).default(10),
+  /** Most model calls the adaptive limiter ever allows at once, per model and process. */
+  LIMITER_MAX: z.coerce.number().int().min(1).default(200),
+  /** Length of the limiter's evaluation window. */
+  LIMITER_WINDOW_MS: z.coerce.number().int().min(100).default(5000),
   /** Largest document accepted at intake. */
   MAX_DOCUMENT_BYTES: z.coerce
     .number()

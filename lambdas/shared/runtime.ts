@@ -6,6 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeDeps } from '../core/finalize/finalize.js';
 import type { IntakeDeps } from '../core/intake/intake.js';
+import { LimiterRegistry } from '../core/worker/limiter.js';
 import type { WorkerDeps } from '../core/worker/process-chunk.js';
 import { type AwsConnection, clientConfig } from './aws-clients.js';
 import type { RuntimeConfig } from './config.js';
@@ -23,16 +24,31 @@ export interface RuntimeClients {
  * the worker's tier-1 retry owns backoff and the fallback model, and a hidden second layer
  * of retries would multiply attempts and blur the accounting.
  */
-export function createClients(connection: AwsConnection & { bedrockEndpoint?: string } = {}): RuntimeClients {
+export function createClients(
+  connection: AwsConnection & {
+    bedrockEndpoint?: string;
+    /** Sockets per client; the SDK's 50 is too few when one process runs many invocations. */
+    maxSockets?: number;
+  } = {},
+): RuntimeClients {
   const base = clientConfig(connection);
-  const { forcePathStyle, ...common } = base;
+  const { forcePathStyle, ...config } = base;
+  const common = connection.maxSockets
+    ? {
+        ...config,
+        requestHandler: {
+          httpAgent: { keepAlive: true, maxSockets: connection.maxSockets },
+          httpsAgent: { keepAlive: true, maxSockets: connection.maxSockets },
+        },
+      }
+    : config;
   const dynamodb = new DynamoDBClient(common);
   return {
     db: DynamoDBDocumentClient.from(dynamodb, { marshallOptions: { removeUndefinedValues: true } }),
     sqs: new SQSClient(common),
     s3: new S3Client({ ...common, ...(forcePathStyle ? { forcePathStyle } : {}) }),
     bedrock: new BedrockRuntimeClient({
-      ...common,
+      ...config,
       ...(connection.bedrockEndpoint ? { endpoint: connection.bedrockEndpoint } : {}),
       maxAttempts: 1,
     }),
@@ -56,6 +72,13 @@ export function workerDeps(
     callConcurrency: config.CALL_CONCURRENCY,
     modelTimeoutMs: config.MODEL_TIMEOUT_MS,
     redeliveryBackoffSeconds: config.REDELIVERY_BACKOFF_SECONDS,
+    // One limiter per model for the whole process, so what it learns outlives a chunk.
+    limiters: new LimiterRegistry({
+      initial: config.LIMITER_INITIAL,
+      max: config.LIMITER_MAX,
+      windowMs: config.LIMITER_WINDOW_MS,
+      p99TargetMs: config.MODEL_TIMEOUT_MS / 2,
+    }),
     ...extra,
   };
 }

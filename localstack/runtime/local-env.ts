@@ -11,6 +11,11 @@ export interface LocalRunSettings {
   readonly defaultCostCeilingMicros: number;
   readonly defaultLane: 'realtime' | 'batch';
   readonly maxDocumentBytes: number;
+  /**
+   * The adaptive limiter's starting point per model. The realtime lane's invocations share
+   * one process here (in Lambda each has its own), so it starts where they would together.
+   */
+  readonly limiterInitial: number;
 }
 
 /** Defaults for local runs: short leases and backoffs so that recovery is seen in seconds. */
@@ -23,6 +28,7 @@ export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
   defaultCostCeilingMicros: 5_000_000,
   defaultLane: 'realtime',
   maxDocumentBytes: 10 * 1024 * 1024,
+  limiterInitial: 64,
 };
 
 /**
@@ -59,5 +65,7 @@ export function localEnvironment(
     DEFAULT_COST_CEILING_MICROS: String(settings.defaultCostCeilingMicros),
     DEFAULT_LANE: settings.defaultLane,
     MAX_DOCUMENT_BYTES: String(settings.maxDocumentBytes),
+    LIMITER_INITIAL: String(settings.limiterInitial),
+    LIMITER_WINDOW_MS: '2000',
   };
 }

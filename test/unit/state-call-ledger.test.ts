@@ -40,6 +40,9 @@ const lease: Lease = {
   expiresAt: NOW + 60_000,
 };
 const LIMIT = 1_000_000;
+/** A reservation this holder (worker-a, fence 3) made. */
+const HELD = { estimate: 4_500, owner: 'worker-a:3' } as const;
+const HELD_100 = { estimate: 100, owner: 'worker-a:3' } as const;
 
 function transactionCancelled(codes: string[]): TransactionCanceledException {
   return new TransactionCanceledException({
@@ -50,7 +53,14 @@ function transactionCancelled(codes: string[]): TransactionCanceledException {
 }
 
 function jobItem(overrides: Partial<Job> = {}): Partial<Job> {
-  return { jobId: 'job-1', status: 'running', costLimit: LIMIT, costCommitted: 0, ...overrides };
+  return {
+    jobId: 'job-1',
+    status: 'running',
+    costLimit: LIMIT,
+    costCommitted: 0,
+    costSpent: 0,
+    ...overrides,
+  };
 }
 
 function transactions(): TransactWriteCommandInput[] {
@@ -100,6 +110,8 @@ describe('CallLedger.reserve', () => {
       ok: true,
       estimate: 4_500,
       reservedAt: NOW,
+      // The holder the entry is fenced to; settlement presents it again.
+      owner: 'worker-a:3',
     });
     const [tx] = transactions();
     const [fence, job, entry] = tx?.TransactItems ?? [];
@@ -187,9 +199,10 @@ describe('CallLedger.reserve', () => {
     });
   });
 
-  it('reports budget when the estimate does not fit, and stops every later reservation of the job', async () => {
+  it('reports budget when the estimate cannot fit even once every call in flight settles, and stops every later reservation of the job', async () => {
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['None', 'ConditionalCheckFailed', 'None']));
-    ddb.on(QueryCommand).resolves({ Items: [jobItem({ costCommitted: LIMIT - 99 })] });
+    // Settled spend alone leaves 99 of room: no settlement can make room for 100.
+    ddb.on(QueryCommand).resolves({ Items: [jobItem({ costCommitted: LIMIT - 99, costSpent: LIMIT - 99 })] });
     ddb.on(UpdateCommand).resolves({});
     expect(await ledger.reserve(call, lease, 100, { costLimit: LIMIT })).toEqual({
       ok: false,
@@ -215,13 +228,37 @@ describe('CallLedger.reserve', () => {
       ok: false,
       reason: 'budget',
     });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
   });
 
-  it('reports budget, not lease-lost, when a settlement freed room between the refusal and the re-read', async () => {
+  it('reports contended, marking nothing, when only reservations of calls in flight hold the room', async () => {
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['None', 'ConditionalCheckFailed', 'None']));
-    // The re-read sees room again: another call settled below its worst-case estimate meanwhile.
-    ddb.on(QueryCommand).resolves({ Items: [jobItem({ costCommitted: 0 })] });
+    // Committed is at the ceiling, but most of it is reserved: settled spend leaves room for 100.
+    ddb.on(QueryCommand).resolves({
+      Items: [jobItem({ costCommitted: LIMIT, costReserved: LIMIT - 500, costSpent: 500 })],
+    });
     ddb.on(UpdateCommand).resolves({});
+    expect(await ledger.reserve(call, lease, 100, { costLimit: LIMIT })).toEqual({
+      ok: false,
+      reason: 'contended',
+    });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('judges budget by settled spend plus the estimate against the ceiling, inclusive', async () => {
+    ddb.on(TransactWriteCommand).rejects(transactionCancelled(['None', 'ConditionalCheckFailed', 'None']));
+    ddb.on(UpdateCommand).resolves({});
+    ddb
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [jobItem({ costCommitted: LIMIT, costSpent: LIMIT - 100 })] })
+      .resolvesOnce({ Items: [jobItem({ costCommitted: LIMIT, costSpent: LIMIT - 99 })] });
+    // spent + estimate = limit: it fits once the calls in flight settle.
+    expect(await ledger.reserve(call, lease, 100, { costLimit: LIMIT })).toEqual({
+      ok: false,
+      reason: 'contended',
+    });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    // One over: it never will.
     expect(await ledger.reserve(call, lease, 100, { costLimit: LIMIT })).toEqual({
       ok: false,
       reason: 'budget',
@@ -229,12 +266,26 @@ describe('CallLedger.reserve', () => {
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
   });
 
-  it('never calls again an entry that another holder already finished', async () => {
+  it('reports final, without reading the job, for an entry another holder already finished', async () => {
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['None', 'None', 'ConditionalCheckFailed']));
     ddb.on(QueryCommand).resolves({ Items: [jobItem()] });
     expect(await ledger.reserve(call, lease, 100, { costLimit: LIMIT })).toEqual({
       ok: false,
-      reason: 'lease-lost',
+      reason: 'final',
+    });
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('reports cancelled rather than final when the job was cancelled too', async () => {
+    // The job item comes before the entry: its refusal is the one reported.
+    ddb
+      .on(TransactWriteCommand)
+      .rejects(transactionCancelled(['None', 'ConditionalCheckFailed', 'ConditionalCheckFailed']));
+    ddb.on(QueryCommand).resolves({ Items: [jobItem({ status: 'cancelled' })] });
+    expect(await ledger.reserve(call, lease, 100, { costLimit: LIMIT })).toEqual({
+      ok: false,
+      reason: 'cancelled',
     });
   });
 
@@ -259,7 +310,7 @@ describe('CallLedger transaction conflicts', () => {
       .resolves({});
     const reservation = ledger.reserve(call, lease, 100, { costLimit: LIMIT });
     await vi.runAllTimersAsync();
-    expect(await reservation).toEqual({ ok: true, estimate: 100, reservedAt: NOW });
+    expect(await reservation).toEqual({ ok: true, estimate: 100, reservedAt: NOW, owner: 'worker-a:3' });
     expect(transactions()).toHaveLength(2);
     expect(transactions()[1]).toEqual(transactions()[0]);
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
@@ -274,7 +325,7 @@ describe('CallLedger transaction conflicts', () => {
       .resolves({});
     const settled = ledger.settleAnswered(
       call,
-      { estimate: 100 },
+      HELD_100,
       { modelId: 'm', inputTokens: 1, outputTokens: 1, cost: 10 },
       { status: 'done', result: '{}' },
     );
@@ -300,7 +351,7 @@ describe('CallLedger.settleAnswered', () => {
     ddb.on(TransactWriteCommand).resolves({});
     await ledger.settleAnswered(
       call,
-      { estimate: 4_500 },
+      HELD,
       { modelId: 'model-a', inputTokens: 900, outputTokens: 120, cost: 375 },
       { status: 'done', result: '{"summary":"ok"}' },
     );
@@ -328,11 +379,12 @@ describe('CallLedger.settleAnswered', () => {
 
   it('leaves the status alone for an attempt that does not end the call (before a repair retry)', async () => {
     ddb.on(TransactWriteCommand).resolves({});
-    await ledger.settleAnswered(
-      call,
-      { estimate: 4_500 },
-      { modelId: 'model-a', inputTokens: 900, outputTokens: 120, cost: 375 },
-    );
+    await ledger.settleAnswered(call, HELD, {
+      modelId: 'model-a',
+      inputTokens: 900,
+      outputTokens: 120,
+      cost: 375,
+    });
     const entry = updateOf(transactions()[0], 'CALL#0007#c0012#liability-counsel');
     expect(entry?.UpdateExpression).not.toContain('#status');
     expect(entry?.ExpressionAttributeNames).toBeUndefined();
@@ -343,7 +395,7 @@ describe('CallLedger.settleAnswered', () => {
     ddb.on(TransactWriteCommand).resolves({});
     await ledger.settleAnswered(
       call,
-      { estimate: 4_500 },
+      HELD,
       { modelId: 'model-a', inputTokens: 900, outputTokens: 120, cost: 375 },
       { status: 'failed', failureKind: 'validation', errorClass: 'validation', lastError: 'e'.repeat(2000) },
     );
@@ -355,20 +407,63 @@ describe('CallLedger.settleAnswered', () => {
       ':err': 'e'.repeat(1000),
     });
   });
+  it('writes the entry only while it is still fenced to this holder', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    await ledger.settleAnswered(
+      call,
+      HELD,
+      { modelId: 'model-a', inputTokens: 900, outputTokens: 120, cost: 375 },
+      { status: 'done', result: '{}' },
+    );
+    const [tx] = transactions();
+    const entry = updateOf(tx, 'CALL#0007#c0012#liability-counsel');
+    expect(entry?.ConditionExpression).toBe('ownerFence = :owner');
+    expect(entry?.ExpressionAttributeValues?.[':owner']).toBe('worker-a:3');
+    // The money moves unconditionally: it was reserved and spent whoever holds the entry now.
+    expect(updateOf(tx, 'JOB')?.ConditionExpression).toBeUndefined();
+  });
+
+  it('still settles the money, alone, when a later holder has re-reserved the entry', async () => {
+    ddb
+      .on(TransactWriteCommand)
+      .rejectsOnce(transactionCancelled(['None', 'ConditionalCheckFailed']))
+      .resolves({});
+    await expect(
+      ledger.settleAnswered(
+        call,
+        HELD,
+        { modelId: 'model-a', inputTokens: 900, outputTokens: 120, cost: 375 },
+        { status: 'done', result: '{"summary":"late"}' },
+      ),
+    ).resolves.toBeUndefined();
+    const [both, moneyOnly] = transactions();
+    expect(transactions()).toHaveLength(2);
+    expect(moneyOnly?.TransactItems).toEqual([{ Update: updateOf(both, 'JOB') }]);
+    expect(updateOf(moneyOnly, 'JOB')?.ExpressionAttributeValues).toEqual({
+      ':delta': 375 - 4_500,
+      ':est': 4_500,
+      ':cost': 375,
+    });
+    expect(updateOf(moneyOnly, 'CALL#0007#c0012#liability-counsel')).toBeUndefined();
+  });
+
+  it('does not settle the money alone when the transaction failed for another reason', async () => {
+    ddb.on(TransactWriteCommand).rejects(new Error('InternalServerError'));
+    await expect(
+      ledger.settleAnswered(call, HELD, { modelId: 'model-a', inputTokens: 1, outputTokens: 1, cost: 1 }),
+    ).rejects.toThrow('InternalServerError');
+    expect(transactions()).toHaveLength(1);
+  });
 });
 
 describe('CallLedger.settleUnanswered', () => {
   it('releases the whole reservation of a call that got no answer and records it retryable', async () => {
     ddb.on(TransactWriteCommand).resolves({});
-    await ledger.settleUnanswered(
-      call,
-      { estimate: 4_500 },
-      {
-        status: 'retryable',
-        errorClass: 'transient',
-        lastError: 'ThrottlingException: slow down',
-      },
-    );
+    await ledger.settleUnanswered(call, HELD, {
+      status: 'retryable',
+      errorClass: 'transient',
+      lastError: 'ThrottlingException: slow down',
+    });
     const [tx] = transactions();
     expect(updateOf(tx, 'JOB')).toMatchObject({
       UpdateExpression: 'SET costCommitted = costCommitted - :est, costReserved = costReserved - :est',
@@ -385,12 +480,16 @@ describe('CallLedger.settleUnanswered', () => {
 
   it('touches only the entry when nothing was reserved (a call refused for budget)', async () => {
     ddb.on(TransactWriteCommand).resolves({});
-    await ledger.settleUnanswered(call, undefined, {
-      status: 'failed',
-      failureKind: 'budget',
-      errorClass: 'logic',
-      lastError: 'not started',
-    });
+    await ledger.settleUnanswered(
+      call,
+      { owner: 'worker-a:3' },
+      {
+        status: 'failed',
+        failureKind: 'budget',
+        errorClass: 'logic',
+        lastError: 'not started',
+      },
+    );
     const [tx] = transactions();
     expect(tx?.TransactItems).toHaveLength(1);
     expect(updateOf(tx, 'JOB')).toBeUndefined();
@@ -401,12 +500,16 @@ describe('CallLedger.settleUnanswered', () => {
 
   it('keeps the entry shape readable as a LedgerEntry', async () => {
     ddb.on(TransactWriteCommand).resolves({});
-    await ledger.settleUnanswered(call, undefined, {
-      status: 'failed',
-      failureKind: 'permanent',
-      errorClass: 'logic',
-      lastError: 'AccessDeniedException: no',
-    });
+    await ledger.settleUnanswered(
+      call,
+      { owner: 'worker-a:3' },
+      {
+        status: 'failed',
+        failureKind: 'permanent',
+        errorClass: 'logic',
+        lastError: 'AccessDeniedException: no',
+      },
+    );
     const values = updateOf(
       transactions()[0],
       'CALL#0007#c0012#liability-counsel',
@@ -425,5 +528,96 @@ describe('CallLedger.settleUnanswered', () => {
       analystId: 'liability-counsel',
       idempotencyKey: 'key-v1',
     });
+  });
+
+  it('with a reservation, writes the entry only while it is still fenced to this holder', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    await ledger.settleUnanswered(call, HELD, {
+      status: 'retryable',
+      errorClass: 'transient',
+      lastError: 'ThrottlingException: slow down',
+    });
+    const entry = updateOf(transactions()[0], 'CALL#0007#c0012#liability-counsel');
+    expect(entry?.ConditionExpression).toBe('ownerFence = :owner');
+    expect(entry?.ExpressionAttributeValues?.[':owner']).toBe('worker-a:3');
+    expect(entry?.ExpressionAttributeValues).not.toHaveProperty(':done');
+  });
+
+  it('without a reservation, overwrites an entry that is new, retryable or in flight (the caller holds the chunk), never a final one', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    await ledger.settleUnanswered(
+      call,
+      { owner: 'worker-a:3' },
+      {
+        status: 'failed',
+        failureKind: 'budget',
+        errorClass: 'logic',
+        lastError: 'not started',
+      },
+    );
+    const entry = updateOf(transactions()[0], 'CALL#0007#c0012#liability-counsel');
+    expect(entry?.ConditionExpression).toBe(
+      'attribute_not_exists(#status) OR NOT (#status IN (:done, :failed))',
+    );
+    expect(entry?.ExpressionAttributeNames).toEqual({ '#status': 'status' });
+    expect(entry?.ExpressionAttributeValues).toMatchObject({
+      ':done': 'done',
+      ':failed': 'failed',
+      ':owner': 'worker-a:3',
+    });
+    // The entry becomes this holder's, so a dead holder's late settlement cannot overwrite it.
+    expect(entry?.UpdateExpression).toContain('ownerFence = :owner');
+  });
+
+  it('releases the reservation, alone, when a later holder has re-reserved the entry', async () => {
+    ddb
+      .on(TransactWriteCommand)
+      .rejectsOnce(transactionCancelled(['None', 'ConditionalCheckFailed']))
+      .resolves({});
+    await expect(
+      ledger.settleUnanswered(call, HELD, {
+        status: 'retryable',
+        errorClass: 'transient',
+        lastError: 'ServiceUnavailableException: busy',
+      }),
+    ).resolves.toBeUndefined();
+    const [both, moneyOnly] = transactions();
+    expect(transactions()).toHaveLength(2);
+    expect(updateOf(both, 'CALL#0007#c0012#liability-counsel')).toBeDefined();
+    expect(moneyOnly?.TransactItems).toEqual([
+      {
+        Update: {
+          TableName: TABLE,
+          Key: { pk: 'JOB#job-1', sk: 'JOB' },
+          UpdateExpression: 'SET costCommitted = costCommitted - :est, costReserved = costReserved - :est',
+          ExpressionAttributeValues: { ':est': 4_500 },
+        },
+      },
+    ]);
+  });
+
+  it('leaves an entry that another holder finished alone, and moves no money', async () => {
+    ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed']));
+    await expect(
+      ledger.settleUnanswered(
+        call,
+        { owner: 'worker-a:3' },
+        {
+          status: 'failed',
+          failureKind: 'budget',
+          errorClass: 'logic',
+          lastError: 'not started',
+        },
+      ),
+    ).resolves.toBeUndefined();
+    expect(transactions()).toHaveLength(1);
+  });
+
+  it('propagates a settlement failure that is not a refusal', async () => {
+    ddb.on(TransactWriteCommand).rejects(new Error('InternalServerError'));
+    await expect(
+      ledger.settleUnanswered(call, HELD, { status: 'retryable', errorClass: 'transient', lastError: 'x' }),
+    ).rejects.toThrow('InternalServerError');
+    expect(transactions()).toHaveLength(1);
   });
 });

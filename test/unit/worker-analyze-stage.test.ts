@@ -32,6 +32,7 @@ import {
   worstCaseInputTokens,
 } from '../../lambdas/core/worker/analyze-stage.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
+import { LimiterRegistry } from '../../lambdas/core/worker/limiter.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
 
 const TABLE = 'state-table';
@@ -138,6 +139,10 @@ interface Refusal {
   readonly job?: Partial<Job>;
   /** Refuse from this reservation on (1-based). @default 1 */
   readonly from?: number;
+  /** Refuse up to this reservation (1-based), accepting the later ones. @default every one */
+  readonly until?: number;
+  /** Refuse only while this holds (e.g. once a cancel has been recorded). @default always */
+  readonly when?: () => boolean;
 }
 
 interface Scenario {
@@ -179,7 +184,14 @@ function arrange(scenario: Scenario = {}) {
     if (label === 'reserve') {
       reservations++;
       const refusal = scenario.refusal;
-      if (refusal && reservations >= (refusal.from ?? 1)) throw transactionCancelled(refusal.codes);
+      if (
+        refusal &&
+        reservations >= (refusal.from ?? 1) &&
+        reservations <= (refusal.until ?? Number.POSITIVE_INFINITY) &&
+        (refusal.when?.() ?? true)
+      ) {
+        throw transactionCancelled(refusal.codes);
+      }
     }
     return {};
   });
@@ -239,6 +251,24 @@ function jobUpdate(tx: TransactWriteCommandInput | undefined) {
 function entryUpdate(tx: TransactWriteCommandInput | undefined) {
   return tx?.TransactItems?.find((item) => String(item.Update?.Key?.sk).startsWith('CALL#'))?.Update;
 }
+
+/** Lets pending promise callbacks (and mocked SDK sends) run. */
+const flush = async (rounds = 5): Promise<void> => {
+  for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+/** Limiters on the test clock, with windows too long to move the limit unless a throttle does. */
+function limiters(initial = 10): LimiterRegistry {
+  return new LimiterRegistry({ initial, windowMs: 1e9, now: () => clock });
+}
+
+/** A refusal by the job item of a running job whose settled spend leaves room: calls in flight hold it. */
+const CONTENDED = ['None', 'ConditionalCheckFailed', 'None'];
+const contendedJob: Partial<Job> = {
+  costCommitted: job.costLimit,
+  costReserved: job.costLimit,
+  costSpent: 0,
+};
 
 beforeEach(() => {
   ddb.reset();
@@ -381,7 +411,10 @@ describe('analyzeChunk: budget reservations', () => {
 
   it('skips a call refused for budget, recording it failed without calling Bedrock, and goes on', async () => {
     arrange({
-      refusal: { codes: ['None', 'ConditionalCheckFailed', 'None'], job: { costCommitted: job.costLimit } },
+      refusal: {
+        codes: ['None', 'ConditionalCheckFailed', 'None'],
+        job: { costCommitted: job.costLimit, costSpent: job.costLimit },
+      },
     });
     const outcome = await run([clause(1), clause(2)], { deps: { semaphore: new Semaphore(1) } });
     expect(outcome.stopped).toBeUndefined();
@@ -616,5 +649,221 @@ describe('analyzeChunk: concurrency and stopping', () => {
     arrange();
     ddb.on(TransactWriteCommand).rejects(new Error('table is gone'));
     await expect(run([clause(1)])).rejects.toThrow('table is gone');
+  });
+});
+
+describe('analyzeChunk: contended reservations', () => {
+  it('asks again after a short wait while only reservations of calls in flight hold the room', async () => {
+    arrange({ refusal: { codes: CONTENDED, job: contendedJob, until: 2 } });
+    const registry = limiters();
+    const outcome = await run([clause(1)], { deps: { limiters: registry } });
+    expect(outcome).toEqual({
+      exhausted: [],
+      counts: { done: 1, reused: 0, failed: 0, skipped: 0, retries: 0 },
+    });
+    expect(events).toEqual([
+      'reserve',
+      'reserve',
+      'reserve',
+      `converse:${PRIMARY_MODEL_ID}`,
+      'answered:done',
+    ]);
+    // 100 ms plus up to 400 ms of jitter (random() = 0.5), on the stage's halt signal.
+    expect(sleep.mock.calls.map(([ms]) => ms)).toEqual([300, 300]);
+    expect(sleep.mock.calls[0]?.[1]).toBeInstanceOf(AbortSignal);
+    // Contention is not the ceiling: the job is not marked over budget.
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    // No permit is held while it waits for room: one per attempt, the refused ones unused.
+    expect(registry.stats()[PRIMARY_MODEL_ID]).toMatchObject({
+      granted: { realtime: 3, batch: 0 },
+      calls: 1,
+      active: 0,
+    });
+  });
+
+  it('treats the ceiling as reached once contention outlasts the tier-1 time cap', async () => {
+    arrange({ refusal: { codes: CONTENDED, job: contendedJob } });
+    const waits = vi.fn(async (ms: number, _signal?: AbortSignal) => {
+      clock += ms;
+    });
+    const registry = limiters();
+    const outcome = await run([clause(1)], {
+      deps: { sleep: waits, backoff: { ...DEFAULT_BACKOFF, totalCapMs: 1_000 }, limiters: registry },
+    });
+    expect(outcome.stopped).toBeUndefined();
+    expect(outcome.counts).toEqual({ done: 0, reused: 0, failed: 0, skipped: 1, retries: 0 });
+    // Asked at 0, 300, 600, 900 and 1,200 ms: the last is past the 1 s cap.
+    expect(waits).toHaveBeenCalledTimes(4);
+    expect(events).toEqual([...Array(5).fill('reserve'), 'unanswered:failed (nothing reserved)']);
+    expect(ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input)).toEqual([
+      {
+        TableName: TABLE,
+        Key: { pk: 'JOB#job-1', sk: 'JOB' },
+        UpdateExpression: 'SET budgetExceededAt = :at',
+        ConditionExpression: 'attribute_not_exists(budgetExceededAt)',
+        ExpressionAttributeValues: { ':at': new Date(NOW + 1_200).toISOString() },
+      },
+    ]);
+    const entry = entryUpdate(transactions().at(-1));
+    expect(entry?.ExpressionAttributeValues).toMatchObject({ ':status': 'failed', ':kind': 'budget' });
+    expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(0);
+    expect(registry.stats()[PRIMARY_MODEL_ID]).toMatchObject({ calls: 0, active: 0 });
+  });
+
+  it('stops as lease-lost, giving its permit back unused, when the stage is halted while it waits for room', async () => {
+    arrange({ refusal: { codes: CONTENDED, job: contendedJob } });
+    const controller = new AbortController();
+    const registry = limiters();
+    const outcome = await run([clause(1)], {
+      signal: controller.signal,
+      deps: {
+        limiters: registry,
+        sleep: async (ms) => {
+          clock += ms;
+          controller.abort();
+        },
+      },
+    });
+    expect(outcome.stopped).toBe('lease-lost');
+    expect(events).toEqual(['reserve']);
+    expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(0);
+    expect(registry.stats()[PRIMARY_MODEL_ID]).toMatchObject({ calls: 0, active: 0 });
+  });
+});
+
+describe('analyzeChunk: an entry finished by another holder', () => {
+  it('counts it reused, without calling or settling, when the reservation finds it final', async () => {
+    arrange({ refusal: { codes: ['None', 'None', 'ConditionalCheckFailed'] } });
+    const registry = limiters();
+    const outcome = await run([clause(1)], { deps: { limiters: registry } });
+    expect(outcome).toEqual({
+      exhausted: [],
+      counts: { done: 0, reused: 1, failed: 0, skipped: 0, retries: 0 },
+    });
+    expect(events).toEqual(['reserve']);
+    expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(0);
+    expect(registry.stats()[PRIMARY_MODEL_ID]).toMatchObject({ calls: 0, active: 0 });
+  });
+});
+
+describe('analyzeChunk: the model limiter', () => {
+  it("takes a permit in the job's lane for each call, and gives it back once the call is answered", async () => {
+    arrange();
+    const registry = limiters();
+    const outcome = await run([clause(1), clause(2)], { deps: { limiters: registry, lane: 'batch' } });
+    expect(outcome.counts.done).toBe(2);
+    expect(registry.stats()[PRIMARY_MODEL_ID]).toMatchObject({
+      granted: { realtime: 0, batch: 2 },
+      calls: 2,
+      throttles: 0,
+      active: 0,
+    });
+  });
+
+  it('uses the realtime lane when none is given', async () => {
+    arrange();
+    const registry = limiters();
+    await run([clause(1)], { deps: { limiters: registry } });
+    expect(registry.stats()[PRIMARY_MODEL_ID]?.granted).toEqual({ realtime: 1, batch: 0 });
+  });
+
+  it('waits for a permit before it reserves anything', async () => {
+    arrange();
+    const registry = limiters(1);
+    const held = await registry.for(PRIMARY_MODEL_ID).acquire('realtime');
+    const outcome = run([clause(1)], { deps: { limiters: registry } });
+    await flush();
+    expect(registry.for(PRIMARY_MODEL_ID).waiting).toBe(1);
+    expect(events).toEqual([]);
+    held.release();
+    expect((await outcome).counts.done).toBe(1);
+    expect(events).toEqual(['reserve', `converse:${PRIMARY_MODEL_ID}`, 'answered:done']);
+  });
+
+  it('makes no call when the job is cancelled while the call waits for a permit', async () => {
+    let cancelRecorded = false;
+    arrange({
+      refusal: {
+        codes: ['None', 'ConditionalCheckFailed', 'None'],
+        job: { status: 'cancelled' },
+        when: () => cancelRecorded,
+      },
+    });
+    const registry = limiters(1);
+    const limiter = registry.for(PRIMARY_MODEL_ID);
+    // Another chunk's call holds the model's only permit.
+    const held = await limiter.acquire('realtime');
+    const outcome = run([clause(1)], { deps: { limiters: registry } });
+    await flush();
+    expect(limiter.waiting).toBe(1);
+    cancelRecorded = true;
+    held.release();
+    expect((await outcome).stopped).toBe('cancelled');
+    // Granted, then refused at the reservation, then given back without counting as a call.
+    expect(events).toEqual(['reserve']);
+    expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(0);
+    expect(limiter.stats()).toMatchObject({ granted: { realtime: 2, batch: 0 }, calls: 1, active: 0 });
+  });
+
+  it('gives the permit back unused when the reservation is refused for budget', async () => {
+    arrange({
+      refusal: {
+        codes: ['None', 'ConditionalCheckFailed', 'None'],
+        job: { costCommitted: job.costLimit, costSpent: job.costLimit },
+      },
+    });
+    const registry = limiters();
+    const outcome = await run([clause(1)], { deps: { limiters: registry } });
+    expect(outcome.counts.skipped).toBe(1);
+    expect(registry.stats()[PRIMARY_MODEL_ID]).toMatchObject({
+      granted: { realtime: 1, batch: 0 },
+      calls: 0,
+      active: 0,
+    });
+  });
+
+  it('gives the permit back unused when the reservation fails', async () => {
+    arrange();
+    ddb.on(TransactWriteCommand).rejects(new Error('table is gone'));
+    const registry = limiters();
+    await expect(run([clause(1)], { deps: { limiters: registry } })).rejects.toThrow('table is gone');
+    expect(registry.stats()[PRIMARY_MODEL_ID]).toMatchObject({
+      granted: { realtime: 1, batch: 0 },
+      calls: 0,
+      active: 0,
+    });
+  });
+
+  it('reports throttles to the limiter of the model that throttled', async () => {
+    arrange({ bedrock: (input, n) => (n <= 2 ? throttle() : validAnswer(input)) });
+    const registry = limiters();
+    const outcome = await run([clause(1)], { deps: { limiters: registry } });
+    expect(outcome.counts).toMatchObject({ done: 1, retries: 2 });
+    expect(registry.stats()[PRIMARY_MODEL_ID]).toMatchObject({ calls: 2, throttles: 2, active: 0 });
+    expect(registry.for(PRIMARY_MODEL_ID).limit).toBeLessThan(10);
+    // After two throttles the call moves to the fallback model, which has its own limiter.
+    expect(registry.stats()[FALLBACK_MODEL_ID]).toMatchObject({ calls: 1, throttles: 0, active: 0 });
+  });
+
+  it('does not report other errors as throttles', async () => {
+    arrange({ bedrock: (input, n) => (n === 1 ? unavailable() : validAnswer(input)) });
+    const registry = limiters();
+    await run([clause(1)], { deps: { limiters: registry } });
+    expect(registry.stats()[PRIMARY_MODEL_ID]).toMatchObject({ calls: 2, throttles: 0, active: 0 });
+  });
+
+  it('stops waiting for a permit, reserving nothing, when the stage is halted', async () => {
+    arrange();
+    const registry = limiters(1);
+    const limiter = registry.for(PRIMARY_MODEL_ID);
+    await limiter.acquire('realtime');
+    const controller = new AbortController();
+    const outcome = run([clause(1)], { deps: { limiters: registry }, signal: controller.signal });
+    await flush();
+    expect(limiter.waiting).toBe(1);
+    controller.abort();
+    expect((await outcome).stopped).toBe('lease-lost');
+    expect(limiter.waiting).toBe(0);
+    expect(events).toEqual([]);
   });
 });

@@ -360,6 +360,58 @@ describe('AdaptiveLimiter: the limit', () => {
   });
 });
 
+describe('AdaptiveLimiter: permits released unused', () => {
+  it('frees the permit for the next waiter', async () => {
+    const s = setup({ initial: 1 });
+    const [first] = await hold(s.limiter, 1);
+    const waiter = track(s.limiter.acquire('batch'));
+    await flush();
+    expect(waiter.done).toBe(false);
+    first?.release({ unused: true });
+    await flush();
+    expect(waiter.done).toBe(true);
+    expect(s.limiter.active).toBe(1);
+  });
+
+  it('counts no call, throttle or latency', async () => {
+    const s = setup({ p99TargetMs: 500 });
+    const permits = await hold(s.limiter, 10);
+    s.advance(2_000); // far over the latency target, had they been calls
+    for (const permit of permits) permit.release({ unused: true, throttled: true });
+    expect(s.limiter.limit).toBe(10);
+    expect(s.limiter.active).toBe(0);
+    expect(s.limiter.stats()).toMatchObject({ calls: 0, throttles: 0, decreases: 0 });
+    s.clock.t = WINDOW;
+    s.limiter.tick();
+    expect(s.snapshots[0]).toMatchObject({ calls: 0, throttles: 0, decision: { reason: 'no-successes' } });
+    expect(s.snapshots[0]).not.toHaveProperty('p99Ms');
+  });
+
+  it('leaves the latency of the calls that were made to decide the window', async () => {
+    const s = setup({ p99TargetMs: 500 });
+    const permits = await hold(s.limiter, 10);
+    s.advance(100);
+    for (const permit of permits.slice(0, 9)) permit.release();
+    s.advance(1_900);
+    permits[9]?.release({ unused: true });
+    s.clock.t = WINDOW;
+    s.limiter.tick();
+    expect(s.snapshots[0]).toMatchObject({ calls: 9, p99Ms: 100, decision: { action: 'increase' } });
+    expect(s.limiter.limit).toBe(15);
+  });
+
+  it('ignores a release after an unused one', async () => {
+    const s = setup();
+    const [permit] = await hold(s.limiter, 1);
+    await hold(s.limiter, 1);
+    permit?.release({ unused: true });
+    permit?.release({ throttled: true });
+    expect(s.limiter.active).toBe(1);
+    expect(s.limiter.stats()).toMatchObject({ calls: 0, throttles: 0 });
+    expect(s.limiter.limit).toBe(10);
+  });
+});
+
 describe('AdaptiveLimiter: lanes', () => {
   /** A limiter of one permit (windows too long to matter) with that permit taken. */
   async function busy(agingMs = 1_000) {

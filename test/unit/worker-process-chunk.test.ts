@@ -24,9 +24,11 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Clause } from '../../lambdas/core/model.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/jobs.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
+import { LimiterRegistry } from '../../lambdas/core/worker/limiter.js';
 import {
   type Delivery,
   processChunk,
@@ -153,6 +155,8 @@ interface Scenario {
   readonly lastChunk?: boolean;
   readonly heartbeat?: () => Error | undefined;
   readonly completeStage?: () => Error | undefined;
+  /** Outcome of releasing a stage back to SQS (`Claims.release`). */
+  readonly release?: () => Error | undefined;
   readonly bedrock?: (
     input: ConverseCommandInput,
   ) => ConverseCommandOutput | Error | Promise<ConverseCommandOutput>;
@@ -191,7 +195,9 @@ function arrange(scenario: Scenario = {}) {
         ? scenario.heartbeat?.()
         : expression.includes('calls = :calls')
           ? scenario.completeStage?.()
-          : undefined;
+          : expression.includes('#status = :retrying')
+            ? scenario.release?.()
+            : undefined;
     if (failure) throw failure;
     return {};
   });
@@ -269,6 +275,25 @@ describe('processChunk: before claiming', () => {
     expect(disposition).not.toHaveProperty('visibilitySeconds');
     expect(disposition.action === 'retry' && disposition.reason).toMatch(/^malformed chunk message: /);
     expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it('leaves a body that is not JSON for the DLQ too, rather than throwing', async () => {
+    arrange();
+    const disposition = await processChunk(delivery({ body: '{"v":1,"jobId":' }), deps());
+    expect(disposition).toEqual({
+      action: 'retry',
+      reason: expect.stringMatching(/^malformed chunk message: not JSON \(.+\)$/),
+    });
+    expect(disposition.action === 'retry' && disposition.reason).toContain('JSON');
+    expect(ddb.calls()).toHaveLength(0);
+    expect(sqs.calls()).toHaveLength(0);
+  });
+
+  it('explains a JSON body that is not a chunk message by its first schema issue', async () => {
+    arrange();
+    const disposition = await processChunk(delivery({ body: '[]' }), deps());
+    expect(disposition.action === 'retry' && disposition.reason).toMatch(/^malformed chunk message: /);
+    expect(disposition.action === 'retry' && disposition.reason).not.toContain('not JSON');
   });
 
   it('retries a chunk whose job it cannot find', async () => {
@@ -506,7 +531,8 @@ describe('processChunk: heartbeat', () => {
 
   it('aborts the stage when the lease is lost, committing nothing more under it', async () => {
     vi.useFakeTimers({ now: NOW });
-    arrange({ bedrock: slowAnswer, heartbeat: () => conditionFailed() });
+    // The claim is gone, so the fenced release that follows is refused too.
+    arrange({ bedrock: slowAnswer, heartbeat: () => conditionFailed(), release: () => conditionFailed() });
     const log = vi.fn();
     const result = processChunk(delivery({ receiveCount: 2 }), deps({ now: () => Date.now(), log }));
     await vi.advanceTimersByTimeAsync(25_000);
@@ -516,7 +542,9 @@ describe('processChunk: heartbeat', () => {
       visibilitySeconds: 120,
     });
     expect(stageCompletions()).toHaveLength(0);
-    expect(releases()).toHaveLength(0);
+    // Only attempted, fenced by the lost lease: the refusal is ignored.
+    expect(releases()).toHaveLength(1);
+    expect(releases()[0]?.ConditionExpression).toBe(FENCED);
     expect(chunkFinishes()).toHaveLength(0);
     // The message's visibility is not extended for a lease this worker no longer holds.
     expect(visibilityChanges()).toHaveLength(0);
@@ -539,5 +567,65 @@ describe('processChunk: heartbeat', () => {
     expect(heartbeatsSent()).toHaveLength(2);
     expect(visibilityChanges()).toHaveLength(1);
     expect(stageCompletions()).toHaveLength(1);
+  });
+});
+
+describe('processChunk: a stage stopped as lease-lost', () => {
+  /** Bedrock's answer to a call aborted by the process shutting down. */
+  function shutdownDuringCall(shutdown: AbortController) {
+    return () => {
+      shutdown.abort();
+      return new DOMException('This operation was aborted', 'AbortError');
+    };
+  }
+
+  it('frees a claim that is still its own, so the next delivery need not wait it out', async () => {
+    const shutdown = new AbortController();
+    arrange({ bedrock: shutdownDuringCall(shutdown) });
+    expect(await processChunk(delivery(), deps({ signal: shutdown.signal }))).toEqual({
+      action: 'retry',
+      reason: 'lease lost during analyze',
+      visibilitySeconds: 30,
+    });
+    const [release] = releases();
+    expect(releases()).toHaveLength(1);
+    expect(release?.Key).toEqual({ pk: 'JOB#job-1', sk: 'CHUNK#0003#analyze' });
+    expect(release?.ConditionExpression).toBe(FENCED);
+    expect(release?.ExpressionAttributeValues).toMatchObject({
+      ':me': 'worker-a',
+      ':fence': FENCE.analyze,
+      ':err': 'lease lost during analyze',
+      ':class': 'infrastructure',
+    });
+    expect(stageCompletions()).toHaveLength(0);
+    expect(chunkFinishes()).toHaveLength(0);
+  });
+
+  it('returns the message all the same when that release fails', async () => {
+    const shutdown = new AbortController();
+    arrange({ bedrock: shutdownDuringCall(shutdown), release: () => new Error('socket hang up') });
+    expect(await processChunk(delivery({ receiveCount: 3 }), deps({ signal: shutdown.signal }))).toEqual({
+      action: 'retry',
+      reason: 'lease lost during analyze',
+      visibilitySeconds: 300,
+    });
+    expect(releases()).toHaveLength(1);
+  });
+});
+
+describe('processChunk: the model limiters', () => {
+  it("takes each call's permit from the process's limiters, in the message's lane", async () => {
+    arrange();
+    const limiters = new LimiterRegistry();
+    const body = JSON.stringify({ v: 1, jobId: 'job-1', chunk: 3, lane: 'batch', clauses: [clause] });
+    expect(await processChunk(delivery({ body }), deps({ limiters }))).toEqual({
+      action: 'ack',
+      outcome: 'done',
+    });
+    expect(limiters.stats()[PRIMARY_MODEL_ID]).toMatchObject({
+      granted: { realtime: 0, batch: 1 },
+      calls: 1,
+      active: 0,
+    });
   });
 });

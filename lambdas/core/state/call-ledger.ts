@@ -10,6 +10,9 @@ import type { Job } from './jobs.js';
 import { CALL_PREFIX, callSk, checkpointSk, chunkCallPrefix, JOB_SK, jobPk } from './keys.js';
 import { transactWrite } from './transact.js';
 
+/** One Update of a transaction. */
+type Update = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Update']>;
+
 /**
  * Where a call is. `done` and `failed` are final and are reused on every later delivery
  * (a DLQ redrive included); `retryable` is called again by the next claimant.
@@ -55,8 +58,25 @@ export interface CallRef {
 
 /** Outcome of asking to start a call. */
 export type Reservation =
-  | { ok: true; estimate: number; reservedAt: number }
-  | { ok: false; reason: 'cancelled' | 'budget' | 'lease-lost' | 'not-running' };
+  | { ok: true; estimate: number; reservedAt: number; owner: string }
+  | { ok: false; reason: RefusalReason };
+
+/**
+ * Why a reservation was refused:
+ * - `cancelled`, `not-running`: the job stopped; no call starts any more;
+ * - `budget`: the call cannot fit under the ceiling even once every call in flight settles;
+ * - `contended`: the room is held by reservations of calls in flight, which settle to their
+ *   (smaller) actual cost; asking again shortly may succeed;
+ * - `final`: the entry is already done or failed (another holder finished it): reuse it;
+ * - `lease-lost`: the caller no longer holds the chunk.
+ */
+export type RefusalReason = 'cancelled' | 'not-running' | 'budget' | 'contended' | 'final' | 'lease-lost';
+
+/** A reservation being settled: its estimate, and the holder it was made for. */
+export interface HeldReservation {
+  readonly estimate: number;
+  readonly owner: string;
+}
 
 /** The call ledger and the job's cost accounting, moved together. */
 export class CallLedger {
@@ -109,6 +129,7 @@ export class CallLedger {
   ): Promise<Reservation> {
     const reservedAt = this.now();
     const pk = jobPk(call.jobId);
+    const owner = `${lease.workerId}:${lease.fence}`;
     try {
       await transactWrite(this.db, {
         TransactItems: [
@@ -155,7 +176,7 @@ export class CallLedger {
                 ':inflight': 'in-flight',
                 ':at': reservedAt,
                 ':est': estimate,
-                ':fence': `${lease.workerId}:${lease.fence}`,
+                ':fence': owner,
                 ':one': 1,
                 ':done': 'done',
                 ':failed': 'failed',
@@ -164,23 +185,23 @@ export class CallLedger {
           },
         ],
       });
-      return { ok: true, estimate, reservedAt };
+      return { ok: true, estimate, reservedAt, owner };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      return { ok: false, reason: await this.whyRefused(call, lease, estimate, job, error) };
+      return { ok: false, reason: await this.whyRefused(call, estimate, job, error) };
     }
   }
 
   private async whyRefused(
     call: CallRef,
-    lease: Lease,
     estimate: number,
     job: Pick<Job, 'costLimit'>,
     error: unknown,
-  ): Promise<'cancelled' | 'budget' | 'lease-lost' | 'not-running'> {
+  ): Promise<RefusalReason> {
     const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
     const failedAt = reasons?.findIndex((r) => r.Code === 'ConditionalCheckFailed');
     if (failedAt === 0) return 'lease-lost';
+    if (failedAt === 2) return 'final';
     const current = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -192,16 +213,13 @@ export class CallLedger {
     const j = current.Items?.[0] as Job | undefined;
     if (!j || j.status === 'cancelled') return 'cancelled';
     if (j.status !== 'running') return 'not-running';
-    // The job item refused a running job: the budget did not fit then, even if a settlement has
-    // since returned some room.
-    if (j.budgetExceededAt || j.costCommitted > job.costLimit - estimate || failedAt === 1) {
+    if (j.budgetExceededAt || j.costSpent + estimate > job.costLimit) {
       await this.markBudgetExceeded(call.jobId);
       return 'budget';
     }
-    if (failedAt === undefined || failedAt < 0) return 'lease-lost';
-    // The entry was final already (another holder finished it); treat as a lost lease so
-    // the caller re-reads the ledger rather than calling again.
-    void lease;
+    // The job item refused a running job whose settled spend leaves room: reservations of
+    // calls in flight hold it.
+    if (failedAt === 1) return 'contended';
     return 'lease-lost';
   }
 
@@ -228,7 +246,7 @@ export class CallLedger {
    */
   async settleAnswered(
     call: CallRef,
-    reservation: { estimate: number },
+    reservation: HeldReservation,
     usage: { modelId: string; inputTokens: number; outputTokens: number; cost: number },
     final?:
       | { status: 'done'; result: string }
@@ -249,6 +267,7 @@ export class CallLedger {
       ':out': usage.outputTokens,
       ':cost': usage.cost,
       ':zero': 0,
+      ':owner': reservation.owner,
     };
     const names: Record<string, string> = {};
     if (final) {
@@ -268,32 +287,43 @@ export class CallLedger {
       }
     }
     const entryUpdate = `SET ${entrySets.join(', ')}`;
-    await transactWrite(this.db, {
-      TransactItems: [
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: { pk, sk: JOB_SK },
-            UpdateExpression:
-              'SET costCommitted = costCommitted + :delta, costReserved = costReserved - :est, costSpent = costSpent + :cost',
-            ExpressionAttributeValues: {
-              ':delta': usage.cost - reservation.estimate,
-              ':est': reservation.estimate,
-              ':cost': usage.cost,
-            },
-          },
+    await this.settle(
+      {
+        TableName: this.tableName,
+        Key: { pk, sk: JOB_SK },
+        UpdateExpression:
+          'SET costCommitted = costCommitted + :delta, costReserved = costReserved - :est, costSpent = costSpent + :cost',
+        ExpressionAttributeValues: {
+          ':delta': usage.cost - reservation.estimate,
+          ':est': reservation.estimate,
+          ':cost': usage.cost,
         },
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: { pk, sk: callSk(call.chunk, call.clauseId, call.analystId) },
-            UpdateExpression: entryUpdate,
-            ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-            ExpressionAttributeValues: values,
-          },
-        },
-      ],
-    });
+      },
+      {
+        TableName: this.tableName,
+        Key: { pk, sk: callSk(call.chunk, call.clauseId, call.analystId) },
+        UpdateExpression: entryUpdate,
+        ConditionExpression: 'ownerFence = :owner',
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+      },
+    );
+  }
+
+  /**
+   * Moves the money and records the entry in one transaction. If a later holder of the
+   * chunk has re-reserved the entry since (this holder's lease ran out), the entry is
+   * theirs and is left alone, but the money this attempt reserved and spent still settles.
+   */
+  private async settle(money: Update | undefined, entry: Update): Promise<void> {
+    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [{ Update: entry }];
+    if (money) items.unshift({ Update: money });
+    try {
+      await transactWrite(this.db, { TransactItems: items });
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      if (money) await transactWrite(this.db, { TransactItems: [{ Update: money }] });
+    }
   }
 
   /**
@@ -302,7 +332,7 @@ export class CallLedger {
    */
   async settleUnanswered(
     call: CallRef,
-    reservation: { estimate: number } | undefined,
+    held: HeldReservation | { readonly owner: string },
     outcome: {
       status: 'failed' | 'retryable';
       failureKind?: CallFailureKind;
@@ -311,40 +341,44 @@ export class CallLedger {
     },
   ): Promise<void> {
     const pk = jobPk(call.jobId);
-    const entry = {
-      Update: {
-        TableName: this.tableName,
-        Key: { pk, sk: callSk(call.chunk, call.clauseId, call.analystId) },
-        UpdateExpression:
-          'SET jobId = :job, chunk = :chunk, clauseId = :clause, analystId = :analyst, idempotencyKey = :key, #status = :status, errorClass = :class, lastError = :err, finishedAt = :at, attempts = if_not_exists(attempts, :zero)' +
-          (outcome.failureKind ? ', failureKind = :kind' : ''),
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':job': call.jobId,
-          ':chunk': call.chunk,
-          ':clause': call.clauseId,
-          ':analyst': call.analystId,
-          ':key': call.idempotencyKey,
-          ':status': outcome.status,
-          ':class': outcome.errorClass,
-          ':err': outcome.lastError.slice(0, 1000),
-          ':at': new Date(this.now()).toISOString(),
-          ':zero': 0,
-          ...(outcome.failureKind ? { ':kind': outcome.failureKind } : {}),
-        },
+    const reservation = 'estimate' in held ? held : undefined;
+    const entry: Update = {
+      TableName: this.tableName,
+      Key: { pk, sk: callSk(call.chunk, call.clauseId, call.analystId) },
+      UpdateExpression:
+        'SET jobId = :job, chunk = :chunk, clauseId = :clause, analystId = :analyst, idempotencyKey = :key, #status = :status, errorClass = :class, lastError = :err, finishedAt = :at, attempts = if_not_exists(attempts, :zero), ownerFence = :owner' +
+        (outcome.failureKind ? ', failureKind = :kind' : ''),
+      // With a reservation, the entry must still be this holder's. Without one (the call did
+      // not start), the caller holds the chunk: any in-flight entry is its own or a dead
+      // holder's, and only a final one must not be overwritten.
+      ConditionExpression: reservation
+        ? 'ownerFence = :owner'
+        : 'attribute_not_exists(#status) OR NOT (#status IN (:done, :failed))',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':job': call.jobId,
+        ':chunk': call.chunk,
+        ':clause': call.clauseId,
+        ':analyst': call.analystId,
+        ':key': call.idempotencyKey,
+        ':status': outcome.status,
+        ':class': outcome.errorClass,
+        ':err': outcome.lastError.slice(0, 1000),
+        ':at': new Date(this.now()).toISOString(),
+        ':zero': 0,
+        ':owner': held.owner,
+        ...(reservation ? {} : { ':done': 'done', ':failed': 'failed' }),
+        ...(outcome.failureKind ? { ':kind': outcome.failureKind } : {}),
       },
     };
-    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [entry];
-    if (reservation) {
-      items.push({
-        Update: {
+    const money: Update | undefined = reservation
+      ? {
           TableName: this.tableName,
           Key: { pk, sk: JOB_SK },
           UpdateExpression: 'SET costCommitted = costCommitted - :est, costReserved = costReserved - :est',
           ExpressionAttributeValues: { ':est': reservation.estimate },
-        },
-      });
-    }
-    await transactWrite(this.db, { TransactItems: items });
+        }
+      : undefined;
+    await this.settle(money, entry);
   }
 }

@@ -12,14 +12,15 @@ import {
   isAnswerValidationError,
   parseAnswer,
 } from '../analysts/index.js';
-import type { Clause } from '../model.js';
+import type { Clause, Lane } from '../model.js';
 import { costOf, type ModelPrice } from '../models.js';
-import type { CallFailureKind, CallLedger, CallRef, LedgerEntry } from '../state/call-ledger.js';
+import type { CallFailureKind, CallLedger, CallRef, LedgerEntry, Reservation } from '../state/call-ledger.js';
 import type { Lease } from '../state/claims.js';
 import type { Job } from '../state/jobs.js';
 import { callSk } from '../state/keys.js';
 import { type BackoffPolicy, fullJitterDelay, mayRetry } from './backoff.js';
 import { classifyCallError, describeError, isThrottle } from './error-class.js';
+import type { LimiterRegistry, Permit } from './limiter.js';
 import type { Semaphore } from './semaphore.js';
 
 /** What the analyze stage needs from its surroundings. */
@@ -27,6 +28,10 @@ export interface AnalyzeDeps {
   readonly bedrock: BedrockRuntimeClient;
   readonly ledger: CallLedger;
   readonly semaphore: Semaphore;
+  /** Adaptive concurrency per model, shared by every chunk of the process. */
+  readonly limiters?: LimiterRegistry;
+  /** The job's lane: realtime calls are served before batch calls waiting on the same model. */
+  readonly lane?: Lane;
   readonly backoff: BackoffPolicy;
   readonly prices: Readonly<Record<string, ModelPrice>>;
   readonly modelTimeoutMs: number;
@@ -134,6 +139,7 @@ export async function analyzeChunk(
       try {
         const result = await callWithRetries(job, lease, call, clause, analyst, deps, halt.signal, signal);
         if (result.kind === 'done') counts.done++;
+        else if (result.kind === 'reused') counts.reused++;
         else if (result.kind === 'failed') counts[result.failureKind === 'budget' ? 'skipped' : 'failed']++;
         else exhausted.push({ call, error: result.error });
         counts.retries += result.retries;
@@ -158,8 +164,56 @@ export async function analyzeChunk(
 
 type CallResult =
   | { kind: 'done'; retries: number }
+  | { kind: 'reused'; retries: number }
   | { kind: 'failed'; failureKind: CallFailureKind; retries: number }
   | { kind: 'exhausted'; error: string; retries: number };
+
+/** The owner a ledger entry records for a holder of the chunk's lease. */
+const leaseOwner = (lease: Lease) => `${lease.workerId}:${lease.fence}`;
+
+/**
+ * Takes a limiter permit, then reserves the call's worst case under it. The permit comes
+ * first: a call must not wait for a permit after its reservation, or a call reserved before
+ * a cancel could start long after it. Room under the ceiling that is held by other calls'
+ * reservations comes back as they settle, so a `contended` refusal is asked again (without
+ * holding a permit meanwhile) for up to the tier-1 time cap; after that the ceiling is
+ * treated as reached. A refused reservation gives its permit back unused.
+ */
+async function reserveWhenRoom(
+  job: Job,
+  lease: Lease,
+  call: CallRef,
+  modelId: string,
+  estimate: number,
+  deps: AnalyzeDeps,
+  halt: AbortSignal,
+): Promise<{ permit?: Permit; reservation: Reservation }> {
+  const since = deps.now();
+  for (;;) {
+    const permit = await deps.limiters
+      ?.for(modelId)
+      .acquire(deps.lane ?? 'realtime', { signal: halt })
+      .catch(() => {
+        throw new Stop('lease-lost');
+      });
+    let reservation: Reservation;
+    try {
+      reservation = await deps.ledger.reserve(call, lease, estimate, job);
+    } catch (error) {
+      permit?.release({ unused: true });
+      throw error;
+    }
+    if (reservation.ok) return { ...(permit ? { permit } : {}), reservation };
+    permit?.release({ unused: true });
+    if (reservation.reason !== 'contended') return { reservation };
+    if (deps.now() - since > deps.backoff.totalCapMs) {
+      await deps.ledger.markBudgetExceeded(job.jobId);
+      return { reservation: { ok: false, reason: 'budget' } };
+    }
+    await deps.sleep(100 + Math.floor(deps.random() * 400), halt);
+    if (halt.aborted) throw new Stop('lease-lost');
+  }
+}
 
 async function callWithRetries(
   job: Job,
@@ -187,24 +241,33 @@ async function callWithRetries(
         deps.prices,
       );
     } catch (error) {
-      await deps.ledger.settleUnanswered(call, undefined, {
-        status: 'failed',
-        failureKind: 'permanent',
-        errorClass: 'logic',
-        lastError: describeError(error),
-      });
+      await deps.ledger.settleUnanswered(
+        call,
+        { owner: leaseOwner(lease) },
+        {
+          status: 'failed',
+          failureKind: 'permanent',
+          errorClass: 'logic',
+          lastError: describeError(error),
+        },
+      );
       return { kind: 'failed', failureKind: 'permanent', retries };
     }
     if (halt.aborted) throw new Stop('lease-lost');
-    const reservation = await deps.ledger.reserve(call, lease, estimate, job);
+    const { permit, reservation } = await reserveWhenRoom(job, lease, call, modelId, estimate, deps, halt);
     if (!reservation.ok) {
+      if (reservation.reason === 'final') return { kind: 'reused', retries };
       if (reservation.reason === 'budget') {
-        await deps.ledger.settleUnanswered(call, undefined, {
-          status: 'failed',
-          failureKind: 'budget',
-          errorClass: 'logic',
-          lastError: `not started: the job's cost ceiling of ${job.costLimit} micro-USD would be exceeded`,
-        });
+        await deps.ledger.settleUnanswered(
+          call,
+          { owner: leaseOwner(lease) },
+          {
+            status: 'failed',
+            failureKind: 'budget',
+            errorClass: 'logic',
+            lastError: `not started: the job's cost ceiling of ${job.costLimit} micro-USD would be exceeded`,
+          },
+        );
         return { kind: 'failed', failureKind: 'budget', retries };
       }
       throw new Stop(reservation.reason === 'lease-lost' ? 'lease-lost' : 'cancelled');
@@ -218,7 +281,9 @@ async function callWithRetries(
         // only a lost lease or a shutdown aborts them.
         abortSignal: AbortSignal.any([abort, AbortSignal.timeout(deps.modelTimeoutMs)]) as never,
       });
+      permit?.release();
     } catch (error) {
+      permit?.release({ throttled: isThrottle(error) });
       const errorClass = classifyCallError(error);
       const lastError = describeError(error);
       if (errorClass !== 'transient') {

@@ -135,6 +135,8 @@ export interface ReleaseOutcome {
   readonly throttled?: boolean;
   /** The call's latency. @default the time since the permit was granted */
   readonly latencyMs?: number;
+  /** No call was made after all (e.g. its budget reservation was refused): not counted. */
+  readonly unused?: boolean;
 }
 
 /** The right to make one call. Release it exactly once; later releases are ignored. */
@@ -402,6 +404,11 @@ export class AdaptiveLimiter {
       release: (outcome = {}) => {
         if (released) return;
         released = true;
+        if (outcome.unused) {
+          this.inUse--;
+          this.pump();
+          return;
+        }
         this.settle(epoch, outcome.throttled ?? false, outcome.latencyMs ?? this.now() - grantedAt);
       },
     };

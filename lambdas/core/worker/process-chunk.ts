@@ -12,6 +12,7 @@ import { callSk, STAGES, type Stage } from '../state/keys.js';
 import { analyzeChunk } from './analyze-stage.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
+import type { LimiterRegistry } from './limiter.js';
 import { Semaphore } from './semaphore.js';
 
 /** One delivery of a chunk message, as either entry point sees it. */
@@ -53,6 +54,8 @@ export interface WorkerDeps {
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
   /** Aborts in-flight work (process shutdown). */
   readonly signal?: AbortSignal;
+  /** Adaptive concurrency per model for the whole process (realtime calls served first). */
+  readonly limiters?: LimiterRegistry;
 }
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -111,13 +114,17 @@ function startHeartbeat(
 
 /** Processes one chunk delivery through every stage it still needs. */
 export async function processChunk(delivery: Delivery, deps: WorkerDeps): Promise<Disposition> {
-  const parsed = chunkMessageSchema.safeParse(JSON.parse(delivery.body || 'null'));
+  let body: unknown;
+  try {
+    body = JSON.parse(delivery.body || 'null');
+  } catch (error) {
+    body = error;
+  }
+  const parsed = chunkMessageSchema.safeParse(body);
   if (!parsed.success) {
     // It can never succeed; letting it reach the DLQ keeps it for triage instead of losing it.
-    return {
-      action: 'retry',
-      reason: `malformed chunk message: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
-    };
+    const why = body instanceof Error ? `not JSON (${body.message})` : parsed.error.issues[0]?.message;
+    return { action: 'retry', reason: `malformed chunk message: ${why ?? 'invalid'}` };
   }
   const message = parsed.data;
   const now = deps.now ?? Date.now;
@@ -206,6 +213,8 @@ async function runStage(
         bedrock: deps.bedrock,
         ledger,
         semaphore: new Semaphore(deps.callConcurrency),
+        lane: message.lane,
+        ...(deps.limiters ? { limiters: deps.limiters } : {}),
         backoff: deps.backoff ?? DEFAULT_BACKOFF,
         prices: deps.prices ?? MODEL_PRICES,
         modelTimeoutMs: deps.modelTimeoutMs,
@@ -217,6 +226,10 @@ async function runStage(
       deps.signal ? AbortSignal.any([signal, deps.signal]) : signal,
     );
     if (outcome.stopped === 'lease-lost' || signal.aborted) {
+      // If the claim is in fact still ours, free it so the next delivery need not wait it out.
+      await claims
+        .release(lease, { lastError: 'lease lost during analyze', errorClass: 'infrastructure' })
+        .catch(() => {});
       return { action: 'retry', reason: 'lease lost during analyze' };
     }
     if (outcome.stopped === 'cancelled') {
