@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
+import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
@@ -19,6 +21,34 @@ import {
   startLocalPipeline,
 } from '../../localstack/runtime/local-pipeline.js';
 import { provisionTestStack, type TestStack } from './local-aws.js';
+
+/**
+ * The checks every completed review must pass: every clause analysed by every analyst of the
+ * panel, every finding's quote found verbatim at its offsets, the money settled.
+ */
+export function expectCompleteReview(report: Report, source: string): void {
+  const normalised = normaliseText(source);
+  expect(report.job.status).toBe('completed');
+  expect(report.clauses.length).toBeGreaterThan(0);
+  expect(report.coverage.callsPlanned).toBe(report.clauses.length * ANALYSTS.length);
+  expect(report.coverage.callsDone).toBe(report.coverage.callsPlanned);
+  for (const clause of report.clauses) {
+    expect(clause.status).toBe('analysed');
+    expect([...clause.analystsAnswered].sort()).toEqual(ANALYSTS.map((a) => a.id).sort());
+    for (const f of clause.findings) {
+      expect(clause.text.slice(f.start - clause.start, f.end - clause.start)).toBe(f.quote);
+      // Offsets index the normalised text; in the file itself only runs of spaces may differ.
+      expect(normalised.slice(f.start, f.end)).toBe(f.quote);
+      expect(source).toMatch(new RegExp(f.quote.split(/\s+/).map(escapeRegExp).join('\\s+')));
+    }
+  }
+  expect(report.clauses.flatMap((c) => c.findings).length).toBeGreaterThan(0);
+  expect(report.cost.spentMicros).toBeGreaterThan(0);
+  expect(report.cost.spentMicros).toBeLessThanOrEqual(report.cost.ceilingMicros);
+  expect(report.cost.reservedMicros).toBe(0);
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A contract fixture's bytes. */
 export function fixture(name: string): Buffer {
