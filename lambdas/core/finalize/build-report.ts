@@ -11,7 +11,7 @@ const RISKS: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
 /** The status a job ends with, from what its chunks and calls did. */
 export function finalStatus(
   job: Job,
-  unfinished: number,
+  unfinished: number | readonly { chunk: number; status?: string; detail?: string }[],
   failedCalls: readonly ReportFailedCall[],
 ): { status: Report['job']['status']; reason?: string } {
   if (job.status === 'cancelled') return { status: 'cancelled', reason: job.reason ?? 'cancelled' };
@@ -23,9 +23,21 @@ export function finalStatus(
     };
   }
   const failed = failedCalls.filter((c) => c.failureKind !== 'budget');
-  if (unfinished > 0 || failed.length > 0) {
+  const count = typeof unfinished === 'number' ? unfinished : unfinished.length;
+  if (count > 0 || failed.length > 0) {
     const parts = [];
-    if (unfinished > 0) parts.push(`${unfinished} chunk(s) did not finish`);
+    // Name each chunk (up to 20) with why it stopped, so the job record alone says what is missing.
+    const named =
+      typeof unfinished === 'number'
+        ? ''
+        : `: ${unfinished
+            .slice(0, 20)
+            .map(
+              (u) =>
+                `chunk ${u.chunk}${u.status ? ` ${u.status}` : ''}${u.detail ? ` (${u.detail.slice(0, 160)})` : ''}`,
+            )
+            .join('; ')}${unfinished.length > 20 ? '; …' : ''}`;
+    if (count > 0) parts.push(`${count} chunk(s) did not finish${named}`);
     if (failed.length > 0) {
       const named = failed
         .slice(0, 10)
@@ -136,7 +148,7 @@ export function buildReport(
   const failed = ledger.filter((e) => e.status === 'failed' && e.failureKind !== 'budget').length;
   const skipped = ledger.filter((e) => e.status === 'failed' && e.failureKind === 'budget').length;
   const attempts = ledger.reduce((n, e) => n + (e.attempts ?? 0), 0);
-  const { status, reason } = finalStatus(job, unfinishedChunks.length, failedCalls);
+  const { status, reason } = finalStatus(job, unfinishedChunks, failedCalls);
 
   return {
     schemaVersion: 1,

@@ -39,7 +39,20 @@ export interface Checkpoint {
   readonly result?: string;
   /** Call outcome counts of the analyze stage. */
   readonly calls?: { done: number; reused: number; failed: number; skipped: number; retries: number };
+  /** When the last failed attempt released the stage (ISO). */
+  readonly failedAt?: string;
+  /** Re-enqueues by the sweeper (a chunk message presumed lost), and when the last one was (ISO). */
+  readonly sweeps?: number;
+  readonly sweptAt?: string;
+  /** Redrives out of a DLQ by triage, and when the last one was (ISO). */
+  readonly redrives?: number;
+  readonly redrivenAt?: string;
+  /** `attempts` when the stage's current message was sent (by a sweep or a redrive); 0 at intake. */
+  readonly enqueuedAttempts?: number;
 }
+
+/** Why a message for a chunk-stage was sent again: the counters that bound it. */
+export type ResendKind = 'sweep' | 'redrive';
 
 /** A held claim. Every write made under it is fenced by `fence`. */
 export interface Lease {
@@ -324,6 +337,118 @@ export class Claims {
     } catch (error) {
       if (isConditionFailure(error))
         throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
+      throw error;
+    }
+  }
+
+  /**
+   * Records that a new message is about to be sent for a live stage, once per observed count:
+   * the update is conditioned on the counter still being `seen`, so of two sweepers (or
+   * triage runs) looking at the same checkpoint only one re-enqueues. Returns false when the
+   * stage moved on or another caller got there first.
+   */
+  async recordResend(cp: Checkpoint, kind: ResendKind): Promise<boolean> {
+    const counter = kind === 'sweep' ? 'sweeps' : 'redrives';
+    const stamp = kind === 'sweep' ? 'sweptAt' : 'redrivenAt';
+    const seen = (kind === 'sweep' ? cp.sweeps : cp.redrives) ?? 0;
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(cp.jobId), sk: checkpointSk(cp.chunk, cp.stage) },
+          UpdateExpression: `SET #counter = :next, #stamp = :at, enqueuedAttempts = attempts`,
+          ConditionExpression: `#status IN (${LIVE.join(', ')}) AND ${
+            seen === 0 ? '(attribute_not_exists(#counter) OR #counter = :seen)' : '#counter = :seen'
+          }`,
+          ExpressionAttributeNames: { '#status': 'status', '#counter': counter, '#stamp': stamp },
+          ExpressionAttributeValues: {
+            ...liveValues,
+            ':seen': seen,
+            ':next': seen + 1,
+            ':at': new Date(this.now()).toISOString(),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Ends a chunk as `dead` without holding its lease (the sweeper at a deadline, DLQ triage
+   * for a permanent failure): the chunk's live stage becomes `dead` with the reason, and the
+   * job's terminal count moves in the same transaction, so the chunk is counted once even if
+   * its worker finishes at the same moment (one of the two transactions is refused).
+   *
+   * Without `force`, a stage whose claim is still live is left to its holder. With it, the
+   * claim is removed, so the holder's next fenced write fails and it commits nothing more.
+   * Returns the stage marked, or undefined when the chunk was already terminal or held.
+   */
+  async markDead(
+    jobId: string,
+    chunk: number,
+    failure: { reason: string; errorClass: ErrorClass },
+    options: { force?: boolean } = {},
+  ): Promise<Stage | undefined> {
+    const stages = (await this.list(jobId)).filter((c) => c.chunk === chunk);
+    if (stages.length === 0 || isChunkTerminal(stages)) return undefined;
+    const live = STAGES.map((s) => stages.find((c) => c.stage === s)).find((c) => c && c.status !== 'done');
+    if (!live) return undefined;
+    const now = this.now();
+    const at = new Date(now).toISOString();
+    const previous = STAGES[STAGES.indexOf(live.stage) - 1];
+    const unheld = options.force ? '' : ' AND (attribute_not_exists(claimedBy) OR claimExpiresAt < :now)';
+    try {
+      await transactWrite(this.db, {
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: { pk: jobPk(jobId), sk: checkpointSk(chunk, live.stage) },
+              UpdateExpression:
+                'SET #status = :dead, finishedAt = :at, lastError = :err, errorClass = :class REMOVE claimedBy, claimExpiresAt',
+              ConditionExpression: `#status IN (${LIVE.join(', ')})${unheld}`,
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ...liveValues,
+                ':dead': 'dead',
+                ':at': at,
+                ':err': failure.reason.slice(0, 1000),
+                ':class': failure.errorClass,
+                ...(options.force ? {} : { ':now': now }),
+              },
+            },
+          },
+          // A later stage is only live once the earlier one is done; checking it keeps two
+          // callers from marking different stages of one chunk and counting it twice.
+          ...(previous
+            ? [
+                {
+                  ConditionCheck: {
+                    TableName: this.tableName,
+                    Key: { pk: jobPk(jobId), sk: checkpointSk(chunk, previous) },
+                    ConditionExpression: '#status = :done',
+                    ExpressionAttributeNames: { '#status': 'status' },
+                    ExpressionAttributeValues: { ':done': 'done' },
+                  },
+                },
+              ]
+            : []),
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: { pk: jobPk(jobId), sk: JOB_SK },
+              UpdateExpression: 'ADD chunksTerminal :one SET updatedAt = :at',
+              ExpressionAttributeValues: { ':one': 1, ':at': at },
+            },
+          },
+        ],
+      });
+      return live.stage;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
       throw error;
     }
   }

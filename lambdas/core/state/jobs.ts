@@ -60,6 +60,8 @@ export interface Job {
   /** Every chunk message has been sent; a repeated S3 event is then a no-op. */
   readonly fanoutCompletedAt?: string;
   readonly finalizeEnqueuedAt?: string;
+  /** When the sweeper last sent finalize again for a job that stayed unfinalized (ISO). */
+  readonly finalizeResentAt?: string;
   readonly finalizedAt?: string;
   readonly reportKey?: string;
   readonly htmlReportKey?: string;
@@ -289,6 +291,34 @@ export class Jobs {
           ConditionExpression: `attribute_exists(pk) AND #status IN (${allowed.join(', ')}) AND attribute_not_exists(finalizedAt)`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Records that finalize is being sent again for a job that was claimed for finalize but
+   * never finalized (its message was lost or dead-lettered). Conditioned on the stamp the
+   * caller saw, so concurrent sweepers send it once per period. Returns false otherwise.
+   */
+  async recordFinalizeResend(jobId: string, seen: string | undefined): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: JOB_SK },
+          UpdateExpression: 'SET finalizeResentAt = :at',
+          ConditionExpression: `attribute_exists(finalizeEnqueuedAt) AND attribute_not_exists(finalizedAt) AND ${
+            seen === undefined ? 'attribute_not_exists(finalizeResentAt)' : 'finalizeResentAt = :seen'
+          }`,
+          ExpressionAttributeValues: {
+            ':at': new Date(this.now()).toISOString(),
+            ...(seen === undefined ? {} : { ':seen': seen }),
+          },
         }),
       );
       return true;

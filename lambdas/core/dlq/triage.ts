@@ -1,0 +1,417 @@
+import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import {
+  ListMessageMoveTasksCommand,
+  SendMessageCommand,
+  type SQSClient,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { QueueRole } from '../../../lib/topology.js';
+import { type Checkpoint, Claims, type ErrorClass, isChunkTerminal } from '../state/claims.js';
+import { type Job, Jobs } from '../state/jobs.js';
+import { STAGES } from '../state/keys.js';
+import { chunkMessageSchema, finalizeMessageSchema } from '../worker/chunk-message.js';
+import { type Classification, callNamedIn, classifyDeadLetter } from './classify.js';
+import { type DeadLetter, moveBack, receiveAll, redrivesOf, release, remove } from './dead-letter-queue.js';
+import { type DeadLetterRecord, DeadLetterRecords, type TriageDecision } from './records.js';
+
+/** DLQs triage looks at, in pipeline order. */
+export const DLQ_ROLES: readonly QueueRole[] = ['intake', 'realtime', 'batch', 'finalize'];
+
+/** What triage, listing and redrive need. */
+export interface DlqDeps {
+  readonly db: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
+  readonly sns: SNSClient;
+  readonly tableName: string;
+  readonly alertsTopicArn: string;
+  readonly queueUrls: Readonly<Record<QueueRole, string>>;
+  readonly dlqUrls: Readonly<Record<QueueRole, string>>;
+  readonly dlqArns: Readonly<Record<QueueRole, string>>;
+  /** Redrives of one chunk (or one checkpoint-less message) before it is marked dead. @default 2 */
+  readonly maxRedrives?: number;
+  /** Dead letters within `escalationWindowMs` that raise an escalation alert. @default 3 */
+  readonly escalationThreshold?: number;
+  /** @default 1 hour */
+  readonly escalationWindowMs?: number;
+  readonly now?: () => number;
+  readonly log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+/** One dead letter, enriched and classified. */
+export interface DeadLetterView {
+  readonly queue: QueueRole;
+  readonly message: DeadLetter;
+  readonly jobId?: string;
+  readonly chunk?: number;
+  readonly job?: Job;
+  readonly checkpoint?: Checkpoint;
+  readonly chunkTerminal: boolean;
+  readonly classification: Classification;
+  readonly lastError?: string;
+}
+
+/** What a triage run did. */
+export interface TriageSummary {
+  readonly seen: number;
+  readonly decisions: (DeadLetterRecord & { decision: TriageDecision })[];
+  readonly escalated: boolean;
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads what the state table knows about a dead letter and classifies it. */
+export async function enrich(deps: DlqDeps, queue: QueueRole, message: DeadLetter): Promise<DeadLetterView> {
+  const now = deps.now ?? Date.now;
+  const body = parseJson(message.body);
+  let jobId: string | undefined;
+  let chunk: number | undefined;
+  let wellFormed = true;
+  if (queue === 'realtime' || queue === 'batch') {
+    const parsed = chunkMessageSchema.safeParse(body);
+    wellFormed = parsed.success;
+    if (parsed.success) ({ jobId, chunk } = parsed.data);
+  } else if (queue === 'finalize') {
+    const parsed = finalizeMessageSchema.safeParse(body);
+    wellFormed = parsed.success;
+    if (parsed.success) jobId = parsed.data.jobId;
+  } else {
+    wellFormed = typeof body === 'object' && body !== null;
+  }
+  const job = jobId ? await new Jobs(deps.db, deps.tableName, now).find(jobId) : undefined;
+  let checkpoint: Checkpoint | undefined;
+  let chunkTerminal = false;
+  if (job && chunk !== undefined) {
+    const stages = (await new Claims(deps.db, deps.tableName, now).list(job.jobId)).filter(
+      (c) => c.chunk === chunk,
+    );
+    chunkTerminal = isChunkTerminal(stages);
+    checkpoint = STAGES.map((s) => stages.find((c) => c.stage === s)).find((c) => c && c.status !== 'done');
+  }
+  if (queue === 'finalize' && job?.finalizedAt) chunkTerminal = true;
+  const lastError = checkpoint?.lastError;
+  const classification = classifyDeadLetter({
+    role: queue,
+    wellFormed,
+    ...(job ? { job } : {}),
+    ...(checkpoint ? { checkpoint } : {}),
+    ...(lastError ? { lastError } : {}),
+  });
+  return {
+    queue,
+    message,
+    ...(jobId ? { jobId } : {}),
+    ...(chunk !== undefined ? { chunk } : {}),
+    ...(job ? { job } : {}),
+    ...(checkpoint ? { checkpoint } : {}),
+    chunkTerminal,
+    classification,
+    ...(lastError ? { lastError } : {}),
+  };
+}
+
+async function publish(deps: DlqDeps, subject: string, context: Record<string, unknown>): Promise<void> {
+  await deps.sns.send(
+    new PublishCommand({
+      TopicArn: deps.alertsTopicArn,
+      // SNS subjects are at most 100 printable ASCII characters.
+      Subject: subject.replace(/[^\x20-\x7e]/g, '?').slice(0, 100),
+      Message: JSON.stringify(context, null, 1),
+    }),
+  );
+}
+
+async function enqueueFinalize(deps: DlqDeps, jobId: string): Promise<void> {
+  const jobs = new Jobs(deps.db, deps.tableName, deps.now ?? Date.now);
+  const job = await jobs.get(jobId);
+  if (job.chunksTerminal < job.chunkCount) return;
+  if (!(await jobs.claimFinalize(jobId))) return;
+  await deps.sqs.send(
+    new SendMessageCommand({
+      QueueUrl: deps.queueUrls.finalize,
+      MessageBody: JSON.stringify({ v: 1, jobId }),
+    }),
+  );
+}
+
+/** Decides and carries out what happens to one dead letter; returns the record written. */
+async function triageOne(deps: DlqDeps, view: DeadLetterView): Promise<DeadLetterRecord> {
+  const now = deps.now ?? Date.now;
+  const claims = new Claims(deps.db, deps.tableName, now);
+  const maxRedrives = deps.maxRedrives ?? 2;
+  const { queue, message, checkpoint: cp, classification: c } = view;
+  const dlqUrl = deps.dlqUrls[queue];
+  const redrives = cp ? (cp.redrives ?? 0) : redrivesOf(message);
+  let decision: TriageDecision;
+  let reason: string;
+
+  if (view.chunkTerminal || (view.job?.finalizedAt && queue !== 'intake')) {
+    decision = 'discarded';
+    reason = 'the work it carries has already ended';
+    await remove(deps.sqs, dlqUrl, message);
+  } else if (cp?.claimedBy && (cp.claimExpiresAt ?? 0) >= now()) {
+    decision = 'discarded';
+    reason = `a duplicate: ${cp.claimedBy} holds a live claim on the chunk`;
+    await remove(deps.sqs, dlqUrl, message);
+  } else if (c.retryable && redrives < maxRedrives) {
+    if (cp && !(await claims.recordResend(cp, 'redrive'))) {
+      decision = 'kept';
+      reason = 'the checkpoint changed while triaging; left for the next run';
+      await release(deps.sqs, dlqUrl, message);
+    } else {
+      decision = 'redriven';
+      reason = `${c.errorClass}: ${c.why}; redrive ${redrives + 1} of ${maxRedrives}`;
+      await moveBack(deps.sqs, dlqUrl, deps.queueUrls[queue], message);
+    }
+  } else {
+    const gaveUp = c.retryable ? `still failing after ${redrives} redrive(s)` : c.why;
+    reason = `${c.errorClass}: ${gaveUp}${view.lastError ? `; last error: ${view.lastError}` : ''}`.slice(
+      0,
+      900,
+    );
+    if (view.job && view.chunk !== undefined) {
+      decision = 'dead';
+      const errorClass: ErrorClass = c.errorClass;
+      await claims.markDead(view.job.jobId, view.chunk, { reason: `dead letter: ${reason}`, errorClass });
+      await enqueueFinalize(deps, view.job.jobId);
+      await remove(deps.sqs, dlqUrl, message);
+    } else if (!c.retryable || queue === 'realtime' || queue === 'batch') {
+      // Nothing in the state table to mark: the record and the alert carry the body.
+      decision = 'dead';
+      await remove(deps.sqs, dlqUrl, message);
+    } else {
+      // An intake or finalize message out of redrives: a person has to look; keep it.
+      decision = 'kept';
+      await release(deps.sqs, dlqUrl, message);
+    }
+  }
+
+  const at = new Date(now()).toISOString();
+  const named = callNamedIn(view.lastError);
+  const record: DeadLetterRecord = {
+    at,
+    queue,
+    messageId: message.messageId,
+    ...(view.jobId ? { jobId: view.jobId } : {}),
+    ...(view.chunk !== undefined ? { chunk: view.chunk } : {}),
+    ...(cp ? { stage: cp.stage, attempts: cp.attempts } : {}),
+    ...named,
+    errorClass: c.errorClass,
+    decision,
+    reason,
+    ...(view.lastError ? { lastError: view.lastError } : {}),
+    redrives: decision === 'redriven' ? redrives + 1 : redrives,
+    receiveCount: message.receiveCount,
+    sentAt: new Date(message.sentAt).toISOString(),
+    bodyPreview: message.body.slice(0, 2000),
+  };
+  await new DeadLetterRecords(deps.db, deps.tableName).put(record);
+  if (decision !== 'discarded') {
+    await publish(deps, `clause-review dead letter: ${c.errorClass}, ${decision} (${queue})`, {
+      kind: 'dead-letter',
+      ...record,
+      job: view.job
+        ? {
+            status: view.job.status,
+            chunkCount: view.job.chunkCount,
+            chunksTerminal: view.job.chunksTerminal,
+            key: view.job.key,
+          }
+        : undefined,
+    });
+  }
+  deps.log?.('dlq-triaged', { ...record, bodyPreview: undefined });
+  return record;
+}
+
+/**
+ * Triage of every DLQ: each dead letter is enriched from its checkpoint, classified
+ * (transient | infrastructure | validation | logic), then redriven (retryable, and fewer than
+ * `maxRedrives` redrives of its chunk so far), or marked dead with the reason (the job then
+ * finalizes incomplete, naming it), or discarded when its work already ended. Every decision
+ * is written as a DLQ record and alerted; `escalationThreshold` dead letters within the window
+ * raise one escalation alert per clock hour.
+ */
+export async function triageDeadLetters(deps: DlqDeps): Promise<TriageSummary> {
+  const now = deps.now ?? Date.now;
+  const decisions: TriageSummary['decisions'] = [];
+  let seen = 0;
+  for (const queue of DLQ_ROLES) {
+    const messages = await receiveAll(deps.sqs, deps.dlqUrls[queue]);
+    seen += messages.length;
+    for (const message of messages) {
+      try {
+        decisions.push(await triageOne(deps, await enrich(deps, queue, message)));
+      } catch (error) {
+        deps.log?.('dlq-triage-failed', { queue, messageId: message.messageId, error: String(error) });
+        await release(deps.sqs, deps.dlqUrls[queue], message).catch(() => {});
+      }
+    }
+  }
+  const escalated = await maybeEscalate(deps, now());
+  return { seen, decisions, escalated };
+}
+
+async function maybeEscalate(deps: DlqDeps, now: number): Promise<boolean> {
+  const threshold = deps.escalationThreshold ?? 3;
+  const windowMs = deps.escalationWindowMs ?? 3_600_000;
+  const records = new DeadLetterRecords(deps.db, deps.tableName);
+  const to = new Date(now).toISOString();
+  const recent = await records.between(new Date(now - windowMs).toISOString(), to);
+  if (recent.length < threshold) return false;
+  if (!(await records.claimEscalation(to, recent.length))) return false;
+  const count = (key: (r: DeadLetterRecord) => string | undefined) => {
+    const out: Record<string, number> = {};
+    for (const r of recent) {
+      const k = key(r) ?? 'unknown';
+      out[k] = (out[k] ?? 0) + 1;
+    }
+    return out;
+  };
+  await publish(
+    deps,
+    `clause-review ESCALATION: ${recent.length} dead letters within ${Math.round(windowMs / 60_000)} min`,
+    {
+      kind: 'escalation',
+      at: to,
+      count: recent.length,
+      threshold,
+      windowMinutes: windowMs / 60_000,
+      byClass: count((r) => r.errorClass),
+      byAnalyst: count((r) => r.analystId),
+      byQueue: count((r) => r.queue),
+      jobs: [...new Set(recent.map((r) => r.jobId).filter(Boolean))],
+    },
+  );
+  return true;
+}
+
+/** A row of `dlq ls`. */
+export interface DeadLetterRow {
+  readonly queue: QueueRole;
+  readonly messageId: string;
+  readonly jobId?: string;
+  readonly chunk?: number;
+  readonly errorClass: ErrorClass;
+  readonly lastError?: string;
+  readonly ageSeconds: number;
+}
+
+/** Every dead letter now in a DLQ, classified, without changing anything (messages are released). */
+export async function listDeadLetters(deps: DlqDeps): Promise<DeadLetterRow[]> {
+  const now = deps.now ?? Date.now;
+  const rows: DeadLetterRow[] = [];
+  for (const queue of DLQ_ROLES) {
+    const messages = await receiveAll(deps.sqs, deps.dlqUrls[queue], { holdSeconds: 30 });
+    try {
+      for (const message of messages) {
+        const v = await enrich(deps, queue, message);
+        rows.push({
+          queue,
+          messageId: message.messageId,
+          ...(v.jobId ? { jobId: v.jobId } : {}),
+          ...(v.chunk !== undefined ? { chunk: v.chunk } : {}),
+          errorClass: v.classification.errorClass,
+          ...(v.lastError ? { lastError: v.lastError } : {}),
+          ageSeconds: Math.max(0, Math.round((now() - message.sentAt) / 1000)),
+        });
+      }
+    } finally {
+      await Promise.all(messages.map((m) => release(deps.sqs, deps.dlqUrls[queue], m)));
+    }
+  }
+  return rows;
+}
+
+/** Filters of a redrive; none means every message of every DLQ. */
+export interface RedriveFilter {
+  readonly errorClass?: ErrorClass;
+  readonly jobId?: string;
+}
+
+/** What a redrive moved, per queue, and how. */
+export interface RedriveResult {
+  readonly queue: QueueRole;
+  readonly method: 'message-move-task' | 'receive-send-delete';
+  /** Messages moved (for a move task: the task's count once listed, else undefined). */
+  readonly moved?: number;
+  readonly taskHandle?: string;
+}
+
+/** True when the endpoint does not implement StartMessageMoveTask (moto, some emulators). */
+export function isMoveTaskUnsupported(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const status =
+    (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ??
+    (error as { $response?: { statusCode?: number } }).$response?.statusCode;
+  // moto answers an action it lacks with an HTML error page, which the SDK fails to parse.
+  if (error.name === 'SyntaxError' && '$response' in error) return true;
+  return (
+    /UnsupportedOperation|InvalidAction|NotImplemented|UnknownOperation|InvalidParameterValue/i.test(
+      error.name,
+    ) ||
+    /not (yet )?implemented|not supported|unknown (action|operation)/i.test(error.message) ||
+    status === 501 ||
+    status === 404
+  );
+}
+
+/**
+ * Moves dead letters back to their source queues. Without filters it asks SQS for a message
+ * move task per DLQ (the console's "Start DLQ redrive"); where the endpoint lacks it, or when
+ * filters are given (a move task cannot filter), it moves the messages itself, receive → send
+ * the unchanged body → delete, so the job identity the call ledger is keyed on is kept and
+ * no finished call is billed again. Chunk redrives are recorded on their checkpoints.
+ */
+export async function redriveDeadLetters(
+  deps: DlqDeps,
+  filter: RedriveFilter = {},
+): Promise<RedriveResult[]> {
+  const out: RedriveResult[] = [];
+  const filtered = filter.errorClass !== undefined || filter.jobId !== undefined;
+  const claims = new Claims(deps.db, deps.tableName, deps.now ?? Date.now);
+  for (const queue of DLQ_ROLES) {
+    if (!filtered) {
+      try {
+        const r = await deps.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: deps.dlqArns[queue] }));
+        const listed = await deps.sqs.send(
+          new ListMessageMoveTasksCommand({ SourceArn: deps.dlqArns[queue], MaxResults: 1 }),
+        );
+        const moved = listed.Results?.[0]?.ApproximateNumberOfMessagesMoved;
+        out.push({
+          queue,
+          method: 'message-move-task',
+          ...(r.TaskHandle ? { taskHandle: r.TaskHandle } : {}),
+          ...(moved !== undefined ? { moved } : {}),
+        });
+        continue;
+      } catch (error) {
+        if (!isMoveTaskUnsupported(error)) throw error;
+        deps.log?.('dlq-move-task-unsupported', { queue, error: String(error) });
+      }
+    }
+    const messages = await receiveAll(deps.sqs, deps.dlqUrls[queue], { holdSeconds: 60 });
+    let moved = 0;
+    for (const message of messages) {
+      const v = await enrich(deps, queue, message);
+      const matches =
+        (filter.jobId === undefined || v.jobId === filter.jobId) &&
+        (filter.errorClass === undefined || v.classification.errorClass === filter.errorClass);
+      if (!matches) {
+        await release(deps.sqs, deps.dlqUrls[queue], message);
+        continue;
+      }
+      if (v.checkpoint) await claims.recordResend(v.checkpoint, 'redrive');
+      await moveBack(deps.sqs, deps.dlqUrls[queue], deps.queueUrls[queue], message);
+      moved++;
+    }
+    out.push({ queue, method: 'receive-send-delete', moved });
+  }
+  return out;
+}

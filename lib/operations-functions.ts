@@ -1,0 +1,244 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { sweepRules } from '../lambdas/core/sweeper/rules.js';
+import { resolveModelIds } from './model-access.js';
+import { FUNCTION_RUNTIME, HANDLER_BUNDLING, WORK_PREFIX } from './pipeline-functions.js';
+import { PROJECT_ROOT } from './project-root.js';
+import { type RuntimeTuning, runtimeEnvironment } from './runtime-environment.js';
+import { grantItemAccess } from './state-table.js';
+import { QUEUE_ROLES, type QueueRole, type Topology } from './topology.js';
+
+/** Properties of {@link OperationsFunctions}. */
+export interface OperationsFunctionsProps {
+  /** Queue tuning and names; the result of `topology()`. */
+  readonly topology: Topology;
+  readonly table: dynamodb.ITable;
+  readonly intakeBucket: s3.IBucket;
+  readonly resultsBucket: s3.IBucket;
+  /** The work queues by role. */
+  readonly queues: Readonly<Record<QueueRole, sqs.IQueue>>;
+  /** Their dead-letter queues by role. */
+  readonly deadLetterQueues: Readonly<Record<QueueRole, sqs.IQueue>>;
+  readonly alertsTopic: sns.ITopic;
+  /**
+   * Runtime tuning; the lease length feeds the sweeper's quiet periods.
+   * @default none: the runtime's defaults apply
+   */
+  readonly tuning?: RuntimeTuning;
+  /**
+   * How often the sweeper runs, in minutes (1-60).
+   * @default 1
+   */
+  readonly sweepEveryMinutes?: number;
+  /**
+   * How often DLQ triage runs, in minutes (1-1440).
+   * @default 15
+   */
+  readonly triageEveryMinutes?: number;
+  /**
+   * Redrives of one chunk out of its DLQ before triage marks it dead (0-20).
+   * @default 2
+   */
+  readonly maxRedrives?: number;
+  /**
+   * Directory holding package-lock.json and the handler sources.
+   * @default the repository this file belongs to
+   */
+  readonly projectRoot?: string;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/** Lease length the runtime uses when tuning names none (lambdas/shared/config.ts). */
+const DEFAULT_LEASE_SECONDS = 120;
+
+function checkRange(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`OperationsFunctions ${name} must be an integer from ${min} to ${max}; got ${value}`);
+  }
+}
+
+/**
+ * The pipeline's operations functions: the sweeper (every minute: lost chunk messages, jobs
+ * never finalized, jobs past their deadline) and DLQ triage (every 15 minutes: classify,
+ * redrive or mark dead, record, alert), each on an EventBridge schedule, each with its own
+ * role holding only what its handler does.
+ */
+export class OperationsFunctions extends Construct {
+  readonly sweeperFunction: nodejs.NodejsFunction;
+  readonly triageFunction: nodejs.NodejsFunction;
+  readonly sweepSchedule: events.Rule;
+  readonly triageSchedule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: OperationsFunctionsProps) {
+    super(scope, id);
+    const t = props.topology;
+    const sweepEvery = props.sweepEveryMinutes ?? 1;
+    const triageEvery = props.triageEveryMinutes ?? 15;
+    const maxRedrives = props.maxRedrives ?? 2;
+    checkRange('sweepEveryMinutes', sweepEvery, 1, 60);
+    checkRange('triageEveryMinutes', triageEvery, 1, 1440);
+    checkRange('maxRedrives', maxRedrives, 0, 20);
+    const projectRoot = props.projectRoot ?? PROJECT_ROOT;
+    const lockFile = join(projectRoot, 'package-lock.json');
+    if (!existsSync(lockFile)) {
+      throw new Error(`OperationsFunctions projectRoot must hold package-lock.json; got '${projectRoot}'`);
+    }
+    const rules = sweepRules(t, (props.tuning?.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000);
+    const environment: Record<string, string> = {
+      ...runtimeEnvironment({
+        topology: t,
+        table: props.table,
+        intakeBucket: props.intakeBucket,
+        resultsBucket: props.resultsBucket,
+        queues: props.queues,
+        alertsTopic: props.alertsTopic,
+        models: resolveModelIds(undefined),
+        ...(props.tuning ? { tuning: props.tuning } : {}),
+      }),
+      INTAKE_QUEUE_URL: props.queues.intake.queueUrl,
+      STATUS_INDEX_NAME: t.table.indexes[0]?.name ?? 'byStatus',
+      SWEEP_QUIET_SECONDS_REALTIME: String(Math.ceil(rules.quietMs.realtime / 1000)),
+      SWEEP_QUIET_SECONDS_BATCH: String(Math.ceil(rules.quietMs.batch / 1000)),
+      SWEEP_FINALIZE_QUIET_SECONDS: String(Math.ceil(rules.finalizeQuietMs / 1000)),
+      CHUNK_MAX_RECEIVE_COUNT: String(rules.maxReceiveCount),
+      DLQ_MAX_REDRIVES: String(maxRedrives),
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    for (const role of QUEUE_ROLES) {
+      environment[`${role.toUpperCase()}_DLQ_URL`] = props.deadLetterQueues[role].queueUrl;
+      environment[`${role.toUpperCase()}_DLQ_ARN`] = props.deadLetterQueues[role].queueArn;
+    }
+
+    const make = (name: 'Sweeper' | 'DlqTriage', entry: string, description: string, timeout: Duration) => {
+      const logGroup = new logs.LogGroup(this, `${name}Logs`, {
+        retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+        removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      });
+      const role = new iam.Role(this, `${name}Role`, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: `clause-review ${name} function`,
+      });
+      logGroup.grantWrite(role);
+      const fn = new nodejs.NodejsFunction(this, name, {
+        entry: join(projectRoot, entry),
+        handler: 'handler',
+        projectRoot,
+        depsLockFilePath: lockFile,
+        description,
+        runtime: FUNCTION_RUNTIME,
+        architecture: lambda.Architecture.ARM_64,
+        memorySize: 512,
+        timeout,
+        role,
+        logGroup,
+        environment,
+        bundling: HANDLER_BUNDLING,
+      });
+      grantItemAccess(props.table, fn);
+      return fn;
+    };
+
+    this.sweeperFunction = make(
+      'Sweeper',
+      'lambdas/sweeper/handler.ts',
+      'clause-review sweeper: lost chunk messages, unfinalized jobs, deadlines',
+      Duration.seconds(55),
+    );
+    this.triageFunction = make(
+      'DlqTriage',
+      'lambdas/dlq-triage/handler.ts',
+      'clause-review DLQ triage: classify, redrive or mark dead, record, alert',
+      Duration.minutes(5),
+    );
+
+    // Sweeper: finds unfinished jobs on the status index, re-sends chunk and finalize messages,
+    // reads the stored document to rebuild a chunk message.
+    this.sweeperFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${props.table.tableArn}/index/${environment.STATUS_INDEX_NAME}`],
+      }),
+    );
+    props.queues.realtime.grantSendMessages(this.sweeperFunction);
+    props.queues.batch.grantSendMessages(this.sweeperFunction);
+    props.queues.finalize.grantSendMessages(this.sweeperFunction);
+    this.sweeperFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
+      }),
+    );
+
+    // Triage: reads and deletes dead letters, sends them back to their source queues (or
+    // starts a message move task), enqueues finalize, publishes alerts.
+    for (const role of QUEUE_ROLES) {
+      const dlq = props.deadLetterQueues[role];
+      dlq.grantConsumeMessages(this.triageFunction);
+      dlq.grant(this.triageFunction, 'sqs:ChangeMessageVisibility');
+      props.queues[role].grantSendMessages(this.triageFunction);
+    }
+    this.triageFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        // A move task reads from the DLQ and sends to the source queue as the caller.
+        actions: ['sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks', 'sqs:CancelMessageMoveTask'],
+        resources: QUEUE_ROLES.map((role) => props.deadLetterQueues[role].queueArn),
+      }),
+    );
+    // Explicit actions rather than grantPublish, whose `kms:GenerateDataKey*` wildcard cdk-nag
+    // rightly flags: publishing to an SSE-KMS topic needs exactly these two on its key.
+    this.triageFunction.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['sns:Publish'], resources: [props.alertsTopic.topicArn] }),
+    );
+    const alertsKey = (props.alertsTopic as sns.Topic).masterKey;
+    if (alertsKey) {
+      this.triageFunction.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+          resources: [alertsKey.keyArn],
+        }),
+      );
+    }
+
+    this.sweepSchedule = new events.Rule(this, 'SweepSchedule', {
+      description: 'clause-review sweeper',
+      schedule: events.Schedule.rate(Duration.minutes(sweepEvery)),
+      targets: [new targets.LambdaFunction(this.sweeperFunction, { retryAttempts: 0 })],
+    });
+    this.triageSchedule = new events.Rule(this, 'TriageSchedule', {
+      description: 'clause-review DLQ triage',
+      schedule: events.Schedule.rate(Duration.minutes(triageEvery)),
+      targets: [new targets.LambdaFunction(this.triageFunction, { retryAttempts: 0 })],
+    });
+
+    const role = this.sweeperFunction.role;
+    if (role) {
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(props.resultsBucket)}.Arn>/${WORK_PREFIX}*]`,
+        reason:
+          `The sweeper reads normalised documents to rebuild lost chunk messages: object-level S3 actions need an ` +
+          `object ARN pattern, and this one is confined to the '${WORK_PREFIX}' prefix of a bucket this stack owns; ` +
+          'the keys (job ids) exist only at run time.',
+      });
+    }
+  }
+}
+
+function bucketLogicalId(bucket: s3.IBucket): string {
+  const cfn = bucket.node.defaultChild;
+  return cfn instanceof CfnElement ? Stack.of(bucket).getLogicalId(cfn) : bucket.node.id;
+}

@@ -1,0 +1,183 @@
+/**
+ * The sweeper and DLQ-triage functions, synthesized with real state table, queues, buckets and
+ * topic, and read back from the template: schedules, environment, and least-privilege grants.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadOperationsConfig } from '../../lambdas/shared/ops-config.js';
+import { AlertsTopic } from '../../lib/alerts-topic.js';
+import { DocumentBuckets } from '../../lib/document-buckets.js';
+import { OperationsFunctions } from '../../lib/operations-functions.js';
+import { PROJECT_ROOT } from '../../lib/project-root.js';
+import { StateTable } from '../../lib/state-table.js';
+import { topology } from '../../lib/topology.js';
+import { WorkQueues } from '../../lib/work-queues.js';
+
+const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as { context: object };
+const outdir = mkdtempSync(join(tmpdir(), 'clause-review-ops-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+let stack: Stack;
+let ops: OperationsFunctions;
+let template: Template;
+
+function build(props: Partial<ConstructorParameters<typeof OperationsFunctions>[2]> = {}) {
+  const app = new App({ context, outdir });
+  const s = new Stack(app, 'Ops');
+  const t = topology({ prefix: 'ops-test' });
+  const table = new StateTable(s, 'State', { settings: t.table });
+  const queues = new WorkQueues(s, 'Queues', { settings: t.queues });
+  const buckets = new DocumentBuckets(s, 'Documents', {
+    settings: t.buckets,
+    intakeQueue: queues.queues.intake,
+    notification: t.intakeNotification,
+  });
+  const alerts = new AlertsTopic(s, 'Alerts', { topicName: t.alertsTopicName });
+  const o = new OperationsFunctions(s, 'Operations', {
+    topology: t,
+    table: table.table,
+    intakeBucket: buckets.intakeBucket,
+    resultsBucket: buckets.resultsBucket,
+    queues: queues.queues,
+    deadLetterQueues: queues.deadLetterQueues,
+    alertsTopic: alerts.topic,
+    ...props,
+  });
+  return { s, o };
+}
+
+beforeAll(() => {
+  ({ s: stack, o: ops } = build());
+  template = Template.fromStack(stack);
+});
+
+const idOf = (c: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(c.node.defaultChild as Parameters<Stack['getLogicalId']>[0]);
+
+/** Every statement of the policies attached to a function's role. */
+function statementsOf(fn: OperationsFunctions['sweeperFunction']): Statement[] {
+  const roleId = stack.getLogicalId(fn.role?.node.defaultChild as Parameters<Stack['getLogicalId']>[0]);
+  const policies = template.findResources('AWS::IAM::Policy');
+  return Object.values(policies)
+    .filter((p) => JSON.stringify(p.Properties.Roles).includes(roleId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+const actionsOf = (statements: Statement[]) =>
+  new Set(statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])));
+
+describe('schedules', () => {
+  it('runs the sweeper every minute and triage every 15 minutes, without EventBridge retries', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [idOf(ops.sweeperFunction), 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 0 },
+        }),
+      ],
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(15 minutes)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [idOf(ops.triageFunction), 'Arn'] } })],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [idOf(ops.sweeperFunction), 'Arn'] },
+    });
+  });
+
+  it('rejects schedules and redrive bounds out of range, naming the range and the value', () => {
+    expect(() => build({ sweepEveryMinutes: 0 })).toThrow(
+      'OperationsFunctions sweepEveryMinutes must be an integer from 1 to 60; got 0',
+    );
+    expect(() => build({ maxRedrives: 99 })).toThrow(
+      'OperationsFunctions maxRedrives must be an integer from 0 to 20; got 99',
+    );
+  });
+});
+
+describe('environment', () => {
+  it('gives each function a complete operations configuration, quiet periods from the topology', () => {
+    const fn = template.findResources('AWS::Lambda::Function')[idOf(ops.sweeperFunction)];
+    const vars = fn?.Properties.Environment.Variables as Record<string, unknown>;
+    // Tokens stand in for URLs and ARNs; the runtime's own parser accepts the shape.
+    const env = Object.fromEntries(
+      Object.entries(vars).map(([k, v]) => [k, typeof v === 'string' ? v : `https://sqs.example.com/${k}`]),
+    );
+    const config = loadOperationsConfig(env);
+    expect(config.SWEEP_QUIET_SECONDS_REALTIME).toBe(1800 + 300 + 60);
+    expect(config.SWEEP_QUIET_SECONDS_BATCH).toBe(300 + 300 + 60);
+    expect(config.SWEEP_FINALIZE_QUIET_SECONDS).toBe(720 + 60);
+    expect(config.DLQ_MAX_REDRIVES).toBe(2);
+    expect(config.STATUS_INDEX_NAME).toBe('byStatus');
+  });
+});
+
+describe('permissions', () => {
+  it('lets the sweeper query the status index, send chunk and finalize messages and read stored documents, nothing more', () => {
+    const actions = actionsOf(statementsOf(ops.sweeperFunction));
+    for (const a of [
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+      'dynamodb:ConditionCheckItem',
+      'sqs:SendMessage',
+      's3:GetObject',
+    ])
+      expect(actions).toContain(a);
+    for (const a of [
+      'sqs:ReceiveMessage',
+      'sqs:DeleteMessage',
+      'sns:Publish',
+      's3:PutObject',
+      'sqs:StartMessageMoveTask',
+    ])
+      expect(actions).not.toContain(a);
+    const s3Statement = statementsOf(ops.sweeperFunction).find((s) => s.Action === 's3:GetObject');
+    expect(JSON.stringify(s3Statement?.Resource)).toContain('/work/*');
+    expect(JSON.stringify(statementsOf(ops.sweeperFunction))).toContain('/index/byStatus');
+  });
+
+  it('lets triage consume every DLQ, send to source queues, move messages and publish alerts', () => {
+    const statements = statementsOf(ops.triageFunction);
+    const actions = actionsOf(statements);
+    for (const a of [
+      'sqs:ReceiveMessage',
+      'sqs:DeleteMessage',
+      'sqs:ChangeMessageVisibility',
+      'sqs:SendMessage',
+      'sqs:StartMessageMoveTask',
+      'sqs:ListMessageMoveTasks',
+      'sns:Publish',
+      'dynamodb:UpdateItem',
+    ])
+      expect(actions).toContain(a);
+    expect(actions).not.toContain('s3:GetObject');
+    expect(actions).not.toContain('bedrock:InvokeModel');
+    const move = statements.find(
+      (s) => Array.isArray(s.Action) && s.Action.includes('sqs:StartMessageMoveTask'),
+    );
+    const moveResources = JSON.stringify(move?.Resource);
+    for (const role of ['Intake', 'Realtime', 'Batch', 'Finalize'])
+      expect(moveResources).toMatch(new RegExp(`Queues${role}DeadLetterQueue`, 'i'));
+    // Receive is granted on DLQs only, never on the work queues themselves.
+    const receive = statements.filter((s) => JSON.stringify(s.Action).includes('sqs:ReceiveMessage'));
+    expect(receive.every((s) => /DeadLetterQueue/i.test(JSON.stringify(s.Resource)))).toBe(true);
+  });
+
+  it('passes the AwsSolutions checks, with only the reviewed acknowledgement', () => {
+    const report = new AwsSolutionsChecks(stack.node.root as App, { verbose: true }).validateScope(stack);
+    const findings = report.violations
+      .filter((v) => v.violatingResources.some((r) => (r.constructPath ?? '').includes('/Operations/')))
+      .map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    expect(findings).toEqual([]);
+  });
+});

@@ -1,0 +1,204 @@
+import { describe, expect, it } from 'vitest';
+import { callNamedIn, classifyDeadLetter } from '../../lambdas/core/dlq/index.js';
+import type { Checkpoint } from '../../lambdas/core/state/claims.js';
+import type { Job } from '../../lambdas/core/state/jobs.js';
+import { decide, type SweepRules, sweepRules } from '../../lambdas/core/sweeper/index.js';
+import { topology } from '../../lib/topology.js';
+
+// A fake clock: every decision is taken at an explicit `now`.
+const T0 = Date.parse('2026-03-01T10:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+const MIN = 60_000;
+
+const rules: SweepRules = {
+  quietMs: { realtime: 10 * MIN, batch: 20 * MIN },
+  finalizeQuietMs: 5 * MIN,
+  maxReceiveCount: 3,
+  maxSpacingFactor: 8,
+};
+
+function job(over: Partial<Job> = {}): Job {
+  return {
+    jobId: 'j-1',
+    status: 'running',
+    lane: 'realtime',
+    bucket: 'b',
+    key: 'k',
+    analysts: [],
+    chunkCount: 2,
+    clauseCount: 4,
+    callsPlanned: 44,
+    chunksTerminal: 0,
+    chunksDone: 0,
+    costLimit: 1,
+    costCommitted: 0,
+    costReserved: 0,
+    costSpent: 0,
+    createdAt: iso(T0),
+    updatedAt: iso(T0),
+    deadline: T0 + 360 * MIN,
+    fanoutCompletedAt: iso(T0),
+    ...over,
+  };
+}
+
+function cp(chunk: number, stage: 'analyze' | 'consolidate', over: Partial<Checkpoint> = {}): Checkpoint {
+  return { jobId: 'j-1', chunk, stage, status: 'pending', fence: 0, attempts: 0, ...over };
+}
+
+/** Both chunks finished except what `over` says about chunk 1's analyze stage. */
+function checkpoints(analyze1: Partial<Checkpoint>): Checkpoint[] {
+  return [
+    cp(0, 'analyze', { status: 'done', finishedAt: iso(T0 + MIN) }),
+    cp(0, 'consolidate', { status: 'done', finishedAt: iso(T0 + MIN) }),
+    cp(1, 'analyze', analyze1),
+    cp(1, 'consolidate'),
+  ];
+}
+
+describe('sweeper rules: lost chunk messages', () => {
+  it('derives the quiet period from visibility, lease, backoff and grace', () => {
+    const r = sweepRules(topology({ redeliveryBackoffSeconds: [30, 120, 300] }), 120_000, 60_000);
+    expect(r.quietMs.realtime).toBe((1800 + 300 + 60) * 1000);
+    expect(r.quietMs.batch).toBe((300 + 300 + 60) * 1000);
+    expect(r.finalizeQuietMs).toBe((720 + 60) * 1000);
+    expect(r.maxReceiveCount).toBe(3);
+  });
+
+  it('leaves a never-claimed stage alone until the quiet period after fan-out has passed, then re-sends it', () => {
+    const cps = checkpoints({});
+    expect(decide(job(), cps, T0 + 10 * MIN, rules)).toEqual([]);
+    const actions = decide(job(), cps, T0 + 10 * MIN + 1, rules);
+    expect(actions).toHaveLength(1);
+    expect(actions[0]).toMatchObject({ kind: 'resend', checkpoint: { chunk: 1, stage: 'analyze' } });
+  });
+
+  it('never re-sends a stage whose claim is still live', () => {
+    const cps = checkpoints({
+      status: 'running',
+      claimedBy: 'w',
+      claimExpiresAt: T0 + 100 * MIN,
+      attempts: 1,
+    });
+    expect(decide(job(), cps, T0 + 99 * MIN, rules)).toEqual([]);
+  });
+
+  it('counts silence from the claim expiry of a dead worker, not from fan-out', () => {
+    const expired = T0 + 30 * MIN;
+    const cps = checkpoints({ status: 'running', claimedBy: 'w', claimExpiresAt: expired, attempts: 1 });
+    expect(decide(job(), cps, expired + 10 * MIN, rules)).toEqual([]);
+    expect(decide(job(), cps, expired + 10 * MIN + 1, rules)[0]).toMatchObject({ kind: 'resend' });
+  });
+
+  it('uses the batch lane quiet period for batch jobs', () => {
+    const cps = checkpoints({});
+    expect(decide(job({ lane: 'batch' }), cps, T0 + 15 * MIN, rules)).toEqual([]);
+    expect(decide(job({ lane: 'batch' }), cps, T0 + 21 * MIN, rules)).toHaveLength(1);
+  });
+
+  it('spaces repeated re-sends out exponentially from the last one', () => {
+    const swept = T0 + 20 * MIN;
+    const once = checkpoints({ sweeps: 1, sweptAt: iso(swept) });
+    expect(decide(job(), once, swept + 19 * MIN, rules)).toEqual([]);
+    expect(decide(job(), once, swept + 20 * MIN + 1, rules)).toHaveLength(1);
+    const many = checkpoints({ sweeps: 9, sweptAt: iso(swept) });
+    expect(decide(job(), many, swept + 79 * MIN, rules)).toEqual([]);
+    expect(decide(job(), many, swept + 80 * MIN + 1, rules)).toHaveLength(1);
+  });
+
+  it('leaves a stage whose current message has used up its receives to DLQ triage', () => {
+    const cps = checkpoints({ status: 'retrying', attempts: 3, failedAt: iso(T0), errorClass: 'transient' });
+    expect(decide(job(), cps, T0 + 100 * MIN, rules)).toEqual([]);
+    const redriven = checkpoints({ status: 'retrying', attempts: 4, enqueuedAttempts: 3, failedAt: iso(T0) });
+    expect(decide(job(), redriven, T0 + 100 * MIN, rules)).toHaveLength(1);
+  });
+
+  it('does nothing for a job still fanning out before its deadline', () => {
+    expect(decide(job({ fanoutCompletedAt: undefined }), checkpoints({}), T0 + 100 * MIN, rules)).toEqual([]);
+  });
+
+  it('does nothing for a finalized or terminal job', () => {
+    expect(decide(job({ finalizedAt: iso(T0) }), checkpoints({}), T0 + 999 * MIN, rules)).toEqual([]);
+    expect(decide(job({ status: 'completed' }), checkpoints({}), T0 + 999 * MIN, rules)).toEqual([]);
+  });
+});
+
+describe('sweeper rules: finalize', () => {
+  const terminal = job({ chunksTerminal: 2, chunksDone: 2 });
+
+  it('finalizes a job whose chunks are all terminal but whose finalize was never enqueued', () => {
+    expect(decide(terminal, [], T0, rules)).toEqual([{ kind: 'finalize' }]);
+  });
+
+  it('sends finalize again only after the finalize quiet period, once per period', () => {
+    const claimed = { ...terminal, finalizeEnqueuedAt: iso(T0) };
+    expect(decide(claimed, [], T0 + 5 * MIN, rules)).toEqual([]);
+    expect(decide(claimed, [], T0 + 5 * MIN + 1, rules)).toEqual([{ kind: 'refinalize', seen: undefined }]);
+    const resent = { ...claimed, finalizeResentAt: iso(T0 + 6 * MIN) };
+    expect(decide(resent, [], T0 + 10 * MIN, rules)).toEqual([]);
+    expect(decide(resent, [], T0 + 11 * MIN + 1, rules)).toEqual([
+      { kind: 'refinalize', seen: iso(T0 + 6 * MIN) },
+    ]);
+  });
+});
+
+describe('sweeper rules: deadline', () => {
+  it('expires every unfinished chunk of a job past its deadline, naming each, then finalizes', () => {
+    const j = job({ chunkCount: 3, deadline: T0 + 60 * MIN });
+    const cps = [
+      ...checkpoints({ status: 'retrying', attempts: 2, lastError: 'ThrottlingException: slow down' }),
+      cp(2, 'analyze', { status: 'done' }),
+      cp(2, 'consolidate', { status: 'running', claimedBy: 'w', claimExpiresAt: T0 + 999 * MIN }),
+    ];
+    expect(decide(j, cps, T0 + 60 * MIN, rules).map((a) => a.kind)).not.toContain('expire');
+    const actions = decide(j, cps, T0 + 60 * MIN + 1, rules);
+    expect(actions.map((a) => a.kind)).toEqual(['expire', 'finalize']);
+    const expire = actions[0];
+    if (expire?.kind !== 'expire') throw new Error('expected expire');
+    expect(expire.chunks.map((c) => c.chunk)).toEqual([1, 2]);
+    expect(expire.reason).toContain(
+      'chunk 1 (analyze retrying, 2 attempt(s), last error: ThrottlingException',
+    );
+    expect(expire.reason).toContain('chunk 2 (consolidate running');
+  });
+});
+
+describe('dead-letter classification', () => {
+  const running = job();
+  it('sorts by the recorded class first, then the error text, then infrastructure', () => {
+    const base = { role: 'realtime' as const, wellFormed: true, job: running };
+    expect(
+      classifyDeadLetter({ ...base, checkpoint: cp(1, 'analyze', { errorClass: 'validation' }) }),
+    ).toMatchObject({ errorClass: 'validation', retryable: false });
+    expect(
+      classifyDeadLetter({ ...base, lastError: 'AccessDeniedException: no model access' }),
+    ).toMatchObject({
+      errorClass: 'logic',
+      retryable: false,
+    });
+    expect(classifyDeadLetter({ ...base, lastError: 'ThrottlingException: too many' })).toMatchObject({
+      errorClass: 'transient',
+      retryable: true,
+    });
+    expect(classifyDeadLetter({ ...base, lastError: 'answer does not match the schema' }).errorClass).toBe(
+      'validation',
+    );
+    expect(classifyDeadLetter({ ...base, checkpoint: cp(1, 'analyze', { attempts: 3 }) })).toMatchObject({
+      errorClass: 'infrastructure',
+      retryable: true,
+    });
+  });
+
+  it('calls a body that is not a queue message validation, and a missing job logic', () => {
+    expect(classifyDeadLetter({ role: 'batch', wellFormed: false }).errorClass).toBe('validation');
+    expect(classifyDeadLetter({ role: 'finalize', wellFormed: true }).errorClass).toBe('logic');
+  });
+
+  it('reads the clause and analyst an error names', () => {
+    expect(callNamedIn('3 call(s) out of tier-1 retries; first: c0012/liability-cap: Throttling')).toEqual({
+      clauseId: 'c0012',
+      analystId: 'liability-cap',
+    });
+    expect(callNamedIn('nothing')).toEqual({});
+  });
+});
