@@ -19,6 +19,7 @@ export const STACK_OUTPUTS = {
   resultsBucket: 'ResultsBucketName',
   resultsPrefix: 'ResultsPrefix',
   alertsTopicArn: 'AlertsTopicArn',
+  apiUrl: 'ApiUrl',
   queueUrl: (role: QueueRole) => `${pascal(role)}QueueUrl`,
   queueArn: (role: QueueRole) => `${pascal(role)}QueueArn`,
   dlqUrl: (role: QueueRole) => `${pascal(role)}DlqUrl`,
@@ -28,6 +29,11 @@ export const STACK_OUTPUTS = {
 /** Raised when stack outputs lack a key the CLI needs; the message names every missing key. */
 export class StackOutputsError extends Error {
   override readonly name = 'StackOutputsError';
+}
+
+/** True when stack outputs lack a key the CLI needs. */
+export function isStackOutputsError(error: unknown): error is StackOutputsError {
+  return error instanceof StackOutputsError;
 }
 
 /**
@@ -68,4 +74,18 @@ export function resourcesFromOutputs(
     throw new StackOutputsError(`stack outputs lack ${missing.join(', ')}; is this a clause-review stack?`);
   }
   return resources;
+}
+
+/**
+ * The status API's base URL from a deployed stack's outputs.
+ * @throws StackOutputsError when the stack has no `ApiUrl` output (deployed before the API existed).
+ */
+export function apiUrlFromOutputs(outputs: Readonly<Record<string, string | undefined>>): string {
+  const url = outputs[STACK_OUTPUTS.apiUrl];
+  if (!url) {
+    throw new StackOutputsError(
+      `stack outputs lack ${STACK_OUTPUTS.apiUrl}; deploy the current version (npx cdk deploy) to get the status API`,
+    );
+  }
+  return url;
 }

@@ -16,8 +16,11 @@ import type { Chunk, Lane } from '../model.js';
 import { Claims } from '../state/claims.js';
 import { Jobs } from '../state/jobs.js';
 import type { ChunkMessage } from '../worker/chunk-message.js';
+import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
 import type { S3ObjectRef } from './s3-event.js';
+
+export { jobIdFor } from './job-id.js';
 
 /** What intake needs. */
 export interface IntakeDeps {
@@ -40,16 +43,6 @@ export type IntakeResult =
   | { readonly outcome: 'started'; readonly jobId: string; readonly chunks: number; readonly calls: number }
   | { readonly outcome: 'duplicate'; readonly jobId: string }
   | { readonly outcome: 'rejected'; readonly jobId: string; readonly reason: string };
-
-/**
- * The job id of an uploaded object version: the same (bucket, key, version or ETag) always
- * gives the same id, so a repeated S3 event finds its job instead of starting another.
- */
-export function jobIdFor(ref: S3ObjectRef): string {
-  const version = ref.versionId ?? ref.etag?.replaceAll('"', '') ?? '';
-  const digest = createHash('sha256').update(`${ref.bucket}\n${ref.key}\n${version}`).digest('hex');
-  return `j-${digest.slice(0, 20)}`;
-}
 
 /**
  * S3 names the object version in every event from a versioned bucket; emulators may leave

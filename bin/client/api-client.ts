@@ -1,0 +1,178 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { JobView, ReportLinks, Submission, SubmitRequest } from '../../lambdas/api/jobs-api.js';
+import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
+import { Sha256 } from '../../lambdas/shared/sha256.js';
+
+/** Credentials, or a provider of them (an SDK client's `config.credentials`). */
+export type CredentialSource = StaticCredentials | (() => Promise<StaticCredentials>);
+
+/** Where the status API is and how to sign for it. */
+export interface ApiClientOptions {
+  /** Base URL of the API (the stack's `ApiUrl` output, or the local API's URL). */
+  readonly url: string;
+  readonly region: string;
+  readonly credentials: CredentialSource;
+}
+
+/** The API answered with an error status; `message` is the API's own explanation. */
+export class ApiRequestError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(message);
+    this.name = 'ApiRequestError';
+  }
+}
+
+/** True for an error answer of the status API. */
+export function isApiRequestError(error: unknown): error is ApiRequestError {
+  return error instanceof ApiRequestError;
+}
+
+/** A raw answer. */
+export interface ApiResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly text: string;
+  readonly body: unknown;
+}
+
+/** Sends one HTTP request; the signer's headers are sent exactly as signed (host included). */
+export function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body?: Uint8Array | string,
+): Promise<ApiResponse> {
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown = text;
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          // not JSON: keep the text
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
+      });
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/**
+ * A client of the status API that signs every request with SigV4 for `execute-api`, as API
+ * Gateway's IAM authorization requires.
+ *
+ * @example
+ * const api = new ApiClient({ url, region: 'eu-west-1', credentials: s3.config.credentials });
+ * const { submissionId, upload } = await api.submit({ filename: 'msa.pdf', lane: 'batch' });
+ */
+export class ApiClient {
+  private readonly base: URL;
+  private readonly signer: SignatureV4;
+
+  constructor(options: ApiClientOptions) {
+    this.base = new URL(options.url.endsWith('/') ? options.url : `${options.url}/`);
+    this.signer = new SignatureV4({
+      credentials: options.credentials,
+      region: options.region,
+      service: 'execute-api',
+      sha256: Sha256,
+      uriEscapePath: true,
+    });
+  }
+
+  /** Signs a request without sending it: the URL, the headers to send as they are, and the body. */
+  async sign(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<{ url: URL; headers: Record<string, string>; payload: string | undefined }> {
+    const url = new URL(path.replace(/^\//, ''), this.base);
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const headers: Record<string, string> = { host: url.host };
+    if (payload !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(payload));
+    }
+    const signed = await this.signer.sign({
+      method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers,
+      ...(payload !== undefined ? { body: payload } : {}),
+    });
+    return { url, headers: signed.headers as Record<string, string>, payload };
+  }
+
+  /** Sends a signed request; returns whatever status came back. */
+  async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiResponse> {
+    const { url, headers, payload } = await this.sign(method, path, body);
+    return send(url, method, headers, payload);
+  }
+
+  /** POST /jobs. */
+  submit(request: SubmitRequest): Promise<Submission> {
+    return this.call('POST', 'jobs', request);
+  }
+
+  /** GET /jobs/{id}. */
+  status(id: string): Promise<JobView> {
+    return this.call('GET', `jobs/${encodeURIComponent(id)}`);
+  }
+
+  /** POST /jobs/{id}/cancel. */
+  cancel(id: string): Promise<JobView> {
+    return this.call('POST', `jobs/${encodeURIComponent(id)}/cancel`);
+  }
+
+  /** GET /jobs/{id}/report. */
+  report(id: string): Promise<ReportLinks> {
+    return this.call('GET', `jobs/${encodeURIComponent(id)}/report`);
+  }
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const r = await this.request(method, path, body);
+    if (r.status >= 200 && r.status < 300) return r.body as T;
+    const message = (r.body as { message?: string } | undefined)?.message ?? (r.text || `HTTP ${r.status}`);
+    throw new ApiRequestError(message, r.status, r.body);
+  }
+}
+
+/**
+ * Uploads a document to the presigned URL of a submission, with the headers signed into it.
+ * Returns the version S3 gave the upload.
+ */
+export async function uploadDocument(submission: Submission, bytes: Uint8Array): Promise<string | undefined> {
+  const url = new URL(submission.upload.url);
+  const r = await send(
+    url,
+    submission.upload.method,
+    { ...submission.upload.headers, 'content-length': String(bytes.byteLength) },
+    bytes,
+  );
+  if (r.status < 200 || r.status >= 300) {
+    throw new ApiRequestError(
+      `the upload was refused (HTTP ${r.status}): ${r.text.slice(0, 500)}`,
+      r.status,
+      r.text,
+    );
+  }
+  const version = r.headers['x-amz-version-id'];
+  return typeof version === 'string' ? version : undefined;
+}

@@ -1,0 +1,235 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { JobView } from '../../lambdas/api/jobs-api.js';
+import { isApiRequestError, send, uploadDocument } from '../client/api-client.js';
+import { CliError, type CliIo } from './cli-error.js';
+import { resolveTarget, TARGET_ARGS, type Target, type TargetOptions } from './target.js';
+
+/** How a command gets its target; tests hand one in. */
+export type TargetResolver = (options: TargetOptions) => Promise<Target>;
+
+function parse<T extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(
+  argv: string[],
+  options: T,
+) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options: { ...TARGET_ARGS, ...options } });
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+function targetOptions(values: Record<string, unknown>): TargetOptions {
+  return {
+    ...(typeof values.stack === 'string' ? { stack: values.stack } : {}),
+    ...(typeof values.profile === 'string' ? { profile: values.profile } : {}),
+    ...(typeof values.region === 'string' ? { region: values.region } : {}),
+    ...(values.local === true ? { local: true } : {}),
+  };
+}
+
+async function withTarget<T>(
+  values: Record<string, unknown>,
+  resolveWith: TargetResolver,
+  run: (target: Target) => Promise<T>,
+): Promise<T> {
+  const target = await resolveWith(targetOptions(values));
+  try {
+    return await run(target);
+  } catch (error) {
+    throw explainApiError(error, target);
+  } finally {
+    target.destroy();
+  }
+}
+
+/** Turns the API's refusals into messages that say what to do. */
+export function explainApiError(error: unknown, target: Target): unknown {
+  if (!isApiRequestError(error)) return error;
+  switch (error.status) {
+    case 403:
+      return new CliError(
+        `the status API of ${target.name} refused the request: ${error.message}. ` +
+          (target.kind === 'local'
+            ? 'The local API accepts the emulator credentials only.'
+            : 'Check --profile/--region, and that the identity may call execute-api:Invoke on the API.'),
+      );
+    case 404:
+      return new CliError(
+        `${error.message} (on ${target.name}). Job ids look like j-… and submission ids like s-…; ` +
+          "'clause-review submit' prints both.",
+        1,
+      );
+    case 400:
+    case 409:
+      return new CliError(error.message, 1);
+    default:
+      return new CliError(
+        `the status API of ${target.name} failed (HTTP ${error.status}): ${error.message}`,
+        1,
+      );
+  }
+}
+
+const money = (usd: number) => `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
+
+/** One line of progress: a bar of terminal chunks, calls planned, spend against the ceiling. */
+export function progressLine(view: JobView, width = 24): string {
+  const { chunksTerminal, chunksTotal, callsPlanned } = view.progress;
+  const share = chunksTotal > 0 ? Math.min(1, chunksTerminal / chunksTotal) : 0;
+  const filled = Math.round(share * width);
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  return (
+    `${bar} ${chunksTerminal}/${chunksTotal} chunks · ${callsPlanned} calls planned · ` +
+    `${money(view.cost.spentUsd)} of ${money(view.cost.ceilingUsd)} · ${view.status}` +
+    (view.reason && view.status !== 'running' ? ` (${view.reason})` : '')
+  );
+}
+
+/** `submit <file>`: presigned upload through the API; prints the job and submission ids. */
+export async function submitCommand(argv: string[], io: CliIo, resolveWith: TargetResolver = resolveTarget) {
+  const { values, positionals } = parse(argv, {
+    lane: { type: 'string' },
+    budget: { type: 'string' },
+    analysts: { type: 'string' },
+  });
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0)
+    throw new CliError('name exactly one contract file: clause-review submit <file>');
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  const lane = values.lane;
+  if (lane !== undefined && lane !== 'realtime' && lane !== 'batch') {
+    throw new CliError(`--lane must be 'realtime' or 'batch'; got '${lane}'`);
+  }
+  const budget = values.budget === undefined ? undefined : Number(values.budget);
+  if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) {
+    throw new CliError(`--budget must be a number of dollars above 0; got '${values.budget}'`);
+  }
+  const analysts = values.analysts
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return withTarget(values, resolveWith, async (target) => {
+    const submission = await target.api.submit({
+      filename: basename(file),
+      ...(lane ? { lane } : {}),
+      ...(budget !== undefined ? { costCeilingUsd: budget } : {}),
+      ...(analysts ? { analysts } : {}),
+    });
+    await uploadDocument(submission, bytes);
+    // Until intake records the job, only the submission id resolves; wait a little for it.
+    let view = await target.api.status(submission.submissionId);
+    for (const deadline = Date.now() + 20_000; view.status === 'queued' && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 500));
+      view = await target.api.status(submission.submissionId);
+    }
+    const handle = view.status === 'queued' ? submission.submissionId : view.jobId;
+    const flag = target.kind === 'local' ? ' --local' : '';
+    io.err(
+      `uploaded ${file} → s3://${submission.bucket}/${submission.key} ` +
+        `(lane ${submission.options.lane}, ceiling ${money(submission.options.costCeilingUsd)}, ` +
+        `${submission.options.analysts.length} analysts)`,
+    );
+    io.out(`job ${view.jobId} (submission ${submission.submissionId})`);
+    if (view.status === 'queued')
+      io.err('intake has not picked the upload up yet; the submission id works until it has');
+    io.err(`follow it: clause-review status ${handle} --watch${flag}`);
+    return 0;
+  });
+}
+
+/** `status <job> [--watch]`. */
+export async function statusCommand(argv: string[], io: CliIo, resolveWith: TargetResolver = resolveTarget) {
+  const { values, positionals } = parse(argv, {
+    watch: { type: 'boolean', short: 'w' },
+    interval: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const id = positionals[0];
+  if (!id) throw new CliError('name a job: clause-review status <job-id|submission-id> [--watch]');
+  const intervalMs = Number(values.interval ?? '2') * 1000;
+  if (!(intervalMs >= 200))
+    throw new CliError(`--interval must be at least 0.2 seconds; got '${values.interval}'`);
+  return withTarget(values, resolveWith, async (target) => {
+    let view = await target.api.status(id);
+    if (!values.watch) {
+      io.out(values.json ? JSON.stringify(view, null, 2) : `${view.jobId}  ${progressLine(view)}`);
+      return view.status === 'rejected' ? 1 : 0;
+    }
+    let last = '';
+    for (;;) {
+      const line = `${view.jobId}  ${progressLine(view)}`;
+      if (io.tty) process.stdout.write(`\r\x1b[2K${line}`);
+      else if (line !== last) io.out(line);
+      last = line;
+      if (view.finished || view.status === 'rejected') break;
+      await new Promise((r) => setTimeout(r, intervalMs));
+      view = await target.api.status(id);
+    }
+    if (io.tty) process.stdout.write('\n');
+    if (view.reportReady)
+      io.err(`report: clause-review report ${view.jobId}${target.kind === 'local' ? ' --local' : ''}`);
+    return view.status === 'completed' ? 0 : 1;
+  });
+}
+
+/** `cancel <job>`. */
+export async function cancelCommand(argv: string[], io: CliIo, resolveWith: TargetResolver = resolveTarget) {
+  const { values, positionals } = parse(argv, {});
+  const id = positionals[0];
+  if (!id) throw new CliError('name a job: clause-review cancel <job-id|submission-id>');
+  return withTarget(values, resolveWith, async (target) => {
+    const view = await target.api.cancel(id);
+    io.out(`cancelled ${view.jobId}: no new model call starts; chunks in flight stop at their next check`);
+    return 0;
+  });
+}
+
+function openInBrowser(target: string): void {
+  const [command, args] =
+    process.platform === 'darwin'
+      ? ['open', [target]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', target]]
+        : ['xdg-open', [target]];
+  spawn(command, args as string[], { detached: true, stdio: 'ignore' })
+    .on('error', () => {})
+    .unref();
+}
+
+/** `report <job> [--out DIR] [--open]`. */
+export async function reportCommand(argv: string[], io: CliIo, resolveWith: TargetResolver = resolveTarget) {
+  const { values, positionals } = parse(argv, { out: { type: 'string' }, open: { type: 'boolean' } });
+  const id = positionals[0];
+  if (!id) throw new CliError('name a job: clause-review report <job-id|submission-id> [--out DIR] [--open]');
+  return withTarget(values, resolveWith, async (target) => {
+    const links = await target.api.report(id);
+    if (!values.out) {
+      io.out(`report.json  ${links.json.url}`);
+      io.out(`report.html  ${links.html.url}`);
+      io.err(`(links valid until ${links.expiresAt})`);
+      if (values.open) openInBrowser(links.html.url);
+      return 0;
+    }
+    const dir = resolve(values.out, links.jobId);
+    mkdirSync(dir, { recursive: true });
+    for (const [name, link] of [
+      ['report.json', links.json],
+      ['report.html', links.html],
+    ] as const) {
+      const r = await send(new URL(link.url), 'GET', {});
+      if (r.status !== 200) throw new CliError(`downloading ${name} failed (HTTP ${r.status})`, 1);
+      writeFileSync(join(dir, name), r.text);
+      io.out(join(dir, name));
+    }
+    if (values.open) openInBrowser(join(dir, 'report.html'));
+    return 0;
+  });
+}

@@ -1,0 +1,134 @@
+import { parseArgs } from 'node:util';
+import { presigningS3Client } from '../../lambdas/api/handler.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { startLocalApi } from '../../localstack/runtime/local-api.js';
+import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
+import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import { startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { CliError, type CliIo } from './cli-error.js';
+import { isAlive, localStateFile, readLocalState, removeLocalState, writeLocalState } from './local-state.js';
+
+const NOTICE =
+  'Local run: answers come from the offline heuristic analyst of the Bedrock stand-in, not from a legal-grade model.';
+
+/**
+ * `local up`: moto (or AWS_ENDPOINT_URL's emulator), the Bedrock stand-in, the provisioned
+ * topology, the pipeline's handlers and the status API on loopback, until Ctrl-C or
+ * `local down`. Writes `.clause-review/local.json` so other terminals can use `--local`.
+ */
+async function up(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { prefix: { type: 'string' }, workers: { type: 'string' } },
+  });
+  const file = localStateFile();
+  const existing = readLocalState(file);
+  if (existing && isAlive(existing.pid)) {
+    throw new CliError(
+      `a local stack is already running (process ${existing.pid}, API ${existing.apiUrl}); stop it with 'clause-review local down'`,
+    );
+  }
+  const workers = Number(values.workers ?? '1');
+  if (!Number.isInteger(workers) || workers < 0)
+    throw new CliError(`--workers must be a whole number; got '${values.workers}'`);
+  const stack = await startLocalStack({
+    ...(values.prefix ? { prefix: values.prefix } : {}),
+    log: (l) => io.err(l),
+  });
+  const pipeline = startLocalPipeline({
+    awsEndpoint: stack.awsEndpoint,
+    bedrockEndpoint: stack.bedrock.url,
+    topology: stack.topology,
+    resources: stack.resources,
+    settings: LOCAL_RUN_DEFAULTS,
+    batchWorkers: workers,
+    notice: NOTICE,
+    log: (l) => io.err(l),
+  });
+  const presigner = presigningS3Client({
+    endpoint: stack.awsEndpoint,
+    region: LOCAL_REGION,
+    credentials: EMULATOR_CREDENTIALS,
+    forcePathStyle: true,
+  });
+  const api = await startLocalApi({
+    deps: {
+      db: pipeline.clients.db,
+      s3: presigner,
+      tableName: stack.resources.tableName,
+      intakeBucket: stack.resources.intakeBucket,
+      intakePrefix: stack.resources.intakePrefix,
+      resultsBucket: stack.resources.resultsBucket,
+      defaultLane: LOCAL_RUN_DEFAULTS.defaultLane,
+      defaultCostLimit: LOCAL_RUN_DEFAULTS.defaultCostCeilingMicros,
+      uploadUrlSeconds: 900,
+      reportUrlSeconds: 900,
+    },
+    log: (l) => io.err(l),
+  });
+  const state = {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    region: LOCAL_REGION,
+    awsEndpoint: stack.awsEndpoint,
+    bedrockEndpoint: stack.bedrock.url,
+    apiUrl: api.url,
+    resources: stack.resources,
+  };
+  writeLocalState(state, file);
+  io.out(JSON.stringify(state, null, 2));
+  io.err(`local stack is up; use it with --local (e.g. clause-review submit contract.pdf --local).`);
+  io.err(`stop it with Ctrl-C here or 'clause-review local down' elsewhere (state: ${file})`);
+  await new Promise<void>((resolveStop) => {
+    process.once('SIGINT', resolveStop);
+    process.once('SIGTERM', resolveStop);
+  });
+  io.err('stopping the local stack…');
+  try {
+    await api.close();
+    await pipeline.stop();
+    presigner.destroy();
+    await stack.stop();
+  } finally {
+    removeLocalState(process.pid, file);
+  }
+  return 0;
+}
+
+/** `local down`: stops the `local up` the state file names, and waits until it has exited. */
+async function down(io: CliIo, timeoutMs = 30_000): Promise<number> {
+  const file = localStateFile();
+  const state = readLocalState(file);
+  if (!state) {
+    io.err(`no local stack is running (no ${file})`);
+    return 0;
+  }
+  if (!isAlive(state.pid)) {
+    removeLocalState(state.pid, file);
+    io.err(`the local stack of process ${state.pid} had already stopped; removed its stale ${file}`);
+    return 0;
+  }
+  process.kill(state.pid, 'SIGTERM');
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(state.pid)) {
+    if (Date.now() > deadline) {
+      throw new CliError(
+        `process ${state.pid} did not stop within ${timeoutMs / 1000} s; stop it with: kill ${state.pid}`,
+        1,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  removeLocalState(state.pid, file);
+  io.out(`stopped the local stack (process ${state.pid})`);
+  return 0;
+}
+
+/** `local up|down`. */
+export async function localCommand(argv: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'up') return up(rest, io);
+  if (sub === 'down') return down(io);
+  throw new CliError(`'local' takes 'up' or 'down'; got '${sub ?? ''}'`);
+}

@@ -1,0 +1,173 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { type Job, Jobs, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
+import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
+import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import { startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { CliError } from './cli-error.js';
+
+const NOTICE =
+  'Local run: answers come from the offline heuristic analyst of the Bedrock stand-in, not from a legal-grade model.';
+
+function fail(message: string): never {
+  throw new CliError(message);
+}
+
+function num(value: string | undefined, name: string, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min) fail(`--${name} must be a number ≥ ${min}; got '${value}'`);
+  return n;
+}
+
+const usd = (micros: number) => `$${(micros / 1e6).toFixed(4)}`;
+
+/** `review <file...>`: the embedded local stack, start to finish, in this process. */
+export async function review(files: string[], values: Record<string, string | undefined>): Promise<number> {
+  if (files.length === 0) fail('name at least one contract file to review');
+  const lane = values.lane ?? 'realtime';
+  if (lane !== 'realtime' && lane !== 'batch') fail(`--lane must be 'realtime' or 'batch'; got '${lane}'`);
+  const budget = num(values.budget, 'budget', 5);
+  const faultRate = num(values['fault-rate'], 'fault-rate', 0);
+  if (faultRate > 1) fail(`--fault-rate must be between 0 and 1; got ${faultRate}`);
+  const workers = num(values.workers, 'workers', 2, 0);
+  const concurrency = num(values.concurrency, 'concurrency', 8, 1);
+  const latencyMs = num(values['latency-ms'], 'latency-ms', 0);
+  const timeoutS = num(values.timeout, 'timeout', 1800, 1);
+  const outDir = resolve(values.out ?? 'reports');
+  const inputs = files.map((f) => {
+    try {
+      return { path: f, bytes: readFileSync(f) };
+    } catch (error) {
+      return fail(`cannot read ${f}: ${(error as Error).message}`);
+    }
+  });
+
+  console.log('starting the local stack (moto + Bedrock stand-in)…');
+  const stack = await startLocalStack({
+    seed: num(values.seed, 'seed', 1),
+    plan: {
+      latency: { kind: 'fixed', ms: latencyMs },
+      errorRates: {
+        ThrottlingException: faultRate / 2,
+        ServiceUnavailableException: faultRate / 4,
+        InternalServerException: faultRate / 4,
+      },
+    },
+    log: (line) => console.log(line),
+  });
+  const pipeline = startLocalPipeline({
+    awsEndpoint: stack.awsEndpoint,
+    bedrockEndpoint: stack.bedrock.url,
+    topology: stack.topology,
+    resources: stack.resources,
+    settings: { ...LOCAL_RUN_DEFAULTS, callConcurrency: concurrency, defaultLane: lane },
+    batchWorkers: lane === 'batch' ? Math.max(1, workers) : workers,
+    notice: NOTICE,
+    log: (line) => console.error(line),
+  });
+  const jobs = new Jobs(pipeline.clients.db, stack.resources.tableName);
+  let exitCode = 0;
+  try {
+    const submitted: { file: string; jobId: string }[] = [];
+    for (const input of inputs) {
+      const key = `${stack.resources.intakePrefix}${basename(input.path)}`;
+      const put = await pipeline.clients.s3.send(
+        new PutObjectCommand({
+          Bucket: stack.resources.intakeBucket,
+          Key: key,
+          Body: input.bytes,
+          Metadata: { lane, 'cost-ceiling-usd': String(budget) },
+        }),
+      );
+      const jobId = jobIdFor({
+        bucket: stack.resources.intakeBucket,
+        key,
+        ...(put.VersionId ? { versionId: put.VersionId } : {}),
+        ...(put.ETag ? { etag: put.ETag } : {}),
+      });
+      submitted.push({ file: input.path, jobId });
+      console.log(`uploaded ${input.path} → s3://${stack.resources.intakeBucket}/${key} (job ${jobId})`);
+    }
+
+    const deadline = Date.now() + timeoutS * 1000;
+    const finished = new Map<string, Job>();
+    while (finished.size < submitted.length && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const lines: string[] = [];
+      for (const s of submitted) {
+        const job = await jobs.find(s.jobId);
+        if (!job) {
+          lines.push(`${basename(s.file)}: waiting for intake`);
+          continue;
+        }
+        if (job.status === 'rejected' || job.finalizedAt) finished.set(s.jobId, job);
+        lines.push(
+          `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · cost ${usd(job.costSpent)} of ${usd(job.costLimit)}`,
+        );
+      }
+      const acct = stack.bedrock.accounting();
+      const calls = acct.totals.calls;
+      const ok = Object.values(acct.byModel).reduce((n, m) => n + (m.success?.calls ?? 0), 0);
+      lines.push(`model calls: ${calls} sent, ${ok} answered, ${calls - ok} failed or throttled (retried)`);
+      console.log(lines.join(' | '));
+    }
+
+    mkdirSync(outDir, { recursive: true });
+    console.log('\nresults');
+    const rows: string[][] = [
+      ['document', 'status', 'clauses', 'calls done/planned', 'failed', 'high+crit', 'cost', 'report'],
+    ];
+    for (const s of submitted) {
+      const job = finished.get(s.jobId) ?? (await jobs.find(s.jobId));
+      if (
+        !job ||
+        !TERMINAL_STATUSES.includes(job.status) ||
+        (!job.finalizedAt && job.status !== 'rejected')
+      ) {
+        rows.push([basename(s.file), job?.status ?? 'not started', '-', '-', '-', '-', '-', 'timed out']);
+        exitCode = 1;
+        continue;
+      }
+      if (job.status === 'rejected') {
+        rows.push([basename(s.file), 'rejected', '-', '-', '-', '-', '-', job.reason ?? '']);
+        exitCode = 1;
+        continue;
+      }
+      const dir = join(outDir, basename(s.file).replace(/\.[^.]+$/, ''));
+      mkdirSync(dir, { recursive: true });
+      const get = async (key: string) =>
+        (
+          await pipeline.clients.s3.send(
+            new GetObjectCommand({ Bucket: stack.resources.resultsBucket, Key: key }),
+          )
+        ).Body?.transformToString() ?? '';
+      const json = await get(job.reportKey ?? '');
+      writeFileSync(join(dir, 'report.json'), json);
+      writeFileSync(join(dir, 'report.html'), await get(job.htmlReportKey ?? ''));
+      const report = JSON.parse(json) as Report;
+      const c = report.coverage;
+      rows.push([
+        basename(s.file).slice(0, 40),
+        report.job.status,
+        String(report.summary.clauses),
+        `${c.callsDone}/${c.callsPlanned}`,
+        String(c.callsFailed + c.callsSkippedBudget),
+        String(report.summary.riskCounts.high + report.summary.riskCounts.critical),
+        `${usd(report.cost.spentMicros)} / ${usd(report.cost.ceilingMicros)}`,
+        join(dir, 'report.html'),
+      ]);
+      if (report.job.status !== 'completed') exitCode = 1;
+    }
+    const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+    for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
+    console.log(`\nreports written under ${outDir} (report.json and report.html per document)`);
+  } finally {
+    await pipeline.stop();
+    await stack.stop();
+  }
+  return exitCode;
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+const schema = z.object({
+  TABLE_NAME: z.string().min(1),
+  INTAKE_BUCKET: z.string().min(1),
+  INTAKE_PREFIX: z.string().default('incoming/'),
+  RESULTS_BUCKET: z.string().min(1),
+  /** Lane and ceiling a submission gets when it names none: the same defaults intake applies. */
+  DEFAULT_LANE: z.enum(['realtime', 'batch']).default('realtime'),
+  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(5_000_000),
+  /** Lifetime of the presigned upload URL. */
+  UPLOAD_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
+  /** Lifetime of the presigned report URLs. */
+  REPORT_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
+});
+
+/** Configuration of the status API handler. */
+export type ApiConfig = z.output<typeof schema>;
+
+/** Names of the environment variables the API handler reads. */
+export const API_CONFIG_VARIABLES = Object.keys(schema.shape) as (keyof typeof schema.shape)[];
+
+/** Raised when the environment lacks a variable or holds a bad value; the message names each one. */
+export class ApiConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ApiConfigError';
+  }
+}
+
+/** Reads and checks the API configuration. @throws ApiConfigError naming every bad variable. */
+export function loadApiConfig(env: Record<string, string | undefined> = process.env): ApiConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ApiConfigError(`invalid clause-review API configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,68 @@
+/**
+ * Errors of the status API. Each carries the HTTP status it maps to and a message a caller can
+ * act on; the handler turns them into `{ "error": name, "message": … }` responses.
+ */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly statusCode: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ApiError';
+  }
+}
+
+/** The request is malformed: bad JSON, a missing or invalid field, a malformed job id. */
+export class BadRequestError extends ApiError {
+  constructor(
+    message: string,
+    readonly issues: readonly string[] = [],
+  ) {
+    super(message, 400);
+    this.name = 'BadRequestError';
+  }
+}
+
+/** No job (or submission) with this id. */
+export class JobUnknownError extends ApiError {
+  constructor(
+    readonly id: string,
+    detail?: string,
+  ) {
+    super(detail ?? `no job with id '${id}'`, 404);
+    this.name = 'JobUnknownError';
+  }
+}
+
+/** The job is not in a state that allows the operation (cancel after the end, report before it). */
+export class JobStateConflictError extends ApiError {
+  constructor(
+    message: string,
+    readonly jobId: string,
+    readonly status: string,
+  ) {
+    super(message, 409);
+    this.name = 'JobStateConflictError';
+  }
+}
+
+/** True for any status API error. */
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}
+
+/** True for a malformed request. */
+export function isBadRequestError(error: unknown): error is BadRequestError {
+  return error instanceof BadRequestError;
+}
+
+/** True for an unknown job or submission. */
+export function isJobUnknownError(error: unknown): error is JobUnknownError {
+  return error instanceof JobUnknownError;
+}
+
+/** True for an operation the job's state does not allow. */
+export function isJobStateConflictError(error: unknown): error is JobStateConflictError {
+  return error instanceof JobStateConflictError;
+}

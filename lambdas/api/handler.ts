@@ -1,0 +1,118 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { clientConfig } from '../shared/aws-clients.js';
+import { loadApiConfig } from './config.js';
+import { BadRequestError, isApiError, isBadRequestError } from './errors.js';
+import { JobsApi, type JobsApiDeps } from './jobs-api.js';
+import { API_ROUTES, matchRoute, type RouteName, routeKey } from './routes.js';
+
+const logger = new Logger({ serviceName: 'clause-review-api' });
+let api: JobsApi | undefined;
+
+/** Lets tests and the local API server inject dependencies instead of reading the environment. */
+export function configureApi(deps: JobsApiDeps): void {
+  api = new JobsApi(deps);
+}
+
+/** The S3 client the API signs URLs with: no checksum of an empty body signed into an upload URL. */
+export function presigningS3Client(config: ConstructorParameters<typeof S3Client>[0] = {}): S3Client {
+  return new S3Client({ ...config, requestChecksumCalculation: 'WHEN_REQUIRED' });
+}
+
+function ensureApi(): JobsApi {
+  if (!api) {
+    const config = loadApiConfig();
+    const { forcePathStyle, ...common } = clientConfig();
+    api = new JobsApi({
+      db: DynamoDBDocumentClient.from(new DynamoDBClient(common), {
+        marshallOptions: { removeUndefinedValues: true },
+      }),
+      s3: presigningS3Client({ ...common, ...(forcePathStyle ? { forcePathStyle } : {}) }),
+      tableName: config.TABLE_NAME,
+      intakeBucket: config.INTAKE_BUCKET,
+      intakePrefix: config.INTAKE_PREFIX,
+      resultsBucket: config.RESULTS_BUCKET,
+      defaultLane: config.DEFAULT_LANE,
+      defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
+      uploadUrlSeconds: config.UPLOAD_URL_SECONDS,
+      reportUrlSeconds: config.REPORT_URL_SECONDS,
+    });
+  }
+  return api;
+}
+
+type ApiEvent = APIGatewayProxyEventV2 & {
+  requestContext: { authorizer?: { iam?: { userArn?: string; accessKey?: string } } };
+};
+
+const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+  body: JSON.stringify(body),
+});
+
+function route(event: ApiEvent): { name: RouteName; id: string | undefined } | undefined {
+  const known = API_ROUTES.find((r) => routeKey(r) === event.routeKey);
+  if (known) return { name: known.name, id: event.pathParameters?.id };
+  // A `$default` route (or a proxy) leaves the routing to us.
+  const matched = matchRoute(event.requestContext.http.method, event.rawPath);
+  return matched ? { name: matched.route.name, id: matched.pathParameters.id } : undefined;
+}
+
+function body(event: ApiEvent): unknown {
+  const raw = event.body
+    ? event.isBase64Encoded
+      ? Buffer.from(event.body, 'base64').toString('utf8')
+      : event.body
+    : '';
+  if (raw.trim() === '') throw new BadRequestError('the request body must be a JSON object; got nothing');
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw new BadRequestError(`the request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The status API behind API Gateway (HTTP API, IAM authorization, payload format 2.0):
+ * POST /jobs, GET /jobs/{id}, POST /jobs/{id}/cancel, GET /jobs/{id}/report.
+ * API Gateway has refused unsigned and wrongly signed requests before this runs.
+ */
+export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructuredResultV2> {
+  const r = route(event);
+  if (!r) {
+    return json(404, {
+      error: 'RouteNotFound',
+      message: `no route ${event.requestContext.http.method} ${event.rawPath}; routes: ${API_ROUTES.map(routeKey).join(', ')}`,
+    });
+  }
+  const caller = event.requestContext.authorizer?.iam?.userArn;
+  try {
+    const core = ensureApi();
+    const id = r.id ?? '';
+    switch (r.name) {
+      case 'submit':
+        return json(201, await core.submit(body(event)));
+      case 'status':
+        return json(200, await core.status(id));
+      case 'cancel':
+        return json(200, await core.cancel(id, caller));
+      case 'report':
+        return json(200, await core.report(id));
+    }
+  } catch (error) {
+    if (isApiError(error)) {
+      logger.info('refused', { route: r.name, status: error.statusCode, reason: error.message });
+      return json(error.statusCode, {
+        error: error.name,
+        message: error.message,
+        ...(isBadRequestError(error) && error.issues.length > 0 ? { issues: error.issues } : {}),
+      });
+    }
+    logger.error('failed', { route: r.name, error: error as Error });
+    return json(500, { error: 'InternalError', message: 'the request failed; see the API function logs' });
+  }
+}

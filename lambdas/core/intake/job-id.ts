@@ -1,0 +1,12 @@
+import { createHash } from 'node:crypto';
+import type { S3ObjectRef } from './s3-event.js';
+
+/**
+ * The job id of an uploaded object version: the same (bucket, key, version or ETag) always
+ * gives the same id, so a repeated S3 event finds its job instead of starting another.
+ */
+export function jobIdFor(ref: S3ObjectRef): string {
+  const version = ref.versionId ?? ref.etag?.replaceAll('"', '') ?? '';
+  const digest = createHash('sha256').update(`${ref.bucket}\n${ref.key}\n${version}`).digest('hex');
+  return `j-${digest.slice(0, 20)}`;
+}

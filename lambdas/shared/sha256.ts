@@ -1,0 +1,30 @@
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+const bytes = (data: SourceData): Buffer | string =>
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+      : Buffer.from(data);
+
+/**
+ * SHA-256 (or HMAC-SHA-256 when constructed with a secret) on node:crypto, in the shape
+ * `@smithy/signature-v4` takes as its `sha256` option, so signing needs no extra package.
+ */
+export class Sha256 {
+  private readonly hash: Hash | Hmac;
+
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+
+  update(data: SourceData): void {
+    this.hash.update(bytes(data));
+  }
+
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+}

@@ -1,0 +1,219 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import type { ApiConfig } from '../lambdas/api/config.js';
+import { API_ROUTES } from '../lambdas/api/routes.js';
+import { FUNCTION_RUNTIME, HANDLER_BUNDLING } from './pipeline-functions.js';
+import { PROJECT_ROOT } from './project-root.js';
+import type { RuntimeTuning } from './runtime-environment.js';
+import type { Topology } from './topology.js';
+
+/** Properties of {@link StatusApi}. */
+export interface StatusApiProps {
+  /** Bucket names and prefixes; the result of `topology()`. */
+  readonly topology: Topology;
+  readonly table: dynamodb.ITable;
+  readonly intakeBucket: s3.IBucket;
+  readonly resultsBucket: s3.IBucket;
+  /**
+   * Runtime tuning; the API uses the default lane and cost ceiling so that what it presigns
+   * is what intake would apply.
+   * @default none: the runtime's defaults apply
+   */
+  readonly tuning?: RuntimeTuning;
+  /**
+   * Lifetime of the presigned upload URL, in seconds (60-604800).
+   * @default 900
+   */
+  readonly uploadUrlSeconds?: number;
+  /**
+   * Lifetime of the presigned report URLs, in seconds (60-604800).
+   * @default 900
+   */
+  readonly reportUrlSeconds?: number;
+  /**
+   * Steady-state requests per second the API accepts (stage throttling), 1-10000.
+   * @default 20
+   */
+  readonly rateLimit?: number;
+  /**
+   * Directory holding package-lock.json and the handler sources.
+   * @default the repository this file belongs to
+   */
+  readonly projectRoot?: string;
+  /**
+   * Handler entry file, relative to `projectRoot`.
+   * @default 'lambdas/api/handler.ts'
+   */
+  readonly entry?: string;
+  /**
+   * How long function and access logs are kept.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * What happens to the log groups when the stack is deleted.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+function checkRange(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`StatusApi ${name} must be an integer from ${min} to ${max}; got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * The status API: an HTTP API with IAM authorization on every route (callers sign with SigV4
+ * and need `execute-api:Invoke`), one Lambda function routing POST /jobs, GET /jobs/{id},
+ * POST /jobs/{id}/cancel and GET /jobs/{id}/report, and access logs in CloudWatch.
+ *
+ * The function may read job items and flip their status (cancel), presign uploads under the
+ * intake prefix, find a submission's upload by listing versions under that prefix, and
+ * presign report downloads under the results prefix; nothing else.
+ */
+export class StatusApi extends Construct {
+  readonly httpApi: apigw.HttpApi;
+  readonly stage: apigw.HttpStage;
+  readonly handler: nodejs.NodejsFunction;
+  readonly accessLogs: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: StatusApiProps) {
+    super(scope, id);
+    const t = props.topology;
+    const uploadSeconds = checkRange('uploadUrlSeconds', props.uploadUrlSeconds ?? 900, 60, 604_800);
+    const reportSeconds = checkRange('reportUrlSeconds', props.reportUrlSeconds ?? 900, 60, 604_800);
+    const rate = checkRange('rateLimit', props.rateLimit ?? 20, 1, 10_000);
+    const projectRoot = props.projectRoot ?? PROJECT_ROOT;
+    const entry = join(projectRoot, props.entry ?? 'lambdas/api/handler.ts');
+    if (!existsSync(entry))
+      throw new Error(`StatusApi entry must name an existing handler file; got '${entry}'`);
+    const lockFile = join(projectRoot, 'package-lock.json');
+    if (!existsSync(lockFile)) {
+      throw new Error(`StatusApi projectRoot must hold package-lock.json; got '${projectRoot}'`);
+    }
+    const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+
+    const environment: Partial<Record<keyof ApiConfig, string>> = {
+      TABLE_NAME: props.table.tableName,
+      INTAKE_BUCKET: props.intakeBucket.bucketName,
+      INTAKE_PREFIX: t.buckets.intake.prefix,
+      RESULTS_BUCKET: props.resultsBucket.bucketName,
+      UPLOAD_URL_SECONDS: String(uploadSeconds),
+      REPORT_URL_SECONDS: String(reportSeconds),
+      ...(props.tuning?.defaultLane ? { DEFAULT_LANE: props.tuning.defaultLane } : {}),
+      ...(props.tuning?.defaultCostCeilingMicros !== undefined
+        ? { DEFAULT_COST_CEILING_MICROS: String(props.tuning.defaultCostCeilingMicros) }
+        : {}),
+    };
+    const logGroup = new logs.LogGroup(this, 'HandlerLogs', { retention, removalPolicy });
+    const role = new iam.Role(this, 'HandlerRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'clause-review status API function',
+    });
+    logGroup.grantWrite(role);
+    this.handler = new nodejs.NodejsFunction(this, 'Handler', {
+      entry,
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: lockFile,
+      description: 'clause-review status API: submit, status, cancel, report',
+      runtime: FUNCTION_RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 256,
+      timeout: Duration.seconds(10),
+      role,
+      logGroup,
+      environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
+      bundling: HANDLER_BUNDLING,
+    });
+
+    // Job items only (partition keys JOB#…): GetItem for status, the conditional UpdateItem of cancel.
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
+      }),
+    );
+    const intakePrefix = t.buckets.intake.prefix;
+    const resultsPrefix = t.buckets.results.prefix;
+    // A presigned URL carries the signer's permissions: PutObject lets callers upload under the
+    // intake prefix only, GetObject lets them download reports only.
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [props.intakeBucket.arnForObjects(`${intakePrefix}*`)],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [props.resultsBucket.arnForObjects(`${resultsPrefix}*`)],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucketVersions'],
+        resources: [props.intakeBucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${intakePrefix}s-*`] } },
+      }),
+    );
+    for (const [bucket, prefix, what] of [
+      [props.intakeBucket, intakePrefix, 'presigns uploads'],
+      [props.resultsBucket, resultsPrefix, 'presigns report downloads'],
+    ] as const) {
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/${prefix}*]`,
+        reason:
+          `The status API ${what}: object-level S3 actions need an object ARN pattern, and this one is confined ` +
+          `to the '${prefix}' prefix of a bucket this stack owns; the keys (submission and job ids) exist only at run time.`,
+      });
+    }
+
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention, removalPolicy });
+    this.httpApi = new apigw.HttpApi(this, 'Api', {
+      description: 'clause-review status API (IAM authorization)',
+      defaultAuthorizer: new HttpIamAuthorizer(),
+      createDefaultStage: false,
+    });
+    this.stage = new apigw.HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: rate, burstLimit: rate * 2 },
+      accessLogSettings: { destination: new apigw.LogGroupLogDestination(this.accessLogs) },
+    });
+    const integration = new HttpLambdaIntegration('Handler', this.handler);
+    for (const route of API_ROUTES) {
+      this.httpApi.addRoutes({
+        path: route.path,
+        methods: [apigw.HttpMethod[route.method]],
+        integration,
+      });
+    }
+  }
+
+  /** Base URL of the API (ends in '/'). */
+  get url(): string {
+    return this.stage.url;
+  }
+}
+
+function bucketLogicalId(bucket: s3.IBucket): string {
+  const cfn = bucket.node.defaultChild;
+  return cfn instanceof CfnElement ? Stack.of(bucket).getLogicalId(cfn) : bucket.node.id;
+}

@@ -1,0 +1,168 @@
+/**
+ * The StatusApi construct on its own stack (its handler bundled with esbuild once), read back
+ * from the template: routes, IAM authorization, access logs, throttling and least privilege.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_CONFIG_VARIABLES } from '../../lambdas/api/config.js';
+import { API_ROUTES, routeKey } from '../../lambdas/api/routes.js';
+import { PROJECT_ROOT } from '../../lib/project-root.js';
+import { apiUrlFromOutputs, StackOutputsError } from '../../lib/stack-outputs.js';
+import { StatusApi } from '../../lib/status-api.js';
+import { topology } from '../../lib/topology.js';
+
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+
+const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as { context: object };
+const outdir = mkdtempSync(join(tmpdir(), 'clause-review-status-api-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+const t = topology();
+let stack: Stack;
+let api: StatusApi;
+let template: Template;
+let table: dynamodb.Table;
+let intake: s3.Bucket;
+let results: s3.Bucket;
+
+beforeAll(() => {
+  const app = new App({ context, outdir });
+  stack = new Stack(app, 'StatusApiTest');
+  table = new dynamodb.Table(stack, 'Table', {
+    partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+    sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+  });
+  intake = new s3.Bucket(stack, 'Intake', { versioned: true });
+  results = new s3.Bucket(stack, 'Results');
+  api = new StatusApi(stack, 'StatusApi', {
+    topology: t,
+    table,
+    intakeBucket: intake,
+    resultsBucket: results,
+    tuning: { defaultLane: 'batch', defaultCostCeilingMicros: 2_000_000 },
+    rateLimit: 10,
+  });
+  template = Template.fromStack(stack);
+});
+
+const idOf = (c: IConstruct) => Stack.of(c).getLogicalId(c.node.defaultChild as CfnElement);
+const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+
+function statements(): Statement[] {
+  const role = idOf(api.handler.role as IConstruct);
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
+    .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+describe('StatusApi', () => {
+  it('routes every API route to the one handler, each under IAM authorization', () => {
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(API_ROUTES.map(routeKey).sort());
+    for (const r of routes) expect(r.Properties.AuthorizationType).toBe('AWS_IAM');
+    const integrations = Object.values(template.findResources('AWS::ApiGatewayV2::Integration'));
+    expect(integrations).toHaveLength(1);
+    expect(integrations[0]?.Properties).toMatchObject({
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+    });
+  });
+
+  it('logs every request to its own log group and throttles the default stage', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [idOf(api.accessLogs), 'Arn'] } },
+      DefaultRouteSettings: { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+    });
+  });
+
+  it('hands the handler a complete configuration with the defaults intake applies', () => {
+    const fn = template.findResources('AWS::Lambda::Function', {
+      Properties: { Description: 'clause-review status API: submit, status, cancel, report' },
+    });
+    const [only] = Object.values(fn);
+    if (!only) throw new Error('no status API function in the template');
+    const env = (only.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    for (const name of ['TABLE_NAME', 'INTAKE_BUCKET', 'INTAKE_PREFIX', 'RESULTS_BUCKET'] as const) {
+      expect(API_CONFIG_VARIABLES).toContain(name);
+      expect(env[name], name).toBeDefined();
+    }
+    expect(env.INTAKE_PREFIX).toBe(t.buckets.intake.prefix);
+    expect(env.DEFAULT_LANE).toBe('batch');
+    expect(env.DEFAULT_COST_CEILING_MICROS).toBe('2000000');
+  });
+
+  it('grants job-item reads and updates, uploads and listing under the intake prefix, report reads — nothing else', () => {
+    const allowed = statements()
+      .filter((s) => s.Effect === 'Allow')
+      .map((s) => ({
+        actions: asArray(s.Action).sort(),
+        resource: JSON.stringify(s.Resource),
+        condition: s.Condition,
+      }));
+    const dynamo = allowed.filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo).toEqual([
+      {
+        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        resource: JSON.stringify({ 'Fn::GetAtt': [idOf(table), 'Arn'] }),
+        condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
+      },
+    ]);
+    const s3Statements = allowed.filter((s) => s.actions.some((a) => a.startsWith('s3:')));
+    expect(s3Statements.map((s) => s.actions.join(',')).sort()).toEqual([
+      's3:GetObject',
+      's3:ListBucketVersions',
+      's3:PutObject',
+    ]);
+    const put = s3Statements.find((s) => s.actions.includes('s3:PutObject'));
+    expect(put?.resource).toContain(idOf(intake));
+    expect(put?.resource).toContain(`/${t.buckets.intake.prefix}*`);
+    const get = s3Statements.find((s) => s.actions.includes('s3:GetObject'));
+    expect(get?.resource).toContain(idOf(results));
+    expect(get?.resource).toContain(`/${t.buckets.results.prefix}*`);
+    const list = s3Statements.find((s) => s.actions.includes('s3:ListBucketVersions'));
+    expect(list?.condition).toEqual({ StringLike: { 's3:prefix': [`${t.buckets.intake.prefix}s-*`] } });
+    const others = allowed.filter(
+      (s) => !s.actions.some((a) => a.startsWith('dynamodb:') || a.startsWith('s3:')),
+    );
+    expect(others.flatMap((s) => s.actions)).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+  });
+
+  it('passes cdk-nag AwsSolutions with only the prefix-scoped S3 object patterns acknowledged', () => {
+    const report = new AwsSolutionsChecks(stack.node.root as App, { verbose: true }).validateScope(api);
+    const findings = report.violations.map(
+      (v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('rejects out-of-range props with the allowed range and the value', () => {
+    const scratch = new Stack(new App({ context, outdir }), 'Scratch');
+    const base = { topology: t, table, intakeBucket: intake, resultsBucket: results };
+    expect(() => new StatusApi(scratch, 'A', { ...base, uploadUrlSeconds: 30 })).toThrow(
+      'StatusApi uploadUrlSeconds must be an integer from 60 to 604800; got 30',
+    );
+    expect(() => new StatusApi(scratch, 'B', { ...base, rateLimit: 0 })).toThrow(
+      'StatusApi rateLimit must be an integer from 1 to 10000; got 0',
+    );
+  });
+});
+
+describe('apiUrlFromOutputs', () => {
+  it('reads the ApiUrl output, and names the fix when it is missing', () => {
+    expect(apiUrlFromOutputs({ ApiUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/' })).toBe(
+      'https://abc.execute-api.eu-west-1.amazonaws.com/',
+    );
+    expect(() => apiUrlFromOutputs({})).toThrow(StackOutputsError);
+    expect(() => apiUrlFromOutputs({})).toThrow(/npx cdk deploy/);
+  });
+});

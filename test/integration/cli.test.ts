@@ -1,0 +1,188 @@
+/**
+ * The CLI's API commands against the local status API (in-process, output captured), and
+ * `local up` / `local down` as real processes sharing the test run's emulator.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { ApiClient } from '../../bin/client/api-client.js';
+import {
+  cancelCommand,
+  reportCommand,
+  statusCommand,
+  submitCommand,
+} from '../../bin/commands/api-commands.js';
+import { type CliIo, isCliError } from '../../bin/commands/cli-error.js';
+import type { LocalState } from '../../bin/commands/local-state.js';
+import type { Target } from '../../bin/commands/target.js';
+import { presigningS3Client } from '../../lambdas/api/handler.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { PROJECT_ROOT } from '../../localstack/python-venv.js';
+import { startLocalApi } from '../../localstack/runtime/local-api.js';
+import { uniquePrefix } from '../helpers/local-aws.js';
+import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
+
+const h = await startHarness('cli');
+const presigner = presigningS3Client({
+  endpoint: h.stack.endpoint,
+  region: LOCAL_REGION,
+  credentials: EMULATOR_CREDENTIALS,
+  forcePathStyle: true,
+});
+const localApi = await startLocalApi({
+  deps: {
+    db: h.pipeline.clients.db,
+    s3: presigner,
+    tableName: h.stack.resources.tableName,
+    intakeBucket: h.stack.resources.intakeBucket,
+    intakePrefix: h.stack.resources.intakePrefix,
+    resultsBucket: h.stack.resources.resultsBucket,
+    defaultLane: 'realtime',
+    defaultCostLimit: 5_000_000,
+    uploadUrlSeconds: 900,
+    reportUrlSeconds: 900,
+  },
+});
+const scratch = mkdtempSync(join(tmpdir(), 'clause-review-cli-'));
+afterAll(async () => {
+  await localApi.close();
+  presigner.destroy();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const target = async (): Promise<Target> => ({
+  kind: 'local',
+  name: 'local',
+  region: LOCAL_REGION,
+  api: new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS }),
+  resources: h.stack.resources,
+  clients: { ...h.pipeline.clients, sns: h.stack.clients.sns },
+  destroy: () => {},
+});
+
+function capture(): CliIo & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, tty: false, out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
+}
+
+describe('submit, status, report', () => {
+  it('submits a file, watches it to the end with a progress bar, and downloads its reports', async () => {
+    const file = join(scratch, SMALL);
+    writeFileSync(file, fixture(SMALL));
+    const io = capture();
+    expect(await submitCommand([file, '--lane', 'realtime', '--budget', '3', '--local'], io, target)).toBe(0);
+    const jobId = /^job (j-[0-9a-f]{20}) \(submission s-[0-9a-f]{20}\)$/.exec(io.stdout[0] ?? '')?.[1];
+    expect(jobId, io.stdout.join('\n')).toBeDefined();
+    expect(io.stderr.join('\n')).toMatch(/lane realtime, ceiling \$3\.00, 11 analysts/);
+
+    const watch = capture();
+    expect(await statusCommand([jobId ?? '', '--watch', '--interval', '0.3'], watch, target)).toBe(0);
+    const last = watch.stdout.at(-1) ?? '';
+    expect(last).toMatch(/\[#{24}\] (\d+)\/\1 chunks · \d+ calls planned · \$[\d.]+ of \$3\.00 · completed/);
+
+    const report = capture();
+    expect(await reportCommand([jobId ?? '', '--out', scratch], report, target)).toBe(0);
+    expect(report.stdout).toEqual([
+      join(scratch, jobId ?? '', 'report.json'),
+      join(scratch, jobId ?? '', 'report.html'),
+    ]);
+    const json = JSON.parse(readFileSync(join(scratch, jobId ?? '', 'report.json'), 'utf8')) as {
+      job: { jobId: string; status: string };
+    };
+    expect(json.job).toMatchObject({ jobId, status: 'completed' });
+  });
+
+  it('cancels a running job, and explains an unknown id and a second cancel', async () => {
+    const file = join(scratch, `batch-${SMALL}`);
+    writeFileSync(file, fixture(SMALL));
+    const io = capture();
+    // No batch worker runs in the harness: the job stays running until cancelled.
+    await submitCommand([file, '--lane', 'batch'], io, target);
+    const jobId = /(j-[0-9a-f]{20})/.exec(io.stdout[0] ?? '')?.[1] ?? '';
+    for (let i = 0; i < 100 && (await h.jobs.find(jobId))?.status !== 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const cancel = capture();
+    expect(await cancelCommand([jobId], cancel, target)).toBe(0);
+    expect(cancel.stdout[0]).toMatch(new RegExp(`^cancelled ${jobId}`));
+    expect((await h.jobs.get(jobId)).status).toBe('cancelled');
+
+    const again = await cancelCommand([jobId], capture(), target).catch((e: unknown) => e);
+    expect(isCliError(again) && again.message).toMatch(/already ended with status 'cancelled'/);
+    const unknown = await statusCommand(['j-0123456789abcdef0123'], capture(), target).catch(
+      (e: unknown) => e,
+    );
+    expect(isCliError(unknown) && unknown.message).toMatch(
+      /no job with id 'j-0123456789abcdef0123'.*j-… .*s-…/,
+    );
+    const badLane = await submitCommand([file, '--lane', 'slow'], capture(), target).catch((e: unknown) => e);
+    expect(isCliError(badLane) && badLane.message).toBe("--lane must be 'realtime' or 'batch'; got 'slow'");
+  });
+});
+
+describe('local up and local down', () => {
+  it('local down stops a local up running in another process (which removes its state file); --local reaches it', async () => {
+    const stateDir = join(scratch, 'state');
+    const env = {
+      ...process.env,
+      CLAUSE_REVIEW_STATE_DIR: stateDir,
+      // Reuse the run's emulator rather than starting a second moto.
+      AWS_ENDPOINT_URL: inject('awsEndpoint'),
+    };
+    const cli = join(PROJECT_ROOT, 'bin/clause-review.js');
+    const up: ChildProcess = spawn(
+      process.execPath,
+      [cli, 'local', 'up', '--prefix', uniquePrefix('up'), '--workers', '0'],
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => up.once('exit', (code) => resolve(code)));
+    let stderr = '';
+    up.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    up.stdout?.resume();
+    const file = join(stateDir, 'local.json');
+    for (let i = 0; i < 600 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(file), stderr).toBe(true);
+    const state = JSON.parse(readFileSync(file, 'utf8')) as LocalState;
+    expect(state.pid).toBe(up.pid);
+    expect(state.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+
+    // The state file is what --local reads: the API it names answers signed requests.
+    const api = new ApiClient({ url: state.apiUrl, region: state.region, credentials: EMULATOR_CREDENTIALS });
+    expect((await api.request('GET', 'jobs/j-0123456789abcdef0123')).status).toBe(404);
+
+    // dlq is dispatched to its own command with the local stack's clients and resources.
+    const dlq = spawn(process.execPath, [cli, 'dlq', 'ls', '--local'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let dlqOut = '';
+    dlq.stdout?.on('data', (d: Buffer) => {
+      dlqOut += d.toString();
+    });
+    dlq.stderr?.resume();
+    expect(await new Promise((resolve) => dlq.once('exit', resolve))).toBe(0);
+    expect(dlqOut).toMatch(/no dead letters/);
+
+    const down = spawn(process.execPath, [cli, 'local', 'down'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let downOut = '';
+    down.stdout?.on('data', (d: Buffer) => {
+      downOut += d.toString();
+    });
+    const downCode = await new Promise<number | null>((resolve) =>
+      down.once('exit', (code) => resolve(code)),
+    );
+    expect(downCode).toBe(0);
+    expect(downOut).toMatch(new RegExp(`stopped the local stack \\(process ${up.pid}\\)`));
+    expect(await exited).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  }, 120_000);
+});

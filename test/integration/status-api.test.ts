@@ -1,0 +1,219 @@
+/**
+ * The status API over HTTP: the same Lambda handler behind the local API server, which checks
+ * SigV4 as API Gateway's IAM authorization does. Requests are signed by the CLI's client; the
+ * upload goes to the emulator through the presigned URL the API returned.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
+import { presigningS3Client } from '../../lambdas/api/handler.js';
+import type { JobView } from '../../lambdas/api/jobs-api.js';
+import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { startLocalApi } from '../../localstack/runtime/local-api.js';
+import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
+
+const h = await startHarness('statusapi');
+const presigner = presigningS3Client({
+  endpoint: h.stack.endpoint,
+  region: LOCAL_REGION,
+  credentials: EMULATOR_CREDENTIALS,
+  forcePathStyle: true,
+});
+const localApi = await startLocalApi({
+  deps: {
+    db: h.pipeline.clients.db,
+    s3: presigner,
+    tableName: h.stack.resources.tableName,
+    intakeBucket: h.stack.resources.intakeBucket,
+    intakePrefix: h.stack.resources.intakePrefix,
+    resultsBucket: h.stack.resources.resultsBucket,
+    defaultLane: 'realtime',
+    defaultCostLimit: 5_000_000,
+    uploadUrlSeconds: 900,
+    reportUrlSeconds: 900,
+  },
+});
+afterAll(async () => {
+  await localApi.close();
+  presigner.destroy();
+});
+const api = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS });
+
+async function errorOf(
+  promise: Promise<unknown>,
+): Promise<{ status: number; message: string; body: unknown }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isApiRequestError(error)) return { status: error.status, message: error.message, body: error.body };
+    throw error;
+  }
+  throw new Error('expected the API to refuse the request');
+}
+
+async function until(id: string, done: (v: JobView) => boolean, timeoutMs = 90_000): Promise<JobView> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const view = await api.status(id);
+    if (done(view)) return view;
+    if (Date.now() > deadline) throw new Error(`job ${id} never got there: ${JSON.stringify(view)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('a submission through the API', () => {
+  it('presigns an upload with its options, runs the job, reports progress and links the reports', async () => {
+    // In panel order, as intake and the report list them.
+    const analysts = ['term-lifecycle', 'liability-counsel', 'ip-counsel'];
+    const submission = await api.submit({
+      filename: SMALL,
+      lane: 'realtime',
+      costCeilingUsd: 2.5,
+      analysts,
+    });
+    expect(submission.submissionId).toMatch(/^s-[0-9a-f]{20}$/);
+    expect(submission.key).toBe(`${h.stack.resources.intakePrefix}${submission.submissionId}/${SMALL}`);
+    expect(submission.upload.headers).toEqual({
+      'x-amz-meta-lane': 'realtime',
+      'x-amz-meta-cost-ceiling-usd': '2.5',
+      'x-amz-meta-analysts': analysts.join(','),
+    });
+    // The metadata is signed into the URL as headers, not hoisted into the query.
+    const signed = new URL(submission.upload.url).searchParams.get('X-Amz-SignedHeaders') ?? '';
+    expect(signed.split(';')).toEqual(expect.arrayContaining(Object.keys(submission.upload.headers)));
+
+    // Before the upload the submission names nothing yet.
+    const early = await errorOf(api.status(submission.submissionId));
+    expect(early.status).toBe(404);
+    expect(early.message).toMatch(/no upload for submission/);
+
+    const versionId = await uploadDocument(submission, fixture(SMALL));
+    expect(versionId).toBeTruthy();
+
+    const ended = await until(submission.submissionId, (v) => v.finished);
+    expect(ended.jobId).toMatch(/^j-[0-9a-f]{20}$/);
+    expect(ended.submissionId).toBe(submission.submissionId);
+    expect(ended.status).toBe('completed');
+    expect(ended.document).toEqual({ bucket: submission.bucket, key: submission.key, versionId });
+    expect(ended.progress.chunksTerminal).toBe(ended.progress.chunksTotal);
+    expect(ended.progress.chunksTotal).toBeGreaterThan(0);
+    // The options signed into the upload are the ones the job ran with.
+    expect(ended.lane).toBe('realtime');
+    expect(ended.cost.ceilingMicros).toBe(2_500_000);
+    expect(ended.progress.callsPlanned).toBe(ended.progress.clauses * analysts.length);
+    expect(ended.cost.spentMicros).toBeGreaterThan(0);
+    expect(ended.reportReady).toBe(true);
+
+    // The job id works as well as the submission id.
+    expect((await api.status(ended.jobId)).status).toBe('completed');
+
+    const links = await api.report(submission.submissionId);
+    expect(links.jobId).toBe(ended.jobId);
+    const json = await send(new URL(links.json.url), 'GET', {});
+    expect(json.status).toBe(200);
+    const report = json.body as Report;
+    expect(report.job.jobId).toBe(ended.jobId);
+    expect(report.job.status).toBe('completed');
+    expect([...report.job.analysts].sort()).toEqual([...analysts].sort());
+    const html = await send(new URL(links.html.url), 'GET', {});
+    expect(html.status).toBe(200);
+    expect(html.text).toMatch(/<html/i);
+
+    // A job that ended cannot be cancelled.
+    const late = await errorOf(api.cancel(ended.jobId));
+    expect(late.status).toBe(409);
+    expect(late.message).toMatch(/already ended with status 'completed'/);
+  });
+
+  it('cancels a running job once, and has no report for it until it is finalized', async () => {
+    // The harness runs no batch-lane worker, so a batch job stays running until cancelled.
+    const submission = await api.submit({ filename: `cancel-${SMALL}`, lane: 'batch' });
+    expect(submission.options.lane).toBe('batch');
+    expect(submission.options.costCeilingUsd).toBe(5);
+    expect(submission.options.analysts).toHaveLength(11);
+    await uploadDocument(submission, fixture(SMALL));
+    const running = await until(submission.submissionId, (v) => v.status === 'running');
+
+    const cancelled = await api.cancel(submission.submissionId);
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.jobId).toBe(running.jobId);
+    expect(cancelled.reason).toBe(
+      `cancelled by arn:aws:iam::000000000000:user/${EMULATOR_CREDENTIALS.accessKeyId}`,
+    );
+    expect((await h.jobs.get(running.jobId)).status).toBe('cancelled');
+
+    const again = await errorOf(api.cancel(running.jobId));
+    expect(again.status).toBe(409);
+    expect(again.message).toMatch(/already ended with status 'cancelled'/);
+
+    const report = await errorOf(api.report(running.jobId));
+    expect(report.status).toBe(409);
+    expect(report.message).toMatch(/not finalized yet/);
+  });
+});
+
+describe('refusals', () => {
+  it('refuses an unsigned request with 403', async () => {
+    const r = await send(new URL('jobs', localApi.url), 'POST', { 'content-type': 'application/json' }, '{}');
+    expect(r.status).toBe(403);
+    expect((r.body as { message: string }).message).toBe('Missing Authentication Token');
+  });
+
+  it('refuses a request signed with the wrong secret with 403', async () => {
+    const wrong = new ApiClient({
+      url: localApi.url,
+      region: LOCAL_REGION,
+      credentials: { accessKeyId: EMULATOR_CREDENTIALS.accessKeyId, secretAccessKey: 'not-the-secret' },
+    });
+    const r = await errorOf(wrong.status('j-00000000000000000000'));
+    expect(r.status).toBe(403);
+    expect(r.message).toMatch(/signature we calculated does not match/);
+  });
+
+  it('refuses a request whose body was changed after signing with 403', async () => {
+    const signed = await api.sign('POST', 'jobs', { filename: 'a.txt' });
+    const tampered = '{"filename":"b.txt"}';
+    const r = await send(
+      signed.url,
+      'POST',
+      { ...signed.headers, 'content-length': String(tampered.length) },
+      tampered,
+    );
+    expect(r.status).toBe(403);
+    // The signature covers the payload hash: the changed body no longer matches it.
+    expect((r.body as { message: string }).message).toMatch(/does not match/);
+    // The untouched request goes through.
+    expect((await send(signed.url, 'POST', signed.headers, signed.payload)).status).toBe(201);
+  });
+
+  it('answers a malformed submission with 400 and the reason', async () => {
+    const r = await errorOf(api.submit({ filename: 'x/y.txt', lane: 'slow' as 'batch', costCeilingUsd: -1 }));
+    expect(r.status).toBe(400);
+    const issues = (r.body as { issues: string[] }).issues;
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^filename: must be a plain file name/),
+        expect.stringMatching(/^lane: /),
+        expect.stringMatching(/^costCeilingUsd: /),
+      ]),
+    );
+    const analysts = await errorOf(api.submit({ filename: 'a.txt', analysts: ['astrologer'] }));
+    expect(analysts.status).toBe(400);
+    expect(analysts.message).toMatch(/analysts.*astrologer/);
+    const notJson = await api.request('POST', 'jobs', '{"filename": ');
+    expect(notJson.status).toBe(400);
+    expect((notJson.body as { message: string }).message).toMatch(/not valid JSON/);
+  });
+
+  it('answers an unknown job with 404 and a malformed id with 400', async () => {
+    const unknown = await errorOf(api.status('j-0123456789abcdef0123'));
+    expect(unknown.status).toBe(404);
+    expect(unknown.message).toBe("no job with id 'j-0123456789abcdef0123'");
+    expect((await errorOf(api.cancel('j-0123456789abcdef0123'))).status).toBe(404);
+    expect((await errorOf(api.report('s-0123456789abcdef0123'))).status).toBe(404);
+    const malformed = await errorOf(api.status('not-a-job'));
+    expect(malformed.status).toBe(400);
+    expect(malformed.message).toMatch(/is not a job id/);
+  });
+});
