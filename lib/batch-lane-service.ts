@@ -8,11 +8,13 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as ecsPatterns from 'aws-cdk-lib/aws-ecs-patterns';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../lambdas/core/metrics/index.js';
 import { grantInvokeModels, type ModelIds, resolveModelIds } from './model-access.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { type RuntimeTuning, runtimeEnvironment, validateTuning } from './runtime-environment.js';
@@ -263,6 +265,20 @@ export class BatchLaneService extends Construct {
     grantItemAccess(props.table, taskRole);
     props.queues.finalize.grantSendMessages(taskRole);
     grantInvokeModels(taskRole, this, models);
+    // The worker sends its metrics with PutMetricData (lambdas/core/metrics/put-metric-data.ts).
+    taskRole.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['cloudwatch:PutMetricData'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'cloudwatch:namespace': METRICS_NAMESPACE } },
+      }),
+    );
+    Validations.of(taskRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'cloudwatch:PutMetricData supports no resource-level permissions (IAM requires "*"); the statement is ' +
+        `confined to the '${METRICS_NAMESPACE}' namespace by the cloudwatch:namespace condition key.`,
+    });
 
     Validations.of(this.taskDefinition).acknowledge({
       id: 'AwsSolutions-ECS2',

@@ -7,11 +7,14 @@ import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService } from './batch-lane-service.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
 import { DocumentBuckets } from './document-buckets.js';
-import type { ModelIds } from './model-access.js';
+import { type ModelIds, resolveModelIds } from './model-access.js';
+import { Observability } from './observability.js';
+import { OperationsFunctions } from './operations-functions.js';
 import { type PipelineEntries, PipelineFunctions, type PipelineMemory } from './pipeline-functions.js';
 import type { RuntimeTuning } from './runtime-environment.js';
 import { STACK_OUTPUTS } from './stack-outputs.js';
 import { StateTable } from './state-table.js';
+import { StatusApi } from './status-api.js';
 import { QUEUE_ROLES, type Topology, topology } from './topology.js';
 import { WorkQueues } from './work-queues.js';
 
@@ -117,6 +120,11 @@ export class ClauseReviewStack extends Stack {
   readonly functions: PipelineFunctions;
   readonly batchLane: BatchLaneService;
   readonly deadLetterAlarms: DeadLetterAlarms;
+  readonly statusApi: StatusApi;
+  /** The sweeper and DLQ triage, on their schedules. */
+  readonly operations: OperationsFunctions;
+  /** Alarms (DLQ bursts, queue ages, function errors) and the dashboard. */
+  readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: ClauseReviewStackProps = {}) {
     super(scope, id, props);
@@ -176,6 +184,37 @@ export class ClauseReviewStack extends Stack {
       settings: t.queues,
       topic: this.alerts.topic,
     });
+    this.statusApi = new StatusApi(this, 'StatusApi', {
+      topology: t,
+      table: this.stateTable.table,
+      intakeBucket: this.documentBuckets.intakeBucket,
+      resultsBucket: this.documentBuckets.resultsBucket,
+      ...(props.tuning ? { tuning: props.tuning } : {}),
+      ...(props.projectRoot ? { projectRoot: props.projectRoot } : {}),
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      removalPolicy,
+    });
+
+    this.operations = new OperationsFunctions(this, 'Operations', {
+      ...resources,
+      ...shared,
+      deadLetterQueues: this.workQueues.deadLetterQueues,
+    });
+
+    const models = resolveModelIds(props.modelIds);
+    this.observability = new Observability(this, 'Observability', {
+      topology: t,
+      queues: this.workQueues.queues,
+      deadLetterQueues: this.workQueues.deadLetterQueues,
+      functions: {
+        ...this.functions.functions,
+        sweeper: this.operations.sweeperFunction,
+        'dlq-triage': this.operations.triageFunction,
+        api: this.statusApi.handler,
+      },
+      topic: this.alerts.topic,
+      modelIds: [models.primary, models.fallback],
+    });
 
     this.addOutputs();
     this.acknowledgeFrameworkFindings();
@@ -200,6 +239,11 @@ export class ClauseReviewStack extends Stack {
     );
     output(STACK_OUTPUTS.resultsPrefix, t.buckets.results.prefix, 'Key prefix of the reports');
     output(STACK_OUTPUTS.alertsTopicArn, this.alerts.topic.topicArn, 'Subscribe to pipeline alerts here');
+    output(
+      STACK_OUTPUTS.apiUrl,
+      this.statusApi.url,
+      'Status API (IAM authorization): submit, status, cancel, report',
+    );
     for (const role of QUEUE_ROLES) {
       const { queue, deadLetterQueue } = this.workQueues.pair(role);
       output(STACK_OUTPUTS.queueUrl(role), queue.queueUrl, `URL of the ${role} queue`);

@@ -19,6 +19,16 @@ export interface DeadLetterAlarmsProps {
    * @default 1
    */
   readonly threshold?: number;
+  /**
+   * Period over which the most messages visible is compared with the threshold (1-60 minutes).
+   * @default Duration.minutes(1)
+   */
+  readonly period?: Duration;
+  /**
+   * End of each alarm's name, after the DLQ name.
+   * @default 'not-empty'
+   */
+  readonly alarmNameSuffix?: string;
 }
 
 /**
@@ -35,16 +45,24 @@ export class DeadLetterAlarms extends Construct {
     if (!Number.isInteger(threshold) || threshold < 1) {
       throw new Error(`DeadLetterAlarms threshold must be an integer of at least 1; got ${threshold}`);
     }
+    const period = props.period ?? Duration.minutes(1);
+    const minutes = period.toMinutes({ integral: false });
+    if (!Number.isInteger(minutes) || minutes < 1 || minutes > 60) {
+      throw new Error(
+        `DeadLetterAlarms period must be a whole number of minutes from 1 to 60; got ${minutes}`,
+      );
+    }
+    const suffix = props.alarmNameSuffix ?? 'not-empty';
     const action = new actions.SnsAction(props.topic);
     const entries = QUEUE_ROLES.map((role) => {
       const settings = props.settings[role];
       const alarm = new cloudwatch.Alarm(this, role, {
-        alarmName: `${settings.dlqName}-not-empty`,
+        alarmName: `${settings.dlqName}-${suffix}`,
         alarmDescription:
           `Messages reached the ${role} dead-letter queue ${settings.dlqName}. DLQ triage classifies ` +
           'them, redrives the retryable ones and marks the rest dead with the reason.',
         metric: props.deadLetterQueues[role].metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(1),
+          period,
           statistic: 'Maximum',
         }),
         threshold,

@@ -43,6 +43,11 @@ export interface QueueSettings {
   readonly batchSize: number;
   /** Upper bound of concurrent Lambda invocations for this queue (event source maximum concurrency). */
   readonly maxConcurrency: number;
+  /**
+   * Age of the queue's oldest message above which an alarm goes off: longer than a healthy
+   * message ever waits here, tier-2 backoffs and a busy backlog included.
+   */
+  readonly oldestMessageAlarmSeconds: number;
 }
 
 /** Key layout of the single state table. */
@@ -169,6 +174,8 @@ export function topology(options: TopologyOptions = {}): Topology {
         receiveWaitSeconds: 20,
         batchSize: 5,
         maxConcurrency: 5,
+        // Intake takes seconds per upload; a quarter of an hour means it is stuck or failing.
+        oldestMessageAlarmSeconds: 900,
       }),
       realtime: queue(prefix, 'realtime', {
         consumerTimeoutSeconds: 300,
@@ -177,6 +184,8 @@ export function topology(options: TopologyOptions = {}): Topology {
         receiveWaitSeconds: 20,
         batchSize: 1,
         maxConcurrency: 20,
+        // Three receives with their 30 s / 2 min / 5 min backoffs and 5 min runs stay under 30 min.
+        oldestMessageAlarmSeconds: 1800,
       }),
       // The batch lane is drained by long-running Fargate pollers that heartbeat the
       // visibility of what they hold, so its timeout only has to cover one heartbeat gap.
@@ -187,6 +196,8 @@ export function topology(options: TopologyOptions = {}): Topology {
         receiveWaitSeconds: 20,
         batchSize: 1,
         maxConcurrency: 4,
+        // Bulk work queues by design; two hours means the lane is not draining.
+        oldestMessageAlarmSeconds: 7200,
       }),
       finalize: queue(prefix, 'finalize', {
         consumerTimeoutSeconds: 120,
@@ -195,6 +206,7 @@ export function topology(options: TopologyOptions = {}): Topology {
         receiveWaitSeconds: 20,
         batchSize: 1,
         maxConcurrency: 2,
+        oldestMessageAlarmSeconds: 900,
       }),
     },
     table: {

@@ -2,6 +2,8 @@
  * Batch-lane worker process (a Fargate task, or a child process of the local runtime):
  * polls the batch queue until SIGTERM, then lets chunks in progress finish.
  */
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { PutMetricDataMetrics } from '../core/metrics/index.js';
 import { runPoller } from '../core/worker/poller.js';
 import { loadConfig } from '../shared/config.js';
 import { createClients, workerDeps } from '../shared/runtime.js';
@@ -15,7 +17,24 @@ const log = (event: string, fields: Record<string, unknown>) =>
     `${JSON.stringify({ level: 'info', event, ...fields, at: new Date().toISOString() })}\n`,
   );
 
-const deps = workerDeps(config, createClients(), { log });
+// Fargate's awslogs driver does not mark log lines as Embedded Metric Format, so CloudWatch would
+// not extract EMF here: the process sends its metrics with PutMetricData. METRICS_FLUSH_SECONDS=0
+// turns them off. The SDK honours AWS_ENDPOINT_URL, so local runs send them to the emulator.
+const flushSeconds = Number(process.env.METRICS_FLUSH_SECONDS ?? 30);
+if (!(flushSeconds >= 0 && Number.isFinite(flushSeconds))) {
+  throw new Error(
+    `METRICS_FLUSH_SECONDS must be a number of seconds ≥ 0; got '${process.env.METRICS_FLUSH_SECONDS}'`,
+  );
+}
+const metrics =
+  flushSeconds > 0
+    ? new PutMetricDataMetrics({
+        client: new CloudWatchClient({}),
+        flushIntervalMs: flushSeconds * 1000,
+        onError: (error, datums) => log('metrics-failed', { datums, error: String(error) }),
+      })
+    : undefined;
+const deps = workerDeps(config, createClients(), { log, ...(metrics ? { metrics } : {}) });
 log('poller-start', { workerId: deps.workerId, queueUrl: config.BATCH_QUEUE_URL });
 await runPoller(deps, {
   queueUrl: config.BATCH_QUEUE_URL,
@@ -24,4 +43,5 @@ await runPoller(deps, {
   signal: stop.signal,
   onDisposition: (delivery, outcome) => log('chunk', { messageId: delivery.messageId, outcome }),
 });
+await metrics?.close();
 log('poller-stop', { workerId: deps.workerId });

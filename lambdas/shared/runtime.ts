@@ -78,6 +78,7 @@ export function workerDeps(
       max: config.LIMITER_MAX,
       windowMs: config.LIMITER_WINDOW_MS,
       p99TargetMs: config.MODEL_TIMEOUT_MS / 2,
+      ...(extra.metrics ? { onWindow: (window) => extra.metrics?.limiter(window) } : {}),
     }),
     ...extra,
   };

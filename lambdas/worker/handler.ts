@@ -1,6 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { EmfMetrics } from '../core/metrics/index.js';
 import { applyRetryVisibility } from '../core/worker/disposition.js';
 import { processChunk, type WorkerDeps } from '../core/worker/process-chunk.js';
 import { loadConfig } from '../shared/config.js';
@@ -8,6 +9,8 @@ import { createClients, workerDeps } from '../shared/runtime.js';
 import { deliveryOf } from '../shared/sqs-records.js';
 
 const logger = new Logger({ serviceName: 'clause-review-worker' });
+/** Embedded Metric Format, flushed at the end of every invocation. */
+const metrics = new EmfMetrics();
 let deps: WorkerDeps | undefined;
 let queueUrls: string[] = [];
 
@@ -22,6 +25,7 @@ function ensureDeps(): WorkerDeps {
     const config = loadConfig();
     deps = workerDeps(config, createClients(), {
       log: (event, fields) => logger.info(event, fields),
+      metrics,
     });
     queueUrls = [config.REALTIME_QUEUE_URL, config.BATCH_QUEUE_URL];
   }
@@ -49,8 +53,13 @@ async function recordHandler(record: SQSRecord): Promise<string> {
  * record of the batch is one: the response lists them and the handler does not throw.
  */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), {
-    context,
-    throwOnFullBatchFailure: false,
-  });
+  try {
+    return await processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), {
+      context,
+      throwOnFullBatchFailure: false,
+    });
+  } finally {
+    // An invocation's metrics leave with it: a frozen sandbox may never run again.
+    await deps?.metrics?.flush();
+  }
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { type SweepRules, sweep, sweepRules } from '../../lambdas/core/sweeper/index.js';
 import type { WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
 import { configureFinalize, handler as finalizeHandler } from '../../lambdas/finalize/handler.js';
 import { configureIntake, handler as intakeHandler } from '../../lambdas/intake/handler.js';
@@ -36,6 +37,10 @@ export interface LocalPipelineOptions {
   /** Extra worker dependencies for the in-process realtime lane (tests). */
   readonly workerOverrides?: Partial<WorkerDeps>;
   readonly log?: (line: string) => void;
+  /** How often the in-process sweeper runs; 0 turns it off. @default 5000 */
+  readonly sweepIntervalMs?: number;
+  /** Overrides of the sweeper's timing (tests shorten the quiet periods). @default from the topology and lease */
+  readonly sweepRules?: Partial<SweepRules>;
 }
 
 /** A running local pipeline. */
@@ -63,6 +68,8 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
     bedrockEndpoint: options.bedrockEndpoint,
     region: LOCAL_REGION,
     credentials: EMULATOR_CREDENTIALS,
+    // Every realtime invocation of the run shares this process (in Lambda each has its own).
+    maxSockets: 256,
   });
   const log = options.log ?? (() => {});
   configureIntake(intakeDeps(config, clients));
@@ -112,6 +119,7 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
     return child;
   };
   for (let i = 0; i < (options.batchWorkers ?? 2); i++) addBatchWorker();
+  const stopSweeper = startSweeper(options, config, clients, log);
 
   return {
     env,
@@ -119,6 +127,7 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
     batchWorkers,
     addBatchWorker,
     async stop() {
+      await stopSweeper();
       await Promise.all(sources.map((s) => s.stop()));
       await Promise.all(
         batchWorkers.map(
@@ -133,5 +142,47 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
       );
       for (const c of [clients.sqs, clients.s3, clients.bedrock]) c.destroy();
     },
+  };
+}
+
+/**
+ * Runs the sweeper in this process every `sweepIntervalMs`, as the EventBridge schedule does
+ * when deployed; one sweep at a time. Returns a stop function that waits for a running sweep.
+ */
+function startSweeper(
+  options: LocalPipelineOptions,
+  config: ReturnType<typeof loadConfig>,
+  clients: RuntimeClients,
+  log: (line: string) => void,
+): () => Promise<void> {
+  const every = options.sweepIntervalMs ?? 5000;
+  if (every <= 0) return async () => {};
+  const { resources, topology: t } = options;
+  const rules = { ...sweepRules(t, config.LEASE_SECONDS * 1000), ...options.sweepRules };
+  const deps = {
+    db: clients.db,
+    sqs: clients.sqs,
+    s3: clients.s3,
+    tableName: resources.tableName,
+    statusIndexName: t.table.indexes[0]?.name ?? 'byStatus',
+    resultsBucket: resources.resultsBucket,
+    laneQueueUrls: { realtime: resources.queueUrls.realtime, batch: resources.queueUrls.batch },
+    finalizeQueueUrl: resources.queueUrls.finalize,
+    rules,
+    log: (event: string, fields: Record<string, unknown>) => log(`${event} ${JSON.stringify(fields)}`),
+  };
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    // A sweep slower than the interval is not stacked on: the next tick finds it running.
+    running ??= sweep(deps)
+      .catch((error) => log(`sweeper error: ${String(error)}`))
+      .finally(() => {
+        running = undefined;
+      });
+  }, every);
+  timer.unref?.();
+  return async () => {
+    clearInterval(timer);
+    await running;
   };
 }

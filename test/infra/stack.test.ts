@@ -428,7 +428,24 @@ describe('least privilege', () => {
           wildcards.push(`${p.id}: ${asArray(s.Action).join(',')} on *`);
       }
     }
-    expect(wildcards).toEqual([expect.stringMatching(/ExecutionRole.*: ecr:GetAuthorizationToken on \*$/)]);
+    expect(wildcards.sort()).toEqual([
+      expect.stringMatching(/ExecutionRole.*: ecr:GetAuthorizationToken on \*$/),
+      expect.stringMatching(/TaskRole.*: cloudwatch:PutMetricData on \*$/),
+    ]);
+  });
+
+  it('lets the batch workers put metrics into the ClauseReview namespace only', () => {
+    const putMetrics = policies()
+      .flatMap((p) => p.statements)
+      .filter((st) => asArray(st.Action).includes('cloudwatch:PutMetricData'));
+    expect(putMetrics).toEqual([
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: 'cloudwatch:PutMetricData',
+        Resource: '*',
+        Condition: { StringEquals: { 'cloudwatch:namespace': 'ClauseReview' } },
+      }),
+    ]);
   });
 
   it('gives the handlers item access to the state table, not Scan and not the indexes', () => {
@@ -603,6 +620,7 @@ describe('outputs', () => {
       STACK_OUTPUTS.resultsBucket,
       STACK_OUTPUTS.resultsPrefix,
       STACK_OUTPUTS.alertsTopicArn,
+      STACK_OUTPUTS.apiUrl,
       ...QUEUE_ROLES.flatMap((r) => [
         STACK_OUTPUTS.queueUrl(r),
         STACK_OUTPUTS.queueArn(r),
@@ -651,12 +669,16 @@ describe('cdk-nag AwsSolutions', () => {
     expect(acknowledged.sort()).toEqual(
       [
         'ClauseReview/BatchLane/TaskDefinition/ExecutionRole: AwsSolutions-IAM5[Resource::*]',
+        'ClauseReview/BatchLane/TaskDefinition/TaskRole: AwsSolutions-IAM5[Resource::*]',
         'ClauseReview/BatchLane/TaskDefinition: AwsSolutions-ECS2',
         'ClauseReview/BucketNotificationsHandler: AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
         'ClauseReview/Functions/FinalizeRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/reports/*]',
         'ClauseReview/Functions/FinalizeRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/work/*]',
         'ClauseReview/Functions/IntakeRole: AwsSolutions-IAM5[Resource::<DocumentsIntake.Arn>/incoming/*]',
         'ClauseReview/Functions/IntakeRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/work/*]',
+        'ClauseReview/StatusApi/HandlerRole: AwsSolutions-IAM5[Resource::<DocumentsIntake.Arn>/incoming/*]',
+        'ClauseReview/StatusApi/HandlerRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/reports/*]',
+        'ClauseReview/Operations/SweeperRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/work/*]',
       ].sort(),
     );
   });

@@ -12,6 +12,7 @@ import {
   isAnswerValidationError,
   parseAnswer,
 } from '../analysts/index.js';
+import type { PipelineMetrics } from '../metrics/index.js';
 import type { Clause, Lane } from '../model.js';
 import { costOf, type ModelPrice } from '../models.js';
 import type { CallFailureKind, CallLedger, CallRef, LedgerEntry, Reservation } from '../state/call-ledger.js';
@@ -40,6 +41,8 @@ export interface AnalyzeDeps {
   readonly now: () => number;
   /** Called once per model call that starts (after its reservation). */
   readonly onCallStart?: (call: CallRef, modelId: string) => void;
+  /** Told about every request and every call's outcome. @default none */
+  readonly metrics?: PipelineMetrics;
 }
 
 /** How the stage ended. */
@@ -132,6 +135,7 @@ export async function analyzeChunk(
       prior.idempotencyKey === call.idempotencyKey
     ) {
       counts.reused++;
+      deps.metrics?.call({ model: prior.modelId ?? analyst.modelId, outcome: 'reused' });
       return;
     }
     await deps.semaphore.run(async () => {
@@ -143,6 +147,15 @@ export async function analyzeChunk(
         else if (result.kind === 'failed') counts[result.failureKind === 'budget' ? 'skipped' : 'failed']++;
         else exhausted.push({ call, error: result.error });
         counts.retries += result.retries;
+        deps.metrics?.call(
+          result.kind === 'reused'
+            ? { model: result.modelId, outcome: 'reused' }
+            : {
+                model: result.modelId,
+                outcome: result.kind === 'done' ? 'succeeded' : 'failed',
+                retries: result.retries,
+              },
+        );
       } catch (error) {
         if (error instanceof Stop) stopAll(error.why);
         else throw error;
@@ -162,11 +175,13 @@ export async function analyzeChunk(
   return { ...(stopped ? { stopped } : {}), exhausted, counts };
 }
 
-type CallResult =
+/** How a call ended, and the model of its last attempt. */
+type CallResult = { modelId: string } & (
   | { kind: 'done'; retries: number }
   | { kind: 'reused'; retries: number }
   | { kind: 'failed'; failureKind: CallFailureKind; retries: number }
-  | { kind: 'exhausted'; error: string; retries: number };
+  | { kind: 'exhausted'; error: string; retries: number }
+);
 
 /** The owner a ledger entry records for a holder of the chunk's lease. */
 const leaseOwner = (lease: Lease) => `${lease.workerId}:${lease.fence}`;
@@ -251,12 +266,12 @@ async function callWithRetries(
           lastError: describeError(error),
         },
       );
-      return { kind: 'failed', failureKind: 'permanent', retries };
+      return { kind: 'failed', failureKind: 'permanent', retries, modelId };
     }
     if (halt.aborted) throw new Stop('lease-lost');
     const { permit, reservation } = await reserveWhenRoom(job, lease, call, modelId, estimate, deps, halt);
     if (!reservation.ok) {
-      if (reservation.reason === 'final') return { kind: 'reused', retries };
+      if (reservation.reason === 'final') return { kind: 'reused', retries, modelId };
       if (reservation.reason === 'budget') {
         await deps.ledger.settleUnanswered(
           call,
@@ -268,13 +283,14 @@ async function callWithRetries(
             lastError: `not started: the job's cost ceiling of ${job.costLimit} micro-USD would be exceeded`,
           },
         );
-        return { kind: 'failed', failureKind: 'budget', retries };
+        return { kind: 'failed', failureKind: 'budget', retries, modelId };
       }
       throw new Stop(reservation.reason === 'lease-lost' ? 'lease-lost' : 'cancelled');
     }
     deps.onCallStart?.(call, modelId);
 
     let output: ConverseCommandOutput;
+    const sentAt = deps.now();
     try {
       output = await deps.bedrock.send(new ConverseCommand(input), {
         // A cancel stops new calls but lets started ones finish (they are reserved and billed);
@@ -284,6 +300,7 @@ async function callWithRetries(
       permit?.release();
     } catch (error) {
       permit?.release({ throttled: isThrottle(error) });
+      deps.metrics?.attempt({ model: modelId, latencyMs: deps.now() - sentAt, throttled: isThrottle(error) });
       const errorClass = classifyCallError(error);
       const lastError = describeError(error);
       if (errorClass !== 'transient') {
@@ -293,7 +310,7 @@ async function callWithRetries(
           errorClass,
           lastError,
         });
-        return { kind: 'failed', failureKind: 'permanent', retries };
+        return { kind: 'failed', failureKind: 'permanent', retries, modelId };
       }
       await deps.ledger.settleUnanswered(call, reservation, { status: 'retryable', errorClass, lastError });
       if (halt.aborted) throw new Stop('lease-lost');
@@ -309,7 +326,7 @@ async function callWithRetries(
       } else consecutiveThrottles = 0;
       const delay = fullJitterDelay(retries, deps.backoff, deps.random);
       if (!mayRetry(retries, deps.now() - started, delay, deps.backoff)) {
-        return { kind: 'exhausted', error: lastError, retries };
+        return { kind: 'exhausted', error: lastError, retries, modelId };
       }
       retries++;
       await deps.sleep(delay, halt);
@@ -322,6 +339,12 @@ async function callWithRetries(
       outputTokens: output.usage?.outputTokens ?? 0,
     };
     const cost = costOf(modelId, usage, deps.prices);
+    deps.metrics?.attempt({
+      model: modelId,
+      latencyMs: deps.now() - sentAt,
+      throttled: false,
+      costMicros: cost,
+    });
     let answer: AnalystAnswer;
     try {
       answer = parseAnswer(analyst, clause, output);
@@ -343,7 +366,7 @@ async function callWithRetries(
           lastError: describeError(error),
         },
       );
-      return { kind: 'failed', failureKind: 'validation', retries };
+      return { kind: 'failed', failureKind: 'validation', retries, modelId };
     }
     await deps.ledger.settleAnswered(
       call,
@@ -351,6 +374,6 @@ async function callWithRetries(
       { ...usage, cost },
       { status: 'done', result: JSON.stringify(answer) },
     );
-    return { kind: 'done', retries };
+    return { kind: 'done', retries, modelId };
   }
 }

@@ -2,6 +2,7 @@ import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AnalystAnswer, consolidateClause, selectAnalysts } from '../analysts/index.js';
+import type { PipelineMetrics } from '../metrics/index.js';
 import type { Clause } from '../model.js';
 import { MODEL_PRICES, type ModelPrice } from '../models.js';
 import { CallLedger, type CallRef } from '../state/call-ledger.js';
@@ -56,6 +57,8 @@ export interface WorkerDeps {
   readonly signal?: AbortSignal;
   /** Adaptive concurrency per model for the whole process (realtime calls served first). */
   readonly limiters?: LimiterRegistry;
+  /** Where calls, chunks and limiter windows are reported. @default none (no metrics) */
+  readonly metrics?: PipelineMetrics;
 }
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -121,6 +124,10 @@ export async function processChunk(delivery: Delivery, deps: WorkerDeps): Promis
     body = error;
   }
   const parsed = chunkMessageSchema.safeParse(body);
+  deps.metrics?.chunk({
+    ...(parsed.success ? { lane: parsed.data.lane } : {}),
+    redelivered: delivery.receiveCount > 1,
+  });
   if (!parsed.success) {
     // It can never succeed; letting it reach the DLQ keeps it for triage instead of losing it.
     const why = body instanceof Error ? `not JSON (${body.message})` : parsed.error.issues[0]?.message;
@@ -222,6 +229,7 @@ async function runStage(
         sleep: deps.sleep ?? abortableSleep,
         now: deps.now ?? Date.now,
         ...(deps.onCallStart ? { onCallStart: deps.onCallStart } : {}),
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
       },
       deps.signal ? AbortSignal.any([signal, deps.signal]) : signal,
     );
