@@ -112,6 +112,22 @@ export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**
+ * How every handler is bundled: ESM for Node 24, minified with source maps, and with the SDK
+ * versions package-lock.json pins instead of the runtime's copy, so what the tests ran is
+ * what runs in Lambda.
+ */
+export const HANDLER_BUNDLING: nodejs.BundlingOptions = {
+  format: nodejs.OutputFormat.ESM,
+  target: ESBUILD_TARGET,
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  bundleAwsSDK: true,
+};
+
+/**
  * The three Lambda functions of the pipeline, each behind its SQS queue: intake (S3 events →
  * job + chunk messages), the realtime-lane chunk worker (11 analysts on Bedrock) and finalize
  * (reports).
@@ -190,18 +206,7 @@ export class PipelineFunctions extends Construct {
         logGroup,
         // Stack traces point into the TypeScript sources through the bundle's source map.
         environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
-        bundling: {
-          format: nodejs.OutputFormat.ESM,
-          target: ESBUILD_TARGET,
-          minify: true,
-          sourceMap: true,
-          sourcesContent: false,
-          mainFields: ['module', 'main'],
-          banner: ESM_REQUIRE_BANNER,
-          // Bundle the SDK versions package-lock.json pins instead of the runtime's copy, so
-          // what the tests ran is what runs in Lambda.
-          bundleAwsSDK: true,
-        },
+        bundling: HANDLER_BUNDLING,
       });
       fn.addEventSource(
         new SqsEventSource(props.queues[role], {
