@@ -1,7 +1,7 @@
 /**
  * The batch lane's PutMetricData sink against the emulator: what it sends is listed by
- * ListMetrics and adds up in GetMetricData, dimensions and counts intact. A namespace unique to
- * the run keeps other files' and runs' metrics out.
+ * ListMetrics and adds up in GetMetricData, dimensions and counts intact. A namespace and a
+ * model name unique to the run keep other files' and runs' metrics out.
  */
 import {
   type CloudWatchClient,
@@ -17,8 +17,11 @@ import { uniquePrefix } from '../helpers/local-aws.js';
 const clients = emulatorClients(inject('awsEndpoint'));
 afterAll(() => clients.destroy());
 const cloudwatch: CloudWatchClient = clients.cloudwatch;
-const namespace = `ClauseReview/${uniquePrefix('metrics')}`;
-const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
+const run = uniquePrefix('metrics');
+const namespace = `ClauseReview/${run}`;
+// moto's GetMetricData matches name and dimensions in every namespace, and the batch-lane
+// workers of other test files emit the same metrics: the model name is made unique too.
+const MODEL = `anthropic.claude-3-haiku-20240307-v1:0/${run}`;
 const startedAt = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 120_000);
 
 const errors: unknown[] = [];
