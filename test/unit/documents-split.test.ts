@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { normaliseText, splitClauses } from '../../lambdas/core/documents/index.js';
+import { frontMatterSpan, normaliseText, splitClauses } from '../../lambdas/core/documents/index.js';
 import type { Clause } from '../../lambdas/core/model.js';
 
 const CORPUS = '/work/shared/corpus/contracts';
@@ -12,6 +12,12 @@ const CORPUS = '/work/shared/corpus/contracts';
  */
 function violations(text: string, clauses: readonly Clause[], max = 4000, min = 40): string[] {
   const problems: string[] = [];
+  // The table of contents is the one text no clause holds.
+  const front = frontMatterSpan(text, { maxClauseChars: max, minClauseChars: min });
+  const outside = (from: number, to: number) =>
+    front === undefined || to <= front.start || from >= front.end
+      ? text.slice(from, to)
+      : text.slice(from, Math.max(from, front.start)) + text.slice(Math.min(to, front.end), to);
   let covered = 0;
   for (const [i, c] of clauses.entries()) {
     const where = `${c.id} [${c.start}, ${c.end})`;
@@ -21,7 +27,9 @@ function violations(text: string, clauses: readonly Clause[], max = 4000, min = 
     if (c.end <= c.start) problems.push(`${where}: empty`);
     if (c.text !== text.slice(c.start, c.end)) problems.push(`${where}: text differs from the slice`);
     if (c.text !== c.text.trim()) problems.push(`${where}: has surrounding whitespace`);
-    if (text.slice(covered, c.start).trim() !== '')
+    if (front !== undefined && c.start < front.end && c.end > front.start)
+      problems.push(`${where}: holds part of the table of contents`);
+    if (outside(covered, c.start).trim() !== '')
       problems.push(`${where}: text before it belongs to no clause`);
     if (c.text.length > max) problems.push(`${where}: ${c.text.length} chars, over ${max}`);
     if (clauses.length > 1 && c.text.length < min)
@@ -29,7 +37,8 @@ function violations(text: string, clauses: readonly Clause[], max = 4000, min = 
     if (c.label === '' || c.heading === '') problems.push(`${where}: empty label or heading`);
     covered = c.end;
   }
-  if (text.slice(covered).trim() !== '') problems.push('text after the last clause belongs to no clause');
+  if (outside(covered, text.length).trim() !== '')
+    problems.push('text after the last clause belongs to no clause');
   return problems;
 }
 
@@ -237,6 +246,130 @@ describe('splitClauses: recognised structure', () => {
   });
 });
 
+describe('splitClauses: table of contents', () => {
+  const body = [
+    'DISTRIBUTION AGREEMENT',
+    'This Distribution Agreement is made between Acme Corp. and Beta Ltd. on 1 March 2020.',
+    'ARTICLE 1. DEFINITIONS',
+    '1.1 "Affiliate" means any entity controlling, controlled by or under common control with a Party.',
+    '1.2 "Territory" means Japan, as amended from time to time.',
+    'ARTICLE 2. GRANT OF RIGHTS',
+    '2.1 Grant. Supplier appoints Distributor as its exclusive distributor of the Products in the Territory.',
+    '2.2 Sub-distribution. Distributor may appoint sub-distributors with the prior consent of Supplier.',
+  ].join('\n\n');
+  const bodyLabels = [undefined, '1.1', '1.2', '2.1', '2.2'];
+
+  /** The clauses after the contents are the body's own, at their own offsets. */
+  const expectBody = (text: string, clauses: readonly Clause[]) => {
+    expect(labels(clauses)).toEqual(bodyLabels);
+    expect(clauses[0]?.text).toMatch(/^DISTRIBUTION AGREEMENT\n\nThis Distribution Agreement/);
+    expect(clauses.some((c) => /Grant of Rights 2\.1|Sub-distribution 3/.test(c.text))).toBe(false);
+    const bodyStart = text.indexOf('DISTRIBUTION AGREEMENT');
+    expect(clauses[0]?.start).toBe(bodyStart);
+    for (const c of clauses) expect(text.slice(c.start, c.end)).toBe(c.text);
+    expect(clauses[3]?.text).toMatch(/^ARTICLE 2\. GRANT OF RIGHTS\n\n2\.1 Grant\. Supplier appoints/);
+  };
+
+  it('leaves out a table of contents flattened into one line after its heading', () => {
+    const raw = [
+      'Table of Contents',
+      'Article 1. Definitions 1.1 Affiliate 1.2 Territory Article 2. Grant of Rights 2.1 Grant 2.2 Sub-distribution 3',
+      body,
+    ].join('\n\n');
+    const text = normaliseText(raw);
+    const clauses = split(raw);
+    expect(frontMatterSpan(text)).toEqual({ start: 0, end: text.indexOf('DISTRIBUTION AGREEMENT') });
+    expectBody(text, clauses);
+  });
+
+  it('leaves out a table of contents over several lines and pages, with page numbers and running footers', () => {
+    const raw = [
+      'Exhibit 10.2 CONFIDENTIAL TREATMENT REQUESTED BY ACME CORP. FOR CERTAIN PORTIONS',
+      'TABLE OF CONTENTS',
+      'ARTICLE 1 DEFINITIONS .......... 1',
+      'Section 1.1 Affiliate .......... 1',
+      'Section 1.2 Territory; Products .......... 2',
+      'i',
+      'Source: ACME CORP, 10-K, 3/1/2019',
+      'ARTICLE 2 GRANT OF RIGHTS .......... 3',
+      'Section 2.1 Grant .......... 3',
+      'Section 2.2 Sub-distribution .......... 4',
+      'List of Exhibits',
+      'Exhibit A Products Exhibit B Form of Order',
+      'ii',
+      'Source: ACME CORP, 10-K, 3/1/2019',
+      body,
+    ].join('\n');
+    const text = normaliseText(raw);
+    const clauses = split(raw);
+    // The cover line is long enough to be a clause of its own, so it stays.
+    expect(clauses[0]?.text).toBe(
+      'Exhibit 10.2 CONFIDENTIAL TREATMENT REQUESTED BY ACME CORP. FOR CERTAIN PORTIONS',
+    );
+    expect(frontMatterSpan(text)).toEqual({
+      start: text.indexOf('TABLE OF CONTENTS'),
+      end: text.indexOf('DISTRIBUTION AGREEMENT'),
+    });
+    expectBody(text, clauses.slice(1));
+  });
+
+  it('leaves out a table of contents without a heading when the body then numbers the same sections', () => {
+    const raw = [
+      '1. Definitions',
+      '2. Grant of Rights',
+      '3. Orders and Delivery',
+      '4. Prices; Payment',
+      '5. Term and Termination',
+      '6. General',
+      '1. Definitions. In this Agreement "Products" means the goods listed in Schedule A.',
+      '2. Grant of Rights. Supplier appoints Distributor as its distributor in the Territory.',
+    ].join('\n\n');
+    const text = normaliseText(raw);
+    const clauses = split(raw);
+    expect(labels(clauses)).toEqual(['1', '2']);
+    expect(clauses[0]?.start).toBe(text.indexOf('1. Definitions. In this'));
+    expect(clauses[0]?.text).toBe(
+      '1. Definitions. In this Agreement "Products" means the goods listed in Schedule A.',
+    );
+  });
+
+  it('keeps a list of definitions after a heading, as it reads as clauses', () => {
+    const raw = [
+      'INDEX',
+      '1.1 "Affiliate" means any entity controlling or controlled by a Party.',
+      '1.2 "Products" means the goods in Schedule A.',
+      '1.3 "Territory": Japan, Korea and Taiwan, and any country added.',
+      '1.4 "Term" has the meaning given to it in Section 9.',
+      '1.5 Effective Date shall mean 1 March 2020.',
+    ].join('\n\n');
+    const text = normaliseText(raw);
+    expect(frontMatterSpan(text)).toBeUndefined();
+    expect(labels(split(raw))).toEqual(['1.1', '1.2', '1.3', '1.4', '1.5']);
+  });
+
+  it('keeps short clauses with a title, after a Contents heading or not', () => {
+    const clauses = [
+      '10. Notices. See Schedule 2 for addresses.',
+      '11. Headings. Headings are for convenience only.',
+      '12. Counterparts. This Agreement may be executed in counterparts.',
+      '13. Waiver. No waiver is effective unless in writing.',
+      '14. Severability. An invalid term does not affect the rest.',
+      '15. Assignment. Neither Party may assign this Agreement.',
+    ];
+    for (const raw of [clauses.join('\n\n'), ['Contents', ...clauses].join('\n\n')]) {
+      const text = normaliseText(raw);
+      expect(frontMatterSpan(text)).toBeUndefined();
+      expect(labels(split(raw))).toEqual(['10', '11', '12', '13', '14', '15']);
+    }
+  });
+
+  it('keeps a document that is nothing but a table of contents', () => {
+    const raw = 'Table of Contents\n\n1. Definitions\n\n2. Term\n\n3. Payment\n\n4. Notices';
+    expect(frontMatterSpan(normaliseText(raw))).toBeUndefined();
+    expect(split(raw).length).toBeGreaterThan(0);
+  });
+});
+
 describe('splitClauses on the CUAD corpus', () => {
   const available = existsSync(CORPUS);
   const files = available ? readdirSync(CORPUS).filter((f) => f.endsWith('.txt')) : [];
@@ -281,6 +414,24 @@ describe('splitClauses on the CUAD corpus', () => {
       // 22 reads "22. <<Incoterms 2000>> The terms ...": not a label shape, so it stays inside 21.
       [3, 5, 6, 7, 8, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 23],
     );
+  });
+
+  it.skipIf(!available)('leaves the table of contents of Zogenix out of its clauses', () => {
+    const file = join(CORPUS, 'ZogenixInc_20190509_10-Q_EX-10_2_11663313_EX-10_2_Distributor_Agreement.txt');
+    const text = normaliseText(readFileSync(file, 'utf8'));
+    const clauses = split(readFileSync(file, 'utf8'));
+    const toc = {
+      start: text.indexOf('Table of Contents'),
+      end: text.indexOf('DISTRIBUTORSHIP AGREEMENT\n'),
+    };
+    expect(toc.start).toBeGreaterThan(0);
+    expect(frontMatterSpan(text)).toEqual(toc);
+    expect(clauses.filter((c) => c.start < toc.end && c.end > toc.start)).toEqual([]);
+    expect(clauses.some((c) => c.text.includes('2.5 Non-Compete Covenant 2.6'))).toBe(false);
+    // The cover page before it and the agreement after it are still clauses.
+    expect(clauses[0]?.text).toMatch(/^Exhibit 10\.2/);
+    const first = clauses.find((c) => c.start >= toc.end);
+    expect(first?.text).toMatch(/^DISTRIBUTORSHIP AGREEMENT\n\nThis DISTRIBUTORSHIP AGREEMENT/);
   });
 
   it.skipIf(!available)(

@@ -13,5 +13,10 @@ export { normaliseText } from './normalise.js';
 export type { ParsedDocument, ParseInput } from './parse.js';
 export { parseDocument } from './parse.js';
 export type { SplitOptions } from './split-clauses.js';
-export { DEFAULT_MAX_CLAUSE_CHARS, DEFAULT_MIN_CLAUSE_CHARS, splitClauses } from './split-clauses.js';
+export {
+  DEFAULT_MAX_CLAUSE_CHARS,
+  DEFAULT_MIN_CLAUSE_CHARS,
+  frontMatterSpan,
+  splitClauses,
+} from './split-clauses.js';
 export { SUPPORTED_EXTENSIONS } from './supported-extensions.js';

@@ -4,6 +4,7 @@ import { isHeadingLine, isLabelTitle, runInHeading } from './heading-text.js';
 import { Numbering } from './numbering.js';
 import { findPageArtefacts } from './page-artefacts.js';
 import { type Span, splitLongSpan } from './split-long-span.js';
+import { findTableOfContents } from './table-of-contents.js';
 
 /** Size bounds of a clause, in characters of normalised text. */
 export interface SplitOptions {
@@ -68,9 +69,13 @@ interface Fragment {
  * sentence, or inline after one when it continues the numbering), so "within\n30 days", dates and
  * amounts do not start clauses. Page numbers and running headers never start a clause.
  *
+ * A table of contents at the front (see {@link findTableOfContents}) is front matter: no clause
+ * contains it, so its entries are neither analysed nor reported as clauses. A title before it too
+ * short to be a clause goes with it.
+ *
  * Guarantees, for any input: clauses are in order, do not overlap, have no surrounding
  * whitespace, `text === normalised.slice(start, end)`, and together contain every non-whitespace
- * character of the text exactly once. Each clause is at most `maxClauseChars` long and, unless
+ * character of the text outside the table of contents exactly once. Each clause is at most `maxClauseChars` long and, unless
  * the whole text is shorter, at least `minClauseChars`. Text without a letter or digit has no clauses.
  *
  * @throws {RangeError} when the options are out of range.
@@ -78,13 +83,34 @@ interface Fragment {
 export function splitClauses(text: string, options: SplitOptions = {}): Clause[] {
   const { max, min } = validateOptions(options);
   if (!/[\p{L}\p{N}]/u.test(text)) return [];
-  const lines = toLines(text);
-  const boundaries = findBoundaries(lines);
-  const fragments = toFragments(text, boundaries);
-  const merged = mergeSmall(fragments, min);
+  const { body, frontMatter } = withoutContents(text, toLines(text), min);
+  // The table of contents reads as blank space: offsets stay those of `text`, and no clause reaches into it.
+  const visible = frontMatter === undefined ? text : blank(text, frontMatter);
+  const boundaries = findBoundaries(body);
+  const firstAfter = frontMatter === undefined ? undefined : body.find((l) => l.start >= frontMatter.end);
+  if (firstAfter !== undefined && !boundaries.some((b) => b.pos === firstAfter.start)) {
+    boundaries.push({ pos: firstAfter.start, headingOnly: false });
+    boundaries.sort((a, b) => a.pos - b.pos);
+  }
+  const fragments = toFragments(visible, boundaries);
+  // Fragments either side of the table of contents are merged apart, so none spans it.
+  const merged =
+    frontMatter === undefined
+      ? mergeSmall(fragments, min)
+      : [
+          ...mergeSmall(
+            fragments.filter((f) => f.start < frontMatter.start),
+            min,
+          ),
+          ...mergeSmall(
+            fragments.filter((f) => f.start >= frontMatter.end),
+            min,
+          ),
+        ];
   const clauses: Clause[] = [];
   for (const fragment of merged) {
-    const parts = fragment.end - fragment.start > max ? splitLongSpan(text, fragment, max, min) : [fragment];
+    const parts =
+      fragment.end - fragment.start > max ? splitLongSpan(visible, fragment, max, min) : [fragment];
     parts.forEach((part, i) => {
       const label =
         fragment.label === undefined || parts.length === 1
@@ -120,6 +146,54 @@ function toClause(text: string, index: number, span: Span, label?: string, headi
     end: span.end,
     text: text.slice(span.start, span.end),
   };
+}
+
+/**
+ * The span of normalised text that {@link splitClauses} leaves out as front matter (a table of
+ * contents, with a short title before it), or undefined when it leaves nothing out.
+ */
+export function frontMatterSpan(
+  text: string,
+  options: SplitOptions = {},
+): { readonly start: number; readonly end: number } | undefined {
+  const { min } = validateOptions(options);
+  if (!/[\p{L}\p{N}]/u.test(text)) return undefined;
+  return withoutContents(text, toLines(text), min).frontMatter;
+}
+
+/**
+ * Finds the table of contents and returns the lines of the rest, with the span it covers. Text before
+ * it too short to be a clause of its own (a title, an exhibit number) is front matter as well.
+ */
+function withoutContents(
+  text: string,
+  lines: readonly Line[],
+  min: number,
+): { body: readonly Line[]; frontMatter?: { start: number; end: number } } {
+  const range = findTableOfContents(lines);
+  let to = range?.to ?? 0;
+  // Page furniture at its foot goes with it.
+  while (lines[to]?.artefact === true) to++;
+  const after = range === undefined ? undefined : lines[to];
+  // A text that is all contents keeps them: there is nothing else to review.
+  if (range === undefined || after === undefined || text.slice(after.start).trim().length < min) {
+    return { body: lines };
+  }
+  const end = after.start;
+  const tocStart = (lines[range.from] as Line).start;
+  const before = text.slice(0, tocStart).trim();
+  const start = before.length < min ? 0 : tocStart;
+  return {
+    body: lines.filter((l) => l.start < start || l.start >= end),
+    frontMatter: { start, end },
+  };
+}
+
+/** Replaces a span with spaces (line ends kept), so it has the same offsets but no content. */
+function blank(text: string, span: { start: number; end: number }): string {
+  return (
+    text.slice(0, span.start) + text.slice(span.start, span.end).replace(/[^\n]/g, ' ') + text.slice(span.end)
+  );
 }
 
 function toLines(text: string): Line[] {
