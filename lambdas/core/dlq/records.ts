@@ -1,5 +1,6 @@
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../state/errors.js';
+import { queryAll } from '../state/query-all.js';
 
 /** What triage decided about a dead letter. */
 export type TriageDecision = 'redriven' | 'dead' | 'discarded' | 'kept';
@@ -63,26 +64,14 @@ export class DeadLetterRecords {
     const days = [...new Set([dlqPk(from), dlqPk(to)])];
     const out: DeadLetterRecord[] = [];
     for (const pk of days) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const r = await this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            FilterExpression: 'decision <> :discarded',
-            ExpressionAttributeValues: {
-              ':pk': pk,
-              ':from': from,
-              ':to': `${to}~`,
-              ':discarded': 'discarded',
-            },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        out.push(...((r.Items ?? []) as DeadLetterRecord[]));
-        startKey = r.LastEvaluatedKey;
-      } while (startKey);
+      const records = await queryAll<DeadLetterRecord>(this.db, {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        FilterExpression: 'decision <> :discarded',
+        ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': `${to}~`, ':discarded': 'discarded' },
+        ConsistentRead: true,
+      });
+      out.push(...records);
     }
     return out;
   }

@@ -4,10 +4,11 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Lease } from './claims.js';
+import { fenceCondition, type Lease } from './claims.js';
 import { isConditionFailure } from './errors.js';
 import type { Job } from './jobs.js';
 import { CALL_PREFIX, callSk, checkpointSk, chunkCallPrefix, JOB_SK, jobPk } from './keys.js';
+import { queryAll } from './query-all.js';
 import { transactWrite } from './transact.js';
 
 /** One Update of a transaction. */
@@ -97,22 +98,13 @@ export class CallLedger {
   }
 
   private async query(jobId: string, prefix: string): Promise<Map<string, LedgerEntry>> {
-    const out = new Map<string, LedgerEntry>();
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const r = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': jobPk(jobId), ':prefix': prefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of r.Items ?? []) out.set(item.sk as string, item as LedgerEntry);
-      startKey = r.LastEvaluatedKey;
-    } while (startKey);
-    return out;
+    const items = await queryAll<LedgerEntry & { sk: string }>(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': jobPk(jobId), ':prefix': prefix },
+      ConsistentRead: true,
+    });
+    return new Map(items.map((item) => [item.sk, item]));
   }
 
   /**
@@ -130,6 +122,7 @@ export class CallLedger {
     const reservedAt = this.now();
     const pk = jobPk(call.jobId);
     const owner = `${lease.workerId}:${lease.fence}`;
+    const fence = fenceCondition(lease);
     try {
       await transactWrite(this.db, {
         TransactItems: [
@@ -137,8 +130,8 @@ export class CallLedger {
             ConditionCheck: {
               TableName: this.tableName,
               Key: { pk, sk: checkpointSk(lease.chunk, lease.stage) },
-              ConditionExpression: 'claimedBy = :me AND fence = :fence',
-              ExpressionAttributeValues: { ':me': lease.workerId, ':fence': lease.fence },
+              ConditionExpression: fence.condition,
+              ExpressionAttributeValues: fence.values,
             },
           },
           {

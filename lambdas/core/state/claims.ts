@@ -1,12 +1,7 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, LeaseLostError } from './errors.js';
 import { CHECKPOINT_PREFIX, checkpointSk, JOB_SK, jobPk, STAGES, type Stage } from './keys.js';
+import { queryAll } from './query-all.js';
 import { transactWrite } from './transact.js';
 
 /** Where a chunk-stage is. `retrying`: a failed attempt waiting for redelivery. */
@@ -79,6 +74,17 @@ export function isChunkTerminal(checkpoints: readonly Checkpoint[]): boolean {
   );
 }
 
+/**
+ * The fencing condition every write under a lease carries: the stage is still claimed by
+ * this worker with this token, so a worker whose lease ran out commits nothing.
+ */
+export function fenceCondition(lease: Lease): { condition: string; values: Record<string, unknown> } {
+  return {
+    condition: 'claimedBy = :me AND fence = :fence',
+    values: { ':me': lease.workerId, ':fence': lease.fence },
+  };
+}
+
 /** Chunk-stage checkpoints with claims, leases and fencing. */
 export class Claims {
   constructor(
@@ -134,22 +140,12 @@ export class Claims {
 
   /** Every checkpoint of a job, in chunk then stage order. */
   async list(jobId: string): Promise<Checkpoint[]> {
-    const out: Checkpoint[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const r = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': jobPk(jobId), ':prefix': CHECKPOINT_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      out.push(...((r.Items ?? []) as Checkpoint[]));
-      startKey = r.LastEvaluatedKey;
-    } while (startKey);
-    return out;
+    return queryAll<Checkpoint>(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': jobPk(jobId), ':prefix': CHECKPOINT_PREFIX },
+      ConsistentRead: true,
+    });
   }
 
   /**
@@ -204,28 +200,13 @@ export class Claims {
   }
 
   /** The fencing condition of every write under a lease. */
-  private fenced(lease: Lease) {
-    return {
-      condition: 'claimedBy = :me AND fence = :fence',
-      values: { ':me': lease.workerId, ':fence': lease.fence },
-    };
-  }
-
-  /** Extends the lease; throws LeaseLostError when another worker has taken the stage over. */
-  async heartbeat(lease: Lease, leaseMs: number): Promise<void> {
-    const exp = this.now() + leaseMs;
-    const f = this.fenced(lease);
+  /**
+   * A write under the lease, conditional on it (`fenceCondition`): a refusal means another
+   * worker holds the stage now, and becomes LeaseLostError.
+   */
+  private async underLease(lease: Lease, write: () => Promise<unknown>): Promise<void> {
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
-          UpdateExpression: 'SET claimExpiresAt = :exp',
-          ConditionExpression: f.condition,
-          ExpressionAttributeValues: { ...f.values, ':exp': exp },
-        }),
-      );
-      lease.expiresAt = exp;
+      await write();
     } catch (error) {
       if (isConditionFailure(error))
         throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
@@ -233,14 +214,32 @@ export class Claims {
     }
   }
 
+  /** Extends the lease; throws LeaseLostError when another worker has taken the stage over. */
+  async heartbeat(lease: Lease, leaseMs: number): Promise<void> {
+    const exp = this.now() + leaseMs;
+    const f = fenceCondition(lease);
+    await this.underLease(lease, () =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
+          UpdateExpression: 'SET claimExpiresAt = :exp',
+          ConditionExpression: f.condition,
+          ExpressionAttributeValues: { ...f.values, ':exp': exp },
+        }),
+      ),
+    );
+    lease.expiresAt = exp;
+  }
+
   /** Finishes a stage that is not the chunk's last (the chunk counter is untouched). */
   async completeStage(
     lease: Lease,
     fields: Pick<Checkpoint, 'calls'> & { result?: string } = {},
   ): Promise<void> {
-    const f = this.fenced(lease);
-    try {
-      await this.db.send(
+    const f = fenceCondition(lease);
+    await this.underLease(lease, () =>
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
@@ -256,12 +255,8 @@ export class Claims {
             ':result': fields.result ?? null,
           },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error))
-        throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
-      throw error;
-    }
+      ),
+    );
   }
 
   /**
@@ -272,11 +267,11 @@ export class Claims {
     lease: Lease,
     outcome: { status: 'done'; result?: string } | { status: 'cancelled'; stoppedAt: string },
   ): Promise<void> {
-    const f = this.fenced(lease);
+    const f = fenceCondition(lease);
     const at = new Date(this.now()).toISOString();
     const done = outcome.status === 'done';
-    try {
-      await transactWrite(this.db, {
+    await this.underLease(lease, () =>
+      transactWrite(this.db, {
         TransactItems: [
           {
             Update: {
@@ -302,12 +297,8 @@ export class Claims {
             },
           },
         ],
-      });
-    } catch (error) {
-      if (isConditionFailure(error))
-        throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
-      throw error;
-    }
+      }),
+    );
   }
 
   /**
@@ -315,9 +306,9 @@ export class Claims {
    * its visibility backoff and the next claimant starts from the checkpoint.
    */
   async release(lease: Lease, failure: { lastError: string; errorClass: ErrorClass }): Promise<void> {
-    const f = this.fenced(lease);
-    try {
-      await this.db.send(
+    const f = fenceCondition(lease);
+    await this.underLease(lease, () =>
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
@@ -333,12 +324,8 @@ export class Claims {
             ':at': new Date(this.now()).toISOString(),
           },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error))
-        throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
-      throw error;
-    }
+      ),
+    );
   }
 
   /**

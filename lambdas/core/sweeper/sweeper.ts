@@ -1,11 +1,12 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../../../lib/topology.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
 import { Claims } from '../state/claims.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { statusGsiPk } from '../state/keys.js';
+import { queryAll } from '../state/query-all.js';
 import type { ChunkMessage } from '../worker/chunk-message.js';
 import { decide, type SweepRules } from './rules.js';
 
@@ -37,22 +38,15 @@ export interface SweepSummary {
 async function candidateJobs(deps: SweeperDeps): Promise<string[]> {
   const ids: string[] = [];
   for (const status of ['running', 'cancelled']) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const r = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          IndexName: deps.statusIndexName,
-          KeyConditionExpression: 'gsi1pk = :pk',
-          FilterExpression: 'attribute_not_exists(finalizedAt)',
-          ProjectionExpression: 'jobId',
-          ExpressionAttributeValues: { ':pk': statusGsiPk(status) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of r.Items ?? []) if (typeof item.jobId === 'string') ids.push(item.jobId);
-      startKey = r.LastEvaluatedKey;
-    } while (startKey);
+    const items = await queryAll<{ jobId?: unknown }>(deps.db, {
+      TableName: deps.tableName,
+      IndexName: deps.statusIndexName,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      FilterExpression: 'attribute_not_exists(finalizedAt)',
+      ProjectionExpression: 'jobId',
+      ExpressionAttributeValues: { ':pk': statusGsiPk(status) },
+    });
+    for (const item of items) if (typeof item.jobId === 'string') ids.push(item.jobId);
   }
   return ids;
 }
