@@ -1,20 +1,19 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnElement, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { sweepRules } from '../lambdas/core/sweeper/rules.js';
 import { resolveModelIds } from './model-access.js';
-import { FUNCTION_RUNTIME, HANDLER_BUNDLING, WORK_PREFIX } from './pipeline-functions.js';
+import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { type RuntimeTuning, runtimeEnvironment } from './runtime-environment.js';
 import { grantItemAccess } from './state-table.js';
@@ -125,29 +124,16 @@ export class OperationsFunctions extends Construct {
     }
 
     const make = (name: 'Sweeper' | 'DlqTriage', entry: string, description: string, timeout: Duration) => {
-      const logGroup = new logs.LogGroup(this, `${name}Logs`, {
-        retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-        removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-      });
-      const role = new iam.Role(this, `${name}Role`, {
-        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-        description: `clause-review ${name} function`,
-      });
-      logGroup.grantWrite(role);
-      const fn = new nodejs.NodejsFunction(this, name, {
+      const { fn } = handlerFunction(this, name, {
         entry: join(projectRoot, entry),
-        handler: 'handler',
         projectRoot,
-        depsLockFilePath: lockFile,
         description,
-        runtime: FUNCTION_RUNTIME,
-        architecture: lambda.Architecture.ARM_64,
+        roleDescription: `clause-review ${name} function`,
         memorySize: 512,
         timeout,
-        role,
-        logGroup,
         environment,
-        bundling: HANDLER_BUNDLING,
+        ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+        ...(props.removalPolicy ? { removalPolicy: props.removalPolicy } : {}),
       });
       grantItemAccess(props.table, fn);
       return fn;

@@ -127,6 +127,62 @@ export const HANDLER_BUNDLING: nodejs.BundlingOptions = {
   bundleAwsSDK: true,
 };
 
+/** Options of {@link handlerFunction}. */
+export interface HandlerFunctionOptions {
+  /** Absolute path of the handler file. */
+  readonly entry: string;
+  /** Directory holding package-lock.json (checked by the caller). */
+  readonly projectRoot: string;
+  readonly description: string;
+  readonly roleDescription: string;
+  readonly memorySize: number;
+  readonly timeout: Duration;
+  readonly environment: Record<string, string>;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * A handler function as every construct of the stack builds it: its own log group, its own
+ * role (holding nothing until the construct grants what the handler does), ARM64 on
+ * {@link FUNCTION_RUNTIME}, bundled by {@link HANDLER_BUNDLING}, stack traces mapped to the
+ * TypeScript sources. Construct ids: `${id}Logs`, `${id}Role` and `id`.
+ */
+export function handlerFunction(
+  scope: Construct,
+  id: string,
+  o: HandlerFunctionOptions,
+): { fn: nodejs.NodejsFunction; role: iam.Role } {
+  const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
+    retention: o.logRetention ?? logs.RetentionDays.ONE_MONTH,
+    removalPolicy: o.removalPolicy ?? RemovalPolicy.RETAIN,
+  });
+  const role = new iam.Role(scope, `${id}Role`, {
+    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    description: o.roleDescription,
+  });
+  logGroup.grantWrite(role);
+  const fn = new nodejs.NodejsFunction(scope, id, {
+    entry: o.entry,
+    handler: 'handler',
+    projectRoot: o.projectRoot,
+    depsLockFilePath: join(o.projectRoot, 'package-lock.json'),
+    description: o.description,
+    runtime: FUNCTION_RUNTIME,
+    architecture: lambda.Architecture.ARM_64,
+    memorySize: o.memorySize,
+    timeout: o.timeout,
+    role,
+    logGroup,
+    // Stack traces point into the TypeScript sources through the bundle's source map.
+    environment: { ...o.environment, NODE_OPTIONS: '--enable-source-maps' },
+    bundling: HANDLER_BUNDLING,
+  });
+  return { fn, role };
+}
+
 /**
  * The three Lambda functions of the pipeline, each behind its SQS queue: intake (S3 events →
  * job + chunk messages), the realtime-lane chunk worker (11 analysts on Bedrock) and finalize
@@ -183,30 +239,16 @@ export class PipelineFunctions extends Construct {
       }
       const settings = t.queues[role];
       validateConsumer(name, settings);
-      const logGroup = new logs.LogGroup(this, `${pascal(name)}Logs`, {
-        retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-        removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-      });
-      const functionRole = new iam.Role(this, `${pascal(name)}Role`, {
-        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-        description: `clause-review ${name} function`,
-      });
-      logGroup.grantWrite(functionRole);
-      const fn = new nodejs.NodejsFunction(this, pascal(name), {
+      const { fn } = handlerFunction(this, pascal(name), {
         entry,
-        handler: 'handler',
         projectRoot,
-        depsLockFilePath: lockFile,
         description,
-        runtime: FUNCTION_RUNTIME,
-        architecture: lambda.Architecture.ARM_64,
+        roleDescription: `clause-review ${name} function`,
         memorySize: memory[name],
         timeout: Duration.seconds(settings.consumerTimeoutSeconds),
-        role: functionRole,
-        logGroup,
-        // Stack traces point into the TypeScript sources through the bundle's source map.
-        environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
-        bundling: HANDLER_BUNDLING,
+        environment,
+        ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+        ...(props.removalPolicy ? { removalPolicy: props.removalPolicy } : {}),
       });
       fn.addEventSource(
         new SqsEventSource(props.queues[role], {

@@ -6,14 +6,13 @@ import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/api/config.js';
 import { API_ROUTES } from '../lambdas/api/routes.js';
-import { FUNCTION_RUNTIME, HANDLER_BUNDLING } from './pipeline-functions.js';
+import { handlerFunction } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
 import type { RuntimeTuning } from './runtime-environment.js';
 import type { Topology } from './topology.js';
@@ -119,27 +118,18 @@ export class StatusApi extends Construct {
         ? { DEFAULT_COST_CEILING_MICROS: String(props.tuning.defaultCostCeilingMicros) }
         : {}),
     };
-    const logGroup = new logs.LogGroup(this, 'HandlerLogs', { retention, removalPolicy });
-    const role = new iam.Role(this, 'HandlerRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'clause-review status API function',
-    });
-    logGroup.grantWrite(role);
-    this.handler = new nodejs.NodejsFunction(this, 'Handler', {
+    const { fn, role } = handlerFunction(this, 'Handler', {
       entry,
-      handler: 'handler',
       projectRoot,
-      depsLockFilePath: lockFile,
       description: 'clause-review status API: submit, status, cancel, report',
-      runtime: FUNCTION_RUNTIME,
-      architecture: lambda.Architecture.ARM_64,
+      roleDescription: 'clause-review status API function',
       memorySize: 256,
       timeout: Duration.seconds(10),
-      role,
-      logGroup,
-      environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
-      bundling: HANDLER_BUNDLING,
+      environment,
+      logRetention: retention,
+      removalPolicy,
     });
+    this.handler = fn;
 
     // Job items only (partition keys JOB#…): GetItem for status, the conditional UpdateItem of cancel.
     role.addToPrincipalPolicy(
