@@ -12,6 +12,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { sweepRules } from '../lambdas/core/sweeper/rules.js';
+import { checkIntegerRange } from './checks.js';
 import { resolveModelIds } from './model-access.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
@@ -65,12 +66,6 @@ export interface OperationsFunctionsProps {
 /** Lease length the runtime uses when tuning names none (lambdas/shared/config.ts). */
 const DEFAULT_LEASE_SECONDS = 120;
 
-function checkRange(name: string, value: number, min: number, max: number): void {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`OperationsFunctions ${name} must be an integer from ${min} to ${max}; got ${value}`);
-  }
-}
-
 /**
  * The pipeline's operations functions: the sweeper (every minute: lost chunk messages, jobs
  * never finalized, jobs past their deadline) and DLQ triage (every 15 minutes: classify,
@@ -89,9 +84,9 @@ export class OperationsFunctions extends Construct {
     const sweepEvery = props.sweepEveryMinutes ?? 1;
     const triageEvery = props.triageEveryMinutes ?? 15;
     const maxRedrives = props.maxRedrives ?? 2;
-    checkRange('sweepEveryMinutes', sweepEvery, 1, 60);
-    checkRange('triageEveryMinutes', triageEvery, 1, 1440);
-    checkRange('maxRedrives', maxRedrives, 0, 20);
+    checkIntegerRange('OperationsFunctions sweepEveryMinutes', sweepEvery, 1, 60);
+    checkIntegerRange('OperationsFunctions triageEveryMinutes', triageEvery, 1, 1440);
+    checkIntegerRange('OperationsFunctions maxRedrives', maxRedrives, 0, 20);
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     const lockFile = join(projectRoot, 'package-lock.json');
     if (!existsSync(lockFile)) {

@@ -2,11 +2,13 @@
  * The environment every handler and batch worker reads (lambdas/shared/config.ts), built from
  * the deployed resources and the topology, so the variable names cannot drift from the runtime's.
  */
+
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { RuntimeConfig } from '../lambdas/shared/config.js';
+import { checkIntegerRange } from './checks.js';
 import type { ResolvedModelIds } from './model-access.js';
 import type { Lane, Topology } from './topology.js';
 
@@ -40,10 +42,7 @@ export interface RuntimeTuning {
 }
 
 function checkInteger(name: keyof RuntimeTuning, value: number | undefined, min: number, max: number): void {
-  if (value === undefined) return;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`tuning.${name} must be an integer from ${min} to ${max}; got ${value}`);
-  }
+  if (value !== undefined) checkIntegerRange(`tuning.${name}`, value, min, max);
 }
 
 /**

@@ -12,6 +12,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/api/config.js';
 import { API_ROUTES } from '../lambdas/api/routes.js';
+import { checkIntegerRange } from './checks.js';
 import { handlerFunction } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
 import type { RuntimeTuning } from './runtime-environment.js';
@@ -67,13 +68,6 @@ export interface StatusApiProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
-function checkRange(name: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`StatusApi ${name} must be an integer from ${min} to ${max}; got ${value}`);
-  }
-  return value;
-}
-
 /**
  * The status API: an HTTP API with IAM authorization on every route (callers sign with SigV4
  * and need `execute-api:Invoke`), one Lambda function routing POST /jobs, GET /jobs/{id},
@@ -92,9 +86,19 @@ export class StatusApi extends Construct {
   constructor(scope: Construct, id: string, props: StatusApiProps) {
     super(scope, id);
     const t = props.topology;
-    const uploadSeconds = checkRange('uploadUrlSeconds', props.uploadUrlSeconds ?? 900, 60, 604_800);
-    const reportSeconds = checkRange('reportUrlSeconds', props.reportUrlSeconds ?? 900, 60, 604_800);
-    const rate = checkRange('rateLimit', props.rateLimit ?? 20, 1, 10_000);
+    const uploadSeconds = checkIntegerRange(
+      'StatusApi uploadUrlSeconds',
+      props.uploadUrlSeconds ?? 900,
+      60,
+      604_800,
+    );
+    const reportSeconds = checkIntegerRange(
+      'StatusApi reportUrlSeconds',
+      props.reportUrlSeconds ?? 900,
+      60,
+      604_800,
+    );
+    const rate = checkIntegerRange('StatusApi rateLimit', props.rateLimit ?? 20, 1, 10_000);
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     const entry = join(projectRoot, props.entry ?? 'lambdas/api/handler.ts');
     if (!existsSync(entry))
