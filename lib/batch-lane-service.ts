@@ -3,44 +3,26 @@ import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as ecsPatterns from 'aws-cdk-lib/aws-ecs-patterns';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type * as s3 from 'aws-cdk-lib/aws-s3';
-import type * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../lambdas/core/metrics/index.js';
 import { grantInvokeModels, type ModelIds, resolveModelIds } from './model-access.js';
 import { PROJECT_ROOT } from './project-root.js';
-import { type RuntimeTuning, runtimeEnvironment, validateTuning } from './runtime-environment.js';
+import { type PipelineResourcesProps, runtimeEnvironment, validateTuning } from './runtime-environment.js';
 import { grantItemAccess } from './state-table.js';
-import type { QueueRole, Topology } from './topology.js';
 
 /** Properties of {@link BatchLaneService}. */
-export interface BatchLaneServiceProps {
-  /** Queue names and tuning; the result of `topology()`. */
-  readonly topology: Topology;
-  readonly table: dynamodb.ITable;
-  readonly intakeBucket: s3.IBucket;
-  readonly resultsBucket: s3.IBucket;
-  /** The work queues by role; the service consumes `batch` and sends to `finalize`. */
-  readonly queues: Readonly<Record<QueueRole, sqs.IQueue>>;
-  readonly alertsTopic: sns.ITopic;
+export interface BatchLaneServiceProps extends PipelineResourcesProps {
   /**
    * The Bedrock models the worker may call.
    * @default the primary and fallback of lambdas/core/models.ts
    */
   readonly modelIds?: ModelIds;
-  /**
-   * Runtime tuning passed through the environment.
-   * @default none: the runtime's defaults apply
-   */
-  readonly tuning?: RuntimeTuning;
   /**
    * Docker build context.
    * @default the repository this file belongs to

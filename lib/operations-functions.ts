@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CfnElement, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -16,27 +15,14 @@ import { checkIntegerRange } from './checks.js';
 import { resolveModelIds } from './model-access.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
-import { type RuntimeTuning, runtimeEnvironment } from './runtime-environment.js';
+import { type PipelineResourcesProps, runtimeEnvironment } from './runtime-environment.js';
 import { grantItemAccess } from './state-table.js';
-import { QUEUE_ROLES, type QueueRole, type Topology } from './topology.js';
+import { QUEUE_ROLES, type QueueRole } from './topology.js';
 
 /** Properties of {@link OperationsFunctions}. */
-export interface OperationsFunctionsProps {
-  /** Queue tuning and names; the result of `topology()`. */
-  readonly topology: Topology;
-  readonly table: dynamodb.ITable;
-  readonly intakeBucket: s3.IBucket;
-  readonly resultsBucket: s3.IBucket;
-  /** The work queues by role. */
-  readonly queues: Readonly<Record<QueueRole, sqs.IQueue>>;
+export interface OperationsFunctionsProps extends PipelineResourcesProps {
   /** Their dead-letter queues by role. */
   readonly deadLetterQueues: Readonly<Record<QueueRole, sqs.IQueue>>;
-  readonly alertsTopic: sns.ITopic;
-  /**
-   * Runtime tuning; the lease length feeds the sweeper's quiet periods.
-   * @default none: the runtime's defaults apply
-   */
-  readonly tuning?: RuntimeTuning;
   /**
    * How often the sweeper runs, in minutes (1-60).
    * @default 1

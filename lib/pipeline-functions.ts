@@ -1,21 +1,18 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import type * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { grantInvokeModels, type ModelIds, resolveModelIds } from './model-access.js';
 import { PROJECT_ROOT } from './project-root.js';
-import { type RuntimeTuning, runtimeEnvironment, validateTuning } from './runtime-environment.js';
+import { type PipelineResourcesProps, runtimeEnvironment, validateTuning } from './runtime-environment.js';
 import { grantItemAccess } from './state-table.js';
-import type { QueueRole, QueueSettings, Topology } from './topology.js';
+import type { QueueRole, QueueSettings } from './topology.js';
 
 /** The Lambda functions of the pipeline. */
 export type PipelineFunctionName = 'intake' | 'worker' | 'finalize';
@@ -41,25 +38,12 @@ export interface PipelineMemory {
 }
 
 /** Properties of {@link PipelineFunctions}. */
-export interface PipelineFunctionsProps {
-  /** Queue tuning and names; the result of `topology()`. */
-  readonly topology: Topology;
-  readonly table: dynamodb.ITable;
-  readonly intakeBucket: s3.IBucket;
-  readonly resultsBucket: s3.IBucket;
-  /** The work queues by role (intake, realtime, batch, finalize). */
-  readonly queues: Readonly<Record<QueueRole, sqs.IQueue>>;
-  readonly alertsTopic: sns.ITopic;
+export interface PipelineFunctionsProps extends PipelineResourcesProps {
   /**
    * The Bedrock models the worker may call.
    * @default the primary and fallback of lambdas/core/models.ts
    */
   readonly modelIds?: ModelIds;
-  /**
-   * Runtime tuning passed through the environment.
-   * @default none: the runtime's defaults apply
-   */
-  readonly tuning?: RuntimeTuning;
   /**
    * Directory holding package-lock.json and the handler sources.
    * @default the repository this file belongs to

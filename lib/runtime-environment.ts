@@ -10,7 +10,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { RuntimeConfig } from '../lambdas/shared/config.js';
 import { checkIntegerRange } from './checks.js';
 import type { ResolvedModelIds } from './model-access.js';
-import type { Lane, Topology } from './topology.js';
+import type { Lane, QueueRole, Topology } from './topology.js';
 
 /** A variable the runtime configuration reads. */
 export type RuntimeVariable = keyof RuntimeConfig;
@@ -69,6 +69,23 @@ export function validateTuning(tuning: RuntimeTuning, t: Topology): void {
   ) {
     throw new Error(`tuning.defaultLane must be 'realtime' or 'batch'; got '${tuning.defaultLane}'`);
   }
+}
+
+/** What the stack hands every construct that runs pipeline code. */
+export interface PipelineResourcesProps {
+  /** Queue names and tuning; the result of `topology()`. */
+  readonly topology: Topology;
+  readonly table: dynamodb.ITable;
+  readonly intakeBucket: s3.IBucket;
+  readonly resultsBucket: s3.IBucket;
+  /** The work queues by role. */
+  readonly queues: Readonly<Record<QueueRole, sqs.IQueue>>;
+  readonly alertsTopic: sns.ITopic;
+  /**
+   * Runtime tuning passed through the environment.
+   * @default none: the runtime's defaults apply
+   */
+  readonly tuning?: RuntimeTuning;
 }
 
 /** The resources the runtime environment names. */
