@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
-import { presigningS3Client } from '../../lambdas/api/handler.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { startLocalApi } from '../../localstack/runtime/local-api.js';
+import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
@@ -46,25 +44,10 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     notice: NOTICE,
     log: (l) => io.err(l),
   });
-  const presigner = presigningS3Client({
-    endpoint: stack.awsEndpoint,
-    region: LOCAL_REGION,
-    credentials: EMULATOR_CREDENTIALS,
-    forcePathStyle: true,
-  });
-  const api = await startLocalApi({
-    deps: {
-      db: pipeline.clients.db,
-      s3: presigner,
-      tableName: stack.resources.tableName,
-      intakeBucket: stack.resources.intakeBucket,
-      intakePrefix: stack.resources.intakePrefix,
-      resultsBucket: stack.resources.resultsBucket,
-      defaultLane: LOCAL_RUN_DEFAULTS.defaultLane,
-      defaultCostLimit: LOCAL_RUN_DEFAULTS.defaultCostCeilingMicros,
-      uploadUrlSeconds: 900,
-      reportUrlSeconds: 900,
-    },
+  const api = await startPipelineApi({
+    awsEndpoint: stack.awsEndpoint,
+    db: pipeline.clients.db,
+    resources: stack.resources,
     log: (l) => io.err(l),
   });
   const state = {
@@ -88,7 +71,6 @@ async function up(argv: string[], io: CliIo): Promise<number> {
   try {
     await api.close();
     await pipeline.stop();
-    presigner.destroy();
     await stack.stop();
   } finally {
     removeLocalState(process.pid, file);

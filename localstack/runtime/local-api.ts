@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { configureApi, handler } from '../../lambdas/api/handler.js';
+import { configureApi, handler, presigningS3Client } from '../../lambdas/api/handler.js';
 import type { JobsApiDeps } from '../../lambdas/api/jobs-api.js';
 import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../aws-clients.js';
+import type { ProvisionedResources } from '../provision.js';
 import { verifySigV4 } from '../sigv4-verify.js';
+import { LOCAL_RUN_DEFAULTS, type LocalRunSettings } from './local-env.js';
 
 /** Options of {@link startLocalApi}. */
 export interface LocalApiOptions {
@@ -174,5 +177,53 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
+  };
+}
+
+/** What {@link startPipelineApi} serves. */
+export interface PipelineApiOptions {
+  /** The emulator's endpoint, where presigned URLs point. */
+  readonly awsEndpoint: string;
+  readonly db: DynamoDBDocumentClient;
+  readonly resources: ProvisionedResources;
+  /** @default LOCAL_RUN_DEFAULTS */
+  readonly settings?: LocalRunSettings;
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * The status API over a provisioned local stack: its table and buckets, the local run's
+ * default lane and ceiling, and a presigning S3 client on the emulator, closed with the API.
+ */
+export async function startPipelineApi(options: PipelineApiOptions): Promise<LocalApi> {
+  const { resources } = options;
+  const settings = options.settings ?? LOCAL_RUN_DEFAULTS;
+  const presigner = presigningS3Client({
+    endpoint: options.awsEndpoint,
+    region: LOCAL_REGION,
+    credentials: EMULATOR_CREDENTIALS,
+    forcePathStyle: true,
+  });
+  const api = await startLocalApi({
+    deps: {
+      db: options.db,
+      s3: presigner,
+      tableName: resources.tableName,
+      intakeBucket: resources.intakeBucket,
+      intakePrefix: resources.intakePrefix,
+      resultsBucket: resources.resultsBucket,
+      defaultLane: settings.defaultLane,
+      defaultCostLimit: settings.defaultCostCeilingMicros,
+      uploadUrlSeconds: 900,
+      reportUrlSeconds: 900,
+    },
+    ...(options.log ? { log: options.log } : {}),
+  });
+  return {
+    ...api,
+    async close() {
+      await api.close();
+      presigner.destroy();
+    },
   };
 }

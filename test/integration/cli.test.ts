@@ -17,39 +17,22 @@ import {
 import { type CliIo, isCliError } from '../../bin/commands/cli-error.js';
 import type { LocalState } from '../../bin/commands/local-state.js';
 import type { Target } from '../../bin/commands/target.js';
-import { presigningS3Client } from '../../lambdas/api/handler.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
-import { startLocalApi } from '../../localstack/runtime/local-api.js';
+import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
 
 const h = await startHarness('cli');
-const presigner = presigningS3Client({
-  endpoint: h.stack.endpoint,
-  region: LOCAL_REGION,
-  credentials: EMULATOR_CREDENTIALS,
-  forcePathStyle: true,
-});
-const localApi = await startLocalApi({
-  deps: {
-    db: h.pipeline.clients.db,
-    s3: presigner,
-    tableName: h.stack.resources.tableName,
-    intakeBucket: h.stack.resources.intakeBucket,
-    intakePrefix: h.stack.resources.intakePrefix,
-    resultsBucket: h.stack.resources.resultsBucket,
-    defaultLane: 'realtime',
-    defaultCostLimit: 5_000_000,
-    uploadUrlSeconds: 900,
-    reportUrlSeconds: 900,
-  },
+const localApi = await startPipelineApi({
+  awsEndpoint: h.stack.endpoint,
+  db: h.pipeline.clients.db,
+  resources: h.stack.resources,
 });
 const scratch = mkdtempSync(join(tmpdir(), 'clause-review-cli-'));
 afterAll(async () => {
   await localApi.close();
-  presigner.destroy();
   rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -5,38 +5,21 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
-import { presigningS3Client } from '../../lambdas/api/handler.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { startLocalApi } from '../../localstack/runtime/local-api.js';
+import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
 
 const h = await startHarness('statusapi');
-const presigner = presigningS3Client({
-  endpoint: h.stack.endpoint,
-  region: LOCAL_REGION,
-  credentials: EMULATOR_CREDENTIALS,
-  forcePathStyle: true,
-});
-const localApi = await startLocalApi({
-  deps: {
-    db: h.pipeline.clients.db,
-    s3: presigner,
-    tableName: h.stack.resources.tableName,
-    intakeBucket: h.stack.resources.intakeBucket,
-    intakePrefix: h.stack.resources.intakePrefix,
-    resultsBucket: h.stack.resources.resultsBucket,
-    defaultLane: 'realtime',
-    defaultCostLimit: 5_000_000,
-    uploadUrlSeconds: 900,
-    reportUrlSeconds: 900,
-  },
+const localApi = await startPipelineApi({
+  awsEndpoint: h.stack.endpoint,
+  db: h.pipeline.clients.db,
+  resources: h.stack.resources,
 });
 afterAll(async () => {
   await localApi.close();
-  presigner.destroy();
 });
 const api = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS });
 
