@@ -1,25 +1,26 @@
 /**
- * The pipeline under load: one contract of more than 3,000 model calls through the local
- * runtime (intake, the realtime lane's handlers, finalize; moto for AWS), against the Bedrock
- * stand-in run as a separate process with a set latency and capacity.
+ * The pipeline under load: contracts through the local runtime (intake, the realtime lane's
+ * handlers, finalize; moto for AWS), against the Bedrock stand-in run as a separate process
+ * with a set latency and capacity. One scenario is one or more contracts uploaded at once.
  *
- *   npx tsx test/bench/pipeline.ts [--latency-ms 400] [--capacity 12] [--file PATH]
+ *   npx tsx test/bench/pipeline.ts [--latency-ms 400] [--capacity 12] [--jobs 1] [--file PATH]
  *
  * Prints achieved model calls per second against the bound the stand-in allows (capacity ÷
- * latency), the orchestration CPU per call (this process: handlers, SDK clients, limiter) and
- * the emulator's, and the DynamoDB requests per model call.
+ * latency), the DynamoDB requests per model call (writes, transactions, job-item writes),
+ * transaction conflicts per 1,000 calls, the orchestration CPU per call and the emulator's.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
-import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { PRIMARY_MODEL_ID as LOCAL_RUN_PRIMARY_MODEL } from '../../lambdas/core/models.js';
+import { isTransactionConflict } from '../../lambdas/core/state/errors.js';
+import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import type { AccountingSnapshot } from '../../localstack/bedrock/index.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
@@ -30,17 +31,32 @@ export const BENCH_CONTRACT = join(
   PROJECT_ROOT,
   'test/fixtures/contracts/BELLICUMPHARMACEUTICALS_INC_05_07_2019-EX-10_1-Supply_Agreement.txt',
 );
+/** A small contract (77 calls) and the largest fixture (8,382 calls). */
+export const SMALL_CONTRACT = join(
+  PROJECT_ROOT,
+  'test/fixtures/contracts/GALACTICOMMTECHNOLOGIESINC_11_07_1997-EX-10_46-WEB_HOSTING_AGREEMENT.txt',
+);
+export const MEDIUM_CONTRACT = join(
+  PROJECT_ROOT,
+  'test/fixtures/contracts/KENTUCKYUTILITIESCO_03_25_2003-EX-10_65-TRANSPORTATION_AGREEMENT.txt',
+);
+export const LARGEST_CONTRACT = join(
+  PROJECT_ROOT,
+  'test/fixtures/contracts/VerizonAbsLlc_20200123_8-K_EX-10_4_11952335_EX-10_4_Service_Agreement.txt',
+);
 
 export interface PipelineBenchOptions {
   readonly latencyMs: number;
   /** Requests the stand-in serves at once per model; above it, ThrottlingException. */
   readonly capacity: number;
-  readonly file: string;
+  /** Contracts uploaded at once, one job each. */
+  readonly files: readonly string[];
   readonly log?: (line: string) => void;
 }
 
 export interface PipelineBenchResult {
-  readonly status: string;
+  readonly jobs: number;
+  readonly statuses: Readonly<Record<string, number>>;
   readonly callsPlanned: number;
   readonly callsAnswered: number;
   readonly throttled: number;
@@ -51,6 +67,10 @@ export interface PipelineBenchResult {
   readonly orchestrationCpuMsPerCall: number;
   readonly emulatorCpuMsPerCall: number;
   readonly dynamoRequestsPerCall: number;
+  readonly writesPerCall: number;
+  readonly transactionsPerCall: number;
+  readonly jobItemWritesPerCall: number;
+  readonly conflictsPer1000Calls: number;
   readonly dynamoByCommand: Readonly<Record<string, number>>;
 }
 
@@ -101,6 +121,21 @@ async function findPid(pattern: string): Promise<number | undefined> {
   return Number.isFinite(pid) && pid > 0 ? pid : undefined;
 }
 
+const WRITES = new Set(['PutCommand', 'UpdateCommand', 'DeleteCommand', 'BatchWriteCommand']);
+
+/** True when a DynamoDB request writes the job item (`sk = JOB`), alone or in a transaction. */
+function writesJobItem(command: string, input: Record<string, unknown>): boolean {
+  const key = (input.Key ?? (input.Item as Record<string, unknown> | undefined)) as
+    | { sk?: unknown }
+    | undefined;
+  if (WRITES.has(command)) return key?.sk === 'JOB';
+  if (command === 'TransactWriteCommand') {
+    const items = (input.TransactItems ?? []) as Record<string, { Key?: { sk?: unknown } } | undefined>[];
+    return items.some((i) => i.Update?.Key?.sk === 'JOB' || i.Put?.Key?.sk === 'JOB');
+  }
+  return false;
+}
+
 export async function runPipelineBench(options: PipelineBenchOptions): Promise<PipelineBenchResult> {
   const log = options.log ?? (() => {});
   const standIn = await standInProcess({
@@ -119,50 +154,61 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
     log,
   });
   const dynamo = new Map<string, number>();
+  let jobItemWrites = 0;
+  let conflicts = 0;
   pipeline.clients.db.middlewareStack.add(
     (next, context) => async (args) => {
       const name = String(context.commandName ?? 'unknown');
       dynamo.set(name, (dynamo.get(name) ?? 0) + 1);
-      return next(args);
+      if (writesJobItem(name, args.input as Record<string, unknown>)) jobItemWrites++;
+      try {
+        return await next(args);
+      } catch (error) {
+        if (isTransactionConflict(error)) conflicts++;
+        throw error;
+      }
     },
     { step: 'initialize', name: 'benchCountDynamoRequests' },
   );
   try {
     const cpuBefore = process.cpuUsage();
     const motoBefore = motoProcess ? cpuSecondsOf(motoProcess) : Number.NaN;
-    const key = `${stack.resources.intakePrefix}bench.txt`;
-    const put = await pipeline.clients.s3.send(
-      new PutObjectCommand({
-        Bucket: stack.resources.intakeBucket,
-        Key: key,
-        Body: readFileSync(options.file),
+    const jobs = new Jobs(pipeline.clients.db, stack.resources.tableName);
+    const started = Date.now();
+    const jobIds = await Promise.all(
+      options.files.map(async (file, i) => {
+        const key = `${stack.resources.intakePrefix}bench-${i}-${basename(file)}`;
+        const put = await pipeline.clients.s3.send(
+          new PutObjectCommand({ Bucket: stack.resources.intakeBucket, Key: key, Body: readFileSync(file) }),
+        );
+        return jobIdFor({
+          bucket: stack.resources.intakeBucket,
+          key,
+          ...(put.VersionId ? { versionId: put.VersionId } : {}),
+          ...(put.ETag ? { etag: put.ETag } : {}),
+        });
       }),
     );
-    const jobId = jobIdFor({
-      bucket: stack.resources.intakeBucket,
-      key,
-      ...(put.VersionId ? { versionId: put.VersionId } : {}),
-    });
-    const jobs = new Jobs(pipeline.clients.db, stack.resources.tableName);
-    let job = await jobs.find(jobId);
+    const ended = new Map<string, Job>();
     let lastLog = 0;
-    while (!job?.finalizedAt && job?.status !== 'rejected') {
+    while (ended.size < jobIds.length) {
       await new Promise((r) => setTimeout(r, 500));
-      job = await jobs.find(jobId);
-      if (job && Date.now() - lastLog > 10_000) {
+      for (const id of jobIds) {
+        if (ended.has(id)) continue;
+        const job = await jobs.find(id);
+        if (job?.finalizedAt || job?.status === 'rejected') ended.set(id, job);
+      }
+      if (Date.now() - lastLog > 15_000) {
         lastLog = Date.now();
-        log(`  … ${job.chunksTerminal}/${job.chunkCount} chunks`);
+        log(`  … ${ended.size}/${jobIds.length} jobs ended, ${Math.round((Date.now() - started) / 1000)} s`);
       }
     }
+    const finished = Math.max(
+      ...[...ended.values()].map((j) => Date.parse(j.finalizedAt ?? '') || Date.now()),
+    );
+    const seconds = (finished - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const motoCpu = motoProcess ? cpuSecondsOf(motoProcess) - motoBefore : Number.NaN;
-    const get = await pipeline.clients.s3.send(
-      new GetObjectCommand({
-        Bucket: stack.resources.resultsBucket,
-        Key: job.reportKey ?? '',
-      }),
-    );
-    const report = JSON.parse((await get.Body?.transformToString()) ?? '{}') as Report;
     const accounting = await standIn.accounting();
     let answered = 0;
     let throttled = 0;
@@ -170,13 +216,16 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
     for (const [model, byOutcome] of Object.entries(accounting.byModel)) {
       answered += byOutcome.success?.calls ?? 0;
       throttled += byOutcome.ThrottlingException?.calls ?? 0;
-      if (!model.startsWith('anthropic.')) fallback += byOutcome.success?.calls ?? 0;
+      if (model !== LOCAL_RUN_PRIMARY_MODEL) fallback += byOutcome.success?.calls ?? 0;
     }
-    const seconds = report.timings.durationMs / 1000;
+    const count = (names: string[]) => names.reduce((n, c) => n + (dynamo.get(c) ?? 0), 0);
     const requests = [...dynamo.values()].reduce((a, b) => a + b, 0);
+    const statuses: Record<string, number> = {};
+    for (const j of ended.values()) statuses[j.status] = (statuses[j.status] ?? 0) + 1;
     return {
-      status: job.status,
-      callsPlanned: job.callsPlanned,
+      jobs: jobIds.length,
+      statuses,
+      callsPlanned: [...ended.values()].reduce((n, j) => n + j.callsPlanned, 0),
       callsAnswered: answered,
       throttled,
       fallbackShare: answered ? fallback / answered : 0,
@@ -186,6 +235,10 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       orchestrationCpuMsPerCall: (cpu.user + cpu.system) / 1000 / answered,
       emulatorCpuMsPerCall: (motoCpu * 1000) / answered,
       dynamoRequestsPerCall: requests / answered,
+      writesPerCall: count([...WRITES]) / answered,
+      transactionsPerCall: count(['TransactWriteCommand']) / answered,
+      jobItemWritesPerCall: jobItemWrites / answered,
+      conflictsPer1000Calls: (conflicts * 1000) / answered,
       dynamoByCommand: Object.fromEntries(dynamo),
     };
   } finally {
@@ -195,17 +248,21 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
   }
 }
 
-export function formatPipelineBench(o: PipelineBenchOptions, r: PipelineBenchResult): string {
+export function formatPipelineBench(label: string, o: PipelineBenchOptions, r: PipelineBenchResult): string {
   const f = (n: number, d = 1) => n.toFixed(d);
   return [
-    `pipeline: ${r.callsPlanned} planned calls, stand-in latency ${o.latencyMs} ms, capacity ${o.capacity} in flight per model`,
-    `  job status                         ${r.status}`,
+    `${label}: ${r.jobs} job(s), ${r.callsPlanned} planned calls; stand-in latency ${o.latencyMs} ms, capacity ${o.capacity} in flight`,
+    `  job status                         ${Object.entries(r.statuses)
+      .map(([s, n]) => `${n} ${s}`)
+      .join(', ')}`,
     `  calls answered                     ${r.callsAnswered} (fallback model ${f(r.fallbackShare * 100)} %), throttled ${r.throttled}`,
-    `  wall time (intake → finalized)     ${f(r.seconds)} s`,
-    `  achieved calls/s                   ${f(r.callsPerSecond)}  of a bound of ${f(r.boundPerSecond)} (capacity ÷ latency) = ${f((r.callsPerSecond / r.boundPerSecond) * 100)} %`,
+    `  wall time (upload → last report)   ${f(r.seconds)} s`,
+    `  achieved calls/s ÷ C/L             ${f(r.callsPerSecond)} ÷ ${f(r.boundPerSecond)} = ${f(r.callsPerSecond / r.boundPerSecond, 3)}`,
+    `  DynamoDB requests per model call   ${f(r.dynamoRequestsPerCall, 2)}: writes ${f(r.writesPerCall, 3)}, transactions ${f(r.transactionsPerCall, 3)}, job-item writes ${f(r.jobItemWritesPerCall, 4)}`,
+    `  transaction conflicts              ${f(r.conflictsPer1000Calls, 2)} per 1,000 calls`,
     `  orchestration CPU per call         ${f(r.orchestrationCpuMsPerCall, 2)} ms (handlers, SDK clients, limiter)`,
     `  emulator (moto) CPU per call       ${f(r.emulatorCpuMsPerCall, 2)} ms`,
-    `  DynamoDB requests per model call   ${f(r.dynamoRequestsPerCall, 2)}  ${JSON.stringify(r.dynamoByCommand)}`,
+    `  requests by command                ${JSON.stringify(r.dynamoByCommand)}`,
   ].join('\n');
 }
 
@@ -214,15 +271,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     options: {
       'latency-ms': { type: 'string', default: '400' },
       capacity: { type: 'string', default: '12' },
+      jobs: { type: 'string', default: '1' },
       file: { type: 'string', default: BENCH_CONTRACT },
     },
   });
   const options = {
     latencyMs: Number(values['latency-ms']),
     capacity: Number(values.capacity),
-    file: values.file ?? BENCH_CONTRACT,
+    files: Array.from({ length: Number(values.jobs) }, () => values.file ?? BENCH_CONTRACT),
     log: (line: string) => console.error(line),
   };
   const result = await runPipelineBench(options);
-  console.log(formatPipelineBench(options, result));
+  console.log(formatPipelineBench(basename(values.file ?? BENCH_CONTRACT), options, result));
 }

@@ -1,19 +1,48 @@
 /**
- * `npm run bench`: the pipeline under load, then the adaptive limiter against the stand-in's
- * capacity model. Figures only; nothing here asserts a time (machines are shared and noisy).
- * The stand-in's own throughput is measured by `npm run bench:standin`.
+ * `npm run bench`: the pipeline under load (three contract sizes, then ten jobs at once), then
+ * the adaptive limiter against the stand-in's capacity model. Figures only; nothing here
+ * asserts a time (machines are shared and noisy). The stand-in's own throughput is measured
+ * by `npm run bench:standin`.
+ *
+ *   npm run bench [-- --only small,sample,largest,concurrent,limiter]
  */
+import { parseArgs } from 'node:util';
 import { formatLimiterBench, runLimiterBench } from './limiter.js';
-import { BENCH_CONTRACT, formatPipelineBench, runPipelineBench } from './pipeline.js';
+import {
+  BENCH_CONTRACT,
+  formatPipelineBench,
+  LARGEST_CONTRACT,
+  MEDIUM_CONTRACT,
+  runPipelineBench,
+  SMALL_CONTRACT,
+} from './pipeline.js';
 
-const pipelineOptions = {
-  latencyMs: 400,
-  capacity: 12,
-  file: BENCH_CONTRACT,
-  log: (line: string) => console.error(line),
-};
-console.log('== pipeline (local runtime, moto, Bedrock stand-in)');
-console.log(formatPipelineBench(pipelineOptions, await runPipelineBench(pipelineOptions)));
+const { values } = parseArgs({ options: { only: { type: 'string' } } });
+const only = values.only ? new Set(values.only.split(',')) : undefined;
+const want = (name: string) => !only || only.has(name);
 
-console.log('\n== adaptive limiter against the stand-in capacity model');
-console.log(formatLimiterBench(await runLimiterBench({})));
+const scenarios: { name: string; label: string; files: string[] }[] = [
+  { name: 'small', label: 'small contract (web hosting, 77 calls)', files: [SMALL_CONTRACT] },
+  { name: 'sample', label: 'README sample (supply agreement, 3,366 calls)', files: [BENCH_CONTRACT] },
+  { name: 'largest', label: 'largest contract (Verizon, 8,382 calls)', files: [LARGEST_CONTRACT] },
+  {
+    name: 'concurrent',
+    label: 'ten jobs at once (transportation agreement, 572 calls each)',
+    files: Array.from({ length: 10 }, () => MEDIUM_CONTRACT),
+  },
+];
+for (const s of scenarios.filter((x) => want(x.name))) {
+  const options = {
+    latencyMs: 400,
+    capacity: 12,
+    files: s.files,
+    log: (line: string) => console.error(line),
+  };
+  console.log(`\n== pipeline: ${s.label}`);
+  console.log(formatPipelineBench(s.name, options, await runPipelineBench(options)));
+}
+
+if (want('limiter')) {
+  console.log('\n== adaptive limiter against the stand-in capacity model');
+  console.log(formatLimiterBench(await runLimiterBench({})));
+}

@@ -59,6 +59,8 @@ export const SMALL = 'GALACTICOMMTECHNOLOGIESINC_11_07_1997-EX-10_46-WEB_HOSTING
 export const MEDIUM = 'KENTUCKYUTILITIESCO_03_25_2003-EX-10_65-TRANSPORTATION_AGREEMENT.txt';
 export const LARGE =
   'ParatekPharmaceuticalsInc_20170505_10-KA_EX-10_29_10323872_EX-10_29_Outsourcing_Agreement.txt';
+/** The largest contract (290 KB, 8,382 model calls): scale runs. */
+export const LARGEST = 'VerizonAbsLlc_20200123_8-K_EX-10_4_11952335_EX-10_4_Service_Agreement.txt';
 
 /** A provisioned stack, a Bedrock stand-in and a running local pipeline, torn down after the file. */
 export interface PipelineHarness {

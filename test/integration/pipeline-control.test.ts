@@ -38,10 +38,11 @@ describe('cancel mid-run', () => {
     const job = await h.waitForEnd(jobId, 120_000);
     expect(job.status).toBe('cancelled');
     const entries = await ledger.forJob(jobId);
-    // A call starts only after its reservation commits, and a reservation sent after the
-    // cancel committed cannot: it is conditional on the job still running.
-    const late = entries.filter((e) => (e.reservedAt ?? 0) > recorded);
+    // A call is sent only after a job-status read that began after it asked; a read that
+    // began after the cancel committed sees it, so no sent call passed such a read.
+    const late = entries.filter((e) => (e.checkedAt ?? 0) > recorded);
     expect(late).toEqual([]);
+    expect(entries.some((e) => e.checkedAt !== undefined)).toBe(true);
     // Calls already on their way when the cancel landed are bounded by the concurrency.
     const after = h.bedrock.accounting().totals.calls - callsAtCancel;
     expect(after).toBeLessThanOrEqual(INVOCATIONS * CALLS_PER_INVOCATION);
@@ -60,6 +61,9 @@ describe('cancel mid-run', () => {
     const finished = report.chunks.filter((c) => Object.values(c.stages).every((s) => s.status === 'done'));
     expect(finished.length + stopped.length).toBe(job.chunkCount);
     expect(report.cost.reservedMicros).toBe(0);
+    const c = report.coverage;
+    expect(c.callsCancelled).toBeGreaterThan(0);
+    expect(c.callsDone + c.callsFailed + c.callsSkippedBudget + c.callsCancelled).toBe(job.callsPlanned);
   }, 180_000);
 });
 

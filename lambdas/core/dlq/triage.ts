@@ -1,12 +1,12 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import {
   ListMessageMoveTasksCommand,
-  SendMessageCommand,
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { QueueRole } from '../../../lib/topology.js';
+import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
 import { type Checkpoint, Claims, type ErrorClass, isChunkTerminal } from '../state/claims.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { STAGES } from '../state/keys.js';
@@ -127,19 +127,6 @@ async function publish(deps: DlqDeps, subject: string, context: Record<string, u
   );
 }
 
-async function enqueueFinalize(deps: DlqDeps, jobId: string): Promise<void> {
-  const jobs = new Jobs(deps.db, deps.tableName, deps.now ?? Date.now);
-  const job = await jobs.get(jobId);
-  if (job.chunksTerminal < job.chunkCount) return;
-  if (!(await jobs.claimFinalize(jobId))) return;
-  await deps.sqs.send(
-    new SendMessageCommand({
-      QueueUrl: deps.queueUrls.finalize,
-      MessageBody: JSON.stringify({ v: 1, jobId }),
-    }),
-  );
-}
-
 /** Decides and carries out what happens to one dead letter; returns the record written. */
 async function triageOne(deps: DlqDeps, view: DeadLetterView): Promise<DeadLetterRecord> {
   const now = deps.now ?? Date.now;
@@ -179,7 +166,7 @@ async function triageOne(deps: DlqDeps, view: DeadLetterView): Promise<DeadLette
       decision = 'dead';
       const errorClass: ErrorClass = c.errorClass;
       await claims.markDead(view.job.jobId, view.chunk, { reason: `dead letter: ${reason}`, errorClass });
-      await enqueueFinalize(deps, view.job.jobId);
+      await enqueueFinalizeIfComplete({ ...deps, finalizeQueueUrl: deps.queueUrls.finalize }, view.job.jobId);
       await remove(deps.sqs, dlqUrl, message);
     } else if (!c.retryable || queue === 'realtime' || queue === 'batch') {
       // Nothing in the state table to mark: the record and the alert carry the body.

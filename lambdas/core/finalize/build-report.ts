@@ -13,16 +13,17 @@ export function finalStatus(
   job: Job,
   unfinished: number | readonly { chunk: number; status?: string; detail?: string }[],
   failedCalls: readonly ReportFailedCall[],
+  skippedForBudget = 0,
 ): { status: Report['job']['status']; reason?: string } {
   if (job.status === 'cancelled') return { status: 'cancelled', reason: job.reason ?? 'cancelled' };
-  const budget = failedCalls.filter((c) => c.failureKind === 'budget').length;
+  const budget = skippedForBudget;
   if (budget > 0 || job.budgetExceededAt) {
     return {
       status: 'budget_exceeded',
       reason: `${budget} call(s) were not started because the cost ceiling of $${(job.costLimit / 1e6).toFixed(4)} would have been exceeded`,
     };
   }
-  const failed = failedCalls.filter((c) => c.failureKind !== 'budget');
+  const failed = failedCalls;
   const count = typeof unfinished === 'number' ? unfinished : unfinished.length;
   if (count > 0 || failed.length > 0) {
     const parts = [];
@@ -67,21 +68,8 @@ export function buildReport(
     stages.set(cp.stage, cp);
     byChunk.set(cp.chunk, stages);
   }
-  const failedCalls: ReportFailedCall[] = ledger
-    .filter((e) => e.status === 'failed' || e.status === 'retryable' || e.status === 'in-flight')
-    .map((e) => ({
-      chunk: e.chunk,
-      clauseId: e.clauseId,
-      analystId: e.analystId,
-      failureKind: e.status === 'failed' ? (e.failureKind ?? 'permanent') : 'not-finished',
-      errorClass: e.errorClass ?? 'unknown',
-      lastError: e.lastError ?? '',
-      attempts: e.attempts,
-    }))
-    .sort(
-      (a, b) =>
-        a.chunk - b.chunk || a.clauseId.localeCompare(b.clauseId) || a.analystId.localeCompare(b.analystId),
-    );
+  const calls = classifyCalls(doc, job.analysts, checkpoints, ledger);
+  const failedCalls: ReportFailedCall[] = calls.failed;
 
   const clauses: ReportClause[] = [];
   const unfinishedChunks: Report['coverage']['unfinishedChunks'][number][] = [];
@@ -144,11 +132,10 @@ export function buildReport(
       if ((score ?? 0) >= 2) categoriesFlagged[cat] = (categoriesFlagged[cat] ?? 0) + 1;
   }
   const analyzeStats = checkpoints.filter((c) => c.stage === 'analyze' && c.calls);
-  const done = ledger.filter((e) => e.status === 'done').length;
-  const failed = ledger.filter((e) => e.status === 'failed' && e.failureKind !== 'budget').length;
-  const skipped = ledger.filter((e) => e.status === 'failed' && e.failureKind === 'budget').length;
+  const { done, skipped, cancelled } = calls;
+  const failed = failedCalls.length;
   const attempts = ledger.reduce((n, e) => n + (e.attempts ?? 0), 0);
-  const { status, reason } = finalStatus(job, unfinishedChunks, failedCalls);
+  const { status, reason } = finalStatus(job, unfinishedChunks, failedCalls, skipped);
 
   return {
     schemaVersion: 1,
@@ -206,7 +193,8 @@ export function buildReport(
       callsReused: analyzeStats.reduce((n, c) => n + (c.calls?.reused ?? 0), 0),
       callsFailed: failed,
       callsSkippedBudget: skipped,
-      callsNotRun: Math.max(0, job.callsPlanned - done - failed - skipped),
+      callsCancelled: cancelled,
+      callsNotRun: Math.max(0, job.callsPlanned - done - failed - skipped - cancelled),
       modelAttempts: attempts,
       tier1Retries: analyzeStats.reduce((n, c) => n + (c.calls?.retries ?? 0), 0),
       redeliveries: checkpoints
@@ -229,4 +217,69 @@ export function buildReport(
     },
     ...(notice ? { notice } : {}),
   };
+}
+
+/**
+ * Where every planned call of the job ended: answered, failed (with why), not started for the
+ * ceiling or a cancel (the lists chunks record in one write), or not finished at all. Each
+ * planned (clause, analyst) call is counted exactly once.
+ */
+export function classifyCalls(
+  doc: Pick<StoredDocument, 'chunks'>,
+  analysts: readonly string[],
+  checkpoints: readonly Checkpoint[],
+  ledger: readonly LedgerEntry[],
+): { done: number; skipped: number; cancelled: number; failed: ReportFailedCall[] } {
+  const entries = new Map(ledger.map((e) => [`${e.chunk}#${e.clauseId}#${e.analystId}`, e]));
+  const unstarted = new Map<string, 'budget' | 'cancelled'>();
+  const cancelledChunks = new Set<number>();
+  for (const cp of checkpoints) {
+    if (cp.status === 'cancelled') cancelledChunks.add(cp.chunk);
+    for (const c of cp.unstarted?.calls ?? [])
+      unstarted.set(`${cp.chunk}#${c.clauseId}#${c.analystId}`, cp.unstarted?.reason ?? 'cancelled');
+  }
+  let done = 0;
+  let skipped = 0;
+  let cancelled = 0;
+  const failed: ReportFailedCall[] = [];
+  for (const chunk of doc.chunks) {
+    for (const clause of chunk.clauses) {
+      for (const analystId of analysts) {
+        const key = `${chunk.index}#${clause.id}#${analystId}`;
+        const e = entries.get(key);
+        if (e?.status === 'done') done++;
+        else if (e?.status === 'failed') {
+          failed.push({
+            chunk: chunk.index,
+            clauseId: clause.id,
+            analystId,
+            failureKind: e.failureKind ?? 'permanent',
+            errorClass: e.errorClass ?? 'unknown',
+            lastError: e.lastError ?? '',
+            attempts: e.attempts,
+          });
+        } else if (unstarted.get(key) === 'budget') skipped++;
+        else if (unstarted.has(key) || cancelledChunks.has(chunk.index)) cancelled++;
+        else if (e) {
+          // An entry that never ended (retryable, or an intent whose holder stopped).
+          failed.push({
+            chunk: chunk.index,
+            clauseId: clause.id,
+            analystId,
+            failureKind: 'not-finished',
+            errorClass: e.errorClass ?? 'unknown',
+            lastError: e.lastError ?? '',
+            attempts: e.attempts,
+          });
+        }
+        // A call with no entry at all was never run: counted in `callsNotRun`, and its chunk
+        // is named among the unfinished ones.
+      }
+    }
+  }
+  failed.sort(
+    (a, b) =>
+      a.chunk - b.chunk || a.clauseId.localeCompare(b.clauseId) || a.analystId.localeCompare(b.analystId),
+  );
+  return { done, skipped, cancelled, failed };
 }

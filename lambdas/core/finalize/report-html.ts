@@ -380,6 +380,7 @@ function renderCoverage(ctx: Ctx): string {
     ['Calls reused', cov.callsReused, 'answered from the call ledger without a new model call'],
     ['Calls failed', cov.callsFailed, 'no valid answer after retries'],
     ['Skipped for budget', cov.callsSkippedBudget, 'not started: the cost ceiling would have been exceeded'],
+    ['Cancelled', cov.callsCancelled, 'not started: the job was cancelled'],
     ['Not run', cov.callsNotRun, 'planned but never finished'],
     ['Model attempts', cov.modelAttempts, 'model calls, retries included'],
     ['Tier-1 retries', cov.tier1Retries, 'in-process retries of transient errors'],

@@ -106,6 +106,8 @@ export interface Report {
     readonly callsReused: number;
     readonly callsFailed: number;
     readonly callsSkippedBudget: number;
+    /** Not started because the job was cancelled. */
+    readonly callsCancelled: number;
     readonly callsNotRun: number;
     readonly modelAttempts: number;
     readonly tier1Retries: number;

@@ -33,7 +33,18 @@ export interface Checkpoint {
   /** Stage output (consolidate: the clause assessments as JSON). */
   readonly result?: string;
   /** Call outcome counts of the analyze stage. */
-  readonly calls?: { done: number; reused: number; failed: number; skipped: number; retries: number };
+  readonly calls?: CallCounts;
+  /**
+   * Calls of the stage that were never started, recorded in one write when the stage ended
+   * early: `budget` (the ceiling was reached) or `cancelled`.
+   */
+  readonly unstarted?: { readonly reason: UnstartedReason; readonly calls: readonly UnstartedCall[] };
+  /** Allotment held by `allotmentOwner` and not yet returned to the job (micro-dollars). */
+  readonly allotment?: number;
+  /** The holder (`workerId:fence`) the allotment was taken for. */
+  readonly allotmentOwner?: string;
+  /** The ledger cost of this stage already accounted to the job's `costSpent`. */
+  readonly spentAccounted?: number;
   /** When the last failed attempt released the stage (ISO). */
   readonly failedAt?: string;
   /** Re-enqueues by the sweeper (a chunk message presumed lost), and when the last one was (ISO). */
@@ -44,6 +55,27 @@ export interface Checkpoint {
   readonly redrivenAt?: string;
   /** `attempts` when the stage's current message was sent (by a sweep or a redrive); 0 at intake. */
   readonly enqueuedAttempts?: number;
+}
+
+/** Call outcome counts of an analyze stage. */
+export interface CallCounts {
+  readonly done: number;
+  readonly reused: number;
+  readonly failed: number;
+  /** Not started because the cost ceiling was reached. */
+  readonly skipped: number;
+  /** Not started because the job was cancelled. */
+  readonly cancelled?: number;
+  readonly retries: number;
+}
+
+/** Why calls of a stage were never started. */
+export type UnstartedReason = 'budget' | 'cancelled';
+
+/** A call that was never started. */
+export interface UnstartedCall {
+  readonly clauseId: string;
+  readonly analystId: string;
 }
 
 /** Why a message for a chunk-stage was sent again: the counters that bound it. */
@@ -61,7 +93,12 @@ export interface Lease {
 }
 
 /** Outcome of a claim attempt. */
-export type ClaimResult = { won: true; lease: Lease } | { won: false; checkpoint: Checkpoint | undefined };
+export type ClaimResult =
+  | { won: true; lease: Lease; checkpoint: Checkpoint }
+  | { won: false; checkpoint: Checkpoint | undefined };
+
+/** The owner a ledger entry or an allotment records for a holder of a lease. */
+export const leaseOwner = (lease: Pick<Lease, 'workerId' | 'fence'>) => `${lease.workerId}:${lease.fence}`;
 
 const LIVE = [':pending', ':running', ':retrying'];
 const liveValues = { ':pending': 'pending', ':running': 'running', ':retrying': 'retrying' };
@@ -183,6 +220,7 @@ export class Claims {
       const item = r.Attributes as Checkpoint;
       return {
         won: true,
+        checkpoint: item,
         lease: {
           jobId,
           chunk,
@@ -199,7 +237,6 @@ export class Claims {
     }
   }
 
-  /** The fencing condition of every write under a lease. */
   /**
    * A write under the lease, conditional on it (`fenceCondition`): a refusal means another
    * worker holds the stage now, and becomes LeaseLostError.
@@ -235,7 +272,7 @@ export class Claims {
   /** Finishes a stage that is not the chunk's last (the chunk counter is untouched). */
   async completeStage(
     lease: Lease,
-    fields: Pick<Checkpoint, 'calls'> & { result?: string } = {},
+    fields: Pick<Checkpoint, 'calls' | 'unstarted'> & { result?: string } = {},
   ): Promise<void> {
     const f = fenceCondition(lease);
     await this.underLease(lease, () =>
@@ -243,8 +280,7 @@ export class Claims {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
-          UpdateExpression:
-            'SET #status = :done, finishedAt = :at, calls = :calls, #result = :result REMOVE claimedBy, claimExpiresAt, lastError, errorClass',
+          UpdateExpression: `SET #status = :done, finishedAt = :at, calls = :calls, #result = :result${fields.unstarted ? ', unstarted = :unstarted' : ''} REMOVE claimedBy, claimExpiresAt, lastError, errorClass`,
           ConditionExpression: f.condition,
           ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
           ExpressionAttributeValues: {
@@ -253,6 +289,7 @@ export class Claims {
             ':at': new Date(this.now()).toISOString(),
             ':calls': fields.calls ?? null,
             ':result': fields.result ?? null,
+            ...(fields.unstarted ? { ':unstarted': fields.unstarted } : {}),
           },
         }),
       ),
@@ -265,11 +302,24 @@ export class Claims {
    */
   async finishChunk(
     lease: Lease,
-    outcome: { status: 'done'; result?: string } | { status: 'cancelled'; stoppedAt: string },
+    outcome:
+      | { status: 'done'; result?: string }
+      | ({ status: 'cancelled'; stoppedAt: string } & Pick<Checkpoint, 'calls' | 'unstarted'>),
   ): Promise<void> {
     const f = fenceCondition(lease);
     const at = new Date(this.now()).toISOString();
     const done = outcome.status === 'done';
+    const extra =
+      outcome.status === 'cancelled' ? { calls: outcome.calls, unstarted: outcome.unstarted } : {};
+    const extraSets = Object.entries(extra)
+      .filter(([, v]) => v !== undefined)
+      .map(([k]) => `, ${k} = :${k}`)
+      .join('');
+    const extraValues = Object.fromEntries(
+      Object.entries(extra)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [`:${k}`, v]),
+    );
     await this.underLease(lease, () =>
       transactWrite(this.db, {
         TransactItems: [
@@ -277,7 +327,7 @@ export class Claims {
             Update: {
               TableName: this.tableName,
               Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
-              UpdateExpression: `SET #status = :status, finishedAt = :at, ${done ? '#result = :result' : 'stoppedAt = :stopped'} REMOVE claimedBy, claimExpiresAt`,
+              UpdateExpression: `SET #status = :status, finishedAt = :at, ${done ? '#result = :result' : 'stoppedAt = :stopped'}${extraSets} REMOVE claimedBy, claimExpiresAt`,
               ConditionExpression: f.condition,
               ExpressionAttributeNames: { '#status': 'status', ...(done ? { '#result': 'result' } : {}) },
               ExpressionAttributeValues: {
@@ -285,6 +335,7 @@ export class Claims {
                 ':status': outcome.status,
                 ':at': at,
                 ...(done ? { ':result': outcome.result ?? null } : { ':stopped': outcome.stoppedAt }),
+                ...extraValues,
               },
             },
           },

@@ -52,13 +52,16 @@ export function isConditionFailure(error: unknown): boolean {
 }
 
 /**
- * True when DynamoDB cancelled a transaction only because another transaction was writing one
- * of its items at the same moment (every reservation and settlement of a job writes the job
- * item, so under load this is routine). No condition was refused and nothing was written, so
- * the same request may be sent again; it is not a refusal.
+ * True when DynamoDB refused a write only because a transaction was writing one of its items
+ * at the same moment: a transaction cancelled with `TransactionConflict` reasons (and no
+ * refused condition), or a single-item write refused with TransactionConflictException.
+ * Nothing was written, so the same request may be sent again; it is not a refusal.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling
  */
 export function isTransactionConflict(error: unknown): boolean {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return false;
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'TransactionConflictException') return true;
+  if (error.name !== 'TransactionCanceledException') return false;
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return (
     reasons.some((r) => r.Code === 'TransactionConflict') &&

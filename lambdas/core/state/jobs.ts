@@ -2,6 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } fr
 import type { Lane } from '../../../lib/topology.js';
 import { isConditionFailure, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
+import { retryConflicts } from './transact.js';
 
 /** Where a job is. `intake` → `running` → one of the terminal statuses. */
 export type JobStatus =
@@ -42,11 +43,11 @@ export interface Job {
   readonly chunksTerminal: number;
   readonly chunksDone: number;
   readonly costLimit: number;
-  /** Spent plus outstanding reservations: what the ceiling is checked against. */
+  /** Spent plus the allotments chunks hold: what the ceiling is checked against. */
   readonly costCommitted: number;
-  /** Reservations of calls not yet settled. */
+  /** Allotments held by chunk leases and not yet returned. */
   readonly costReserved: number;
-  /** Settled cost of answered calls. */
+  /** Cost accounted as spent: settled calls, and calls of dead holders at their worst case. */
   readonly costSpent: number;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -55,7 +56,7 @@ export interface Job {
   /** Machine-readable cause of a `rejected` job (a document rejection reason, `invalid-options` or `deleted`). */
   readonly rejection?: string;
   readonly cancelledAt?: string;
-  /** Set by the first reservation refused for lack of budget; no call is reserved after it. */
+  /** Set when a chunk found no room left under the ceiling; no allotment is taken after it. */
   readonly budgetExceededAt?: string;
   /** Every chunk message has been sent; a repeated S3 event is then a no-op. */
   readonly fanoutCompletedAt?: string;
@@ -196,25 +197,27 @@ export class Jobs {
   async cancel(jobId: string, reason = 'cancelled by request'): Promise<{ cancelled: boolean; job: Job }> {
     const at = new Date(this.now()).toISOString();
     try {
-      const r = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(jobId), sk: JOB_SK },
-          UpdateExpression:
-            'SET #status = :cancelled, cancelledAt = :at, reason = :reason, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk',
-          ConditionExpression: '#status IN (:intake, :running)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':cancelled': 'cancelled',
-            ':intake': 'intake',
-            ':running': 'running',
-            ':at': at,
-            ':reason': reason,
-            ':gpk': statusGsiPk('cancelled'),
-            ':gsk': `${at}#${jobId}`,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
+      const r = await retryConflicts(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            UpdateExpression:
+              'SET #status = :cancelled, cancelledAt = :at, reason = :reason, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk',
+            ConditionExpression: '#status IN (:intake, :running)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':cancelled': 'cancelled',
+              ':intake': 'intake',
+              ':running': 'running',
+              ':at': at,
+              ':reason': reason,
+              ':gpk': statusGsiPk('cancelled'),
+              ':gsk': `${at}#${jobId}`,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
       );
       return { cancelled: true, job: r.Attributes as Job };
     } catch (error) {
@@ -224,19 +227,43 @@ export class Jobs {
   }
 
   /**
+   * Stops every later allotment of the job: its ceiling has been reached. Recorded once; the
+   * chunks still running stop starting calls at their next status read.
+   */
+  async markBudgetExceeded(jobId: string): Promise<void> {
+    try {
+      await retryConflicts(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            UpdateExpression: 'SET budgetExceededAt = :at',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(budgetExceededAt)',
+            ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString() },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  /**
    * Claims the right to enqueue finalize: succeeds once, for the caller that finds every
    * chunk terminal first. The loser of a race (or a repeat) gets false.
    */
   async claimFinalize(jobId: string): Promise<boolean> {
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(jobId), sk: JOB_SK },
-          UpdateExpression: 'SET finalizeEnqueuedAt = :at',
-          ConditionExpression: 'attribute_not_exists(finalizeEnqueuedAt) AND chunksTerminal >= chunkCount',
-          ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString() },
-        }),
+      await retryConflicts(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            UpdateExpression: 'SET finalizeEnqueuedAt = :at',
+            ConditionExpression: 'attribute_not_exists(finalizeEnqueuedAt) AND chunksTerminal >= chunkCount',
+            ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString() },
+          }),
+        ),
       );
       return true;
     } catch (error) {
@@ -283,15 +310,17 @@ export class Jobs {
       return `:from${i}`;
     });
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(jobId), sk: JOB_SK },
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: `attribute_exists(pk) AND #status IN (${allowed.join(', ')}) AND attribute_not_exists(finalizedAt)`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
+      await retryConflicts(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: `attribute_exists(pk) AND #status IN (${allowed.join(', ')}) AND attribute_not_exists(finalizedAt)`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        ),
       );
       return true;
     } catch (error) {
@@ -307,19 +336,21 @@ export class Jobs {
    */
   async recordFinalizeResend(jobId: string, seen: string | undefined): Promise<boolean> {
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(jobId), sk: JOB_SK },
-          UpdateExpression: 'SET finalizeResentAt = :at',
-          ConditionExpression: `attribute_exists(finalizeEnqueuedAt) AND attribute_not_exists(finalizedAt) AND ${
-            seen === undefined ? 'attribute_not_exists(finalizeResentAt)' : 'finalizeResentAt = :seen'
-          }`,
-          ExpressionAttributeValues: {
-            ':at': new Date(this.now()).toISOString(),
-            ...(seen === undefined ? {} : { ':seen': seen }),
-          },
-        }),
+      await retryConflicts(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            UpdateExpression: 'SET finalizeResentAt = :at',
+            ConditionExpression: `attribute_exists(finalizeEnqueuedAt) AND attribute_not_exists(finalizedAt) AND ${
+              seen === undefined ? 'attribute_not_exists(finalizeResentAt)' : 'finalizeResentAt = :seen'
+            }`,
+            ExpressionAttributeValues: {
+              ':at': new Date(this.now()).toISOString(),
+              ...(seen === undefined ? {} : { ':seen': seen }),
+            },
+          }),
+        ),
       );
       return true;
     } catch (error) {

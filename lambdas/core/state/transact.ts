@@ -5,25 +5,36 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isTransactionConflict } from './errors.js';
 
-/** Sends of one transaction before a conflict is given up on and thrown. */
-const CONFLICT_ATTEMPTS = 5;
+/** Sends of one request before a conflict is given up on and thrown. */
+const CONFLICT_ATTEMPTS = 6;
 
 /** First wait after a conflict, ms; doubles per attempt, full jitter. */
 const CONFLICT_BASE_MS = 20;
 
 /**
- * Sends a transaction, and sends it again when DynamoDB cancelled it only for a conflict with
- * another transaction on the same item (the SDK does not retry those). A cancelled transaction
- * wrote nothing, so resending is safe; a refused condition is never resent.
+ * Sends a request again when DynamoDB refused it only because a transaction held one of its
+ * items at that moment: a cancelled transaction with `TransactionConflict` reasons, or a
+ * single-item write refused with TransactionConflictException. Neither wrote anything, so
+ * resending is safe; a refused condition is never resent. The SDK's standard retry strategy
+ * does not retry either.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling
  */
-export async function transactWrite(db: DynamoDBDocumentClient, input: TransactWriteCommandInput) {
+export async function retryConflicts<T>(
+  send: () => Promise<T>,
+  random: () => number = Math.random,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.send(new TransactWriteCommand(input));
+      return await send();
     } catch (error) {
       if (!isTransactionConflict(error) || attempt >= CONFLICT_ATTEMPTS) throw error;
-      const wait = Math.floor(Math.random() * CONFLICT_BASE_MS * 2 ** attempt);
+      const wait = Math.floor(random() * CONFLICT_BASE_MS * 2 ** attempt);
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
+}
+
+/** Sends a transaction, resending it while it is cancelled only for conflicts. */
+export async function transactWrite(db: DynamoDBDocumentClient, input: TransactWriteCommandInput) {
+  return retryConflicts(() => db.send(new TransactWriteCommand(input)));
 }

@@ -2,6 +2,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../../../lib/topology.js';
+import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
 import { Claims } from '../state/claims.js';
 import { type Job, Jobs } from '../state/jobs.js';
@@ -62,12 +63,6 @@ async function chunkMessage(deps: SweeperDeps, job: Job, chunk: number): Promise
   return { v: 1, jobId: job.jobId, chunk, lane: job.lane, clauses: found.clauses.map((c) => ({ ...c })) };
 }
 
-async function enqueueFinalize(deps: SweeperDeps, jobId: string): Promise<void> {
-  await deps.sqs.send(
-    new SendMessageCommand({ QueueUrl: deps.finalizeQueueUrl, MessageBody: JSON.stringify({ v: 1, jobId }) }),
-  );
-}
-
 /** Sweeps one job; exported for the CLI and tests. */
 export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: SweepSummary): Promise<void> {
   const now = deps.now ?? Date.now;
@@ -109,8 +104,7 @@ export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: Sweep
         break;
       }
       case 'finalize': {
-        if (await jobs.claimFinalize(jobId)) {
-          await enqueueFinalize(deps, jobId);
+        if (await enqueueFinalizeIfComplete(deps, jobId)) {
           summary?.finalizeEnqueued.push(jobId);
           log('sweeper-finalize', { jobId });
         }
@@ -118,7 +112,7 @@ export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: Sweep
       }
       case 'refinalize': {
         if (await jobs.recordFinalizeResend(jobId, action.seen)) {
-          await enqueueFinalize(deps, jobId);
+          await sendFinalize(deps, jobId);
           summary?.finalizeEnqueued.push(jobId);
           log('sweeper-refinalize', { jobId });
         }

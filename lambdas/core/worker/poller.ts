@@ -5,7 +5,12 @@ import { type Delivery, processChunk, type WorkerDeps } from './process-chunk.js
 /** Options of the long-running batch-lane poller. */
 export interface PollerOptions {
   readonly queueUrl: string;
-  /** Chunks processed at once by this process. @default 2 */
+  /**
+   * Chunks processed at once by this process. A chunk whose calls have all started (its tail
+   * is draining) no longer counts, so the next chunk starts while the tail finishes and the
+   * model stays busy across chunk boundaries; at most twice this many are held at once.
+   * @default 2
+   */
   readonly concurrency?: number;
   /** Long-poll wait. @default 20 */
   readonly waitSeconds?: number;
@@ -22,11 +27,14 @@ export interface PollerOptions {
 export async function runPoller(deps: WorkerDeps, options: PollerOptions): Promise<void> {
   const concurrency = options.concurrency ?? 2;
   const inFlight = new Set<Promise<void>>();
+  let draining = 0;
+  let wake: (() => void) | undefined;
   const log = deps.log ?? (() => {});
   while (!options.signal.aborted) {
-    const free = concurrency - inFlight.size;
+    const free = Math.min(concurrency - (inFlight.size - draining), 2 * concurrency - inFlight.size);
     if (free <= 0) {
-      await Promise.race(inFlight);
+      await Promise.race([...inFlight, new Promise<void>((r) => (wake = r))]);
+      wake = undefined;
       continue;
     }
     let messages: Message[];
@@ -55,9 +63,16 @@ export async function runPoller(deps: WorkerDeps, options: PollerOptions): Promi
         receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? '1'),
         queueUrl: options.queueUrl,
       };
+      let drained = false;
+      const onDraining = () => {
+        if (drained) return;
+        drained = true;
+        draining++;
+        wake?.();
+      };
       const task = (async () => {
         try {
-          const disposition = await processChunk(delivery, deps);
+          const disposition = await processChunk(delivery, deps, { onDraining });
           if (disposition.action === 'ack') await deleteDelivery(deps.sqs, delivery);
           else await applyRetryVisibility(deps.sqs, delivery, disposition);
           options.onDisposition?.(
@@ -71,7 +86,10 @@ export async function runPoller(deps: WorkerDeps, options: PollerOptions): Promi
         }
       })();
       inFlight.add(task);
-      void task.finally(() => inFlight.delete(task));
+      void task.finally(() => {
+        inFlight.delete(task);
+        if (drained) draining--;
+      });
     }
   }
   await Promise.allSettled(inFlight);

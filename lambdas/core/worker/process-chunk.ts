@@ -1,36 +1,27 @@
+import { setMaxListeners } from 'node:events';
 import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
-import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type AnalystAnswer, consolidateClause, selectAnalysts } from '../analysts/index.js';
+import { selectAnalysts } from '../analysts/index.js';
+import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
 import type { PipelineMetrics } from '../metrics/index.js';
-import type { Clause } from '../model.js';
 import { MODEL_PRICES, type ModelPrice } from '../models.js';
+import { Allotments } from '../state/allotments.js';
 import { CallLedger, type CallRef } from '../state/call-ledger.js';
-import { Claims, isChunkTerminal, type Lease } from '../state/claims.js';
+import { type Checkpoint, Claims, isChunkTerminal, type Lease } from '../state/claims.js';
 import { isLeaseLostError } from '../state/errors.js';
 import { type Job, Jobs } from '../state/jobs.js';
-import { callSk, STAGES, type Stage } from '../state/keys.js';
-import { analyzeChunk } from './analyze-stage.js';
+import { STAGES, type Stage } from '../state/keys.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
+import { type Delivery, type Disposition, redeliveryDelay } from './disposition.js';
 import type { LimiterRegistry } from './limiter.js';
 import { Semaphore } from './semaphore.js';
+import { type AnalyzeResult, analyzeStage } from './stages/analyze.js';
+import { consolidateChunk } from './stages/consolidate.js';
 
-/** One delivery of a chunk message, as either entry point sees it. */
-export interface Delivery {
-  readonly messageId: string;
-  readonly receiptHandle: string;
-  readonly body: string;
-  /** SQS's ApproximateReceiveCount of this delivery (1 for the first). */
-  readonly receiveCount: number;
-  /** The queue it came from, for visibility changes. */
-  readonly queueUrl: string;
-}
-
-/** What to do with the message: delete it, or leave it to come back after `visibilitySeconds`. */
-export type Disposition =
-  | { readonly action: 'ack'; readonly outcome: string }
-  | { readonly action: 'retry'; readonly reason: string; readonly visibilitySeconds?: number };
+export type { Delivery, Disposition } from './disposition.js';
+export { redeliveryDelay } from './disposition.js';
 
 /** Everything the worker core needs; both entry points build it once per process. */
 export interface WorkerDeps {
@@ -50,7 +41,7 @@ export interface WorkerDeps {
   readonly random?: () => number;
   readonly now?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Model overrides for every analyst (e.g. local runs), keyed primary → replacement. */
+  /** Called once per model request that is sent. */
   readonly onCallStart?: (call: CallRef, modelId: string) => void;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
   /** Aborts in-flight work (process shutdown). */
@@ -74,16 +65,20 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** The tier-2 backoff for a delivery: 30 s after the first, 2 min after the second, 5 min after. */
-export function redeliveryDelay(receiveCount: number, schedule: readonly number[]): number {
-  const i = Math.min(Math.max(receiveCount, 1), schedule.length) - 1;
-  return schedule[i] ?? 0;
+/** The state-table views one delivery works through. */
+interface Tables {
+  readonly jobs: Jobs;
+  readonly claims: Claims;
+  readonly ledger: CallLedger;
+  readonly allotments: Allotments;
 }
 
 /**
  * Keeps a claim alive while a stage runs: renews the lease and the message's visibility at
- * a third of the lease length. If the lease is lost, it aborts the stage so that nothing
- * more is committed under it.
+ * a third of the lease length. The visibility is brought down to twice the lease at once, so
+ * that a worker dying before its first renewal leaves the message to come back within that,
+ * not after the queue's (much longer) visibility timeout. If the lease is lost, it aborts the
+ * stage so that nothing more is committed under it.
  */
 function startHeartbeat(
   deps: WorkerDeps,
@@ -93,21 +88,26 @@ function startHeartbeat(
   abort: AbortController,
 ) {
   const every = Math.max(1000, Math.floor(deps.leaseMs / 3));
-  const visibility = Math.ceil((deps.leaseMs * 2) / 1000);
+  const visibility = () =>
+    deps.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: delivery.queueUrl,
+        ReceiptHandle: delivery.receiptHandle,
+        VisibilityTimeout: Math.ceil((deps.leaseMs * 2) / 1000),
+      }),
+    );
+  const failed = (error: unknown) => {
+    if (isLeaseLostError(error)) abort.abort(error);
+    deps.log?.('heartbeat-failed', { jobId: lease.jobId, chunk: lease.chunk, error: String(error) });
+  };
+  visibility().catch(failed);
   const timer = setInterval(() => {
     void (async () => {
       try {
         await claims.heartbeat(lease, deps.leaseMs);
-        await deps.sqs.send(
-          new ChangeMessageVisibilityCommand({
-            QueueUrl: delivery.queueUrl,
-            ReceiptHandle: delivery.receiptHandle,
-            VisibilityTimeout: visibility,
-          }),
-        );
+        await visibility();
       } catch (error) {
-        if (isLeaseLostError(error)) abort.abort(error);
-        deps.log?.('heartbeat-failed', { jobId: lease.jobId, chunk: lease.chunk, error: String(error) });
+        failed(error);
       }
     })();
   }, every);
@@ -115,8 +115,55 @@ function startHeartbeat(
   return () => clearInterval(timer);
 }
 
+/** What a stage holder does next. */
+type Claimed =
+  | { readonly kind: 'won'; readonly lease: Lease; readonly checkpoint: Checkpoint }
+  | { readonly kind: 'stage-done' }
+  | { readonly kind: 'disposition'; readonly disposition: Disposition };
+
+/**
+ * Claims one stage. A lost claim is either a finished stage (go on), a finished chunk (ack),
+ * or a live lease elsewhere: the message comes back when that lease would have run out, in
+ * case its holder died; it is never deleted while another worker may depend on it.
+ */
+async function claimStage(
+  t: Tables,
+  deps: WorkerDeps,
+  message: ChunkMessage,
+  stage: Stage,
+  now: () => number,
+): Promise<Claimed> {
+  const claim = await t.claims.claim(message.jobId, message.chunk, stage, deps.workerId, deps.leaseMs);
+  if (claim.won) return { kind: 'won', lease: claim.lease, checkpoint: claim.checkpoint };
+  const cp = claim.checkpoint;
+  if (cp?.status === 'done') return { kind: 'stage-done' };
+  const stages = await Promise.all(STAGES.map((s) => t.claims.get(message.jobId, message.chunk, s)));
+  if (isChunkTerminal(stages.filter((c): c is Checkpoint => c !== undefined))) {
+    return { kind: 'disposition', disposition: { action: 'ack', outcome: 'chunk already terminal' } };
+  }
+  const left = Math.max(0, (cp?.claimExpiresAt ?? now()) - now());
+  return {
+    kind: 'disposition',
+    disposition: {
+      action: 'retry',
+      reason: 'claimed by another worker',
+      visibilitySeconds: Math.ceil(left / 1000) + 5,
+    },
+  };
+}
+
+/** Per-delivery hooks of {@link processChunk}. */
+export interface ChunkHooks {
+  /** Called once every call of the chunk has started: only its tail is left to finish. */
+  readonly onDraining?: () => void;
+}
+
 /** Processes one chunk delivery through every stage it still needs. */
-export async function processChunk(delivery: Delivery, deps: WorkerDeps): Promise<Disposition> {
+export async function processChunk(
+  delivery: Delivery,
+  deps: WorkerDeps,
+  hooks: ChunkHooks = {},
+): Promise<Disposition> {
   let body: unknown;
   try {
     body = JSON.parse(delivery.body || 'null');
@@ -135,57 +182,76 @@ export async function processChunk(delivery: Delivery, deps: WorkerDeps): Promis
   }
   const message = parsed.data;
   const now = deps.now ?? Date.now;
-  const jobs = new Jobs(deps.db, deps.tableName, now);
-  const claims = new Claims(deps.db, deps.tableName, now);
-  const ledger = new CallLedger(deps.db, deps.tableName, now);
-  const log = deps.log ?? (() => {});
+  const t: Tables = {
+    jobs: new Jobs(deps.db, deps.tableName, now),
+    claims: new Claims(deps.db, deps.tableName, now),
+    ledger: new CallLedger(deps.db, deps.tableName, now),
+    allotments: new Allotments(deps.db, deps.tableName, now),
+  };
+  const job = await t.jobs.find(message.jobId);
+  if (!job) return { action: 'retry', reason: `job ${message.jobId} not found` };
+  if (!['running', 'cancelled'].includes(job.status))
+    return { action: 'ack', outcome: `job already ${job.status}` };
 
+  let analyzed: Extract<AnalyzeResult, { kind: 'done' }> | undefined;
   for (const [stageIndex, stage] of STAGES.entries()) {
-    const job = await jobs.find(message.jobId);
-    if (!job) return { action: 'retry', reason: `job ${message.jobId} not found` };
-    if (!['running', 'cancelled'].includes(job.status)) {
-      return { action: 'ack', outcome: `job already ${job.status}` };
-    }
-    const claim = await claims.claim(message.jobId, message.chunk, stage, deps.workerId, deps.leaseMs);
-    if (!claim.won) {
-      const cp = claim.checkpoint;
-      if (cp?.status === 'done') continue;
-      const all = await claims.list(message.jobId);
-      if (isChunkTerminal(all.filter((c) => c.chunk === message.chunk))) {
-        return { action: 'ack', outcome: 'chunk already terminal' };
-      }
-      // Another worker holds a live lease: never delete a message it may still depend on.
-      // Come back when that lease would have run out, in case its holder died.
-      const left = Math.max(0, (cp?.claimExpiresAt ?? now()) - now());
-      return {
-        action: 'retry',
-        reason: 'claimed by another worker',
-        visibilitySeconds: Math.ceil(left / 1000) + 5,
-      };
-    }
-    const lease = claim.lease;
-    if (job.status === 'cancelled') {
-      await claims.finishChunk(lease, {
-        status: 'cancelled',
-        stoppedAt: `cancelled-at-stage-${stageIndex + 1}`,
-      });
-      await maybeFinalize(jobs, deps, message.jobId);
-      return { action: 'ack', outcome: `cancelled-at-stage-${stageIndex + 1}` };
-    }
+    const claimed = await claimStage(t, deps, message, stage, now);
+    if (claimed.kind === 'disposition') return claimed.disposition;
+    if (claimed.kind === 'stage-done') continue;
+    const { lease } = claimed;
+    const stoppedAt = `cancelled-at-stage-${stageIndex + 1}`;
+    const current = stageIndex === 0 ? job : await t.jobs.get(message.jobId);
     const abort = new AbortController();
-    const stopHeartbeat = startHeartbeat(deps, claims, lease, delivery, abort);
+    const stopHeartbeat = startHeartbeat(deps, t.claims, lease, delivery, abort);
     try {
-      const result = await runStage(stage, stageIndex, job, lease, message, deps, ledger, abort.signal);
-      if (result.action === 'retry') {
-        return {
-          ...result,
-          visibilitySeconds:
-            result.visibilitySeconds ?? redeliveryDelay(delivery.receiveCount, deps.redeliveryBackoffSeconds),
-        };
+      if (current.status === 'cancelled') {
+        await t.claims.finishChunk(lease, { status: 'cancelled', stoppedAt });
+        await enqueueFinalizeIfComplete(deps, message.jobId);
+        return { action: 'ack', outcome: stoppedAt };
       }
-      if (stage === STAGES.at(-1) || result.outcome.startsWith('cancelled')) {
-        await maybeFinalize(jobs, deps, message.jobId);
-        return result;
+      if (stage === 'analyze') {
+        const result = await runAnalyze(
+          current,
+          lease,
+          claimed.checkpoint,
+          message,
+          deps,
+          t,
+          abort.signal,
+          hooks,
+        );
+        if (result.kind === 'lease-lost' || abort.signal.aborted) {
+          return await leaseLost(t, lease, 'lease lost during analyze');
+        }
+        if (result.kind === 'retry') {
+          await t.claims.release(lease, { lastError: result.reason, errorClass: 'transient' });
+          return {
+            action: 'retry',
+            reason: 'tier-1 retries exhausted',
+            visibilitySeconds: redeliveryDelay(delivery.receiveCount, deps.redeliveryBackoffSeconds),
+          };
+        }
+        if (result.kind === 'cancelled') {
+          await t.claims.finishChunk(lease, {
+            status: 'cancelled',
+            stoppedAt,
+            calls: result.counts,
+            unstarted: result.unstarted,
+          });
+          await enqueueFinalizeIfComplete(deps, message.jobId);
+          return { action: 'ack', outcome: stoppedAt };
+        }
+        await t.claims.completeStage(lease, {
+          calls: result.counts,
+          ...(result.unstarted ? { unstarted: result.unstarted } : {}),
+        });
+        analyzed = result;
+      } else {
+        const entries = analyzed?.entries ?? (await t.ledger.forChunk(message.jobId, message.chunk));
+        const analysts = selectAnalysts([...current.analysts]);
+        const assessments = consolidateChunk(message.chunk, message.clauses, analysts, entries);
+        await t.claims.finishChunk(lease, { status: 'done', result: JSON.stringify(assessments) });
+        await enqueueFinalizeIfComplete(deps, message.jobId);
       }
     } catch (error) {
       if (isLeaseLostError(error)) return { action: 'retry', reason: error.message };
@@ -193,93 +259,56 @@ export async function processChunk(delivery: Delivery, deps: WorkerDeps): Promis
     } finally {
       stopHeartbeat();
     }
-    log('stage-done', { jobId: message.jobId, chunk: message.chunk, stage });
+    deps.log?.('stage-done', { jobId: message.jobId, chunk: message.chunk, stage });
   }
   return { action: 'ack', outcome: 'done' };
 }
 
-async function runStage(
-  stage: Stage,
-  stageIndex: number,
+/** The analyze stage with this process's dependencies. */
+function runAnalyze(
   job: Job,
   lease: Lease,
+  checkpoint: Checkpoint,
   message: ChunkMessage,
   deps: WorkerDeps,
-  ledger: CallLedger,
+  t: Tables,
   signal: AbortSignal,
-): Promise<Disposition> {
-  const claims = new Claims(deps.db, deps.tableName, deps.now ?? Date.now);
-  const analysts = selectAnalysts([...job.analysts]);
-  if (stage === 'analyze') {
-    const outcome = await analyzeChunk(
-      job,
-      lease,
-      message.clauses,
-      analysts,
-      {
-        bedrock: deps.bedrock,
-        ledger,
-        semaphore: new Semaphore(deps.callConcurrency),
-        lane: message.lane,
-        ...(deps.limiters ? { limiters: deps.limiters } : {}),
-        backoff: deps.backoff ?? DEFAULT_BACKOFF,
-        prices: deps.prices ?? MODEL_PRICES,
-        modelTimeoutMs: deps.modelTimeoutMs,
-        random: deps.random ?? Math.random,
-        sleep: deps.sleep ?? abortableSleep,
-        now: deps.now ?? Date.now,
-        ...(deps.onCallStart ? { onCallStart: deps.onCallStart } : {}),
-        ...(deps.metrics ? { metrics: deps.metrics } : {}),
-      },
-      deps.signal ? AbortSignal.any([signal, deps.signal]) : signal,
-    );
-    if (outcome.stopped === 'lease-lost' || signal.aborted) {
-      // If the claim is in fact still ours, free it so the next delivery need not wait it out.
-      await claims
-        .release(lease, { lastError: 'lease lost during analyze', errorClass: 'infrastructure' })
-        .catch(() => {});
-      return { action: 'retry', reason: 'lease lost during analyze' };
-    }
-    if (outcome.stopped === 'cancelled') {
-      await claims.finishChunk(lease, {
-        status: 'cancelled',
-        stoppedAt: `cancelled-at-stage-${stageIndex + 1}`,
-      });
-      return { action: 'ack', outcome: `cancelled-at-stage-${stageIndex + 1}` };
-    }
-    if (outcome.exhausted.length > 0) {
-      const first = outcome.exhausted[0];
-      await claims.release(lease, {
-        lastError: `${outcome.exhausted.length} call(s) out of tier-1 retries; first: ${first?.call.clauseId}/${first?.call.analystId}: ${first?.error}`,
-        errorClass: 'transient',
-      });
-      return { action: 'retry', reason: 'tier-1 retries exhausted' };
-    }
-    await claims.completeStage(lease, { calls: outcome.counts });
-    return { action: 'ack', outcome: 'analyzed' };
-  }
-
-  const entries = await ledger.forChunk(job.jobId, lease.chunk);
-  const assessments = message.clauses.map((clause: Clause) => {
-    const answers: AnalystAnswer[] = [];
-    const failed: string[] = [];
-    for (const analyst of analysts) {
-      const entry = entries.get(callSk(lease.chunk, clause.id, analyst.id));
-      if (entry?.status === 'done' && entry.result) answers.push(JSON.parse(entry.result) as AnalystAnswer);
-      else failed.push(analyst.id);
-    }
-    return consolidateClause(clause, answers, failed);
-  });
-  await claims.finishChunk(lease, { status: 'done', result: JSON.stringify(assessments) });
-  return { action: 'ack', outcome: 'done' };
+  hooks: ChunkHooks,
+): Promise<AnalyzeResult> {
+  const shutdown = deps.signal;
+  // Every chunk the process runs at once listens on its shutdown signal.
+  if (shutdown) setMaxListeners(0, shutdown);
+  return analyzeStage(
+    job,
+    lease,
+    checkpoint,
+    message.clauses,
+    selectAnalysts([...job.analysts]),
+    {
+      bedrock: deps.bedrock,
+      ledger: t.ledger,
+      jobs: t.jobs,
+      allotments: t.allotments,
+      semaphore: new Semaphore(deps.callConcurrency),
+      lane: message.lane,
+      leaseMarginMs: Math.min(1000, deps.leaseMs / 10),
+      ...(deps.limiters ? { limiters: deps.limiters } : {}),
+      backoff: deps.backoff ?? DEFAULT_BACKOFF,
+      prices: deps.prices ?? MODEL_PRICES,
+      modelTimeoutMs: deps.modelTimeoutMs,
+      random: deps.random ?? Math.random,
+      sleep: deps.sleep ?? abortableSleep,
+      now: deps.now ?? Date.now,
+      ...(deps.onCallStart ? { onCallStart: deps.onCallStart } : {}),
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      ...(hooks.onDraining ? { onDraining: hooks.onDraining } : {}),
+    },
+    shutdown ? AbortSignal.any([signal, shutdown]) : signal,
+  );
 }
 
-/** After a chunk ends: the completion that makes the count whole enqueues finalize, once. */
-async function maybeFinalize(jobs: Jobs, deps: WorkerDeps, jobId: string): Promise<void> {
-  const job = await jobs.get(jobId);
-  if (job.chunksTerminal < job.chunkCount) return;
-  if (!(await jobs.claimFinalize(jobId))) return;
-  await deps.sqs.send(
-    new SendMessageCommand({ QueueUrl: deps.finalizeQueueUrl, MessageBody: JSON.stringify({ v: 1, jobId }) }),
-  );
+/** If the claim is in fact still ours, free it so the next delivery need not wait it out. */
+async function leaseLost(t: Tables, lease: Lease, reason: string): Promise<Disposition> {
+  await t.claims.release(lease, { lastError: reason, errorClass: 'infrastructure' }).catch(() => {});
+  return { action: 'retry', reason };
 }

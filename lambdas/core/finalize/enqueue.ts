@@ -1,0 +1,33 @@
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { Jobs } from '../state/jobs.js';
+
+/** Where finalize messages go, and the table that says whether a job is ready for one. */
+export interface FinalizeQueueDeps {
+  readonly db: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
+  readonly tableName: string;
+  readonly finalizeQueueUrl: string;
+  readonly now?: () => number;
+}
+
+/** Sends one finalize message for a job. */
+export async function sendFinalize(deps: Pick<FinalizeQueueDeps, 'sqs' | 'finalizeQueueUrl'>, jobId: string) {
+  await deps.sqs.send(
+    new SendMessageCommand({ QueueUrl: deps.finalizeQueueUrl, MessageBody: JSON.stringify({ v: 1, jobId }) }),
+  );
+}
+
+/**
+ * Enqueues finalize once every chunk of the job is terminal: the caller whose completion made
+ * the count whole (a worker, DLQ triage or the sweeper) wins the conditional claim and sends
+ * the message; every other caller, and every repeat, does nothing. Returns true when it sent.
+ */
+export async function enqueueFinalizeIfComplete(deps: FinalizeQueueDeps, jobId: string): Promise<boolean> {
+  const jobs = new Jobs(deps.db, deps.tableName, deps.now ?? Date.now);
+  const job = await jobs.find(jobId);
+  if (!job || job.chunksTerminal < job.chunkCount) return false;
+  if (!(await jobs.claimFinalize(jobId))) return false;
+  await sendFinalize(deps, jobId);
+  return true;
+}

@@ -1,0 +1,148 @@
+import type { AllotmentMove, Allotments } from '../state/allotments.js';
+import type { Lease } from '../state/claims.js';
+import type { Job } from '../state/jobs.js';
+
+/** Why a chunk cannot reserve more: the ceiling is reached, or the job stopped running. */
+export type BudgetRefusal = 'budget' | 'stopped';
+
+/** Options of {@link ChunkBudget}. */
+export interface ChunkBudgetOptions {
+  readonly allotments: Allotments;
+  readonly lease: Lease;
+  readonly job: Pick<Job, 'jobId' | 'costLimit'>;
+  /** Records the reached ceiling on the job. */
+  readonly markBudgetExceeded: () => Promise<void>;
+  /** Calls of this chunk that may still reserve (each call's first attempt). */
+  readonly callsLeft: () => number;
+  /** How many calls' worst case one allotment covers at most. @default 48 */
+  readonly callsPerAllotment?: number;
+  /** How long room held by other chunks' allotments is waited for. */
+  readonly contendedWaitMs: number;
+  readonly now: () => number;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly random: () => number;
+}
+
+/**
+ * A chunk lease's share of the job's budget, held in memory. Calls reserve their worst case
+ * against it with no request at all; an answered call replaces its reservation with its actual
+ * cost. When it runs short it takes more from the job in one conditional write (one at a time
+ * for the whole chunk), first accounting what it spent so far. What is left returns when the
+ * lease ends ({@link ChunkBudget.closing}).
+ *
+ * A take asks for the worst case of the chunk's next calls, at most `callsPerAllotment` and
+ * at most a quarter of the room left, so that the chunks running at once share what is left
+ * under the ceiling instead of the first ones taking it all.
+ */
+export class ChunkBudget {
+  /** Allotment held: taken, less released, less spent already accounted to the job. */
+  private held = 0;
+  /** Of `held`: reserved by calls in flight, plus spent and not yet accounted. */
+  private used = 0;
+  /** Spent and not yet accounted to the job. */
+  private spent = 0;
+  private refused: BudgetRefusal | undefined;
+  private topUp: Promise<void> | undefined;
+
+  constructor(private readonly o: ChunkBudgetOptions) {}
+
+  /** Reserves a call's worst case, taking more allotment when needed. */
+  async reserve(
+    estimate: number,
+    signal?: AbortSignal,
+  ): Promise<{ ok: true } | { ok: false; why: BudgetRefusal }> {
+    for (;;) {
+      if (this.refused) return { ok: false, why: this.refused };
+      if (this.held - this.used >= estimate) {
+        this.used += estimate;
+        return { ok: true };
+      }
+      this.topUp ??= this.take(estimate, signal).finally(() => {
+        this.topUp = undefined;
+      });
+      await this.topUp;
+      if (signal?.aborted && !this.refused) return { ok: false, why: 'stopped' };
+    }
+  }
+
+  /** An answered attempt: its reservation becomes its actual cost. */
+  settle(estimate: number, actual: number): void {
+    this.used += actual - estimate;
+    this.spent += actual;
+  }
+
+  /** An attempt that was not billed (refused, throttled, failed): its reservation is free again. */
+  release(estimate: number): void {
+    this.used -= estimate;
+  }
+
+  /** The move that returns everything the lease holds (every call has settled by then). */
+  closing(): AllotmentMove {
+    return { spent: this.spent, release: this.held - this.spent, take: 0 };
+  }
+
+  /** Once {@link closing} has been written. */
+  closed(): void {
+    this.held = 0;
+    this.used = 0;
+    this.spent = 0;
+  }
+
+  private async take(estimate: number, signal?: AbortSignal): Promise<void> {
+    const o = this.o;
+    const since = o.now();
+    let room = Number.POSITIVE_INFINITY;
+    for (;;) {
+      const want = Math.max(
+        estimate,
+        Math.min(
+          estimate * Math.min(Math.max(o.callsLeft(), 1), o.callsPerAllotment ?? 48),
+          Math.floor(room / 4),
+        ),
+      );
+      // Money spent so far is accounted in the same write, so the job sees it at once.
+      const move = { spent: this.spent, release: 0, take: want };
+      const r = await o.allotments.move(o.lease, move, o.job);
+      if (r.ok) {
+        this.account(move);
+        return;
+      }
+      const job = r.job;
+      if (!job || job.status !== 'running') {
+        this.refused = 'stopped';
+        return;
+      }
+      if (job.budgetExceededAt) {
+        this.refused = 'budget';
+        return;
+      }
+      room = job.costLimit - job.costCommitted;
+      if (room >= estimate) continue;
+      // Room is short. Give back what this chunk holds unused, so that chunks waiting on one
+      // another cannot all sit on small remainders.
+      const unused = this.held - this.used;
+      if (unused > 0 || this.spent > 0) {
+        const giveBack = { spent: this.spent, release: Math.max(0, unused), take: 0 };
+        await o.allotments.move(o.lease, giveBack, o.job);
+        this.account(giveBack);
+        room += giveBack.release;
+        if (room >= estimate) continue;
+      }
+      const heldByOthers = job.costReserved - this.held > 0;
+      if (!heldByOthers || o.now() - since > o.contendedWaitMs || signal?.aborted) {
+        await o.markBudgetExceeded();
+        this.refused = 'budget';
+        return;
+      }
+      // Other chunks' allotments hold the room: they return what they do not spend.
+      await o.sleep(100 + Math.floor(o.random() * 400), signal);
+      room = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  private account(move: AllotmentMove): void {
+    this.held += move.take - move.release - move.spent;
+    this.used -= move.spent;
+    this.spent -= move.spent;
+  }
+}

@@ -1,0 +1,31 @@
+import type { CallLedger, Intent } from '../state/call-ledger.js';
+
+/**
+ * Writes a chunk's call intents ahead of the calls, a window at a time, so that intents cost a
+ * share of one write per call. Calls are numbered in the order the chunk starts them; the first
+ * call of a window to ask writes the whole window (up to 25, one BatchWriteItem), and the
+ * others of that window wait for it. A window not yet asked for is never written, so a holder
+ * that dies leaves at most one window of intents whose calls it never started.
+ */
+export class IntentWindow {
+  private readonly written = new Map<number, Promise<void>>();
+
+  constructor(
+    private readonly ledger: Pick<CallLedger, 'writeIntents'>,
+    private readonly intents: readonly Intent[],
+    private readonly size = 25,
+  ) {}
+
+  /** Resolves once the intent of call `index` (its position in `intents`) is written. */
+  ensure(index: number): Promise<void> {
+    const window = Math.floor(index / this.size);
+    let write = this.written.get(window);
+    if (!write) {
+      write = this.ledger.writeIntents(this.intents.slice(window * this.size, (window + 1) * this.size));
+      this.written.set(window, write);
+      // A failed write is tried again by the next call that asks.
+      write.catch(() => this.written.delete(window));
+    }
+    return write;
+  }
+}

@@ -1,0 +1,264 @@
+import { setMaxListeners } from 'node:events';
+import { type AnalystDefinition, buildConverseInput } from '../../analysts/index.js';
+import type { Clause, Lane } from '../../model.js';
+import type { Allotments } from '../../state/allotments.js';
+import { type CallRef, type Intent, isFinalFor, type LedgerEntry } from '../../state/call-ledger.js';
+import {
+  type CallCounts,
+  type Checkpoint,
+  type Lease,
+  leaseOwner,
+  type UnstartedCall,
+  type UnstartedReason,
+} from '../../state/claims.js';
+import { isLeaseLostError } from '../../state/errors.js';
+import type { Job, Jobs } from '../../state/jobs.js';
+import { callSk } from '../../state/keys.js';
+import {
+  type CallDeps,
+  type CallResult,
+  type ChunkCalls,
+  idempotencyKey,
+  makeCall,
+  type StopReason,
+  worstCaseCost,
+} from '../call.js';
+import { ChunkBudget } from '../chunk-budget.js';
+import { IntentWindow } from '../intent-window.js';
+import { JobGate } from '../job-gate.js';
+import type { Semaphore } from '../semaphore.js';
+
+/** What the analyze stage needs beyond a call's dependencies. */
+export interface AnalyzeDeps extends CallDeps {
+  readonly jobs: Jobs;
+  readonly allotments: Allotments;
+  /** Bounds the calls of this chunk in flight at once. */
+  readonly semaphore: Semaphore;
+  readonly lane: Lane;
+  /**
+   * A call starts only while the lease has at least this long left: a margin for clock skew
+   * between workers. @default a tenth of the lease, at most 1 s
+   */
+  readonly leaseMarginMs?: number;
+  /** Called once every call of the chunk has started (or been given up). */
+  readonly onDraining?: () => void;
+}
+
+/** One (clause × analyst) call of a chunk. */
+interface PlannedCall {
+  readonly ref: CallRef;
+  readonly clause: Clause;
+  readonly analyst: AnalystDefinition;
+  readonly prior: LedgerEntry | undefined;
+}
+
+/** How the analyze stage ended. A stage never throws to stop: it returns why it stopped. */
+export type AnalyzeResult =
+  | {
+      readonly kind: 'done';
+      readonly counts: CallCounts;
+      /** Entries known at the end (the claim-time read plus this run's answers), for consolidate. */
+      readonly entries: ReadonlyMap<string, Pick<LedgerEntry, 'status' | 'result'>>;
+      readonly unstarted?: { reason: 'budget'; calls: UnstartedCall[] };
+    }
+  | {
+      readonly kind: 'cancelled';
+      readonly counts: CallCounts;
+      readonly unstarted: { reason: 'cancelled'; calls: UnstartedCall[] };
+    }
+  | { readonly kind: 'retry'; readonly reason: string }
+  | { readonly kind: 'lease-lost' };
+
+/**
+ * Runs every (clause × analyst) call of a chunk that the ledger does not already hold. One
+ * Query reads the chunk's ledger; a dead holder's allotment is returned; then the calls run
+ * with bounded concurrency against the chunk's allotment, and the money left returns to the
+ * job when the stage ends. When the job is cancelled or its ceiling reached, the calls not
+ * started are returned as one list, for one write.
+ */
+export async function analyzeStage(
+  job: Job,
+  lease: Lease,
+  checkpoint: Checkpoint,
+  clauses: readonly Clause[],
+  analysts: readonly AnalystDefinition[],
+  deps: AnalyzeDeps,
+  signal: AbortSignal,
+): Promise<AnalyzeResult> {
+  const entries = await deps.ledger.forChunk(job.jobId, lease.chunk);
+  try {
+    await deps.allotments.recover(lease, checkpoint, entries.values());
+  } catch (error) {
+    if (isLeaseLostError(error)) return { kind: 'lease-lost' };
+    throw error;
+  }
+
+  const counts = { done: 0, reused: 0, failed: 0, skipped: 0, cancelled: 0, retries: 0 };
+  const known = new Map<string, Pick<LedgerEntry, 'status' | 'result'>>(entries);
+  const planned: PlannedCall[] = [];
+  for (const clause of clauses) {
+    for (const analyst of analysts) {
+      const ref: CallRef = {
+        jobId: job.jobId,
+        chunk: lease.chunk,
+        clauseId: clause.id,
+        analystId: analyst.id,
+        idempotencyKey: idempotencyKey(analyst, clause),
+      };
+      const prior = entries.get(callSk(lease.chunk, clause.id, analyst.id));
+      if (isFinalFor(prior, ref)) {
+        counts.reused++;
+        deps.metrics?.call({ model: prior?.modelId ?? analyst.modelId, outcome: 'reused' });
+      } else planned.push({ ref, clause, analyst, prior });
+    }
+  }
+
+  const owner = leaseOwner(lease);
+  const intents: Intent[] = planned.map((p) => ({
+    call: p.ref,
+    owner,
+    reservation: intentReservation(p, deps),
+    ...(p.prior ? { prior: p.prior } : {}),
+  }));
+  const window = new IntentWindow(deps.ledger, intents);
+  let callsLeft = planned.length;
+  const halt = new AbortController();
+  let stopReason: StopReason | undefined;
+  const abort = AbortSignal.any([signal, halt.signal]);
+  // Every call of the chunk waits on these signals at once (limiter, backoff sleeps).
+  setMaxListeners(0, abort, halt.signal, signal);
+  const chunk: ChunkCalls = {
+    owner,
+    lane: deps.lane,
+    budget: new ChunkBudget({
+      allotments: deps.allotments,
+      lease,
+      job,
+      markBudgetExceeded: () => deps.jobs.markBudgetExceeded(job.jobId),
+      callsLeft: () => callsLeft,
+      contendedWaitMs: deps.backoff.totalCapMs,
+      now: deps.now,
+      sleep: deps.sleep,
+      random: deps.random,
+    }),
+    gate: new JobGate(async () => {
+      // The lease must outlast the call's start by a margin, or a new holder could take over
+      // before this holder's intent is visible to it.
+      if (lease.expiresAt - deps.now() < (deps.leaseMarginMs ?? 1000)) chunk.stop('lease-lost');
+      return deps.jobs.find(job.jobId);
+    }, deps.now),
+    intentOf: (index) => window.ensure(index),
+    // Only a lost lease or a shutdown aborts requests in flight; a cancel lets them finish.
+    abort: signal,
+    stop(why) {
+      stopReason ??= why;
+      halt.abort();
+    },
+    stopped: () => stopReason ?? (signal.aborted ? 'lease-lost' : undefined),
+    halt: abort,
+  };
+
+  const unstarted: UnstartedCall[] = [];
+  const exhausted: { call: CallRef; error: string }[] = [];
+  const record = (p: PlannedCall, r: CallResult) => {
+    counts.retries += r.retries;
+    if (r.kind === 'done') {
+      counts.done++;
+      known.set(callSk(p.ref.chunk, p.ref.clauseId, p.ref.analystId), { status: 'done', result: r.result });
+    } else if (r.kind === 'failed') counts.failed++;
+    else if (r.kind === 'exhausted') exhausted.push({ call: p.ref, error: r.error });
+    else if (r.kind === 'unstarted') {
+      unstarted.push({ clauseId: p.ref.clauseId, analystId: p.ref.analystId });
+      counts[r.reason === 'budget' ? 'skipped' : 'cancelled']++;
+    }
+    if (r.kind === 'done' || r.kind === 'failed') {
+      deps.metrics?.call({
+        model: r.modelId,
+        outcome: r.kind === 'done' ? 'succeeded' : 'failed',
+        retries: r.retries,
+      });
+    }
+  };
+  let notStarted = planned.length;
+  if (notStarted === 0) deps.onDraining?.();
+  const results = await Promise.allSettled(
+    planned.map((p, index) =>
+      deps.semaphore.run(async () => {
+        if (--notStarted === 0) deps.onDraining?.();
+        if (chunk.stopped()) {
+          record(p, {
+            kind: 'unstarted',
+            reason: unstartedReason(chunk.stopped()),
+            modelId: p.analyst.modelId,
+            retries: 0,
+          });
+          return;
+        }
+        const r = await makeCall({
+          call: p.ref,
+          index,
+          clause: p.clause,
+          analyst: p.analyst,
+          prior: p.prior,
+          chunk,
+          deps,
+        });
+        callsLeft--;
+        if (r.kind === 'lease-lost') chunk.stop('lease-lost');
+        record(p, r);
+      }),
+    ),
+  );
+  const crashed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (crashed && chunk.stopped() !== 'lease-lost') throw crashed.reason;
+  if (chunk.stopped() === 'lease-lost') return { kind: 'lease-lost' };
+  // Every call has settled: what the lease holds goes back to the job.
+  try {
+    await deps.allotments.move(lease, chunk.budget.closing(), job);
+    chunk.budget.closed();
+  } catch (error) {
+    if (isLeaseLostError(error)) return { kind: 'lease-lost' };
+    throw error;
+  }
+  if (stopReasonIs(chunk, 'cancelled')) {
+    return { kind: 'cancelled', counts, unstarted: { reason: 'cancelled', calls: unstarted } };
+  }
+  if (exhausted.length > 0) {
+    const first = exhausted[0];
+    return {
+      kind: 'retry',
+      reason: `${exhausted.length} call(s) out of tier-1 retries; first: ${first?.call.clauseId}/${first?.call.analystId}: ${first?.error}`,
+    };
+  }
+  return {
+    kind: 'done',
+    counts,
+    entries: known,
+    ...(unstarted.length > 0 ? { unstarted: { reason: 'budget' as const, calls: unstarted } } : {}),
+  };
+}
+
+function stopReasonIs(chunk: ChunkCalls, why: StopReason): boolean {
+  return chunk.stopped() === why;
+}
+
+function unstartedReason(why: StopReason | undefined): UnstartedReason {
+  return why === 'budget' ? 'budget' : 'cancelled';
+}
+
+/**
+ * The worst case an intent records: the first attempt on the pricier of the analyst's two
+ * models, since throttles may move the call to its fallback without another write.
+ */
+function intentReservation(p: PlannedCall, deps: CallDeps): number {
+  let worst = 0;
+  for (const modelId of new Set([p.analyst.modelId, p.analyst.fallbackModelId])) {
+    try {
+      const input = buildConverseInput(p.analyst, p.clause, { modelId });
+      worst = Math.max(worst, worstCaseCost(input, modelId, p.analyst.maxTokens, deps.prices));
+    } catch {
+      // An unpriced model fails its call before any request; it needs no reservation.
+    }
+  }
+  return worst;
+}
