@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import {
   DeleteMessageBatchCommand,
   type Message,
@@ -60,6 +61,8 @@ export class LocalSqsEventSource {
   /** Starts the pollers. */
   start(): this {
     const n = this.options.maxConcurrency ?? 2;
+    // Every poller's long poll listens on the one stop signal.
+    setMaxListeners(0, this.stopController.signal);
     for (let i = 0; i < n; i++) this.loops.push(this.loop());
     return this;
   }

@@ -121,17 +121,21 @@ async function findPid(pattern: string): Promise<number | undefined> {
   return Number.isFinite(pid) && pid > 0 ? pid : undefined;
 }
 
-const WRITES = new Set(['PutCommand', 'UpdateCommand', 'DeleteCommand', 'BatchWriteCommand']);
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand']);
 
-/** True when a DynamoDB request writes the job item (`sk = JOB`), alone or in a transaction. */
+type Keyed = { Key?: { sk?: unknown }; Item?: { sk?: unknown } } | undefined;
+
+/** True when a request addresses the job item (`sk = JOB`). */
+function isJobKey(k: Keyed): boolean {
+  return (k?.Key?.sk ?? k?.Item?.sk) === 'JOB';
+}
+
+/** True when a DynamoDB request writes the job item, alone or in a transaction. */
 function writesJobItem(command: string, input: Record<string, unknown>): boolean {
-  const key = (input.Key ?? (input.Item as Record<string, unknown> | undefined)) as
-    | { sk?: unknown }
-    | undefined;
-  if (WRITES.has(command)) return key?.sk === 'JOB';
-  if (command === 'TransactWriteCommand') {
-    const items = (input.TransactItems ?? []) as Record<string, { Key?: { sk?: unknown } } | undefined>[];
-    return items.some((i) => i.Update?.Key?.sk === 'JOB' || i.Put?.Key?.sk === 'JOB');
+  if (WRITES.has(command)) return isJobKey(input as Keyed);
+  if (command === 'TransactWriteItemsCommand') {
+    const items = (input.TransactItems ?? []) as Record<string, Keyed>[];
+    return items.some((i) => isJobKey(i.Update) || isJobKey(i.Put) || isJobKey(i.Delete));
   }
   return false;
 }
@@ -236,7 +240,7 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       emulatorCpuMsPerCall: (motoCpu * 1000) / answered,
       dynamoRequestsPerCall: requests / answered,
       writesPerCall: count([...WRITES]) / answered,
-      transactionsPerCall: count(['TransactWriteCommand']) / answered,
+      transactionsPerCall: count(['TransactWriteItemsCommand']) / answered,
       jobItemWritesPerCall: jobItemWrites / answered,
       conflictsPer1000Calls: (conflicts * 1000) / answered,
       dynamoByCommand: Object.fromEntries(dynamo),

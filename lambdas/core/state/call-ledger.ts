@@ -73,17 +73,20 @@ export interface Intent {
   readonly prior?: LedgerEntry;
 }
 
-/** What one finished attempt (or a call ended without one) writes to its entry. */
+/**
+ * What one finished attempt (or a call ended without one) writes to its entry. Totals are
+ * absolute: the holder knows them, from the entry it read at claim time plus its own attempts,
+ * and no other writer touches an entry it owns.
+ */
 export interface Settlement {
   /** `in-flight`: answered, but another attempt follows (the repair retry). */
   readonly status: CallStatus;
-  /** Attempts so far, in total (the entry's prior attempts included). */
+  /** Attempts, tokens and cost of the entry so far, in total. */
   readonly attempts: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cost: number;
   readonly modelId?: string;
-  /** Added to the entry's totals. */
-  readonly inputTokens?: number;
-  readonly outputTokens?: number;
-  readonly cost?: number;
   /** The next attempt's worst case, when `status` is `in-flight`. */
   readonly reservation?: number;
   readonly checkedAt?: number;
@@ -174,74 +177,38 @@ export class CallLedger {
   }
 
   /**
-   * Writes one attempt's outcome: a single UpdateItem, conditional on the entry still being
-   * this holder's. Returns false when it is not (a later holder took the chunk over and wrote
+   * Writes one attempt's outcome: a single UpdateItem of the entry's intent, conditional on the
+   * entry still being this holder's. Returns false when it is not (a later holder took the chunk over and wrote
    * its own intent): that holder counted this attempt at its reservation, and will make the
    * call itself.
    */
   async settle(call: CallRef, owner: string, s: Settlement): Promise<boolean> {
-    const sets = [
-      'jobId = :job',
-      'chunk = :chunk',
-      'clauseId = :clause',
-      'analystId = :analyst',
-      'idempotencyKey = :key',
-      '#status = :status',
-      'attempts = :attempts',
-      'ownerFence = :owner',
-    ];
     const names: Record<string, string> = { '#status': 'status' };
-    const values: Record<string, unknown> = {
-      ':job': call.jobId,
-      ':chunk': call.chunk,
-      ':clause': call.clauseId,
-      ':analyst': call.analystId,
-      ':key': call.idempotencyKey,
-      ':status': s.status,
-      ':attempts': s.attempts,
-      ':owner': owner,
-    };
-    if (s.modelId) {
-      sets.push('modelId = :model');
-      values[':model'] = s.modelId;
-    }
-    // Tokens and cost accumulate over attempts: a repair retry is billed too.
-    for (const [field, value] of [
-      ['inputTokens', s.inputTokens],
-      ['outputTokens', s.outputTokens],
-      ['cost', s.cost],
-    ] as const) {
-      if (value === undefined) continue;
-      sets.push(`${field} = if_not_exists(${field}, :zero) + :${field}`);
+    const values: Record<string, unknown> = { ':owner': owner };
+    const sets: string[] = [];
+    const set = (field: string, value: unknown) => {
+      if (value === undefined) return;
+      sets.push(`${field} = :${field}`);
       values[`:${field}`] = value;
-      values[':zero'] = 0;
-    }
-    if (s.reservation !== undefined) {
-      sets.push('reservation = :reservation');
-      values[':reservation'] = s.reservation;
-    }
-    if (s.checkedAt !== undefined) {
-      sets.push('checkedAt = :checked');
-      values[':checked'] = s.checkedAt;
-    }
-    if (s.status !== 'in-flight') {
-      sets.push('finishedAt = :at');
-      values[':at'] = new Date(this.now()).toISOString();
-    }
+    };
+    sets.push('#status = :status');
+    values[':status'] = s.status;
+    set('attempts', s.attempts);
+    set('inputTokens', s.inputTokens);
+    set('outputTokens', s.outputTokens);
+    set('cost', s.cost);
+    set('modelId', s.modelId);
+    set('reservation', s.reservation);
+    set('checkedAt', s.checkedAt);
+    if (s.status !== 'in-flight') set('finishedAt', new Date(this.now()).toISOString());
     if (s.result !== undefined) {
       names['#result'] = 'result';
       sets.push('#result = :result');
       values[':result'] = s.result;
     }
-    for (const [field, value] of [
-      ['failureKind', s.failureKind],
-      ['errorClass', s.errorClass],
-      ['lastError', s.lastError?.slice(0, 1000)],
-    ] as const) {
-      if (value === undefined) continue;
-      sets.push(`${field} = :${field}`);
-      values[`:${field}`] = value;
-    }
+    set('failureKind', s.failureKind);
+    set('errorClass', s.errorClass);
+    set('lastError', s.lastError?.slice(0, 1000));
     try {
       await retryConflicts(() =>
         this.db.send(
@@ -249,9 +216,7 @@ export class CallLedger {
             TableName: this.tableName,
             Key: { pk: jobPk(call.jobId), sk: callSk(call.chunk, call.clauseId, call.analystId) },
             UpdateExpression: `SET ${sets.join(', ')}`,
-            // No entry yet: the call ended before its intent (an unpriced model). Otherwise
-            // the entry must still be this holder's.
-            ConditionExpression: 'attribute_not_exists(pk) OR ownerFence = :owner',
+            ConditionExpression: 'ownerFence = :owner',
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
           }),

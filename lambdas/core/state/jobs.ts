@@ -96,6 +96,23 @@ export class Jobs {
     return r.Item as Job | undefined;
   }
 
+  /**
+   * Only what decides whether a call may start: the status and whether the ceiling was
+   * reached. Strongly consistent, and small: every call start reads it.
+   */
+  async gate(jobId: string): Promise<Pick<Job, 'status' | 'budgetExceededAt'> | undefined> {
+    const r = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: jobPk(jobId), sk: JOB_SK },
+        ConsistentRead: true,
+        ProjectionExpression: '#status, budgetExceededAt',
+        ExpressionAttributeNames: { '#status': 'status' },
+      }),
+    );
+    return r.Item as Pick<Job, 'status' | 'budgetExceededAt'> | undefined;
+  }
+
   /** The job; throws JobNotFoundError when it does not exist. */
   async get(jobId: string): Promise<Job> {
     const job = await this.find(jobId);

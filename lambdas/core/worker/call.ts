@@ -50,6 +50,8 @@ export interface ChunkCalls {
   readonly lane: Lane;
   readonly budget: ChunkBudget;
   readonly gate: JobGate;
+  /** False once the lease is too close to its end for a call to start under it. */
+  readonly leaseHeld: () => boolean;
   /** Resolves once the intent of the call at this position is written. */
   readonly intentOf: (index: number) => Promise<void>;
   /** Aborts requests in flight: the lease is lost, or the process is shutting down. */
@@ -129,21 +131,28 @@ function stoppedResult(chunk: ChunkCalls, modelId: string, retries: number): Cal
 }
 
 /**
- * Makes one call: its worst case reserved against the chunk's allotment, a limiter permit,
- * its intent, a status read that began after it asked, then the request. Transient errors are
+ * Makes one call: its worst case reserved against the chunk's allotment, its intent, a
+ * limiter permit, a status read that began after it asked, then the request. Transient errors are
  * retried with full-jitter backoff (moving to the fallback model after repeated throttles), an
  * invalid answer gets one repair retry, and every answered attempt is written once.
  */
 export async function makeCall(ctx: CallContext): Promise<CallResult> {
   const { call, clause, analyst, chunk, deps } = ctx;
   const started = deps.now();
-  let attempts = ctx.prior?.idempotencyKey === call.idempotencyKey ? (ctx.prior.attempts ?? 0) : 0;
+  const same = ctx.prior?.idempotencyKey === call.idempotencyKey ? ctx.prior : undefined;
+  // The entry's totals: what it had at claim time, plus this holder's attempts.
+  const totals = {
+    attempts: same?.attempts ?? 0,
+    inputTokens: same?.inputTokens ?? 0,
+    outputTokens: same?.outputTokens ?? 0,
+    cost: same?.cost ?? 0,
+  };
   let retries = 0;
   let consecutiveThrottles = 0;
   let modelId = analyst.modelId;
   let repair: { previousAnswer: string; error: string } | undefined;
-  const settle = (s: Omit<Settlement, 'attempts'>) =>
-    deps.ledger.settle(call, chunk.owner, { ...s, attempts });
+  const settle = (s: Omit<Settlement, keyof typeof totals>) =>
+    deps.ledger.settle(call, chunk.owner, { ...s, ...totals });
 
   for (;;) {
     const input = buildConverseInput(analyst, clause, { modelId, ...(repair ? { repair } : {}) });
@@ -151,6 +160,8 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
     try {
       estimate = worstCaseCost(input, modelId, analyst.maxTokens, deps.prices);
     } catch (error) {
+      // Recorded on the entry's intent like any other outcome.
+      await chunk.intentOf(ctx.index);
       const ok = await settle({
         status: 'failed',
         failureKind: 'permanent',
@@ -169,6 +180,8 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
       else if (!chunk.stopped()) chunk.stop('cancelled');
       return stoppedResult(chunk, modelId, retries);
     }
+    // The intent goes first too, so that no permit waits on a ledger write.
+    await chunk.intentOf(ctx.index);
     const permit = await deps.limiters
       ?.for(modelId)
       .acquire(chunk.lane, { signal: chunk.halt })
@@ -179,18 +192,19 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
       return stoppedResult(chunk, modelId, retries);
     }
     const unreserve = () => chunk.budget.release(estimate);
-    await chunk.intentOf(ctx.index);
     const { job, checkedAt } = await chunk.gate.check();
-    if (!job || job.status !== 'running' || job.budgetExceededAt || chunk.stopped()) {
+    if (!chunk.leaseHeld()) chunk.stop('lease-lost');
+    if (job?.status !== 'running' || job.budgetExceededAt || chunk.stopped()) {
       unreserve();
       permit?.release({ unused: true });
       if (!chunk.stopped())
         chunk.stop(job?.status === 'running' && job.budgetExceededAt ? 'budget' : 'cancelled');
-      if (attempts > 0) await settle({ status: 'retryable', lastError: 'stopped before the next attempt' });
+      if (totals.attempts > (same?.attempts ?? 0))
+        await settle({ status: 'retryable', lastError: 'stopped before the next attempt' });
       return stoppedResult(chunk, modelId, retries);
     }
     deps.onCallStart?.(call, modelId);
-    attempts++;
+    totals.attempts++;
 
     let output: ConverseCommandOutput;
     const sentAt = deps.now();
@@ -249,13 +263,16 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
     };
     const cost = costOf(modelId, usage, deps.prices);
     chunk.budget.settle(estimate, cost);
+    totals.inputTokens += usage.inputTokens;
+    totals.outputTokens += usage.outputTokens;
+    totals.cost += cost;
     deps.metrics?.attempt({
       model: modelId,
       latencyMs: deps.now() - sentAt,
       throttled: false,
       costMicros: cost,
     });
-    const billed = { ...usage, cost, checkedAt };
+    const billed = { modelId, checkedAt };
     let answer: AnalystAnswer;
     try {
       answer = parseAnswer(analyst, clause, output);

@@ -108,7 +108,7 @@ export class ChunkBudget {
         return;
       }
       const job = r.job;
-      if (!job || job.status !== 'running') {
+      if (job?.status !== 'running') {
         this.refused = 'stopped';
         return;
       }

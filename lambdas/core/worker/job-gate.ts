@@ -1,8 +1,11 @@
 import type { Job } from '../state/jobs.js';
 
+/** What a call start needs to know of its job. */
+export type JobGateState = Pick<Job, 'status' | 'budgetExceededAt'>;
+
 /** A status read, and when it began (epoch ms). */
 export interface GateReading {
-  readonly job: Job | undefined;
+  readonly job: JobGateState | undefined;
   readonly checkedAt: number;
 }
 
@@ -11,14 +14,15 @@ export interface GateReading {
  * read that began after the call asked, so a call never starts on a status older than its own
  * request: once a cancel or a reached ceiling is recorded, no call that asks later starts.
  * Calls that ask while a read is in flight share the next read, so under load there is about
- * one GetItem per round of calls rather than one per call, and no write.
+ * one GetItem per round of calls rather than one per call, and no write. One gate serves every
+ * chunk of a job that a process runs at once ({@link JobGates}).
  */
 export class JobGate {
   private inFlight: Promise<GateReading> | undefined;
   private next: Promise<GateReading> | undefined;
 
   constructor(
-    private readonly read: () => Promise<Job | undefined>,
+    private readonly read: () => Promise<JobGateState | undefined>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -43,5 +47,38 @@ export class JobGate {
     };
     reading.then(clear, clear);
     return reading;
+  }
+}
+
+/**
+ * The gates of the jobs a process is working on, one per job, shared by its chunks so that
+ * their call starts share reads. A gate is dropped when its last chunk lets go of it.
+ */
+export class JobGates {
+  private readonly gates = new Map<string, { gate: JobGate; users: number }>();
+
+  constructor(
+    private readonly read: (jobId: string) => Promise<JobGateState | undefined>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The job's gate, and the function that lets go of it. */
+  acquire(jobId: string): { gate: JobGate; release: () => void } {
+    let entry = this.gates.get(jobId);
+    if (!entry) {
+      entry = { gate: new JobGate(() => this.read(jobId), this.now), users: 0 };
+      this.gates.set(jobId, entry);
+    }
+    entry.users++;
+    const held = entry;
+    let released = false;
+    return {
+      gate: held.gate,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (--held.users === 0 && this.gates.get(jobId) === held) this.gates.delete(jobId);
+      },
+    };
   }
 }

@@ -15,6 +15,7 @@ import { STAGES, type Stage } from '../state/keys.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
 import { type Delivery, type Disposition, redeliveryDelay } from './disposition.js';
+import { JobGates } from './job-gate.js';
 import type { LimiterRegistry } from './limiter.js';
 import { Semaphore } from './semaphore.js';
 import { type AnalyzeResult, analyzeStage } from './stages/analyze.js';
@@ -63,6 +64,18 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** Each process's job gates, shared by the chunks it runs at once (deps are built once per process). */
+const processGates = new WeakMap<WorkerDeps, JobGates>();
+
+function gatesOf(deps: WorkerDeps, jobs: Jobs): JobGates {
+  let gates = processGates.get(deps);
+  if (!gates) {
+    gates = new JobGates((jobId) => jobs.gate(jobId), deps.now ?? Date.now);
+    processGates.set(deps, gates);
+  }
+  return gates;
 }
 
 /** The state-table views one delivery works through. */
@@ -278,6 +291,7 @@ function runAnalyze(
   const shutdown = deps.signal;
   // Every chunk the process runs at once listens on its shutdown signal.
   if (shutdown) setMaxListeners(0, shutdown);
+  const { gate, release } = gatesOf(deps, t.jobs).acquire(job.jobId);
   return analyzeStage(
     job,
     lease,
@@ -291,6 +305,7 @@ function runAnalyze(
       allotments: t.allotments,
       semaphore: new Semaphore(deps.callConcurrency),
       lane: message.lane,
+      gate,
       leaseMarginMs: Math.min(1000, deps.leaseMs / 10),
       ...(deps.limiters ? { limiters: deps.limiters } : {}),
       backoff: deps.backoff ?? DEFAULT_BACKOFF,
@@ -304,7 +319,7 @@ function runAnalyze(
       ...(hooks.onDraining ? { onDraining: hooks.onDraining } : {}),
     },
     shutdown ? AbortSignal.any([signal, shutdown]) : signal,
-  );
+  ).finally(release);
 }
 
 /** If the claim is in fact still ours, free it so the next delivery need not wait it out. */

@@ -25,7 +25,7 @@ import {
 } from '../call.js';
 import { ChunkBudget } from '../chunk-budget.js';
 import { IntentWindow } from '../intent-window.js';
-import { JobGate } from '../job-gate.js';
+import type { JobGate } from '../job-gate.js';
 import type { Semaphore } from '../semaphore.js';
 
 /** What the analyze stage needs beyond a call's dependencies. */
@@ -35,6 +35,8 @@ export interface AnalyzeDeps extends CallDeps {
   /** Bounds the calls of this chunk in flight at once. */
   readonly semaphore: Semaphore;
   readonly lane: Lane;
+  /** This job's call-start gate, shared with the process's other chunks of the job. */
+  readonly gate: JobGate;
   /**
    * A call starts only while the lease has at least this long left: a margin for clock skew
    * between workers. @default a tenth of the lease, at most 1 s
@@ -141,12 +143,10 @@ export async function analyzeStage(
       sleep: deps.sleep,
       random: deps.random,
     }),
-    gate: new JobGate(async () => {
-      // The lease must outlast the call's start by a margin, or a new holder could take over
-      // before this holder's intent is visible to it.
-      if (lease.expiresAt - deps.now() < (deps.leaseMarginMs ?? 1000)) chunk.stop('lease-lost');
-      return deps.jobs.find(job.jobId);
-    }, deps.now),
+    gate: deps.gate,
+    // The lease must outlast a call's start by a margin, or a new holder could take over
+    // before this holder's intent is visible to it.
+    leaseHeld: () => lease.expiresAt - deps.now() >= (deps.leaseMarginMs ?? 1000),
     intentOf: (index) => window.ensure(index),
     // Only a lost lease or a shutdown aborts requests in flight; a cancel lets them finish.
     abort: signal,
