@@ -251,8 +251,11 @@ export class Claims {
     }
   }
 
-  /** Extends the lease; throws LeaseLostError when another worker has taken the stage over. */
-  async heartbeat(lease: Lease, leaseMs: number): Promise<void> {
+  /**
+   * Extends the lease, recording the stage's call counts so far when given; throws
+   * LeaseLostError when another worker has taken the stage over.
+   */
+  async heartbeat(lease: Lease, leaseMs: number, progress?: CallCounts): Promise<void> {
     const exp = this.now() + leaseMs;
     const f = fenceCondition(lease);
     await this.underLease(lease, () =>
@@ -260,9 +263,14 @@ export class Claims {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
-          UpdateExpression: 'SET claimExpiresAt = :exp',
+          // The stage's call counts so far ride along, so progress shows without a write per call.
+          UpdateExpression: `SET claimExpiresAt = :exp${progress ? ', calls = :calls' : ''}`,
           ConditionExpression: f.condition,
-          ExpressionAttributeValues: { ...f.values, ':exp': exp },
+          ExpressionAttributeValues: {
+            ...f.values,
+            ':exp': exp,
+            ...(progress ? { ':calls': { ...progress } } : {}),
+          },
         }),
       ),
     );

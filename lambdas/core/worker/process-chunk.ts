@@ -8,7 +8,7 @@ import type { PipelineMetrics } from '../metrics/index.js';
 import { MODEL_PRICES, type ModelPrice } from '../models.js';
 import { Allotments } from '../state/allotments.js';
 import { CallLedger, type CallRef } from '../state/call-ledger.js';
-import { type Checkpoint, Claims, isChunkTerminal, type Lease } from '../state/claims.js';
+import { type CallCounts, type Checkpoint, Claims, isChunkTerminal, type Lease } from '../state/claims.js';
 import { isLeaseLostError } from '../state/errors.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { STAGES, type Stage } from '../state/keys.js';
@@ -99,6 +99,7 @@ function startHeartbeat(
   lease: Lease,
   delivery: Delivery,
   abort: AbortController,
+  progress: () => CallCounts | undefined,
 ) {
   const every = Math.max(1000, Math.floor(deps.leaseMs / 3));
   const visibility = () =>
@@ -117,7 +118,7 @@ function startHeartbeat(
   const timer = setInterval(() => {
     void (async () => {
       try {
-        await claims.heartbeat(lease, deps.leaseMs);
+        await claims.heartbeat(lease, deps.leaseMs, progress());
         await visibility();
       } catch (error) {
         failed(error);
@@ -169,6 +170,8 @@ async function claimStage(
 export interface ChunkHooks {
   /** Called once every call of the chunk has started: only its tail is left to finish. */
   readonly onDraining?: () => void;
+  /** Given the analyze stage's live call counts, which heartbeats record. */
+  readonly onCounts?: (counts: CallCounts) => void;
 }
 
 /** Processes one chunk delivery through every stage it still needs. */
@@ -215,7 +218,8 @@ export async function processChunk(
     const stoppedAt = `cancelled-at-stage-${stageIndex + 1}`;
     const current = stageIndex === 0 ? job : await t.jobs.get(message.jobId);
     const abort = new AbortController();
-    const stopHeartbeat = startHeartbeat(deps, t.claims, lease, delivery, abort);
+    const progress: { counts?: CallCounts } = {};
+    const stopHeartbeat = startHeartbeat(deps, t.claims, lease, delivery, abort, () => progress.counts);
     try {
       if (current.status === 'cancelled') {
         await t.claims.finishChunk(lease, { status: 'cancelled', stoppedAt });
@@ -317,6 +321,7 @@ function runAnalyze(
       ...(deps.onCallStart ? { onCallStart: deps.onCallStart } : {}),
       ...(deps.metrics ? { metrics: deps.metrics } : {}),
       ...(hooks.onDraining ? { onDraining: hooks.onDraining } : {}),
+      ...(hooks.onCounts ? { onCounts: hooks.onCounts } : {}),
     },
     shutdown ? AbortSignal.any([signal, shutdown]) : signal,
   ).finally(release);

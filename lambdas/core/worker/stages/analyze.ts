@@ -44,6 +44,8 @@ export interface AnalyzeDeps extends CallDeps {
   readonly leaseMarginMs?: number;
   /** Called once every call of the chunk has started (or been given up). */
   readonly onDraining?: () => void;
+  /** Given the stage's call counts, which change as calls end. */
+  readonly onCounts?: (counts: CallCounts) => void;
 }
 
 /** One (clause × analyst) call of a chunk. */
@@ -96,6 +98,7 @@ export async function analyzeStage(
   }
 
   const counts = { done: 0, reused: 0, failed: 0, skipped: 0, cancelled: 0, retries: 0 };
+  deps.onCounts?.(counts);
   const known = new Map<string, Pick<LedgerEntry, 'status' | 'result'>>(entries);
   const planned: PlannedCall[] = [];
   for (const clause of clauses) {
