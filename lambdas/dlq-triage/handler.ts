@@ -7,11 +7,6 @@ import { createClients } from '../shared/runtime.js';
 const logger = new Logger({ serviceName: 'clause-review-dlq-triage' });
 let deps: DlqDeps | undefined;
 
-/** Lets tests and the local runtime inject dependencies instead of reading the environment. */
-export function configureDlqTriage(injected: DlqDeps): void {
-  deps = injected;
-}
-
 /** DLQ triage, run by an EventBridge schedule every 15 minutes and on demand from the CLI. */
 export async function handler(): Promise<
   Pick<TriageSummary, 'seen' | 'escalated'> & { decisions: string[] }

@@ -7,11 +7,6 @@ import { createClients } from '../shared/runtime.js';
 const logger = new Logger({ serviceName: 'clause-review-sweeper' });
 let deps: SweeperDeps | undefined;
 
-/** Lets tests and the local runtime inject dependencies instead of reading the environment. */
-export function configureSweeper(injected: SweeperDeps): void {
-  deps = injected;
-}
-
 /** The sweeper, run by an EventBridge schedule every minute (the event carries nothing it needs). */
 export async function handler(): Promise<SweepSummary> {
   deps ??= sweeperDeps(loadOperationsConfig(), createClients(), {

@@ -1,6 +1,6 @@
 /**
  * The adaptive limiter against a model of known capacity: does it find the throttling limit
- * and hold near it (DESIGN.md promise 6)?
+ * and hold near it?
  *
  *   npx tsx test/bench/limiter.ts [--duration 60] [--capacity 40] [--callers 200]
  *       [--realtime 20] [--window 2000] [--latency lognormal|fixed] [--median 200]

@@ -10,7 +10,7 @@ import {
 const JUST_BELOW_ONE = 1 - 2 ** -40;
 
 describe('DEFAULT_BACKOFF', () => {
-  it('is the policy of DESIGN.md: 1 s, 2 s, 4 s ceilings, 30 s total cap, fallback after 2 throttles', () => {
+  it('is the documented policy: 1 s, 2 s, 4 s ceilings, 30 s total cap, fallback after 2 throttles', () => {
     expect(DEFAULT_BACKOFF).toEqual({
       baseMs: 1000,
       maxRetries: 3,

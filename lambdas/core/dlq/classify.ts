@@ -23,7 +23,7 @@ export interface Classification {
   readonly why: string;
 }
 
-// Names from DESIGN.md's failure taxonomy, matched in recorded error text.
+// Names of the failure taxonomy (docs/architecture.md), matched in recorded error text.
 const LOGIC =
   /ValidationException|AccessDenied|ResourceNotFound|UnrecognizedClient|budget|cost ceiling|unreadable|not found|unpriced|unsupported/i;
 const VALIDATION = /schema|malformed|invalid (model )?answer|quote not found|repair/i;
@@ -33,7 +33,7 @@ const TRANSIENT =
 const retryable = (c: ErrorClass) => c === 'transient' || c === 'infrastructure';
 
 /**
- * Classifies a dead letter into DESIGN.md's taxonomy:
+ * Classifies a dead letter into the failure taxonomy (docs/architecture.md):
  *
  * 1. a body that is not a message of its queue → `validation` (no delivery can ever parse it);
  * 2. a chunk or finalize message whose job does not exist → `logic`;

@@ -7,10 +7,7 @@ import { transactWrite } from './transact.js';
 /** Where a chunk-stage is. `retrying`: a failed attempt waiting for redelivery. */
 export type CheckpointStatus = 'pending' | 'running' | 'retrying' | 'done' | 'cancelled' | 'dead';
 
-/** Checkpoint statuses after which nothing more happens to the stage. */
-export const TERMINAL_CHECKPOINT: readonly CheckpointStatus[] = ['done', 'cancelled', 'dead'];
-
-/** Failure classes of DESIGN.md's taxonomy. */
+/** Failure classes: transient, infrastructure, validation, logic (docs/architecture.md). */
 export type ErrorClass = 'transient' | 'infrastructure' | 'validation' | 'logic';
 
 /** A chunk-stage checkpoint item. Epoch ms for the lease, ISO strings for history. */

@@ -10,7 +10,7 @@ export interface BackoffPolicy {
   readonly throttlesBeforeFallback: number;
 }
 
-/** The policy DESIGN.md sets. */
+/** The tier-1 policy (docs/architecture.md, "Two-tier retry"). */
 export const DEFAULT_BACKOFF: BackoffPolicy = {
   baseMs: 1000,
   maxRetries: 3,

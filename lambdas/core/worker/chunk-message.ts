@@ -25,5 +25,3 @@ export type ChunkMessage = z.output<typeof chunkMessageSchema>;
 /** Body of a finalize message. */
 export const finalizeMessageSchema = z.object({ v: z.literal(1), jobId: z.string().min(1) });
 
-/** A finalize message. */
-export type FinalizeMessage = z.output<typeof finalizeMessageSchema>;

@@ -29,7 +29,7 @@ export function isThrottle(error: unknown): boolean {
 }
 
 /**
- * Sorts a model-call error into DESIGN.md's taxonomy: `transient` ones are retried with
+ * Sorts a model-call error into the failure taxonomy (docs/architecture.md): `transient` ones are retried with
  * backoff; `logic` ones (ValidationException, AccessDenied, ResourceNotFound, an unpriced
  * model…) fail the call at once, because repeating the same request cannot help.
  */
