@@ -24,4 +24,3 @@ export type ChunkMessage = z.output<typeof chunkMessageSchema>;
 
 /** Body of a finalize message. */
 export const finalizeMessageSchema = z.object({ v: z.literal(1), jobId: z.string().min(1) });
-
