@@ -190,6 +190,7 @@ describe('Claims.claim', () => {
     const result = await claims.claim('job-1', 7, 'analyze', 'worker-a', 90_000);
     expect(result).toEqual({
       won: true,
+      checkpoint: checkpoint({ status: 'running', fence: 5, attempts: 2 }),
       lease: {
         jobId: 'job-1',
         chunk: 7,

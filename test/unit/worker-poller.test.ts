@@ -126,6 +126,7 @@ describe('runPoller', () => {
         queueUrl: QUEUE_URL,
       } satisfies Delivery,
       deps,
+      { onDraining: expect.any(Function) },
     );
   });
 
@@ -202,6 +203,42 @@ describe('runPoller', () => {
     gates.get('m-3')?.resolve({ action: 'ack', outcome: 'done' });
     await polling;
     expect(deletes().map((d) => d.ReceiptHandle)).toEqual(['rh-1', 'rh-2', 'rh-3']);
+  });
+
+  it('starts the next chunk while one drains its tail, holding at most twice `concurrency`', async () => {
+    const controller = new AbortController();
+    receives(controller, [[message(1), message(2)], [message(3)], [message(4)]]);
+    const gates = new Map<string, ReturnType<typeof deferred<Disposition>>>();
+    const draining = new Map<string, () => void>();
+    processMock.mockImplementation((delivery, _deps, hooks) => {
+      const gate = deferred<Disposition>();
+      gates.set(delivery.messageId, gate);
+      draining.set(delivery.messageId, () => hooks?.onDraining?.());
+      return gate.promise;
+    });
+    const polling = runPoller(deps, { queueUrl: QUEUE_URL, signal: controller.signal, concurrency: 2 });
+    await settle();
+    expect(processMock).toHaveBeenCalledTimes(2);
+
+    // Chunk 1's calls have all started: a slot frees while it is still running.
+    draining.get('m-1')?.();
+    draining.get('m-1')?.();
+    await settle();
+    expect(receiveInputs()).toHaveLength(2);
+    expect(receiveInputs()[1]?.MaxNumberOfMessages).toBe(1);
+    expect(processMock).toHaveBeenCalledTimes(3);
+
+    // Draining chunks 2 and 3 would free two more slots, but four chunks is the most held.
+    draining.get('m-2')?.();
+    draining.get('m-3')?.();
+    await settle();
+    expect(receiveInputs()).toHaveLength(3);
+    expect(receiveInputs()[2]?.MaxNumberOfMessages).toBe(1);
+    expect(processMock).toHaveBeenCalledTimes(4);
+
+    for (const id of ['m-1', 'm-2', 'm-3', 'm-4']) gates.get(id)?.resolve({ action: 'ack', outcome: 'done' });
+    await polling;
+    expect(deletes()).toHaveLength(4);
   });
 
   it('waits a second after a failed receive before trying again', async () => {

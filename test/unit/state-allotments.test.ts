@@ -1,0 +1,201 @@
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { Allotments, abandonedSpend, totalCost } from '../../lambdas/core/state/allotments.js';
+import type { LedgerEntry } from '../../lambdas/core/state/call-ledger.js';
+import type { Lease } from '../../lambdas/core/state/claims.js';
+import { isLeaseLostError } from '../../lambdas/core/state/errors.js';
+
+const TABLE = 'state-table';
+const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
+const ddb = mockClient(DynamoDBDocumentClient);
+const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
+const allotments = new Allotments(db, TABLE, () => NOW);
+
+const lease: Lease = {
+  jobId: 'job-1',
+  chunk: 7,
+  stage: 'analyze',
+  workerId: 'worker-b',
+  fence: 4,
+  attempts: 2,
+  expiresAt: NOW + 60_000,
+};
+const JOB = { costLimit: 1_000_000 };
+
+function cancelled(codes: string[]): TransactionCanceledException {
+  return new TransactionCanceledException({
+    message: `Transaction cancelled [${codes.join(', ')}]`,
+    $metadata: {},
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
+}
+
+function transactions(): TransactWriteCommandInput[] {
+  return ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input);
+}
+
+function update(tx: TransactWriteCommandInput | undefined, sk: string) {
+  return tx?.TransactItems?.find((i) => i.Update?.Key?.sk === sk)?.Update;
+}
+
+const entry = (e: Partial<LedgerEntry>) => e as LedgerEntry;
+
+beforeEach(() => {
+  ddb.reset();
+});
+
+describe('Allotments.move', () => {
+  it('takes money from the job and records it on the fenced checkpoint, in one transaction', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    expect(await allotments.move(lease, { spent: 0, release: 0, take: 40_000 }, JOB)).toEqual({ ok: true });
+    const tx = transactions()[0];
+    const cp = update(tx, 'CHUNK#0007#analyze');
+    expect(cp?.ConditionExpression).toBe('claimedBy = :me AND fence = :fence');
+    expect(cp?.ExpressionAttributeValues).toMatchObject({
+      ':me': 'worker-b',
+      ':fence': 4,
+      ':delta': 40_000,
+      ':spent': 0,
+      ':owner': 'worker-b:4',
+    });
+    const job = update(tx, 'JOB');
+    expect(job?.ConditionExpression).toBe(
+      '#status = :running AND attribute_not_exists(budgetExceededAt) AND costCommitted <= :room',
+    );
+    expect(job?.ExpressionAttributeValues).toMatchObject({
+      ':committed': 40_000,
+      ':delta': 40_000,
+      ':spent': 0,
+      ':room': 1_000_000 - 40_000,
+    });
+  });
+
+  it('accounts spend, returns the unused part and asks the ceiling nothing when it takes nothing', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    await allotments.move(lease, { spent: 12_000, release: 28_000, take: 0 }, JOB);
+    const tx = transactions()[0];
+    const job = update(tx, 'JOB');
+    expect(job?.ConditionExpression).toBeUndefined();
+    // committed: spent stays committed, the released part leaves; reserved: both leave it.
+    expect(job?.ExpressionAttributeValues).toMatchObject({
+      ':committed': -28_000,
+      ':delta': -40_000,
+      ':spent': 12_000,
+    });
+    expect(update(tx, 'CHUNK#0007#analyze')?.ExpressionAttributeValues).toMatchObject({
+      ':delta': -40_000,
+      ':spent': 12_000,
+    });
+  });
+
+  it('checks room only for the net new money when it gives back and takes in one move', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    await allotments.move(lease, { spent: 5_000, release: 10_000, take: 30_000 }, JOB);
+    expect(update(transactions()[0], 'JOB')?.ExpressionAttributeValues).toMatchObject({
+      ':committed': 20_000,
+      ':delta': 15_000,
+      ':room': 1_000_000 - 20_000,
+    });
+  });
+
+  it('writes nothing for an empty move', async () => {
+    expect(await allotments.move(lease, { spent: 0, release: 0, take: 0 }, JOB)).toEqual({ ok: true });
+    expect(transactions()).toHaveLength(0);
+  });
+
+  it('returns the job as read after a refusal by the job item, so the caller can tell why', async () => {
+    ddb.on(TransactWriteCommand).rejects(cancelled(['None', 'ConditionalCheckFailed']));
+    ddb.on(GetCommand).resolves({ Item: { jobId: 'job-1', status: 'cancelled' } });
+    const r = await allotments.move(lease, { spent: 0, release: 0, take: 1 }, JOB);
+    expect(r).toEqual({ ok: false, job: { jobId: 'job-1', status: 'cancelled' } });
+    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.ConsistentRead).toBe(true);
+  });
+
+  it('throws LeaseLostError when the checkpoint refuses the fence', async () => {
+    ddb.on(TransactWriteCommand).rejects(cancelled(['ConditionalCheckFailed', 'None']));
+    const error = await allotments.move(lease, { spent: 0, release: 0, take: 1 }, JOB).catch((e) => e);
+    expect(isLeaseLostError(error)).toBe(true);
+  });
+
+  it('sends the move again after a transaction conflict', async () => {
+    ddb
+      .on(TransactWriteCommand)
+      .rejectsOnce(cancelled(['None', 'TransactionConflict']))
+      .resolves({});
+    expect(await allotments.move(lease, { spent: 0, release: 0, take: 5 }, JOB)).toEqual({ ok: true });
+    expect(transactions()).toHaveLength(2);
+  });
+});
+
+describe('abandonedSpend and totalCost', () => {
+  const dead = 'worker-a:3';
+  it("counts settled cost not yet accounted plus the worst case of the dead holder's intents", () => {
+    const entries = [
+      entry({ status: 'done', cost: 300 }),
+      entry({ status: 'done', cost: 200 }),
+      entry({ status: 'in-flight', ownerFence: dead, reservation: 1_000, cost: 50 }),
+      entry({ status: 'in-flight', ownerFence: 'worker-z:1', reservation: 9_999 }),
+      entry({ status: 'retryable', ownerFence: dead, reservation: 7_777 }),
+    ];
+    expect(totalCost(entries)).toBe(550);
+    expect(abandonedSpend({ allotment: 50_000, allotmentOwner: dead, spentAccounted: 200 }, entries)).toBe(
+      350 + 1_000,
+    );
+  });
+
+  it('never counts more than the allotment the holder had', () => {
+    const entries = [entry({ status: 'in-flight', ownerFence: 'worker-a:3', reservation: 9_000 })];
+    expect(abandonedSpend({ allotment: 4_000, allotmentOwner: 'worker-a:3' }, entries)).toBe(4_000);
+  });
+});
+
+describe('Allotments.recover', () => {
+  const dead = 'worker-a:3';
+  const entries = [
+    entry({ status: 'done', cost: 700 }),
+    entry({ status: 'in-flight', ownerFence: dead, reservation: 1_000 }),
+  ];
+
+  it("returns a dead holder's allotment less what it may have spent, under the new lease", async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    const spent = await allotments.recover(
+      lease,
+      { allotment: 40_000, allotmentOwner: dead, spentAccounted: 100 },
+      entries,
+    );
+    expect(spent).toBe(600 + 1_000);
+    const tx = transactions()[0];
+    const cp = update(tx, 'CHUNK#0007#analyze');
+    expect(cp?.ConditionExpression).toBe('claimedBy = :me AND fence = :fence AND allotmentOwner = :dead');
+    expect(cp?.ExpressionAttributeValues).toMatchObject({ ':dead': dead, ':ledger': 700, ':zero': 0 });
+    expect(update(tx, 'JOB')?.ExpressionAttributeValues).toMatchObject({
+      ':committed': 1_600 - 40_000,
+      ':held': 40_000,
+      ':spent': 1_600,
+    });
+  });
+
+  it('does nothing when nothing is held, or when the allotment is its own', async () => {
+    expect(await allotments.recover(lease, { allotment: 0, allotmentOwner: dead }, entries)).toBe(0);
+    expect(await allotments.recover(lease, { allotment: 500, allotmentOwner: 'worker-b:4' }, entries)).toBe(
+      0,
+    );
+    expect(await allotments.recover(lease, {}, entries)).toBe(0);
+    expect(transactions()).toHaveLength(0);
+  });
+
+  it('throws LeaseLostError when the lease or the allotment moved on meanwhile', async () => {
+    ddb.on(TransactWriteCommand).rejects(cancelled(['ConditionalCheckFailed', 'None']));
+    const error = await allotments
+      .recover(lease, { allotment: 40_000, allotmentOwner: dead }, entries)
+      .catch((e) => e);
+    expect(isLeaseLostError(error)).toBe(true);
+  });
+});

@@ -1,0 +1,155 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { AllotmentMove, Allotments, MoveResult } from '../../lambdas/core/state/allotments.js';
+import type { Lease } from '../../lambdas/core/state/claims.js';
+import type { Job } from '../../lambdas/core/state/jobs.js';
+import { ChunkBudget } from '../../lambdas/core/worker/chunk-budget.js';
+
+const lease = { jobId: 'job-1', chunk: 3, stage: 'analyze', workerId: 'w', fence: 1 } as Lease;
+
+/** A job item in memory that moves money as the real one does, with its ceiling condition. */
+function fakeJob(limit: number, init: Partial<Job> = {}) {
+  const job = {
+    jobId: 'job-1',
+    status: 'running',
+    costLimit: limit,
+    costCommitted: 0,
+    costReserved: 0,
+    costSpent: 0,
+    ...init,
+  } as Job & { costCommitted: number; costReserved: number; costSpent: number };
+  const moves: AllotmentMove[] = [];
+  const move = vi.fn(async (_lease: Lease, m: AllotmentMove): Promise<MoveResult> => {
+    const net = m.take - m.release;
+    if (m.take > 0 && (job.status !== 'running' || job.budgetExceededAt || job.costCommitted > limit - net)) {
+      return { ok: false, job: { ...job } };
+    }
+    moves.push(m);
+    job.costCommitted += net;
+    job.costReserved += m.take - m.release - m.spent;
+    job.costSpent += m.spent;
+    return { ok: true };
+  });
+  return { job, moves, allotments: { move } as unknown as Allotments };
+}
+
+function budget(
+  f: ReturnType<typeof fakeJob>,
+  options: { callsLeft?: number; perAllotment?: number; waitMs?: number; clock?: { t: number } } = {},
+) {
+  const clock = options.clock ?? { t: 0 };
+  const markBudgetExceeded = vi.fn(async () => {
+    f.job.budgetExceededAt = 'now';
+  });
+  const b = new ChunkBudget({
+    allotments: f.allotments,
+    lease,
+    job: f.job,
+    markBudgetExceeded,
+    callsLeft: () => options.callsLeft ?? 10,
+    ...(options.perAllotment ? { callsPerAllotment: options.perAllotment } : {}),
+    contendedWaitMs: options.waitMs ?? 1000,
+    now: () => clock.t,
+    sleep: async (ms) => {
+      clock.t += ms;
+    },
+    random: () => 0.5,
+  });
+  return { b, markBudgetExceeded };
+}
+
+describe('ChunkBudget', () => {
+  it("takes one allotment for the chunk's next calls and reserves against it without another write", async () => {
+    const f = fakeJob(1_000_000);
+    const { b } = budget(f, { callsLeft: 10 });
+    for (let i = 0; i < 10; i++) expect(await b.reserve(100)).toEqual({ ok: true });
+    expect(f.moves).toEqual([{ spent: 0, release: 0, take: 1_000 }]);
+  });
+
+  it('asks at most `callsPerAllotment` calls at a time, and takes more when it runs short', async () => {
+    const f = fakeJob(1_000_000);
+    const { b } = budget(f, { callsLeft: 10, perAllotment: 4 });
+    for (let i = 0; i < 6; i++) await b.reserve(100);
+    expect(f.moves.map((m) => m.take)).toEqual([400, 400]);
+  });
+
+  it('accounts what it spent in its next move, and returns the rest when the lease ends', async () => {
+    const f = fakeJob(1_000_000);
+    const { b } = budget(f, { callsLeft: 2 });
+    await b.reserve(100);
+    await b.reserve(100);
+    b.settle(100, 30);
+    b.release(100);
+    expect(b.closing()).toEqual({ spent: 30, release: 170, take: 0 });
+    await f.allotments.move(lease, b.closing(), f.job);
+    b.closed();
+    expect(f.job).toMatchObject({ costCommitted: 30, costReserved: 0, costSpent: 30 });
+  });
+
+  it('never takes more than a quarter of the room left, once it knows the room', async () => {
+    const f = fakeJob(10_000, { costCommitted: 6_000, costReserved: 6_000 });
+    const { b } = budget(f, { callsLeft: 48 });
+    expect(await b.reserve(100)).toEqual({ ok: true });
+    // The first ask (4,800) did not fit in 4,000; the second asks a quarter of it.
+    expect(f.moves).toEqual([{ spent: 0, release: 0, take: 1_000 }]);
+  });
+
+  it('gives back its unused money, waits for other chunks, and then reports the ceiling reached', async () => {
+    const f = fakeJob(1_000, { costCommitted: 950, costReserved: 950 });
+    const clock = { t: 0 };
+    const { b, markBudgetExceeded } = budget(f, { callsLeft: 1, waitMs: 2_000, clock });
+    expect(await b.reserve(100)).toEqual({ ok: false, why: 'budget' });
+    expect(markBudgetExceeded).toHaveBeenCalledOnce();
+    expect(clock.t).toBeGreaterThan(2_000);
+    // Every later call of the chunk gets the same answer without asking again.
+    const asked = vi.mocked(f.allotments.move).mock.calls.length;
+    expect(await b.reserve(1)).toEqual({ ok: false, why: 'budget' });
+    expect(vi.mocked(f.allotments.move).mock.calls.length).toBe(asked);
+  });
+
+  it('reports the ceiling at once when no other chunk holds any room', async () => {
+    const f = fakeJob(1_000, { costCommitted: 950, costSpent: 950 });
+    const clock = { t: 0 };
+    const { b } = budget(f, { clock });
+    expect(await b.reserve(100)).toEqual({ ok: false, why: 'budget' });
+    expect(clock.t).toBe(0);
+  });
+
+  it('gets room back that another chunk returns while it waits', async () => {
+    const f = fakeJob(1_000, { costCommitted: 950, costReserved: 950 });
+    let t = 0;
+    const b = new ChunkBudget({
+      allotments: f.allotments,
+      lease,
+      job: f.job,
+      markBudgetExceeded: async () => {},
+      callsLeft: () => 1,
+      contendedWaitMs: 10_000,
+      now: () => t,
+      // While this chunk waits, the other ends: it spent 100 of its 950.
+      sleep: async (ms) => {
+        t += ms;
+        f.job.costCommitted -= 850;
+        f.job.costReserved -= 950;
+        f.job.costSpent += 100;
+      },
+      random: () => 0.5,
+    });
+    expect(await b.reserve(100)).toEqual({ ok: true });
+    expect(f.job.costCommitted).toBeLessThanOrEqual(1_000);
+  });
+
+  it('stops for a job that is no longer running, and for one whose ceiling another chunk recorded', async () => {
+    const cancelled = fakeJob(1_000_000, { status: 'cancelled' });
+    expect(await budget(cancelled).b.reserve(100)).toEqual({ ok: false, why: 'stopped' });
+    const over = fakeJob(1_000_000, { budgetExceededAt: 'earlier' });
+    expect(await budget(over).b.reserve(100)).toEqual({ ok: false, why: 'budget' });
+  });
+
+  it('asks the job once for calls that run short at the same moment', async () => {
+    const f = fakeJob(1_000_000);
+    const { b } = budget(f, { callsLeft: 3 });
+    const results = await Promise.all([b.reserve(100), b.reserve(100), b.reserve(100)]);
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(f.moves).toHaveLength(1);
+  });
+});

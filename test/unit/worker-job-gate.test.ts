@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { JobGate, type JobGateState, JobGates } from '../../lambdas/core/worker/job-gate.js';
+
+function controlledReads() {
+  const reads: { startedAt: number; resolve: (v: JobGateState | undefined) => void }[] = [];
+  let clock = 0;
+  const read = () =>
+    new Promise<JobGateState | undefined>((resolve) => {
+      reads.push({ startedAt: clock, resolve });
+    });
+  return {
+    reads,
+    read,
+    now: () => clock,
+    tick: (ms: number) => {
+      clock += ms;
+    },
+  };
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+const running: JobGateState = { status: 'running' };
+
+describe('JobGate', () => {
+  it('gives each caller a reading that began after it asked', async () => {
+    const r = controlledReads();
+    const gate = new JobGate(r.read, r.now);
+    const first = gate.check();
+    r.tick(5);
+    // Asked while the first read is in flight: that read began before it, so it waits for the next.
+    const second = gate.check();
+    const third = gate.check();
+    expect(r.reads).toHaveLength(1);
+    r.reads[0]?.resolve(running);
+    expect(await first).toEqual({ job: running, checkedAt: 0 });
+    await flush();
+    expect(r.reads).toHaveLength(2);
+    expect(r.reads[1]?.startedAt).toBe(5);
+    r.reads[1]?.resolve({ status: 'cancelled' });
+    expect(await second).toEqual({ job: { status: 'cancelled' }, checkedAt: 5 });
+    // The callers that asked during one read share the next one.
+    expect(await third).toEqual({ job: { status: 'cancelled' }, checkedAt: 5 });
+    expect(r.reads).toHaveLength(2);
+  });
+
+  it('starts a fresh read for a caller that asks after the last one ended', async () => {
+    const r = controlledReads();
+    const gate = new JobGate(r.read, r.now);
+    const a = gate.check();
+    r.reads[0]?.resolve(running);
+    await a;
+    r.tick(10);
+    const b = gate.check();
+    expect(r.reads).toHaveLength(2);
+    r.reads[1]?.resolve(running);
+    expect((await b).checkedAt).toBe(10);
+  });
+
+  it('passes a failed read on to its callers, and reads again for the next', async () => {
+    let calls = 0;
+    const gate = new JobGate(async () => {
+      calls++;
+      if (calls === 1) throw new Error('read failed');
+      return running;
+    });
+    await expect(gate.check()).rejects.toThrow('read failed');
+    expect((await gate.check()).job).toEqual(running);
+  });
+});
+
+describe('JobGates', () => {
+  it('shares one gate among the chunks of a job and drops it when the last lets go', async () => {
+    const asked: string[] = [];
+    const gates = new JobGates(async (jobId) => {
+      asked.push(jobId);
+      return running;
+    });
+    const a = gates.acquire('job-1');
+    const b = gates.acquire('job-1');
+    const other = gates.acquire('job-2');
+    expect(a.gate).toBe(b.gate);
+    expect(other.gate).not.toBe(a.gate);
+    a.release();
+    a.release();
+    expect(gates.acquire('job-1').gate).toBe(b.gate);
+    b.release();
+    await other.gate.check();
+    expect(asked).toEqual(['job-2']);
+  });
+
+  it('makes a new gate once every holder has let go', () => {
+    const gates = new JobGates(async () => running);
+    const a = gates.acquire('job-1');
+    a.release();
+    expect(gates.acquire('job-1').gate).not.toBe(a.gate);
+  });
+});
