@@ -220,6 +220,7 @@ function buildFixture(overrides: Partial<Report> = {}): Report {
       callsReused: 3,
       callsFailed: 1,
       callsSkippedBudget: 0,
+      callsCancelled: 0,
       callsNotRun: 11,
       modelAttempts: 41,
       tier1Retries: 6,

@@ -13,7 +13,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import {
+  BatchWriteCommand,
   DynamoDBDocumentClient,
+  GetCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -31,14 +33,21 @@ import type {
 } from '../../lambdas/core/metrics/index.js';
 import type { Clause } from '../../lambdas/core/model.js';
 import { costOf, FALLBACK_MODEL_ID, MODEL_PRICES, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { Allotments } from '../../lambdas/core/state/allotments.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
-import type { Lease } from '../../lambdas/core/state/claims.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Checkpoint, Lease } from '../../lambdas/core/state/claims.js';
+import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import { callSk } from '../../lambdas/core/state/keys.js';
-import { type AnalyzeDeps, analyzeChunk, idempotencyKey } from '../../lambdas/core/worker/analyze-stage.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
+import { idempotencyKey } from '../../lambdas/core/worker/call.js';
+import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
+import {
+  type AnalyzeDeps,
+  type AnalyzeResult,
+  analyzeStage,
+} from '../../lambdas/core/worker/stages/analyze.js';
 import { loadConfig } from '../../lambdas/shared/config.js';
 import { type RuntimeClients, workerDeps } from '../../lambdas/shared/runtime.js';
 
@@ -144,11 +153,9 @@ function arrange(
   existing: Record<string, unknown>[],
   answer: (input: ConverseCommandInput) => ConverseCommandOutput,
 ) {
-  ddb
-    .on(QueryCommand)
-    .callsFake((input) =>
-      input.ExpressionAttributeValues?.[':sk'] === 'JOB' ? { Items: [job] } : { Items: existing },
-    );
+  ddb.on(QueryCommand).resolves({ Items: existing });
+  ddb.on(GetCommand).resolves({ Item: job });
+  ddb.on(BatchWriteCommand).resolves({});
   ddb.on(UpdateCommand).resolves({});
   ddb.on(TransactWriteCommand).resolves({});
   bedrock.on(ConverseCommand).callsFake((input: ConverseCommandInput) => {
@@ -158,9 +165,17 @@ function arrange(
 }
 
 function deps(metrics?: PipelineMetrics): AnalyzeDeps {
+  const jobs = new Jobs(db, 'state', () => clock);
   return {
     bedrock: new BedrockRuntimeClient({ region: 'us-east-1' }),
     ledger: new CallLedger(db, 'state', () => clock),
+    jobs,
+    allotments: new Allotments(db, 'state', () => clock),
+    gate: new JobGate(
+      () => jobs.gate(job.jobId),
+      () => clock,
+    ),
+    lane: 'realtime',
     semaphore: new Semaphore(1),
     backoff: DEFAULT_BACKOFF,
     prices: MODEL_PRICES,
@@ -170,6 +185,19 @@ function deps(metrics?: PipelineMetrics): AnalyzeDeps {
     now: () => clock,
     ...(metrics ? { metrics } : {}),
   };
+}
+
+const checkpoint = {
+  jobId: 'job-1',
+  chunk: 3,
+  stage: 'analyze',
+  status: 'running',
+  fence: 1,
+  attempts: 1,
+} as Checkpoint;
+
+function countsOf(outcome: AnalyzeResult) {
+  return outcome.kind === 'done' || outcome.kind === 'cancelled' ? outcome.counts : undefined;
 }
 
 beforeEach(() => {
@@ -203,9 +231,10 @@ describe('analyze stage metrics', () => {
       },
     );
     const metrics = new RecordingMetrics();
-    const outcome = await analyzeChunk(
+    const outcome = await analyzeStage(
       job,
       lease,
+      checkpoint,
       [reused, throttled, denied],
       [liability],
       deps(metrics),
@@ -213,7 +242,7 @@ describe('analyze stage metrics', () => {
     );
 
     expect(deniedSeen).toBe(true);
-    expect(outcome.counts).toMatchObject({ done: 1, reused: 1, failed: 1 });
+    expect(countsOf(outcome)).toMatchObject({ done: 1, reused: 1, failed: 1 });
     // Two throttles on the primary model move the call to the fallback, where it succeeds.
     expect(metrics.calls).toEqual([
       { model: PRIMARY_MODEL_ID, outcome: 'reused' },
@@ -231,15 +260,16 @@ describe('analyze stage metrics', () => {
 
   it('reports nothing, and works as before, without a metrics port', async () => {
     arrange([], validAnswer);
-    const outcome = await analyzeChunk(
+    const outcome = await analyzeStage(
       job,
       lease,
+      checkpoint,
       [clause(1)],
       [liability],
       deps(),
       new AbortController().signal,
     );
-    expect(outcome.counts).toMatchObject({ done: 1, failed: 0 });
+    expect(countsOf(outcome)).toMatchObject({ done: 1, failed: 0 });
   });
 });
 

@@ -16,7 +16,7 @@ function fakeJob(limit: number, init: Partial<Job> = {}) {
     costReserved: 0,
     costSpent: 0,
     ...init,
-  } as Job & { costCommitted: number; costReserved: number; costSpent: number };
+  } as Job & { costCommitted: number; costReserved: number; costSpent: number; budgetExceededAt?: string };
   const moves: AllotmentMove[] = [];
   const move = vi.fn(async (_lease: Lease, m: AllotmentMove): Promise<MoveResult> => {
     const net = m.take - m.release;
