@@ -13,6 +13,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import {
+  BatchWriteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
@@ -190,14 +191,13 @@ function arrange(scenario: Scenario = {}) {
       if (scenario.lose?.[stage]) throw conditionFailed();
       return { Attributes: { status: 'running', fence: FENCE[stage], attempts: 1 } };
     }
-    const failure =
-      expression === 'SET claimExpiresAt = :exp'
-        ? scenario.heartbeat?.()
-        : expression.includes('calls = :calls')
-          ? scenario.completeStage?.()
-          : expression.includes('#status = :retrying')
-            ? scenario.release?.()
-            : undefined;
+    const failure = expression.startsWith('SET claimExpiresAt = :exp')
+      ? scenario.heartbeat?.()
+      : expression.includes('calls = :calls')
+        ? scenario.completeStage?.()
+        : expression.includes('#status = :retrying')
+          ? scenario.release?.()
+          : undefined;
     if (failure) throw failure;
     return {};
   });
@@ -207,6 +207,7 @@ function arrange(scenario: Scenario = {}) {
     }
     return {};
   });
+  ddb.on(BatchWriteCommand).resolves({});
   sqs.on(ChangeMessageVisibilityCommand).resolves({});
   sqs.on(SendMessageCommand).resolves({});
   bedrock.on(ConverseCommand).callsFake(async (input: ConverseCommandInput) => {
@@ -224,8 +225,9 @@ function updates(match: (expression: string) => boolean) {
 }
 
 const claimsSent = () => updates((e) => e.startsWith('SET claimedBy = :me'));
-const heartbeatsSent = () => updates((e) => e === 'SET claimExpiresAt = :exp');
-const stageCompletions = () => updates((e) => e.includes('calls = :calls'));
+const heartbeatsSent = () => updates((e) => e.startsWith('SET claimExpiresAt = :exp'));
+const stageCompletions = () =>
+  updates((e) => e.includes('calls = :calls') && !e.startsWith('SET claimExpiresAt'));
 const releases = () => updates((e) => e.includes('#status = :retrying'));
 const finalizeClaims = () => updates((e) => e === 'SET finalizeEnqueuedAt = :at');
 const visibilityChanges = () => sqs.commandCalls(ChangeMessageVisibilityCommand).map((c) => c.args[0].input);
@@ -427,7 +429,7 @@ describe('processChunk: a full run', () => {
     expect(complete?.ExpressionAttributeValues).toMatchObject({
       ':me': 'worker-a',
       ':fence': FENCE.analyze,
-      ':calls': { done: 1, reused: 0, failed: 0, skipped: 0, retries: 0 },
+      ':calls': { done: 1, reused: 0, failed: 0, skipped: 0, cancelled: 0, retries: 0 },
     });
     const [finish] = chunkFinishes();
     expect(finish?.Key).toEqual({ pk: 'JOB#job-1', sk: 'CHUNK#0003#consolidate' });
@@ -511,10 +513,12 @@ describe('processChunk: heartbeat', () => {
       expect(beat.ConditionExpression).toBe(FENCED);
       expect(beat.ExpressionAttributeValues).toMatchObject({ ':me': 'worker-a', ':fence': FENCE.analyze });
     }
-    expect(visibilityChanges()).toEqual([
-      { QueueUrl: QUEUE_URL, ReceiptHandle: 'rh-1', VisibilityTimeout: 60 },
-      { QueueUrl: QUEUE_URL, ReceiptHandle: 'rh-1', VisibilityTimeout: 60 },
-    ]);
+    // Once at each claim (analyze, then consolidate), and with each of the two heartbeats.
+    expect(visibilityChanges()).toEqual(
+      Array(4).fill({ QueueUrl: QUEUE_URL, ReceiptHandle: 'rh-1', VisibilityTimeout: 60 }),
+    );
+    // Each heartbeat carries the stage's call counts so far.
+    expect(beats[0]?.ExpressionAttributeValues?.[':calls']).toMatchObject({ done: 0 });
   });
 
   it('stops once the stage is over', async () => {
@@ -524,9 +528,12 @@ describe('processChunk: heartbeat', () => {
       action: 'ack',
       outcome: 'done',
     });
+    const atEnd = visibilityChanges().length;
     await vi.advanceTimersByTimeAsync(5 * LEASE_MS);
     expect(heartbeatsSent()).toHaveLength(0);
-    expect(visibilityChanges()).toHaveLength(0);
+    // Only the two set at the claims, none after.
+    expect(atEnd).toBe(2);
+    expect(visibilityChanges()).toHaveLength(2);
   });
 
   it('aborts the stage when the lease is lost, committing nothing more under it', async () => {
@@ -546,8 +553,9 @@ describe('processChunk: heartbeat', () => {
     expect(releases()).toHaveLength(1);
     expect(releases()[0]?.ConditionExpression).toBe(FENCED);
     expect(chunkFinishes()).toHaveLength(0);
-    // The message's visibility is not extended for a lease this worker no longer holds.
-    expect(visibilityChanges()).toHaveLength(0);
+    // The message's visibility is set once at the claim, and not extended for a lease this
+    // worker no longer holds.
+    expect(visibilityChanges()).toHaveLength(1);
     expect(log).toHaveBeenCalledWith(
       'heartbeat-failed',
       expect.objectContaining({ jobId: 'job-1', chunk: 3 }),
@@ -565,7 +573,8 @@ describe('processChunk: heartbeat', () => {
     await vi.advanceTimersByTimeAsync(25_000);
     expect(await result).toEqual({ action: 'ack', outcome: 'done' });
     expect(heartbeatsSent()).toHaveLength(2);
-    expect(visibilityChanges()).toHaveLength(1);
+    // At the two claims, and after the one heartbeat that succeeded.
+    expect(visibilityChanges()).toHaveLength(3);
     expect(stageCompletions()).toHaveLength(1);
   });
 });

@@ -227,18 +227,18 @@ export async function processChunk(
         return { action: 'ack', outcome: stoppedAt };
       }
       if (stage === 'analyze') {
-        const result = await runAnalyze(
-          current,
-          lease,
-          claimed.checkpoint,
-          message,
-          deps,
-          t,
-          abort.signal,
-          hooks,
-        );
+        const result = await runAnalyze(current, lease, claimed.checkpoint, message, deps, t, abort.signal, {
+          ...hooks,
+          onCounts: (counts) => {
+            progress.counts = counts;
+            hooks.onCounts?.(counts);
+          },
+        });
         if (result.kind === 'lease-lost' || abort.signal.aborted) {
-          return await leaseLost(t, lease, 'lease lost during analyze');
+          return {
+            ...(await leaseLost(t, lease, 'lease lost during analyze')),
+            visibilitySeconds: redeliveryDelay(delivery.receiveCount, deps.redeliveryBackoffSeconds),
+          };
         }
         if (result.kind === 'retry') {
           await t.claims.release(lease, { lastError: result.reason, errorClass: 'transient' });
@@ -328,7 +328,11 @@ function runAnalyze(
 }
 
 /** If the claim is in fact still ours, free it so the next delivery need not wait it out. */
-async function leaseLost(t: Tables, lease: Lease, reason: string): Promise<Disposition> {
+async function leaseLost(
+  t: Tables,
+  lease: Lease,
+  reason: string,
+): Promise<{ action: 'retry'; reason: string }> {
   await t.claims.release(lease, { lastError: reason, errorClass: 'infrastructure' }).catch(() => {});
   return { action: 'retry', reason };
 }
