@@ -22,9 +22,11 @@ Usage: python moto_serve.py -H 127.0.0.1 -p 5000
 
 import argparse
 import copy
+import os
 import signal
 import sys
 import threading
+import time
 
 from werkzeug.serving import run_simple
 
@@ -133,6 +135,20 @@ def _patch_partition_query() -> None:
     Table.query = query
 
 
+def _leave_with_parent() -> None:
+    """The launcher is a child of a test run or a CLI command: if that process is killed
+    outright, nothing else would stop this server, so it exits when its parent goes."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("-H", "--host", default="127.0.0.1")
@@ -141,6 +157,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     _patch_transactions()
     _patch_partition_query()
+    _leave_with_parent()
     app = DomainDispatcherApplication(create_backend_app)
     run_simple(
         args.host,

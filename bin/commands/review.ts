@@ -4,6 +4,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
 import { type Job, Jobs, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
+import { readJobProgress } from '../../lambdas/core/state/progress.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
@@ -46,6 +47,89 @@ export async function review(files: string[], values: Record<string, string | un
     }
   });
 
+  // Ctrl-C or a SIGTERM stops the wait, and everything this command started is stopped before
+  // it exits; a second signal stops it at once. Without this, Node's default would exit at
+  // once and leave moto and the batch workers running.
+  const interrupted = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      console.error(`\n${signal} again: stopping now`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    signalled = signal;
+    console.error(`\n${signal}: stopping the local stack and every process it started…`);
+    interrupted.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await run(
+      inputs,
+      { lane, budget, faultRate, workers, concurrency, latencyMs, timeoutS, outDir, values },
+      interrupted.signal,
+      () => signalled,
+    );
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+interface RunOptions {
+  readonly lane: 'realtime' | 'batch';
+  readonly budget: number;
+  readonly faultRate: number;
+  readonly workers: number;
+  readonly concurrency: number;
+  readonly latencyMs: number;
+  readonly timeoutS: number;
+  readonly outDir: string;
+  readonly values: Record<string, string | undefined>;
+}
+
+/**
+ * The folder a document's reports go to inside `--out`: its file name without the extension,
+ * with anything but letters, digits, `.`, `_` and `-` replaced and no leading dots, so no name
+ * (`...txt`, `../x`) can point outside `--out`; a second document of the same name gets `-2`.
+ *
+ * @example reportDirName('/tmp/../Master Agreement.docx', new Set()) // 'Master_Agreement'
+ */
+export function reportDirName(file: string, used: Set<string>): string {
+  const stem = basename(file).replace(/\.[^.]*$/, '');
+  const clean =
+    stem
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^[.]+/, '')
+      .slice(0, 120) || 'document';
+  let name = clean;
+  for (let n = 2; used.has(name); n++) name = `${clean}-${n}`;
+  used.add(name);
+  return name;
+}
+
+/** Sleeps, or returns early when the command is interrupted. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+async function run(
+  inputs: { path: string; bytes: Buffer }[],
+  o: RunOptions,
+  interrupted: AbortSignal,
+  signalled: () => NodeJS.Signals | undefined,
+): Promise<number> {
+  const { lane, budget, faultRate, workers, concurrency, latencyMs, timeoutS, outDir, values } = o;
   console.log('starting the local stack (moto + Bedrock stand-in)…');
   const stack = await startLocalStack({
     seed: num(values.seed, 'seed', 1),
@@ -95,8 +179,11 @@ export async function review(files: string[], values: Record<string, string | un
 
     const deadline = Date.now() + timeoutS * 1000;
     const finished = new Map<string, Job>();
-    while (finished.size < submitted.length && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 1000));
+    let lastLine = '';
+    let lastPrinted = 0;
+    while (finished.size < submitted.length && Date.now() < deadline && !interrupted.aborted) {
+      await pause(1000, interrupted);
+      if (interrupted.aborted) break;
       const lines: string[] = [];
       for (const s of submitted) {
         const job = await jobs.find(s.jobId);
@@ -105,19 +192,40 @@ export async function review(files: string[], values: Record<string, string | un
           continue;
         }
         if (job.status === 'rejected' || job.finalizedAt) finished.set(s.jobId, job);
+        const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);
+        const c = p?.calls;
         lines.push(
-          `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · cost ${usd(job.costSpent)} of ${usd(job.costLimit)}`,
+          `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled of ${c.planned}` : '-'} · cost ${usd(job.costSpent)} of ${usd(job.costLimit)}`,
         );
       }
       const acct = stack.bedrock.accounting();
       const calls = acct.totals.calls;
       const ok = Object.values(acct.byModel).reduce((n, m) => n + (m.success?.calls ?? 0), 0);
-      lines.push(`model calls: ${calls} sent, ${ok} answered, ${calls - ok} failed or throttled (retried)`);
-      console.log(lines.join(' | '));
+      lines.push(`model requests: ${calls} sent, ${ok} answered, ${calls - ok} refused or failed`);
+      const line = lines.join(' | ');
+      // A line whenever anything moved, and at least every 30 s while nothing does.
+      if (line !== lastLine || Date.now() - lastPrinted > 30_000) {
+        console.log(line);
+        lastLine = line;
+        lastPrinted = Date.now();
+      }
     }
 
+    if (interrupted.aborted) {
+      console.log(
+        `\nstopped by ${signalled()}: no report was written. Jobs still running were stopped with the local stack:`,
+      );
+      for (const s of submitted) {
+        const job = finished.get(s.jobId) ?? (await jobs.find(s.jobId));
+        console.log(`  ${basename(s.file)} (job ${s.jobId}): ${job?.status ?? 'not started'}`);
+      }
+      return signalled() === 'SIGTERM' ? 143 : 130;
+    }
     mkdirSync(outDir, { recursive: true });
     console.log('\nresults');
+    let written = 0;
+    const unfinished: string[] = [];
+    const used = new Set<string>();
     const rows: string[][] = [
       ['document', 'status', 'clauses', 'calls done/planned', 'failed', 'high+crit', 'cost', 'report'],
     ];
@@ -129,6 +237,9 @@ export async function review(files: string[], values: Record<string, string | un
         (!job.finalizedAt && job.status !== 'rejected')
       ) {
         rows.push([basename(s.file), job?.status ?? 'not started', '-', '-', '-', '-', '-', 'timed out']);
+        unfinished.push(
+          `  ${basename(s.file)} (job ${s.jobId}): ${job?.status ?? 'not started'}, chunks ${job?.chunksTerminal ?? 0}/${job?.chunkCount ?? '?'}`,
+        );
         exitCode = 1;
         continue;
       }
@@ -137,7 +248,7 @@ export async function review(files: string[], values: Record<string, string | un
         exitCode = 1;
         continue;
       }
-      const dir = join(outDir, basename(s.file).replace(/\.[^.]+$/, ''));
+      const dir = join(outDir, reportDirName(s.file, used));
       mkdirSync(dir, { recursive: true });
       const get = async (key: string) =>
         (
@@ -148,6 +259,7 @@ export async function review(files: string[], values: Record<string, string | un
       const json = await get(job.reportKey ?? '');
       writeFileSync(join(dir, 'report.json'), json);
       writeFileSync(join(dir, 'report.html'), await get(job.htmlReportKey ?? ''));
+      written++;
       const report = JSON.parse(json) as Report;
       const c = report.coverage;
       rows.push([
@@ -164,7 +276,16 @@ export async function review(files: string[], values: Record<string, string | un
     }
     const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
     for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
-    console.log(`\nreports written under ${outDir} (report.json and report.html per document)`);
+    if (written > 0) {
+      console.log(
+        `\n${written} report(s) written under ${outDir} (report.json and report.html per document)`,
+      );
+    } else console.log('\nno report was written');
+    if (unfinished.length > 0) {
+      console.log(
+        `\ntimed out after ${timeoutS} s; these jobs were still running, and stop with the local stack:\n${unfinished.join('\n')}\nRun again with a longer --timeout (seconds) to let them finish.`,
+      );
+    }
   } finally {
     await pipeline.stop();
     await stack.stop();

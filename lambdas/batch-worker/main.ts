@@ -12,6 +12,20 @@ const config = loadConfig();
 const stop = new AbortController();
 for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => stop.abort());
 
+// A local run's worker is a child of the command that started it (PARENT_PID): if that command
+// is killed outright, no one would stop this process, so it leaves with its parent. The ledger
+// makes the chunks it abandons safe to take over.
+const parentPid = Number(process.env.PARENT_PID ?? 0);
+if (parentPid > 0) {
+  setInterval(() => {
+    try {
+      process.kill(parentPid, 0);
+    } catch {
+      process.exit(1);
+    }
+  }, 1000).unref();
+}
+
 const log = (event: string, fields: Record<string, unknown>) =>
   process.stdout.write(
     `${JSON.stringify({ level: 'info', event, ...fields, at: new Date().toISOString() })}\n`,

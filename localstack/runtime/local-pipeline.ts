@@ -73,7 +73,10 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
   });
   const log = options.log ?? (() => {});
   configureIntake(intakeDeps(config, clients));
-  configureWorker(workerDeps(config, clients, { ...options.workerOverrides }), [
+  // Stopping the pipeline aborts the realtime lane's chunks in progress (as a Lambda timeout or
+  // shutdown would): their leases are released and the ledger keeps what they finished.
+  const shutdown = new AbortController();
+  configureWorker(workerDeps(config, clients, { signal: shutdown.signal, ...options.workerOverrides }), [
     config.REALTIME_QUEUE_URL,
     config.BATCH_QUEUE_URL,
   ]);
@@ -109,7 +112,13 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
       ['--import', 'tsx', join(PROJECT_ROOT, 'lambdas/batch-worker/main.ts')],
       {
         cwd: PROJECT_ROOT,
-        env: { ...process.env, ...env, POLLER_WAIT_SECONDS: '1', POLLER_CONCURRENCY: '2' },
+        env: {
+          ...process.env,
+          ...env,
+          POLLER_WAIT_SECONDS: '1',
+          POLLER_CONCURRENCY: '2',
+          PARENT_PID: String(process.pid),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -127,6 +136,7 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
     batchWorkers,
     addBatchWorker,
     async stop() {
+      shutdown.abort();
       await stopSweeper();
       await Promise.all(sources.map((s) => s.stop()));
       await Promise.all(

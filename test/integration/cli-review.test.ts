@@ -1,11 +1,48 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
+import { BENCH_CONTRACT } from '../bench/pipeline.js';
 import { expectCompleteReview, fixture, SMALL } from '../helpers/pipeline.js';
+
+/** Every live descendant of a process, from /proc (zombies count as gone). */
+function descendants(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state !== 'Z') parentOf.set(pid, Number(ppid));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const found: number[] = [];
+  const walk = (pid: number) => {
+    for (const [child, parent] of parentOf) {
+      if (parent === pid) {
+        found.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(root);
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
 
 const out = mkdtempSync(join(tmpdir(), 'clause-review-cli-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -45,6 +82,50 @@ describe('npx clause-review review', () => {
     expect(run.stdout).toMatch(/document\s+status\s+clauses/);
     expect(run.stdout).toContain(join(dir, 'report.html'));
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
+  }, 180_000);
+
+  it('stops every process it started and exits when interrupted mid-run', async () => {
+    // Its own moto, stand-in and two batch workers: no AWS_ENDPOINT_URL.
+    const { AWS_ENDPOINT_URL: _external, ...env } = process.env;
+    const child = spawn(
+      process.execPath,
+      [
+        join(PROJECT_ROOT, 'bin/clause-review.js'),
+        'review',
+        BENCH_CONTRACT,
+        '--latency-ms',
+        '300',
+        '--out',
+        out,
+      ],
+      { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.resume();
+    const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+      child.once('exit', (code) => resolve({ code, at: Date.now() })),
+    );
+    const pid = child.pid ?? 0;
+    // Wait until calls are being made, so moto, the stand-in and the workers are all busy.
+    const started = Date.now();
+    while (!/model requests: [1-9]/.test(stdout)) {
+      if (Date.now() - started > 120_000) throw new Error(`no progress:\n${stdout}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const spawned = descendants(pid);
+    expect(spawned.length).toBeGreaterThanOrEqual(3); // moto and two batch workers, at least
+
+    const sent = Date.now();
+    child.kill('SIGINT');
+    const { code, at } = await exited;
+    expect(code).toBe(130);
+    expect(at - sent).toBeLessThan(15_000);
+    expect(spawned.filter(alive)).toEqual([]);
+    expect(stdout).toMatch(/stopped by SIGINT: no report was written/);
+    expect(stdout).not.toMatch(/report\(s\) written/);
   }, 180_000);
 
   it('refuses bad options with a message that names them', async () => {

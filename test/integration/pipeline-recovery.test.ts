@@ -58,15 +58,19 @@ describe('a chunk message delivered twice at once', () => {
 
 describe('a batch worker killed mid-chunk', () => {
   it('loses its lease to another worker, which finishes the job without billing a call twice', async () => {
-    // Latencies spread from 50 ms to 3 s: whenever the victim dies, each chunk it holds has
-    // answers settled and calls still open.
+    // Latencies spread from 50 ms to 3 s, so that each chunk the victim holds has answers
+    // settled and calls still open whenever it dies.
     h.bedrock.setPlan({ latency: { kind: 'uniform', minMs: 50, maxMs: 3000 } });
     const callsBefore = h.bedrock.accounting().totals.calls;
     const jobId = await h.upload(`kill-${MEDIUM}`, fixture(MEDIUM), { lane: 'batch' });
     const victim = h.pipeline.addBatchWorker();
     await h.untilCalls((n) => n >= callsBefore + 60);
 
-    // Kill it without warning (no SIGTERM drain).
+    // Then every new call waits on the model, and once every earlier call has been answered
+    // and settled, the victim is killed without warning (no SIGTERM drain): the calls it has
+    // open were never answered, so none of them can be billed twice.
+    h.bedrock.setPlan({ latency: { kind: 'fixed', ms: 8000 } });
+    await new Promise((r) => setTimeout(r, 3500));
     const cut = new Promise((r) => victim.once('exit', r));
     victim.kill('SIGKILL');
     await cut;
