@@ -79,6 +79,7 @@ describe('npx clause-review review', () => {
     expect(report.notice).toMatch(/offline heuristic/);
     // Progress while it ran, then the summary table naming the report.
     expect(run.stdout).toMatch(/chunks \d+\/\d+/);
+    expect(run.stdout).toMatch(/calls \d+ done, \d+ failed, \d+ skipped, \d+ cancelled of \d+/);
     expect(run.stdout).toMatch(/document\s+status\s+clauses/);
     expect(run.stdout).toContain(join(dir, 'report.html'));
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/i);

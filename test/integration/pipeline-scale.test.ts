@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { costOf } from '../../lambdas/core/models.js';
+import { readJobProgress } from '../../lambdas/core/state/progress.js';
 import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { fixture, LARGEST, SMALL, startHarness } from '../helpers/pipeline.js';
 
@@ -52,6 +53,16 @@ describe('a contract of more than 8,000 calls whose ceiling is reached early', (
     expect(c.callsDone + c.callsFailed + c.callsSkippedBudget).toBe(job.callsPlanned);
     expect(c.callsNotRun).toBe(0);
     expect(report.job.reason).toMatch(/cost ceiling/);
+    // What a person watching saw at the end agrees with the report.
+    const progress = await readJobProgress(h.pipeline.clients.db, h.stack.resources.tableName, jobId);
+    expect(progress?.calls).toEqual({
+      planned: job.callsPlanned,
+      done: c.callsDone,
+      failed: c.callsFailed,
+      skipped: c.callsSkippedBudget,
+      cancelled: 0,
+    });
+    expect(progress?.chunksTerminal).toBe(job.chunkCount);
     expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
   }, 420_000);
 });
