@@ -21,7 +21,7 @@ import { type BackoffPolicy, fullJitterDelay, mayRetry } from './backoff.js';
 import type { ChunkBudget } from './chunk-budget.js';
 import { classifyCallError, describeError, isThrottle } from './error-class.js';
 import type { JobGate } from './job-gate.js';
-import type { LimiterRegistry } from './limiter.js';
+import type { LimiterRegistry, Permit } from './limiter.js';
 
 /** What every call of a process shares. */
 export interface CallDeps {
@@ -130,177 +130,250 @@ function stoppedResult(chunk: ChunkCalls, modelId: string, retries: number): Cal
     : { kind: 'unstarted', reason: why, modelId, retries };
 }
 
+/** What changes from one attempt of a call to the next. */
+interface CallState {
+  readonly ctx: CallContext;
+  readonly started: number;
+  /** Attempts of the entry at claim time: later ones are this holder's. */
+  readonly priorAttempts: number;
+  /** The entry's totals: what it had at claim time, plus this holder's attempts. */
+  readonly totals: { attempts: number; inputTokens: number; outputTokens: number; cost: number };
+  retries: number;
+  consecutiveThrottles: number;
+  modelId: string;
+  repair: { previousAnswer: string; error: string } | undefined;
+}
+
+/** One attempt's money, permit and the status reading that let it start. */
+interface Started {
+  readonly estimate: number;
+  readonly permit: Permit | undefined;
+  readonly checkedAt: number;
+}
+
+/** Writes the entry with the call's totals; a false answer means the lease is gone. */
+function settle(s: CallState, fields: Omit<Settlement, keyof CallState['totals']>): Promise<boolean> {
+  return s.ctx.deps.ledger.settle(s.ctx.call, s.ctx.chunk.owner, { ...fields, ...s.totals });
+}
+
+/** The call's result once its entry is written, or lease-lost when that write was refused. */
+async function ended(s: CallState, fields: Omit<Settlement, keyof CallState['totals']>, result: CallResult) {
+  return (await settle(s, fields))
+    ? result
+    : ({ kind: 'lease-lost', retries: s.retries, modelId: s.modelId } as const);
+}
+
 /**
  * Makes one call: its worst case reserved against the chunk's allotment, its intent, a
- * limiter permit, a status read that began after it asked, then the request. Transient errors are
- * retried with full-jitter backoff (moving to the fallback model after repeated throttles), an
- * invalid answer gets one repair retry, and every answered attempt is written once.
+ * limiter permit, a status read that began after it asked, then the request. Transient errors
+ * are retried with full-jitter backoff (moving to the fallback model after repeated throttles),
+ * an invalid answer gets one repair retry, and every answered attempt is written once.
  */
 export async function makeCall(ctx: CallContext): Promise<CallResult> {
-  const { call, clause, analyst, chunk, deps } = ctx;
-  const started = deps.now();
-  const same = ctx.prior?.idempotencyKey === call.idempotencyKey ? ctx.prior : undefined;
-  // The entry's totals: what it had at claim time, plus this holder's attempts.
-  const totals = {
-    attempts: same?.attempts ?? 0,
-    inputTokens: same?.inputTokens ?? 0,
-    outputTokens: same?.outputTokens ?? 0,
-    cost: same?.cost ?? 0,
+  const same = ctx.prior?.idempotencyKey === ctx.call.idempotencyKey ? ctx.prior : undefined;
+  const s: CallState = {
+    ctx,
+    started: ctx.deps.now(),
+    priorAttempts: same?.attempts ?? 0,
+    totals: {
+      attempts: same?.attempts ?? 0,
+      inputTokens: same?.inputTokens ?? 0,
+      outputTokens: same?.outputTokens ?? 0,
+      cost: same?.cost ?? 0,
+    },
+    retries: 0,
+    consecutiveThrottles: 0,
+    modelId: ctx.analyst.modelId,
+    repair: undefined,
   };
-  let retries = 0;
-  let consecutiveThrottles = 0;
-  let modelId = analyst.modelId;
-  let repair: { previousAnswer: string; error: string } | undefined;
-  const settle = (s: Omit<Settlement, keyof typeof totals>) =>
-    deps.ledger.settle(call, chunk.owner, { ...s, ...totals });
-
   for (;;) {
-    const input = buildConverseInput(analyst, clause, { modelId, ...(repair ? { repair } : {}) });
-    let estimate: number;
-    try {
-      estimate = worstCaseCost(input, modelId, analyst.maxTokens, deps.prices);
-    } catch (error) {
-      // Recorded on the entry's intent like any other outcome.
-      await chunk.intentOf(ctx.index);
-      const ok = await settle({
-        status: 'failed',
-        failureKind: 'permanent',
-        errorClass: 'logic',
-        lastError: describeError(error),
-      });
-      return ok
-        ? { kind: 'failed', failureKind: 'permanent', retries, modelId }
-        : { kind: 'lease-lost', retries, modelId };
-    }
-    if (chunk.stopped()) return stoppedResult(chunk, modelId, retries);
-    // Money first, then the permit: a call waiting for room under the ceiling holds no permit.
-    const reserved = await chunk.budget.reserve(estimate, chunk.halt);
-    if (!reserved.ok) {
-      if (reserved.why === 'budget') chunk.stop('budget');
-      else if (!chunk.stopped()) chunk.stop('cancelled');
-      return stoppedResult(chunk, modelId, retries);
-    }
-    // The intent goes first too, so that no permit waits on a ledger write.
-    await chunk.intentOf(ctx.index);
-    const permit = await deps.limiters
-      ?.for(modelId)
-      .acquire(chunk.lane, { signal: chunk.halt })
-      .catch(() => undefined);
-    if (chunk.halt.aborted) {
-      chunk.budget.release(estimate);
-      permit?.release({ unused: true });
-      return stoppedResult(chunk, modelId, retries);
-    }
-    const unreserve = () => chunk.budget.release(estimate);
-    const { job, checkedAt } = await chunk.gate.check();
-    if (!chunk.leaseHeld()) chunk.stop('lease-lost');
-    if (job?.status !== 'running' || job.budgetExceededAt || chunk.stopped()) {
-      unreserve();
-      permit?.release({ unused: true });
-      if (!chunk.stopped())
-        chunk.stop(job?.status === 'running' && job.budgetExceededAt ? 'budget' : 'cancelled');
-      if (totals.attempts > (same?.attempts ?? 0))
-        await settle({ status: 'retryable', lastError: 'stopped before the next attempt' });
-      return stoppedResult(chunk, modelId, retries);
-    }
-    deps.onCallStart?.(call, modelId);
-    totals.attempts++;
-
+    const input = buildConverseInput(ctx.analyst, ctx.clause, {
+      modelId: s.modelId,
+      ...(s.repair ? { repair: s.repair } : {}),
+    });
+    const start = await startAttempt(s, input);
+    if ('kind' in start) return start;
+    ctx.deps.onCallStart?.(ctx.call, s.modelId);
+    s.totals.attempts++;
+    const sentAt = ctx.deps.now();
     let output: ConverseCommandOutput;
-    const sentAt = deps.now();
     try {
-      output = await deps.bedrock.send(new ConverseCommand(input), {
+      output = await ctx.deps.bedrock.send(new ConverseCommand(input), {
         // A cancel stops new calls but lets started ones finish (they are reserved and billed);
         // only a lost lease or a shutdown aborts them.
-        abortSignal: AbortSignal.any([chunk.abort, AbortSignal.timeout(deps.modelTimeoutMs)]) as never,
+        abortSignal: AbortSignal.any([
+          ctx.chunk.abort,
+          AbortSignal.timeout(ctx.deps.modelTimeoutMs),
+        ]) as never,
       });
-      permit?.release();
+      start.permit?.release();
     } catch (error) {
-      unreserve();
-      permit?.release({ throttled: isThrottle(error) });
-      deps.metrics?.attempt({ model: modelId, latencyMs: deps.now() - sentAt, throttled: isThrottle(error) });
-      const errorClass = classifyCallError(error);
-      const lastError = describeError(error);
-      if (errorClass !== 'transient') {
-        const ok = await settle({
-          status: 'failed',
-          failureKind: 'permanent',
-          errorClass,
-          lastError,
-          checkedAt,
-        });
-        return ok
-          ? { kind: 'failed', failureKind: 'permanent', retries, modelId }
-          : { kind: 'lease-lost', retries, modelId };
-      }
-      if (chunk.abort.aborted) return { kind: 'lease-lost', retries, modelId };
-      if (isThrottle(error)) {
-        consecutiveThrottles++;
-        if (
-          consecutiveThrottles >= deps.backoff.throttlesBeforeFallback &&
-          modelId !== analyst.fallbackModelId
-        ) {
-          modelId = analyst.fallbackModelId;
-          consecutiveThrottles = 0;
-        }
-      } else consecutiveThrottles = 0;
-      const delay = fullJitterDelay(retries, deps.backoff, deps.random);
-      if (!mayRetry(retries, deps.now() - started, delay, deps.backoff)) {
-        const ok = await settle({ status: 'retryable', errorClass, lastError, checkedAt });
-        return ok
-          ? { kind: 'exhausted', error: lastError, retries, modelId }
-          : { kind: 'lease-lost', retries, modelId };
-      }
-      retries++;
-      await deps.sleep(delay, chunk.halt);
+      const result = await afterError(s, start, error, sentAt);
+      if (result) return result;
       continue;
     }
-
-    const usage = {
-      modelId,
-      inputTokens: output.usage?.inputTokens ?? 0,
-      outputTokens: output.usage?.outputTokens ?? 0,
-    };
-    const cost = costOf(modelId, usage, deps.prices);
-    chunk.budget.settle(estimate, cost);
-    totals.inputTokens += usage.inputTokens;
-    totals.outputTokens += usage.outputTokens;
-    totals.cost += cost;
-    deps.metrics?.attempt({
-      model: modelId,
-      latencyMs: deps.now() - sentAt,
-      throttled: false,
-      costMicros: cost,
-    });
-    const billed = { modelId, checkedAt };
-    let answer: AnalystAnswer;
-    try {
-      answer = parseAnswer(analyst, clause, output);
-    } catch (error) {
-      if (!isAnswerValidationError(error)) throw error;
-      if (!repair) {
-        repair = { previousAnswer: answerText(output), error: error.repairHint };
-        const next = buildConverseInput(analyst, clause, { modelId, repair });
-        // The entry stays an intent, now for the repair attempt's (larger) worst case.
-        const reservation = worstCaseCost(next, modelId, analyst.maxTokens, deps.prices);
-        if (!(await settle({ ...billed, status: 'in-flight', reservation }))) {
-          return { kind: 'lease-lost', retries, modelId };
-        }
-        continue;
-      }
-      const ok = await settle({
-        ...billed,
-        status: 'failed',
-        failureKind: 'validation',
-        errorClass: 'validation',
-        lastError: describeError(error),
-      });
-      return ok
-        ? { kind: 'failed', failureKind: 'validation', retries, modelId }
-        : { kind: 'lease-lost', retries, modelId };
-    }
-    const result = JSON.stringify(answer);
-    const ok = await settle({ ...billed, status: 'done', result });
-    return ok ? { kind: 'done', result, retries, modelId } : { kind: 'lease-lost', retries, modelId };
+    const result = await afterAnswer(s, start, output, sentAt);
+    if (result) return result;
   }
+}
+
+/**
+ * Everything before the request: the worst case priced, reserved, the intent written, a permit
+ * taken and the job read. Returns the result instead when the call cannot start.
+ */
+async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<Started | CallResult> {
+  const { ctx } = s;
+  const { chunk, deps } = ctx;
+  let estimate: number;
+  try {
+    estimate = worstCaseCost(input, s.modelId, ctx.analyst.maxTokens, deps.prices);
+  } catch (error) {
+    // Recorded on the entry's intent like any other outcome.
+    await chunk.intentOf(ctx.index);
+    const lastError = describeError(error);
+    return ended(
+      s,
+      { status: 'failed', failureKind: 'permanent', errorClass: 'logic', lastError },
+      {
+        kind: 'failed',
+        failureKind: 'permanent',
+        retries: s.retries,
+        modelId: s.modelId,
+      },
+    );
+  }
+  if (chunk.stopped()) return stoppedResult(chunk, s.modelId, s.retries);
+  // Money first, then the permit: a call waiting for room under the ceiling holds no permit.
+  const reserved = await chunk.budget.reserve(estimate, chunk.halt);
+  if (!reserved.ok) {
+    if (reserved.why === 'budget') chunk.stop('budget');
+    else if (!chunk.stopped()) chunk.stop('cancelled');
+    return stoppedResult(chunk, s.modelId, s.retries);
+  }
+  // The intent goes first too, so that no permit waits on a ledger write.
+  await chunk.intentOf(ctx.index);
+  const permit = await deps.limiters
+    ?.for(s.modelId)
+    .acquire(chunk.lane, { signal: chunk.halt })
+    .catch(() => undefined);
+  if (chunk.halt.aborted) {
+    chunk.budget.release(estimate);
+    permit?.release({ unused: true });
+    return stoppedResult(chunk, s.modelId, s.retries);
+  }
+  const { job, checkedAt } = await chunk.gate.check();
+  if (!chunk.leaseHeld()) chunk.stop('lease-lost');
+  if (job?.status !== 'running' || job.budgetExceededAt || chunk.stopped()) {
+    chunk.budget.release(estimate);
+    permit?.release({ unused: true });
+    if (!chunk.stopped())
+      chunk.stop(job?.status === 'running' && job.budgetExceededAt ? 'budget' : 'cancelled');
+    if (s.totals.attempts > s.priorAttempts) {
+      await settle(s, { status: 'retryable', lastError: 'stopped before the next attempt' });
+    }
+    return stoppedResult(chunk, s.modelId, s.retries);
+  }
+  return { estimate, permit, checkedAt };
+}
+
+/**
+ * A request that failed: nothing was billed. A permanent error ends the call; a transient one
+ * is retried after a full-jitter wait (returns undefined), until tier 1 runs out.
+ */
+async function afterError(
+  s: CallState,
+  start: Started,
+  error: unknown,
+  sentAt: number,
+): Promise<CallResult | undefined> {
+  const { chunk, deps, analyst } = s.ctx;
+  chunk.budget.release(start.estimate);
+  start.permit?.release({ throttled: isThrottle(error) });
+  deps.metrics?.attempt({ model: s.modelId, latencyMs: deps.now() - sentAt, throttled: isThrottle(error) });
+  const errorClass = classifyCallError(error);
+  const lastError = describeError(error);
+  const { retries, modelId } = s;
+  if (errorClass !== 'transient') {
+    const fields = {
+      status: 'failed',
+      failureKind: 'permanent',
+      errorClass,
+      lastError,
+      checkedAt: start.checkedAt,
+    } as const;
+    return ended(s, fields, { kind: 'failed', failureKind: 'permanent', retries, modelId });
+  }
+  if (chunk.abort.aborted) return { kind: 'lease-lost', retries, modelId };
+  if (isThrottle(error)) {
+    s.consecutiveThrottles++;
+    if (
+      s.consecutiveThrottles >= deps.backoff.throttlesBeforeFallback &&
+      s.modelId !== analyst.fallbackModelId
+    ) {
+      s.modelId = analyst.fallbackModelId;
+      s.consecutiveThrottles = 0;
+    }
+  } else s.consecutiveThrottles = 0;
+  const delay = fullJitterDelay(s.retries, deps.backoff, deps.random);
+  if (!mayRetry(s.retries, deps.now() - s.started, delay, deps.backoff)) {
+    const fields = { status: 'retryable', errorClass, lastError, checkedAt: start.checkedAt } as const;
+    return ended(s, fields, { kind: 'exhausted', error: lastError, retries, modelId: s.modelId });
+  }
+  s.retries++;
+  await deps.sleep(delay, chunk.halt);
+  return undefined;
+}
+
+/**
+ * An answered request: billed, its cost settled against the allotment. A valid answer ends the
+ * call; the first invalid one gets a repair retry (returns undefined), the second fails it.
+ */
+async function afterAnswer(
+  s: CallState,
+  start: Started,
+  output: ConverseCommandOutput,
+  sentAt: number,
+): Promise<CallResult | undefined> {
+  const { chunk, deps, analyst, clause } = s.ctx;
+  const usage = {
+    inputTokens: output.usage?.inputTokens ?? 0,
+    outputTokens: output.usage?.outputTokens ?? 0,
+  };
+  const cost = costOf(s.modelId, usage, deps.prices);
+  chunk.budget.settle(start.estimate, cost);
+  s.totals.inputTokens += usage.inputTokens;
+  s.totals.outputTokens += usage.outputTokens;
+  s.totals.cost += cost;
+  deps.metrics?.attempt({
+    model: s.modelId,
+    latencyMs: deps.now() - sentAt,
+    throttled: false,
+    costMicros: cost,
+  });
+  const billed = { modelId: s.modelId, checkedAt: start.checkedAt };
+  const { retries, modelId } = s;
+  let answer: AnalystAnswer;
+  try {
+    answer = parseAnswer(analyst, clause, output);
+  } catch (error) {
+    if (!isAnswerValidationError(error)) throw error;
+    if (!s.repair) {
+      s.repair = { previousAnswer: answerText(output), error: error.repairHint };
+      const next = buildConverseInput(analyst, clause, { modelId: s.modelId, repair: s.repair });
+      // The entry stays an intent, now for the repair attempt's (larger) worst case.
+      const reservation = worstCaseCost(next, s.modelId, analyst.maxTokens, deps.prices);
+      if (await settle(s, { ...billed, status: 'in-flight', reservation })) return undefined;
+      return { kind: 'lease-lost', retries, modelId };
+    }
+    const fields = {
+      ...billed,
+      status: 'failed',
+      failureKind: 'validation',
+      errorClass: 'validation',
+      lastError: describeError(error),
+    } as const;
+    return ended(s, fields, { kind: 'failed', failureKind: 'validation', retries, modelId });
+  }
+  const result = JSON.stringify(answer);
+  return ended(s, { ...billed, status: 'done', result }, { kind: 'done', result, retries, modelId });
 }
