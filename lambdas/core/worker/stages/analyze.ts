@@ -96,10 +96,96 @@ export async function analyzeStage(
     if (isLeaseLostError(error)) return { kind: 'lease-lost' };
     throw error;
   }
+  const tally = new Tally(entries, deps);
+  deps.onCounts?.(tally.counts);
+  const planned = planCalls(job, lease, clauses, analysts, entries, tally);
+  const chunk = chunkCalls(job, lease, planned, deps, signal);
+  await runCalls(planned, chunk, tally, deps);
+  if (chunk.stopped() === 'lease-lost') return { kind: 'lease-lost' };
+  // Every call has settled: what the lease holds goes back to the job.
+  try {
+    await deps.allotments.move(lease, chunk.budget.closing(), job);
+    chunk.budget.closed();
+  } catch (error) {
+    if (isLeaseLostError(error)) return { kind: 'lease-lost' };
+    throw error;
+  }
+  return tally.result(chunk.stopped());
+}
 
-  const counts = { done: 0, reused: 0, failed: 0, skipped: 0, cancelled: 0, retries: 0 };
-  deps.onCounts?.(counts);
-  const known = new Map<string, Pick<LedgerEntry, 'status' | 'result'>>(entries);
+/** What the stage's calls came to: counts, answers, calls not started, calls out of retries. */
+class Tally {
+  readonly counts = { done: 0, reused: 0, failed: 0, skipped: 0, cancelled: 0, retries: 0 };
+  readonly known: Map<string, Pick<LedgerEntry, 'status' | 'result'>>;
+  readonly unstarted: UnstartedCall[] = [];
+  readonly exhausted: { call: CallRef; error: string }[] = [];
+
+  constructor(
+    entries: ReadonlyMap<string, LedgerEntry>,
+    private readonly deps: Pick<AnalyzeDeps, 'metrics'>,
+  ) {
+    this.known = new Map(entries);
+  }
+
+  reused(modelId: string): void {
+    this.counts.reused++;
+    this.deps.metrics?.call({ model: modelId, outcome: 'reused' });
+  }
+
+  record(p: PlannedCall, r: CallResult): void {
+    const counts = this.counts;
+    counts.retries += r.retries;
+    if (r.kind === 'done') {
+      counts.done++;
+      this.known.set(callSk(p.ref.chunk, p.ref.clauseId, p.ref.analystId), {
+        status: 'done',
+        result: r.result,
+      });
+    } else if (r.kind === 'failed') counts.failed++;
+    else if (r.kind === 'exhausted') this.exhausted.push({ call: p.ref, error: r.error });
+    else if (r.kind === 'unstarted') {
+      this.unstarted.push({ clauseId: p.ref.clauseId, analystId: p.ref.analystId });
+      counts[r.reason === 'budget' ? 'skipped' : 'cancelled']++;
+    }
+    if (r.kind === 'done' || r.kind === 'failed') {
+      this.deps.metrics?.call({
+        model: r.modelId,
+        outcome: r.kind === 'done' ? 'succeeded' : 'failed',
+        retries: r.retries,
+      });
+    }
+  }
+
+  /** The stage's result once every call has ended and the lease's money is back. */
+  result(stopped: StopReason | undefined): AnalyzeResult {
+    const { counts, unstarted, exhausted } = this;
+    if (stopped === 'cancelled')
+      return { kind: 'cancelled', counts, unstarted: { reason: 'cancelled', calls: unstarted } };
+    if (exhausted.length > 0) {
+      const first = exhausted[0];
+      return {
+        kind: 'retry',
+        reason: `${exhausted.length} call(s) out of tier-1 retries; first: ${first?.call.clauseId}/${first?.call.analystId}: ${first?.error}`,
+      };
+    }
+    return {
+      kind: 'done',
+      counts,
+      entries: this.known,
+      ...(unstarted.length > 0 ? { unstarted: { reason: 'budget' as const, calls: unstarted } } : {}),
+    };
+  }
+}
+
+/** Every (clause × analyst) call the ledger does not hold final yet; the others count as reused. */
+function planCalls(
+  job: Job,
+  lease: Lease,
+  clauses: readonly Clause[],
+  analysts: readonly AnalystDefinition[],
+  entries: ReadonlyMap<string, LedgerEntry>,
+  tally: Tally,
+): PlannedCall[] {
   const planned: PlannedCall[] = [];
   for (const clause of clauses) {
     for (const analyst of analysts) {
@@ -111,13 +197,21 @@ export async function analyzeStage(
         idempotencyKey: idempotencyKey(analyst, clause),
       };
       const prior = entries.get(callSk(lease.chunk, clause.id, analyst.id));
-      if (isFinalFor(prior, ref)) {
-        counts.reused++;
-        deps.metrics?.call({ model: prior?.modelId ?? analyst.modelId, outcome: 'reused' });
-      } else planned.push({ ref, clause, analyst, prior });
+      if (isFinalFor(prior, ref)) tally.reused(prior?.modelId ?? analyst.modelId);
+      else planned.push({ ref, clause, analyst, prior });
     }
   }
+  return planned;
+}
 
+/** What the chunk's calls share: its budget, gate, intents and stop switch. */
+function chunkCalls(
+  job: Job,
+  lease: Lease,
+  planned: readonly PlannedCall[],
+  deps: AnalyzeDeps,
+  signal: AbortSignal,
+): ChunkCalls & { callEnded(): void } {
   const owner = leaseOwner(lease);
   const intents: Intent[] = planned.map((p) => ({
     call: p.ref,
@@ -132,7 +226,7 @@ export async function analyzeStage(
   const abort = AbortSignal.any([signal, halt.signal]);
   // Every call of the chunk waits on these signals at once (limiter, backoff sleeps).
   setMaxListeners(0, abort, halt.signal, signal);
-  const chunk: ChunkCalls = {
+  return {
     owner,
     lane: deps.lane,
     budget: new ChunkBudget({
@@ -159,39 +253,30 @@ export async function analyzeStage(
     },
     stopped: () => stopReason ?? (signal.aborted ? 'lease-lost' : undefined),
     halt: abort,
+    callEnded() {
+      callsLeft--;
+    },
   };
+}
 
-  const unstarted: UnstartedCall[] = [];
-  const exhausted: { call: CallRef; error: string }[] = [];
-  const record = (p: PlannedCall, r: CallResult) => {
-    counts.retries += r.retries;
-    if (r.kind === 'done') {
-      counts.done++;
-      known.set(callSk(p.ref.chunk, p.ref.clauseId, p.ref.analystId), { status: 'done', result: r.result });
-    } else if (r.kind === 'failed') counts.failed++;
-    else if (r.kind === 'exhausted') exhausted.push({ call: p.ref, error: r.error });
-    else if (r.kind === 'unstarted') {
-      unstarted.push({ clauseId: p.ref.clauseId, analystId: p.ref.analystId });
-      counts[r.reason === 'budget' ? 'skipped' : 'cancelled']++;
-    }
-    if (r.kind === 'done' || r.kind === 'failed') {
-      deps.metrics?.call({
-        model: r.modelId,
-        outcome: r.kind === 'done' ? 'succeeded' : 'failed',
-        retries: r.retries,
-      });
-    }
-  };
+/** Runs the planned calls with bounded concurrency; a failure that is not a lost lease is thrown. */
+async function runCalls(
+  planned: readonly PlannedCall[],
+  chunk: ReturnType<typeof chunkCalls>,
+  tally: Tally,
+  deps: AnalyzeDeps,
+): Promise<void> {
   let notStarted = planned.length;
   if (notStarted === 0) deps.onDraining?.();
   const results = await Promise.allSettled(
     planned.map((p, index) =>
       deps.semaphore.run(async () => {
         if (--notStarted === 0) deps.onDraining?.();
-        if (chunk.stopped()) {
-          record(p, {
+        const stopped = chunk.stopped();
+        if (stopped) {
+          tally.record(p, {
             kind: 'unstarted',
-            reason: unstartedReason(chunk.stopped()),
+            reason: unstartedReason(stopped),
             modelId: p.analyst.modelId,
             retries: 0,
           });
@@ -206,43 +291,14 @@ export async function analyzeStage(
           chunk,
           deps,
         });
-        callsLeft--;
+        chunk.callEnded();
         if (r.kind === 'lease-lost') chunk.stop('lease-lost');
-        record(p, r);
+        tally.record(p, r);
       }),
     ),
   );
   const crashed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (crashed && chunk.stopped() !== 'lease-lost') throw crashed.reason;
-  if (chunk.stopped() === 'lease-lost') return { kind: 'lease-lost' };
-  // Every call has settled: what the lease holds goes back to the job.
-  try {
-    await deps.allotments.move(lease, chunk.budget.closing(), job);
-    chunk.budget.closed();
-  } catch (error) {
-    if (isLeaseLostError(error)) return { kind: 'lease-lost' };
-    throw error;
-  }
-  if (stopReasonIs(chunk, 'cancelled')) {
-    return { kind: 'cancelled', counts, unstarted: { reason: 'cancelled', calls: unstarted } };
-  }
-  if (exhausted.length > 0) {
-    const first = exhausted[0];
-    return {
-      kind: 'retry',
-      reason: `${exhausted.length} call(s) out of tier-1 retries; first: ${first?.call.clauseId}/${first?.call.analystId}: ${first?.error}`,
-    };
-  }
-  return {
-    kind: 'done',
-    counts,
-    entries: known,
-    ...(unstarted.length > 0 ? { unstarted: { reason: 'budget' as const, calls: unstarted } } : {}),
-  };
-}
-
-function stopReasonIs(chunk: ChunkCalls, why: StopReason): boolean {
-  return chunk.stopped() === why;
 }
 
 function unstartedReason(why: StopReason | undefined): UnstartedReason {
