@@ -7,7 +7,7 @@ import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
 import type { PipelineMetrics } from '../metrics/index.js';
 import { MODEL_PRICES, type ModelPrice } from '../models.js';
 import { Allotments } from '../state/allotments.js';
-import { CallLedger, type CallRef } from '../state/call-ledger.js';
+import { CallLedger, type CallRef, type LedgerEntry } from '../state/call-ledger.js';
 import { type CallCounts, type Checkpoint, Claims, isChunkTerminal, type Lease } from '../state/claims.js';
 import { isLeaseLostError } from '../state/errors.js';
 import { type Job, Jobs } from '../state/jobs.js';
@@ -180,23 +180,9 @@ export async function processChunk(
   deps: WorkerDeps,
   hooks: ChunkHooks = {},
 ): Promise<Disposition> {
-  let body: unknown;
-  try {
-    body = JSON.parse(delivery.body || 'null');
-  } catch (error) {
-    body = error;
-  }
-  const parsed = chunkMessageSchema.safeParse(body);
-  deps.metrics?.chunk({
-    ...(parsed.success ? { lane: parsed.data.lane } : {}),
-    redelivered: delivery.receiveCount > 1,
-  });
-  if (!parsed.success) {
-    // It can never succeed; letting it reach the DLQ keeps it for triage instead of losing it.
-    const why = body instanceof Error ? `not JSON (${body.message})` : parsed.error.issues[0]?.message;
-    return { action: 'retry', reason: `malformed chunk message: ${why ?? 'invalid'}` };
-  }
-  const message = parsed.data;
+  const parsed = parseMessage(delivery, deps);
+  if ('action' in parsed) return parsed;
+  const message = parsed;
   const now = deps.now ?? Date.now;
   const t: Tables = {
     jobs: new Jobs(deps.db, deps.tableName, now),
@@ -209,67 +195,34 @@ export async function processChunk(
   if (!['running', 'cancelled'].includes(job.status))
     return { action: 'ack', outcome: `job already ${job.status}` };
 
-  let analyzed: Extract<AnalyzeResult, { kind: 'done' }> | undefined;
+  const run: StageRun = { delivery, deps, hooks, t, message };
   for (const [stageIndex, stage] of STAGES.entries()) {
     const claimed = await claimStage(t, deps, message, stage, now);
     if (claimed.kind === 'disposition') return claimed.disposition;
     if (claimed.kind === 'stage-done') continue;
-    const { lease } = claimed;
-    const stoppedAt = `cancelled-at-stage-${stageIndex + 1}`;
     const current = stageIndex === 0 ? job : await t.jobs.get(message.jobId);
     const abort = new AbortController();
     const progress: { counts?: CallCounts } = {};
-    const stopHeartbeat = startHeartbeat(deps, t.claims, lease, delivery, abort, () => progress.counts);
+    const stopHeartbeat = startHeartbeat(
+      deps,
+      t.claims,
+      claimed.lease,
+      delivery,
+      abort,
+      () => progress.counts,
+    );
     try {
-      if (current.status === 'cancelled') {
-        await t.claims.finishChunk(lease, { status: 'cancelled', stoppedAt });
-        await enqueueFinalizeIfComplete(deps, message.jobId);
-        return { action: 'ack', outcome: stoppedAt };
-      }
-      if (stage === 'analyze') {
-        const result = await runAnalyze(current, lease, claimed.checkpoint, message, deps, t, abort.signal, {
-          ...hooks,
-          onCounts: (counts) => {
-            progress.counts = counts;
-            hooks.onCounts?.(counts);
-          },
-        });
-        if (result.kind === 'lease-lost' || abort.signal.aborted) {
-          return {
-            ...(await leaseLost(t, lease, 'lease lost during analyze')),
-            visibilitySeconds: redeliveryDelay(delivery.receiveCount, deps.redeliveryBackoffSeconds),
-          };
-        }
-        if (result.kind === 'retry') {
-          await t.claims.release(lease, { lastError: result.reason, errorClass: 'transient' });
-          return {
-            action: 'retry',
-            reason: 'tier-1 retries exhausted',
-            visibilitySeconds: redeliveryDelay(delivery.receiveCount, deps.redeliveryBackoffSeconds),
-          };
-        }
-        if (result.kind === 'cancelled') {
-          await t.claims.finishChunk(lease, {
-            status: 'cancelled',
-            stoppedAt,
-            calls: result.counts,
-            unstarted: result.unstarted,
-          });
-          await enqueueFinalizeIfComplete(deps, message.jobId);
-          return { action: 'ack', outcome: stoppedAt };
-        }
-        await t.claims.completeStage(lease, {
-          calls: result.counts,
-          ...(result.unstarted ? { unstarted: result.unstarted } : {}),
-        });
-        analyzed = result;
-      } else {
-        const entries = analyzed?.entries ?? (await t.ledger.forChunk(message.jobId, message.chunk));
-        const analysts = selectAnalysts([...current.analysts]);
-        const assessments = consolidateChunk(message.chunk, message.clauses, analysts, entries);
-        await t.claims.finishChunk(lease, { status: 'done', result: JSON.stringify(assessments) });
-        await enqueueFinalizeIfComplete(deps, message.jobId);
-      }
+      const held = {
+        ...claimed,
+        job: current,
+        stoppedAt: `cancelled-at-stage-${stageIndex + 1}`,
+        abort,
+        progress,
+      };
+      const disposition = await (stage === 'analyze'
+        ? analyzeUnderLease(run, held)
+        : consolidateUnderLease(run, held));
+      if (disposition) return disposition;
     } catch (error) {
       if (isLeaseLostError(error)) return { action: 'retry', reason: error.message };
       throw error;
@@ -279,6 +232,108 @@ export async function processChunk(
     deps.log?.('stage-done', { jobId: message.jobId, chunk: message.chunk, stage });
   }
   return { action: 'ack', outcome: 'done' };
+}
+
+/** The message of a delivery, or the disposition of one that can never be processed. */
+function parseMessage(delivery: Delivery, deps: WorkerDeps): ChunkMessage | Disposition {
+  let body: unknown;
+  try {
+    body = JSON.parse(delivery.body || 'null');
+  } catch (error) {
+    body = error;
+  }
+  const parsed = chunkMessageSchema.safeParse(body);
+  deps.metrics?.chunk({
+    ...(parsed.success ? { lane: parsed.data.lane } : {}),
+    redelivered: delivery.receiveCount > 1,
+  });
+  if (parsed.success) return parsed.data;
+  // It can never succeed; letting it reach the DLQ keeps it for triage instead of losing it.
+  const why = body instanceof Error ? `not JSON (${body.message})` : parsed.error.issues[0]?.message;
+  return { action: 'retry', reason: `malformed chunk message: ${why ?? 'invalid'}` };
+}
+
+/** One delivery's context, shared by its stages. */
+interface StageRun {
+  readonly delivery: Delivery;
+  readonly deps: WorkerDeps;
+  readonly hooks: ChunkHooks;
+  readonly t: Tables;
+  readonly message: ChunkMessage;
+  /** The analyze stage's answers, when this delivery ran it (consolidate needs no re-read). */
+  analyzed?: ReadonlyMap<string, Pick<LedgerEntry, 'status' | 'result'>>;
+}
+
+/** A stage claimed by this delivery. */
+interface HeldStage {
+  readonly lease: Lease;
+  readonly checkpoint: Checkpoint;
+  readonly job: Job;
+  readonly stoppedAt: string;
+  readonly abort: AbortController;
+  readonly progress: { counts?: CallCounts };
+}
+
+/** Records a chunk stopped by a cancel, in one write, and enqueues finalize if it was the last. */
+async function finishCancelled(
+  run: StageRun,
+  held: HeldStage,
+  extra: Pick<Checkpoint, 'calls' | 'unstarted'> = {},
+): Promise<Disposition> {
+  await run.t.claims.finishChunk(held.lease, { status: 'cancelled', stoppedAt: held.stoppedAt, ...extra });
+  await enqueueFinalizeIfComplete(run.deps, run.message.jobId);
+  return { action: 'ack', outcome: held.stoppedAt };
+}
+
+/** The analyze stage under its lease; undefined when the chunk goes on to consolidate. */
+async function analyzeUnderLease(run: StageRun, held: HeldStage): Promise<Disposition | undefined> {
+  const { t, deps, delivery } = run;
+  if (held.job.status === 'cancelled') return finishCancelled(run, held);
+  const result = await runAnalyze(
+    held.job,
+    held.lease,
+    held.checkpoint,
+    run.message,
+    deps,
+    t,
+    held.abort.signal,
+    {
+      ...run.hooks,
+      onCounts: (counts) => {
+        held.progress.counts = counts;
+        run.hooks.onCounts?.(counts);
+      },
+    },
+  );
+  const backoff = redeliveryDelay(delivery.receiveCount, deps.redeliveryBackoffSeconds);
+  if (result.kind === 'lease-lost' || held.abort.signal.aborted) {
+    return { ...(await leaseLost(t, held.lease, 'lease lost during analyze')), visibilitySeconds: backoff };
+  }
+  if (result.kind === 'retry') {
+    await t.claims.release(held.lease, { lastError: result.reason, errorClass: 'transient' });
+    return { action: 'retry', reason: 'tier-1 retries exhausted', visibilitySeconds: backoff };
+  }
+  if (result.kind === 'cancelled') {
+    return finishCancelled(run, held, { calls: result.counts, unstarted: result.unstarted });
+  }
+  await t.claims.completeStage(held.lease, {
+    calls: result.counts,
+    ...(result.unstarted ? { unstarted: result.unstarted } : {}),
+  });
+  run.analyzed = result.entries;
+  return undefined;
+}
+
+/** The consolidate stage under its lease: the chunk's assessments, and the chunk counted. */
+async function consolidateUnderLease(run: StageRun, held: HeldStage): Promise<Disposition | undefined> {
+  const { t, message } = run;
+  if (held.job.status === 'cancelled') return finishCancelled(run, held);
+  const entries = run.analyzed ?? (await t.ledger.forChunk(message.jobId, message.chunk));
+  const analysts = selectAnalysts([...held.job.analysts]);
+  const assessments = consolidateChunk(message.chunk, message.clauses, analysts, entries);
+  await t.claims.finishChunk(held.lease, { status: 'done', result: JSON.stringify(assessments) });
+  await enqueueFinalizeIfComplete(run.deps, message.jobId);
+  return undefined;
 }
 
 /** The analyze stage with this process's dependencies. */
