@@ -7,6 +7,7 @@ import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { costOf } from '../../lambdas/core/models.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import type { Delivery, WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
 import { loadConfig } from '../../lambdas/shared/config.js';
@@ -77,6 +78,8 @@ export interface PipelineHarness {
   takeChunkMessages(lane: Lane, expected: number): Promise<Delivery[]>;
   /** Resolves once `predicate` holds for the stand-in's accounting. */
   untilCalls(predicate: (calls: number) => boolean, timeoutMs?: number): Promise<void>;
+  /** What the stand-in billed, by its own token counts, priced with the project's table. */
+  billedMicros(): number;
 }
 
 /** Starts everything; call at the top level of a test file. */
@@ -177,6 +180,14 @@ export async function startHarness(
           );
         await new Promise((r) => setTimeout(r, 50));
       }
+    },
+    billedMicros() {
+      let total = 0;
+      for (const [modelId, byOutcome] of Object.entries(bedrock.accounting().byModel)) {
+        const ok = byOutcome.success;
+        if (ok) total += costOf(modelId, ok);
+      }
+      return total;
     },
     async report(job) {
       const r = await pipeline.clients.s3.send(

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { costOf } from '../../lambdas/core/models.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
@@ -12,16 +11,6 @@ const h = await startHarness('control', {
   pipeline: { realtimeConcurrency: INVOCATIONS },
 });
 const ledger = new CallLedger(h.pipeline.clients.db, h.stack.resources.tableName);
-
-/** What the stand-in billed, priced with the project's own table. */
-function billedMicros(): number {
-  let total = 0;
-  for (const [modelId, byOutcome] of Object.entries(h.bedrock.accounting().byModel)) {
-    const ok = byOutcome.success;
-    if (ok) total += costOf(modelId, ok);
-  }
-  return total;
-}
 
 describe('cancel mid-run', () => {
   it('starts no model call after the cancel is recorded, and says where each chunk stopped', async () => {
@@ -89,7 +78,7 @@ describe('a cost ceiling below what the job needs', () => {
     expect(job.costCommitted).toBeLessThanOrEqual(ceiling);
     expect(job.costReserved).toBe(0);
     // The stand-in's own books, priced independently, agree: nothing billed over the ceiling.
-    expect(billedMicros()).toBeLessThanOrEqual(job.costSpent);
+    expect(h.billedMicros()).toBeLessThanOrEqual(job.costSpent);
     expect(job.costSpent).toBeGreaterThan(ceiling * 0.5);
 
     const report = await h.report(job);

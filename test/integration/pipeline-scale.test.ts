@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { costOf } from '../../lambdas/core/models.js';
 import { readJobProgress } from '../../lambdas/core/state/progress.js';
 import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { fixture, LARGEST, SMALL, startHarness } from '../helpers/pipeline.js';
 
 // The deployed realtime lane's shape: 20 concurrent invocations of 8 calls each.
 const h = await startHarness('scale', { pipeline: { realtimeConcurrency: 20 } });
-
-/** What the stand-in billed, priced with the project's own table. */
-function billedMicros(): number {
-  let total = 0;
-  for (const [modelId, byOutcome] of Object.entries(h.bedrock.accounting().byModel)) {
-    const ok = byOutcome.success;
-    if (ok) total += costOf(modelId, ok);
-  }
-  return total;
-}
 
 describe('a contract of more than 8,000 calls whose ceiling is reached early', () => {
   it('ends budget_exceeded soon after the ceiling, with a report that accounts for every call', async () => {
@@ -44,7 +33,7 @@ describe('a contract of more than 8,000 calls whose ceiling is reached early', (
     expect(job.costSpent).toBeLessThanOrEqual(ceiling);
     expect(job.costCommitted).toBeLessThanOrEqual(ceiling);
     expect(job.costReserved).toBe(0);
-    expect(billedMicros()).toBeLessThanOrEqual(job.costSpent);
+    expect(h.billedMicros()).toBeLessThanOrEqual(job.costSpent);
 
     const report = await h.report(job);
     const c = report.coverage;

@@ -248,36 +248,22 @@ export class Jobs {
    * chunks still running stop starting calls at their next status read.
    */
   async markBudgetExceeded(jobId: string): Promise<void> {
-    try {
-      await retryConflicts(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { pk: jobPk(jobId), sk: JOB_SK },
-            UpdateExpression: 'SET budgetExceededAt = :at',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(budgetExceededAt)',
-            ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString() },
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await this.stampOnce(jobId, 'budgetExceededAt', 'attribute_exists(pk)');
   }
 
   /**
-   * Claims the right to enqueue finalize: succeeds once, for the caller that finds every
-   * chunk terminal first. The loser of a race (or a repeat) gets false.
+   * Sets `field` to now unless it is set already, and only while `condition` holds. Returns
+   * false when it was set already or the condition failed (the loser of a race, or a repeat).
    */
-  async claimFinalize(jobId: string): Promise<boolean> {
+  private async stampOnce(jobId: string, field: string, condition: string): Promise<boolean> {
     try {
       await retryConflicts(() =>
         this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: { pk: jobPk(jobId), sk: JOB_SK },
-            UpdateExpression: 'SET finalizeEnqueuedAt = :at',
-            ConditionExpression: 'attribute_not_exists(finalizeEnqueuedAt) AND chunksTerminal >= chunkCount',
+            UpdateExpression: `SET ${field} = :at`,
+            ConditionExpression: `attribute_not_exists(${field}) AND ${condition}`,
             ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString() },
           }),
         ),
@@ -287,6 +273,14 @@ export class Jobs {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  /**
+   * Claims the right to enqueue finalize: succeeds once, for the caller that finds every
+   * chunk terminal first. The loser of a race (or a repeat) gets false.
+   */
+  async claimFinalize(jobId: string): Promise<boolean> {
+    return this.stampOnce(jobId, 'finalizeEnqueuedAt', 'chunksTerminal >= chunkCount');
   }
 
   /**
