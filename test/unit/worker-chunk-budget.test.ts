@@ -93,6 +93,14 @@ describe('ChunkBudget', () => {
     expect(f.moves).toEqual([{ spent: 0, release: 0, take: 1_000 }]);
   });
 
+  it("takes four calls' worth near the ceiling while the room has it, not one call at a time", async () => {
+    const f = fakeJob(10_000, { costCommitted: 9_400, costReserved: 9_400 });
+    const { b } = budget(f, { callsLeft: 48 });
+    expect(await b.reserve(100)).toEqual({ ok: true });
+    // 600 left: a quarter would be 150, but four calls' worth (400) fits.
+    expect(f.moves).toEqual([{ spent: 0, release: 0, take: 400 }]);
+  });
+
   it('gives back its unused money, waits for other chunks, and then reports the ceiling reached', async () => {
     const f = fakeJob(1_000, { costCommitted: 950, costReserved: 950 });
     const clock = { t: 0 };

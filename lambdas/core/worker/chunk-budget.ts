@@ -30,9 +30,10 @@ export interface ChunkBudgetOptions {
  * for the whole chunk), first accounting what it spent so far. What is left returns when the
  * lease ends ({@link ChunkBudget.closing}).
  *
- * A take asks for the worst case of the chunk's next calls, at most `callsPerAllotment` and
- * at most a quarter of the room left, so that the chunks running at once share what is left
- * under the ceiling instead of the first ones taking it all.
+ * A take asks for the worst case of the chunk's next calls, at most `callsPerAllotment`, and
+ * once the room left is known, at most a quarter of it (but four calls' worth if the room has
+ * that), so that the chunks running at once share what is left under the ceiling instead of
+ * the first ones taking it all.
  */
 export class ChunkBudget {
   /** Allotment held: taken, less released, less spent already accounted to the job. */
@@ -93,13 +94,12 @@ export class ChunkBudget {
     const since = o.now();
     let room = Number.POSITIVE_INFINITY;
     for (;;) {
-      const want = Math.max(
-        estimate,
-        Math.min(
-          estimate * Math.min(Math.max(o.callsLeft(), 1), o.callsPerAllotment ?? 48),
-          Math.floor(room / 4),
-        ),
-      );
+      // The chunk's next calls, but within a share of the room left, and never less than a few
+      // calls' worth while the room allows: near the ceiling, takes of one call at a time would
+      // cost a job-item write per call.
+      const need = estimate * Math.min(Math.max(o.callsLeft(), 1), o.callsPerAllotment ?? 48);
+      const share = Math.max(Math.floor(room / 4), estimate * 4);
+      const want = Math.max(estimate, Math.min(need, room, share));
       // Money spent so far is accounted in the same write, so the job sees it at once.
       const move = { spent: this.spent, release: 0, take: want };
       const r = await o.allotments.move(o.lease, move, o.job);
