@@ -227,7 +227,16 @@ async function run(
     const unfinished: string[] = [];
     const used = new Set<string>();
     const rows: string[][] = [
-      ['document', 'status', 'clauses', 'calls done/planned', 'failed', 'high+crit', 'cost', 'report'],
+      [
+        'document',
+        'status',
+        'clauses',
+        'calls done/planned',
+        'failed / skipped / cancelled',
+        'high+crit',
+        'cost',
+        'report',
+      ],
     ];
     for (const s of submitted) {
       const job = finished.get(s.jobId) ?? (await jobs.find(s.jobId));
@@ -267,7 +276,7 @@ async function run(
         report.job.status,
         String(report.summary.clauses),
         `${c.callsDone}/${c.callsPlanned}`,
-        String(c.callsFailed + c.callsSkippedBudget),
+        `${c.callsFailed} / ${c.callsSkippedBudget} / ${c.callsCancelled}`,
         String(report.summary.riskCounts.high + report.summary.riskCounts.critical),
         `${usd(report.cost.spentMicros)} / ${usd(report.cost.ceilingMicros)}`,
         join(dir, 'report.html'),
