@@ -133,7 +133,8 @@ export function buildReport(
   }
   const analyzeStats = checkpoints.filter((c) => c.stage === 'analyze' && c.calls);
   const { done, skipped, cancelled } = calls;
-  const failed = failedCalls.length;
+  // Calls that never ended (`not-finished`) are listed but counted as not run, not as failed.
+  const failed = failedCalls.filter((f) => f.failureKind !== 'not-finished').length;
   const attempts = ledger.reduce((n, e) => n + (e.attempts ?? 0), 0);
   const { status, reason } = finalStatus(job, unfinishedChunks, failedCalls, skipped);
 
