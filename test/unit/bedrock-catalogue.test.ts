@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import {
+  Catalogue,
+  effectiveLifecycle,
+  foundationModelArn,
+  inferenceProfileArn,
+} from '../../localstack/bedrock/catalogue.js';
+
+const HAIKU_45 = 'anthropic.claude-haiku-4-5-20251001-v1:0';
+const catalogue = new Catalogue();
+
+describe('catalogue lookup', () => {
+  it('resolves base ids, profile ids and both kinds of ARN', () => {
+    expect(catalogue.resolve(HAIKU_45)).toEqual({ model: catalogue.model(HAIKU_45) });
+    expect(catalogue.resolve(`us.${HAIKU_45}`)?.viaProfile).toEqual({
+      geography: 'us',
+      profileId: `us.${HAIKU_45}`,
+    });
+    expect(catalogue.resolve(`global.${HAIKU_45}`)?.viaProfile?.geography).toBe('global');
+    expect(catalogue.resolve(foundationModelArn('eu-west-1', 'amazon.nova-lite-v1:0'))?.model.modelId).toBe(
+      'amazon.nova-lite-v1:0',
+    );
+    const arn = inferenceProfileArn('us-east-1', `eu.${HAIKU_45}`);
+    expect(catalogue.resolve(arn)?.viaProfile).toEqual({ geography: 'eu', profileId: `eu.${HAIKU_45}` });
+  });
+
+  it('knows nothing of unknown ids or profiles a model does not have', () => {
+    expect(catalogue.resolve('test-model')).toBeUndefined();
+    expect(catalogue.resolve('eu.amazon.nova-pro-v1:0')).toBeUndefined();
+    expect(catalogue.resolve('apac.anthropic.claude-haiku-4-5-20251001-v1:0')).toBeUndefined();
+    expect(catalogue.resolve('arn:aws:bedrock:us-east-1::foundation-model/nope.nope-v1:0')).toBeUndefined();
+  });
+});
+
+describe('effective lifecycle', () => {
+  const model = catalogue.model(HAIKU_45)!;
+  it('applies overrides and turns a passed end-of-life date into EOL', () => {
+    const now = Date.parse('2026-11-23T00:00:00Z');
+    expect(effectiveLifecycle(model, undefined, now).status).toBe('ACTIVE');
+    const legacy = { status: 'LEGACY' as const, endOfLifeTime: '2026-12-19T00:00:00Z' };
+    expect(effectiveLifecycle(model, legacy, now)).toMatchObject({
+      status: 'LEGACY',
+      endOfLifeTime: legacy.endOfLifeTime,
+    });
+    expect(effectiveLifecycle(model, legacy, Date.parse('2026-12-19T00:00:00Z')).status).toBe('EOL');
+    expect(
+      effectiveLifecycle(catalogue.model('anthropic.claude-3-haiku-20240307-v1:0')!, undefined, now).status,
+    ).toBe('EOL');
+  });
+});
