@@ -41,6 +41,25 @@ export interface AccountingSnapshot {
   malformed: Record<string, Partial<Record<MalformedAccountingKind, number>>>;
   /** Fingerprint of each billed (200) call -> its model and how many times it was billed. */
   successes: Record<string, { modelId: string; count: number }>;
+  /** modelId -> Converse stopReason -> number of billed (200) answers that stopped so. */
+  stopReasons: Record<string, Partial<Record<string, number>>>;
+  /**
+   * modelId -> prompt-cache tokens of billed calls. These are not in `byModel`'s inputTokens,
+   * which counts uncached input only, as Bedrock's `usage.inputTokens` does: a call's bill is
+   * inputTokens × input price + cacheReadInputTokens × cache-read price +
+   * cacheWriteInputTokens × cache-write price + outputTokens × output price
+   * (https://aws.amazon.com/bedrock/pricing/).
+   */
+  cache: Record<string, CacheCounter>;
+}
+
+/** Prompt-cache use of one model's billed calls. */
+export interface CacheCounter {
+  cacheReadInputTokens: number;
+  cacheWriteInputTokens: number;
+  /** Calls that read from the cache / wrote to it. */
+  readCalls: number;
+  writeCalls: number;
 }
 
 /** The parts of a Converse request that decide the answer; equal fingerprints mean a repeated question. */
@@ -106,6 +125,11 @@ export interface CallRecord {
   /** Required for `success`. */
   fingerprint?: string;
   malformed?: MalformedAccountingKind;
+  /** Converse stopReason of a `success`. */
+  stopReason?: string;
+  /** Prompt-cache tokens of a `success` (not included in inputTokens). */
+  cacheReadInputTokens?: number;
+  cacheWriteInputTokens?: number;
 }
 
 const emptyCounter = (): UsageCounter => ({ calls: 0, inputTokens: 0, outputTokens: 0 });
@@ -116,6 +140,8 @@ export class Accounting {
   private byModel = new Map<string, Map<CallOutcome, UsageCounter>>();
   private malformed = new Map<string, Map<MalformedAccountingKind, number>>();
   private successes = new Map<string, { modelId: string; count: number }>();
+  private stopReasons = new Map<string, Map<string, number>>();
+  private cache = new Map<string, CacheCounter>();
 
   /** Records one call. Tokens of anything but `success` are ignored: only answers are billed. */
   record(call: CallRecord): void {
@@ -151,6 +177,27 @@ export class Accounting {
       }
       kinds.set(call.malformed, (kinds.get(call.malformed) ?? 0) + 1);
     }
+    if (billed && call.stopReason) {
+      let reasons = this.stopReasons.get(call.modelId);
+      if (!reasons) {
+        reasons = new Map();
+        this.stopReasons.set(call.modelId, reasons);
+      }
+      reasons.set(call.stopReason, (reasons.get(call.stopReason) ?? 0) + 1);
+    }
+    const read = billed ? (call.cacheReadInputTokens ?? 0) : 0;
+    const write = billed ? (call.cacheWriteInputTokens ?? 0) : 0;
+    if (read > 0 || write > 0) {
+      let counter = this.cache.get(call.modelId);
+      if (!counter) {
+        counter = { cacheReadInputTokens: 0, cacheWriteInputTokens: 0, readCalls: 0, writeCalls: 0 };
+        this.cache.set(call.modelId, counter);
+      }
+      counter.cacheReadInputTokens += read;
+      counter.cacheWriteInputTokens += write;
+      if (read > 0) counter.readCalls++;
+      if (write > 0) counter.writeCalls++;
+    }
   }
 
   /** A deep copy of the books. */
@@ -163,7 +210,11 @@ export class Accounting {
     for (const [modelId, kinds] of this.malformed) malformed[modelId] = Object.fromEntries(kinds);
     const successes: AccountingSnapshot['successes'] = {};
     for (const [fingerprint, entry] of this.successes) successes[fingerprint] = { ...entry };
-    return { totals: { ...this.totals }, byModel, malformed, successes };
+    const stopReasons: AccountingSnapshot['stopReasons'] = {};
+    for (const [modelId, reasons] of this.stopReasons) stopReasons[modelId] = Object.fromEntries(reasons);
+    const cache: AccountingSnapshot['cache'] = {};
+    for (const [modelId, counter] of this.cache) cache[modelId] = { ...counter };
+    return { totals: { ...this.totals }, byModel, malformed, successes, stopReasons, cache };
   }
 
   /** Empties the books. */
@@ -172,5 +223,7 @@ export class Accounting {
     this.byModel.clear();
     this.malformed.clear();
     this.successes.clear();
+    this.stopReasons.clear();
+    this.cache.clear();
   }
 }

@@ -5,14 +5,38 @@
  */
 import type { MalformedAccountingKind } from './accounting.js';
 import type { ConverseRequest } from './converse-request.js';
-import type { MalformedKind } from './fault-plan.js';
+import type { MalformedKind, PlannedStopReason } from './fault-plan.js';
 import { type AnalystAnswer, analyze, STAND_IN_LABEL } from './heuristic-analyst.js';
 import { breakSchema, corruptQuotes, truncatedJson } from './malformed.js';
+import { type CacheUse, blockChars as oneBlockChars } from './prompt-cache.js';
 import type { Random } from './random.js';
 import { toolConfigInfo } from './tool-config.js';
 
-/** Why the model stopped. */
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens';
+/** Why the model stopped (Converse `stopReason`). */
+export type StopReason =
+  | 'end_turn'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'refusal'
+  | 'content_filtered'
+  | 'guardrail_intervened';
+
+/**
+ * Output limit when a request sets no `inferenceConfig.maxTokens` and the plan forces a
+ * `max_tokens` stop: the stand-in needs some cap to bill, and 4,096 is the Converse default
+ * the Anthropic models apply on Bedrock.
+ */
+export const DEFAULT_MAX_TOKENS = 4_096;
+
+/** What a refusing model says (Claude 4.5 models stop with `refusal` after such a text). */
+export const REFUSAL_TEXT = "I can't help with that request.";
+/** Amazon Nova's answer when its own content filter blocks the output (stopReason content_filtered). */
+export const CONTENT_FILTERED_TEXT = 'The generated text has been blocked by our content filters.';
+/**
+ * A guardrail's default blocked-output message
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/guardrails-components.html, "Messaging for blocked prompts").
+ */
+export const GUARDRAIL_BLOCKED_TEXT = 'Sorry, the model cannot answer this question.';
 
 /** A call's answer as prepared before faults are applied. */
 export interface PreparedAnswer {
@@ -37,15 +61,16 @@ export interface FinalAnswer {
   readonly outputTokens: number;
   /** Set when the caller will find the answer unusable. */
   readonly malformed?: MalformedAccountingKind;
+  /** Set when the request carried cachePoint blocks; inputTokens then excludes these tokens. */
+  readonly cache?: CacheUse;
 }
 
 const tokensFor = (chars: number): number => Math.ceil(chars / 4);
 
 function blockChars(blocks: readonly Record<string, unknown>[] | undefined): number {
   let chars = 0;
-  for (const block of blocks ?? []) {
-    chars += typeof block.text === 'string' ? block.text.length : JSON.stringify(block).length;
-  }
+  // cachePoint blocks are markers, not input (prompt-cache.ts counts the same way).
+  for (const block of blocks ?? []) chars += oneBlockChars(block);
   return chars;
 }
 
@@ -111,8 +136,10 @@ export function finishAnswer(
   prepared: PreparedAnswer,
   kind: MalformedKind | undefined,
   random: Random,
+  forced?: PlannedStopReason,
 ): FinalAnswer {
   const { analysis, toolUseId, inputTokens, maxTokens } = prepared;
+  if (forced) return forcedStop(prepared, forced);
   let contentJson = prepared.contentJson;
   let stopReason: StopReason = analysis.tool ? 'tool_use' : 'end_turn';
   let malformed: MalformedAccountingKind | undefined;
@@ -140,13 +167,82 @@ export function finishAnswer(
   return { contentJson, stopReason, inputTokens, outputTokens, malformed };
 }
 
-/** The 200 response body, in the field order Bedrock uses. */
+/**
+ * An answer ended by the plan rather than by the analyst. Input is billed in full (the model
+ * read it); output is billed as produced:
+ * - `max_tokens`: the model ran to the cap (`inferenceConfig.maxTokens`, else
+ *   {@link DEFAULT_MAX_TOKENS}) and was cut off: a text-only prefix of the answer, the tool call
+ *   never completed; billed at the cap, as the model generated that many tokens.
+ * - `refusal`: a short refusal text, no toolUse; billed for that text.
+ * - `content_filtered` / `guardrail_intervened`: the model wrote its whole answer, which was
+ *   then replaced by the filter's or guardrail's message; billed for the answer it wrote.
+ *   (Guardrail pricing is separate and not modelled.)
+ */
+function forcedStop(prepared: PreparedAnswer, reason: PlannedStopReason): FinalAnswer {
+  const { analysis, inputTokens } = prepared;
+  const text = (value: string): string => JSON.stringify([{ text: value }]);
+  switch (reason) {
+    case 'max_tokens': {
+      const cap = prepared.maxTokens ?? DEFAULT_MAX_TOKENS;
+      const payload = analysis.tool ? JSON.stringify(analysis.tool.input) : analysis.text;
+      // Show at most 60 % of the answer, so the cut is visible even under a generous cap.
+      const shown = Math.max(1, Math.min(cap, Math.ceil(prepared.naturalOutputTokens * 0.6)));
+      return {
+        contentJson: truncatedContent(payload.slice(0, Math.ceil(payload.length * 0.6)), shown),
+        stopReason: 'max_tokens',
+        inputTokens,
+        outputTokens: cap,
+        malformed: 'maxTokens',
+      };
+    }
+    case 'refusal': {
+      const contentJson = text(REFUSAL_TEXT);
+      return { contentJson, stopReason: 'refusal', inputTokens, outputTokens: tokensFor(contentJson.length) };
+    }
+    case 'content_filtered':
+      return {
+        contentJson: text(CONTENT_FILTERED_TEXT),
+        stopReason: 'content_filtered',
+        inputTokens,
+        outputTokens: prepared.naturalOutputTokens,
+      };
+    case 'guardrail_intervened':
+      return {
+        contentJson: text(GUARDRAIL_BLOCKED_TEXT),
+        stopReason: 'guardrail_intervened',
+        inputTokens,
+        outputTokens: prepared.naturalOutputTokens,
+      };
+  }
+}
+
+/** The answer with its input split by the prompt cache (inputTokens keeps only uncached tokens). */
+export function withCacheUse(answer: FinalAnswer, cache: CacheUse | undefined): FinalAnswer {
+  if (!cache) return answer;
+  const cached = cache.cacheReadInputTokens + cache.cacheWriteInputTokens;
+  return { ...answer, inputTokens: Math.max(0, answer.inputTokens - cached), cache };
+}
+
+/**
+ * The 200 response body, in the field order Bedrock uses. With prompt caching, `totalTokens`
+ * counts cache reads and writes too (TokenUsage in
+ * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html) and
+ * `cacheDetails` breaks the write down by TTL.
+ */
 export function renderAnswerBody(answer: FinalAnswer, latencyMs: number): string {
-  const total = answer.inputTokens + answer.outputTokens;
+  const cache = answer.cache;
+  const read = cache?.cacheReadInputTokens ?? 0;
+  const write = cache?.cacheWriteInputTokens ?? 0;
+  const total = answer.inputTokens + answer.outputTokens + read + write;
+  let usage = `"inputTokens":${answer.inputTokens},"outputTokens":${answer.outputTokens},"totalTokens":${total}`;
+  if (cache) {
+    usage += `,"cacheReadInputTokens":${read},"cacheWriteInputTokens":${write}`;
+    if (write > 0) usage += `,"cacheDetails":[{"ttl":"${cache.writeTtl ?? '5m'}","inputTokens":${write}}]`;
+  }
   return (
     `{"output":{"message":{"role":"assistant","content":${answer.contentJson}}},` +
     `"stopReason":"${answer.stopReason}",` +
-    `"usage":{"inputTokens":${answer.inputTokens},"outputTokens":${answer.outputTokens},"totalTokens":${total}},` +
+    `"usage":{${usage}},` +
     `"metrics":{"latencyMs":${latencyMs}}}`
   );
 }

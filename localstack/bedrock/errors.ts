@@ -91,3 +91,61 @@ export function bedrockError(name: BedrockErrorName, message?: string): WireErro
 export function isBedrockErrorName(value: string): value is BedrockErrorName {
   return Object.hasOwn(BEDROCK_ERRORS, value);
 }
+
+/**
+ * Messages Bedrock sends when a request names a model it will not serve that way. Each is
+ * quoted as Bedrock puts it on the wire (typographic apostrophe included); the comment says
+ * where the wording was seen.
+ */
+export const MODEL_MESSAGES = {
+  /**
+   * ValidationException (400) for an id Bedrock does not know, or a profile the caller's region
+   * cannot use; also what a retired id answered before "end of life" messages existed.
+   * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html (Errors), wording
+   * as in github.com/strands-agents/harness-sdk/issues/38.
+   */
+  invalidModelId: 'The provided model identifier is invalid.',
+  /**
+   * ResourceNotFoundException (404) at Converse for a model past its end-of-life date
+   * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html: "Any requests
+   * made to this version will fail"); wording as reported in
+   * github.com/aws-solutions-library-samples/accelerated-intelligent-document-processing-on-aws/issues/708.
+   */
+  endOfLife:
+    'This model version has reached the end of its life. Please refer to the AWS documentation for more details.',
+  /**
+   * ValidationException (400) for the base id of a model served only through inference
+   * profiles (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-use.html);
+   * wording as in github.com/strands-agents/harness-sdk/issues/38.
+   */
+  onDemandUnsupported: (modelId: string): string =>
+    `Invocation of model ID ${modelId} with on-demand throughput isn’t supported. Retry your request with the ID or ARN of an inference profile that contains this model.`,
+  /**
+   * ValidationException (400) when temperature and topP are both set on a model that allows
+   * only one (Claude 4.5 generation,
+   * https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html).
+   */
+  temperatureWithTopP:
+    'The model returned the following errors: `temperature` and `top_p` cannot both be specified for this model. Please use only one.',
+  /**
+   * ValidationException (400) for cachePoint blocks sent to a model without prompt caching
+   * (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html, supported
+   * models); wording as reported in github.com/cline/cline/issues/2064 and
+   * github.com/zeroclaw-labs/zeroclaw/pull/7315 (both 400).
+   */
+  promptCachingUnsupported:
+    'You invoked an unsupported model or your request did not allow prompt caching. See the documentation for more information.',
+  /**
+   * ResourceNotFoundException (404) from the control plane's GetFoundationModel for an id it
+   * cannot resolve (unknown or past end of life); wording as Bedrock sends it for unresolvable
+   * ids (github.com/aws-samples/bedrock-chat/issues/91).
+   * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_GetFoundationModel.html
+   */
+  foundationModelNotFound: 'Could not resolve the foundation model from the provided model identifier.',
+  /**
+   * ResourceNotFoundException (404) from GetInferenceProfile
+   * (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_GetInferenceProfile.html).
+   * The exact wording is not documented; this one is the stand-in's.
+   */
+  inferenceProfileNotFound: (id: string): string => `Inference profile ${id} not found.`,
+} as const;

@@ -4,6 +4,7 @@
  * patch is validated with zod and rejected with a readable reason instead of half-applied.
  */
 import { z } from 'zod';
+import type { LifecycleOverride } from './catalogue.js';
 import { BEDROCK_ERROR_NAMES, type BedrockErrorName } from './errors.js';
 import type { LatencySpec } from './latency.js';
 
@@ -12,6 +13,40 @@ export type MalformedKind = 'invalidJson' | 'schemaViolation' | 'badQuote';
 
 /** Fixed order used to turn one uniform draw into a malformed kind. */
 export const MALFORMED_KINDS: readonly MalformedKind[] = ['invalidJson', 'schemaViolation', 'badQuote'];
+
+/**
+ * Stop reasons the plan can force on an answered call, in the fixed order used to turn one
+ * uniform draw into a reason. Values are Converse `stopReason` strings.
+ */
+export type PlannedStopReason = 'refusal' | 'max_tokens' | 'content_filtered' | 'guardrail_intervened';
+
+/** Fixed order of {@link PlannedStopReason} for the draw. */
+export const PLANNED_STOP_REASONS: readonly PlannedStopReason[] = [
+  'refusal',
+  'max_tokens',
+  'content_filtered',
+  'guardrail_intervened',
+];
+
+/** Probability per answered call of each forced stop reason (sum at most 1). */
+export type StopReasonPlan = Partial<Record<PlannedStopReason, number>>;
+
+/**
+ * How the stand-in applies its model catalogue (see catalogue.ts). Global only: the catalogue
+ * is Bedrock's, not a model's.
+ */
+export interface CataloguePlan {
+  /**
+   * Refuse at Converse what Bedrock refuses: unknown ids, end-of-life models, base ids of
+   * profile-only models, temperature with topP where the model forbids it, cachePoint on
+   * models without prompt caching. Off by default during the switch of the tests' model ids
+   * (see the stand-in README section in server.ts); a test turns it on with
+   * `setPlan({ catalogue: { enforce: true } })`.
+   */
+  enforce: boolean;
+  /** Lifecycle overrides by base model id, merged over the catalogue's own lifecycle. */
+  lifecycle: Record<string, LifecycleOverride>;
+}
 
 /** Capacity limits; absent means unlimited. Enforced per model id, as Bedrock quotas are. */
 export interface CapacityPlan {
@@ -38,11 +73,13 @@ export interface FaultPlanCore {
   latency: LatencySpec;
   malformed: MalformedPlan;
   hang: HangPlan;
+  stopReasons: StopReasonPlan;
 }
 
 /** The whole plan: global settings plus optional per-model overrides merged over them. */
 export interface FaultPlan extends FaultPlanCore {
   modelOverrides?: Record<string, FaultPlanCorePatch>;
+  catalogue: CataloguePlan;
 }
 
 /** The plan a fresh stand-in starts with: no faults, no latency, unlimited capacity. */
@@ -52,7 +89,9 @@ export const DEFAULT_FAULT_PLAN: Readonly<FaultPlan> = Object.freeze<FaultPlan>(
   latency: { kind: 'fixed', ms: 0 },
   malformed: {},
   hang: { probability: 0 },
+  stopReasons: {},
   modelOverrides: {},
+  catalogue: { enforce: false, lifecycle: {} },
 });
 
 const probability = z.number().min(0).max(1);
@@ -91,7 +130,37 @@ const corePatchShape = {
   hang: z
     .strictObject({ probability: probability.optional(), ms: z.number().int().min(0).nullable().optional() })
     .optional(),
+  stopReasons: z
+    .strictObject(
+      Object.fromEntries(PLANNED_STOP_REASONS.map((reason) => [reason, probability.optional()])) as Record<
+        PlannedStopReason,
+        z.ZodOptional<typeof probability>
+      >,
+    )
+    .optional(),
 };
+
+// An ISO 8601 date or date-time; null removes the field from the catalogue's lifecycle.
+const lifecycleTime = z
+  .string()
+  .refine((value) => /^\d{4}-\d{2}-\d{2}/.test(value) && Number.isFinite(Date.parse(value)), {
+    message: 'must be an ISO 8601 date or date-time',
+  })
+  .nullable()
+  .optional();
+
+const lifecycleOverrideSchema = z.strictObject({
+  status: z.enum(['ACTIVE', 'LEGACY', 'EOL']).optional(),
+  legacyTime: lifecycleTime,
+  publicExtendedAccessTime: lifecycleTime,
+  endOfLifeTime: lifecycleTime,
+});
+
+const cataloguePatchSchema = z.strictObject({
+  enforce: z.boolean().optional(),
+  // null removes one model's override.
+  lifecycle: z.record(z.string().min(1), lifecycleOverrideSchema.nullable()).optional(),
+});
 
 const corePatchSchema = z.strictObject(corePatchShape);
 
@@ -99,6 +168,7 @@ const planPatchSchema = z.strictObject({
   ...corePatchShape,
   // null removes one model's override.
   modelOverrides: z.record(z.string().min(1), corePatchSchema.nullable()).optional(),
+  catalogue: cataloguePatchSchema.optional(),
 });
 
 /** A partial plan for one model; fields merge over the global plan. */
@@ -106,9 +176,10 @@ export type FaultPlanCorePatch = z.infer<typeof corePatchSchema>;
 
 /**
  * A partial plan as accepted by `setPlan` and `PUT /_stand-in/plan`. Sections merge field by
- * field (`errorRates`, `capacity`, `malformed`, `hang`), `latency` is replaced whole,
- * `modelOverrides` merge per model id; `null` clears a capacity limit, a hang duration or a
- * model's override.
+ * field (`errorRates`, `capacity`, `malformed`, `hang`, `stopReasons`), `latency` is replaced
+ * whole, `modelOverrides` merge per model id, `catalogue.lifecycle` merges per model id and
+ * field; `null` clears a capacity limit, a hang duration, a model's override or lifecycle
+ * override, or one lifecycle field.
  */
 export type FaultPlanPatch = z.infer<typeof planPatchSchema>;
 
@@ -146,7 +217,25 @@ function mergeCore(base: FaultPlanCore, patch: FaultPlanCorePatch): FaultPlanCor
     latency: patch.latency ? { ...patch.latency } : base.latency,
     malformed: { ...base.malformed, ...stripUndefined(patch.malformed) },
     hang,
+    stopReasons: { ...base.stopReasons, ...stripUndefined(patch.stopReasons) },
   };
+}
+
+function mergeCatalogue(base: CataloguePlan, patch: FaultPlanPatch['catalogue']): CataloguePlan {
+  const lifecycle: Record<string, LifecycleOverride> = { ...base.lifecycle };
+  for (const [modelId, override] of Object.entries(patch?.lifecycle ?? {})) {
+    if (override === null) {
+      delete lifecycle[modelId];
+      continue;
+    }
+    const merged: Record<string, unknown> = { ...lifecycle[modelId] };
+    for (const [key, value] of Object.entries(override)) {
+      if (value === null) delete merged[key];
+      else if (value !== undefined) merged[key] = value;
+    }
+    lifecycle[modelId] = merged as LifecycleOverride;
+  }
+  return { enforce: patch?.enforce ?? base.enforce, lifecycle };
 }
 
 function stripUndefined<T extends object>(value: T | undefined): Partial<T> {
@@ -163,6 +252,10 @@ function checkSums(plan: FaultPlanCore, where: string): void {
   if (malformedSum > 1 + 1e-9) {
     throw new FaultPlanError(`${where}malformed rates must sum to at most 1 (got ${malformedSum})`);
   }
+  const stopSum = Object.values(plan.stopReasons).reduce((sum, rate) => sum + (rate ?? 0), 0);
+  if (stopSum > 1 + 1e-9) {
+    throw new FaultPlanError(`${where}stopReasons rates must sum to at most 1 (got ${stopSum})`);
+  }
 }
 
 /**
@@ -176,7 +269,11 @@ export function mergeFaultPlan(base: FaultPlan, patch: FaultPlanPatch): FaultPla
     if (override === null) delete overrides[modelId];
     else overrides[modelId] = override;
   }
-  const merged: FaultPlan = { ...mergeCore(base, patch), modelOverrides: overrides };
+  const merged: FaultPlan = {
+    ...mergeCore(base, patch),
+    modelOverrides: overrides,
+    catalogue: mergeCatalogue(base.catalogue ?? DEFAULT_FAULT_PLAN.catalogue, patch.catalogue),
+  };
   checkSums(merged, '');
   for (const modelId of Object.keys(overrides)) {
     checkSums(resolveModelPlan(merged, modelId), `modelOverrides[${JSON.stringify(modelId)}]: `);

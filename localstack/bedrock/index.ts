@@ -4,6 +4,7 @@
  */
 export {
   type AccountingSnapshot,
+  type CacheCounter,
   type CallOutcome,
   callFingerprint,
   canonicalJson,
@@ -13,14 +14,43 @@ export {
 } from './accounting.js';
 export { type CapacityLease, CapacityModel, TOKEN_WINDOW_MS } from './capacity.js';
 export {
+  type CacheField,
+  Catalogue,
+  type CatalogueModel,
+  DEFAULT_CATALOGUE,
+  DEFAULT_REGION,
+  effectiveLifecycle,
+  foundationModelArn,
+  type InferenceType,
+  inferenceProfileArn,
+  type LifecycleOverride,
+  type LifecycleStatus,
+  type ModelLifecycle,
+  type ProfileGeography,
+  type PromptCachingSpec,
+  profileIdOf,
+  type ResolvedModel,
+  STAND_IN_ACCOUNT,
+} from './catalogue.js';
+export { type CatalogueView, controlPlane, regionOfAuthorization } from './control-plane.js';
+export {
+  CONTENT_FILTERED_TEXT,
+  DEFAULT_MAX_TOKENS,
+  GUARDRAIL_BLOCKED_TEXT,
+  REFUSAL_TEXT,
+  type StopReason,
+} from './converse-answer.js';
+export {
   BEDROCK_ERROR_NAMES,
   BEDROCK_ERRORS,
   type BedrockErrorName,
   type BedrockErrorSpec,
   errorTypeHeader,
+  MODEL_MESSAGES,
 } from './errors.js';
 export {
   type CapacityPlan,
+  type CataloguePlan,
   DEFAULT_FAULT_PLAN,
   type FaultPlan,
   type FaultPlanCore,
@@ -33,15 +63,26 @@ export {
   type MalformedKind,
   type MalformedPlan,
   mergeFaultPlan,
+  PLANNED_STOP_REASONS,
+  type PlannedStopReason,
   parseFaultPlanPatch,
   resolveModelPlan,
+  type StopReasonPlan,
 } from './fault-plan.js';
 export { type AnalystAnswer, type AnalystRequest, analyze, STAND_IN_LABEL } from './heuristic-analyst.js';
 export { type LatencySpec, sampleLatencyMs } from './latency.js';
+export {
+  CACHE_TTL_MS,
+  type CacheCheckpoint,
+  type CacheUse,
+  cacheCheckpoints,
+  PromptCache,
+} from './prompt-cache.js';
 export { createRandom, type Random } from './random.js';
 export { type BedrockStandIn, type BedrockStandInOptions, startBedrockStandIn } from './server.js';
 export {
   type CallChannel,
+  type CallContext,
   STAND_IN_HEADER,
   StandInEngine,
   type StandInEngineOptions,

@@ -7,6 +7,7 @@
  * `PRI`, which no HTTP/1.1 method does, so the socket goes to an HTTP/2 or an HTTP/1.1 server
  * accordingly. Both share one request handler through Node's compatibility API.
  */
+import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import http2, {
   type Http2ServerRequest,
@@ -15,7 +16,9 @@ import http2, {
 } from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import type { AccountingSnapshot } from './accounting.js';
-import { UNKNOWN_OPERATION } from './errors.js';
+import { type Catalogue, DEFAULT_REGION } from './catalogue.js';
+import { controlPlane, isControlPlanePath, regionOfAuthorization } from './control-plane.js';
+import { bedrockError, UNKNOWN_OPERATION } from './errors.js';
 import { type FaultPlan, type FaultPlanPatch, isFaultPlanError } from './fault-plan.js';
 import { type CallChannel, STAND_IN_HEADER, StandInEngine, type WireResponse } from './stand-in-engine.js';
 
@@ -29,6 +32,13 @@ export interface BedrockStandInOptions {
   seed?: number;
   /** Initial fault plan, merged over the default (no faults, no latency, unlimited capacity). */
   plan?: FaultPlanPatch;
+  /**
+   * Clock in epoch milliseconds (default `Date.now`): tokens-per-minute window, prompt-cache
+   * TTL, lifecycle dates. `advanceClock` (or `POST /_stand-in/clock`) moves it forward.
+   */
+  now?: () => number;
+  /** The models Bedrock knows (default: catalogue.ts). */
+  catalogue?: Catalogue;
 }
 
 /** A running stand-in. */
@@ -41,8 +51,15 @@ export interface BedrockStandIn {
   getPlan(): FaultPlan;
   accounting(): AccountingSnapshot;
   resetAccounting(): void;
-  /** Clears the books and capacity state and reseeds (with `seed`, else the current seed); as `POST /_stand-in/reset`. */
+  /**
+   * Clears the books, capacity state and prompt cache and reseeds (with `seed`, else the
+   * current seed); as `POST /_stand-in/reset`. The clock keeps its advance.
+   */
   reset(seed?: number): number;
+  /** Moves the stand-in's clock forward by `ms` and returns the new time (epoch ms); as `POST /_stand-in/clock {"advanceMs": ms}`. */
+  advanceClock(ms: number): number;
+  /** The stand-in's clock (epoch ms). */
+  now(): number;
   /** Stops listening and destroys every connection, including hung requests and HTTP/2 sessions. */
   close(): Promise<void>;
 }
@@ -120,14 +137,19 @@ function channelFor(res: AnyResponse): CallChannel {
  */
 export async function startBedrockStandIn(options: BedrockStandInOptions = {}): Promise<BedrockStandIn> {
   const host = options.host ?? '127.0.0.1';
-  const engine = new StandInEngine({ seed: options.seed, plan: options.plan });
+  const engine = new StandInEngine({
+    seed: options.seed,
+    plan: options.plan,
+    now: options.now,
+    catalogue: options.catalogue,
+  });
 
   const unknownOperation = (method: string, path: string): WireResponse =>
     engine.errorResponse({
       name: 'UnknownOperationException',
       status: UNKNOWN_OPERATION.status,
       errorType: UNKNOWN_OPERATION.errorType,
-      message: `Unknown operation ${method} ${path}. The clause-review Bedrock stand-in implements Converse only (POST /model/{modelId}/converse).`,
+      message: `Unknown operation ${method} ${path}. The clause-review Bedrock stand-in implements Converse (POST /model/{modelId}/converse) and the control plane's GetFoundationModel, ListFoundationModels, GetInferenceProfile and ListInferenceProfiles.`,
     });
 
   const control = (method: string, path: string, query: string, body: string): WireResponse => {
@@ -161,6 +183,18 @@ export async function startBedrockStandIn(options: BedrockStandInOptions = {}): 
           return json(400, { message: 'seed must be an integer.' });
         return json(200, { seed: engine.reset(seed as number | undefined) });
       }
+      case 'GET clock':
+        return json(200, { nowMs: engine.nowMs(), now: new Date(engine.nowMs()).toISOString() });
+      case 'POST clock': {
+        const advanceMs =
+          typeof input === 'object' && input !== null
+            ? (input as { advanceMs?: unknown }).advanceMs
+            : undefined;
+        if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs) || advanceMs < 0)
+          return json(400, { message: 'advanceMs must be a finite, non-negative number.' });
+        const nowMs = engine.advanceClock(advanceMs);
+        return json(200, { nowMs, now: new Date(nowMs).toISOString() });
+      }
       case 'GET health': {
         // CPU time lets benchmarks report the stand-in's cost per call, not just throughput.
         const cpu = process.cpuUsage();
@@ -178,9 +212,21 @@ export async function startBedrockStandIn(options: BedrockStandInOptions = {}): 
     const path = q === -1 ? url : url.slice(0, q);
     if (path.startsWith('/model/') && path.endsWith('/converse') && path.length > 16) {
       if (method !== 'POST') return send(res, unknownOperation(method, path));
-      const response = await engine.converse(path.slice(7, -9), body, channelFor(res));
+      const region = regionOfAuthorization(req.headers.authorization);
+      const response = await engine.converse(path.slice(7, -9), body, channelFor(res), { region });
       if (response) send(res, response);
       return;
+    }
+    if (method === 'GET' && isControlPlanePath(path)) {
+      const region = regionOfAuthorization(req.headers.authorization) ?? DEFAULT_REGION;
+      const result = controlPlane(engine, path, q === -1 ? '' : url.slice(q + 1), region);
+      // Request ids from crypto, not the engine's seeded stream, so control-plane calls never
+      // shift the ids of seeded Converse answers.
+      const requestId = randomUUID();
+      if (!result.ok)
+        return send(res, engine.errorResponse(bedrockError(result.name, result.message), requestId));
+      const response = json(200, result.body);
+      return send(res, { ...response, headers: { ...response.headers, 'x-amzn-RequestId': requestId } });
     }
     if (path.startsWith(CONTROL_PREFIX))
       return send(res, control(method, path, q === -1 ? '' : url.slice(q + 1), body));
@@ -271,6 +317,8 @@ export async function startBedrockStandIn(options: BedrockStandInOptions = {}): 
     accounting: () => engine.accounting(),
     resetAccounting: () => engine.resetAccounting(),
     reset: (seed) => engine.reset(seed),
+    advanceClock: (ms) => engine.advanceClock(ms),
+    now: () => engine.nowMs(),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         tcp.close(() => resolve());

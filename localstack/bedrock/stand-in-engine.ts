@@ -5,12 +5,27 @@
  */
 import { Accounting, type AccountingSnapshot, type CallOutcome, callFingerprint } from './accounting.js';
 import { type CapacityLease, CapacityModel } from './capacity.js';
-import { estimatedTokens, finishAnswer, prepareAnswer, renderAnswerBody } from './converse-answer.js';
-import { parseConverseRequest } from './converse-request.js';
+import {
+  Catalogue,
+  type CatalogueModel,
+  DEFAULT_REGION,
+  effectiveLifecycle,
+  type ModelLifecycle,
+  type ResolvedModel,
+} from './catalogue.js';
+import {
+  estimatedTokens,
+  finishAnswer,
+  prepareAnswer,
+  renderAnswerBody,
+  withCacheUse,
+} from './converse-answer.js';
+import { type ConverseRequest, parseConverseRequest } from './converse-request.js';
 import {
   BEDROCK_ERROR_NAMES,
   type BedrockErrorName,
   bedrockError,
+  MODEL_MESSAGES,
   TOKEN_THROTTLE_MESSAGE,
   type WireError,
 } from './errors.js';
@@ -22,10 +37,13 @@ import {
   MALFORMED_KINDS,
   type MalformedKind,
   mergeFaultPlan,
+  PLANNED_STOP_REASONS,
+  type PlannedStopReason,
   parseFaultPlanPatch,
   resolveModelPlan,
 } from './fault-plan.js';
 import { sampleLatencyMs } from './latency.js';
+import { type CacheUse, cacheCheckpoints, hasCachePoints, PromptCache } from './prompt-cache.js';
 import { createRandom, type Random, randomUuid } from './random.js';
 
 /** The client side of one call, as the transport sees it. */
@@ -50,14 +68,36 @@ export const STAND_IN_HEADER = { name: 'x-clause-review-stand-in', value: 'offli
 export interface StandInEngineOptions {
   seed?: number;
   plan?: FaultPlanPatch;
-  /** Clock for the tokens-per-minute window (milliseconds). */
+  /**
+   * Clock in epoch milliseconds (default `Date.now`), for the tokens-per-minute window, the
+   * prompt-cache TTL and lifecycle dates (a model past its `endOfLifeTime` is end of life).
+   * {@link StandInEngine.advanceClock} moves it forward without waiting.
+   */
   now?: () => number;
+  /** The models Bedrock knows (default: catalogue.ts's {@link Catalogue}). */
+  catalogue?: Catalogue;
+}
+
+/** Per-call facts the transport knows: the region of the SigV4 credential scope. */
+export interface CallContext {
+  region?: string;
 }
 
 // Request and tool-use ids come from a second stream, seeded apart from the fault stream.
 const ID_STREAM_SALT = 0x5bd1e995;
 
 const TOOL_USE_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** A catalogue refusal: an error name and Bedrock's message. */
+interface Refusal {
+  name: BedrockErrorName;
+  message: string;
+}
+
+function hasRates(rates: Readonly<Record<string, number | undefined>>): boolean {
+  for (const key in rates) if (rates[key]) return true;
+  return false;
+}
 
 /** Picks an outcome from one uniform draw over cumulative probabilities, in a fixed order. */
 function pick<K extends string>(
@@ -92,14 +132,42 @@ export class StandInEngine {
   private readonly books = new Accounting();
   private readonly capacity = new Map<string, CapacityModel>();
   private readonly waiters = new Set<() => void>();
-  private readonly now: (() => number) | undefined;
+  private readonly baseNow: (() => number) | undefined;
+  private clockOffsetMs = 0;
+  private readonly now: () => number;
+  /** The catalogue this engine serves (read by the control plane). */
+  readonly catalogue: Catalogue;
+  private readonly promptCache: PromptCache;
 
   constructor(options: StandInEngineOptions = {}) {
     this.seed = options.seed ?? 1;
     this.random = createRandom(this.seed);
     this.ids = createRandom(this.seed ^ ID_STREAM_SALT);
-    this.now = options.now;
+    this.baseNow = options.now;
+    this.now = () => (this.baseNow ?? Date.now)() + this.clockOffsetMs;
+    this.catalogue = options.catalogue ?? new Catalogue();
+    this.promptCache = new PromptCache(this.now);
     this.plan = mergeFaultPlan(DEFAULT_FAULT_PLAN, parseFaultPlanPatch(options.plan ?? {}));
+  }
+
+  /** The engine's clock (epoch milliseconds, advanced by {@link advanceClock}). */
+  nowMs(): number {
+    return this.now();
+  }
+
+  /**
+   * Moves the clock forward, e.g. past a prompt-cache TTL, a tokens-per-minute window or a
+   * model's end-of-life date. Returns the new time.
+   */
+  advanceClock(ms: number): number {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advanceClock needs a finite, non-negative ms');
+    this.clockOffsetMs += ms;
+    return this.now();
+  }
+
+  /** A model's lifecycle now, with the plan's override applied. */
+  lifecycleOf(model: CatalogueModel): ModelLifecycle {
+    return effectiveLifecycle(model, this.plan.catalogue.lifecycle[model.modelId], this.now());
   }
 
   /** A copy of the current plan. */
@@ -133,6 +201,7 @@ export class StandInEngine {
     if (seed !== undefined) this.seed = seed;
     this.books.reset();
     for (const model of this.capacity.values()) model.reset();
+    this.promptCache.clear();
     this.random = createRandom(this.seed);
     this.ids = createRandom(this.seed ^ ID_STREAM_SALT);
     return this.seed;
@@ -167,9 +236,16 @@ export class StandInEngine {
    * Resolves to the answer, or to undefined when the call must go unanswered (a hang, or a
    * client that left).
    *
-   * Order: validation -> capacity (throttle) -> injected error -> hang -> latency -> answer.
+   * Order: model id (catalogue) -> body validation -> model rules (catalogue) -> capacity
+   * (throttle) -> injected error -> hang -> latency -> answer. Catalogue refusals are
+   * recorded under their error name and never billed, as Bedrock bills none of them.
    */
-  async converse(rawModelId: string, body: string, channel: CallChannel): Promise<WireResponse | undefined> {
+  async converse(
+    rawModelId: string,
+    body: string,
+    channel: CallChannel,
+    context: CallContext = {},
+  ): Promise<WireResponse | undefined> {
     const started = performance.now();
     const random = this.random.fork();
     const requestId = this.requestId();
@@ -186,11 +262,22 @@ export class StandInEngine {
       return this.errorResponse(bedrockError(name, message), requestId);
     };
     if (modelId.length === 0 || !decodable) {
-      return fail('ValidationException', 'The provided model identifier is invalid.');
+      return fail('ValidationException', MODEL_MESSAGES.invalidModelId);
+    }
+    const enforce = this.plan.catalogue.enforce;
+    const resolved = this.catalogue.resolve(modelId);
+    if (enforce) {
+      const refusal = this.refuseModel(resolved, context.region ?? DEFAULT_REGION);
+      if (refusal) return fail(refusal.name, refusal.message);
     }
     const parsed = parseConverseRequest(body);
     if (!parsed.ok) return fail('ValidationException', parsed.message);
     const request = parsed.request;
+    const cachePoints = hasCachePoints(request);
+    if (enforce && resolved) {
+      const refusal = this.refuseRequest(resolved.model, request, cachePoints);
+      if (refusal) return fail(refusal.name, refusal.message);
+    }
     const plan = this.planFor(modelId);
 
     // Draw every per-call decision up front, in a fixed order, so the draws never depend on
@@ -198,6 +285,10 @@ export class StandInEngine {
     const errorDraw = random.next();
     const hangDraw = random.next();
     const kind: MalformedKind | undefined = pick(MALFORMED_KINDS, plan.malformed, random.next());
+    // Drawn only when the plan forces stop reasons, so plans without them keep their sequences.
+    const forced: PlannedStopReason | undefined = hasRates(plan.stopReasons)
+      ? pick(PLANNED_STOP_REASONS, plan.stopReasons, random.next())
+      : undefined;
     const prepared = prepareAnswer(
       request,
       this.toolUseId(),
@@ -235,14 +326,27 @@ export class StandInEngine {
     const latencyMs = sampleLatencyMs(plan.latency, random);
     if (latencyMs > 0 && !(await this.wait(latencyMs, channel))) return unanswered('clientClosed');
 
-    const answer = finishAnswer(prepared, kind, random);
     if (channel.closed) return unanswered('clientClosed');
-    lease.settle(answer.inputTokens + answer.outputTokens);
+    // The cache is consulted only for an answered call: a refused or unanswered one writes nothing.
+    const cache: CacheUse | undefined =
+      cachePoints && resolved?.model.promptCaching
+        ? this.promptCache.use(
+            cacheCheckpoints(request, resolved.model.modelId, resolved.model.promptCaching),
+          )
+        : cachePoints
+          ? { cacheReadInputTokens: 0, cacheWriteInputTokens: 0 }
+          : undefined;
+    const answer = withCacheUse(finishAnswer(prepared, forced ? undefined : kind, random, forced), cache);
+    const cacheTokens = (cache?.cacheReadInputTokens ?? 0) + (cache?.cacheWriteInputTokens ?? 0);
+    lease.settle(answer.inputTokens + cacheTokens + answer.outputTokens);
     this.books.record({
       modelId,
       outcome: 'success',
       inputTokens: answer.inputTokens,
       outputTokens: answer.outputTokens,
+      stopReason: answer.stopReason,
+      cacheReadInputTokens: cache?.cacheReadInputTokens,
+      cacheWriteInputTokens: cache?.cacheWriteInputTokens,
       fingerprint: callFingerprint(
         { modelId, messages: request.messages, system: request.system, toolConfig: request.toolConfig },
         { canonicalToolConfig: prepared.canonicalToolConfig },
@@ -258,6 +362,57 @@ export class StandInEngine {
       },
       body: renderAnswerBody(answer, Math.round(performance.now() - started)),
     };
+  }
+
+  /**
+   * What Bedrock answers for a model id it will not serve, before reading the body:
+   * - unknown id, or a geographic profile the caller's region cannot use:
+   *   ValidationException "The provided model identifier is invalid."
+   *   (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html
+   *   lists each profile's source regions);
+   * - a model past end of life: ResourceNotFoundException "This model version has reached the
+   *   end of its life. ..." (https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html);
+   * - the base id (or foundation-model ARN) of a model without ON_DEMAND in
+   *   inferenceTypesSupported: ValidationException "Invocation of model ID ... with on-demand
+   *   throughput isn’t supported. ..." (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-use.html).
+   */
+  private refuseModel(resolved: ResolvedModel | undefined, region: string): Refusal | undefined {
+    if (!resolved) return { name: 'ValidationException', message: MODEL_MESSAGES.invalidModelId };
+    const { model, viaProfile } = resolved;
+    if (this.lifecycleOf(model).status === 'EOL') {
+      return { name: 'ResourceNotFoundException', message: MODEL_MESSAGES.endOfLife };
+    }
+    if (viaProfile) {
+      const regions = model.profiles[viaProfile.geography] ?? [];
+      if (viaProfile.geography !== 'global' && !regions.includes(region)) {
+        return { name: 'ValidationException', message: MODEL_MESSAGES.invalidModelId };
+      }
+      return undefined;
+    }
+    if (!model.inferenceTypesSupported.includes('ON_DEMAND')) {
+      return { name: 'ValidationException', message: MODEL_MESSAGES.onDemandUnsupported(model.modelId) };
+    }
+    return undefined;
+  }
+
+  /**
+   * What Bedrock refuses in a valid body for this model: temperature with topP where the model
+   * allows only one, and cachePoint blocks for a model without prompt caching (messages in
+   * errors.ts, with their sources).
+   */
+  private refuseRequest(
+    model: CatalogueModel,
+    request: ConverseRequest,
+    cachePoints: boolean,
+  ): Refusal | undefined {
+    const config = request.inferenceConfig;
+    if (model.temperatureTopPExclusive && config?.temperature !== undefined && config.topP !== undefined) {
+      return { name: 'ValidationException', message: MODEL_MESSAGES.temperatureWithTopP };
+    }
+    if (cachePoints && !model.promptCaching) {
+      return { name: 'ValidationException', message: MODEL_MESSAGES.promptCachingUnsupported };
+    }
+    return undefined;
   }
 
   private toolUseId(): string {
@@ -278,7 +433,9 @@ export class StandInEngine {
   private capacityFor(modelId: string): CapacityModel {
     let model = this.capacity.get(modelId);
     if (!model) {
-      model = new CapacityModel(this.now);
+      // Capacity keeps its own default (performance.now) unless a clock was given; the offset applies either way.
+      const base = this.baseNow ?? (() => performance.now());
+      model = new CapacityModel(() => base() + this.clockOffsetMs);
       this.capacity.set(modelId, model);
     }
     return model;
