@@ -113,7 +113,8 @@ const lease: Lease = {
   stage: 'analyze',
   workerId: 'w',
   fence: 1,
-  attempts: 1,
+  // A redelivered chunk: the ledger may hold entries of an earlier holder.
+  attempts: 2,
   expiresAt: NOW + 60_000,
 };
 const USAGE = { inputTokens: 900, outputTokens: 120 };

@@ -84,7 +84,8 @@ const lease: Lease = {
   stage: 'analyze',
   workerId: 'worker-a',
   fence: 4,
-  attempts: 1,
+  // A redelivered chunk: the ledger may hold entries of an earlier holder.
+  attempts: 2,
   expiresAt: NOW + 60_000,
 };
 
@@ -302,6 +303,23 @@ describe('analyzeStage: the call ledger', () => {
     expect(outcome).toMatchObject({ kind: 'done', counts: { done: 1, reused: 2, failed: 0, retries: 0 } });
     expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(1);
     expect(events).toEqual(['take', 'intents:1', 'gate', call(), 'settle:done', 'return']);
+  });
+
+  it("reads no ledger on a chunk's first claim, when no earlier holder can have written to it", async () => {
+    arrange();
+    const outcome = await analyzeStage(
+      job,
+      { ...lease, attempts: 1 },
+      checkpoint,
+      [clause(1)],
+      [liability],
+      deps(),
+      new AbortController().signal,
+    );
+    expect(outcome.kind).toBe('done');
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
+    await run([clause(1)]);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
   });
 
   it('writes the intents before any call, then settles each answered call once with its answer', async () => {

@@ -89,7 +89,10 @@ export async function analyzeStage(
   deps: AnalyzeDeps,
   signal: AbortSignal,
 ): Promise<AnalyzeResult> {
-  const entries = await deps.ledger.forChunk(job.jobId, lease.chunk);
+  // Only a lease holder writes a chunk's ledger entries, and every claim counts an attempt: on
+  // the first claim there is nothing to read, and most chunks skip the partition query.
+  const entries: ReadonlyMap<string, LedgerEntry> =
+    lease.attempts <= 1 ? new Map() : await deps.ledger.forChunk(job.jobId, lease.chunk);
   try {
     await deps.allotments.recover(lease, checkpoint, entries.values());
   } catch (error) {
