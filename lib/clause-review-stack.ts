@@ -7,7 +7,7 @@ import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService } from './batch-lane-service.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
 import { DocumentBuckets } from './document-buckets.js';
-import { type ModelIds, resolveModelIds } from './model-access.js';
+import { type ModelIds, modelIdsOf, resolveModelIds } from './model-access.js';
 import { Observability } from './observability.js';
 import { OperationsFunctions } from './operations-functions.js';
 import { type PipelineEntries, PipelineFunctions, type PipelineMemory } from './pipeline-functions.js';
@@ -213,7 +213,7 @@ export class ClauseReviewStack extends Stack {
         api: this.statusApi.handler,
       },
       topic: this.alerts.topic,
-      modelIds: [models.primary, models.fallback],
+      modelIds: [...modelIdsOf(models)],
     });
 
     this.addOutputs();

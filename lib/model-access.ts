@@ -4,58 +4,85 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
-import { FALLBACK_MODEL_ID, MODEL_PRICES, PRIMARY_MODEL_ID } from '../lambdas/core/models.js';
+import { checkPanelModels, type ModelChoice, panelModelIds } from '../lambdas/core/analysts/index.js';
+import { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from '../lambdas/core/models.js';
 
-/** The analysts' models: the primary, and the fallback used after repeated throttling. */
+/** The analysts' models: the primary, the fallback used after repeated throttling, per-analyst overrides. */
 export interface ModelIds {
-  /** @default PRIMARY_MODEL_ID of lambdas/core/models.ts */
+  /** @default PRIMARY_MODEL_ID of lambdas/core/models.ts (Claude Haiku 4.5, US profile) */
   readonly primary?: string;
-  /** @default FALLBACK_MODEL_ID of lambdas/core/models.ts */
+  /** @default FALLBACK_MODEL_ID of lambdas/core/models.ts (Claude Sonnet 4.5, US profile) */
   readonly fallback?: string;
+  /** Models of single analysts, by analyst id, over the two above. */
+  readonly perAnalyst?: Readonly<Record<string, Partial<ModelChoice>>>;
 }
 
 /** Model ids with the defaults filled in. */
-export interface ResolvedModelIds {
-  readonly primary: string;
-  readonly fallback: string;
+export interface ResolvedModelIds extends ModelChoice {
+  readonly perAnalyst: Readonly<Record<string, Partial<ModelChoice>>>;
 }
 
-/** Cross-region inference profile ids start with a geography; their ARNs differ from foundation models'. */
-const INFERENCE_PROFILE = /^(us|eu|apac|jp|au|ca|us-gov|global)\./;
-const MODEL_ID = /^[a-z0-9-]+\.[A-Za-z0-9._:-]+$/;
-
 /**
- * Fills in defaults and checks each id up front: a Bedrock foundation-model id with an entry in
- * the price table (the runtime refuses to spend on an unpriced model, so deploying one would
- * fail every call).
+ * Fills in defaults and checks the configuration up front: every model has an entry in the
+ * price table (the runtime refuses to spend on an unpriced model, so deploying one would fail
+ * every call) and every override names a known analyst.
  */
 export function resolveModelIds(ids: ModelIds = {}): ResolvedModelIds {
-  const resolved = { primary: ids.primary ?? PRIMARY_MODEL_ID, fallback: ids.fallback ?? FALLBACK_MODEL_ID };
-  for (const [role, id] of Object.entries(resolved)) {
-    if (!MODEL_ID.test(id) || INFERENCE_PROFILE.test(id)) {
-      throw new Error(
-        `modelIds.${role} must be a Bedrock foundation-model id such as '${PRIMARY_MODEL_ID}' ` +
-          `(inference profiles are not supported); got '${id}'`,
-      );
-    }
-    if (!MODEL_PRICES[id]) {
-      throw new Error(
-        `modelIds.${role} must be one of the priced models (${Object.keys(MODEL_PRICES).join(', ')}); got '${id}'`,
-      );
-    }
+  const resolved = {
+    primary: ids.primary ?? PRIMARY_MODEL_ID,
+    fallback: ids.fallback ?? FALLBACK_MODEL_ID,
+    perAnalyst: ids.perAnalyst ?? {},
+  };
+  try {
+    checkPanelModels(resolved);
+  } catch (error) {
+    throw new Error(
+      `modelIds: ${(error as Error).message}. Choose priced ids such as '${PRIMARY_MODEL_ID}' (priced: ${Object.keys(MODEL_PRICES).join(', ')}), or add the model's prices to lambdas/core/models.ts`,
+    );
   }
   return resolved;
 }
 
-/** ARN of a foundation model in the stack's region: `arn:<partition>:bedrock:<region>::foundation-model/<id>`. */
-export function foundationModelArn(scope: IConstruct, modelId: string): string {
+/** Every model id the configuration may call. */
+export function modelIdsOf(models: ResolvedModelIds): readonly string[] {
+  return panelModelIds(models);
+}
+
+/** ARN of a foundation model in a region: `arn:<partition>:bedrock:<region>::foundation-model/<id>`. */
+export function foundationModelArn(scope: IConstruct, modelId: string, region?: string): string {
   return Stack.of(scope).formatArn({
     service: 'bedrock',
     account: '',
+    ...(region ? { region } : {}),
     resource: 'foundation-model',
     resourceName: modelId,
     arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
   });
+}
+
+/** ARN of a system-defined inference profile in the stack's account and region. */
+export function inferenceProfileArn(scope: IConstruct, profileId: string): string {
+  return Stack.of(scope).formatArn({
+    service: 'bedrock',
+    resource: 'inference-profile',
+    resourceName: profileId,
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
+}
+
+/**
+ * The resources `bedrock:InvokeModel` must name for one model. A cross-region inference profile
+ * needs the profile and the foundation model in every region the profile routes to
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-prereq.html); a
+ * model invoked in-region needs its foundation model in the stack's region.
+ */
+export function invokeResourcesOf(scope: IConstruct, modelId: string): string[] {
+  const spec = modelSpec(modelId);
+  if (!spec.profileRegions) return [foundationModelArn(scope, spec.foundationModelId)];
+  return [
+    inferenceProfileArn(scope, spec.id),
+    ...spec.profileRegions.map((region) => foundationModelArn(scope, spec.foundationModelId, region)),
+  ];
 }
 
 /**
@@ -67,10 +94,10 @@ export function grantInvokeModels(
   scope: IConstruct,
   models: ResolvedModelIds,
 ): iam.Grant {
-  const ids = [...new Set([models.primary, models.fallback])];
+  const arns = modelIdsOf(models).flatMap((id) => invokeResourcesOf(scope, id));
   return iam.Grant.addToPrincipal({
     grantee,
     actions: ['bedrock:InvokeModel'],
-    resourceArns: ids.map((id) => foundationModelArn(scope, id)),
+    resourceArns: [...new Set(arns)],
   });
 }

@@ -124,6 +124,9 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
     ALERTS_TOPIC_ARN: r.alertsTopic.topicArn,
     MODEL_ID: r.models.primary,
     FALLBACK_MODEL_ID: r.models.fallback,
+    ...(Object.keys(r.models.perAnalyst).length > 0
+      ? { ANALYST_MODELS: JSON.stringify(r.models.perAnalyst) }
+      : {}),
     REDELIVERY_BACKOFF_SECONDS: r.topology.redeliveryBackoffSeconds.join(','),
     ...optional,
   };

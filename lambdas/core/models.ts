@@ -1,39 +1,112 @@
 /**
- * Bedrock models the analysts may use, with their on-demand prices. Money is integer
- * micro-dollars (1 USD = 1,000,000) everywhere in clause-review; prices here are
- * micro-dollars per 1,000 tokens so that cost = ceil(tokens × price / 1000) stays integral.
+ * The Bedrock models the analysts may use: how each is invoked, what it costs, and what it
+ * accepts. Money is integer micro-dollars (1 USD = 1,000,000) everywhere in clause-review;
+ * prices here are micro-dollars per 1,000 tokens so that cost = ceil(tokens × price / 1000)
+ * stays integral.
+ *
+ * Claude 4.5 models on Bedrock are invoked through cross-region inference profiles only: the
+ * `us.` / `eu.` id is what Converse receives, and the profile routes each call to one of its
+ * regions. IAM must allow the profile and the foundation model in every region it routes to
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-prereq.html).
  */
 
 /** Price of one model, in micro-dollars per 1,000 tokens. */
 export interface ModelPrice {
   readonly inputPer1k: number;
   readonly outputPer1k: number;
+  /** Input tokens read from the prompt cache. */
+  readonly cacheReadPer1k: number;
+  /** Input tokens written to the prompt cache (5-minute entries). */
+  readonly cacheWritePer1k: number;
 }
 
-/** Default primary model of the analysts. */
-export const PRIMARY_MODEL_ID = 'anthropic.claude-3-haiku-20240307-v1:0';
+/** One model the pipeline can call. */
+export interface ModelSpec {
+  /** The id Converse is called with: an inference profile id, or a foundation-model id. */
+  readonly id: string;
+  /** The foundation model behind it. */
+  readonly foundationModelId: string;
+  /** Regions a cross-region inference profile routes to; absent for a model invoked in-region. */
+  readonly profileRegions?: readonly string[];
+  readonly price: ModelPrice;
+  /** Fewest tokens a prompt-cache checkpoint must close (per the model card); absent: no caching. */
+  readonly cacheMinTokens?: number;
+  /** The model refuses `temperature` and `topP` in one request. */
+  readonly samplingExclusive: boolean;
+}
 
-/** Default fallback after repeated throttling of the primary model (a separate quota). */
-export const FALLBACK_MODEL_ID = 'amazon.nova-lite-v1:0';
+const US = ['us-east-1', 'us-east-2', 'us-west-2'] as const;
+const EU = ['eu-central-1', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-3'] as const;
 
 /**
- * On-demand prices (us-east-1, per 1,000 tokens). Claude 3 Haiku: $0.00025 in, $0.00125 out;
- * Nova Lite: $0.00006 in, $0.00024 out; Nova Micro: $0.000035 in, $0.00014 out.
+ * Claude Haiku 4.5: $1 in, $5 out, $1.25 cache write, $0.10 cache read per million tokens;
+ * cache checkpoints of at least 4,096 tokens
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-haiku-4-5.html,
+ * https://aws.amazon.com/bedrock/pricing/).
  */
-export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
-  'anthropic.claude-3-haiku-20240307-v1:0': { inputPer1k: 250, outputPer1k: 1250 },
-  'amazon.nova-lite-v1:0': { inputPer1k: 60, outputPer1k: 240 },
-  'amazon.nova-micro-v1:0': { inputPer1k: 35, outputPer1k: 140 },
-};
+const HAIKU_4_5 = {
+  foundationModelId: 'anthropic.claude-haiku-4-5-20251001-v1:0',
+  price: { inputPer1k: 1000, outputPer1k: 5000, cacheReadPer1k: 100, cacheWritePer1k: 1250 },
+  cacheMinTokens: 4096,
+  samplingExclusive: true,
+} as const;
+
+/**
+ * Claude Sonnet 4.5: $3 in, $15 out, $3.75 cache write, $0.30 cache read per million tokens;
+ * cache checkpoints of at least 1,024 tokens
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-sonnet-4-5.html).
+ */
+const SONNET_4_5 = {
+  foundationModelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+  price: { inputPer1k: 3000, outputPer1k: 15000, cacheReadPer1k: 300, cacheWritePer1k: 3750 },
+  cacheMinTokens: 1024,
+  samplingExclusive: true,
+} as const;
+
+/** Every model with a price, by the id Converse is called with. */
+export const MODELS: Readonly<Record<string, ModelSpec>> = Object.fromEntries(
+  [
+    { id: 'us.anthropic.claude-haiku-4-5-20251001-v1:0', profileRegions: US, ...HAIKU_4_5 },
+    { id: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0', profileRegions: EU, ...HAIKU_4_5 },
+    { id: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', profileRegions: US, ...SONNET_4_5 },
+    { id: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0', profileRegions: EU, ...SONNET_4_5 },
+  ].map((m) => [m.id, m]),
+);
+
+/**
+ * Default primary model of the analysts: Claude Haiku 4.5 through the US cross-region profile,
+ * the fast, current Claude model that calls tools reliably at a price fit for thousands of
+ * calls per contract.
+ */
+export const PRIMARY_MODEL_ID = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+
+/**
+ * Default fallback after repeated throttling of the primary: Claude Sonnet 4.5, a separate
+ * per-model quota with the same tool-use behaviour; it costs three times as much, and the
+ * budget reserves its price for the calls that use it.
+ */
+export const FALLBACK_MODEL_ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+
+/** Prices by model id, as the worker's cost accounting reads them. */
+export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = Object.fromEntries(
+  Object.values(MODELS).map((m) => [m.id, m.price]),
+);
 
 /** Raised when a model has no price: spending on an unpriced model could break the cost ceiling. */
 export class UnpricedModelError extends Error {
   constructor(readonly modelId: string) {
     super(
-      `model '${modelId}' has no entry in the price table (known: ${Object.keys(MODEL_PRICES).join(', ')})`,
+      `model '${modelId}' has no entry in the price table, so its cost cannot be kept under the ceiling (priced: ${Object.keys(MODEL_PRICES).join(', ')})`,
     );
     this.name = 'UnpricedModelError';
   }
+}
+
+/** The model with this id; throws {@link UnpricedModelError} for one without a price. */
+export function modelSpec(modelId: string): ModelSpec {
+  const spec = MODELS[modelId];
+  if (!spec) throw new UnpricedModelError(modelId);
+  return spec;
 }
 
 /** The price of a model; throws {@link UnpricedModelError} for an unknown one. */
@@ -46,20 +119,31 @@ export function priceOf(
   return price;
 }
 
+/** Tokens of one answered call as Bedrock bills them; `inputTokens` excludes cached tokens. */
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadInputTokens?: number;
+  readonly cacheWriteInputTokens?: number;
+}
+
 /**
- * Cost of a call in micro-dollars, rounded up so that estimates never undershoot.
+ * Cost of a call in micro-dollars, each part rounded up so that estimates never undershoot.
  *
  * @example
- * costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 }); // 250 + 250 = 500
+ * costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 }); // 1000 + 1000 = 2000
  */
 export function costOf(
   modelId: string,
-  usage: { inputTokens: number; outputTokens: number },
+  usage: TokenUsage,
   prices: Readonly<Record<string, ModelPrice>> = MODEL_PRICES,
 ): number {
   const p = priceOf(modelId, prices);
+  const part = (tokens: number | undefined, per1k: number) => Math.ceil(((tokens ?? 0) * per1k) / 1000);
   return (
-    Math.ceil((usage.inputTokens * p.inputPer1k) / 1000) +
-    Math.ceil((usage.outputTokens * p.outputPer1k) / 1000)
+    part(usage.inputTokens, p.inputPer1k) +
+    part(usage.outputTokens, p.outputPer1k) +
+    part(usage.cacheReadInputTokens, p.cacheReadPer1k) +
+    part(usage.cacheWriteInputTokens, p.cacheWritePer1k)
   );
 }

@@ -1,10 +1,16 @@
 import { z } from 'zod';
+import { checkPanelModels, type PanelModels } from '../core/analysts/index.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/models.js';
 
 const csvSeconds = z
   .string()
   .regex(/^\d+(,\d+)*$/, 'a comma-separated list of whole seconds, e.g. 30,120,300')
   .transform((s) => s.split(',').map(Number));
+
+const analystModelsSchema = z.record(
+  z.string(),
+  z.strictObject({ primary: z.string().min(1).optional(), fallback: z.string().min(1).optional() }),
+);
 
 const schema = z.object({
   TABLE_NAME: z.string().min(1),
@@ -32,8 +38,25 @@ const schema = z.object({
   /** Cost ceiling of a job when its upload names none, in micro-dollars ($5). */
   DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(5_000_000),
   DEFAULT_LANE: z.enum(['realtime', 'batch']).default('realtime'),
+  /** Every analyst's primary model: an inference profile or foundation-model id with a price. */
   MODEL_ID: z.string().default(PRIMARY_MODEL_ID),
+  /** Every analyst's model after repeated throttling of the primary (a separate quota). */
   FALLBACK_MODEL_ID: z.string().default(FALLBACK_MODEL_ID),
+  /** Per-analyst overrides, JSON: `{"ip-counsel": {"primary": "…", "fallback": "…"}}`. */
+  ANALYST_MODELS: z
+    .string()
+    .default('{}')
+    .transform((s, ctx) => {
+      try {
+        return analystModelsSchema.parse(JSON.parse(s));
+      } catch (error) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `not a JSON object of analyst id to {primary?, fallback?}: ${(error as Error).message}`,
+        });
+        return z.NEVER;
+      }
+    }),
   /** Model calls in flight at once inside one worker. */
   CALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** Tier-2 visibility backoff by receive count. */
@@ -75,5 +98,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`invalid clause-review configuration: ${problems.join('; ')}`);
   }
+  try {
+    checkPanelModels(panelModelsOf(parsed.data));
+  } catch (error) {
+    throw new ConfigError(`invalid clause-review configuration: models: ${(error as Error).message}`);
+  }
   return parsed.data;
+}
+
+/** The panel's models as the configuration sets them. */
+export function panelModelsOf(
+  config: Pick<RuntimeConfig, 'MODEL_ID' | 'FALLBACK_MODEL_ID' | 'ANALYST_MODELS'>,
+): PanelModels {
+  return { primary: config.MODEL_ID, fallback: config.FALLBACK_MODEL_ID, perAnalyst: config.ANALYST_MODELS };
 }

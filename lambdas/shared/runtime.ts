@@ -9,7 +9,7 @@ import type { IntakeDeps } from '../core/intake/intake.js';
 import { LimiterRegistry } from '../core/worker/limiter.js';
 import type { WorkerDeps } from '../core/worker/process-chunk.js';
 import { type AwsConnection, clientConfig } from './aws-clients.js';
-import type { RuntimeConfig } from './config.js';
+import { panelModelsOf, type RuntimeConfig } from './config.js';
 
 /** The SDK clients a process uses, created once. */
 export interface RuntimeClients {
@@ -72,6 +72,7 @@ export function workerDeps(
     callConcurrency: config.CALL_CONCURRENCY,
     modelTimeoutMs: config.MODEL_TIMEOUT_MS,
     redeliveryBackoffSeconds: config.REDELIVERY_BACKOFF_SECONDS,
+    models: panelModelsOf(config),
     // One limiter per model for the whole process, so what it learns outlives a chunk.
     limiters: new LimiterRegistry({
       initial: config.LIMITER_INITIAL,
@@ -98,6 +99,7 @@ export function intakeDeps(config: RuntimeConfig, clients: RuntimeClients): Inta
     defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
     defaultLane: config.DEFAULT_LANE,
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
+    models: panelModelsOf(config),
   };
 }
 

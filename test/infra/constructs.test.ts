@@ -11,12 +11,13 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { AlertsTopic } from '../../lib/alerts-topic.js';
 import { BatchLaneService } from '../../lib/batch-lane-service.js';
 import { ClauseReviewStack } from '../../lib/clause-review-stack.js';
 import { DeadLetterAlarms } from '../../lib/dead-letter-alarms.js';
 import { DocumentBuckets } from '../../lib/document-buckets.js';
-import { foundationModelArn, resolveModelIds } from '../../lib/model-access.js';
+import { foundationModelArn, invokeResourcesOf, resolveModelIds } from '../../lib/model-access.js';
 import { PipelineFunctions } from '../../lib/pipeline-functions.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { validateTuning } from '../../lib/runtime-environment.js';
@@ -143,26 +144,41 @@ describe('AlertsTopic and DeadLetterAlarms', () => {
 });
 
 describe('model ids', () => {
-  it('default to the price table models of lambdas/core/models.ts', () => {
+  it('default to current Claude models through US cross-region inference profiles', () => {
     expect(resolveModelIds()).toEqual({
-      primary: 'anthropic.claude-3-haiku-20240307-v1:0',
-      fallback: 'amazon.nova-lite-v1:0',
+      primary: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
+      fallback: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      perAnalyst: {},
     });
   });
 
-  it('reject a model without a price, which the runtime would refuse to spend on', () => {
+  it('reject a model without a price at synth time, naming it', () => {
     expect(() => resolveModelIds({ fallback: 'meta.llama3-8b-instruct-v1:0' })).toThrow(
-      /modelIds.fallback must be one of the priced models \(.*amazon.nova-micro-v1:0\); got 'meta.llama3-8b-instruct-v1:0'/,
+      /modelIds: model 'meta.llama3-8b-instruct-v1:0' has no entry in the price table/,
+    );
+    expect(() => resolveModelIds({ primary: 'anthropic.claude-3-haiku-20240307-v1:0' })).toThrow(
+      /'anthropic.claude-3-haiku-20240307-v1:0' has no entry in the price table/,
     );
   });
 
-  it('reject inference profile ids, whose ARNs the grant does not cover', () => {
-    expect(() => resolveModelIds({ primary: 'us.amazon.nova-lite-v1:0' })).toThrow(
-      /inference profiles are not supported\); got 'us.amazon.nova-lite-v1:0'/,
+  it('reject an override of an analyst that does not exist', () => {
+    expect(() => resolveModelIds({ perAnalyst: { 'tax-counsel': { primary: PRIMARY_MODEL_ID } } })).toThrow(
+      /unknown analyst 'tax-counsel'/,
     );
   });
 
-  it('become foundation-model ARNs in the stack region, with no account', () => {
+  it('grant a cross-region profile and its foundation model in every region it routes to, nothing more', () => {
+    const s = new Stack(app(), 'S', { env: { account: '123456789012', region: 'eu-west-1' } });
+    const arns = invokeResourcesOf(s, 'eu.anthropic.claude-haiku-4-5-20251001-v1:0').map((a) => s.resolve(a));
+    expect(arns).toEqual([
+      'arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.anthropic.claude-haiku-4-5-20251001-v1:0',
+      ...['eu-central-1', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-3'].map(
+        (r) => `arn:aws:bedrock:${r}::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0`,
+      ),
+    ]);
+  });
+
+  it('become foundation-model ARNs with no account', () => {
     const s = new Stack(app(), 'S', { env: { account: '123456789012', region: 'eu-west-1' } });
     expect(s.resolve(foundationModelArn(s, 'amazon.nova-lite-v1:0'))).toBe(
       'arn:aws:bedrock:eu-west-1::foundation-model/amazon.nova-lite-v1:0',

@@ -392,9 +392,15 @@ describe('pipeline functions', () => {
 });
 
 describe('Bedrock access', () => {
-  const modelArn = (id: string) => `arn:\${AWS::Partition}:bedrock:\${AWS::Region}::foundation-model/${id}`;
+  const US = ['us-east-1', 'us-east-2', 'us-west-2'];
+  const profileArns = (profileId: string) => [
+    `arn:\${AWS::Partition}:bedrock:\${AWS::Region}:\${AWS::AccountId}:inference-profile/${profileId}`,
+    ...US.map(
+      (r) => `arn:\${AWS::Partition}:bedrock:${r}::foundation-model/${profileId.replace(/^us\./, '')}`,
+    ),
+  ];
 
-  it('allows bedrock:InvokeModel on exactly the configured models, for the worker and the batch task only', () => {
+  it('allows bedrock:InvokeModel on exactly the configured profiles and their models in the profile regions, for the worker and the batch task only', () => {
     const bedrock = policies().flatMap((p) =>
       p.statements
         .filter((s) => asArray(s.Action).some((a) => a.startsWith('bedrock:')))
@@ -410,7 +416,7 @@ describe('Bedrock access', () => {
       expect(statement.Effect).toBe('Allow');
       expect(asArray(statement.Action)).toEqual(['bedrock:InvokeModel']);
       expect(asArray(statement.Resource).map(render).sort()).toEqual(
-        [modelArn(PRIMARY_MODEL_ID), modelArn(FALLBACK_MODEL_ID)].sort(),
+        [...profileArns(PRIMARY_MODEL_ID), ...profileArns(FALLBACK_MODEL_ID)].sort(),
       );
     }
   });

@@ -250,6 +250,10 @@ function buildFixture(overrides: Partial<Report> = {}): Report {
       spentMicros: 421_337,
       reservedMicros: 12_000,
       committedMicros: 433_337,
+      inputTokens: 90_210,
+      outputTokens: 40_112,
+      cacheReadInputTokens: 310_400,
+      cacheWriteInputTokens: 52_800,
     },
     timings: {
       createdAt: '2025-03-04T09:59:58.000Z',

@@ -38,6 +38,15 @@ export {
   isUnknownAnalystError,
   UnknownAnalystError,
 } from './errors.js';
+export {
+  checkPanelModels,
+  type ModelChoice,
+  modelsOf,
+  type PanelModels,
+  panelModelIds,
+  withModels,
+  withPrimary,
+} from './panel-models.js';
 export { buildConverseInput, type ConverseInputOptions } from './prompt.js';
 export { ANALYST_IDS, ANALYSTS, type AnalystDefinition, analystById, selectAnalysts } from './registry.js';
 export {

@@ -209,6 +209,7 @@ export function buildReport(
       spentMicros: job.costSpent,
       reservedMicros: job.costReserved,
       committedMicros: job.costCommitted,
+      ...tokenTotals(ledger),
     },
     timings: {
       createdAt: job.createdAt,
@@ -217,6 +218,17 @@ export function buildReport(
       durationMs: Date.parse(finalizedAt) - Date.parse(job.createdAt),
     },
     ...(notice ? { notice } : {}),
+  };
+}
+
+/** Tokens billed over the job's calls. */
+function tokenTotals(ledger: readonly LedgerEntry[]) {
+  const sum = (f: (e: LedgerEntry) => number | undefined) => ledger.reduce((n, e) => n + (f(e) ?? 0), 0);
+  return {
+    inputTokens: sum((e) => e.inputTokens),
+    outputTokens: sum((e) => e.outputTokens),
+    cacheReadInputTokens: sum((e) => e.cacheReadInputTokens),
+    cacheWriteInputTokens: sum((e) => e.cacheWriteInputTokens),
   };
 }
 

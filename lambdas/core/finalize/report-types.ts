@@ -126,6 +126,11 @@ export interface Report {
     readonly spentMicros: number;
     readonly reservedMicros: number;
     readonly committedMicros: number;
+    /** Tokens billed over every answered attempt; cached input is not in `inputTokens`. */
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cacheReadInputTokens: number;
+    readonly cacheWriteInputTokens: number;
   };
   readonly timings: {
     readonly createdAt: string;

@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { PanelModels } from '../analysts/index.js';
 import { isDocumentRejectedError, parseDocument } from '../documents/index.js';
 import type { Chunk, Lane } from '../model.js';
 import { Claims } from '../state/claims.js';
@@ -35,6 +36,8 @@ export interface IntakeDeps {
   readonly defaultCostLimit: number;
   readonly defaultLane: Lane;
   readonly jobDeadlineSeconds: number;
+  /** The configured models; an upload's `model` option overrides the primary. */
+  readonly models: PanelModels;
   readonly now?: () => number;
 }
 
@@ -170,7 +173,11 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
   };
   let options: JobOptions;
   try {
-    options = readJobOptions(metadata, tags, { lane: deps.defaultLane, costLimit: deps.defaultCostLimit });
+    options = readJobOptions(metadata, tags, {
+      lane: deps.defaultLane,
+      costLimit: deps.defaultCostLimit,
+      models: deps.models,
+    });
   } catch (error) {
     if (!isJobOptionError(error)) throw error;
     await jobs.createIfAbsent({
@@ -187,6 +194,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     lane: options.lane,
     analysts: options.analysts,
     costLimit: options.costLimit,
+    models: options.models,
   });
 
   let parsed: Awaited<ReturnType<typeof parseDocument>>;

@@ -1,5 +1,6 @@
-import { selectAnalysts } from '../analysts/index.js';
+import { checkPanelModels, type PanelModels, selectAnalysts, withPrimary } from '../analysts/index.js';
 import type { Lane } from '../model.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
 
 /** Per-document options, from S3 object metadata (`x-amz-meta-*`) or tags. */
 export interface JobOptions {
@@ -7,6 +8,8 @@ export interface JobOptions {
   /** Cost ceiling, micro-dollars. */
   readonly costLimit: number;
   readonly analysts: readonly string[];
+  /** The configured models, with the upload's `model` as every analyst's primary when given. */
+  readonly models: PanelModels;
 }
 
 /** An option given on the upload is not valid; the message names it and what is allowed. */
@@ -24,12 +27,13 @@ export function isJobOptionError(error: unknown): error is JobOptionError {
 
 /**
  * Reads `lane` (realtime|batch), `cost-ceiling-usd` (a positive decimal) and `analysts` (a
- * comma-separated list of analyst ids) from metadata, falling back to tags, then defaults.
+ * comma-separated list of analyst ids) and `model` (every analyst's primary model for this job)
+ * from metadata, falling back to tags, then defaults.
  */
 export function readJobOptions(
   metadata: Readonly<Record<string, string>>,
   tags: Readonly<Record<string, string>>,
-  defaults: { lane: Lane; costLimit: number },
+  defaults: { lane: Lane; costLimit: number; models?: PanelModels },
 ): JobOptions {
   const pick = (name: string) => metadata[name] ?? tags[name];
   const laneRaw = pick('lane');
@@ -61,5 +65,14 @@ export function readJobOptions(
   } catch (error) {
     throw new JobOptionError(`the 'analysts' option is not valid: ${(error as Error).message}`);
   }
-  return { lane: (laneRaw as Lane | undefined) ?? defaults.lane, costLimit, analysts };
+  const modelRaw = pick('model')?.trim();
+  let models = defaults.models ?? { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID };
+  if (modelRaw) {
+    try {
+      models = checkPanelModels(withPrimary(models, modelRaw));
+    } catch (error) {
+      throw new JobOptionError(`the 'model' option is not valid: ${(error as Error).message}`);
+    }
+  }
+  return { lane: (laneRaw as Lane | undefined) ?? defaults.lane, costLimit, analysts, models };
 }

@@ -18,7 +18,12 @@ import { retryConflicts } from './transact.js';
 export type CallStatus = 'in-flight' | 'done' | 'failed' | 'retryable';
 
 /** Why a final failure happened. */
-export type CallFailureKind = 'permanent' | 'validation' | 'transient-exhausted';
+/**
+ * Why a call failed: a permanent error, an answer still invalid after its repair, tier-1
+ * retries run out, or a model that declined to answer (stop reason `refusal`,
+ * `content_filtered` or `guardrail_intervened`), which asking again would not change.
+ */
+export type CallFailureKind = 'permanent' | 'validation' | 'transient-exhausted' | 'refused';
 
 /** One call-ledger entry: a (chunk, clause, analyst) call. */
 export interface LedgerEntry {
@@ -34,6 +39,12 @@ export interface LedgerEntry {
   readonly attempts: number;
   readonly inputTokens?: number;
   readonly outputTokens?: number;
+  /** Input tokens read from the prompt cache, over every answered attempt. */
+  readonly cacheReadInputTokens?: number;
+  /** Input tokens written to the prompt cache, over every answered attempt. */
+  readonly cacheWriteInputTokens?: number;
+  /** Bedrock's stop reason of the last answered attempt. */
+  readonly stopReason?: string;
   /** Settled cost of every answered attempt, micro-dollars. */
   readonly cost?: number;
   /** Worst-case cost of the attempt the holder may have in flight (an intent), micro-dollars. */
@@ -85,8 +96,11 @@ export interface Settlement {
   readonly attempts: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  readonly cacheReadInputTokens?: number;
+  readonly cacheWriteInputTokens?: number;
   readonly cost: number;
   readonly modelId?: string;
+  readonly stopReason?: string;
   /** The next attempt's worst case, when `status` is `in-flight`. */
   readonly reservation?: number;
   readonly checkedAt?: number;
@@ -196,6 +210,9 @@ export class CallLedger {
     set('attempts', s.attempts);
     set('inputTokens', s.inputTokens);
     set('outputTokens', s.outputTokens);
+    if (s.cacheReadInputTokens) set('cacheReadInputTokens', s.cacheReadInputTokens);
+    if (s.cacheWriteInputTokens) set('cacheWriteInputTokens', s.cacheWriteInputTokens);
+    set('stopReason', s.stopReason);
     set('cost', s.cost);
     set('modelId', s.modelId);
     set('reservation', s.reservation);

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../../../lib/topology.js';
+import type { PanelModels } from '../analysts/panel-models.js';
 import { isConditionFailure, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
 import { retryConflicts } from './transact.js';
@@ -36,6 +37,8 @@ export interface Job {
   readonly bytes?: number;
   readonly format?: string;
   readonly analysts: readonly string[];
+  /** The models the job's calls use, fixed at intake (absent on jobs from before models were recorded). */
+  readonly models?: PanelModels;
   readonly chunkCount: number;
   readonly clauseCount: number;
   readonly callsPlanned: number;
@@ -70,7 +73,7 @@ export interface Job {
 
 /** What intake knows when it creates a job. */
 export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &
-  Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format'>>;
+  Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models'>>;
 
 function statusIndex(status: JobStatus, at: string, jobId: string) {
   return { gsi1pk: statusGsiPk(status), gsi1sk: `${at}#${jobId}` };

@@ -137,7 +137,14 @@ interface CallState {
   /** Attempts of the entry at claim time: later ones are this holder's. */
   readonly priorAttempts: number;
   /** The entry's totals: what it had at claim time, plus this holder's attempts. */
-  readonly totals: { attempts: number; inputTokens: number; outputTokens: number; cost: number };
+  readonly totals: {
+    attempts: number;
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadInputTokens: number;
+    cacheWriteInputTokens: number;
+    cost: number;
+  };
   retries: number;
   consecutiveThrottles: number;
   modelId: string;
@@ -179,6 +186,8 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
       attempts: same?.attempts ?? 0,
       inputTokens: same?.inputTokens ?? 0,
       outputTokens: same?.outputTokens ?? 0,
+      cacheReadInputTokens: same?.cacheReadInputTokens ?? 0,
+      cacheWriteInputTokens: same?.cacheWriteInputTokens ?? 0,
       cost: same?.cost ?? 0,
     },
     retries: 0,
@@ -325,6 +334,13 @@ async function afterError(
 }
 
 /**
+ * Stop reasons of a model that declined to answer: its refusal, a content filter, or a
+ * guardrail (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_ResponseSyntax).
+ * A cut-off answer (`max_tokens`) is an invalid answer instead, and gets the repair retry.
+ */
+const DECLINED: ReadonlySet<string> = new Set(['refusal', 'content_filtered', 'guardrail_intervened']);
+
+/**
  * An answered request: billed, its cost settled against the allotment. A valid answer ends the
  * call; the first invalid one gets a repair retry (returns undefined), the second fails it.
  */
@@ -338,11 +354,15 @@ async function afterAnswer(
   const usage = {
     inputTokens: output.usage?.inputTokens ?? 0,
     outputTokens: output.usage?.outputTokens ?? 0,
+    cacheReadInputTokens: output.usage?.cacheReadInputTokens ?? 0,
+    cacheWriteInputTokens: output.usage?.cacheWriteInputTokens ?? 0,
   };
   const cost = costOf(s.modelId, usage, deps.prices);
   chunk.budget.settle(start.estimate, cost);
   s.totals.inputTokens += usage.inputTokens;
   s.totals.outputTokens += usage.outputTokens;
+  s.totals.cacheReadInputTokens += usage.cacheReadInputTokens;
+  s.totals.cacheWriteInputTokens += usage.cacheWriteInputTokens;
   s.totals.cost += cost;
   deps.metrics?.attempt({
     model: s.modelId,
@@ -350,8 +370,23 @@ async function afterAnswer(
     throttled: false,
     costMicros: cost,
   });
-  const billed = { modelId: s.modelId, checkedAt: start.checkedAt };
+  const billed = {
+    modelId: s.modelId,
+    checkedAt: start.checkedAt,
+    ...(output.stopReason ? { stopReason: output.stopReason } : {}),
+  };
   const { retries, modelId } = s;
+  if (output.stopReason && DECLINED.has(output.stopReason)) {
+    // The model declined this clause; asking again would be declined again, at a price.
+    const fields = {
+      ...billed,
+      status: 'failed',
+      failureKind: 'refused',
+      errorClass: 'validation',
+      lastError: `the model declined to answer (stopReason ${output.stopReason})`,
+    } as const;
+    return ended(s, fields, { kind: 'failed', failureKind: 'refused', retries, modelId });
+  }
   let answer: AnalystAnswer;
   try {
     answer = parseAnswer(analyst, clause, output);

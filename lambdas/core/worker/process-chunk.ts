@@ -2,10 +2,13 @@ import { setMaxListeners } from 'node:events';
 import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { selectAnalysts } from '../analysts/index.js';
+import { type AnalystDefinition, type PanelModels, selectAnalysts, withModels } from '../analysts/index.js';
 import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
 import type { PipelineMetrics } from '../metrics/index.js';
-import { MODEL_PRICES, type ModelPrice } from '../models.js';
+import { FALLBACK_MODEL_ID, MODEL_PRICES, type ModelPrice, PRIMARY_MODEL_ID } from '../models.js';
+
+const DEFAULT_PANEL_MODELS: PanelModels = { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID };
+
 import { Allotments } from '../state/allotments.js';
 import { CallLedger, type CallRef, type LedgerEntry } from '../state/call-ledger.js';
 import { type CallCounts, type Checkpoint, Claims, isChunkTerminal, type Lease } from '../state/claims.js';
@@ -39,6 +42,8 @@ export interface WorkerDeps {
   readonly redeliveryBackoffSeconds: readonly number[];
   readonly backoff?: BackoffPolicy;
   readonly prices?: Readonly<Record<string, ModelPrice>>;
+  /** The configured models, for jobs that do not record their own. */
+  readonly models?: PanelModels;
   readonly random?: () => number;
   readonly now?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -329,11 +334,16 @@ async function consolidateUnderLease(run: StageRun, held: HeldStage): Promise<Di
   const { t, message } = run;
   if (held.job.status === 'cancelled') return finishCancelled(run, held);
   const entries = run.analyzed ?? (await t.ledger.forChunk(message.jobId, message.chunk));
-  const analysts = selectAnalysts([...held.job.analysts]);
+  const analysts = panelOf(held.job, run.deps);
   const assessments = consolidateChunk(message.chunk, message.clauses, analysts, entries);
   await t.claims.finishChunk(held.lease, { status: 'done', result: JSON.stringify(assessments) });
   await enqueueFinalizeIfComplete(run.deps, message.jobId);
   return undefined;
+}
+
+/** The job's analysts with the models the job was started with (the process's for older jobs). */
+function panelOf(job: Job, deps: WorkerDeps): readonly AnalystDefinition[] {
+  return withModels(selectAnalysts([...job.analysts]), job.models ?? deps.models ?? DEFAULT_PANEL_MODELS);
 }
 
 /** The analyze stage with this process's dependencies. */
@@ -356,7 +366,7 @@ function runAnalyze(
     lease,
     checkpoint,
     message.clauses,
-    selectAnalysts([...job.analysts]),
+    panelOf(job, deps),
     {
       bedrock: deps.bedrock,
       ledger: t.ledger,

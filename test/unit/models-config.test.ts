@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ANALYSTS,
+  checkPanelModels,
+  modelsOf,
+  panelModelIds,
+  withModels,
+  withPrimary,
+} from '../../lambdas/core/analysts/index.js';
+import { readJobOptions } from '../../lambdas/core/intake/job-options.js';
+import {
+  costOf,
+  FALLBACK_MODEL_ID,
+  MODELS,
+  modelSpec,
+  PRIMARY_MODEL_ID,
+  UnpricedModelError,
+} from '../../lambdas/core/models.js';
+import { ConfigError, loadConfig, panelModelsOf } from '../../lambdas/shared/config.js';
+
+const ENV = {
+  TABLE_NAME: 't',
+  INTAKE_BUCKET: 'i',
+  RESULTS_BUCKET: 'r',
+  REALTIME_QUEUE_URL: 'http://q/realtime',
+  BATCH_QUEUE_URL: 'http://q/batch',
+  FINALIZE_QUEUE_URL: 'http://q/finalize',
+};
+
+describe('the price table', () => {
+  it('prices every default with input, output, cache-read and cache-write prices', () => {
+    for (const id of [PRIMARY_MODEL_ID, FALLBACK_MODEL_ID]) {
+      const p = modelSpec(id).price;
+      expect(p.inputPer1k).toBeGreaterThan(0);
+      expect(p.outputPer1k).toBeGreaterThan(p.inputPer1k);
+      expect(p.cacheReadPer1k).toBeLessThan(p.inputPer1k);
+      expect(p.cacheWritePer1k).toBeGreaterThan(p.inputPer1k);
+    }
+  });
+
+  it('invokes the defaults through cross-region inference profiles', () => {
+    expect(modelSpec(PRIMARY_MODEL_ID)).toMatchObject({
+      foundationModelId: 'anthropic.claude-haiku-4-5-20251001-v1:0',
+      profileRegions: ['us-east-1', 'us-east-2', 'us-west-2'],
+      cacheMinTokens: 4096,
+    });
+    expect(modelSpec(FALLBACK_MODEL_ID).cacheMinTokens).toBe(1024);
+    expect(Object.keys(MODELS).some((id) => id.includes('claude-3-haiku'))).toBe(false);
+  });
+
+  it('bills cached input at the cache prices, each part rounded up', () => {
+    // Haiku 4.5: $1 in, $5 out, $0.10 cache read, $1.25 cache write per million tokens.
+    expect(costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 })).toBe(1000 + 1000);
+    expect(
+      costOf(PRIMARY_MODEL_ID, {
+        inputTokens: 100,
+        outputTokens: 200,
+        cacheReadInputTokens: 5000,
+        cacheWriteInputTokens: 1,
+      }),
+    ).toBe(100 + 1000 + 500 + 2);
+  });
+
+  it('refuses a model without a price, naming it', () => {
+    expect(() => modelSpec('anthropic.claude-3-haiku-20240307-v1:0')).toThrow(UnpricedModelError);
+    expect(() => costOf('meta.llama3-8b-instruct-v1:0', { inputTokens: 1, outputTokens: 1 })).toThrow(
+      /'meta.llama3-8b-instruct-v1:0' has no entry in the price table/,
+    );
+  });
+});
+
+describe('the panel models', () => {
+  const panel = {
+    primary: PRIMARY_MODEL_ID,
+    fallback: FALLBACK_MODEL_ID,
+    perAnalyst: { 'ip-counsel': { primary: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0' } },
+  };
+
+  it('give each analyst the default unless it has its own', () => {
+    expect(modelsOf(panel, 'liability-counsel')).toEqual({
+      primary: PRIMARY_MODEL_ID,
+      fallback: FALLBACK_MODEL_ID,
+    });
+    expect(modelsOf(panel, 'ip-counsel')).toEqual({
+      primary: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0',
+      fallback: FALLBACK_MODEL_ID,
+    });
+    const ip = withModels(ANALYSTS, panel).find((a) => a.id === 'ip-counsel');
+    expect(ip?.modelId).toBe('eu.anthropic.claude-haiku-4-5-20251001-v1:0');
+    expect(panelModelIds(panel)).toEqual([
+      PRIMARY_MODEL_ID,
+      'eu.anthropic.claude-haiku-4-5-20251001-v1:0',
+      FALLBACK_MODEL_ID,
+    ]);
+  });
+
+  it('put a one-run primary in place of every primary, overrides included', () => {
+    const one = withPrimary(panel, FALLBACK_MODEL_ID);
+    expect(withModels(ANALYSTS, one).every((a) => a.modelId === FALLBACK_MODEL_ID)).toBe(true);
+  });
+
+  it('are refused when a model has no price or an override names no analyst', () => {
+    expect(() => checkPanelModels({ ...panel, fallback: 'amazon.titan-text-lite-v1' })).toThrow(
+      UnpricedModelError,
+    );
+    expect(() =>
+      checkPanelModels({ ...panel, perAnalyst: { nobody: { primary: PRIMARY_MODEL_ID } } }),
+    ).toThrow(/unknown analyst 'nobody'/);
+  });
+});
+
+describe('the runtime configuration of models', () => {
+  it('reads the primary, the fallback and per-analyst overrides from the environment', () => {
+    const config = loadConfig({
+      ...ENV,
+      MODEL_ID: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0',
+      ANALYST_MODELS: JSON.stringify({
+        'ip-counsel': { fallback: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0' },
+      }),
+    });
+    expect(panelModelsOf(config)).toEqual({
+      primary: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0',
+      fallback: FALLBACK_MODEL_ID,
+      perAnalyst: { 'ip-counsel': { fallback: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0' } },
+    });
+  });
+
+  it('refuses an unpriced model or malformed overrides at start, naming them', () => {
+    expect(() => loadConfig({ ...ENV, MODEL_ID: 'anthropic.claude-3-haiku-20240307-v1:0' })).toThrow(
+      /models: model 'anthropic.claude-3-haiku-20240307-v1:0' has no entry in the price table/,
+    );
+    expect(() => loadConfig({ ...ENV, ANALYST_MODELS: '[1' })).toThrow(ConfigError);
+  });
+
+  it("lets an upload's model option replace the primary of one job, and refuses an unpriced one", () => {
+    const defaults = {
+      lane: 'realtime' as const,
+      costLimit: 1,
+      models: { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID },
+    };
+    expect(readJobOptions({ model: FALLBACK_MODEL_ID }, {}, defaults).models.primary).toBe(FALLBACK_MODEL_ID);
+    expect(readJobOptions({}, {}, defaults).models).toEqual(defaults.models);
+    expect(() => readJobOptions({ model: 'nope.model-v1' }, {}, defaults)).toThrow(
+      /the 'model' option is not valid: model 'nope.model-v1' has no entry in the price table/,
+    );
+  });
+});
