@@ -455,6 +455,40 @@ describe('analyzeStage: tier-1 retries', () => {
 });
 
 describe('analyzeStage: invalid answers', () => {
+  it.each(['refusal', 'content_filtered', 'guardrail_intervened'])(
+    'fails a call the model declined (%s) once, billed, with no repair retry',
+    async (stopReason) => {
+      arrange({ bedrock: () => ({ ...PROSE_ANSWER, stopReason }) as never });
+      const outcome = await run([clause(1)]);
+      expect(outcome).toMatchObject({ kind: 'done', counts: { done: 0, failed: 1 } });
+      expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(1);
+      const [only] = settlements();
+      expect(only?.ExpressionAttributeValues).toMatchObject({
+        ':status': 'failed',
+        ':failureKind': 'refused',
+        ':stopReason': stopReason,
+        ':cost': costOf(PRIMARY_MODEL_ID, USAGE),
+      });
+    },
+  );
+
+  it('records cached input tokens and bills them at the cache prices', async () => {
+    const cached = {
+      inputTokens: 300,
+      outputTokens: 120,
+      cacheReadInputTokens: 4200,
+      cacheWriteInputTokens: 0,
+    };
+    arrange({
+      bedrock: (input) => ({ ...validAnswer(input), usage: { ...cached, totalTokens: 4620 } }) as never,
+    });
+    await run([clause(1)]);
+    expect(settlements()[0]?.ExpressionAttributeValues).toMatchObject({
+      ':cacheReadInputTokens': 4200,
+      ':cost': costOf(PRIMARY_MODEL_ID, cached),
+    });
+  });
+
   it('makes one repair retry with the validation error appended, billing both attempts', async () => {
     arrange({ bedrock: (input, n) => (n === 1 ? PROSE_ANSWER : validAnswer(input)) });
     const outcome = await run([clause(1)]);
