@@ -39,9 +39,9 @@ export interface CataloguePlan {
   /**
    * Refuse at Converse what Bedrock refuses: unknown ids, end-of-life models, base ids of
    * profile-only models, temperature with topP where the model forbids it, cachePoint on
-   * models without prompt caching. Off by default during the switch of the tests' model ids
-   * (see the stand-in README section in server.ts); a test turns it on with
-   * `setPlan({ catalogue: { enforce: true } })`.
+   * models without prompt caching. Off by default while the existing tests and the product's
+   * defaults still call retired ids (Claude 3 Haiku); a test turns it on with
+   * `setPlan({ catalogue: { enforce: true } })`. Default to be flipped to true once they moved.
    */
   enforce: boolean;
   /** Lifecycle overrides by base model id, merged over the catalogue's own lifecycle. */
@@ -178,8 +178,9 @@ export type FaultPlanCorePatch = z.infer<typeof corePatchSchema>;
  * A partial plan as accepted by `setPlan` and `PUT /_stand-in/plan`. Sections merge field by
  * field (`errorRates`, `capacity`, `malformed`, `hang`, `stopReasons`), `latency` is replaced
  * whole, `modelOverrides` merge per model id, `catalogue.lifecycle` merges per model id and
- * field; `null` clears a capacity limit, a hang duration, a model's override or lifecycle
- * override, or one lifecycle field.
+ * field; `null` clears a capacity limit, a hang duration, a model's override or a model's
+ * lifecycle override; a `null` lifecycle field (e.g. `endOfLifeTime: null`) removes that field
+ * from the catalogue's lifecycle.
  */
 export type FaultPlanPatch = z.infer<typeof planPatchSchema>;
 
@@ -228,12 +229,8 @@ function mergeCatalogue(base: CataloguePlan, patch: FaultPlanPatch['catalogue'])
       delete lifecycle[modelId];
       continue;
     }
-    const merged: Record<string, unknown> = { ...lifecycle[modelId] };
-    for (const [key, value] of Object.entries(override)) {
-      if (value === null) delete merged[key];
-      else if (value !== undefined) merged[key] = value;
-    }
-    lifecycle[modelId] = merged as LifecycleOverride;
+    // A null field stays in the override: it clears that field of the catalogue's lifecycle.
+    lifecycle[modelId] = { ...lifecycle[modelId], ...stripUndefined(override) } as LifecycleOverride;
   }
   return { enforce: patch?.enforce ?? base.enforce, lifecycle };
 }
