@@ -14,7 +14,8 @@
  * The region is the SigV4 credential scope's (default us-east-1), the account 123456789012.
  * A model past end of life is not listed and not found: "After the EOL date, the model version
  * can only be found on this documentation page" (model-lifecycle.html). Timestamps go out as
- * epoch seconds, restJson1's default format, which the SDK turns into Dates.
+ * RFC 3339 date-time strings: the Bedrock model declares that format, and the SDK refuses
+ * anything else ("RFC-3339 date-times must be expressed as strings").
  *
  * Tool use: no control-plane field says whether a model supports Converse tool use (see
  * FoundationModelDetails), so the stand-in reports none; the product keeps its own table and
@@ -68,16 +69,16 @@ export function isControlPlanePath(path: string): boolean {
   );
 }
 
-const epochSeconds = (iso: string | undefined): number | undefined =>
-  iso === undefined ? undefined : Date.parse(iso) / 1000;
+const dateTime = (iso: string | undefined): string | undefined =>
+  iso === undefined ? undefined : new Date(iso).toISOString();
 
 function lifecycleBody(lifecycle: ModelLifecycle): Record<string, unknown> {
   return {
     status: lifecycle.status,
-    startOfLifeTime: epochSeconds(lifecycle.startOfLifeTime),
-    endOfLifeTime: epochSeconds(lifecycle.endOfLifeTime),
-    legacyTime: epochSeconds(lifecycle.legacyTime),
-    publicExtendedAccessTime: epochSeconds(lifecycle.publicExtendedAccessTime),
+    startOfLifeTime: dateTime(lifecycle.startOfLifeTime),
+    endOfLifeTime: dateTime(lifecycle.endOfLifeTime),
+    legacyTime: dateTime(lifecycle.legacyTime),
+    publicExtendedAccessTime: dateTime(lifecycle.publicExtendedAccessTime),
   };
 }
 
@@ -119,7 +120,7 @@ function profileBody(
     geography === 'global'
       ? [{ modelArn: foundationModelArn('', model.modelId) }]
       : regions.map((routed) => ({ modelArn: foundationModelArn(routed, model.modelId) }));
-  const created = epochSeconds(model.lifecycle.startOfLifeTime);
+  const created = dateTime(model.lifecycle.startOfLifeTime);
   return {
     inferenceProfileName: `${GEOGRAPHY_NAMES[geography]} ${model.providerName} ${model.modelName}`,
     description: `Routes requests to ${model.modelName} in ${geography === 'global' ? 'commercial AWS Regions' : regions.join(', ')}.`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   Catalogue,
+  type CatalogueModel,
   effectiveLifecycle,
   foundationModelArn,
   inferenceProfileArn,
@@ -8,6 +9,12 @@ import {
 
 const HAIKU_45 = 'anthropic.claude-haiku-4-5-20251001-v1:0';
 const catalogue = new Catalogue();
+
+function entry(modelId: string): CatalogueModel {
+  const model = catalogue.model(modelId);
+  if (!model) throw new Error(`${modelId} is not in the catalogue`);
+  return model;
+}
 
 describe('catalogue lookup', () => {
   it('resolves base ids, profile ids and both kinds of ARN', () => {
@@ -33,7 +40,7 @@ describe('catalogue lookup', () => {
 });
 
 describe('effective lifecycle', () => {
-  const model = catalogue.model(HAIKU_45)!;
+  const model = entry(HAIKU_45);
   it('applies overrides and turns a passed end-of-life date into EOL', () => {
     const now = Date.parse('2026-11-23T00:00:00Z');
     expect(effectiveLifecycle(model, undefined, now).status).toBe('ACTIVE');
@@ -43,8 +50,8 @@ describe('effective lifecycle', () => {
       endOfLifeTime: legacy.endOfLifeTime,
     });
     expect(effectiveLifecycle(model, legacy, Date.parse('2026-12-19T00:00:00Z')).status).toBe('EOL');
-    expect(
-      effectiveLifecycle(catalogue.model('anthropic.claude-3-haiku-20240307-v1:0')!, undefined, now).status,
-    ).toBe('EOL');
+    expect(effectiveLifecycle(entry('anthropic.claude-3-haiku-20240307-v1:0'), undefined, now).status).toBe(
+      'EOL',
+    );
   });
 });
