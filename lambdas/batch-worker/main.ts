@@ -5,8 +5,8 @@
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { PutMetricDataMetrics } from '../core/metrics/index.js';
 import { runPoller } from '../core/worker/poller.js';
-import { loadConfig } from '../shared/config.js';
-import { createClients, workerDeps } from '../shared/runtime.js';
+import { loadConfig, panelModelsOf } from '../shared/config.js';
+import { createClients, lifecycleGuard, reportModelLifecycle, workerDeps } from '../shared/runtime.js';
 
 const config = loadConfig();
 const stop = new AbortController();
@@ -48,7 +48,13 @@ const metrics =
         onError: (error, datums) => log('metrics-failed', { datums, error: String(error) }),
       })
     : undefined;
-const deps = workerDeps(config, createClients(), { log, ...(metrics ? { metrics } : {}) });
+const clients = createClients();
+const deps = workerDeps(config, clients, { log, ...(metrics ? { metrics } : {}) });
+// Once per start: a retired or legacy model is said in the log before its calls fail.
+void reportModelLifecycle(lifecycleGuard(clients), panelModelsOf(config), {
+  error: (m, f) => log(m, { level: 'error', ...f }),
+  warn: (m, f) => log(m, { level: 'warn', ...f }),
+});
 log('poller-start', { workerId: deps.workerId, queueUrl: config.BATCH_QUEUE_URL });
 await runPoller(deps, {
   queueUrl: config.BATCH_QUEUE_URL,

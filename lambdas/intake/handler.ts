@@ -4,7 +4,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { type IntakeDeps, intakeObject } from '../core/intake/intake.js';
 import { objectsCreated } from '../core/intake/s3-event.js';
 import { loadConfig } from '../shared/config.js';
-import { createClients, intakeDeps } from '../shared/runtime.js';
+import { createClients, intakeDeps, lifecycleGuard } from '../shared/runtime.js';
 
 const logger = new Logger({ serviceName: 'clause-review-intake' });
 let deps: IntakeDeps | undefined;
@@ -15,7 +15,10 @@ export function configureIntake(injected: IntakeDeps): void {
 }
 
 function ensureDeps(): IntakeDeps {
-  deps ??= intakeDeps(loadConfig(), createClients());
+  if (!deps) {
+    const clients = createClients();
+    deps = intakeDeps(loadConfig(), clients, { lifecycle: lifecycleGuard(clients) });
+  }
   return deps;
 }
 

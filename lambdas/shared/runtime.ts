@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { BedrockClient } from '@aws-sdk/client-bedrock';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type PanelModels, panelModelIds } from '../core/analysts/index.js';
 import type { FinalizeDeps } from '../core/finalize/finalize.js';
 import type { IntakeDeps } from '../core/intake/intake.js';
+import { LifecycleGuard } from '../core/model-lifecycle.js';
 import { LimiterRegistry } from '../core/worker/limiter.js';
 import type { WorkerDeps } from '../core/worker/process-chunk.js';
 import { type AwsConnection, clientConfig } from './aws-clients.js';
@@ -17,6 +20,8 @@ export interface RuntimeClients {
   readonly sqs: SQSClient;
   readonly s3: S3Client;
   readonly bedrock: BedrockRuntimeClient;
+  /** Bedrock's control plane: the model lifecycle guard reads models and inference profiles. */
+  readonly bedrockControl: BedrockClient;
 }
 
 /**
@@ -52,7 +57,16 @@ export function createClients(
       ...(connection.bedrockEndpoint ? { endpoint: connection.bedrockEndpoint } : {}),
       maxAttempts: 1,
     }),
+    bedrockControl: new BedrockClient({
+      ...config,
+      ...(connection.bedrockEndpoint ? { endpoint: connection.bedrockEndpoint } : {}),
+    }),
   };
+}
+
+/** The lifecycle guard of a process, on its control-plane client. */
+export function lifecycleGuard(clients: RuntimeClients): LifecycleGuard {
+  return new LifecycleGuard(clients.bedrockControl, () => clients.bedrockControl.config.region());
 }
 
 /** Worker dependencies from the runtime configuration. */
@@ -86,7 +100,11 @@ export function workerDeps(
 }
 
 /** Intake dependencies from the runtime configuration. */
-export function intakeDeps(config: RuntimeConfig, clients: RuntimeClients): IntakeDeps {
+export function intakeDeps(
+  config: RuntimeConfig,
+  clients: RuntimeClients,
+  extra: Partial<IntakeDeps> = {},
+): IntakeDeps {
   return {
     db: clients.db,
     s3: clients.s3,
@@ -100,6 +118,7 @@ export function intakeDeps(config: RuntimeConfig, clients: RuntimeClients): Inta
     defaultLane: config.DEFAULT_LANE,
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
     models: panelModelsOf(config),
+    ...extra,
   };
 }
 
@@ -117,4 +136,27 @@ export function finalizeDeps(
     resultsPrefix: config.RESULTS_PREFIX,
     ...extra,
   };
+}
+
+/**
+ * Logs what the lifecycle guard finds about the configured models: an error for a model
+ * Bedrock no longer serves, a warning for a legacy one. Never throws: a worker keeps working
+ * (and its calls say the rest) when the control plane cannot be asked.
+ */
+export async function reportModelLifecycle(
+  guard: Pick<LifecycleGuard, 'check'>,
+  models: PanelModels,
+  log: {
+    error(m: string, f: Record<string, unknown>): void;
+    warn(m: string, f: Record<string, unknown>): void;
+  },
+): Promise<void> {
+  try {
+    for (const v of await guard.check(panelModelIds(models))) {
+      if (v.level === 'error') log.error('model-lifecycle', { ...v });
+      else if (v.level === 'warning') log.warn('model-lifecycle', { ...v });
+    }
+  } catch (error) {
+    log.warn('model-lifecycle-unchecked', { error: (error as Error).message });
+  }
 }

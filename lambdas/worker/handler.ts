@@ -4,8 +4,8 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { EmfMetrics } from '../core/metrics/index.js';
 import { applyRetryVisibility } from '../core/worker/disposition.js';
 import { processChunk, type WorkerDeps } from '../core/worker/process-chunk.js';
-import { loadConfig } from '../shared/config.js';
-import { createClients, workerDeps } from '../shared/runtime.js';
+import { loadConfig, panelModelsOf } from '../shared/config.js';
+import { createClients, lifecycleGuard, reportModelLifecycle, workerDeps } from '../shared/runtime.js';
 import { deliveryOf } from '../shared/sqs-records.js';
 
 const logger = new Logger({ serviceName: 'clause-review-worker' });
@@ -23,10 +23,13 @@ export function configureWorker(injected: WorkerDeps, urls: string[]): void {
 function ensureDeps(): WorkerDeps {
   if (!deps) {
     const config = loadConfig();
-    deps = workerDeps(config, createClients(), {
+    const clients = createClients();
+    deps = workerDeps(config, clients, {
       log: (event, fields) => logger.info(event, fields),
       metrics,
     });
+    // Once per cold start: a retired or legacy model is said in the log before its calls fail.
+    void reportModelLifecycle(lifecycleGuard(clients), panelModelsOf(config), logger);
     queueUrls = [config.REALTIME_QUEUE_URL, config.BATCH_QUEUE_URL];
   }
   return deps;

@@ -1,3 +1,4 @@
+import { BedrockClient } from '@aws-sdk/client-bedrock';
 /**
  * The analyze stage reports each Bedrock request and each call's outcome to the metrics port.
  */
@@ -289,6 +290,7 @@ describe('worker wiring of metrics', () => {
     sqs: new SQSClient({ region: 'us-east-1' }),
     s3: new S3Client({ region: 'us-east-1' }),
     bedrock: new BedrockRuntimeClient({ region: 'us-east-1' }),
+    bedrockControl: new BedrockClient({ region: 'us-east-1' }),
   };
 
   it('reports each delivery of a chunk, redelivered or not, even one that cannot be read', async () => {

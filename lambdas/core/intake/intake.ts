@@ -11,9 +11,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { PanelModels } from '../analysts/index.js';
+import { type PanelModels, panelModelIds } from '../analysts/index.js';
 import { isDocumentRejectedError, parseDocument } from '../documents/index.js';
 import type { Chunk, Lane } from '../model.js';
+import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
 import { Claims } from '../state/claims.js';
 import { Jobs } from '../state/jobs.js';
 import type { ChunkMessage } from '../worker/chunk-message.js';
@@ -38,6 +39,8 @@ export interface IntakeDeps {
   readonly jobDeadlineSeconds: number;
   /** The configured models; an upload's `model` option overrides the primary. */
   readonly models: PanelModels;
+  /** Refuses jobs whose models Bedrock no longer serves (absent: not checked). */
+  readonly lifecycle?: Pick<LifecycleGuard, 'check'>;
   readonly now?: () => number;
 }
 
@@ -196,6 +199,12 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     costLimit: options.costLimit,
     models: options.models,
   });
+  const unavailable =
+    deps.lifecycle && blockingReason(await deps.lifecycle.check(panelModelIds(options.models)));
+  if (unavailable) {
+    await jobs.markRejected(jobId, unavailable, { rejection: 'model-unavailable' });
+    return { outcome: 'rejected', jobId, reason: unavailable };
+  }
 
   let parsed: Awaited<ReturnType<typeof parseDocument>>;
   try {
