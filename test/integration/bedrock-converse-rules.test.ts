@@ -314,7 +314,7 @@ describe('planned stop reasons', () => {
   it('mixes stop reasons at the planned rates, per model override too', async () => {
     plan({ stopReasons: { refusal: 0.5 }, modelOverrides: { [NOVA_LITE]: { stopReasons: { refusal: 0 } } } });
     const reasons = await Promise.all(Array.from({ length: 40 }, () => call()));
-    const refusals = reasons.filter((o) => o.stopReason === 'refusal').length;
+    const refusals = reasons.filter((o) => (o.stopReason as string) === 'refusal').length;
     expect(refusals).toBeGreaterThan(8);
     expect(refusals).toBeLessThan(32);
     expect(standIn.accounting().stopReasons[US_HAIKU_45]).toEqual({
