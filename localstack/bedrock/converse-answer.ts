@@ -23,12 +23,18 @@ export type StopReason =
 
 /**
  * Output limit when a request sets no `inferenceConfig.maxTokens` and the plan forces a
- * `max_tokens` stop: the stand-in needs some cap to bill, and 4,096 is the Converse default
- * the Anthropic models apply on Bedrock.
+ * `max_tokens` stop: the stand-in needs some cap to bill. 4,096 is the stand-in's choice
+ * (Converse documents no default; each model applies its own), so tests that check billing
+ * should set maxTokens.
  */
 export const DEFAULT_MAX_TOKENS = 4_096;
 
-/** What a refusing model says (Claude 4.5 models stop with `refusal` after such a text). */
+/**
+ * What a refusing model says. `refusal` is the stop reason Claude 4.5 models give for it
+ * (https://docs.claude.com/en/docs/test-and-evaluate/strengthen-guardrails/handle-streaming-refusals);
+ * @aws-sdk/client-bedrock-runtime 3.1162's StopReason enum does not list it yet, so callers get
+ * it as a plain string.
+ */
 export const REFUSAL_TEXT = "I can't help with that request.";
 /** Amazon Nova's answer when its own content filter blocks the output (stopReason content_filtered). */
 export const CONTENT_FILTERED_TEXT = 'The generated text has been blocked by our content filters.';
