@@ -11,7 +11,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../lambdas/core/metrics/index.js';
-import { grantInvokeModels, type ModelIds, resolveModelIds } from './model-access.js';
+import {
+  grantInvokeModels,
+  grantModelLifecycleReads,
+  type ModelIds,
+  resolveModelIds,
+} from './model-access.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { type PipelineResourcesProps, runtimeEnvironment, validateTuning } from './runtime-environment.js';
 import { grantItemAccess } from './state-table.js';
@@ -247,6 +252,7 @@ export class BatchLaneService extends Construct {
     grantItemAccess(props.table, taskRole);
     props.queues.finalize.grantSendMessages(taskRole);
     grantInvokeModels(taskRole, this, models);
+    grantModelLifecycleReads(taskRole, this, models);
     // The worker sends its metrics with PutMetricData (lambdas/core/metrics/put-metric-data.ts).
     taskRole.addToPrincipalPolicy(
       new iam.PolicyStatement({

@@ -101,3 +101,25 @@ export function grantInvokeModels(
     resourceArns: [...new Set(arns)],
   });
 }
+
+/**
+ * Allows the lifecycle guard's reads on exactly the configured models: `bedrock:GetFoundationModel`
+ * on each foundation model in the stack's region and `bedrock:GetInferenceProfile` on each
+ * profile (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonbedrock.html).
+ */
+export function grantModelLifecycleReads(
+  grantee: iam.IGrantable,
+  scope: IConstruct,
+  models: ResolvedModelIds,
+): void {
+  const specs = modelIdsOf(models).map((id) => modelSpec(id));
+  iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['bedrock:GetFoundationModel'],
+    resourceArns: [...new Set(specs.map((s) => foundationModelArn(scope, s.foundationModelId)))],
+  });
+  const profiles = specs.filter((s) => s.profileRegions).map((s) => inferenceProfileArn(scope, s.id));
+  if (profiles.length > 0) {
+    iam.Grant.addToPrincipal({ grantee, actions: ['bedrock:GetInferenceProfile'], resourceArns: profiles });
+  }
+}

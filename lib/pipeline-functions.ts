@@ -8,7 +8,12 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { grantInvokeModels, type ModelIds, resolveModelIds } from './model-access.js';
+import {
+  grantInvokeModels,
+  grantModelLifecycleReads,
+  type ModelIds,
+  resolveModelIds,
+} from './model-access.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { type PipelineResourcesProps, runtimeEnvironment, validateTuning } from './runtime-environment.js';
 import { grantItemAccess } from './state-table.js';
@@ -285,6 +290,7 @@ export class PipelineFunctions extends Construct {
 
     props.queues.finalize.grantSendMessages(this.workerFunction);
     grantInvokeModels(this.workerFunction, this, models);
+    for (const f of [this.intakeFunction, this.workerFunction]) grantModelLifecycleReads(f, this, models);
 
     const resultsPrefix = t.buckets.results.prefix;
     this.finalizeFunction.addToRolePolicy(

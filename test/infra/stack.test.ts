@@ -403,7 +403,7 @@ describe('Bedrock access', () => {
   it('allows bedrock:InvokeModel on exactly the configured profiles and their models in the profile regions, for the worker and the batch task only', () => {
     const bedrock = policies().flatMap((p) =>
       p.statements
-        .filter((s) => asArray(s.Action).some((a) => a.startsWith('bedrock:')))
+        .filter((s) => asArray(s.Action).includes('bedrock:InvokeModel'))
         .map((s) => ({ roles: p.roles, statement: s })),
     );
     expect(bedrock.flatMap((b) => b.roles).sort()).toEqual(
@@ -418,6 +418,36 @@ describe('Bedrock access', () => {
       expect(asArray(statement.Resource).map(render).sort()).toEqual(
         [...profileArns(PRIMARY_MODEL_ID), ...profileArns(FALLBACK_MODEL_ID)].sort(),
       );
+    }
+  });
+});
+
+describe('Bedrock lifecycle reads', () => {
+  it('let intake, the worker and the batch task read exactly the configured models and profiles', () => {
+    const reads = policies().flatMap((p) =>
+      p.statements
+        .filter((s) => asArray(s.Action).some((a) => a.startsWith('bedrock:Get')))
+        .map((s) => ({ roles: p.roles, statement: s })),
+    );
+    expect(new Set(reads.flatMap((r) => r.roles)).size).toBe(3);
+    for (const { statement } of reads) {
+      const [action] = asArray(statement.Action);
+      const resources = asArray(statement.Resource).map(render).sort();
+      if (action === 'bedrock:GetFoundationModel') {
+        expect(resources).toEqual(
+          ['anthropic.claude-haiku-4-5-20251001-v1:0', 'anthropic.claude-sonnet-4-5-20250929-v1:0'].map(
+            (id) => `arn:\${AWS::Partition}:bedrock:\${AWS::Region}::foundation-model/${id}`,
+          ),
+        );
+      } else {
+        expect(action).toBe('bedrock:GetInferenceProfile');
+        expect(resources).toEqual(
+          [PRIMARY_MODEL_ID, FALLBACK_MODEL_ID].map(
+            (id) =>
+              `arn:\${AWS::Partition}:bedrock:\${AWS::Region}:\${AWS::AccountId}:inference-profile/${id}`,
+          ),
+        );
+      }
     }
   });
 });
