@@ -7,6 +7,7 @@ import { isLocalStackError } from '../localstack/errors.js';
 import { cancelCommand, reportCommand, statusCommand, submitCommand } from './commands/api-commands.js';
 import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
 import { dlqCommand } from './commands/dlq.js';
+import { DOCTOR_USAGE, doctorCommand } from './commands/doctor.js';
 import { localCommand } from './commands/local.js';
 import { review } from './commands/review.js';
 import { resolveTarget, splitTargetArgs, TARGET_USAGE } from './commands/target.js';
@@ -25,6 +26,7 @@ Usage:
                                              start moto + the Bedrock stand-in + the pipeline + the status API (Ctrl-C stops)
   clause-review local down                   stop a 'local up' running in another terminal
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)
+  clause-review doctor [--local] [--model ID] check every configured Bedrock model: lifecycle, access, how it is invoked
 
 ${TARGET_USAGE}
 
@@ -38,6 +40,7 @@ Options of review:
   --seed N                  seed of the stand-in's fault plan (default 1)
   --out DIR                 where reports go (default ./reports)
   --timeout S               give up waiting after S seconds (default 1800)
+  --model ID                every analyst's primary model for this run (checked before upload: a retired model is refused)
 
 Answers on the local stack come from the stand-in's offline heuristic analyst, not a legal-grade model.`;
 
@@ -51,6 +54,7 @@ const REVIEW_OPTIONS = {
   seed: { type: 'string' },
   out: { type: 'string' },
   timeout: { type: 'string' },
+  model: { type: 'string' },
 } as const;
 
 async function main(argv: string[]): Promise<number> {
@@ -82,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    PROCESS_IO.out(USAGE);
+    PROCESS_IO.out(command === 'doctor' ? DOCTOR_USAGE : USAGE);
     return 0;
   }
   switch (command) {
@@ -96,6 +100,8 @@ async function main(argv: string[]): Promise<number> {
       return reportCommand(rest, PROCESS_IO);
     case 'local':
       return localCommand(rest, PROCESS_IO);
+    case 'doctor':
+      return doctorCommand(rest, PROCESS_IO);
     case 'review': {
       const { positionals, values } = parseArgs({
         args: rest,

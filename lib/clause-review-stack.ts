@@ -7,7 +7,7 @@ import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService } from './batch-lane-service.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
 import { DocumentBuckets } from './document-buckets.js';
-import { type ModelIds, modelIdsOf, resolveModelIds } from './model-access.js';
+import { type ModelIds, modelIdsOf, type ResolvedModelIds, resolveModelIds } from './model-access.js';
 import { Observability } from './observability.js';
 import { OperationsFunctions } from './operations-functions.js';
 import { type PipelineEntries, PipelineFunctions, type PipelineMemory } from './pipeline-functions.js';
@@ -216,15 +216,20 @@ export class ClauseReviewStack extends Stack {
       modelIds: [...modelIdsOf(models)],
     });
 
-    this.addOutputs();
+    this.addOutputs(models);
     this.acknowledgeFrameworkFindings();
   }
 
-  private addOutputs(): void {
+  private addOutputs(models: ResolvedModelIds): void {
     const t = this.topology;
     const output = (key: string, value: string, description: string) =>
       new CfnOutput(this, key, { key, value, description });
     output(STACK_OUTPUTS.prefix, t.prefix, 'Resource name prefix of this deployment');
+    output(
+      STACK_OUTPUTS.models,
+      JSON.stringify(models),
+      "The analysts' Bedrock models (clause-review doctor checks them)",
+    );
     output(
       STACK_OUTPUTS.tableName,
       this.stateTable.table.tableName,

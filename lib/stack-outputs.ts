@@ -20,6 +20,8 @@ export const STACK_OUTPUTS = {
   resultsPrefix: 'ResultsPrefix',
   alertsTopicArn: 'AlertsTopicArn',
   apiUrl: 'ApiUrl',
+  /** The analysts' models as JSON (primary, fallback, perAnalyst), for `clause-review doctor`. */
+  models: 'Models',
   queueUrl: (role: QueueRole) => `${pascal(role)}QueueUrl`,
   queueArn: (role: QueueRole) => `${pascal(role)}QueueArn`,
   dlqUrl: (role: QueueRole) => `${pascal(role)}DlqUrl`,

@@ -1,10 +1,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import type { BedrockClient } from '@aws-sdk/client-bedrock';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { checkPanelModels } from '../../lambdas/core/analysts/index.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { checkModels } from '../../lambdas/core/model-lifecycle.js';
+import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
 import { type Job, Jobs, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
 import { readJobProgress } from '../../lambdas/core/state/progress.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
@@ -108,6 +113,21 @@ export function reportDirName(file: string, used: Set<string>): string {
   return name;
 }
 
+/**
+ * Refuses `--model` before anything is uploaded, let alone called: a model Bedrock no longer
+ * serves (the lifecycle guard, on the stand-in's catalogue), or one without a price.
+ */
+async function checkModelBeforeUpload(bedrock: BedrockClient, model: string): Promise<void> {
+  const [verdict] = await checkModels(bedrock, [model], LOCAL_REGION);
+  if (verdict?.level === 'error') fail(`--model: ${verdict.message}`);
+  if (verdict?.level === 'warning') console.log(`warning: --model: ${verdict.message}`);
+  try {
+    checkPanelModels({ primary: model, fallback: FALLBACK_MODEL_ID });
+  } catch (error) {
+    fail(`--model: ${(error as Error).message}`);
+  }
+}
+
 /** Sleeps, or returns early when the command is interrupted. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -156,6 +176,8 @@ async function run(
   const jobs = new Jobs(pipeline.clients.db, stack.resources.tableName);
   let exitCode = 0;
   try {
+    const model = values.model?.trim();
+    if (model) await checkModelBeforeUpload(pipeline.clients.bedrockControl, model);
     const submitted: { file: string; jobId: string }[] = [];
     for (const input of inputs) {
       const key = `${stack.resources.intakePrefix}${basename(input.path)}`;
@@ -164,7 +186,7 @@ async function run(
           Bucket: stack.resources.intakeBucket,
           Key: key,
           Body: input.bytes,
-          Metadata: { lane, 'cost-ceiling-usd': String(budget) },
+          Metadata: { lane, 'cost-ceiling-usd': String(budget), ...(model ? { model } : {}) },
         }),
       );
       const jobId = jobIdFor({

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { LifecycleGuard } from '../../lambdas/core/model-lifecycle.js';
 import { type SweepRules, sweep, sweepRules } from '../../lambdas/core/sweeper/index.js';
 import type { WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
 import { configureFinalize, handler as finalizeHandler } from '../../lambdas/finalize/handler.js';
@@ -72,7 +73,13 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
     maxSockets: 256,
   });
   const log = options.log ?? (() => {});
-  configureIntake(intakeDeps(config, clients));
+  // The guard asks the stand-in's control plane; a short memory lets a test change a model's
+  // lifecycle and see the next upload refused.
+  configureIntake(
+    intakeDeps(config, clients, {
+      lifecycle: new LifecycleGuard(clients.bedrockControl, LOCAL_REGION, 1000),
+    }),
+  );
   // Stopping the pipeline aborts the realtime lane's chunks in progress (as a Lambda timeout or
   // shutdown would): their leases are released and the ledger keeps what they finished.
   const shutdown = new AbortController();
