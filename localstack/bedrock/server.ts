@@ -134,6 +134,20 @@ function channelFor(res: AnyResponse): CallChannel {
  * expect(duplicateBilledCalls(standIn.accounting())).toEqual([]);
  * await standIn.close();
  * ```
+ *
+ * Bedrock's model rules and lifecycle (catalogue.ts), a fixed clock, forced stop reasons:
+ * ```ts
+ * const standIn = await startBedrockStandIn({
+ *   now: () => Date.parse('2026-11-23T12:00:00Z'),
+ *   plan: { catalogue: { enforce: true }, stopReasons: { refusal: 0.05, max_tokens: 0.02 } },
+ * });
+ * standIn.setPlan({
+ *   catalogue: { lifecycle: { 'anthropic.claude-haiku-4-5-20251001-v1:0': { status: 'LEGACY', endOfLifeTime: '2026-12-19' } } },
+ * });
+ * standIn.advanceClock(5 * 60_000 + 1); // prompt-cache entries expire; `POST /_stand-in/clock {"advanceMs": ...}` over HTTP
+ * // The control plane (GetFoundationModel, ListFoundationModels, GetInferenceProfile,
+ * // ListInferenceProfiles) answers on the same URL: new BedrockClient({ endpoint: standIn.url, ... }).
+ * ```
  */
 export async function startBedrockStandIn(options: BedrockStandInOptions = {}): Promise<BedrockStandIn> {
   const host = options.host ?? '127.0.0.1';
