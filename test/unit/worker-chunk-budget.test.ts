@@ -107,11 +107,21 @@ describe('ChunkBudget', () => {
     const { b, markBudgetExceeded } = budget(f, { callsLeft: 1, waitMs: 2_000, clock });
     expect(await b.reserve(100)).toEqual({ ok: false, why: 'budget' });
     expect(markBudgetExceeded).toHaveBeenCalledOnce();
-    expect(clock.t).toBeGreaterThan(2_000);
+    // Nothing is spent yet, so the room others hold may come back: it waits four times as long.
+    expect(clock.t).toBeGreaterThan(8_000);
     // Every later call of the chunk gets the same answer without asking again.
     const asked = vi.mocked(f.allotments.move).mock.calls.length;
     expect(await b.reserve(1)).toEqual({ ok: false, why: 'budget' });
     expect(vi.mocked(f.allotments.move).mock.calls.length).toBe(asked);
+  });
+
+  it('reports the ceiling at once when what is already spent leaves no room, even while others hold some', async () => {
+    const f = fakeJob(1_000, { costCommitted: 960, costReserved: 10, costSpent: 950 });
+    const clock = { t: 0 };
+    const { b, markBudgetExceeded } = budget(f, { clock });
+    expect(await b.reserve(100)).toEqual({ ok: false, why: 'budget' });
+    expect(markBudgetExceeded).toHaveBeenCalledOnce();
+    expect(clock.t).toBe(0);
   });
 
   it('reports the ceiling at once when no other chunk holds any room', async () => {

@@ -4,8 +4,10 @@
  * ledger fingerprints the request: the same inputs must give a deep-equal request.
  */
 
-import type { ConverseCommandInput, Message } from '@aws-sdk/client-bedrock-runtime';
+import type { ContentBlock, ConverseCommandInput, Message } from '@aws-sdk/client-bedrock-runtime';
+import type { DocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
+import { MODELS } from '../models.js';
 import { categoryById } from './categories.js';
 import type { AnalystDefinition } from './registry.js';
 import { TOOL_NAME, toolConfigFor } from './tool-schema.js';
@@ -14,8 +16,10 @@ import { TOOL_NAME, toolConfigFor } from './tool-schema.js';
 export interface ConverseInputOptions {
   /** The model to call: the analyst's `modelId`, or its `fallbackModelId` after throttling. */
   readonly modelId: string;
-  /** Title of the contract, shown as context outside the clause. */
+  /** Title of the contract, shown as context outside the clause (when there is no `context`). */
   readonly documentTitle?: string;
+  /** The contract's title, parties and definitions: the prompt's shared, cacheable prefix. */
+  readonly context?: DocumentContext;
   /** Present on the repair retry after an answer failed validation. */
   readonly repair?: {
     /** The rejected answer, as text (for a tool call, its input as JSON). */
@@ -42,9 +46,16 @@ export function buildConverseInput(
   clause: Clause,
   options: ConverseInputOptions,
 ): ConverseCommandInput {
-  const messages: Message[] = [
-    { role: 'user', content: [{ text: clauseMessage(analyst, clause, options) }] },
-  ];
+  const system = [{ text: analyst.systemPrompt }, { text: categoryList(analyst) }];
+  const toolConfig = toolConfigFor(analyst);
+  const content: ContentBlock[] = [];
+  if (options.context) {
+    const shared = sharedPrefix(options.context, options.modelId, system, toolConfig);
+    content.push({ text: shared.text });
+    if (shared.cacheable) content.push({ cachePoint: { type: 'default' } });
+  }
+  content.push({ text: clauseMessage(analyst, clause, options) });
+  const messages: Message[] = [{ role: 'user', content }];
   if (options.repair) {
     // Bedrock requires user and assistant turns to alternate and rejects blank text blocks.
     // The rejected answer goes back as plain text rather than as a toolUse block, which
@@ -56,11 +67,54 @@ export function buildConverseInput(
   }
   return {
     modelId: options.modelId,
-    system: [{ text: analyst.systemPrompt }, { text: categoryList(analyst) }],
+    system,
     messages,
     inferenceConfig: { maxTokens: analyst.maxTokens, temperature: analyst.temperature },
-    toolConfig: toolConfigFor(analyst),
+    toolConfig,
   };
+}
+
+/** Tokens of text as Bedrock's Claude tokenizer counts English prose, about four characters each. */
+const CHARS_PER_TOKEN = 4;
+/** Headroom over a model's cache minimum, since the count is an estimate. */
+const CACHE_MARGIN = 1.15;
+
+/**
+ * The document block every call of one analyst on one document shares, and whether it closes
+ * a cacheable prefix. Bedrock caches the prefix up to a `cachePoint` (tools, then system, then
+ * messages) only when it has at least the model's minimum of tokens
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html); when title,
+ * parties and definitions fall short, more of the contract's own text fills the block up to the
+ * minimum, as far as the document allows. The result depends only on its arguments, so every
+ * call of the analyst sends the same prefix.
+ */
+export function sharedPrefix(
+  context: DocumentContext,
+  modelId: string,
+  system: readonly { text: string }[],
+  toolConfig: unknown,
+): { text: string; cacheable: boolean } {
+  const parts = ['About the contract (context only: assess and quote only the clause given below).'];
+  if (context.title) parts.push(`Title: ${context.title}`);
+  if (context.parties) parts.push(`Parties: ${context.parties}`);
+  if (context.definitions) parts.push(`Defined terms, as the contract defines them:\n${context.definitions}`);
+  let text = parts.join('\n\n');
+  const min = MODELS[modelId]?.cacheMinTokens;
+  if (min === undefined) return { text, cacheable: false };
+  const fixedChars = JSON.stringify(toolConfig).length + system.reduce((n, s) => n + s.text.length, 0);
+  const target = Math.ceil(min * CACHE_MARGIN) * CHARS_PER_TOKEN - fixedChars;
+  if (text.length < target && context.more) {
+    const need = target - text.length;
+    const more = context.more.length <= need ? context.more : cutAtLine(context.more, need);
+    text += `\n\nMore of the contract, for context:\n${more}`;
+  }
+  return { text, cacheable: text.length >= target };
+}
+
+/** The first `chars` characters and the rest of their line, so no sentence is cut mid-word. */
+function cutAtLine(text: string, chars: number): string {
+  const end = text.indexOf('\n', chars);
+  return end < 0 ? text : text.slice(0, end);
 }
 
 function categoryList(analyst: AnalystDefinition): string {
@@ -73,7 +127,7 @@ function categoryList(analyst: AnalystDefinition): string {
 
 function clauseMessage(analyst: AnalystDefinition, clause: Clause, options: ConverseInputOptions): string {
   const context: string[] = [];
-  if (options.documentTitle) context.push(`Document: ${options.documentTitle}`);
+  if (options.documentTitle && !options.context) context.push(`Document: ${options.documentTitle}`);
   context.push(`Clause id: ${clause.id}`);
   if (clause.label) context.push(`Clause number: ${clause.label}`);
   if (clause.heading) context.push(`Section heading: ${clause.heading}`);

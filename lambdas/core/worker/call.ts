@@ -12,6 +12,7 @@ import {
   isAnswerValidationError,
   parseAnswer,
 } from '../analysts/index.js';
+import type { DocumentContext } from '../documents/document-context.js';
 import type { PipelineMetrics } from '../metrics/index.js';
 import type { Clause, Lane } from '../model.js';
 import { costOf, type ModelPrice } from '../models.js';
@@ -26,6 +27,8 @@ import type { LimiterRegistry, Permit } from './limiter.js';
 /** What every call of a process shares. */
 export interface CallDeps {
   readonly bedrock: BedrockRuntimeClient;
+  /** The contract's shared context (title, parties, definitions), the prompt's cacheable prefix. */
+  readonly context?: DocumentContext;
   readonly ledger: CallLedger;
   /** Adaptive concurrency per model, shared by every chunk of the process. */
   readonly limiters?: LimiterRegistry;
@@ -89,14 +92,40 @@ export function worstCaseInputTokens(input: ConverseCommandInput): number {
   return Buffer.byteLength(sent, 'utf8') + 64;
 }
 
-/** Worst-case cost of sending `input` to `modelId`; throws for a model without a price. */
+/**
+ * Upper bound of the tokens before the request's `cachePoint`, which Bedrock may bill as a
+ * cache write; 0 without one.
+ */
+export function worstCasePrefixTokens(input: ConverseCommandInput): number {
+  const content = input.messages?.[0]?.content ?? [];
+  const at = content.findIndex((b) => 'cachePoint' in b && b.cachePoint !== undefined);
+  if (at < 0) return 0;
+  const sent = JSON.stringify({ s: input.system, m: content.slice(0, at), t: input.toolConfig });
+  return Buffer.byteLength(sent, 'utf8');
+}
+
+/**
+ * Worst-case cost of sending `input` to `modelId`: every input token at the input price, and
+ * the cacheable prefix at the cache-write price where that is dearer (a first call, or one
+ * after the cache entry expired, writes it). Throws for a model without a price.
+ */
 export function worstCaseCost(
   input: ConverseCommandInput,
   modelId: string,
   maxTokens: number,
   prices: Readonly<Record<string, ModelPrice>>,
 ): number {
-  return costOf(modelId, { inputTokens: worstCaseInputTokens(input), outputTokens: maxTokens }, prices);
+  const total = worstCaseInputTokens(input);
+  const prefix = worstCasePrefixTokens(input);
+  const p = prices[modelId];
+  const writeDearer = p !== undefined && p.cacheWritePer1k > p.inputPer1k;
+  return costOf(
+    modelId,
+    writeDearer
+      ? { inputTokens: total - prefix, cacheWriteInputTokens: prefix, outputTokens: maxTokens }
+      : { inputTokens: total, outputTokens: maxTokens },
+    prices,
+  );
 }
 
 /**
@@ -104,8 +133,15 @@ export function worstCaseCost(
  * tool schema, parameters, primary model), so any change to the prompt is a different call and
  * can never reuse an old answer.
  */
-export function idempotencyKey(analyst: AnalystDefinition, clause: Clause): string {
-  const input = buildConverseInput(analyst, clause, { modelId: analyst.modelId });
+export function idempotencyKey(
+  analyst: AnalystDefinition,
+  clause: Clause,
+  context?: DocumentContext,
+): string {
+  const input = buildConverseInput(analyst, clause, {
+    modelId: analyst.modelId,
+    ...(context ? { context } : {}),
+  });
   return createHash('sha256')
     .update(JSON.stringify([analyst.id, input]))
     .digest('hex')
@@ -198,6 +234,7 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
   for (;;) {
     const input = buildConverseInput(ctx.analyst, ctx.clause, {
       modelId: s.modelId,
+      ...(ctx.deps.context ? { context: ctx.deps.context } : {}),
       ...(s.repair ? { repair: s.repair } : {}),
     });
     const start = await startAttempt(s, input);
@@ -394,7 +431,11 @@ async function afterAnswer(
     if (!isAnswerValidationError(error)) throw error;
     if (!s.repair) {
       s.repair = { previousAnswer: answerText(output), error: error.repairHint };
-      const next = buildConverseInput(analyst, clause, { modelId: s.modelId, repair: s.repair });
+      const next = buildConverseInput(analyst, clause, {
+        modelId: s.modelId,
+        repair: s.repair,
+        ...(deps.context ? { context: deps.context } : {}),
+      });
       // The entry stays an intent, now for the repair attempt's (larger) worst case.
       const reservation = worstCaseCost(next, s.modelId, analyst.maxTokens, deps.prices);
       if (await settle(s, { ...billed, status: 'in-flight', reservation })) return undefined;

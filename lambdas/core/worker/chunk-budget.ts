@@ -2,6 +2,9 @@ import type { AllotmentMove, Allotments } from '../state/allotments.js';
 import type { Lease } from '../state/claims.js';
 import type { Job } from '../state/jobs.js';
 
+/** How many `contendedWaitMs` a chunk waits at most for room other chunks hold. */
+const CONTENDED_WAITS = 4;
+
 /** Why a chunk cannot reserve more: the ceiling is reached, or the job stopped running. */
 export type BudgetRefusal = 'budget' | 'stopped';
 
@@ -16,7 +19,7 @@ export interface ChunkBudgetOptions {
   readonly callsLeft: () => number;
   /** How many calls' worst case one allotment covers at most. @default 48 */
   readonly callsPerAllotment?: number;
-  /** How long room held by other chunks' allotments is waited for. */
+  /** How long room held by other chunks' allotments is waited for, times four at most. */
   readonly contendedWaitMs: number;
   readonly now: () => number;
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -128,8 +131,13 @@ export class ChunkBudget {
         room += giveBack.release;
         if (room >= estimate) continue;
       }
+      // The ceiling is reached when the money already spent leaves no room for this call, or
+      // when nobody else holds any: other chunks' allotments are mostly reservations of calls
+      // in flight, which settle far below them and come back as those chunks end.
       const heldByOthers = job.costReserved - this.held > 0;
-      if (!heldByOthers || o.now() - since > o.contendedWaitMs || signal?.aborted) {
+      const spentOut = job.costSpent + estimate > job.costLimit;
+      const waited = o.now() - since;
+      if (!heldByOthers || spentOut || waited > CONTENDED_WAITS * o.contendedWaitMs || signal?.aborted) {
         await o.markBudgetExceeded();
         this.refused = 'budget';
         return;

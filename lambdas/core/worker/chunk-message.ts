@@ -17,6 +17,15 @@ export const chunkMessageSchema = z.object({
   chunk: z.number().int().min(0),
   lane: z.enum(['realtime', 'batch']),
   clauses: z.array(clause).min(1),
+  /** The contract's title, parties and definitions, shared by every call (absent on older messages). */
+  context: z
+    .object({
+      title: z.string().optional(),
+      parties: z.string().optional(),
+      definitions: z.string(),
+      more: z.string(),
+    })
+    .optional(),
 });
 
 /** A chunk message. */

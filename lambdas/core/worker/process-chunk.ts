@@ -369,6 +369,7 @@ function runAnalyze(
     panelOf(job, deps),
     {
       bedrock: deps.bedrock,
+      ...(message.context ? { context: message.context } : {}),
       ledger: t.ledger,
       jobs: t.jobs,
       allotments: t.allotments,

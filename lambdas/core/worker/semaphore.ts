@@ -3,7 +3,7 @@ export class Semaphore {
   private active = 0;
   private readonly waiters: (() => void)[] = [];
 
-  constructor(private readonly limit: number) {
+  constructor(readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1)
       throw new RangeError(`semaphore limit must be an integer ≥ 1; got ${limit}`);
   }

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { type AnalystDefinition, buildConverseInput } from '../../analysts/index.js';
+import type { DocumentContext } from '../../documents/document-context.js';
 import type { Clause, Lane } from '../../model.js';
 import type { Allotments } from '../../state/allotments.js';
 import { type CallRef, type Intent, isFinalFor, type LedgerEntry } from '../../state/call-ledger.js';
@@ -101,7 +102,7 @@ export async function analyzeStage(
   }
   const tally = new Tally(entries, deps);
   deps.onCounts?.(tally.counts);
-  const planned = planCalls(job, lease, clauses, analysts, entries, tally);
+  const planned = planCalls(job, lease, clauses, analysts, entries, tally, deps.context);
   const chunk = chunkCalls(job, lease, planned, deps, signal);
   await runCalls(planned, chunk, tally, deps);
   if (chunk.stopped() === 'lease-lost') return { kind: 'lease-lost' };
@@ -188,6 +189,7 @@ function planCalls(
   analysts: readonly AnalystDefinition[],
   entries: ReadonlyMap<string, LedgerEntry>,
   tally: Tally,
+  context: DocumentContext | undefined,
 ): PlannedCall[] {
   const planned: PlannedCall[] = [];
   for (const clause of clauses) {
@@ -197,7 +199,7 @@ function planCalls(
         chunk: lease.chunk,
         clauseId: clause.id,
         analystId: analyst.id,
-        idempotencyKey: idempotencyKey(analyst, clause),
+        idempotencyKey: idempotencyKey(analyst, clause, context),
       };
       const prior = entries.get(callSk(lease.chunk, clause.id, analyst.id));
       if (isFinalFor(prior, ref)) tally.reused(prior?.modelId ?? analyst.modelId);
@@ -238,6 +240,9 @@ function chunkCalls(
       job,
       markBudgetExceeded: () => deps.jobs.markBudgetExceeded(job.jobId),
       callsLeft: () => callsLeft,
+      // What the chunk's calls in flight need, twice over: answered calls free their
+      // reservations for the next ones, so a chunk rarely needs a second take.
+      callsPerAllotment: 2 * deps.semaphore.limit,
       contendedWaitMs: deps.backoff.totalCapMs,
       now: deps.now,
       sleep: deps.sleep,
@@ -316,7 +321,10 @@ function intentReservation(p: PlannedCall, deps: CallDeps): number {
   let worst = 0;
   for (const modelId of new Set([p.analyst.modelId, p.analyst.fallbackModelId])) {
     try {
-      const input = buildConverseInput(p.analyst, p.clause, { modelId });
+      const input = buildConverseInput(p.analyst, p.clause, {
+        modelId,
+        ...(deps.context ? { context: deps.context } : {}),
+      });
       worst = Math.max(worst, worstCaseCost(input, modelId, p.analyst.maxTokens, deps.prices));
     } catch {
       // An unpriced model fails its call before any request; it needs no reservation.
