@@ -15,7 +15,7 @@ import { resolveTarget, splitTargetArgs, TARGET_USAGE } from './commands/target.
 const USAGE = `clause-review — failure-tolerant contract review
 
 Usage:
-  clause-review submit <file> [--lane realtime|batch] [--budget USD] [--analysts a,b,…]
+  clause-review submit <file> [--lane realtime|batch] [--budget USD] [--analysts a,b,…] [--allow-partial]
                                              upload a contract through the status API; prints the job id
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
   clause-review cancel <job>                 cancel a job that has not ended
@@ -32,7 +32,7 @@ ${TARGET_USAGE}
 
 Options of review:
   --lane realtime|batch     processing lane (default realtime: Lambda handlers; batch: Fargate-style worker processes)
-  --budget USD              cost ceiling per document in dollars (default 5)
+  --budget USD              cost ceiling per document in dollars (default 20; a ceiling below the quote is refused)
   --fault-rate R            share of model calls the stand-in fails with transient errors (default 0)
   --workers N               batch-lane worker processes (default 2)
   --concurrency N           model calls in flight per worker (default 8)
@@ -40,6 +40,7 @@ Options of review:
   --seed N                  seed of the stand-in's fault plan (default 1)
   --out DIR                 where reports go (default ./reports)
   --timeout S               give up waiting after S seconds (default 1800)
+  --allow-partial           run even when --budget is below the quote's expected cost, up to the ceiling
   --model ID                every analyst's primary model for this run (checked before upload: a retired model is refused)
 
 Answers on the local stack come from the stand-in's offline heuristic analyst, not a legal-grade model.`;
@@ -55,6 +56,7 @@ const REVIEW_OPTIONS = {
   out: { type: 'string' },
   timeout: { type: 'string' },
   model: { type: 'string' },
+  'allow-partial': { type: 'boolean' },
 } as const;
 
 async function main(argv: string[]): Promise<number> {

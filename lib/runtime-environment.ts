@@ -27,7 +27,7 @@ export interface RuntimeTuning {
   readonly chunkClauses?: number;
   /** Largest document accepted at intake, in bytes. @default the runtime's (10 MiB) */
   readonly maxDocumentBytes?: number;
-  /** Cost ceiling of a job whose upload names none, in micro-dollars. @default the runtime's ($5) */
+  /** Cost ceiling of a job whose upload names none, in micro-dollars. @default the runtime's ($20) */
   readonly defaultCostCeilingMicros?: number;
   /** Lane of a job whose upload names none. @default the runtime's ('realtime') */
   readonly defaultLane?: Lane;

@@ -94,6 +94,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     lane: { type: 'string' },
     budget: { type: 'string' },
     analysts: { type: 'string' },
+    'allow-partial': { type: 'boolean' },
   });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0)
@@ -122,11 +123,14 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
       ...(lane ? { lane } : {}),
       ...(budget !== undefined ? { costCeilingUsd: budget } : {}),
       ...(analysts ? { analysts } : {}),
+      ...(values['allow-partial'] ? { allowPartial: true } : {}),
     });
     await uploadDocument(submission, bytes);
-    // Until intake records the job, only the submission id resolves; wait a little for it.
+    // Until intake records the job, only the submission id resolves; wait a little for it, and
+    // for the quote intake computes once it has read the document.
     let view = await target.api.status(submission.submissionId);
-    for (const deadline = Date.now() + 20_000; view.status === 'queued' && Date.now() < deadline; ) {
+    const pending = (status: string) => status === 'queued' || status === 'intake';
+    for (const deadline = Date.now() + 20_000; pending(view.status) && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 500));
       view = await target.api.status(submission.submissionId);
     }
@@ -138,6 +142,16 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
         `${submission.options.analysts.length} analysts)`,
     );
     io.out(`job ${view.jobId} (submission ${submission.submissionId})`);
+    const quote = view.cost.quote;
+    if (quote) {
+      io.err(
+        `quote: ${money(quote.expectedUsd)} expected, ${money(quote.worstCaseUsd)} at worst (ceiling ${money(view.cost.ceilingUsd)})`,
+      );
+    }
+    if (view.status === 'rejected') {
+      io.err(`rejected: ${view.reason ?? 'no reason recorded'}`);
+      return 1;
+    }
     if (view.status === 'queued')
       io.err('intake has not picked the upload up yet; the submission id works until it has');
     io.err(`follow it: clause-review status ${handle} --watch${flag}`);

@@ -36,7 +36,7 @@ export async function review(files: string[], values: Record<string, string | un
   if (files.length === 0) fail('name at least one contract file to review');
   const lane = values.lane ?? 'realtime';
   if (lane !== 'realtime' && lane !== 'batch') fail(`--lane must be 'realtime' or 'batch'; got '${lane}'`);
-  const budget = num(values.budget, 'budget', 5);
+  const budget = num(values.budget, 'budget', 20);
   const faultRate = num(values['fault-rate'], 'fault-rate', 0);
   if (faultRate > 1) fail(`--fault-rate must be between 0 and 1; got ${faultRate}`);
   const workers = num(values.workers, 'workers', 2, 0);
@@ -186,7 +186,12 @@ async function run(
           Bucket: stack.resources.intakeBucket,
           Key: key,
           Body: input.bytes,
-          Metadata: { lane, 'cost-ceiling-usd': String(budget), ...(model ? { model } : {}) },
+          Metadata: {
+            lane,
+            'cost-ceiling-usd': String(budget),
+            ...(model ? { model } : {}),
+            ...(values['allow-partial'] ? { 'allow-partial': 'true' } : {}),
+          },
         }),
       );
       const jobId = jobIdFor({
@@ -201,6 +206,7 @@ async function run(
 
     const deadline = Date.now() + timeoutS * 1000;
     const finished = new Map<string, Job>();
+    const quoted = new Set<string>();
     let lastLine = '';
     let lastPrinted = 0;
     while (finished.size < submitted.length && Date.now() < deadline && !interrupted.aborted) {
@@ -214,6 +220,12 @@ async function run(
           continue;
         }
         if (job.status === 'rejected' || job.finalizedAt) finished.set(s.jobId, job);
+        if (job.quote && !quoted.has(s.jobId)) {
+          quoted.add(s.jobId);
+          console.log(
+            `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned} calls)`,
+          );
+        }
         const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);
         const c = p?.calls;
         lines.push(

@@ -7,7 +7,7 @@ const schema = z.object({
   RESULTS_BUCKET: z.string().min(1),
   /** Lane and ceiling a submission gets when it names none: the same defaults intake applies. */
   DEFAULT_LANE: z.enum(['realtime', 'batch']).default('realtime'),
-  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(5_000_000),
+  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(20_000_000),
   /** Lifetime of the presigned upload URL. */
   UPLOAD_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
   /** Lifetime of the presigned report URLs. */

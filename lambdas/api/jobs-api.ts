@@ -58,6 +58,8 @@ export const submitRequestSchema = z
     costCeilingUsd: z.number().positive().max(100_000).optional(),
     /** Analyst ids; all eleven when left out. */
     analysts: z.array(z.string().min(1)).min(1).max(50).optional(),
+    /** Run even when the ceiling is below the quote's expected cost, up to the ceiling. */
+    allowPartial: z.boolean().optional(),
   })
   .strict();
 
@@ -106,6 +108,8 @@ export interface JobView {
     readonly ceilingMicros: number;
     readonly spentUsd: number;
     readonly ceilingUsd: number;
+    /** What intake quoted before any call, once it has read the document. */
+    readonly quote?: { readonly expectedUsd: number; readonly worstCaseUsd: number };
   };
   readonly reason?: string;
   readonly createdAt?: string;
@@ -170,6 +174,7 @@ export class JobsApi {
       'cost-ceiling-usd': String(request.costCeilingUsd ?? usd(this.deps.defaultCostLimit)),
     };
     if (request.analysts) metadata.analysts = request.analysts.join(',');
+    if (request.allowPartial) metadata['allow-partial'] = 'true';
     let options: ReturnType<typeof readJobOptions>;
     try {
       // The same reading intake applies to the metadata, so what is accepted here runs there.
@@ -259,6 +264,14 @@ export class JobsApi {
         ceilingMicros: job.costLimit,
         spentUsd: usd(job.costSpent),
         ceilingUsd: usd(job.costLimit),
+        ...(job.quote
+          ? {
+              quote: {
+                expectedUsd: usd(job.quote.expectedMicros),
+                worstCaseUsd: usd(job.quote.worstCaseMicros),
+              },
+            }
+          : {}),
       },
       ...(job.reason ? { reason: job.reason } : {}),
       createdAt: job.createdAt,

@@ -35,8 +35,8 @@ const schema = z.object({
     .int()
     .min(1)
     .default(10 * 1024 * 1024),
-  /** Cost ceiling of a job when its upload names none, in micro-dollars ($5). */
-  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(5_000_000),
+  /** Cost ceiling of a job when its upload names none, in micro-dollars ($20: the README sample is quoted at about $6). */
+  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(20_000_000),
   DEFAULT_LANE: z.enum(['realtime', 'batch']).default('realtime'),
   /** Every analyst's primary model: an inference profile or foundation-model id with a price. */
   MODEL_ID: z.string().default(PRIMARY_MODEL_ID),

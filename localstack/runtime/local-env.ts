@@ -25,7 +25,7 @@ export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
   leaseSeconds: 20,
   redeliveryBackoffSeconds: [1, 2, 4],
   modelTimeoutMs: 15_000,
-  defaultCostCeilingMicros: 5_000_000,
+  defaultCostCeilingMicros: 20_000_000,
   defaultLane: 'realtime',
   maxDocumentBytes: 10 * 1024 * 1024,
   limiterInitial: 64,

@@ -94,6 +94,37 @@ describe('intake of bad input', () => {
     expect(job.reason).toMatch(/lane/);
   });
 
+  it('refuses a ceiling below the quote, naming the amount needed, and keeps the quote on the job', async () => {
+    const jobId = await h.upload('under-quote.txt', fixture(SMALL), { 'cost-ceiling-usd': '0.01' });
+    const job = await h.waitForEnd(jobId, 30_000);
+    expect(job.status).toBe('rejected');
+    expect(job.rejection).toBe('budget-below-quote');
+    expect(job.reason).toMatch(
+      /the cost ceiling \$0\.01 is below this job's expected cost \$\d+\.\d\d \(worst case \$\d+\.\d\d/,
+    );
+    expect(job.reason).toMatch(/allow-partial=true/);
+  });
+
+  it('refuses a job whose model Bedrock no longer serves, before any call', async () => {
+    h.bedrock.setPlan({
+      catalogue: {
+        lifecycle: { 'anthropic.claude-haiku-4-5-20251001-v1:0': { endOfLifeTime: '2026-01-01T00:00:00Z' } },
+      },
+    });
+    try {
+      // The guard remembers a verdict for a second.
+      await new Promise((r) => setTimeout(r, 1100));
+      const jobId = await h.upload('retired-model.txt', fixture(SMALL));
+      const job = await h.waitForEnd(jobId, 30_000);
+      expect(job.status).toBe('rejected');
+      expect(job.rejection).toBe('model-unavailable');
+      expect(job.reason).toMatch(/'us\.anthropic\.claude-haiku-4-5-20251001-v1:0' has reached end of life/);
+    } finally {
+      h.bedrock.setPlan({ catalogue: { lifecycle: { 'anthropic.claude-haiku-4-5-20251001-v1:0': null } } });
+      await new Promise((r) => setTimeout(r, 1100));
+    }
+  });
+
   it('made no model call and left no chunk message for any of them', async () => {
     expect(h.bedrock.accounting().totals.calls).toBe(0);
     expect(await queueIsIdle(h.stack.resources.queueUrls.realtime)).toBe(true);
@@ -151,5 +182,19 @@ describe('a repeated S3 event', () => {
       }),
     );
     expect(items.Items).toHaveLength(1);
+  });
+});
+
+describe('a ceiling below the quote, on purpose', () => {
+  it('runs a ceiling below the quote with allow-partial, and records the quote', async () => {
+    const jobId = await h.upload('partial.txt', fixture(SMALL), {
+      'cost-ceiling-usd': '0.01',
+      'allow-partial': 'true',
+    });
+    const job = await h.waitForEnd(jobId, 60_000);
+    expect(job.status).toBe('budget_exceeded');
+    expect(job.quote?.expectedMicros).toBeGreaterThan(10_000);
+    expect(job.quote?.worstCaseMicros).toBeGreaterThan(job.quote?.expectedMicros ?? 0);
+    expect(job.costSpent).toBeLessThanOrEqual(10_000);
   });
 });

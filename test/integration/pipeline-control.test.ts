@@ -68,6 +68,8 @@ describe('a cost ceiling below what the job needs', () => {
     const ceilingUsd = Number(((perCall * 572 * 0.35) / 1_000_000).toFixed(6));
     const jobId = await h.upload(`budget-${MEDIUM}`, fixture(MEDIUM), {
       'cost-ceiling-usd': String(ceilingUsd),
+      // Below the quote on purpose: without this, intake refuses it (budget-below-quote).
+      'allow-partial': 'true',
     });
     const job = await h.waitForEnd(jobId, 120_000);
     const ceiling = Math.round(ceilingUsd * 1_000_000);

@@ -113,7 +113,7 @@ describe('a submission through the API', () => {
     // The harness runs no batch-lane worker, so a batch job stays running until cancelled.
     const submission = await api.submit({ filename: `cancel-${SMALL}`, lane: 'batch' });
     expect(submission.options.lane).toBe('batch');
-    expect(submission.options.costCeilingUsd).toBe(5);
+    expect(submission.options.costCeilingUsd).toBe(20);
     expect(submission.options.analysts).toHaveLength(11);
     await uploadDocument(submission, fixture(SMALL));
     const running = await until(submission.submissionId, (v) => v.status === 'running');

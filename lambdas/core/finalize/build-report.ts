@@ -210,6 +210,7 @@ export function buildReport(
       reservedMicros: job.costReserved,
       committedMicros: job.costCommitted,
       ...tokenTotals(ledger),
+      ...(job.quote ? { quote: job.quote } : {}),
     },
     timings: {
       createdAt: job.createdAt,

@@ -492,7 +492,8 @@ ${unfinished}
 }
 
 function renderCost(ctx: Ctx): string {
-  const { ceilingMicros, spentMicros, reservedMicros, committedMicros } = ctx.report.cost;
+  const { ceilingMicros, spentMicros, reservedMicros, committedMicros, quote } = ctx.report.cost;
+  const c = ctx.report.cost;
   const pct = (n: number) => (ceilingMicros > 0 ? Math.max(0, Math.min(100, (n / ceilingMicros) * 100)) : 0);
   const spentPct = pct(spentMicros);
   const reservedPct = Math.min(100 - spentPct, pct(reservedMicros));
@@ -509,6 +510,8 @@ function renderCost(ctx: Ctx): string {
 <div class="ctr" title="reservations of calls not yet settled"><dt>Reserved</dt><dd>${usd(reservedMicros)}</dd></div>
 <div class="ctr" title="spent plus outstanding reservations: what the ceiling is checked against"><dt>Committed</dt><dd>${usd(committedMicros)}</dd></div>
 <div class="ctr"><dt>Remaining</dt><dd>${usd(ceilingMicros - committedMicros)}</dd></div>
+${quote ? `<div class="ctr" title="what intake quoted before any call"><dt>Quoted</dt><dd>${usd(quote.expectedMicros)} <small>(worst ${usd(quote.worstCaseMicros)})</small></dd></div>` : ''}
+<div class="ctr" title="input tokens read from the prompt cache, written to it, and not cached"><dt>Cache read / write / uncached</dt><dd>${c.cacheReadInputTokens.toLocaleString('en-US')} / ${c.cacheWriteInputTokens.toLocaleString('en-US')} / ${c.inputTokens.toLocaleString('en-US')}</dd></div>
 </dl>
 </section>`;
 }

@@ -131,6 +131,8 @@ export interface Report {
     readonly outputTokens: number;
     readonly cacheReadInputTokens: number;
     readonly cacheWriteInputTokens: number;
+    /** What intake quoted before any call, to hold against `spentMicros`. */
+    readonly quote?: { readonly expectedMicros: number; readonly worstCaseMicros: number };
   };
   readonly timings: {
     readonly createdAt: string;

@@ -11,7 +11,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type PanelModels, panelModelIds } from '../analysts/index.js';
+import { type PanelModels, panelModelIds, selectAnalysts, withModels } from '../analysts/index.js';
+import { findDocumentContext } from '../documents/document-context.js';
 import { isDocumentRejectedError, parseDocument } from '../documents/index.js';
 import type { Chunk, Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
@@ -20,9 +21,12 @@ import { Jobs } from '../state/jobs.js';
 import type { ChunkMessage } from '../worker/chunk-message.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
+import { quoteJob } from './quote.js';
 import type { S3ObjectRef } from './s3-event.js';
 
 export { jobIdFor } from './job-id.js';
+
+const usd = (micros: number) => `$${(micros / 1_000_000).toFixed(2)}`;
 
 /** What intake needs. */
 export interface IntakeDeps {
@@ -227,6 +231,26 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     return { outcome: 'rejected', jobId, reason: error.message };
   }
 
+  const context = findDocumentContext(parsed.text, parsed.clauses);
+  const quote = quoteJob(
+    parsed.clauses,
+    withModels(selectAnalysts(options.analysts), options.models),
+    context,
+  );
+  if (quote.expectedMicros > options.costLimit && !options.allowPartial) {
+    const reason =
+      `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
+      `(worst case ${usd(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts): ` +
+      `upload it again with a ceiling of at least ${usd(quote.expectedMicros)} (cost-ceiling-usd), or with ` +
+      `allow-partial=true to review as much as ${usd(options.costLimit)} allows`;
+    await jobs.markRejected(jobId, reason, {
+      sha256: parsed.sha256,
+      bytes: parsed.bytes,
+      rejection: 'budget-below-quote',
+    });
+    return { outcome: 'rejected', jobId, reason };
+  }
+
   const stored: StoredDocument = {
     jobId,
     format: parsed.format,
@@ -253,6 +277,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
       sha256: parsed.sha256,
       bytes: parsed.bytes,
       format: parsed.format,
+      quote,
     });
   }
   const messages: ChunkMessage[] = parsed.chunks.map((chunk) => ({
@@ -261,6 +286,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     chunk: chunk.index,
     lane: options.lane,
     clauses: chunk.clauses.map((c) => ({ ...c })),
+    context,
   }));
   await sendChunks(deps.sqs, deps.laneQueueUrls[options.lane], messages);
   await jobs.markFannedOut(jobId);

@@ -10,6 +10,8 @@ export interface JobOptions {
   readonly analysts: readonly string[];
   /** The configured models, with the upload's `model` as every analyst's primary when given. */
   readonly models: PanelModels;
+  /** Run even when the ceiling is below the quote's expected cost, up to the ceiling. */
+  readonly allowPartial: boolean;
 }
 
 /** An option given on the upload is not valid; the message names it and what is allowed. */
@@ -74,5 +76,15 @@ export function readJobOptions(
       throw new JobOptionError(`the 'model' option is not valid: ${(error as Error).message}`);
     }
   }
-  return { lane: (laneRaw as Lane | undefined) ?? defaults.lane, costLimit, analysts, models };
+  const partialRaw = pick('allow-partial')?.trim().toLowerCase();
+  if (partialRaw !== undefined && partialRaw !== 'true' && partialRaw !== 'false') {
+    throw new JobOptionError(`the 'allow-partial' option must be 'true' or 'false'; got '${partialRaw}'`);
+  }
+  return {
+    lane: (laneRaw as Lane | undefined) ?? defaults.lane,
+    costLimit,
+    analysts,
+    models,
+    allowPartial: partialRaw === 'true',
+  };
 }

@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../../../lib/topology.js';
 import type { PanelModels } from '../analysts/panel-models.js';
+import type { CostQuote } from '../intake/quote.js';
 import { isConditionFailure, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
 import { retryConflicts } from './transact.js';
@@ -37,6 +38,8 @@ export interface Job {
   readonly bytes?: number;
   readonly format?: string;
   readonly analysts: readonly string[];
+  /** The cost quote intake computed before any call (absent on jobs from before quotes). */
+  readonly quote?: CostQuote;
   /** The models the job's calls use, fixed at intake (absent on jobs from before models were recorded). */
   readonly models?: PanelModels;
   readonly chunkCount: number;
@@ -161,15 +164,15 @@ export class Jobs {
   /** Intake is done: chunk messages are out, workers may start. */
   async markRunning(
     jobId: string,
-    plan: Pick<Job, 'chunkCount' | 'clauseCount' | 'callsPlanned' | 'sha256' | 'bytes' | 'format'>,
+    plan: Pick<Job, 'chunkCount' | 'clauseCount' | 'callsPlanned' | 'sha256' | 'bytes' | 'format'> &
+      Partial<Pick<Job, 'quote'>>,
   ) {
     const at = new Date(this.now()).toISOString();
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { pk: jobPk(jobId), sk: JOB_SK },
-        UpdateExpression:
-          'SET #status = :running, chunkCount = :chunks, clauseCount = :clauses, callsPlanned = :calls, sha256 = :sha, bytes = :bytes, #format = :format, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk',
+        UpdateExpression: `SET #status = :running, chunkCount = :chunks, clauseCount = :clauses, callsPlanned = :calls, sha256 = :sha, bytes = :bytes, #format = :format, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk${plan.quote ? ', quote = :quote' : ''}`,
         ConditionExpression: '#status = :intake',
         ExpressionAttributeNames: { '#status': 'status', '#format': 'format' },
         ExpressionAttributeValues: {
@@ -184,6 +187,7 @@ export class Jobs {
           ':at': at,
           ':gpk': statusGsiPk('running'),
           ':gsk': `${at}#${jobId}`,
+          ...(plan.quote ? { ':quote': plan.quote } : {}),
         },
       }),
     );
