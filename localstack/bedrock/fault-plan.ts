@@ -39,9 +39,8 @@ export interface CataloguePlan {
   /**
    * Refuse at Converse what Bedrock refuses: unknown ids, end-of-life models, base ids of
    * profile-only models, temperature with topP where the model forbids it, cachePoint on
-   * models without prompt caching. Off by default while the existing tests and the product's
-   * defaults still call retired ids (Claude 3 Haiku); a test turns it on with
-   * `setPlan({ catalogue: { enforce: true } })`. Default to be flipped to true once they moved.
+   * models without prompt caching. On by default, as Bedrock is; a test of something else may
+   * turn it off with `setPlan({ catalogue: { enforce: false } })`.
    */
   enforce: boolean;
   /** Lifecycle overrides by base model id, merged over the catalogue's own lifecycle. */
@@ -91,7 +90,7 @@ export const DEFAULT_FAULT_PLAN: Readonly<FaultPlan> = Object.freeze<FaultPlan>(
   hang: { probability: 0 },
   stopReasons: {},
   modelOverrides: {},
-  catalogue: { enforce: false, lifecycle: {} },
+  catalogue: { enforce: true, lifecycle: {} },
 });
 
 const probability = z.number().min(0).max(1);

@@ -117,7 +117,7 @@ const CLAUSES = [
 
 /** A pool of distinct requests (clause x numbering), so the stand-in cannot serve everything from one cache entry. */
 const REQUESTS: ConverseCommandInput[] = Array.from({ length: 200 }, (_, i) => ({
-  modelId: 'anthropic.claude-3-haiku-20240307-v1:0',
+  modelId: 'amazon.nova-lite-v1:0',
   system: [{ text: 'You are a contract risk analyst. Answer only through the record_assessment tool.' }],
   messages: [
     {

@@ -36,9 +36,9 @@ import {
 } from '../../localstack/bedrock/index.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 
-const HAIKU = 'anthropic.claude-3-haiku-20240307-v1:0';
-const PROFILE_ARN =
-  'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-haiku-20240307-v1:0';
+/** A model Bedrock serves on demand by its base id, and through a US profile (catalogue.ts). */
+const ON_DEMAND = 'amazon.nova-lite-v1:0';
+const PROFILE_ARN = 'arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.amazon.nova-lite-v1:0';
 
 const CLAUSES = [
   'The Supplier shall indemnify, defend and hold harmless the Customer from all losses; such liability shall be uncapped.',
@@ -107,7 +107,7 @@ const TOOL_SCHEMA = {
   additionalProperties: false,
 };
 
-const converseInput = (text: string, modelId = HAIKU, maxTokens = 2048): ConverseCommandInput => ({
+const converseInput = (text: string, modelId = ON_DEMAND, maxTokens = 2048): ConverseCommandInput => ({
   modelId,
   system: [{ text: 'You are a contract risk analyst. Answer only through the record_assessment tool.' }],
   messages: [{ role: 'user', content: [{ text: `Assess this clause.\n<clause>${text}</clause>` }] }],
@@ -205,16 +205,16 @@ describe('Converse over the wire', () => {
   });
 
   it('decodes model ids with ":" and ARNs with "/"', async () => {
-    await h2.send(new ConverseCommand(converseInput(clause(1), HAIKU)));
+    await h2.send(new ConverseCommand(converseInput(clause(1), ON_DEMAND)));
     await h1.send(new ConverseCommand(converseInput(clause(1), PROFILE_ARN)));
     const { byModel } = standIn.accounting();
-    expect(Object.keys(byModel).sort()).toEqual([PROFILE_ARN, HAIKU].sort());
-    expect(byModel[HAIKU]?.success?.calls).toBe(1);
+    expect(Object.keys(byModel).sort()).toEqual([PROFILE_ARN, ON_DEMAND].sort());
+    expect(byModel[ON_DEMAND]?.success?.calls).toBe(1);
     expect(byModel[PROFILE_ARN]?.success?.calls).toBe(1);
   });
 
   it('sends Bedrock headers and error bodies on the wire', async () => {
-    const ok = await fetch(`${standIn.url}/model/${encodeURIComponent(HAIKU)}/converse`, {
+    const ok = await fetch(`${standIn.url}/model/${encodeURIComponent(ON_DEMAND)}/converse`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(converseInput(clause(1))),
@@ -223,7 +223,7 @@ describe('Converse over the wire', () => {
     expect(ok.headers.get('content-type')).toBe('application/json');
     expect(ok.headers.get('x-amzn-requestid')).toMatch(/^[0-9a-f-]{36}$/);
     expect(ok.headers.get('x-clause-review-stand-in')).toBe('offline-heuristic');
-    const broken = await fetch(`${standIn.url}/model/${encodeURIComponent(HAIKU)}/converse`, {
+    const broken = await fetch(`${standIn.url}/model/${encodeURIComponent(ON_DEMAND)}/converse`, {
       method: 'POST',
       body: '{"messages": [',
     });
@@ -234,7 +234,7 @@ describe('Converse over the wire', () => {
     expect(await broken.json()).toEqual({
       message: 'Malformed input request, please reformat your input and try again.',
     });
-    const unknown = await fetch(`${standIn.url}/model/${HAIKU}/invoke-with-response-stream`, {
+    const unknown = await fetch(`${standIn.url}/model/${ON_DEMAND}/invoke-with-response-stream`, {
       method: 'POST',
     });
     expect(unknown.status).toBe(404);
@@ -245,7 +245,7 @@ describe('Converse over the wire', () => {
     const error = await failure(h2, { ...converseInput(clause(0)), messages: [] });
     expect(error).toBeInstanceOf(ValidationException);
     expect(error.message).toMatch(/must start with a user message/);
-    expect(standIn.accounting().byModel[HAIKU]?.ValidationException?.calls).toBe(1);
+    expect(standIn.accounting().byModel[ON_DEMAND]?.ValidationException?.calls).toBe(1);
   });
 });
 
@@ -361,7 +361,7 @@ describe('error catalogue', () => {
       // Every 5xx here is transient, so none counts as a plain (non-retried) server error.
       expect(isServerError(sdkError)).toBe(false);
     }
-    expect(standIn.accounting().byModel[HAIKU]?.[entry.name]).toEqual({
+    expect(standIn.accounting().byModel[ON_DEMAND]?.[entry.name]).toEqual({
       calls: 2,
       inputTokens: 0,
       outputTokens: 0,
@@ -385,7 +385,7 @@ describe('error catalogue', () => {
     await expect(h1.send(new ConverseCommand(converseInput(clause(0), PROFILE_ARN)))).rejects.toBeInstanceOf(
       AccessDeniedException,
     );
-    const ok = await h1.send(new ConverseCommand(converseInput(clause(0), HAIKU)));
+    const ok = await h1.send(new ConverseCommand(converseInput(clause(0), ON_DEMAND)));
     expect(ok.stopReason).toBe('tool_use');
   });
 });
@@ -404,7 +404,7 @@ describe('capacity', () => {
     );
     expect(throttled(twelve)).toBe(8);
     expect(twelve.filter((r) => r.status === 'fulfilled')).toHaveLength(4);
-    const accounting = standIn.accounting().byModel[HAIKU];
+    const accounting = standIn.accounting().byModel[ON_DEMAND];
     expect(accounting?.ThrottlingException?.calls).toBe(8);
     expect(accounting?.success?.calls).toBe(8);
   });
@@ -412,18 +412,18 @@ describe('capacity', () => {
   it('maxInFlight: sequential calls below capacity are never throttled', async () => {
     plan({ capacity: { maxInFlight: 1 }, latency: { kind: 'fixed', ms: 5 } });
     for (let i = 0; i < 10; i++) await h2.send(new ConverseCommand(converseInput(clause(i))));
-    expect(standIn.accounting().byModel[HAIKU]).toEqual({ success: expect.objectContaining({ calls: 10 }) });
+    expect(standIn.accounting().byModel[ON_DEMAND]).toEqual({ success: expect.objectContaining({ calls: 10 }) });
   });
 
   it('a client that gives up frees its slot and is not billed', async () => {
     plan({ capacity: { maxInFlight: 1 }, latency: { kind: 'fixed', ms: 400 } });
     const impatient = await failure(h1Client({ socketTimeout: 100 }), converseInput(clause(0)));
     expect(impatient.name).toBe('TimeoutError');
-    await expect.poll(() => standIn.accounting().byModel[HAIKU]?.clientClosed?.calls).toBe(1);
+    await expect.poll(() => standIn.accounting().byModel[ON_DEMAND]?.clientClosed?.calls).toBe(1);
     standIn.setPlan({ latency: { kind: 'fixed', ms: 0 } });
     const next = await h1.send(new ConverseCommand(converseInput(clause(0))));
     expect(next.stopReason).toBe('tool_use');
-    expect(standIn.accounting().byModel[HAIKU]).toEqual({
+    expect(standIn.accounting().byModel[ON_DEMAND]).toEqual({
       clientClosed: { calls: 1, inputTokens: 0, outputTokens: 0 },
       success: expect.objectContaining({ calls: 1 }),
     });
@@ -436,7 +436,7 @@ describe('capacity', () => {
       import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
       const client = new BedrockRuntimeClient({ endpoint: process.argv[1], region: 'us-east-1',
         credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
-      for (const text of ['a', 'b', 'c']) client.send(new ConverseCommand({ modelId: '${HAIKU}',
+      for (const text of ['a', 'b', 'c']) client.send(new ConverseCommand({ modelId: '${ON_DEMAND}',
         messages: [{ role: 'user', content: [{ text }] }] })).catch(() => {});`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script, standIn.url], {
       cwd: PROJECT_ROOT,
@@ -447,8 +447,8 @@ describe('capacity', () => {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;
-    await expect.poll(() => standIn.accounting().byModel[HAIKU]?.clientClosed?.calls).toBe(3);
-    expect(standIn.accounting().byModel[HAIKU]?.success).toBeUndefined();
+    await expect.poll(() => standIn.accounting().byModel[ON_DEMAND]?.clientClosed?.calls).toBe(3);
+    expect(standIn.accounting().byModel[ON_DEMAND]?.success).toBeUndefined();
   });
 
   it('tokensPerMinute: calls are admitted until the window is full', async () => {
@@ -471,7 +471,7 @@ describe('capacity', () => {
 
     plan({ capacity: { tokensPerMinute: perCall * 100 } });
     for (let i = 0; i < 10; i++) await h1.send(new ConverseCommand(converseInput(clause(0))));
-    expect(standIn.accounting().byModel[HAIKU]?.ThrottlingException).toBeUndefined();
+    expect(standIn.accounting().byModel[ON_DEMAND]?.ThrottlingException).toBeUndefined();
   });
 });
 
@@ -492,12 +492,12 @@ describe('accounting', () => {
     const outputTokens = outputs.reduce((sum, o) => sum + (o.usage?.outputTokens ?? 0), 0);
     expect(snapshot.totals).toEqual({ calls: 6, inputTokens, outputTokens });
     expect(snapshot.byModel).toEqual({
-      [HAIKU]: { success: { calls: 4, inputTokens, outputTokens } },
+      [ON_DEMAND]: { success: { calls: 4, inputTokens, outputTokens } },
       [PROFILE_ARN]: { ThrottlingException: { calls: 2, inputTokens: 0, outputTokens: 0 } },
     });
     const repeated = converseInput(clause(2));
     const fingerprint = callFingerprint({
-      modelId: HAIKU,
+      modelId: ON_DEMAND,
       messages: repeated.messages,
       system: repeated.system,
       toolConfig: repeated.toolConfig,
@@ -591,7 +591,7 @@ describe('hangs and timeouts', () => {
     const error = await failure(clientOf(handler), converseInput(clause(0)));
     expect(error.name).toBe('TimeoutError');
     expect(performance.now() - started).toBeLessThan(2_000);
-    expect(hanging.accounting().byModel[HAIKU]).toEqual({
+    expect(hanging.accounting().byModel[ON_DEMAND]).toEqual({
       hang: { calls: 1, inputTokens: 0, outputTokens: 0 },
     });
   });
@@ -654,8 +654,8 @@ describe('malformed answers', () => {
     expect(json.length).toBeGreaterThan(10);
     expect(() => JSON.parse(json)).toThrow();
     const snapshot = standIn.accounting();
-    expect(snapshot.malformed).toEqual({ [HAIKU]: { invalidJson: 1 } });
-    expect(snapshot.byModel[HAIKU]?.success?.calls).toBe(1);
+    expect(snapshot.malformed).toEqual({ [ON_DEMAND]: { invalidJson: 1 } });
+    expect(snapshot.byModel[ON_DEMAND]?.success?.calls).toBe(1);
   });
 
   it('schemaViolation: a tool call whose input breaks the schema', async () => {
@@ -665,7 +665,7 @@ describe('malformed answers', () => {
       expect(output.stopReason).toBe('tool_use');
       expect(Answer.safeParse(toolInput(output)).success).toBe(false);
     }
-    expect(standIn.accounting().malformed[HAIKU]?.schemaViolation).toBe(4);
+    expect(standIn.accounting().malformed[ON_DEMAND]?.schemaViolation).toBe(4);
   });
 
   it('badQuote: a valid answer whose quotes are not in the clause', async () => {
@@ -680,11 +680,11 @@ describe('malformed answers', () => {
   });
 
   it('maxTokens: a too-small budget truncates the answer and drops the tool call', async () => {
-    const output = await h1.send(new ConverseCommand(converseInput(clause(0), HAIKU, 60)));
+    const output = await h1.send(new ConverseCommand(converseInput(clause(0), ON_DEMAND, 60)));
     expect(output.stopReason).toBe('max_tokens');
     expect(output.usage?.outputTokens).toBe(60);
     expect(output.output?.message?.content?.some((block) => block.toolUse)).toBe(false);
-    expect(standIn.accounting().malformed[HAIKU]?.maxTokens).toBe(1);
+    expect(standIn.accounting().malformed[ON_DEMAND]?.maxTokens).toBe(1);
   });
 });
 
