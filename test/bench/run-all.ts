@@ -4,9 +4,10 @@
  * asserts a time (machines are shared and noisy). The stand-in's own throughput is measured
  * by `npm run bench:standin`.
  *
- *   npm run bench [-- --only small,sample,largest,concurrent,limiter]
+ *   npm run bench [-- --only small,sample,largest,concurrent,cost,limiter]
  */
 import { parseArgs } from 'node:util';
+import { formatCostBench, runCostBench } from './cost.js';
 import { formatLimiterBench, runLimiterBench } from './limiter.js';
 import {
   BENCH_CONTRACT,
@@ -40,6 +41,11 @@ for (const s of scenarios.filter((x) => want(x.name))) {
   };
   console.log(`\n== pipeline: ${s.label}`);
   console.log(formatPipelineBench(s.name, options, await runPipelineBench(options)));
+}
+
+if (want('cost')) {
+  console.log('\n== cost of the README sample with the default models: caching and document context');
+  console.log(formatCostBench(await runCostBench(BENCH_CONTRACT, (line) => console.error(line))));
 }
 
 if (want('limiter')) {

@@ -1,0 +1,127 @@
+/**
+ * What the README sample costs with the default models: one run through the local pipeline
+ * with prompt caching and the document context, priced from the tokens Bedrock (here the
+ * stand-in, which counts four characters a token) reports, set against the same calls priced
+ * two other ways:
+ *
+ * - the same context sent uncached: every input token at the input price;
+ * - the requests without the document context (title, parties, definitions), uncached.
+ *
+ * Output tokens are the run's own in all three, so only the input side differs.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { ANALYSTS, buildConverseInput } from '../../lambdas/core/analysts/index.js';
+import { parseDocument } from '../../lambdas/core/documents/index.js';
+import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { inputChars } from '../../lambdas/core/intake/quote.js';
+import { MODEL_PRICES, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
+import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import { startLocalStack } from '../../localstack/runtime/local-stack.js';
+
+/** The figures of one cost run. */
+export interface CostBenchResult {
+  readonly calls: number;
+  readonly quote: { expectedMicros: number; worstCaseMicros: number } | undefined;
+  readonly actualMicros: number;
+  readonly tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** Input cost as billed, as if the same context were sent uncached, and without the context. */
+  readonly inputMicros: { cached: number; uncached: number; withoutContext: number };
+}
+
+const per1k = (tokens: number, price: number) => Math.ceil((tokens * price) / 1000);
+
+export async function runCostBench(
+  file: string,
+  log: (line: string) => void = () => {},
+): Promise<CostBenchResult> {
+  const stack = await startLocalStack({});
+  const pipeline = startLocalPipeline({
+    awsEndpoint: stack.awsEndpoint,
+    bedrockEndpoint: stack.bedrock.url,
+    topology: stack.topology,
+    resources: stack.resources,
+    settings: LOCAL_RUN_DEFAULTS,
+    batchWorkers: 0,
+    log,
+  });
+  try {
+    const key = `${stack.resources.intakePrefix}${basename(file)}`;
+    const bytes = readFileSync(file);
+    const put = await pipeline.clients.s3.send(
+      new PutObjectCommand({ Bucket: stack.resources.intakeBucket, Key: key, Body: bytes }),
+    );
+    const jobId = jobIdFor({
+      bucket: stack.resources.intakeBucket,
+      key,
+      ...(put.VersionId ? { versionId: put.VersionId } : {}),
+      ...(put.ETag ? { etag: put.ETag } : {}),
+    });
+    const jobs = new Jobs(pipeline.clients.db, stack.resources.tableName);
+    let job = await jobs.find(jobId);
+    while (!job?.finalizedAt && job?.status !== 'rejected') {
+      await new Promise((r) => setTimeout(r, 1000));
+      job = await jobs.find(jobId);
+    }
+    if (!job.reportKey)
+      throw new Error(`the cost run ended ${job.status} without a report: ${job.reason ?? ''}`);
+    const body = await pipeline.clients.s3.send(
+      new GetObjectCommand({ Bucket: stack.resources.resultsBucket, Key: job.reportKey }),
+    );
+    const report = JSON.parse((await body.Body?.transformToString()) ?? '{}') as Report;
+    const c = report.cost;
+    const price = MODEL_PRICES[PRIMARY_MODEL_ID];
+    if (!price) throw new Error(`no price for ${PRIMARY_MODEL_ID}`);
+    // The requests without the document context, counted as the stand-in counts them.
+    const doc = await parseDocument(bytes, { key, maxBytes: 10 * 1024 * 1024, chunk: { maxClauses: 8 } });
+    let bareTokens = 0;
+    for (const analyst of ANALYSTS) {
+      for (const clause of doc.clauses) {
+        const input = buildConverseInput(analyst, clause, { modelId: analyst.modelId });
+        bareTokens += Math.ceil(inputChars(input, false) / 4);
+      }
+    }
+    return {
+      calls: report.coverage.callsPlanned,
+      quote: c.quote,
+      actualMicros: c.spentMicros,
+      tokens: {
+        input: c.inputTokens,
+        output: c.outputTokens,
+        cacheRead: c.cacheReadInputTokens,
+        cacheWrite: c.cacheWriteInputTokens,
+      },
+      inputMicros: {
+        cached:
+          per1k(c.inputTokens, price.inputPer1k) +
+          per1k(c.cacheReadInputTokens, price.cacheReadPer1k) +
+          per1k(c.cacheWriteInputTokens, price.cacheWritePer1k),
+        uncached: per1k(c.inputTokens + c.cacheReadInputTokens + c.cacheWriteInputTokens, price.inputPer1k),
+        withoutContext: per1k(bareTokens, price.inputPer1k),
+      },
+    };
+  } finally {
+    await pipeline.stop();
+    await stack.stop();
+  }
+}
+
+const usd = (micros: number) => `$${(micros / 1e6).toFixed(2)}`;
+
+export function formatCostBench(r: CostBenchResult): string {
+  const output = per1k(r.tokens.output, MODEL_PRICES[PRIMARY_MODEL_ID]?.outputPer1k ?? 0);
+  const saving = 1 - r.inputMicros.cached / r.inputMicros.uncached;
+  return [
+    `calls                                    ${r.calls.toLocaleString('en-US')} (${PRIMARY_MODEL_ID})`,
+    `quote before any call                    ${r.quote ? `${usd(r.quote.expectedMicros)} expected, ${usd(r.quote.worstCaseMicros)} worst case` : 'none'}`,
+    `actual, with caching and the context     ${usd(r.actualMicros)} (input ${usd(r.inputMicros.cached)}, output ${usd(output)})`,
+    `same context, uncached                   ${usd(r.inputMicros.uncached + output)} (input ${usd(r.inputMicros.uncached)})`,
+    `without the context (today's requests)   ${usd(r.inputMicros.withoutContext + output)} (input ${usd(r.inputMicros.withoutContext)})`,
+    `input cost saved by caching              ${(saving * 100).toFixed(1)} %`,
+    `tokens: uncached input / cache read / cache write / output   ${[r.tokens.input, r.tokens.cacheRead, r.tokens.cacheWrite, r.tokens.output].map((n) => n.toLocaleString('en-US')).join(' / ')}`,
+  ].join('\n');
+}
