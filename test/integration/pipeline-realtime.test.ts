@@ -17,4 +17,21 @@ describe('the pipeline on the realtime lane (Lambda handlers behind SQS event so
     },
     240_000,
   );
+
+  it("bills most input at the cache-read price, and the report's tokens and quote agree with Bedrock's books", async () => {
+    h.bedrock.resetAccounting();
+    const source = fixture(MEDIUM).toString('utf8');
+    const job = await h.waitForEnd(await h.upload(`cached-${MEDIUM}`, source));
+    expect(job.status).toBe('completed');
+    const cost = (await h.report(job)).cost;
+    const books = Object.values(h.bedrock.accounting().cache);
+    const sum = (f: (c: (typeof books)[number]) => number) => books.reduce((n, c) => n + f(c), 0);
+    expect(cost.cacheReadInputTokens).toBeGreaterThan(cost.inputTokens);
+    expect(cost.cacheReadInputTokens).toBe(sum((c) => c.cacheReadInputTokens));
+    expect(cost.cacheWriteInputTokens).toBe(sum((c) => c.cacheWriteInputTokens));
+    // One write per analyst: every later call of the analyst reads the same prefix.
+    expect(sum((c) => c.writeCalls)).toBe(11);
+    expect(cost.quote?.expectedMicros).toBeGreaterThan(0);
+    expect(cost.spentMicros).toBeLessThanOrEqual(cost.quote?.worstCaseMicros ?? 0);
+  }, 240_000);
 });
