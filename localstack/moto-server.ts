@@ -25,6 +25,11 @@ export interface MotoServerOptions extends MotoVenvOptions {
   readonly port?: number;
   /** How long to wait for the first answer. @default 30000 */
   readonly startTimeoutMs?: number;
+  /**
+   * Longest time a transaction holds its items, so that writes meeting it are refused as
+   * DynamoDB refuses them (moto_serve.py); 0 turns conflicts off. @default 10
+   */
+  readonly transactionHoldMs?: number;
 }
 
 const running = new Set<ChildProcess>();
@@ -66,7 +71,13 @@ export async function startMotoServer(options: MotoServerOptions = {}): Promise<
   const output: string[] = [];
   const child = spawn(python, [SERVE_SCRIPT, '-H', '127.0.0.1', '-p', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PYTHONUNBUFFERED: '1' },
+    env: {
+      ...process.env,
+      PYTHONUNBUFFERED: '1',
+      ...(options.transactionHoldMs !== undefined
+        ? { MOTO_TRANSACTION_HOLD_MS: String(options.transactionHoldMs) }
+        : {}),
+    },
   });
   installExitHook();
   running.add(child);

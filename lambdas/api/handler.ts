@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { resendConflicts } from '../core/state/transact.js';
 import { clientConfig } from '../shared/aws-clients.js';
 import { loadApiConfig } from './config.js';
 import { BadRequestError, isApiError, isBadRequestError } from './errors.js';
@@ -27,7 +28,7 @@ function ensureApi(): JobsApi {
     const config = loadApiConfig();
     const { forcePathStyle, ...common } = clientConfig();
     api = new JobsApi({
-      db: DynamoDBDocumentClient.from(new DynamoDBClient(common), {
+      db: DynamoDBDocumentClient.from(resendConflicts(new DynamoDBClient(common)), {
         marshallOptions: { removeUndefinedValues: true },
       }),
       s3: presigningS3Client({ ...common, ...(forcePathStyle ? { forcePathStyle } : {}) }),

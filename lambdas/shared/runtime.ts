@@ -9,6 +9,7 @@ import { type PanelModels, panelModelIds } from '../core/analysts/index.js';
 import type { FinalizeDeps } from '../core/finalize/finalize.js';
 import type { IntakeDeps } from '../core/intake/intake.js';
 import { LifecycleGuard } from '../core/model-lifecycle.js';
+import { resendConflicts } from '../core/state/transact.js';
 import { LimiterRegistry } from '../core/worker/limiter.js';
 import type { WorkerDeps } from '../core/worker/process-chunk.js';
 import { type AwsConnection, clientConfig } from './aws-clients.js';
@@ -47,7 +48,7 @@ export function createClients(
         },
       }
     : config;
-  const dynamodb = new DynamoDBClient(common);
+  const dynamodb = resendConflicts(new DynamoDBClient(common));
   return {
     db: DynamoDBDocumentClient.from(dynamodb, { marshallOptions: { removeUndefinedValues: true } }),
     sqs: new SQSClient(common),

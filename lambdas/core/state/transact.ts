@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   TransactWriteCommand,
@@ -37,4 +38,17 @@ export async function retryConflicts<T>(
 /** Sends a transaction, resending it while it is cancelled only for conflicts. */
 export async function transactWrite(db: DynamoDBDocumentClient, input: TransactWriteCommandInput) {
   return retryConflicts(() => db.send(new TransactWriteCommand(input)));
+}
+
+/**
+ * Makes a DynamoDB client resend, with backoff, every request refused only for a transaction
+ * conflict (see {@link retryConflicts}), whatever code sent it: heartbeats, claims and stamps
+ * meet conflicts on the items transactions touch as much as the transactions do.
+ */
+export function resendConflicts(client: DynamoDBClient, random: () => number = Math.random): DynamoDBClient {
+  client.middlewareStack.add((next) => (args) => retryConflicts(() => next(args), random), {
+    step: 'initialize',
+    name: 'resendTransactionConflicts',
+  });
+  return client;
 }
