@@ -165,6 +165,13 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       const name = String(context.commandName ?? 'unknown');
       dynamo.set(name, (dynamo.get(name) ?? 0) + 1);
       if (writesJobItem(name, args.input as Record<string, unknown>)) jobItemWrites++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCountDynamoRequests' },
+  );
+  // Every attempt the ground refused for a conflict, including those the client then resent.
+  pipeline.clients.db.middlewareStack.add(
+    (next) => async (args) => {
       try {
         return await next(args);
       } catch (error) {
@@ -172,7 +179,7 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
         throw error;
       }
     },
-    { step: 'initialize', name: 'benchCountDynamoRequests' },
+    { step: 'deserialize', name: 'benchCountConflicts' },
   );
   try {
     const cpuBefore = process.cpuUsage();
