@@ -7,17 +7,9 @@
  * the AWS SDK, so runtime code, the CLI and tests can load it cheaply.
  */
 
-/** The part a queue plays in the pipeline. */
-export type QueueRole = 'intake' | 'realtime' | 'batch' | 'finalize';
+import { LANES, type Lane, QUEUE_ROLES, type QueueRole } from '../lambdas/core/contracts.js';
 
-/** Every queue role, in pipeline order. */
-export const QUEUE_ROLES: readonly QueueRole[] = ['intake', 'realtime', 'batch', 'finalize'];
-
-/** Processing lanes: urgent work goes to `realtime` (Lambda), bulk work to `batch` (Fargate). */
-export type Lane = 'realtime' | 'batch';
-
-/** Every lane. */
-export const LANES: readonly Lane[] = ['realtime', 'batch'];
+export { LANES, type Lane, QUEUE_ROLES, type QueueRole };
 
 /** Settings of one work queue and its dead-letter queue. */
 export interface QueueSettings {

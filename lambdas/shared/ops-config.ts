@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { QueueRole } from '../../lib/topology.js';
+import type { QueueRole } from '../core/contracts.js';
 import { ConfigError, loadConfig, type RuntimeConfig } from './config.js';
 
 const schema = z.object({

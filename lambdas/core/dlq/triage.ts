@@ -5,7 +5,7 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { QueueRole } from '../../../lib/topology.js';
+import type { QueueRole } from '../contracts.js';
 import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
 import { type Checkpoint, Claims, type ErrorClass, isChunkTerminal } from '../state/claims.js';
 import { type Job, Jobs } from '../state/jobs.js';

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Lane } from '../../../lib/topology.js';
 import type { PanelModels } from '../analysts/panel-models.js';
+import type { Lane } from '../contracts.js';
 import type { CostQuote } from '../intake/quote.js';
 import { isConditionFailure, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk, statusGsiPk } from './keys.js';

@@ -1,4 +1,13 @@
-import type { Lane, Topology } from '../../../lib/topology.js';
+import type { Lane, QueueRole } from '../contracts.js';
+
+/** What the sweep rules read from the topology (lib/topology.ts's `Topology` has it). */
+export interface SweepTopology {
+  readonly redeliveryBackoffSeconds: readonly number[];
+  readonly queues: Readonly<
+    Record<QueueRole, { readonly visibilityTimeoutSeconds: number; readonly maxReceiveCount: number }>
+  >;
+}
+
 import { type Checkpoint, isChunkTerminal } from '../state/claims.js';
 import type { Job } from '../state/jobs.js';
 import { STAGES } from '../state/keys.js';
@@ -28,7 +37,7 @@ export interface SweepRules {
 }
 
 /** The rules that follow from a topology and the worker's lease length. */
-export function sweepRules(t: Topology, leaseMs: number, graceMs = 60_000): SweepRules {
+export function sweepRules(t: SweepTopology, leaseMs: number, graceMs = 60_000): SweepRules {
   const backoffMs = Math.max(0, ...t.redeliveryBackoffSeconds) * 1000;
   const quiet = (lane: Lane) =>
     Math.max(t.queues[lane].visibilityTimeoutSeconds * 1000, 2 * leaseMs) + backoffMs + graceMs;

@@ -1,7 +1,7 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Lane } from '../../../lib/topology.js';
+import type { Lane } from '../contracts.js';
 import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
 import { Claims } from '../state/claims.js';
