@@ -19,6 +19,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
+import { isTransactionConflict } from '../../lambdas/core/state/errors.js';
 import { provision } from '../../localstack/provision.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
 
@@ -147,11 +148,18 @@ describe('DynamoDB conditional claims on the emulator', () => {
     const results = await Promise.allSettled(
       Array.from({ length: writers }, (_, i) => increment(i % 2 === 1)),
     );
-    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(writers / 2);
+    // Those that had to fail did; the others were refused only for conflicts with each other,
+    // as DynamoDB refuses transactions meeting one in flight, and wrote nothing.
+    results.forEach((r, i) => {
+      if (i % 2 === 1) expect(r.status).toBe('rejected');
+      else if (r.status === 'rejected') expect(isTransactionConflict(r.reason)).toBe(true);
+    });
+    const committed = results.filter((r) => r.status === 'fulfilled').length;
+    expect(committed).toBeGreaterThan(0);
     const after = await documents.send(
       new GetCommand({ TableName: table, Key: counter, ConsistentRead: true }),
     );
-    expect(after.Item?.n).toBe(writers / 2);
+    expect(after.Item?.n).toBe(committed);
   });
 
   it('applies nothing of a cancelled transaction, new items included', async () => {

@@ -19,7 +19,8 @@ describe('the pipeline on the realtime lane (Lambda handlers behind SQS event so
   );
 
   it("bills most input at the cache-read price, and the report's tokens and quote agree with Bedrock's books", async () => {
-    h.bedrock.resetAccounting();
+    // A fresh stand-in state: the earlier review of the same contract left its prefixes cached.
+    h.bedrock.reset();
     const source = fixture(MEDIUM).toString('utf8');
     const job = await h.waitForEnd(await h.upload(`cached-${MEDIUM}`, source));
     expect(job.status).toBe('completed');
@@ -29,8 +30,11 @@ describe('the pipeline on the realtime lane (Lambda handlers behind SQS event so
     expect(cost.cacheReadInputTokens).toBeGreaterThan(cost.inputTokens);
     expect(cost.cacheReadInputTokens).toBe(sum((c) => c.cacheReadInputTokens));
     expect(cost.cacheWriteInputTokens).toBe(sum((c) => c.cacheWriteInputTokens));
-    // One write per analyst: every later call of the analyst reads the same prefix.
-    expect(sum((c) => c.writeCalls)).toBe(11);
+    // A write per analyst (more when its first calls in several chunks start together); every
+    // later call of the analyst reads the same prefix.
+    expect(sum((c) => c.writeCalls)).toBeGreaterThanOrEqual(11);
+    expect(sum((c) => c.writeCalls)).toBeLessThan(job.callsPlanned / 10);
+    expect(sum((c) => c.readCalls)).toBeGreaterThan((job.callsPlanned * 8) / 10);
     expect(cost.quote?.expectedMicros).toBeGreaterThan(0);
     expect(cost.spentMicros).toBeLessThanOrEqual(cost.quote?.worstCaseMicros ?? 0);
   }, 240_000);
