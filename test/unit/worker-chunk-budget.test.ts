@@ -124,6 +124,14 @@ describe('ChunkBudget', () => {
     expect(clock.t).toBe(0);
   });
 
+  it('asks nothing of a job whose ceiling was recorded before the chunk was claimed', async () => {
+    const f = fakeJob(1_000, { budgetExceededAt: '2026-11-23T10:00:00.000Z' });
+    const { b, markBudgetExceeded } = budget(f);
+    expect(await b.reserve(100)).toEqual({ ok: false, why: 'budget' });
+    expect(f.allotments.move).not.toHaveBeenCalled();
+    expect(markBudgetExceeded).not.toHaveBeenCalled();
+  });
+
   it('reports the ceiling at once when no other chunk holds any room', async () => {
     const f = fakeJob(1_000, { costCommitted: 950, costSpent: 950 });
     const clock = { t: 0 };

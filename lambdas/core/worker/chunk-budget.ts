@@ -12,7 +12,7 @@ export type BudgetRefusal = 'budget' | 'stopped';
 export interface ChunkBudgetOptions {
   readonly allotments: Allotments;
   readonly lease: Lease;
-  readonly job: Pick<Job, 'jobId' | 'costLimit'>;
+  readonly job: Pick<Job, 'jobId' | 'costLimit' | 'budgetExceededAt'>;
   /** Records the reached ceiling on the job. */
   readonly markBudgetExceeded: () => Promise<void>;
   /** Calls of this chunk that may still reserve (each call's first attempt). */
@@ -48,7 +48,11 @@ export class ChunkBudget {
   private refused: BudgetRefusal | undefined;
   private topUp: Promise<void> | undefined;
 
-  constructor(private readonly o: ChunkBudgetOptions) {}
+  constructor(private readonly o: ChunkBudgetOptions) {
+    // The job as read at claim time already records the ceiling: no take can succeed, so none
+    // is asked for, and the chunk's calls are recorded unstarted without a write on the job.
+    if (o.job.budgetExceededAt) this.refused = 'budget';
+  }
 
   /** Reserves a call's worst case, taking more allotment when needed. */
   async reserve(
