@@ -412,7 +412,9 @@ describe('capacity', () => {
   it('maxInFlight: sequential calls below capacity are never throttled', async () => {
     plan({ capacity: { maxInFlight: 1 }, latency: { kind: 'fixed', ms: 5 } });
     for (let i = 0; i < 10; i++) await h2.send(new ConverseCommand(converseInput(clause(i))));
-    expect(standIn.accounting().byModel[ON_DEMAND]).toEqual({ success: expect.objectContaining({ calls: 10 }) });
+    expect(standIn.accounting().byModel[ON_DEMAND]).toEqual({
+      success: expect.objectContaining({ calls: 10 }),
+    });
   });
 
   it('a client that gives up frees its slot and is not billed', async () => {
