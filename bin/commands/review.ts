@@ -212,6 +212,8 @@ async function run(
     while (finished.size < submitted.length && Date.now() < deadline && !interrupted.aborted) {
       await pause(1000, interrupted);
       if (interrupted.aborted) break;
+      // Chunks account what they spend to the job when they take more or end, so while they run
+      // the job shows what they hold (their calls' worst cases) besides what is accounted.
       const lines: string[] = [];
       for (const s of submitted) {
         const job = await jobs.find(s.jobId);
@@ -229,7 +231,7 @@ async function run(
         const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);
         const c = p?.calls;
         lines.push(
-          `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled of ${c.planned}` : '-'} · cost ${usd(job.costSpent)} of ${usd(job.costLimit)}`,
+          `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled of ${c.planned}` : '-'} · cost ${usd(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${usd(job.costReserved)} held by running chunks` : ''} of ${usd(job.costLimit)}`,
         );
       }
       const acct = stack.bedrock.accounting();
