@@ -12,11 +12,15 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { ANALYSTS, buildConverseInput } from '../../lambdas/core/analysts/index.js';
+import {
+  ANALYSTS,
+  buildConverseInput,
+  estimatedTokens,
+  inputChars,
+} from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
-import { inputChars } from '../../lambdas/core/intake/quote.js';
 import { MODEL_PRICES, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
@@ -82,7 +86,7 @@ export async function runCostBench(
     for (const analyst of ANALYSTS) {
       for (const clause of doc.clauses) {
         const input = buildConverseInput(analyst, clause, { modelId: analyst.modelId });
-        bareTokens += Math.ceil(inputChars(input, false) / 4);
+        bareTokens += estimatedTokens(inputChars(input, false));
       }
     }
     return {

@@ -76,6 +76,29 @@ export function buildConverseInput(
 
 /** Tokens of text as Bedrock's Claude tokenizer counts English prose, about four characters each. */
 const CHARS_PER_TOKEN = 4;
+
+/** The estimated tokens of `chars` characters of prompt text (the stand-in counts exactly this). */
+export function estimatedTokens(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+/** Characters of the tool definitions and system prompts, which every request sends first. */
+function leadingChars(system: readonly { text?: string }[], toolConfig: unknown): number {
+  return JSON.stringify(toolConfig).length + system.reduce((n, s) => n + (s.text?.length ?? 0), 0);
+}
+
+/**
+ * The characters of a request Bedrock counts as input: tool definitions, system prompts and the
+ * first message's text, or only the text before its `cachePoint` (the cacheable prefix).
+ */
+export function inputChars(input: ConverseCommandInput, upToCachePoint: boolean): number {
+  let chars = leadingChars(input.system ?? [], input.toolConfig);
+  for (const block of input.messages?.[0]?.content ?? []) {
+    if (upToCachePoint && block.cachePoint) break;
+    chars += block.text?.length ?? 0;
+  }
+  return chars;
+}
 /** Headroom over a model's cache minimum, since the count is an estimate. */
 const CACHE_MARGIN = 1.15;
 
@@ -101,8 +124,7 @@ export function sharedPrefix(
   let text = parts.join('\n\n');
   const min = MODELS[modelId]?.cacheMinTokens;
   if (min === undefined) return { text, cacheable: false };
-  const fixedChars = JSON.stringify(toolConfig).length + system.reduce((n, s) => n + s.text.length, 0);
-  const target = Math.ceil(min * CACHE_MARGIN) * CHARS_PER_TOKEN - fixedChars;
+  const target = Math.ceil(min * CACHE_MARGIN) * CHARS_PER_TOKEN - leadingChars(system, toolConfig);
   if (text.length < target && context.more) {
     const need = target - text.length;
     const more = context.more.length <= need ? context.more : cutAtLine(context.more, need);

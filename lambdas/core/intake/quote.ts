@@ -12,7 +12,12 @@
  *   `maxTokens`, on the primary model. Retries and the fallback model can cost more; the
  *   ceiling still holds them.
  */
-import { type AnalystDefinition, buildConverseInput } from '../analysts/index.js';
+import {
+  type AnalystDefinition,
+  buildConverseInput,
+  estimatedTokens,
+  inputChars,
+} from '../analysts/index.js';
 import type { DocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
 import { costOf } from '../models.js';
@@ -23,22 +28,8 @@ export interface CostQuote {
   readonly worstCaseMicros: number;
 }
 
-const CHARS_PER_TOKEN = 4;
 /** Output tokens of an answer on the stand-in: a base plus a share per category scored. */
 export const OUTPUT_TOKENS = { perCall: 80, perCategory: 50 } as const;
-
-const tokens = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
-
-/** The characters of a request Bedrock counts as input: system, messages and tool definitions. */
-export function inputChars(input: ReturnType<typeof buildConverseInput>, upToCachePoint: boolean): number {
-  let chars = JSON.stringify(input.toolConfig).length;
-  for (const s of input.system ?? []) chars += s.text?.length ?? 0;
-  for (const block of input.messages?.[0]?.content ?? []) {
-    if (upToCachePoint && block.cachePoint) break;
-    chars += block.text?.length ?? 0;
-  }
-  return chars;
-}
 
 /** The quote of `clauses` × `analysts`, with the prompt each call will send. */
 export function quoteJob(
@@ -54,9 +45,9 @@ export function quoteJob(
     let prefixTokens: number | undefined;
     for (const clause of clauses) {
       const input = buildConverseInput(analyst, clause, { modelId, ...(context ? { context } : {}) });
-      const all = tokens(inputChars(input, false));
+      const all = estimatedTokens(inputChars(input, false));
       const cached = input.messages?.[0]?.content?.some((b) => b.cachePoint) ?? false;
-      const prefix = cached ? tokens(inputChars(input, true)) : 0;
+      const prefix = cached ? estimatedTokens(inputChars(input, true)) : 0;
       prefixTokens ??= prefix;
       expected += costOf(modelId, {
         inputTokens: all - prefix,
