@@ -34,6 +34,15 @@ beforeEach(() => {
   standIn.setPlan({}, { replace: true });
 });
 
+/** Marks the fallback's foundation model LEGACY, with its end of life at `endOfLifeTime`. */
+function sonnetLegacyUntil(endOfLifeTime: string): void {
+  standIn.setPlan({
+    catalogue: {
+      lifecycle: { 'anthropic.claude-sonnet-4-5-20250929-v1:0': { status: 'LEGACY', endOfLifeTime } },
+    },
+  });
+}
+
 describe('the model lifecycle guard', () => {
   it('finds the default models active through their inference profiles', async () => {
     const verdicts = await checkModels(bedrock, [PRIMARY_MODEL_ID, FALLBACK_MODEL_ID], 'us-east-1');
@@ -53,30 +62,12 @@ describe('the model lifecycle guard', () => {
   });
 
   it('warns about a legacy model with its end-of-life date, and refuses it once the date has passed', async () => {
-    standIn.setPlan({
-      catalogue: {
-        lifecycle: {
-          'anthropic.claude-sonnet-4-5-20250929-v1:0': {
-            status: 'LEGACY',
-            endOfLifeTime: '2099-03-01T00:00:00Z',
-          },
-        },
-      },
-    });
+    sonnetLegacyUntil('2099-03-01T00:00:00Z');
     const legacy = await checkModel(bedrock, FALLBACK_MODEL_ID, 'us-east-1');
     expect(legacy).toMatchObject({ state: 'LEGACY', level: 'warning', endOfLifeTime: '2099-03-01' });
     expect(legacy.message).toMatch(/LEGACY and reaches end of life on 2099-03-01/);
 
-    standIn.setPlan({
-      catalogue: {
-        lifecycle: {
-          'anthropic.claude-sonnet-4-5-20250929-v1:0': {
-            status: 'LEGACY',
-            endOfLifeTime: '2026-01-01T00:00:00Z',
-          },
-        },
-      },
-    });
+    sonnetLegacyUntil('2026-01-01T00:00:00Z');
     expect(await checkModel(bedrock, FALLBACK_MODEL_ID, 'us-east-1')).toMatchObject({
       state: 'END_OF_LIFE',
       level: 'error',
@@ -93,16 +84,7 @@ describe('the model lifecycle guard', () => {
     let now = 0;
     const guard = new LifecycleGuard(bedrock, 'us-east-1', 1000, () => now);
     expect((await guard.check([FALLBACK_MODEL_ID]))[0]?.state).toBe('ACTIVE');
-    standIn.setPlan({
-      catalogue: {
-        lifecycle: {
-          'anthropic.claude-sonnet-4-5-20250929-v1:0': {
-            status: 'LEGACY',
-            endOfLifeTime: '2026-01-01T00:00:00Z',
-          },
-        },
-      },
-    });
+    sonnetLegacyUntil('2026-01-01T00:00:00Z');
     expect((await guard.check([FALLBACK_MODEL_ID]))[0]?.state).toBe('ACTIVE');
     now = 1001;
     expect((await guard.check([FALLBACK_MODEL_ID]))[0]?.state).toBe('END_OF_LIFE');
