@@ -3,11 +3,12 @@ import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct, IConstruct } from 'constructs';
+import { panelModelIds } from '../lambdas/core/analysts/index.js';
 import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService } from './batch-lane-service.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
 import { DocumentBuckets } from './document-buckets.js';
-import { type ModelIds, modelIdsOf, type ResolvedModelIds, resolveModelIds } from './model-access.js';
+import { type ModelIds, type ResolvedModelIds, resolveModelIds } from './model-access.js';
 import { Observability } from './observability.js';
 import { OperationsFunctions } from './operations-functions.js';
 import { type PipelineEntries, PipelineFunctions, type PipelineMemory } from './pipeline-functions.js';
@@ -213,7 +214,7 @@ export class ClauseReviewStack extends Stack {
         api: this.statusApi.handler,
       },
       topic: this.alerts.topic,
-      modelIds: [...modelIdsOf(models)],
+      modelIds: [...panelModelIds(models)],
     });
 
     this.addOutputs(models);

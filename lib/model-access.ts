@@ -43,11 +43,6 @@ export function resolveModelIds(ids: ModelIds = {}): ResolvedModelIds {
   return resolved;
 }
 
-/** Every model id the configuration may call. */
-export function modelIdsOf(models: ResolvedModelIds): readonly string[] {
-  return panelModelIds(models);
-}
-
 /** ARN of a foundation model in a region: `arn:<partition>:bedrock:<region>::foundation-model/<id>`. */
 export function foundationModelArn(scope: IConstruct, modelId: string, region?: string): string {
   return Stack.of(scope).formatArn({
@@ -94,7 +89,7 @@ export function grantInvokeModels(
   scope: IConstruct,
   models: ResolvedModelIds,
 ): iam.Grant {
-  const arns = modelIdsOf(models).flatMap((id) => invokeResourcesOf(scope, id));
+  const arns = panelModelIds(models).flatMap((id) => invokeResourcesOf(scope, id));
   return iam.Grant.addToPrincipal({
     grantee,
     actions: ['bedrock:InvokeModel'],
@@ -112,7 +107,7 @@ export function grantModelLifecycleReads(
   scope: IConstruct,
   models: ResolvedModelIds,
 ): void {
-  const specs = modelIdsOf(models).map((id) => modelSpec(id));
+  const specs = panelModelIds(models).map((id) => modelSpec(id));
   iam.Grant.addToPrincipal({
     grantee,
     actions: ['bedrock:GetFoundationModel'],
