@@ -4,7 +4,7 @@
  *
  *   npx tsx test/bench/limiter.ts [--duration 60] [--capacity 40] [--callers 200]
  *       [--realtime 20] [--window 2000] [--latency lognormal|fixed] [--median 200]
- *       [--decrease-on throttle|window]
+ *       [--decrease-on throttle|window] [--approach probe|aimd]
  *
  * The Bedrock stand-in runs in this process with a capacity of `capacity` requests in flight
  * (ThrottlingException above it) and a latency of `median` ms. `callers` closed-loop callers,
@@ -59,6 +59,8 @@ export interface LimiterBenchOptions {
   readonly backoffMs?: number;
   /** When the limiter cuts its limit (see AdaptiveLimiterOptions). @default 'throttle' */
   readonly decreaseOn?: 'throttle' | 'window';
+  /** How the limiter moves its limit (see AdaptiveLimiterOptions). @default 'probe' */
+  readonly approach?: 'probe' | 'aimd';
   /** Limiter aging. @default 5000 */
   readonly agingMs?: number;
   /** Limiter p99 latency target. @default 1000 */
@@ -236,6 +238,7 @@ export async function runLimiterBench(options: LimiterBenchOptions = {}): Promis
   const limiter = new AdaptiveLimiter({
     windowMs,
     decreaseOn: options.decreaseOn ?? 'throttle',
+    approach: options.approach ?? 'probe',
     agingMs: options.agingMs ?? 5_000,
     p99TargetMs: options.p99TargetMs ?? 1_000,
     name: PRIMARY_MODEL_ID,
@@ -389,6 +392,7 @@ if (invokedDirectly) {
       latency: { type: 'string', default: 'lognormal' },
       median: { type: 'string', default: '200' },
       'decrease-on': { type: 'string', default: 'throttle' },
+      approach: { type: 'string', default: 'probe' },
     },
   });
   const median = Number(values.median);
@@ -399,6 +403,7 @@ if (invokedDirectly) {
     realtimeCallers: Number(values.realtime),
     windowMs: Number(values.window),
     decreaseOn: values['decrease-on'] === 'window' ? 'window' : 'throttle',
+    approach: values.approach === 'aimd' ? 'aimd' : 'probe',
     latency:
       values.latency === 'fixed'
         ? { kind: 'fixed', ms: median }

@@ -1,18 +1,29 @@
 /**
- * Adaptive concurrency (AIMD) for model calls, with priority lanes.
+ * Adaptive concurrency for model calls, with priority lanes.
  *
  * Bedrock does not say how much concurrency a model will take; it answers
  * ThrottlingException once a quota is exceeded. The limiter finds that limit by probing, in
- * windows of `windowMs`:
+ * windows of `windowMs`, and then holds just under it (`approach: 'probe'`, the default):
  *
- * - Multiplicative decrease: a throttle cuts the limit to `floor(limit × decreaseFactor)`, at
- *   once (`decreaseOn: 'throttle'`, the default) or when its window ends (`'window'`).
- * - Additive increase: when a window ends with no throttle, the p99 latency of its calls under
- *   `p99TargetMs`, and the limit actually reached at some point in it, `limit += increase`.
+ * - Growth: when a window ends with no throttle, the p99 latency of its calls under
+ *   `p99TargetMs`, and the limit actually reached at some point in it, the limit grows. Until
+ *   the first throttle it grows by `increase`. After one, it climbs back fast (by `increase`,
+ *   or half the gap if that is more) to one below the limit that met the throttle, and from
+ *   there probes by one permit every `probeWindows` clean windows.
+ * - Decrease: a throttle steps the limit down by one permit, as many times as the window's
+ *   growth added, so an overshoot is undone exactly, one round trip per permit. A throttle past
+ *   that means the model takes less than the window began with, and cuts the limit to
+ *   `floor(limit × decreaseFactor)`.
  * - Otherwise the limit holds. A window in which no call succeeded holds too (no evidence), and
  *   so does one where demand never reached the limit: growing a limit nobody uses would only
  *   let the next burst arrive at a concurrency that was never tested.
  * - The limit always stays within [min, max].
+ *
+ * So a saturated limiter spends `probeWindows` windows at the most the model took, one probe
+ * above it, and one throttle to come back: about a throttle per `probeWindows + 1` windows.
+ * The classic AIMD sawtooth (`approach: 'aimd'`: `+increase` per clean window, `× decreaseFactor`
+ * at every throttle) keeps about 15 % fewer calls in flight on the same model; the limiter bench
+ * (test/bench/limiter.ts) prints both.
  *
  * Only throttles of calls granted since the last decrease count. Calls already in flight when
  * the limit was cut were admitted under the old, too-high limit; their throttles say nothing
@@ -23,7 +34,7 @@
  * the limit is above capacity the permits in excess cycle through one fast throttle after
  * another. In the limiter bench (test/bench/limiter.ts: capacity 40, 200 callers, 60 s),
  * cutting at the end of the window made 39 % of all attempts throttles, against 0.2 % when the
- * cut comes at the first throttle. The late cut kept the model a little busier (goodput 91 %
+ * cut comes at the first throttle (both with `approach: 'aimd'`). The late cut kept the model a little busier (goodput 91 %
  * against 84 % of a fixed limit at capacity), but throttles are not free here: tier 1 moves a
  * call to the fallback model after two in a row and gives up after three retries.
  *
@@ -64,8 +75,11 @@ export type WindowDecision =
   | { readonly action: 'increase'; readonly reason: 'clean' }
   | {
       readonly action: 'hold';
-      /** `no-successes`: no call finished unthrottled, so there is no latency to judge. */
-      readonly reason: 'no-successes' | 'latency' | 'unsaturated' | 'at-bound';
+      /**
+       * `no-successes`: no call finished unthrottled, so there is no latency to judge.
+       * `probing`: clean at the most the model took, waiting `probeWindows` before probing above.
+       */
+      readonly reason: 'no-successes' | 'latency' | 'unsaturated' | 'at-bound' | 'probing';
     };
 
 /** One evaluated window, for metrics (see `onWindow`). */
@@ -103,8 +117,18 @@ export interface AdaptiveLimiterOptions {
   readonly max?: number;
   /** Added to the limit after a clean, saturated window. @default 5 */
   readonly increase?: number;
-  /** A throttle multiplies the limit by this (and floors it). @default 0.7 */
+  /** A multiplicative cut multiplies the limit by this (and floors it). @default 0.7 */
   readonly decreaseFactor?: number;
+  /**
+   * `probe`: step down one permit per throttle as far as the last growth went, then cut; climb
+   * back to just under the limit that met a throttle and probe above it one permit at a time.
+   * `aimd`: every counted throttle cuts by `decreaseFactor`, every clean window adds `increase`.
+   * See the module comment.
+   * @default 'probe'
+   */
+  readonly approach?: 'probe' | 'aimd';
+  /** With `approach: 'probe'`, clean windows at the known limit before probing one above it. @default 3 */
+  readonly probeWindows?: number;
   /**
    * When a throttle cuts the limit: at once (at most once per round trip, see the module
    * comment), or when its window ends.
@@ -225,6 +249,8 @@ export class AdaptiveLimiter {
   private readonly decreaseFactor: number;
   private readonly windowMs: number;
   private readonly decreaseOn: 'window' | 'throttle';
+  private readonly approach: 'probe' | 'aimd';
+  private readonly probeWindows: number;
   private readonly p99TargetMs: number;
   private readonly agingMs: number;
   private readonly now: () => number;
@@ -236,6 +262,11 @@ export class AdaptiveLimiter {
   private readonly queues: Record<Lane, Waiter[]> = { realtime: [], batch: [] };
   // Bumped by every decrease; a permit remembers the epoch it was granted in.
   private epoch = 0;
+  // 'probe': the limit at which the last counted throttle came, the steps down left before a
+  // throttle cuts, and the clean windows spent at one below that limit since.
+  private throttledAt: number | undefined;
+  private stepsLeft = 1;
+  private cleanNearCeiling = 0;
   private windowStart: number;
   private window: WindowState;
   private readonly totals = {
@@ -257,6 +288,8 @@ export class AdaptiveLimiter {
     this.decreaseFactor = options.decreaseFactor ?? 0.7;
     this.windowMs = options.windowMs ?? 5000;
     this.decreaseOn = options.decreaseOn ?? 'throttle';
+    this.approach = options.approach ?? 'probe';
+    this.probeWindows = options.probeWindows ?? 3;
     this.p99TargetMs = options.p99TargetMs ?? Number.POSITIVE_INFINITY;
     this.agingMs = options.agingMs ?? 10_000;
     this.now = options.now ?? (() => performance.now());
@@ -266,6 +299,7 @@ export class AdaptiveLimiter {
     checkInteger('min', this.min, 1);
     checkInteger('max', this.max, this.min);
     checkInteger('increase', this.increase, 1);
+    checkInteger('probeWindows', this.probeWindows, 1);
     if (!Number.isInteger(this.current) || this.current < this.min || this.current > this.max) {
       throw new RangeError(
         `limiter initial must be an integer in [${this.min}, ${this.max}]; got ${this.current}`,
@@ -458,9 +492,36 @@ export class AdaptiveLimiter {
   }
 
   private decrease(): void {
-    this.current = Math.max(this.min, Math.floor(this.current * this.decreaseFactor));
+    if (this.approach === 'probe') {
+      this.throttledAt = this.current;
+      this.cleanNearCeiling = 0;
+    }
+    if (this.approach === 'probe' && this.stepsLeft > 0) {
+      this.stepsLeft--;
+      this.current = Math.max(this.min, this.current - 1);
+    } else {
+      this.current = Math.max(this.min, Math.floor(this.current * this.decreaseFactor));
+    }
     this.epoch++;
     this.totals.decreases++;
+  }
+
+  /** The limit after a clean, saturated window below `max`. */
+  private grown(before: number): number {
+    const ceiling = this.throttledAt === undefined ? undefined : this.throttledAt - 1;
+    if (this.approach === 'aimd' || ceiling === undefined) return before + this.increase;
+    if (before >= ceiling + this.increase) {
+      // Probes have gone well past the last throttle: the model takes more now. Grow as at first.
+      this.throttledAt = undefined;
+      return before + this.increase;
+    }
+    if (before < ceiling)
+      return Math.min(ceiling, before + Math.max(this.increase, Math.ceil((ceiling - before) / 2)));
+    // At the most the model took: probe one above it now and then.
+    this.cleanNearCeiling++;
+    if (this.cleanNearCeiling < this.probeWindows) return before;
+    this.cleanNearCeiling = 0;
+    return before + 1;
   }
 
   private evaluate(window: WindowState, endedAt: number): void {
@@ -479,10 +540,16 @@ export class AdaptiveLimiter {
     } else if (before >= this.max) {
       decision = { action: 'hold', reason: 'at-bound' };
     } else {
-      decision = { action: 'increase', reason: 'clean' };
-      this.current = Math.min(this.max, before + this.increase);
-      this.totals.increases++;
+      const grown = Math.min(this.max, this.grown(before));
+      if (grown > before) {
+        decision = { action: 'increase', reason: 'clean' };
+        this.current = grown;
+        this.totals.increases++;
+      } else decision = { action: 'hold', reason: 'probing' };
     }
+    // A throttle in the next window may undo, one permit at a time, what this one added (or one
+    // permit, when it added nothing); past that it cuts.
+    this.stepsLeft = Math.max(1, this.current - before);
     this.totals.windows++;
     const snapshot: WindowSnapshot = {
       ...(this.name !== undefined ? { name: this.name } : {}),
