@@ -9,9 +9,11 @@ import { type PanelModels, panelModelIds } from '../core/analysts/index.js';
 import type { FinalizeDeps } from '../core/finalize/finalize.js';
 import type { IntakeDeps } from '../core/intake/intake.js';
 import { LifecycleGuard } from '../core/model-lifecycle.js';
+import { ModelLimits } from '../core/state/model-limits.js';
 import { resendConflicts } from '../core/state/transact.js';
 import { LimiterRegistry } from '../core/worker/limiter.js';
 import type { WorkerDeps } from '../core/worker/process-chunk.js';
+import { SharedLimits } from '../core/worker/shared-limits.js';
 import { type AwsConnection, clientConfig } from './aws-clients.js';
 import { panelModelsOf, type RuntimeConfig } from './config.js';
 
@@ -76,25 +78,36 @@ export function workerDeps(
   clients: RuntimeClients,
   extra: Partial<WorkerDeps> = {},
 ): WorkerDeps {
+  const workerId = `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.env.HOSTNAME ?? 'worker'}:${process.pid}:${randomUUID().slice(0, 8)}`;
   return {
     db: clients.db,
     sqs: clients.sqs,
     bedrock: clients.bedrock,
     tableName: config.TABLE_NAME,
     finalizeQueueUrl: config.FINALIZE_QUEUE_URL,
-    workerId: `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.env.HOSTNAME ?? 'worker'}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    workerId,
     leaseMs: config.LEASE_SECONDS * 1000,
     callConcurrency: config.CALL_CONCURRENCY,
     modelTimeoutMs: config.MODEL_TIMEOUT_MS,
     redeliveryBackoffSeconds: config.REDELIVERY_BACKOFF_SECONDS,
     models: panelModelsOf(config),
-    // One limiter per model for the whole process, so what it learns outlives a chunk.
+    // One limiter per model for the whole process, so what it learns outlives a chunk, and
+    // one limit per model for every process, so what the fleet learned holds for a new one.
     limiters: new LimiterRegistry({
       initial: config.LIMITER_INITIAL,
       max: config.LIMITER_MAX,
       windowMs: config.LIMITER_WINDOW_MS,
       p99TargetMs: config.MODEL_TIMEOUT_MS / 2,
       ...(extra.metrics ? { onWindow: (window) => extra.metrics?.limiter(window) } : {}),
+      sharing: new SharedLimits({
+        limits: new ModelLimits(clients.db, config.TABLE_NAME),
+        workerId,
+        initial: config.LIMITER_INITIAL,
+        min: 1,
+        max: config.LIMITER_MAX,
+        staleMs: 3 * config.LIMITER_WINDOW_MS,
+        ...(extra.log ? { log: extra.log } : {}),
+      }),
     }),
     ...extra,
   };

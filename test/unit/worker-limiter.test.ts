@@ -151,6 +151,35 @@ describe("AdaptiveLimiter: approach 'probe' (the default)", () => {
     expect(limits).toEqual([11, 12, 13, 15, 17]);
   });
 
+  it('moves the limit from outside with rebase, the throttled limit with it', async () => {
+    const s = probe();
+    await loadedWindow(s); // 15
+    await throttleOne(s); // 14; 15 met it
+    s.limiter.rebase(7); // a smaller share of a shared limit
+    expect(s.limiter.limit).toBe(7);
+    await loadedWindow(s); // the throttle's window
+    await loadedWindow(s);
+    expect(s.limiter.limit).toBe(7); // 7 is one below where the throttle came, moved with it: probing
+    s.limiter.rebase(500);
+    expect(s.limiter.limit).toBe(200); // within [min, max]
+  });
+
+  it('grants nothing while it waits for its limit, then grants up to it', async () => {
+    const s = probe();
+    let ready: () => void = () => {};
+    s.limiter.waitFor(new Promise<void>((r) => (ready = r)));
+    const first = track(s.limiter.acquire('realtime'));
+    await flush();
+    expect(first.done).toBe(false);
+    s.limiter.rebase(1);
+    ready();
+    await flush();
+    expect(first.done).toBe(true);
+    const second = track(s.limiter.acquire('realtime'));
+    await flush();
+    expect(second.done).toBe(false); // the limit it was given is 1
+  });
+
   it('rejects probeWindows below 1', () => {
     expect(() => new AdaptiveLimiter({ probeWindows: 0 })).toThrow(
       /probeWindows must be an integer ≥ 1; got 0/,
@@ -659,6 +688,28 @@ describe('AdaptiveLimiter.run', () => {
 });
 
 describe('LimiterRegistry', () => {
+  it('hands each new limiter to its sharing, and every window of it', async () => {
+    const joined: string[] = [];
+    const windows: string[] = [];
+    const clock = { t: 0 };
+    const registry = new LimiterRegistry({
+      windowMs: WINDOW,
+      now: () => clock.t,
+      sharing: {
+        join: (modelId) => joined.push(modelId),
+        window: (w) => windows.push(w.name ?? ''),
+      },
+    });
+    const a = registry.for('model-a');
+    registry.for('model-a');
+    registry.for('model-b');
+    expect(joined).toEqual(['model-a', 'model-b']);
+    (await a.acquire('realtime')).release();
+    clock.t = WINDOW;
+    a.tick();
+    expect(windows).toEqual(['model-a']);
+  });
+
   it('keeps one limiter per model id with per-model overrides', async () => {
     const windows: WindowSnapshot[] = [];
     let t = 0;

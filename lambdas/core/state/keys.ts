@@ -28,3 +28,7 @@ export const chunkCallPrefix = (chunk: number) => `CALL#${pad(chunk)}#`;
 export const CALL_PREFIX = 'CALL#';
 /** Partition key of the jobs-by-status index. */
 export const statusGsiPk = (status: string) => `STATUS#${status}`;
+/** Partition key of a model's concurrency shared by every process that calls it. */
+export const modelLimitPk = (modelId: string) => `MODEL#${modelId}`;
+/** Sort key of a model's shared concurrency. */
+export const MODEL_LIMIT_SK = 'LIMIT';

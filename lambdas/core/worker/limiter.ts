@@ -267,6 +267,8 @@ export class AdaptiveLimiter {
   private throttledAt: number | undefined;
   private stepsLeft = 1;
   private cleanNearCeiling = 0;
+  // Set while the limit is being read from elsewhere (see waitFor): nothing is granted.
+  private pending: Promise<void> | undefined;
   private windowStart: number;
   private window: WindowState;
   private readonly totals = {
@@ -361,7 +363,7 @@ export class AdaptiveLimiter {
     if (signal?.aborted) return Promise.reject(signal.reason);
     this.tick();
     const arrivedAt = this.now();
-    if (this.waiting === 0 && this.inUse < this.current) {
+    if (!this.pending && this.waiting === 0 && this.inUse < this.current) {
       return Promise.resolve(this.grant(lane, arrivedAt));
     }
     return new Promise<Permit>((resolve, reject) => {
@@ -393,6 +395,35 @@ export class AdaptiveLimiter {
   tick(): void {
     this.roll();
     this.pump();
+  }
+
+  /**
+   * Moves the limit to `limit` (within [min, max]) from outside the limiter's own decisions, as
+   * when processes share one model's concurrency. The limit that last met a throttle moves
+   * with it, and a lower limit starts a new epoch: throttles of calls granted above it are stale.
+   */
+  rebase(limit: number): void {
+    const next = Math.min(this.max, Math.max(this.min, Math.round(limit)));
+    const delta = next - this.current;
+    if (delta === 0) return;
+    if (this.throttledAt !== undefined) this.throttledAt += delta;
+    if (delta < 0) this.epoch++;
+    this.current = next;
+    this.pump();
+  }
+
+  /** Grants nothing until `ready` settles (e.g. while the limit is read from elsewhere). */
+  waitFor(ready: Promise<unknown>): void {
+    const pending = ready.then(
+      () => {},
+      () => {},
+    );
+    this.pending = pending;
+    void pending.then(() => {
+      if (this.pending !== pending) return;
+      this.pending = undefined;
+      this.pump();
+    });
   }
 
   /** Counters and the current state. */
@@ -467,6 +498,7 @@ export class AdaptiveLimiter {
   }
 
   private pump(): void {
+    if (this.pending) return;
     while (this.inUse < this.current) {
       const realtime = this.queues.realtime[0];
       const batch = this.queues.batch[0];
@@ -570,9 +602,19 @@ export class AdaptiveLimiter {
   }
 }
 
+/** Where a registry's limiters meet the limiters of other processes (see SharedLimits). */
+export interface LimitSharing {
+  /** A limiter was created for `modelId`. */
+  join(modelId: string, limiter: AdaptiveLimiter): void;
+  /** One of the joined limiters evaluated a window. */
+  window(snapshot: WindowSnapshot): void;
+}
+
 /** Options of {@link LimiterRegistry}: defaults for every model, and per-model overrides. */
 export interface LimiterRegistryOptions extends Omit<AdaptiveLimiterOptions, 'name'> {
   readonly perModel?: Readonly<Record<string, Omit<AdaptiveLimiterOptions, 'name' | 'onWindow' | 'now'>>>;
+  /** Shares each model's limit with other processes. @default each process learns alone */
+  readonly sharing?: LimitSharing;
 }
 
 /**
@@ -589,9 +631,22 @@ export class LimiterRegistry {
   for(modelId: string): AdaptiveLimiter {
     let limiter = this.limiters.get(modelId);
     if (!limiter) {
-      const { perModel, ...defaults } = this.options;
-      limiter = new AdaptiveLimiter({ ...defaults, ...perModel?.[modelId], name: modelId });
+      const { perModel, sharing, onWindow, ...defaults } = this.options;
+      limiter = new AdaptiveLimiter({
+        ...defaults,
+        ...perModel?.[modelId],
+        name: modelId,
+        ...(onWindow || sharing
+          ? {
+              onWindow: (w: WindowSnapshot) => {
+                onWindow?.(w);
+                sharing?.window(w);
+              },
+            }
+          : {}),
+      });
       this.limiters.set(modelId, limiter);
+      sharing?.join(modelId, limiter);
     }
     return limiter;
   }

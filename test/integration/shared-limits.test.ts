@@ -1,0 +1,133 @@
+/**
+ * One model's concurrency shared by several processes through the state table on the
+ * emulator: each "process" here is its own LimiterRegistry and SharedLimits with its own
+ * worker id, as separate Lambda instances or batch workers would be.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { MODEL_LIMIT_SK, modelLimitPk } from '../../lambdas/core/state/keys.js';
+import { ModelLimits } from '../../lambdas/core/state/model-limits.js';
+import { type AdaptiveLimiter, LimiterRegistry } from '../../lambdas/core/worker/limiter.js';
+import { SharedLimits } from '../../lambdas/core/worker/shared-limits.js';
+import { provisionTestStack } from '../helpers/local-aws.js';
+
+const stack = await provisionTestStack('shared-limits');
+const db = stack.clients.documents;
+const table = stack.resources.tableName;
+const WINDOW = 1_000;
+const STALE = 3 * WINDOW;
+
+/** A process: its own registry on a clock the test moves, sharing through the table. */
+function processOn(clock: { t: number }, workerId: string, initial = 4) {
+  const limits = new ModelLimits(db, table, () => clock.t);
+  const registry = new LimiterRegistry({
+    initial,
+    windowMs: WINDOW,
+    now: () => clock.t,
+    sharing: new SharedLimits({ limits, workerId, initial, min: 1, max: 200, staleMs: STALE }),
+  });
+  return registry;
+}
+
+/** A full window: the whole limit busy, released clean, then the window closes (and reports). */
+async function cleanWindow(limiter: AdaptiveLimiter, clock: { t: number }): Promise<void> {
+  const permits = await Promise.all(Array.from({ length: limiter.limit }, () => limiter.acquire('batch')));
+  clock.t += 100;
+  for (const p of permits) p.release();
+  clock.t = (Math.floor(clock.t / WINDOW) + 1) * WINDOW;
+  limiter.tick();
+}
+
+async function item(modelId: string) {
+  const r = await db.send(
+    new GetCommand({
+      TableName: table,
+      Key: { pk: modelLimitPk(modelId), sk: MODEL_LIMIT_SK },
+      ConsistentRead: true,
+    }),
+  );
+  return r.Item;
+}
+
+/** Until the reports in flight have landed (the limiters' rebase happens after them). */
+async function settled(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('reports did not land');
+}
+
+describe('a model limit shared by processes through the state table', () => {
+  it('gives a new process its share of what the fleet learned, not the start value, and returns a gone one', async () => {
+    const model = 'model-share';
+    const clock = { t: 0 };
+    const a = processOn(clock, 'a').for(model);
+    await a.acquire('batch').then((p) => p.release({ unused: true })); // joined: total 4
+    for (let i = 0; i < 3; i++) {
+      await cleanWindow(a, clock); // +5 each
+      await settled(async () => (await item(model))?.total === 4 + 5 * (i + 1));
+    }
+    expect(a.limit).toBe(19);
+
+    // B's first grant waits for its first report, which tells it half of 19.
+    const b = processOn(clock, 'b', 50).for(model);
+    const first = await b.acquire('batch');
+    expect(b.limit).toBe(9); // floor(19 / 2); the remainder goes to 'a', first in id order
+    first.release({ unused: true });
+    expect((await item(model))?.total).toBe(19);
+
+    // A learns of B at its next report: its own window added 5, so the fleet holds 24, of
+    // which A's share is 12. B's next window adds 5 more: 29, and B's share is 14.
+    await cleanWindow(a, clock);
+    await settled(() => a.limit === 12);
+    expect((await item(model))?.total).toBe(24);
+    await cleanWindow(b, clock);
+    await settled(async () => (await item(model))?.total === 29);
+    await settled(() => b.limit === 14);
+
+    // A stops reporting (a frozen instance): after staleMs its share returns to B.
+    clock.t += STALE + WINDOW;
+    await cleanWindow(b, clock);
+    await settled(() => b.limit === 34); // 29 + its own 5, all of it B's
+    const after = await item(model);
+    expect(Object.keys(after ?? {}).filter((k) => k.startsWith('member#'))).toEqual(['member#b']);
+  });
+
+  it('adds concurrent reports without losing any', async () => {
+    const model = 'model-concurrent';
+    const limits = new ModelLimits(db, table);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        limits.report({ modelId: model, workerId: `w${i}`, delta: 1, initial: 10, staleMs: 60_000 }),
+      ),
+    );
+    const total = (await item(model))?.total;
+    expect(total).toBe(30);
+  });
+
+  it('steps a throttled process down at once, and the fleet total with it', async () => {
+    const model = 'model-throttle';
+    const clock = { t: 0 };
+    const a = processOn(clock, 'a', 10).for(model);
+    (await a.acquire('batch')).release({ unused: true });
+    const b = processOn(clock, 'b', 10).for(model);
+    (await b.acquire('batch')).release({ unused: true });
+    expect(b.limit).toBe(5);
+    clock.t = WINDOW;
+    a.tick(); // a's window closes and reports: it hears of b
+    await settled(() => a.limit === 5);
+    const p = await a.acquire('batch');
+    p.release({ throttled: true });
+    expect(a.limit).toBe(4); // at once, before any report
+    clock.t = 2 * WINDOW;
+    a.tick();
+    await settled(async () => (await item(model))?.total === 9);
+    // The fleet holds 9 now: 5 for a (first in id order takes the remainder), 4 for b.
+    await settled(() => a.limit === 5);
+    clock.t = 3 * WINDOW;
+    (await b.acquire('batch')).release({ unused: true });
+    b.tick();
+    await settled(() => b.limit === 4);
+  });
+});
