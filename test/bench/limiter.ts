@@ -123,7 +123,7 @@ function requests(): ConverseCommandInput[] {
   );
 }
 
-function meanOf(spec: LatencySpec): number {
+export function meanOf(spec: LatencySpec): number {
   const scale = spec.scale ?? 1;
   switch (spec.kind) {
     case 'fixed':
@@ -143,7 +143,7 @@ function percentile(values: readonly number[], p: number): number {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface LoadSettings {
+export interface LoadSettings {
   readonly callers: number;
   readonly realtimeCallers: number;
   readonly backoffMs: number;
@@ -151,7 +151,7 @@ interface LoadSettings {
   readonly log: (line: string) => void;
 }
 
-interface LoadResult {
+export interface LoadResult {
   attempts: number;
   throttles: number;
   otherErrors: number;
@@ -161,7 +161,7 @@ interface LoadResult {
 }
 
 /** Closed-loop callers through `limiter` from `started` for `durationMs`. */
-async function drive(
+export async function drive(
   bedrock: BedrockRuntimeClient,
   limiter: AdaptiveLimiter,
   started: number,

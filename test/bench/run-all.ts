@@ -1,14 +1,16 @@
 /**
  * `npm run bench`: the pipeline under load (three contract sizes, then ten jobs at once), then
- * the adaptive limiter against the stand-in's capacity model. Figures only; nothing here
+ * the adaptive limiter against the stand-in's capacity model, alone and as four processes
+ * sharing one model's limit. Figures only; nothing here
  * asserts a time (machines are shared and noisy). The stand-in's own throughput is measured
  * by `npm run bench:standin`.
  *
- *   npm run bench [-- --only small,sample,largest,concurrent,cost,limiter]
+ *   npm run bench [-- --only small,sample,largest,concurrent,cost,limiter,fleet]
  */
 import { parseArgs } from 'node:util';
 import { formatCostBench, runCostBench } from './cost.js';
 import { formatLimiterBench, runLimiterBench } from './limiter.js';
+import { formatFleetBench, runFleetBench } from './limiter-fleet.js';
 import {
   BENCH_CONTRACT,
   formatPipelineBench,
@@ -51,4 +53,9 @@ if (want('cost')) {
 if (want('limiter')) {
   console.log('\n== adaptive limiter against the stand-in capacity model');
   console.log(formatLimiterBench(await runLimiterBench({})));
+}
+
+if (want('fleet')) {
+  console.log('\n== four worker processes sharing one model limit (joining 10 s apart), and each alone');
+  for (const sharing of [true, false]) console.log(formatFleetBench(await runFleetBench({ sharing })));
 }
