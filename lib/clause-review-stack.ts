@@ -93,6 +93,11 @@ export interface ClauseReviewStackProps extends StackProps {
    */
   readonly alertEmails?: readonly string[];
   /**
+   * IAM principals who may act on every job through the status API (see `StatusApiProps`).
+   * @default none: callers act only on the jobs they submitted
+   */
+  readonly administrators?: readonly string[];
+  /**
    * How long function, task and flow logs are kept.
    * @default logs.RetentionDays.ONE_MONTH
    */
@@ -193,8 +198,12 @@ export class ClauseReviewStack extends Stack {
       ...(props.tuning ? { tuning: props.tuning } : {}),
       ...(props.projectRoot ? { projectRoot: props.projectRoot } : {}),
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      ...(props.administrators ? { administrators: props.administrators } : {}),
       removalPolicy,
     });
+    // Uploads through the API are made with URLs its role signed; only those may name their
+    // submitter in metadata, so intake learns the role's unique id.
+    this.functions.intakeFunction.addEnvironment('API_ROLE_ID', this.statusApi.role.roleId);
 
     this.operations = new OperationsFunctions(this, 'Operations', {
       ...resources,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -47,6 +47,12 @@ export interface StatusApiProps {
    */
   readonly rateLimit?: number;
   /**
+   * IAM principals (user, role or assumed-role session ARNs) who may read, cancel and download
+   * every job; a role covers all its sessions. Everyone else acts only on the jobs they submitted.
+   * @default none
+   */
+  readonly administrators?: readonly string[];
+  /**
    * Directory holding package-lock.json and the handler sources.
    * @default the repository this file belongs to
    */
@@ -81,6 +87,8 @@ export class StatusApi extends Construct {
   readonly httpApi: apigw.HttpApi;
   readonly stage: apigw.HttpStage;
   readonly handler: nodejs.NodejsFunction;
+  /** The handler's role, which also signs the upload URLs (intake trusts its uploads' submitter). */
+  readonly role: iam.Role;
   readonly accessLogs: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: StatusApiProps) {
@@ -99,6 +107,14 @@ export class StatusApi extends Construct {
       604_800,
     );
     const rate = checkIntegerRange('StatusApi rateLimit', props.rateLimit ?? 20, 1, 10_000);
+    const administrators = props.administrators ?? [];
+    for (const arn of administrators) {
+      if (!Token.isUnresolved(arn) && !/^arn:aws[a-z-]*:(iam|sts)::\d{12}:/.test(arn)) {
+        throw new Error(
+          `StatusApi administrators must be IAM or STS ARNs (arn:aws:iam::<account>:…); got '${arn}'`,
+        );
+      }
+    }
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     const entry = join(projectRoot, props.entry ?? 'lambdas/api/handler.ts');
     if (!existsSync(entry))
@@ -117,6 +133,7 @@ export class StatusApi extends Construct {
       RESULTS_BUCKET: props.resultsBucket.bucketName,
       UPLOAD_URL_SECONDS: String(uploadSeconds),
       REPORT_URL_SECONDS: String(reportSeconds),
+      ...(administrators.length > 0 ? { ADMIN_PRINCIPALS: Stack.of(this).toJsonString(administrators) } : {}),
       ...(props.tuning?.defaultLane ? { DEFAULT_LANE: props.tuning.defaultLane } : {}),
       ...(props.tuning?.defaultCostCeilingMicros !== undefined
         ? { DEFAULT_COST_CEILING_MICROS: String(props.tuning.defaultCostCeilingMicros) }
@@ -134,6 +151,7 @@ export class StatusApi extends Construct {
       removalPolicy,
     });
     this.handler = fn;
+    this.role = role;
 
     // Job items only (partition keys JOB#…): GetItem for status, the conditional UpdateItem of cancel.
     role.addToPrincipalPolicy(

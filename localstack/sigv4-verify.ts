@@ -40,16 +40,35 @@ function amzDate(value: string | undefined): Date | undefined {
   );
 }
 
+/** What {@link checkSigV4Headers} read from an acceptable `Authorization` header. */
+interface SignatureClaim {
+  readonly accessKeyId: string;
+  readonly secret: string;
+  readonly region: string;
+  readonly service: string;
+  readonly signedHeaders: readonly string[];
+  readonly signature: string;
+  readonly signedAt: Date;
+}
+
 /**
- * Verifies an AWS Signature Version 4 `Authorization` header the way API Gateway's IAM
- * authorization does: known access key, credential scope (date, region, service), request time
- * within the allowed skew, a payload hash that matches the body, and the signature itself,
- * recomputed with `@smithy/signature-v4` over exactly the headers the caller signed.
+ * Everything of a SigV4 check that needs no body: a well-formed `Authorization` header, a known
+ * access key, the credential scope (date, region, service) and the request time within the
+ * allowed skew. A server runs it before reading the body, so an unknown caller is refused
+ * without being read; {@link verifySigV4} then checks the payload hash and the signature.
  */
-export async function verifySigV4(
-  request: IncomingSignedRequest,
+export function checkSigV4Headers(
+  request: Omit<IncomingSignedRequest, 'body'>,
   options: SigV4VerifierOptions,
-): Promise<SigV4Verdict> {
+): SigV4Verdict {
+  const claim = readClaim(request, options);
+  return 'message' in claim ? claim : { ok: true, accessKeyId: claim.accessKeyId };
+}
+
+function readClaim(
+  request: Omit<IncomingSignedRequest, 'body'>,
+  options: SigV4VerifierOptions,
+): SignatureClaim | { readonly ok: false; readonly message: string } {
   const service = options.service ?? 'execute-api';
   const now = options.now ?? Date.now;
   const header = request.headers.authorization;
@@ -90,6 +109,22 @@ export async function verifySigV4(
   const signedHeaders = signedHeaderList.split(';');
   if (!signedHeaders.includes('host'))
     return { ok: false, message: "the signed headers must include 'host'" };
+  return { accessKeyId, secret, region, service, signedHeaders, signature, signedAt };
+}
+
+/**
+ * Verifies an AWS Signature Version 4 `Authorization` header the way API Gateway's IAM
+ * authorization does: known access key, credential scope (date, region, service), request time
+ * within the allowed skew, a payload hash that matches the body, and the signature itself,
+ * recomputed with `@smithy/signature-v4` over exactly the headers the caller signed.
+ */
+export async function verifySigV4(
+  request: IncomingSignedRequest,
+  options: SigV4VerifierOptions,
+): Promise<SigV4Verdict> {
+  const claim = readClaim(request, options);
+  if ('message' in claim) return claim;
+  const { accessKeyId, secret, region, service, signedHeaders, signature, signedAt } = claim;
   const claimedHash = request.headers['x-amz-content-sha256'];
   if (claimedHash !== undefined && claimedHash !== createHash('sha256').update(request.body).digest('hex')) {
     return { ok: false, message: 'The provided x-amz-content-sha256 header does not match the request body' };

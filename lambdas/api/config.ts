@@ -12,7 +12,28 @@ const schema = z.object({
   UPLOAD_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
   /** Lifetime of the presigned report URLs. */
   REPORT_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
+  /**
+   * Principals who may act on every job, as a JSON array of IAM ARNs (users, roles, sessions).
+   * JSON rather than a comma list, because IAM names may contain commas.
+   */
+  ADMIN_PRINCIPALS: z
+    .string()
+    .default('[]')
+    .transform((s, ctx) => {
+      const parsed = z.array(z.string().startsWith('arn:')).safeParse(safeJson(s));
+      if (parsed.success) return parsed.data;
+      ctx.addIssue({ code: 'custom', message: `not a JSON array of ARNs: ${s}` });
+      return z.NEVER;
+    }),
 });
+
+function safeJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Configuration of the status API handler. */
 export type ApiConfig = z.output<typeof schema>;

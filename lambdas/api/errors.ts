@@ -47,6 +47,28 @@ export class JobStateConflictError extends ApiError {
   }
 }
 
+/** The request body is larger than the API reads. */
+export class PayloadTooLargeError extends ApiError {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`the request body has ${bytes} bytes; the API reads at most ${limit}`, 413);
+    this.name = 'PayloadTooLargeError';
+  }
+}
+
+/** The request line and headers together are larger than the API accepts. */
+export class HeadersTooLargeError extends ApiError {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`the request line and headers have ${bytes} bytes; the API accepts at most ${limit}`, 431);
+    this.name = 'HeadersTooLargeError';
+  }
+}
+
 /** True for any status API error. */
 export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
@@ -65,4 +87,14 @@ export function isJobUnknownError(error: unknown): error is JobUnknownError {
 /** True for an operation the job's state does not allow. */
 export function isJobStateConflictError(error: unknown): error is JobStateConflictError {
   return error instanceof JobStateConflictError;
+}
+
+/** True for a body over the limit. */
+export function isPayloadTooLargeError(error: unknown): error is PayloadTooLargeError {
+  return error instanceof PayloadTooLargeError;
+}
+
+/** True for a request line and headers over the limit. */
+export function isHeadersTooLargeError(error: unknown): error is HeadersTooLargeError {
+  return error instanceof HeadersTooLargeError;
 }

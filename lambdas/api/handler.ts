@@ -5,9 +5,11 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { resendConflicts } from '../core/state/transact.js';
 import { clientConfig } from '../shared/aws-clients.js';
+import type { Principal } from './access.js';
 import { loadApiConfig } from './config.js';
-import { BadRequestError, isApiError, isBadRequestError } from './errors.js';
+import { BadRequestError, isApiError, isBadRequestError, PayloadTooLargeError } from './errors.js';
 import { JobsApi, type JobsApiDeps } from './jobs-api.js';
+import { MAX_BODY_BYTES } from './limits.js';
 import { API_ROUTES, matchRoute, type RouteName, routeKey } from './routes.js';
 
 const logger = new Logger({ serviceName: 'clause-review-api' });
@@ -40,13 +42,14 @@ function ensureApi(): JobsApi {
       defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
       uploadUrlSeconds: config.UPLOAD_URL_SECONDS,
       reportUrlSeconds: config.REPORT_URL_SECONDS,
+      administrators: config.ADMIN_PRINCIPALS,
     });
   }
   return api;
 }
 
 type ApiEvent = APIGatewayProxyEventV2 & {
-  requestContext: { authorizer?: { iam?: { userArn?: string; accessKey?: string } } };
+  requestContext: { authorizer?: { iam?: { userArn?: string; userId?: string; accessKey?: string } } };
 };
 
 const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 => ({
@@ -64,11 +67,11 @@ function route(event: ApiEvent): { name: RouteName; id: string | undefined } | u
 }
 
 function body(event: ApiEvent): unknown {
-  const raw = event.body
-    ? event.isBase64Encoded
-      ? Buffer.from(event.body, 'base64').toString('utf8')
-      : event.body
-    : '';
+  const bytes = event.body
+    ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8')
+    : Buffer.alloc(0);
+  if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(bytes.length, MAX_BODY_BYTES);
+  const raw = bytes.toString('utf8');
   if (raw.trim() === '') throw new BadRequestError('the request body must be a JSON object; got nothing');
   try {
     return JSON.parse(raw);
@@ -80,7 +83,9 @@ function body(event: ApiEvent): unknown {
 /**
  * The status API behind API Gateway (HTTP API, IAM authorization, payload format 2.0):
  * POST /jobs, GET /jobs/{id}, POST /jobs/{id}/cancel, GET /jobs/{id}/report.
- * API Gateway has refused unsigned and wrongly signed requests before this runs.
+ * API Gateway has refused unsigned and wrongly signed requests before this runs. A job is
+ * shown only to the principal that submitted it and to the administrators the stack names
+ * (`mayActOn`); anyone else gets the 404 of a missing job.
  */
 export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructuredResultV2> {
   const r = route(event);
@@ -90,19 +95,22 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
       message: `no route ${event.requestContext.http.method} ${event.rawPath}; routes: ${API_ROUTES.map(routeKey).join(', ')}`,
     });
   }
-  const caller = event.requestContext.authorizer?.iam?.userArn;
+  const iam = event.requestContext.authorizer?.iam;
+  const caller: Principal | undefined = iam?.userArn
+    ? { arn: iam.userArn, ...(iam.userId ? { userId: iam.userId } : {}) }
+    : undefined;
   try {
     const core = ensureApi();
     const id = r.id ?? '';
     switch (r.name) {
       case 'submit':
-        return json(201, await core.submit(body(event)));
+        return json(201, await core.submit(body(event), caller));
       case 'status':
-        return json(200, await core.status(id));
+        return json(200, await core.status(id, caller));
       case 'cancel':
         return json(200, await core.cancel(id, caller));
       case 'report':
-        return json(200, await core.report(id));
+        return json(200, await core.report(id, caller));
     }
   } catch (error) {
     if (isApiError(error)) {

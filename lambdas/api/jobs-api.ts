@@ -8,10 +8,13 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { z } from 'zod';
+import { ANALYST_IDS } from '../core/analysts/index.js';
 import { jobIdFor } from '../core/intake/job-id.js';
 import { isJobOptionError, readJobOptions } from '../core/intake/job-options.js';
+import { SUBMITTED_BY_METADATA } from '../core/intake/submitter.js';
 import type { Lane } from '../core/model.js';
 import { type Job, type JobStatus, Jobs } from '../core/state/jobs.js';
+import { mayActOn, type Principal } from './access.js';
 import { BadRequestError, JobStateConflictError, JobUnknownError } from './errors.js';
 
 /** What the status API needs. */
@@ -32,6 +35,8 @@ export interface JobsApiDeps {
   readonly defaultCostLimit: number;
   readonly uploadUrlSeconds: number;
   readonly reportUrlSeconds: number;
+  /** Principals who may act on every job (IAM ARNs; a role covers its sessions). @default none */
+  readonly administrators?: readonly string[];
   readonly now?: () => number;
   /** Random submission ids; injectable for tests. */
   readonly newSubmissionId?: () => string;
@@ -56,8 +61,20 @@ export const submitRequestSchema = z
     lane: z.enum(['realtime', 'batch']).optional(),
     /** Cost ceiling in dollars. */
     costCeilingUsd: z.number().positive().max(100_000).optional(),
-    /** Analyst ids; all eleven when left out. */
-    analysts: z.array(z.string().min(1)).min(1).max(50).optional(),
+    /**
+     * Analyst ids, each checked on its own: they travel to intake as one comma-separated
+     * metadata value, so an id holding a comma must not turn into two.
+     */
+    analysts: z
+      .array(
+        z.string().refine((id) => ANALYST_IDS.includes(id), {
+          error: (issue) =>
+            `unknown analyst id ${JSON.stringify(issue.input)}; known: ${ANALYST_IDS.join(', ')}`,
+        }),
+      )
+      .min(1)
+      .max(50)
+      .optional(),
     /** Run even when the ceiling is below the quote's expected cost, up to the ceiling. */
     allowPartial: z.boolean().optional(),
   })
@@ -161,8 +178,12 @@ export class JobsApi {
     this.jobs = new Jobs(deps.db, deps.tableName, this.now);
   }
 
-  /** Validates a POST /jobs body and returns the presigned upload. @throws BadRequestError */
-  async submit(body: unknown): Promise<Submission> {
+  /**
+   * Validates a POST /jobs body and returns the presigned upload. The caller's ARN is signed
+   * into the upload as its submitter, so the job intake creates belongs to the caller.
+   * @throws BadRequestError
+   */
+  async submit(body: unknown, caller?: Principal): Promise<Submission> {
     const parsed = submitRequestSchema.safeParse(body);
     if (!parsed.success) {
       const issues = zodIssues(parsed.error);
@@ -188,6 +209,7 @@ export class JobsApi {
       throw error;
     }
     metadata.analysts = options.analysts.join(',');
+    if (caller) metadata[SUBMITTED_BY_METADATA] = caller.arn;
     const submissionId = this.deps.newSubmissionId?.() ?? `s-${randomBytes(10).toString('hex')}`;
     const key = `${this.deps.intakePrefix}${submissionId}/${request.filename}`;
     const headers = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`x-amz-meta-${k}`, v]));
@@ -219,8 +241,8 @@ export class JobsApi {
   }
 
   /** Status and progress. @throws BadRequestError, JobUnknownError */
-  async status(id: string): Promise<JobView> {
-    const r = await this.resolve(id);
+  async status(id: string, caller?: Principal): Promise<JobView> {
+    const r = await this.resolve(id, caller);
     if (r.kind === 'queued') {
       return {
         jobId: r.jobId,
@@ -285,8 +307,8 @@ export class JobsApi {
    * Cancels a job that has not ended: no new model call starts after this returns.
    * @throws JobStateConflictError when the job already ended or intake has not created it yet.
    */
-  async cancel(id: string, by?: string): Promise<JobView> {
-    const r = await this.resolve(id);
+  async cancel(id: string, caller?: Principal): Promise<JobView> {
+    const r = await this.resolve(id, caller);
     if (r.kind === 'queued') {
       throw new JobStateConflictError(
         `job ${r.jobId} is still queued for intake; try again in a few seconds`,
@@ -294,6 +316,7 @@ export class JobsApi {
         'queued',
       );
     }
+    const by = caller?.arn;
     const result = await this.jobs.cancel(r.job.jobId, by ? `cancelled by ${by}` : 'cancelled by request');
     if (!result.cancelled) {
       throw new JobStateConflictError(
@@ -302,15 +325,15 @@ export class JobsApi {
         result.job.status,
       );
     }
-    return this.status(r.job.jobId);
+    return this.status(r.job.jobId, caller);
   }
 
   /**
    * Presigned GET URLs of report.json and report.html.
    * @throws JobStateConflictError while the job has no report (not finalized yet, or rejected).
    */
-  async report(id: string): Promise<ReportLinks> {
-    const r = await this.resolve(id);
+  async report(id: string, caller?: Principal): Promise<ReportLinks> {
+    const r = await this.resolve(id, caller);
     if (r.kind === 'queued') {
       throw new JobStateConflictError(
         `job ${r.jobId} is still queued for intake; its report is written when it ends`,
@@ -340,10 +363,16 @@ export class JobsApi {
     };
   }
 
-  private async resolve(id: string): Promise<Resolved> {
+  /**
+   * The job or queued submission an id names. A job the caller may not act on is answered
+   * exactly as a missing one. A queued submission has no job yet to own: its id, 80 random
+   * bits handed to the submitter alone, is what admits the caller until intake records the job.
+   */
+  private async resolve(id: string, caller: Principal | undefined): Promise<Resolved> {
+    const admins = this.deps.administrators ?? [];
     if (JOB_ID.test(id)) {
       const job = await this.jobs.find(id);
-      if (!job) throw new JobUnknownError(id);
+      if (!job || !mayActOn(job, caller, admins)) throw new JobUnknownError(id);
       return { kind: 'job', job };
     }
     if (!SUBMISSION_ID.test(id)) {
@@ -358,13 +387,13 @@ export class JobsApi {
     const latest = (listed.Versions ?? [])
       .filter((v) => v.Key && v.IsLatest !== false)
       .sort((a, b) => (b.LastModified?.getTime() ?? 0) - (a.LastModified?.getTime() ?? 0))[0];
-    if (!latest?.Key) {
-      throw new JobUnknownError(
+    const unknown = () =>
+      new JobUnknownError(
         id,
         `no upload for submission '${id}' yet: PUT the document to the upload URL POST /jobs returned, ` +
           'with the headers it listed, before the URL expires',
       );
-    }
+    if (!latest?.Key) throw unknown();
     const versionId = latest.VersionId && latest.VersionId !== 'null' ? latest.VersionId : undefined;
     const jobId = jobIdFor({
       bucket: this.deps.intakeBucket,
@@ -373,6 +402,7 @@ export class JobsApi {
       ...(latest.ETag ? { etag: latest.ETag } : {}),
     });
     const job = await this.jobs.find(jobId);
+    if (job && !mayActOn(job, caller, admins)) throw unknown();
     if (job) return { kind: 'job', job, submissionId: id };
     return { kind: 'queued', jobId, submissionId: id, key: latest.Key, ...(versionId ? { versionId } : {}) };
   }

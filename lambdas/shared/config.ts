@@ -69,6 +69,11 @@ const schema = z.object({
     .int()
     .min(60)
     .default(6 * 3600),
+  /**
+   * Unique id (`AROA…`) of the role the status API presigns uploads with; intake believes the
+   * submitter an upload names in its metadata only when this role made the upload.
+   */
+  API_ROLE_ID: z.string().min(1).optional(),
   /** Per-call timeout of a Bedrock request. */
   MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
 });

@@ -132,6 +132,7 @@ export function intakeDeps(
     defaultLane: config.DEFAULT_LANE,
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
     models: panelModelsOf(config),
+    ...(config.API_ROLE_ID ? { apiRoleId: config.API_ROLE_ID } : {}),
     ...extra,
   };
 }

@@ -40,11 +40,17 @@ interface MessageLike {
 
 /**
  * The clause a caller asks about: the text of the last user message, narrowed to the inside of
- * `<clause>...</clause>` when present. Only newlines next to the tags are removed, so offsets in
+ * its clause block when it has one. Only newlines next to the tags are removed, so offsets in
  * the returned text are offsets in the caller's clause.
  *
- * A tagged span of fewer than three words is taken for a mention of the tags rather than a
- * clause ("copy quotes from between <clause> and </clause>", as a repair prompt says), and
+ * Two block forms are understood. The marked form this project's analysts send,
+ * `<clause-CODE>…</clause-CODE>` with CODE hex digits the clause never contains, ends the
+ * message; its closing tag is the last one in the message and its opening tag the last one with
+ * the same code before it, so clause text holding fake tags (`</clause>`, `<clause-0123…>`)
+ * stays inside. The plain form `<clause>…</clause>` serves other callers.
+ *
+ * A plain tagged span of fewer than three words is taken for a mention of the tags rather than
+ * a clause ("copy quotes from between <clause> and </clause>", as a repair prompt may say), and
  * earlier user messages are searched for the real one.
  */
 export function extractClauseText(messages: readonly MessageLike[]): string {
@@ -59,6 +65,8 @@ export function extractClauseText(messages: readonly MessageLike[]): string {
       }
     }
     const text = parts.join('\n');
+    const marked = markedClause(text);
+    if (marked !== undefined) return marked;
     const tagged = taggedClause(text);
     if (tagged !== undefined && wordCount(tagged) >= MIN_CLAUSE_WORDS) return tagged;
     fallback ??= tagged ?? text;
@@ -67,6 +75,20 @@ export function extractClauseText(messages: readonly MessageLike[]): string {
 }
 
 const MIN_CLAUSE_WORDS = 3;
+
+/** A closing tag of the marked form. */
+const MARKED_CLOSE = /<\/clause-([0-9a-f]{8,64})>/g;
+
+/** The inside of the last `<clause-CODE>…</clause-CODE>` block of `text`, if it has one. */
+function markedClause(text: string): string | undefined {
+  let last: RegExpExecArray | undefined;
+  for (const m of text.matchAll(MARKED_CLOSE)) last = m;
+  if (!last) return undefined;
+  const open = `<clause-${last[1]}>`;
+  const at = text.lastIndexOf(open, last.index);
+  if (at === -1) return undefined;
+  return trimNewlines(text.slice(at + open.length, last.index));
+}
 
 /** The inside of the first `<clause ...>...</clause>` in `text` (an unclosed tag runs to the end). */
 function taggedClause(text: string): string | undefined {

@@ -3,13 +3,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { isApiError, PayloadTooLargeError } from '../../lambdas/api/errors.js';
 import { configureApi, handler, presigningS3Client } from '../../lambdas/api/handler.js';
 import type { JobsApiDeps } from '../../lambdas/api/jobs-api.js';
+import { checkRequestSize, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../lambdas/api/limits.js';
 import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../aws-clients.js';
 import type { ProvisionedResources } from '../provision.js';
-import { verifySigV4 } from '../sigv4-verify.js';
+import { checkSigV4Headers, verifySigV4 } from '../sigv4-verify.js';
 import { LOCAL_RUN_DEFAULTS, type LocalRunSettings } from './local-env.js';
 
 /** Options of {@link startLocalApi}. */
@@ -33,22 +35,44 @@ export interface LocalApi {
   close(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 1024 * 1024;
+/** Bytes of an unwanted body drained after an early answer before the connection is dropped. */
+const MAX_DRAIN_BYTES = 32 * 1024 * 1024;
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * Node's own header limit, far above the API's so that the API's rule decides; a request past
+ * this one is answered by the server's `clientError` handler, with the same 431.
+ */
+const NODE_MAX_HEADER_SIZE = 256 * 1024;
+
+/** The body, up to `limit` bytes; undefined when it runs past (a body sent without a length). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body too large'));
-        req.destroy();
+      if (size > limit) {
+        req.off('data', onData);
+        resolve(undefined);
       } else chunks.push(c);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/**
+ * Reads and discards what the caller still sends after an early answer, so the answer is not
+ * lost to a connection reset; a caller that keeps sending past a bound is cut off.
+ */
+function drain(req: IncomingMessage): void {
+  let drained = 0;
+  req.on('data', (c: Buffer) => {
+    drained += c.length;
+    if (drained > MAX_DRAIN_BYTES) req.destroy();
+  });
+  req.resume();
 }
 
 function reply(
@@ -62,6 +86,23 @@ function reply(
   res.end(text);
 }
 
+/** Answers before the body was read: the connection closes, and what is still coming is drained. */
+function replyEarly(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers = {},
+): void {
+  reply(res, status, body, { connection: 'close', ...headers });
+  drain(req);
+}
+
+/** The caller an access key stands for: an IAM user named after the key. */
+export function localCallerArn(accessKeyId: string): string {
+  return `arn:aws:iam::000000000000:user/${accessKeyId}`;
+}
+
 function singleValued(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -73,9 +114,11 @@ function singleValued(req: IncomingMessage): Record<string, string> {
 
 /**
  * The status API on loopback, standing in for API Gateway's HTTP API with IAM authorization:
- * it matches the routes the deployed API has, refuses unsigned or wrongly signed requests with
- * 403 (verifying SigV4 itself), and hands the rest to the same Lambda handler as an
- * APIGatewayProxyEventV2 (payload format 2.0).
+ * it refuses a request line and headers over 10240 bytes with 431 and a declared body over the
+ * API's limit with 413 before reading it, matches the routes the deployed API has, refuses
+ * unsigned or wrongly signed requests with 403 (verifying SigV4 itself), and hands the rest to
+ * the same Lambda handler as an APIGatewayProxyEventV2 (payload format 2.0). Each access key
+ * is a caller of its own (`localCallerArn`), so jobs belong to the key that submitted them.
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const region = options.region ?? LOCAL_REGION;
@@ -89,19 +132,48 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://localhost');
     const rawPath = (req.url ?? '/').split('?')[0] ?? '/';
-    const body = await readBody(req);
-    const matched = matchRoute(method, rawPath);
-    if (!matched) return reply(res, 404, { message: 'Not Found' });
     const headers = singleValued(req);
+    // Sizes first, from the request line and the length header alone, then the route and the
+    // signature's header part: nothing of the body is read for a request that will be refused.
+    try {
+      checkRequestSize({
+        requestLine: `${method} ${req.url ?? '/'} HTTP/${req.httpVersion}`,
+        headerValues: Object.values(headers),
+        ...(headers['content-length'] !== undefined ? { contentLength: headers['content-length'] } : {}),
+      });
+    } catch (error) {
+      if (!isApiError(error)) throw error;
+      log(`local API: ${error.statusCode} ${method} ${rawPath}: ${error.message}`);
+      return replyEarly(req, res, error.statusCode, { error: error.name, message: error.message });
+    }
+    const matched = matchRoute(method, rawPath);
+    if (!matched) return replyEarly(req, res, 404, { message: 'Not Found' });
     const query: Record<string, string | string[]> = {};
     for (const [k, v] of url.searchParams) {
       const prev = query[k];
       query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
     }
-    const verdict = await verifySigV4(
-      { method, path: rawPath, query, headers, body },
-      { region, secretOf: (id) => secrets[id] },
-    );
+    const verifier = { region, secretOf: (id: string) => secrets[id] };
+    const early = checkSigV4Headers({ method, path: rawPath, query, headers }, verifier);
+    if (!early.ok) {
+      log(`local API: 403 ${method} ${rawPath}: ${early.message}`);
+      return replyEarly(
+        req,
+        res,
+        403,
+        { message: early.message },
+        { 'x-amzn-errortype': 'AccessDeniedException' },
+      );
+    }
+    const body = await readBody(req, MAX_BODY_BYTES);
+    if (!body) {
+      const error = new PayloadTooLargeError(MAX_BODY_BYTES + 1, MAX_BODY_BYTES);
+      return replyEarly(req, res, 413, {
+        error: error.name,
+        message: `the request body is over ${MAX_BODY_BYTES} bytes, the most the API reads`,
+      });
+    }
+    const verdict = await verifySigV4({ method, path: rawPath, query, headers, body }, verifier);
     if (!verdict.ok) {
       log(`local API: 403 ${method} ${rawPath}: ${verdict.message}`);
       return reply(res, 403, { message: verdict.message }, { 'x-amzn-errortype': 'AccessDeniedException' });
@@ -144,7 +216,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
             callerId: verdict.accessKeyId,
             cognitoIdentity: null,
             principalOrgId: 'local',
-            userArn: `arn:aws:iam::000000000000:user/${verdict.accessKeyId}`,
+            userArn: localCallerArn(verdict.accessKeyId),
             userId: verdict.accessKeyId,
           },
         },
@@ -157,12 +229,31 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     res.end(result.body ?? '');
   };
 
-  const server = createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_SIZE }, (req, res) => {
     serve(req, res).catch((error: unknown) => {
       log(`local API: 500 ${req.method} ${req.url}: ${String(error)}`);
       if (!res.headersSent) reply(res, 500, { message: 'Internal Server Error' });
       else res.destroy();
     });
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify(
+      tooLarge
+        ? {
+            error: 'HeadersTooLargeError',
+            message: `the request line and headers are over ${MAX_HEADER_BYTES} bytes`,
+          }
+        : { message: 'Bad Request' },
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -188,6 +279,10 @@ export interface PipelineApiOptions {
   readonly resources: ProvisionedResources;
   /** @default LOCAL_RUN_DEFAULTS */
   readonly settings?: LocalRunSettings;
+  /** Access key id → secret of the callers allowed in. @default the emulator credentials (test/test) */
+  readonly credentials?: Readonly<Record<string, string>>;
+  /** Principals who may act on every job (`localCallerArn` of a key). @default none */
+  readonly administrators?: readonly string[];
   readonly log?: (line: string) => void;
 }
 
@@ -216,7 +311,9 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       defaultCostLimit: settings.defaultCostCeilingMicros,
       uploadUrlSeconds: 900,
       reportUrlSeconds: 900,
+      ...(options.administrators ? { administrators: options.administrators } : {}),
     },
+    ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
   return {

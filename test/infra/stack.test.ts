@@ -351,6 +351,13 @@ describe('pipeline functions', () => {
     }
   });
 
+  it('tell intake which role signs the uploads of the API, so only those may name their submitter', () => {
+    const env = (
+      props(idOf(stack.functions.intakeFunction)).Environment as { Variables: Record<string, unknown> }
+    ).Variables;
+    expect(env.API_ROLE_ID).toEqual({ 'Fn::GetAtt': [idOf(stack.statusApi.role), 'RoleId'] });
+  });
+
   it('let only the intake function read uploads, and only under the intake prefix', () => {
     const intake = idOf(stack.documentBuckets.intakeBucket);
     const readers = policies().filter((p) =>

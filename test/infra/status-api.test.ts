@@ -12,7 +12,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_CONFIG_VARIABLES } from '../../lambdas/api/config.js';
+import { API_CONFIG_VARIABLES, loadApiConfig } from '../../lambdas/api/config.js';
 import { API_ROUTES, routeKey } from '../../lambdas/api/routes.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { apiUrlFromOutputs, StackOutputsError } from '../../lib/stack-outputs.js';
@@ -99,6 +99,43 @@ describe('StatusApi', () => {
     expect(env.INTAKE_PREFIX).toBe(t.buckets.intake.prefix);
     expect(env.DEFAULT_LANE).toBe('batch');
     expect(env.DEFAULT_COST_CEILING_MICROS).toBe('2000000');
+  });
+
+  it('names no administrator unless told, and hands the ones it is told to the handler as JSON', () => {
+    const env = (fn: StatusApi) =>
+      (
+        Template.fromStack(Stack.of(fn)).findResources('AWS::Lambda::Function', {
+          Properties: { Description: 'clause-review status API: submit, status, cancel, report' },
+        }) as Record<string, { Properties: { Environment: { Variables: Record<string, string> } } }>
+      )[idOf(fn.handler)]?.Properties.Environment.Variables ?? {};
+    expect(env(api).ADMIN_PRINCIPALS).toBeUndefined();
+    const admins = ['arn:aws:iam::123456789012:role/Auditor', 'arn:aws:iam::123456789012:user/o,neill'];
+    const other = new Stack(new App({ context, outdir }), 'AdminsTest');
+    const withAdmins = new StatusApi(other, 'StatusApi', {
+      topology: t,
+      table: new dynamodb.Table(other, 'Table', {
+        partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      }),
+      intakeBucket: new s3.Bucket(other, 'Intake'),
+      resultsBucket: new s3.Bucket(other, 'Results'),
+      administrators: admins,
+    });
+    const vars = env(withAdmins);
+    expect(
+      loadApiConfig({ ...vars, TABLE_NAME: 't', INTAKE_BUCKET: 'i', RESULTS_BUCKET: 'r' }).ADMIN_PRINCIPALS,
+    ).toEqual(admins);
+    expect(
+      () =>
+        new StatusApi(other, 'Bad', {
+          topology: t,
+          table: new dynamodb.Table(other, 'T2', {
+            partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+          }),
+          intakeBucket: new s3.Bucket(other, 'I2'),
+          resultsBucket: new s3.Bucket(other, 'R2'),
+          administrators: ['alice'],
+        }),
+    ).toThrow("StatusApi administrators must be IAM or STS ARNs (arn:aws:iam::<account>:…); got 'alice'");
   });
 
   it('grants job-item reads and updates, uploads and listing under the intake prefix, report reads — nothing else', () => {

@@ -185,6 +185,51 @@ describe('a repeated S3 event', () => {
   });
 });
 
+describe('the submitter of a direct upload', () => {
+  it('is the principal the S3 event names, whatever submitter the metadata claims', async () => {
+    // Outside the notified prefix, so the only event is the one sent here, shaped as S3 sends it.
+    const key = `direct/owned-${Date.now()}.txt`;
+    const put = await s3.send(
+      new PutObjectCommand({
+        Bucket: h.stack.resources.intakeBucket,
+        Key: key,
+        Body: fixture(SMALL),
+        Metadata: { 'submitted-by': 'arn:aws:iam::000000000000:user/victim', lane: 'batch' },
+      }),
+    );
+    const event = JSON.stringify({
+      Records: [
+        {
+          eventVersion: '2.1',
+          eventSource: 'aws:s3',
+          eventName: 'ObjectCreated:Put',
+          userIdentity: { principalId: 'AWS:AIDAUPLOADEREXAMPLE' },
+          s3: {
+            bucket: { name: h.stack.resources.intakeBucket },
+            object: { key, size: fixture(SMALL).length, eTag: put.ETag, versionId: put.VersionId },
+          },
+        },
+      ],
+    });
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: h.stack.resources.queueUrls.intake, MessageBody: event }),
+    );
+    const jobId = jobIdFor({
+      bucket: h.stack.resources.intakeBucket,
+      key,
+      ...(put.VersionId ? { versionId: put.VersionId } : {}),
+    });
+    const deadline = Date.now() + 30_000;
+    let job = await h.jobs.find(jobId);
+    while (!job && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      job = await h.jobs.find(jobId);
+    }
+    expect(job?.owner).toBe('AWS:AIDAUPLOADEREXAMPLE');
+    await h.jobs.cancel(jobId);
+  });
+});
+
 describe('a ceiling below the quote, on purpose', () => {
   it('runs a ceiling below the quote with allow-partial, and records the quote', async () => {
     const jobId = await h.upload('partial.txt', fixture(SMALL), {

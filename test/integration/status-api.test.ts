@@ -3,25 +3,36 @@
  * SigV4 as API Gateway's IAM authorization does. Requests are signed by the CLI's client; the
  * upload goes to the emulator through the presigned URL the API returned.
  */
+import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
+
+/** Two callers who are not administrators, and one who is. */
+const OTHER = { accessKeyId: 'AKIDOTHERCALLER', secretAccessKey: 'other-secret' };
+const AUDITOR = { accessKeyId: 'AKIDAUDITOR', secretAccessKey: 'auditor-secret' };
 
 const h = await startHarness('statusapi');
 const localApi = await startPipelineApi({
   awsEndpoint: h.stack.endpoint,
   db: h.pipeline.clients.db,
   resources: h.stack.resources,
+  credentials: Object.fromEntries(
+    [EMULATOR_CREDENTIALS, OTHER, AUDITOR].map((c) => [c.accessKeyId, c.secretAccessKey]),
+  ),
+  administrators: [localCallerArn(AUDITOR.accessKeyId)],
 });
 afterAll(async () => {
   await localApi.close();
 });
 const api = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS });
+const other = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: OTHER });
+const auditor = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: AUDITOR });
 
 async function errorOf(
   promise: Promise<unknown>,
@@ -61,6 +72,7 @@ describe('a submission through the API', () => {
       'x-amz-meta-lane': 'realtime',
       'x-amz-meta-cost-ceiling-usd': '2.5',
       'x-amz-meta-analysts': analysts.join(','),
+      'x-amz-meta-submitted-by': localCallerArn(EMULATOR_CREDENTIALS.accessKeyId),
     });
     // The metadata is signed into the URL as headers, not hoisted into the query.
     const signed = new URL(submission.upload.url).searchParams.get('X-Amz-SignedHeaders') ?? '';
@@ -136,6 +148,118 @@ describe('a submission through the API', () => {
   });
 });
 
+describe('jobs belong to their submitter', () => {
+  it('shows a job to its submitter and an administrator, and to anyone else as missing', async () => {
+    const submission = await api.submit({ filename: `owned-${SMALL}`, lane: 'batch' });
+    await uploadDocument(submission, fixture(SMALL));
+    const running = await until(submission.submissionId, (v) => v.status === 'running');
+    expect((await h.jobs.get(running.jobId)).owner).toBe(localCallerArn(EMULATOR_CREDENTIALS.accessKeyId));
+
+    // What a caller gets for a job id that does not exist, and for a submission with no upload.
+    const missingJob = await errorOf(other.status('j-0123456789abcdef0123'));
+    const missingSubmission = await errorOf(other.status('s-0123456789abcdef0123'));
+    const sameAsMissing = (r: { status: number; body: unknown }, missing: typeof missingJob, id: string) => {
+      expect(r.status).toBe(404);
+      expect(JSON.stringify(r.body)).toBe(
+        JSON.stringify(missing.body).replaceAll(/[js]-0123456789abcdef0123/g, id),
+      );
+    };
+    for (const request of [other.status.bind(other), other.report.bind(other), other.cancel.bind(other)]) {
+      sameAsMissing(await errorOf(request(running.jobId)), missingJob, running.jobId);
+      sameAsMissing(
+        await errorOf(request(submission.submissionId)),
+        missingSubmission,
+        submission.submissionId,
+      );
+    }
+    // The other caller's cancel changed nothing.
+    expect((await h.jobs.get(running.jobId)).status).toBe('running');
+
+    expect((await auditor.status(running.jobId)).status).toBe('running');
+    const cancelled = await auditor.cancel(submission.submissionId);
+    expect(cancelled.reason).toBe(`cancelled by ${localCallerArn(AUDITOR.accessKeyId)}`);
+    expect((await api.status(running.jobId)).status).toBe('cancelled');
+  });
+});
+
+/** One raw HTTP/1.1 exchange: the response as soon as it arrives, while the body may still be unsent. */
+function rawRequest(
+  path: string,
+  headers: Record<string, string>,
+  bodyChunk?: Buffer,
+): Promise<{ status: number; body: string; sentBytes: number }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(path, localApi.url);
+    let sentBytes = 0;
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: 'POST',
+        headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), sentBytes });
+          req.destroy();
+        });
+      },
+    );
+    req.on('error', reject);
+    if (bodyChunk) {
+      // Only the first part of the declared body: an answer can only come from the headers.
+      req.write(bodyChunk);
+      sentBytes += bodyChunk.length;
+    } else req.end();
+  });
+}
+
+describe('size limits', () => {
+  it('answers 413 for a 10 MB body from its content-length, before the body is sent', async () => {
+    const signed = await api.sign('POST', 'jobs', { filename: 'a.txt' });
+    const r = await rawRequest(
+      'jobs',
+      { ...signed.headers, 'content-length': String(10 * 1024 * 1024) },
+      Buffer.alloc(64 * 1024, 'x'),
+    );
+    expect(r.status).toBe(413);
+    expect(JSON.parse(r.body)).toMatchObject({ error: 'PayloadTooLargeError' });
+    expect(r.sentBytes).toBe(64 * 1024);
+    // Unsigned, too: the size is decided before the signature is looked at.
+    const unsigned = await rawRequest(
+      'jobs',
+      { 'content-length': String(10 * 1024 * 1024) },
+      Buffer.alloc(1024),
+    );
+    expect(unsigned.status).toBe(413);
+  });
+
+  it('answers 431 for 10,000 query parameters and for oversized headers', async () => {
+    const query = await rawRequest(`jobs?${Array.from({ length: 10_000 }, (_, i) => `p${i}=1`).join('&')}`, {
+      'content-length': '0',
+    });
+    expect(query.status).toBe(431);
+    expect(JSON.parse(query.body)).toMatchObject({ error: 'HeadersTooLargeError' });
+    const header = await rawRequest('jobs', { 'content-length': '0', 'x-padding': 'y'.repeat(12_000) });
+    expect(header.status).toBe(431);
+    // Past the server's own header buffer, the same answer.
+    const huge = await rawRequest('jobs', { 'content-length': '0', 'x-padding': 'y'.repeat(300_000) });
+    expect(huge.status).toBe(431);
+    expect(JSON.parse(huge.body)).toMatchObject({ error: 'HeadersTooLargeError' });
+  });
+
+  it('routes and authenticates before reading a body', async () => {
+    const nowhere = await rawRequest('nowhere', { 'content-length': '1000' }, Buffer.alloc(10));
+    expect(nowhere.status).toBe(404);
+    const unsigned = await rawRequest('jobs', { 'content-length': '1000' }, Buffer.alloc(10));
+    expect(unsigned.status).toBe(403);
+    expect(JSON.parse(unsigned.body)).toEqual({ message: 'Missing Authentication Token' });
+  });
+});
+
 describe('refusals', () => {
   it('refuses an unsigned request with 403', async () => {
     const r = await send(new URL('jobs', localApi.url), 'POST', { 'content-type': 'application/json' }, '{}');
@@ -184,6 +308,11 @@ describe('refusals', () => {
     const analysts = await errorOf(api.submit({ filename: 'a.txt', analysts: ['astrologer'] }));
     expect(analysts.status).toBe(400);
     expect(analysts.message).toMatch(/analysts.*astrologer/);
+    const comma = await errorOf(
+      api.submit({ filename: 'a.txt', analysts: ['ip-counsel,liability-counsel'] }),
+    );
+    expect(comma.status).toBe(400);
+    expect(comma.message).toMatch(/unknown analyst id "ip-counsel,liability-counsel"/);
     const notJson = await api.request('POST', 'jobs', '{"filename": ');
     expect(notJson.status).toBe(400);
     expect((notJson.body as { message: string }).message).toMatch(/not valid JSON/);

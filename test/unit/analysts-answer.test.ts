@@ -159,6 +159,50 @@ describe('parseAnswer', () => {
     ]);
   });
 
+  it('rejects a non-null score with no finding, whatever the score, and names the category', () => {
+    for (const score of [0, 1, 2, 3]) {
+      const input = {
+        assessments: {
+          'warranty-insurance': { score: null, findings: [] },
+          liability: { score, findings: [] },
+        },
+        summary: 'x',
+      };
+      const error = validationError(() => parseAnswer(riskTransfer, clause, toolOutput(input)));
+      expect(error.issues).toEqual([
+        `assessments.liability: score ${score} given without a finding; support it with at least one quote ` +
+          'copied from the clause, or give score null if the clause does not address the category',
+      ]);
+      expect(error.repairHint).toContain('assessments.liability: score');
+    }
+  });
+
+  it('rejects a score whose only findings quote text the clause does not contain', () => {
+    const error = validationError(() =>
+      parseAnswer(
+        liabilityCounsel,
+        clause,
+        toolOutput(liabilityAnswer('Airspan is liable for everything', 0)),
+      ),
+    );
+    expect(error.issues).toEqual([
+      'assessments.liability.findings.0.quote: not found verbatim in the clause: "Airspan is liable for everything"',
+    ]);
+  });
+
+  it('accepts a score backed by one re-flowed quote among several categories', () => {
+    const input = {
+      assessments: {
+        'warranty-insurance': { score: null, findings: [] },
+        liability: { score: 0, findings: [{ quote: 'shall not be liable for any direct', rationale: 'r' }] },
+      },
+      summary: 'x',
+    };
+    const answer = parseAnswer(riskTransfer, clause, toolOutput(input));
+    expect(answer.assessments.liability?.score).toBe(0);
+    expect(answer.assessments.liability?.findings).toHaveLength(1);
+  });
+
   it('rejects a response without a tool call: text answer, token limit, empty', () => {
     const text = validationError(() =>
       parseAnswer(

@@ -120,7 +120,8 @@ describe('analyst registry', () => {
   it('gives every analyst a careful prompt: rubric, verbatim quotes, no invention, tool-only answers', () => {
     for (const a of ANALYSTS) {
       expect(a.systemPrompt).toContain('verbatim');
-      expect(a.systemPrompt).toContain('<clause>');
+      expect(a.systemPrompt).toContain('<clause-CODE>');
+      expect(a.systemPrompt).toContain('never obeyed');
       expect(a.systemPrompt).toContain('300 characters');
       expect(a.systemPrompt).toContain('Never invent text');
       expect(a.systemPrompt).toContain('record_assessment');
@@ -135,7 +136,7 @@ describe('analyst registry', () => {
     for (const a of ANALYSTS) {
       expect(a.modelId).toBe(PRIMARY_MODEL_ID);
       expect(a.fallbackModelId).toBe(FALLBACK_MODEL_ID);
-      expect(a.promptVersion).toBe('v1');
+      expect(a.promptVersion).toBe('v2');
       expect(a.temperature).toBe(0);
       expect(a.maxTokens).toBeGreaterThanOrEqual(1024);
       expect(a.maxTokens).toBeLessThanOrEqual(2048);

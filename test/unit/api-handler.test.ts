@@ -4,20 +4,41 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { mayActOn } from '../../lambdas/api/access.js';
 import {
+  type ApiError,
   BadRequestError,
+  HeadersTooLargeError,
   isApiError,
   isBadRequestError,
+  isHeadersTooLargeError,
   isJobStateConflictError,
   isJobUnknownError,
+  isPayloadTooLargeError,
   JobStateConflictError,
   JobUnknownError,
+  PayloadTooLargeError,
 } from '../../lambdas/api/errors.js';
 import { configureApi, handler } from '../../lambdas/api/handler.js';
+import { checkRequestSize, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../lambdas/api/limits.js';
 import { API_ROUTES, matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { submitterOf } from '../../lambdas/core/intake/submitter.js';
+
+function errorOf(fn: () => void): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
+const ALICE = 'arn:aws:iam::123456789012:user/alice';
+const MALLORY = 'arn:aws:iam::123456789012:user/mallory';
+const ADMIN_ROLE = 'arn:aws:iam::123456789012:role/ops/Auditor';
+const ADMIN_SESSION = 'arn:aws:sts::123456789012:assumed-role/Auditor/carol';
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3mock = mockClient(S3Client);
 const s3 = new S3Client({
@@ -39,6 +60,7 @@ configureApi({
   reportUrlSeconds: 300,
   now: () => NOW,
   newSubmissionId: () => 's-00000000000000000001',
+  administrators: [ADMIN_ROLE],
 });
 
 beforeEach(() => {
@@ -46,7 +68,7 @@ beforeEach(() => {
   s3mock.reset();
 });
 
-function event(method: string, path: string, body?: string): APIGatewayProxyEventV2 {
+function event(method: string, path: string, body?: string, caller = ALICE): APIGatewayProxyEventV2 {
   const matched = matchRoute(method, path);
   return {
     version: '2.0',
@@ -68,12 +90,13 @@ function event(method: string, path: string, body?: string): APIGatewayProxyEven
       stage: '$default',
       time: '',
       timeEpoch: NOW,
-    },
+      authorizer: { iam: { userArn: caller, userId: caller.split('/').at(-1) } },
+    } as APIGatewayProxyEventV2['requestContext'],
   };
 }
 
-async function call(method: string, path: string, body?: string) {
-  const r = (await handler(event(method, path, body))) as APIGatewayProxyStructuredResultV2;
+async function call(method: string, path: string, body?: string, caller = ALICE) {
+  const r = (await handler(event(method, path, body, caller))) as APIGatewayProxyStructuredResultV2;
   return { status: r.statusCode, body: JSON.parse(r.body ?? '{}') as Record<string, unknown> };
 }
 
@@ -84,6 +107,7 @@ const running = {
   bucket: 'intake-bucket',
   key: 'incoming/s-00000000000000000001/msa.pdf',
   versionId: 'v1',
+  owner: ALICE,
   chunkCount: 10,
   chunksTerminal: 4,
   chunksDone: 4,
@@ -241,16 +265,160 @@ describe('POST /jobs/{id}/cancel and GET /jobs/{id}/report', () => {
   });
 });
 
+describe('ownership', () => {
+  it('answers another caller exactly as for a missing job, on every route', async () => {
+    ddb.on(GetCommand).resolves({});
+    const missing = await call('GET', '/jobs/j-99999999999999999999', undefined, MALLORY);
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['POST', '/cancel'],
+      ['GET', '/report'],
+    ] as const) {
+      ddb.reset();
+      ddb.on(GetCommand).resolves({ Item: { ...running, status: 'completed', finalizedAt: 'f' } });
+      const r = await call(method, `/jobs/${running.jobId}${suffix}`, undefined, MALLORY);
+      expect(r.status).toBe(404);
+      expect(r.body).toEqual({
+        ...missing.body,
+        message: (missing.body.message as string).replace('j-99999999999999999999', running.jobId),
+      });
+      expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    }
+  });
+
+  it('hides a submission whose job belongs to someone else, and lets an administrator role session in', async () => {
+    s3mock.on(ListObjectVersionsCommand).resolves({
+      Versions: [{ Key: running.key, VersionId: 'v1', IsLatest: true }],
+    });
+    ddb.on(GetCommand).resolves({ Item: running });
+    const hidden = await call('GET', '/jobs/s-00000000000000000001', undefined, MALLORY);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.message).toMatch(/no upload for submission/);
+    expect((await call('GET', '/jobs/s-00000000000000000001', undefined, ADMIN_SESSION)).status).toBe(200);
+    expect((await call('GET', `/jobs/${running.jobId}`, undefined, ADMIN_SESSION)).status).toBe(200);
+  });
+
+  it('signs the caller into the upload as its submitter', async () => {
+    const r = await call('POST', '/jobs', JSON.stringify({ filename: 'msa.pdf' }), MALLORY);
+    const upload = r.body.upload as { url: string; headers: Record<string, string> };
+    expect(upload.headers['x-amz-meta-submitted-by']).toBe(MALLORY);
+    expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')?.split(';')).toContain(
+      'x-amz-meta-submitted-by',
+    );
+  });
+});
+
+describe('limits and analyst ids', () => {
+  it('refuses a body over the limit with 413 before parsing it', async () => {
+    const big = JSON.stringify({ filename: 'a.txt', pad: 'x'.repeat(MAX_BODY_BYTES) });
+    const r = await call('POST', '/jobs', big);
+    expect(r.status).toBe(413);
+    expect(r.body.error).toBe('PayloadTooLargeError');
+  });
+
+  it('checks analyst ids one by one: an id holding a comma is refused, not split in two', async () => {
+    const r = await call(
+      'POST',
+      '/jobs',
+      JSON.stringify({ filename: 'a.txt', analysts: ['ip-counsel', 'liability-counsel,ip-counsel'] }),
+    );
+    expect(r.status).toBe(400);
+    expect(r.body.issues).toEqual([
+      expect.stringMatching(/^analysts\.1: unknown analyst id "liability-counsel,ip-counsel"; known: /),
+    ]);
+    const ok = await call('POST', '/jobs', JSON.stringify({ filename: 'a.txt', analysts: ['ip-counsel'] }));
+    expect((ok.body.upload as { headers: Record<string, string> }).headers['x-amz-meta-analysts']).toBe(
+      'ip-counsel',
+    );
+  });
+
+  it('decides 431 and 413 from the request line, header values and content-length alone', () => {
+    const line = 'POST /jobs HTTP/1.1';
+    expect(() =>
+      checkRequestSize({ requestLine: line, headerValues: ['a'], contentLength: '10' }),
+    ).not.toThrow();
+    const tooLong = `GET /jobs/j-1?${'a=1&'.repeat(10_000)} HTTP/1.1`;
+    const h = errorOf(() => checkRequestSize({ requestLine: tooLong, headerValues: [] }));
+    expect([isHeadersTooLargeError(h), (h as ApiError).statusCode]).toEqual([true, 431]);
+    const fat = errorOf(() =>
+      checkRequestSize({ requestLine: line, headerValues: ['x'.repeat(MAX_HEADER_BYTES)] }),
+    );
+    expect(isHeadersTooLargeError(fat)).toBe(true);
+    const body = errorOf(() =>
+      checkRequestSize({ requestLine: line, headerValues: [], contentLength: String(10 * 1024 * 1024) }),
+    );
+    expect([isPayloadTooLargeError(body), (body as ApiError).statusCode]).toEqual([true, 413]);
+    expect(isPayloadTooLargeError(h)).toBe(false);
+  });
+});
+
+describe('mayActOn', () => {
+  const job = { owner: ALICE };
+  it('admits the owner and administrators, by ARN or by the principal id S3 events give', () => {
+    expect(mayActOn(job, { arn: ALICE }, [])).toBe(true);
+    expect(mayActOn(job, { arn: MALLORY }, [])).toBe(false);
+    expect(mayActOn(job, { arn: MALLORY }, [MALLORY])).toBe(true);
+    // A role named as administrator covers its sessions, whatever the role's path.
+    expect(mayActOn(job, { arn: ADMIN_SESSION }, [ADMIN_ROLE])).toBe(true);
+    expect(mayActOn(job, { arn: 'arn:aws:sts::999999999999:assumed-role/Auditor/x' }, [ADMIN_ROLE])).toBe(
+      false,
+    );
+    expect(mayActOn(job, { arn: 'arn:aws:sts::123456789012:assumed-role/Other/x' }, [ADMIN_ROLE])).toBe(
+      false,
+    );
+    // An S3 upload records `AWS:` + the principal's unique id.
+    const uploaded = { owner: 'AWS:AROAEXAMPLE:alice-session' };
+    expect(
+      mayActOn(
+        uploaded,
+        { arn: 'arn:aws:sts::1:assumed-role/R/alice-session', userId: 'AROAEXAMPLE:alice-session' },
+        [],
+      ),
+    ).toBe(true);
+    expect(
+      mayActOn(uploaded, { arn: 'arn:aws:sts::1:assumed-role/R/bob', userId: 'AROAEXAMPLE:bob' }, []),
+    ).toBe(false);
+  });
+
+  it('keeps a job with no recorded owner, and every job from an unknown caller, to administrators', () => {
+    expect(mayActOn({}, { arn: ALICE }, [])).toBe(false);
+    expect(mayActOn({}, { arn: ADMIN_SESSION }, [ADMIN_ROLE])).toBe(true);
+    expect(mayActOn(job, undefined, [ADMIN_ROLE])).toBe(false);
+  });
+});
+
+describe('submitterOf', () => {
+  const meta = { 'submitted-by': ALICE };
+  it('believes the signed submitter only on an upload the API role made', () => {
+    expect(submitterOf('AWS:AROAAPIROLE:clause-review-api', meta, 'AROAAPIROLE')).toBe(ALICE);
+    expect(submitterOf('AWS:AIDAMALLORY', meta, 'AROAAPIROLE')).toBe('AWS:AIDAMALLORY');
+    expect(submitterOf('AWS:AROAAPIROLEX:s', meta, 'AROAAPIROLE')).toBe('AWS:AROAAPIROLEX:s');
+    expect(submitterOf('AWS:AROAAPIROLE:clause-review-api', meta, undefined)).toBe(
+      'AWS:AROAAPIROLE:clause-review-api',
+    );
+    expect(submitterOf('AWS:AIDAMALLORY', {}, 'AROAAPIROLE')).toBe('AWS:AIDAMALLORY');
+    // An event without a principal (an emulator's) takes the signed header as given.
+    expect(submitterOf(undefined, meta, undefined)).toBe(ALICE);
+    expect(submitterOf(undefined, {}, undefined)).toBeUndefined();
+  });
+});
+
 describe('error guards', () => {
   it('recognise each API error and carry the status it maps to', () => {
     const bad = new BadRequestError('bad', ['a: b']);
     const unknown = new JobUnknownError('j-1');
     const conflict = new JobStateConflictError('ended', 'j-1', 'completed');
-    expect([bad, unknown, conflict].map((e) => [e.name, e.statusCode, isApiError(e)])).toEqual([
+    const big = new PayloadTooLargeError(2, 1);
+    const headers = new HeadersTooLargeError(2, 1);
+    expect([bad, unknown, conflict, big, headers].map((e) => [e.name, e.statusCode, isApiError(e)])).toEqual([
       ['BadRequestError', 400, true],
       ['JobUnknownError', 404, true],
       ['JobStateConflictError', 409, true],
+      ['PayloadTooLargeError', 413, true],
+      ['HeadersTooLargeError', 431, true],
     ]);
+    expect([isPayloadTooLargeError(big), isPayloadTooLargeError(headers)]).toEqual([true, false]);
+    expect([isHeadersTooLargeError(headers), isHeadersTooLargeError(big)]).toEqual([true, false]);
     expect([isBadRequestError(bad), isBadRequestError(unknown)]).toEqual([true, false]);
     expect([isJobUnknownError(unknown), isJobUnknownError(new Error('x'))]).toEqual([true, false]);
     expect([isJobStateConflictError(conflict), isJobStateConflictError(bad)]).toEqual([true, false]);

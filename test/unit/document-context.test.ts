@@ -63,7 +63,7 @@ describe('the shared, cacheable prefix', () => {
     expect(ca[0]?.text).toContain('Defined terms');
     expect(hasCachePoint(ca)).toBe(true);
     // The clause itself comes after the checkpoint, in its tags.
-    expect(ca[2]?.text).toMatch(/<clause>[\s\S]*<\/clause>$/);
+    expect(ca[2]?.text).toMatch(/<clause-([0-9a-f]{16})>[\s\S]*<\/clause-\1>$/);
     // The prefix meets Claude Haiku 4.5's minimum of 4,096 tokens (four characters each).
     expect(worstCasePrefixTokens(a ?? {}) / 4).toBeGreaterThan(4096);
   });

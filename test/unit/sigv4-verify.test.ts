@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../bin/client/api-client.js';
-import { verifySigV4 } from '../../localstack/sigv4-verify.js';
+import { checkSigV4Headers, verifySigV4 } from '../../localstack/sigv4-verify.js';
 
 const URL_BASE = 'http://127.0.0.1:4010/';
 const secrets: Record<string, string> = { AKID: 'secret' };
@@ -70,5 +70,38 @@ describe('verifySigV4', () => {
       message: expect.stringMatching(/Signature expired/),
     });
     expect((await verify(r, () => Date.now() + 14 * 60_000)).ok).toBe(true);
+  });
+});
+
+describe('checkSigV4Headers', () => {
+  const check = (request: Awaited<ReturnType<typeof signed>>) =>
+    checkSigV4Headers(request, { region: 'us-east-1', secretOf: (id) => secrets[id] });
+
+  it('passes a well-signed request on its headers alone, leaving the body to verifySigV4', async () => {
+    const request = await signed({ body: { filename: 'a.txt' }, path: 'jobs' });
+    const { body: _body, ...headersOnly } = request;
+    expect(check({ ...headersOnly, body: Buffer.alloc(0) })).toEqual({ ok: true, accessKeyId: 'AKID' });
+    // The changed body is caught only by the full check.
+    const tampered = { ...request, body: Buffer.from('{"filename":"b.txt"}') };
+    expect(check(tampered).ok).toBe(true);
+    expect((await verify(tampered)).ok).toBe(false);
+  });
+
+  it('refuses an unsigned request, an unknown key and a wrong region without a body', async () => {
+    const request = await signed();
+    const { authorization: _auth, ...unsigned } = request.headers;
+    expect(check({ ...request, headers: unsigned })).toEqual({
+      ok: false,
+      message: 'Missing Authentication Token',
+    });
+    const unknown = await signed();
+    expect(checkSigV4Headers(unknown, { region: 'us-east-1', secretOf: () => undefined })).toEqual({
+      ok: false,
+      message: 'The security token included in the request is invalid.',
+    });
+    expect(check(await signed({ region: 'eu-west-1' }))).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/scoped to region 'us-east-1'/),
+    });
   });
 });

@@ -2,7 +2,8 @@
  * Turns a Converse response into a checked analyst answer. Anything that cannot be
  * trusted is an {@link AnswerValidationError} (the failure taxonomy's "validation" class,
  * which gets one repair retry): no tool call, a tool input that breaks the schema, a
- * contradiction, or a quote that is not in the clause. A quote that cannot be found is a
+ * contradiction, a score without evidence, or a quote that is not in the clause. Every
+ * non-null score of an accepted answer rests on at least one quote found in the clause. A quote that cannot be found is a
  * validation failure, never a finding: the report only shows text the contract contains.
  */
 
@@ -105,6 +106,14 @@ export function parseAnswer(
         rationale: finding.rationale,
       });
     });
+    // The evidence rule: a score stands only on words the clause contains. Quotes that were not
+    // found are listed above already; a score given with no finding at all is listed here.
+    if (raw.score !== null && raw.findings.length === 0) {
+      issues.push(
+        `assessments.${id}: score ${raw.score} given without a finding; support it with at least one quote ` +
+          'copied from the clause, or give score null if the clause does not address the category',
+      );
+    }
     assessments[id] = { score: raw.score, findings };
   }
   if (issues.length > 0) return fail(issues);

@@ -47,7 +47,13 @@ export {
   withModels,
   withPrimary,
 } from './panel-models.js';
-export { buildConverseInput, type ConverseInputOptions, estimatedTokens, inputChars } from './prompt.js';
+export {
+  buildConverseInput,
+  type ConverseInputOptions,
+  dataMarker,
+  estimatedTokens,
+  inputChars,
+} from './prompt.js';
 export { ANALYST_IDS, ANALYSTS, type AnalystDefinition, analystById, selectAnalysts } from './registry.js';
 export {
   ANSWER_LIMITS,

@@ -57,7 +57,7 @@ const SCORE_DESCRIPTION =
   '2 = significant concern; 3 = severe, one-sided or unlimited exposure.';
 
 const QUOTE_DESCRIPTION =
-  `Verbatim excerpt copied exactly from between <clause> and </clause>, at most ${ANSWER_LIMITS.maxQuoteChars} ` +
+  `Verbatim excerpt copied exactly from the clause text block (between <clause-CODE> and </clause-CODE>), at most ${ANSWER_LIMITS.maxQuoteChars} ` +
   'characters; no paraphrase, no ellipsis.';
 
 /** The categories' part of the schema, built from data so every analyst gets the same shape. */

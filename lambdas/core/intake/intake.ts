@@ -23,6 +23,7 @@ import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
 import { quoteJob } from './quote.js';
 import type { S3ObjectRef } from './s3-event.js';
+import { submitterOf } from './submitter.js';
 
 export { jobIdFor } from './job-id.js';
 
@@ -43,6 +44,11 @@ export interface IntakeDeps {
   readonly jobDeadlineSeconds: number;
   /** The configured models; an upload's `model` option overrides the primary. */
   readonly models: PanelModels;
+  /**
+   * The unique id (`AROA…`) of the role the status API presigns uploads with: only its uploads
+   * may name their submitter in metadata (see `submitterOf`).
+   */
+  readonly apiRoleId?: string;
   /** Refuses jobs whose models Bedrock no longer serves (absent: not checked). */
   readonly lifecycle?: Pick<LifecycleGuard, 'check'>;
   readonly now?: () => number;
@@ -159,6 +165,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
         costLimit: deps.defaultCostLimit,
         deadline: now() + deps.jobDeadlineSeconds * 1000,
         ...(ref.versionId ? { versionId: ref.versionId } : {}),
+        ...(ref.principalId ? { owner: ref.principalId } : {}),
       });
       const reason = `The document ${ref.key} was deleted before it could be read.`;
       await jobs.markRejected(jobId, reason, { rejection: 'deleted' });
@@ -170,8 +177,10 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
   const metadata = object.Metadata ?? {};
   const tags = await readTags(deps.s3, ref);
 
+  const owner = submitterOf(ref.principalId, metadata, deps.apiRoleId);
   const base = {
     jobId,
+    ...(owner ? { owner } : {}),
     bucket: ref.bucket,
     key: ref.key,
     deadline: now() + deps.jobDeadlineSeconds * 1000,

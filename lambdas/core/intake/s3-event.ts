@@ -7,10 +7,16 @@ export interface S3ObjectRef {
   readonly versionId?: string;
   readonly etag?: string;
   readonly size?: number;
+  /**
+   * The uploader: `userIdentity.principalId`, the unique id of the IAM identity that made the
+   * request (https://docs.aws.amazon.com/AmazonS3/latest/userguide/notification-content-structure.html).
+   */
+  readonly principalId?: string;
 }
 
 const record = z.object({
   eventName: z.string(),
+  userIdentity: z.object({ principalId: z.string().optional() }).optional(),
   s3: z.object({
     bucket: z.object({ name: z.string() }),
     object: z.object({
@@ -41,6 +47,7 @@ export function objectsCreated(body: string): S3ObjectRef[] {
       ...(o.versionId ? { versionId: o.versionId } : {}),
       ...(o.eTag ? { etag: o.eTag } : {}),
       ...(o.size !== undefined ? { size: o.size } : {}),
+      ...(r.userIdentity?.principalId ? { principalId: r.userIdentity.principalId } : {}),
     });
   }
   return out;

@@ -38,6 +38,12 @@ export interface Job {
   readonly bytes?: number;
   readonly format?: string;
   readonly analysts: readonly string[];
+  /**
+   * Who submitted the job: the API caller's ARN, or for a direct S3 upload the uploader's
+   * principal id as the S3 event gives it (`AWS:AIDA…`, `AWS:AROA…:session`). Absent on jobs
+   * from before owners were recorded, which only administrators may then act on.
+   */
+  readonly owner?: string;
   /** The cost quote intake computed before any call (absent on jobs from before quotes). */
   readonly quote?: CostQuote;
   /** The models the job's calls use, fixed at intake (absent on jobs from before models were recorded). */
@@ -76,7 +82,7 @@ export interface Job {
 
 /** What intake knows when it creates a job. */
 export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &
-  Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models'>>;
+  Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner'>>;
 
 function statusIndex(status: JobStatus, at: string, jobId: string) {
   return { gsi1pk: statusGsiPk(status), gsi1sk: `${at}#${jobId}` };
