@@ -48,6 +48,8 @@ export interface LocalPipelineOptions {
 export interface LocalPipeline {
   readonly env: Record<string, string>;
   readonly clients: RuntimeClients;
+  /** The realtime lane's limiters (one per model), for benches that watch them. */
+  readonly limiters: WorkerDeps['limiters'];
   /** The batch-lane worker processes, for tests that kill one. */
   readonly batchWorkers: ChildProcess[];
   /** Starts another batch-lane worker process. */
@@ -83,10 +85,8 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
   // Stopping the pipeline aborts the realtime lane's chunks in progress (as a Lambda timeout or
   // shutdown would): their leases are released and the ledger keeps what they finished.
   const shutdown = new AbortController();
-  configureWorker(workerDeps(config, clients, { signal: shutdown.signal, ...options.workerOverrides }), [
-    config.REALTIME_QUEUE_URL,
-    config.BATCH_QUEUE_URL,
-  ]);
+  const realtimeDeps = workerDeps(config, clients, { signal: shutdown.signal, ...options.workerOverrides });
+  configureWorker(realtimeDeps, [config.REALTIME_QUEUE_URL, config.BATCH_QUEUE_URL]);
   configureFinalize(finalizeDeps(config, clients, options.notice ? { notice: options.notice } : {}));
 
   const source = (
@@ -140,6 +140,7 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
   return {
     env,
     clients,
+    limiters: realtimeDeps.limiters,
     batchWorkers,
     addBatchWorker,
     async stop() {

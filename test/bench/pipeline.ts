@@ -72,6 +72,11 @@ export interface PipelineBenchResult {
   readonly jobItemWritesPerCall: number;
   readonly conflictsPer1000Calls: number;
   readonly dynamoByCommand: Readonly<Record<string, number>>;
+  /** The primary model's limiter, sampled every 250 ms while calls ran: mean limit and permits in use. */
+  readonly limiterMeanLimit: number;
+  readonly limiterMeanActive: number;
+  /** Share of those samples in which calls waited for a permit. */
+  readonly limiterWaitingShare: number;
 }
 
 /** The stand-in in its own process, so its CPU is not counted as orchestration. */
@@ -181,6 +186,13 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
     },
     { step: 'deserialize', name: 'benchCountConflicts' },
   );
+  const samples: { limit: number; active: number; waiting: number }[] = [];
+  const sampler = setInterval(() => {
+    const l = pipeline.limiters?.stats()[LOCAL_RUN_PRIMARY_MODEL];
+    if (l && (l.active > 0 || l.waiting.realtime + l.waiting.batch > 0)) {
+      samples.push({ limit: l.limit, active: l.active, waiting: l.waiting.realtime + l.waiting.batch });
+    }
+  }, 250);
   try {
     const cpuBefore = process.cpuUsage();
     const motoBefore = motoProcess ? cpuSecondsOf(motoProcess) : Number.NaN;
@@ -237,6 +249,8 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
     }
     const count = (names: string[]) => names.reduce((n, c) => n + (dynamo.get(c) ?? 0), 0);
     const requests = [...dynamo.values()].reduce((a, b) => a + b, 0);
+    const mean = (f: (x: (typeof samples)[number]) => number) =>
+      samples.length === 0 ? Number.NaN : samples.reduce((n, x) => n + f(x), 0) / samples.length;
     const statuses: Record<string, number> = {};
     for (const j of ended.values()) statuses[j.status] = (statuses[j.status] ?? 0) + 1;
     return {
@@ -257,8 +271,12 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       jobItemWritesPerCall: jobItemWrites / answered,
       conflictsPer1000Calls: (conflicts * 1000) / answered,
       dynamoByCommand: Object.fromEntries(dynamo),
+      limiterMeanLimit: mean((x) => x.limit),
+      limiterMeanActive: mean((x) => x.active),
+      limiterWaitingShare: mean((x) => (x.waiting > 0 ? 1 : 0)),
     };
   } finally {
+    clearInterval(sampler);
     await pipeline.stop();
     await stack.stop();
     standIn.child.kill('SIGTERM');
@@ -279,6 +297,7 @@ export function formatPipelineBench(label: string, o: PipelineBenchOptions, r: P
     `  transaction conflicts              ${f(r.conflictsPer1000Calls, 2)} per 1,000 calls`,
     `  orchestration CPU per call         ${f(r.orchestrationCpuMsPerCall, 2)} ms (handlers, SDK clients, limiter)`,
     `  emulator (moto) CPU per call       ${f(r.emulatorCpuMsPerCall, 2)} ms`,
+    `  primary model's limiter            mean limit ${f(r.limiterMeanLimit)}, mean permits in use ${f(r.limiterMeanActive)}; calls waiting for a permit in ${f(r.limiterWaitingShare * 100)} % of samples`,
     `  requests by command                ${JSON.stringify(r.dynamoByCommand)}`,
   ].join('\n');
 }
