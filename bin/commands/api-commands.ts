@@ -85,7 +85,8 @@ export function progressLine(view: JobView, width = 24): string {
   return (
     `${bar} ${chunksTerminal}/${chunksTotal} chunks · ${callsPlanned} calls planned · ` +
     `${money(view.cost.spentUsd)} of ${money(view.cost.ceilingUsd)} · ${view.status}` +
-    (view.reason && view.status !== 'running' ? ` (${view.reason})` : '')
+    (view.reason && view.status !== 'running' ? ` (${view.reason})` : '') +
+    (view.purgedAt ? ` · purged ${view.purgedAt}` : '')
   );
 }
 
