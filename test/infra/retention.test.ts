@@ -132,9 +132,7 @@ describe('FunctionLogRetention', () => {
       const retention = group?.Properties.RetentionInDays;
       if (id.startsWith('WithLogs')) {
         expect(retention).toBe(365);
-        expect((resources[id]?.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup).toEqual({
-          Ref: ownId,
-        });
+        expect(resources[id]?.Properties.LoggingConfig).toEqual({ LogGroup: { Ref: ownId } });
       } else expect(retention, id).toBe(14);
     }
     expect(Object.values(resources).filter((r) => r.Type === 'AWS::Logs::LogGroup')).toHaveLength(3);
