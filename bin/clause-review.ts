@@ -9,6 +9,7 @@ import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
 import { dlqCommand } from './commands/dlq.js';
 import { DOCTOR_USAGE, doctorCommand } from './commands/doctor.js';
 import { localCommand } from './commands/local.js';
+import { PURGE_USAGE, purgeCommand } from './commands/purge.js';
 import { review } from './commands/review.js';
 import { resolveTarget, splitTargetArgs, TARGET_USAGE } from './commands/target.js';
 
@@ -25,6 +26,7 @@ Usage:
   clause-review local up [--prefix P] [--workers N]
                                              start moto + the Bedrock stand-in + the pipeline + the status API (Ctrl-C stops)
   clause-review local down                   stop a 'local up' running in another terminal
+  clause-review purge <job>                  delete an ended job's document (every version), work files, reports and items
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)
   clause-review doctor [--local] [--model ID] check every configured Bedrock model: lifecycle, access, how it is invoked
 
@@ -88,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    PROCESS_IO.out(command === 'doctor' ? DOCTOR_USAGE : USAGE);
+    PROCESS_IO.out(command === 'doctor' ? DOCTOR_USAGE : command === 'purge' ? PURGE_USAGE : USAGE);
     return 0;
   }
   switch (command) {
@@ -102,6 +104,8 @@ async function main(argv: string[]): Promise<number> {
       return reportCommand(rest, PROCESS_IO);
     case 'local':
       return localCommand(rest, PROCESS_IO);
+    case 'purge':
+      return purgeCommand(rest, PROCESS_IO);
     case 'doctor':
       return doctorCommand(rest, PROCESS_IO);
     case 'review': {

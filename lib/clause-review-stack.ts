@@ -1,6 +1,6 @@
-import { Aws, CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Aspects, Aws, CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
-import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct, IConstruct } from 'constructs';
 import { panelModelIds } from '../lambdas/core/analysts/index.js';
@@ -8,6 +8,7 @@ import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService } from './batch-lane-service.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
 import { DocumentBuckets } from './document-buckets.js';
+import { FunctionLogRetention } from './function-log-retention.js';
 import { type ModelIds, type ResolvedModelIds, resolveModelIds } from './model-access.js';
 import { Observability } from './observability.js';
 import { OperationsFunctions } from './operations-functions.js';
@@ -98,10 +99,16 @@ export interface ClauseReviewStackProps extends StackProps {
    */
   readonly administrators?: readonly string[];
   /**
-   * How long function, task and flow logs are kept.
+   * How long the logs of every function (aws-cdk-lib's own helpers included), task and flow are kept.
    * @default logs.RetentionDays.ONE_MONTH
    */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * Days contracts, work files and reports are kept before S3 expires them (1-3650).
+   * `clause-review purge <job>` deletes one job's data at once.
+   * @default 90
+   */
+  readonly retentionDays?: number;
   /**
    * What happens to stateful resources (table, buckets, key, log groups) when the stack is deleted.
    * @default RemovalPolicy.RETAIN
@@ -164,6 +171,7 @@ export class ClauseReviewStack extends Stack {
       settings: t.buckets,
       intakeQueue: this.workQueues.queues.intake,
       notification: t.intakeNotification,
+      ...(props.retentionDays !== undefined ? { retentionDays: props.retentionDays } : {}),
       removalPolicy,
     });
     this.alerts = new AlertsTopic(this, 'Alerts', { topicName: t.alertsTopicName, removalPolicy });
@@ -226,6 +234,12 @@ export class ClauseReviewStack extends Stack {
       modelIds: [...panelModelIds(models)],
     });
 
+    Aspects.of(this).add(
+      new FunctionLogRetention({
+        retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+        removalPolicy,
+      }),
+    );
     this.addOutputs(models);
     this.acknowledgeFrameworkFindings();
   }

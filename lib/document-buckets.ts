@@ -21,7 +21,14 @@ export interface DocumentBucketsProps {
    */
   readonly notification?: IntakeNotificationSettings;
   /**
-   * Days a replaced or deleted upload stays recoverable as a noncurrent version of the intake bucket.
+   * Days contracts (intake bucket), work files (`work/`) and reports (results bucket) are kept
+   * after they were written; S3 lifecycle rules then expire them. On the versioned intake bucket
+   * an expired upload becomes a noncurrent version and is deleted `noncurrentVersionDays` later.
+   * @default 90
+   */
+  readonly retentionDays?: number;
+  /**
+   * Days a replaced, deleted or expired upload stays recoverable as a noncurrent version of the intake bucket.
    * @default 30
    */
   readonly noncurrentVersionDays?: number;
@@ -36,6 +43,9 @@ export interface DocumentBucketsProps {
    */
   readonly removalPolicy?: RemovalPolicy;
 }
+
+/** How long contracts, work files and reports are kept unless `retentionDays` says otherwise. */
+export const DEFAULT_RETENTION_DAYS = 90;
 
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const EVENT_TYPES = new Set<string>(Object.values(s3.EventType));
@@ -82,6 +92,9 @@ export class DocumentBuckets extends Construct {
     checkBucketName('results', settings.results.name);
     const noncurrentDays = checkDays('noncurrentVersionDays', props.noncurrentVersionDays ?? 30);
     const accessLogDays = checkDays('accessLogDays', props.accessLogDays ?? 90);
+    const retention = Duration.days(
+      checkDays('retentionDays', props.retentionDays ?? DEFAULT_RETENTION_DAYS),
+    );
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const common = {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -104,14 +117,32 @@ export class DocumentBuckets extends Construct {
       versioned: settings.intake.versioned,
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'intake/',
-      lifecycleRules: [{ ...abortUploads, noncurrentVersionExpiration: Duration.days(noncurrentDays) }],
+      lifecycleRules: [
+        {
+          id: 'ExpireContracts',
+          ...abortUploads,
+          expiration: retention,
+          noncurrentVersionExpiration: Duration.days(noncurrentDays),
+        },
+        // S3 takes an expired-delete-marker cleanup only in a rule without an expiration age.
+        { id: 'RemoveExpiredDeleteMarkers', expiredObjectDeleteMarker: true },
+      ],
     });
     this.resultsBucket = new s3.Bucket(this, 'Results', {
       ...common,
       bucketName: settings.results.name,
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'results/',
-      lifecycleRules: [abortUploads],
+      // Work files (`work/`) and reports alike; should the bucket ever be versioned, old
+      // versions go a day after they stop being current.
+      lifecycleRules: [
+        {
+          id: 'ExpireWorkFilesAndReports',
+          ...abortUploads,
+          expiration: retention,
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+      ],
     });
 
     if (props.intakeQueue) {

@@ -1,14 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CfnElement, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { sweepRules } from '../lambdas/core/sweeper/rules.js';
 import { checkIntegerRange } from './checks.js';
@@ -56,13 +59,21 @@ const DEFAULT_LEASE_SECONDS = 120;
  * The pipeline's operations functions: the sweeper (every minute: lost chunk messages, jobs
  * never finalized, jobs past their deadline) and DLQ triage (every 15 minutes: classify,
  * redrive or mark dead, record, alert), each on an EventBridge schedule, each with its own
- * role holding only what its handler does.
+ * role holding only what its handler does. A run that fails lands in {@link failureQueue},
+ * whose alarm notifies the alerts topic.
  */
 export class OperationsFunctions extends Construct {
   readonly sweeperFunction: nodejs.NodejsFunction;
   readonly triageFunction: nodejs.NodejsFunction;
   readonly sweepSchedule: events.Rule;
   readonly triageSchedule: events.Rule;
+  /**
+   * Where a scheduled run that failed goes: an invocation that threw (the Lambda on-failure
+   * destination) or an event EventBridge could not deliver (the target's dead-letter queue).
+   */
+  readonly failureQueue: sqs.Queue;
+  /** Raised, to the alerts topic, as soon as a failed run reaches {@link failureQueue}. */
+  readonly failureAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: OperationsFunctionsProps) {
     super(scope, id);
@@ -181,15 +192,54 @@ export class OperationsFunctions extends Construct {
       );
     }
 
+    // A failed run is not retried: the next scheduled run does the same work. It is not silent
+    // either: the event goes to the failure queue, and the queue's alarm to the alerts topic.
+    this.failureQueue = new sqs.Queue(this, 'FailedRuns', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.failureQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter destination of the scheduled sweeper and DLQ triage runs; ' +
+        'nothing consumes it automatically, an operator reads it after its alarm.',
+    });
+    this.failureAlarm = new cloudwatch.Alarm(this, 'FailedRunsAlarm', {
+      alarmName: `${t.prefix}-scheduled-run-failed`,
+      alarmDescription:
+        'A scheduled sweeper or DLQ triage run failed (the function threw, or EventBridge could not invoke it). ' +
+        'The failed event, with the error, is in the failure queue; the function logs say more.',
+      metric: this.failureQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.failureAlarm.addAlarmAction(new actions.SnsAction(props.alertsTopic));
+    const onFailure = new destinations.SqsDestination(this.failureQueue);
+    for (const fn of [this.sweeperFunction, this.triageFunction]) {
+      fn.configureAsyncInvoke({ onFailure, retryAttempts: 0, maxEventAge: Duration.hours(1) });
+    }
+    const target = (fn: nodejs.NodejsFunction) =>
+      new targets.LambdaFunction(fn, {
+        retryAttempts: 0,
+        maxEventAge: Duration.hours(1),
+        deadLetterQueue: this.failureQueue,
+      });
+
     this.sweepSchedule = new events.Rule(this, 'SweepSchedule', {
       description: 'clause-review sweeper',
       schedule: events.Schedule.rate(Duration.minutes(sweepEvery)),
-      targets: [new targets.LambdaFunction(this.sweeperFunction, { retryAttempts: 0 })],
+      targets: [target(this.sweeperFunction)],
     });
     this.triageSchedule = new events.Rule(this, 'TriageSchedule', {
       description: 'clause-review DLQ triage',
       schedule: events.Schedule.rate(Duration.minutes(triageEvery)),
-      targets: [new targets.LambdaFunction(this.triageFunction, { retryAttempts: 0 })],
+      targets: [target(this.triageFunction)],
     });
 
     const role = this.sweeperFunction.role;

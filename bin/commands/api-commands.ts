@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import { isApiRequestError, send, uploadDocument } from '../client/api-client.js';
 import { CliError, type CliIo } from './cli-error.js';
+import { writeConfined } from './confined-write.js';
 import { resolveTarget, TARGET_ARGS, type Target, type TargetOptions } from './target.js';
 
 /** How a command gets its target; tests hand one in. */
@@ -84,7 +85,8 @@ export function progressLine(view: JobView, width = 24): string {
   return (
     `${bar} ${chunksTerminal}/${chunksTotal} chunks · ${callsPlanned} calls planned · ` +
     `${money(view.cost.spentUsd)} of ${money(view.cost.ceilingUsd)} · ${view.status}` +
-    (view.reason && view.status !== 'running' ? ` (${view.reason})` : '')
+    (view.reason && view.status !== 'running' ? ` (${view.reason})` : '') +
+    (view.purgedAt ? ` · purged ${view.purgedAt}` : '')
   );
 }
 
@@ -232,18 +234,18 @@ export async function reportCommand(argv: string[], io: CliIo, resolveWith: Targ
       if (values.open) openInBrowser(links.html.url);
       return 0;
     }
-    const dir = resolve(values.out, links.jobId);
-    mkdirSync(dir, { recursive: true });
+    const files: Record<string, string> = {};
     for (const [name, link] of [
       ['report.json', links.json],
       ['report.html', links.html],
     ] as const) {
       const r = await send(new URL(link.url), 'GET', {});
       if (r.status !== 200) throw new CliError(`downloading ${name} failed (HTTP ${r.status})`, 1);
-      writeFileSync(join(dir, name), r.text);
-      io.out(join(dir, name));
+      files[name] = r.text;
     }
-    if (values.open) openInBrowser(join(dir, 'report.html'));
+    const written = writeConfined(values.out, links.jobId, files);
+    for (const path of written) io.out(path);
+    if (values.open && written[1]) openInBrowser(written[1]);
     return 0;
   });
 }

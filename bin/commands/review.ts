@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import type { BedrockClient } from '@aws-sdk/client-bedrock';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { checkPanelModels } from '../../lambdas/core/analysts/index.js';
@@ -14,6 +14,7 @@ import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { CliError } from './cli-error.js';
+import { writeConfined } from './confined-write.js';
 
 const NOTICE =
   'Local run: answers come from the offline heuristic analyst of the Bedrock stand-in, not from a legal-grade model.';
@@ -96,7 +97,8 @@ interface RunOptions {
 /**
  * The folder a document's reports go to inside `--out`: its file name without the extension,
  * with anything but letters, digits, `.`, `_` and `-` replaced and no leading dots, so no name
- * (`...txt`, `../x`) can point outside `--out`; a second document of the same name gets `-2`.
+ * (`...txt`, `../x`) can point outside `--out`; a second document of the same name (in any
+ * letter case) gets `-2`.
  *
  * @example reportDirName('/tmp/../Master Agreement.docx', new Set()) // 'Master_Agreement'
  */
@@ -107,9 +109,10 @@ export function reportDirName(file: string, used: Set<string>): string {
       .replace(/[^A-Za-z0-9._-]+/g, '_')
       .replace(/^[.]+/, '')
       .slice(0, 120) || 'document';
+  // Compared without case: on macOS and Windows `Lease` and `lease` are one folder.
   let name = clean;
-  for (let n = 2; used.has(name); n++) name = `${clean}-${n}`;
-  used.add(name);
+  for (let n = 2; used.has(name.toLowerCase()); n++) name = `${clean}-${n}`;
+  used.add(name.toLowerCase());
   return name;
 }
 
@@ -293,8 +296,6 @@ async function run(
         exitCode = 1;
         continue;
       }
-      const dir = join(outDir, reportDirName(s.file, used));
-      mkdirSync(dir, { recursive: true });
       const get = async (key: string) =>
         (
           await pipeline.clients.s3.send(
@@ -302,8 +303,10 @@ async function run(
           )
         ).Body?.transformToString() ?? '';
       const json = await get(job.reportKey ?? '');
-      writeFileSync(join(dir, 'report.json'), json);
-      writeFileSync(join(dir, 'report.html'), await get(job.htmlReportKey ?? ''));
+      const [, htmlPath] = writeConfined(outDir, reportDirName(s.file, used), {
+        'report.json': json,
+        'report.html': await get(job.htmlReportKey ?? ''),
+      });
       written++;
       const report = JSON.parse(json) as Report;
       const c = report.coverage;
@@ -315,7 +318,7 @@ async function run(
         `${c.callsFailed} / ${c.callsSkippedBudget} / ${c.callsCancelled}`,
         String(report.summary.riskCounts.high + report.summary.riskCounts.critical),
         `${usd(report.cost.spentMicros)} / ${usd(report.cost.ceilingMicros)}`,
-        join(dir, 'report.html'),
+        htmlPath ?? '',
       ]);
       if (report.job.status !== 'completed') exitCode = 1;
     }

@@ -133,6 +133,8 @@ export interface JobView {
   readonly updatedAt?: string;
   readonly cancelledAt?: string;
   readonly finalizedAt?: string;
+  /** When the job's document, work files and report were deleted (`clause-review purge`). */
+  readonly purgedAt?: string;
 }
 
 /** What GET /jobs/{id}/report answers. */
@@ -300,6 +302,7 @@ export class JobsApi {
       updatedAt: job.updatedAt,
       ...(job.cancelledAt ? { cancelledAt: job.cancelledAt } : {}),
       ...(job.finalizedAt ? { finalizedAt: job.finalizedAt } : {}),
+      ...(job.purgedAt ? { purgedAt: job.purgedAt } : {}),
     };
   }
 
@@ -343,8 +346,9 @@ export class JobsApi {
     }
     const { job } = r;
     if (!job.finalizedAt || !job.reportKey || !job.htmlReportKey) {
-      const why =
-        job.status === 'rejected'
+      const why = job.purgedAt
+        ? `was purged at ${job.purgedAt}: its document, work files and report are deleted`
+        : job.status === 'rejected'
           ? `was rejected (${job.reason ?? 'no reason recorded'}); a rejected document gets no report`
           : `is ${job.status} and not finalized yet; its report is written when it ends`;
       throw new JobStateConflictError(`job ${job.jobId} ${why}`, job.jobId, job.status);

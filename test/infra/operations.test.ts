@@ -74,7 +74,7 @@ const actionsOf = (statements: Statement[]) =>
   new Set(statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])));
 
 describe('schedules', () => {
-  it('runs the sweeper every minute and triage every 15 minutes, without EventBridge retries', () => {
+  it('runs the sweeper every minute and triage every 15 minutes, without retries', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 minute)',
       State: 'ENABLED',
@@ -102,6 +102,65 @@ describe('schedules', () => {
     expect(() => build({ maxRedrives: 99 })).toThrow(
       'OperationsFunctions maxRedrives must be an integer from 0 to 20; got 99',
     );
+  });
+});
+
+describe('failed runs', () => {
+  it('go to the failure queue, from the function (on-failure destination) and from EventBridge (dead-letter queue), unretried', () => {
+    const queueArn = { 'Fn::GetAtt': [idOf(ops.failureQueue), 'Arn'] };
+    for (const fn of [ops.sweeperFunction, ops.triageFunction]) {
+      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: idOf(fn) },
+        MaximumRetryAttempts: 0,
+        MaximumEventAgeInSeconds: 3600,
+        DestinationConfig: { OnFailure: { Destination: queueArn } },
+      });
+      template.hasResourceProperties('AWS::Events::Rule', {
+        Targets: [
+          Match.objectLike({
+            Arn: { 'Fn::GetAtt': [idOf(fn), 'Arn'] },
+            DeadLetterConfig: { Arn: queueArn },
+            RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 3600 },
+          }),
+        ],
+      });
+      // Merged into the statement that sends to the work queues, as CDK merges same-action grants.
+      const sends = statementsOf(fn).filter(
+        (st) =>
+          JSON.stringify(st.Action).includes('sqs:SendMessage') &&
+          JSON.stringify(st.Resource).includes(JSON.stringify(queueArn)),
+      );
+      expect(sends, fn.node.id).toHaveLength(1);
+    }
+    // EventBridge may send the events it could not deliver, for these two rules only.
+    const policy = Object.values(template.findResources('AWS::SQS::QueuePolicy')).find((p) =>
+      JSON.stringify(p.Properties.Queues).includes(idOf(ops.failureQueue)),
+    );
+    const statements = (policy?.Properties.PolicyDocument.Statement ?? []) as {
+      Principal?: { Service?: string };
+      Condition?: unknown;
+    }[];
+    const fromEvents = statements.filter((st) => st.Principal?.Service === 'events.amazonaws.com');
+    expect(fromEvents).toHaveLength(2);
+    for (const st of fromEvents) expect(JSON.stringify(st.Condition)).toMatch(/aws:SourceArn/);
+  });
+
+  it('raise an alarm to the alerts topic as soon as one reaches the failure queue', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'ops-test-scheduled-run-failed',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(ops.failureQueue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('^AlertsTopic') }],
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 86_400,
+    });
   });
 });
 

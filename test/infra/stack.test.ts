@@ -722,6 +722,7 @@ describe('cdk-nag AwsSolutions', () => {
         'ClauseReview/StatusApi/HandlerRole: AwsSolutions-IAM5[Resource::<DocumentsIntake.Arn>/incoming/*]',
         'ClauseReview/StatusApi/HandlerRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/reports/*]',
         'ClauseReview/Operations/SweeperRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/work/*]',
+        'ClauseReview/Operations/FailedRuns: AwsSolutions-SQS3',
       ].sort(),
     );
   });

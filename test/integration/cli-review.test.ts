@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -83,6 +83,26 @@ describe('npx clause-review review', () => {
     expect(run.stdout).toMatch(/document\s+status\s+clauses/);
     expect(run.stdout).toContain(join(dir, 'report.html'));
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
+  }, 180_000);
+
+  it('keeps every report inside --out, whatever the documents are called', async () => {
+    const docs = mkdtempSync(join(tmpdir(), 'clause-review-names-'));
+    const text = fixture(SMALL).toString('utf8');
+    writeFileSync(join(docs, '...txt'), text);
+    writeFileSync(join(docs, '...pdf.txt'), text);
+    const dest = join(out, 'confined');
+    try {
+      const run = await cli(['review', join(docs, '...txt'), join(docs, '...pdf.txt'), '--out', dest]);
+      expect(run.code, run.stderr).toBe(0);
+      // Only the folder it was given gained anything, one folder per document.
+      expect(readdirSync(out).sort()).not.toContain('report.html');
+      expect(readdirSync(dest).sort()).toEqual(['document', 'pdf']);
+      for (const dir of readdirSync(dest)) {
+        expect(readdirSync(join(dest, dir)).sort()).toEqual(['report.html', 'report.json']);
+      }
+    } finally {
+      rmSync(docs, { recursive: true, force: true });
+    }
   }, 180_000);
 
   it('stops every process it started and exits when interrupted mid-run', async () => {

@@ -1,4 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CliError } from '../../bin/commands/cli-error.js';
+import { writeConfined } from '../../bin/commands/confined-write.js';
 import { reportDirName } from '../../bin/commands/review.js';
 
 describe('reportDirName', () => {
@@ -20,5 +25,47 @@ describe('reportDirName', () => {
     const used = new Set<string>();
     expect(reportDirName('a/Master Agreement (v2).docx', used)).toBe('Master_Agreement_v2_');
     expect(reportDirName('b/Master Agreement (v2).pdf', used)).toBe('Master_Agreement_v2_-2');
+    expect(reportDirName('c/master agreement (V2).txt', used)).toBe('master_agreement_V2_-3');
+  });
+});
+
+describe('writeConfined', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'clause-review-out-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('writes the files into one folder under the output folder', () => {
+    const out = join(root, 'reports');
+    const written = writeConfined(out, 'Lease', { 'report.json': '{}', 'report.html': '<p>' });
+    expect(written).toEqual([join(out, 'Lease', 'report.json'), join(out, 'Lease', 'report.html')]);
+    expect(readFileSync(join(out, 'Lease', 'report.html'), 'utf8')).toBe('<p>');
+  });
+
+  it('refuses a folder or file name that is not one plain segment, before writing anything', () => {
+    const out = join(root, 'reports');
+    for (const name of ['..', '.', '../x', 'a/b', 'a\\b', '']) {
+      expect(() => writeConfined(out, name, { 'report.html': 'x' })).toThrow(CliError);
+    }
+    expect(() => writeConfined(out, 'ok', { '../report.html': 'x' })).toThrow(
+      /one plain file or folder name/,
+    );
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('refuses a folder that is a symbolic link leading outside, and a file that is a symbolic link', () => {
+    const out = join(root, 'reports');
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(out);
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(out, 'Lease'));
+    expect(() => writeConfined(out, 'Lease', { 'report.html': 'x' })).toThrow(/resolves outside/);
+    expect(readdirSync(elsewhere)).toEqual([]);
+
+    mkdirSync(join(out, 'Deed'));
+    symlinkSync(join(elsewhere, 'victim'), join(out, 'Deed', 'report.html'));
+    expect(() => writeConfined(out, 'Deed', { 'report.html': 'x' })).toThrow(/symbolic link/);
+    expect(existsSync(join(elsewhere, 'victim'))).toBe(false);
   });
 });

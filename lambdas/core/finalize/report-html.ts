@@ -597,7 +597,8 @@ mark.hl.active{outline:2px solid #0b5cad}
 .finding.active{background:#f3f8fd}
 .fhead{display:flex;gap:.6rem;align-items:baseline;flex-wrap:wrap}.cat{font-weight:700}
 .score{font-size:.78rem;font-weight:700;padding:.05rem .45rem;border-radius:3px;border:1px solid #d0d7de}
-.finding blockquote{margin:.35rem 0;padding:.3rem .7rem;border-left:4px solid #ccc;background:#fafafa;font-family:Georgia,"Times New Roman",serif;white-space:pre-wrap;word-break:break-word}
+/* A quote's score class colours its border only: the text keeps the page colour on the light background. */
+.finding blockquote{margin:.35rem 0;padding:.3rem .7rem;border-left:4px solid #ccc;background:#fafafa;color:var(--fg);font-family:Georgia,"Times New Roman",serif;white-space:pre-wrap;word-break:break-word}
 .finding blockquote.s1{border-left-color:#e5c100}.finding blockquote.s2{border-left-color:#f07c1a}.finding blockquote.s3{border-left-color:#c62828}
 .finding blockquote.s0,.finding blockquote.sn{border-left-color:#8bc48e}
 .rat{margin:.2rem 0}.by{margin:.1rem 0;font-size:.82rem;color:var(--muted)}

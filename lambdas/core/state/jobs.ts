@@ -78,6 +78,10 @@ export interface Job {
   readonly finalizedAt?: string;
   readonly reportKey?: string;
   readonly htmlReportKey?: string;
+  /** When `clause-review purge` deleted the job's document, work files, report and other items. */
+  readonly purgedAt?: string;
+  /** What that purge deleted: object versions and delete markers, and state-table items. */
+  readonly purge?: { readonly objects: number; readonly items: number };
 }
 
 /** What intake knows when it creates a job. */

@@ -1,0 +1,186 @@
+/**
+ * Headless Chromium driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`:
+ * the browser reads commands from fd 3 and writes replies to fd 4, each a JSON message ended
+ * by a NUL byte), so tests can render a page and read what the browser computed without a
+ * WebSocket client or a browser-automation package.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+
+/** Executables tried in order when CHROMIUM_PATH is unset (Debian's package first). */
+const CANDIDATES = ['chromium-headless-shell', 'chromium', 'chromium-browser', 'google-chrome'];
+
+/** The browser executable: CHROMIUM_PATH, or the first candidate on PATH; throws naming the fix. */
+export function chromiumPath(): string {
+  const explicit = process.env.CHROMIUM_PATH;
+  if (explicit) {
+    if (!existsSync(explicit)) throw new Error(`CHROMIUM_PATH names '${explicit}', which does not exist`);
+    return explicit;
+  }
+  for (const name of CANDIDATES) {
+    for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+      if (dir && existsSync(join(dir, name))) return join(dir, name);
+    }
+  }
+  throw new Error(
+    `no headless Chromium found (tried ${CANDIDATES.join(', ')} on PATH): ` +
+      'install it with `apt-get install -y chromium-headless-shell` (.ci/run does), or set CHROMIUM_PATH',
+  );
+}
+
+interface Reply {
+  readonly id?: number;
+  readonly method?: string;
+  readonly sessionId?: string;
+  readonly result?: Record<string, unknown>;
+  readonly error?: { code: number; message: string };
+  readonly params?: Record<string, unknown>;
+}
+
+/** One browser process and one page in it. */
+export class Chromium {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+  private readonly waiters: { method: string; resolve: () => void }[] = [];
+  private sessionId = '';
+  private exited: Error | undefined;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly profileDir: string,
+    private readonly pageDir: string,
+  ) {
+    const out = child.stdio[4] as Readable;
+    let buffered = Buffer.alloc(0);
+    out.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      for (let end = buffered.indexOf(0); end >= 0; end = buffered.indexOf(0)) {
+        this.dispatch(JSON.parse(buffered.subarray(0, end).toString('utf8')) as Reply);
+        buffered = buffered.subarray(end + 1);
+      }
+    });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString('utf8')).slice(-4000);
+    });
+    child.on('exit', (code, signal) => {
+      this.exited = new Error(`Chromium exited (code ${code}, signal ${signal}): ${stderr.trim()}`);
+      for (const p of this.pending.values()) p.reject(this.exited);
+      this.pending.clear();
+    });
+  }
+
+  /** Starts the browser and opens a blank page. */
+  static async launch(): Promise<Chromium> {
+    const profileDir = mkdtempSync(join(tmpdir(), 'clause-review-chromium-'));
+    const pageDir = mkdtempSync(join(tmpdir(), 'clause-review-page-'));
+    const child = spawn(
+      chromiumPath(),
+      [
+        '--headless',
+        '--remote-debugging-pipe',
+        // CI runs as root, where Chromium refuses its sandbox; the pages rendered are the project's own.
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--hide-scrollbars',
+        '--window-size=1280,900',
+        `--user-data-dir=${profileDir}`,
+        'about:blank',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
+    );
+    const browser = new Chromium(child, profileDir, pageDir);
+    try {
+      const { targetId } = (await browser.send('Target.createTarget', { url: 'about:blank' })) as {
+        targetId: string;
+      };
+      const { sessionId } = (await browser.send('Target.attachToTarget', { targetId, flatten: true })) as {
+        sessionId: string;
+      };
+      browser.sessionId = sessionId;
+      await browser.send('Page.enable', {}, sessionId);
+      await browser.send('Runtime.enable', {}, sessionId);
+    } catch (error) {
+      await browser.close();
+      throw error;
+    }
+    return browser;
+  }
+
+  private dispatch(message: Reply): void {
+    if (message.id !== undefined) {
+      const p = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (!p) return;
+      if (message.error) p.reject(new Error(`DevTools: ${message.error.message} (${message.error.code})`));
+      else p.resolve(message);
+      return;
+    }
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      const w = this.waiters[i];
+      if (w && w.method === message.method) {
+        this.waiters.splice(i, 1);
+        w.resolve();
+      }
+    }
+  }
+
+  private send(method: string, params: Record<string, unknown> = {}, sessionId?: string) {
+    if (this.exited) return Promise.reject(this.exited);
+    const id = this.nextId++;
+    const reply = new Promise<Reply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    (this.child.stdio[3] as Writable).write(
+      `${JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) })}\0`,
+    );
+    return reply.then((r) => r.result ?? {});
+  }
+
+  private event(method: string): Promise<void> {
+    return new Promise((resolve) => this.waiters.push({ method, resolve }));
+  }
+
+  /** Loads `html` from a file (as a saved report is opened) and waits for its load event. */
+  async load(html: string): Promise<void> {
+    const file = join(this.pageDir, `page-${this.nextId}.html`);
+    writeFileSync(file, html);
+    const loaded = this.event('Page.loadEventFired');
+    const r = (await this.send('Page.navigate', { url: pathToFileURL(file).href }, this.sessionId)) as {
+      errorText?: string;
+    };
+    if (r.errorText) throw new Error(`Chromium could not load ${file}: ${r.errorText}`);
+    await loaded;
+  }
+
+  /** Evaluates a JavaScript expression in the page and returns its (JSON) value. */
+  async evaluate<T>(expression: string): Promise<T> {
+    const r = (await this.send(
+      'Runtime.evaluate',
+      { expression, returnByValue: true, awaitPromise: true },
+      this.sessionId,
+    )) as { result: { value: T }; exceptionDetails?: { exception?: { description?: string }; text: string } };
+    if (r.exceptionDetails) {
+      throw new Error(
+        `page script failed: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`,
+      );
+    }
+    return r.result.value;
+  }
+
+  /** Closes the browser and removes its profile and pages. */
+  async close(): Promise<void> {
+    if (!this.exited) {
+      const gone = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+      this.send('Browser.close').catch(() => {});
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+      await gone;
+      clearTimeout(timer);
+    }
+    rmSync(this.profileDir, { recursive: true, force: true });
+    rmSync(this.pageDir, { recursive: true, force: true });
+  }
+}
