@@ -281,7 +281,12 @@ export interface PipelineApiOptions {
   readonly settings?: LocalRunSettings;
   /** Access key id → secret of the callers allowed in. @default the emulator credentials (test/test) */
   readonly credentials?: Readonly<Record<string, string>>;
-  /** Principals who may act on every job (`localCallerArn` of a key). @default none */
+  /**
+   * Principals who may act on every job (`localCallerArn` of a key).
+   * @default the emulator key's caller: on a local stack the person at the keyboard owns the
+   * account, and uploads made straight to the intake bucket (`aws s3 cp`) carry no principal
+   * of theirs, so without it nobody could read those jobs.
+   */
   readonly administrators?: readonly string[];
   readonly log?: (line: string) => void;
 }
@@ -311,7 +316,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       defaultCostLimit: settings.defaultCostCeilingMicros,
       uploadUrlSeconds: 900,
       reportUrlSeconds: 900,
-      ...(options.administrators ? { administrators: options.administrators } : {}),
+      administrators: options.administrators ?? [localCallerArn(EMULATOR_CREDENTIALS.accessKeyId)],
     },
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.log ? { log: options.log } : {}),
