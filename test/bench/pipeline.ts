@@ -77,6 +77,12 @@ export interface PipelineBenchResult {
   readonly limiterMeanActive: number;
   /** Share of those samples in which calls waited for a permit. */
   readonly limiterWaitingShare: number;
+  /** Upload to the first model call's end, as the limiter saw it. */
+  readonly toFirstCallSeconds: number;
+  /** From the first model call's end to the last one's: the stretch in which calls ran. */
+  readonly callingSeconds: number;
+  /** The last model call's end to the last report written. */
+  readonly afterLastCallSeconds: number;
 }
 
 /** The stand-in in its own process, so its CPU is not counted as orchestration. */
@@ -187,8 +193,15 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
     { step: 'deserialize', name: 'benchCountConflicts' },
   );
   const samples: { limit: number; active: number; waiting: number }[] = [];
+  // When calls were first and last seen ending (limiter permits released), every 250 ms.
+  const calls = { first: Number.NaN, last: Number.NaN, count: 0 };
   const sampler = setInterval(() => {
     const l = pipeline.limiters?.stats()[LOCAL_RUN_PRIMARY_MODEL];
+    if (l && l.calls > calls.count) {
+      if (calls.count === 0) calls.first = Date.now();
+      calls.count = l.calls;
+      calls.last = Date.now();
+    }
     if (l && (l.active > 0 || l.waiting.realtime + l.waiting.batch > 0)) {
       samples.push({ limit: l.limit, active: l.active, waiting: l.waiting.realtime + l.waiting.batch });
     }
@@ -274,6 +287,9 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       limiterMeanLimit: mean((x) => x.limit),
       limiterMeanActive: mean((x) => x.active),
       limiterWaitingShare: mean((x) => (x.waiting > 0 ? 1 : 0)),
+      toFirstCallSeconds: (calls.first - started) / 1000,
+      callingSeconds: (calls.last - calls.first) / 1000,
+      afterLastCallSeconds: (finished - calls.last) / 1000,
     };
   } finally {
     clearInterval(sampler);
@@ -293,6 +309,7 @@ export function formatPipelineBench(label: string, o: PipelineBenchOptions, r: P
     `  calls answered                     ${r.callsAnswered} (fallback model ${f(r.fallbackShare * 100)} %), throttled ${r.throttled}`,
     `  wall time (upload → last report)   ${f(r.seconds)} s`,
     `  achieved calls/s ÷ C/L             ${f(r.callsPerSecond)} ÷ ${f(r.boundPerSecond)} = ${f(r.callsPerSecond / r.boundPerSecond, 3)}`,
+    `  where the time went                ${f(r.toFirstCallSeconds)} s to the first call, ${f(r.callingSeconds)} s of calls (${f(r.callsAnswered / r.callingSeconds / r.boundPerSecond, 3)} of C/L), ${f(r.afterLastCallSeconds)} s from the last call to the report`,
     `  DynamoDB requests per model call   ${f(r.dynamoRequestsPerCall, 2)}: writes ${f(r.writesPerCall, 3)}, transactions ${f(r.transactionsPerCall, 3)}, job-item writes ${f(r.jobItemWritesPerCall, 4)}`,
     `  transaction conflicts              ${f(r.conflictsPer1000Calls, 2)} per 1,000 calls`,
     `  orchestration CPU per call         ${f(r.orchestrationCpuMsPerCall, 2)} ms (handlers, SDK clients, limiter)`,

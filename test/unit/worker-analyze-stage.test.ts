@@ -35,7 +35,12 @@ import type { Checkpoint, Lease } from '../../lambdas/core/state/claims.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import { callSk } from '../../lambdas/core/state/keys.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
-import { idempotencyKey, worstCaseCost, worstCaseInputTokens } from '../../lambdas/core/worker/call.js';
+import {
+  GATE_LOOKAHEAD_MS,
+  idempotencyKey,
+  worstCaseCost,
+  worstCaseInputTokens,
+} from '../../lambdas/core/worker/call.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
@@ -636,5 +641,45 @@ describe('analyzeStage: the model limiter', () => {
     expect(stats.throttles).toBe(1);
     expect(stats.calls).toBe(2);
     expect(stats.granted).toMatchObject({ batch: 2, realtime: 0 });
+  });
+
+  /** Two calls through one permit; the first one's answer takes `latencyMs` on the clock. */
+  async function twoCallsThroughOnePermit(latencyMs: number) {
+    const limiters = new LimiterRegistry({ initial: 1, windowMs: 1e9, now: () => clock });
+    arrange();
+    bedrock.on(ConverseCommand).callsFake(async (input: ConverseCommandInput) => {
+      events.push('converse');
+      // Long enough for the waiting call to become next and read the job.
+      await new Promise((r) => setTimeout(r, 20));
+      clock += latencyMs;
+      events.push('answered');
+      return validAnswer(input);
+    });
+    const outcome = await run([clause(1), clause(2)], { deps: { limiters } });
+    expect(outcome).toMatchObject({ counts: { done: 2 } });
+    return events.filter((e) => ['gate', 'converse', 'answered'].includes(e));
+  }
+
+  it('reads the job for the next call in line while the permit is still in use, and starts it on that reading', async () => {
+    expect(await twoCallsThroughOnePermit(50)).toEqual([
+      'gate', // the first call, which got the permit at once
+      'gate', // the second call, next in line: its read overlaps the first call
+      'converse',
+      'answered',
+      'converse', // no read between the permit and the request
+      'answered',
+    ]);
+  });
+
+  it(`reads again when the permit comes more than ${GATE_LOOKAHEAD_MS} ms after the early reading began`, async () => {
+    expect(await twoCallsThroughOnePermit(GATE_LOOKAHEAD_MS + 1)).toEqual([
+      'gate',
+      'gate',
+      'converse',
+      'answered',
+      'gate', // the early reading is too old by the time the permit comes
+      'converse',
+      'answered',
+    ]);
   });
 });

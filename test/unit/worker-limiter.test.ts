@@ -627,6 +627,60 @@ describe('AdaptiveLimiter: lanes', () => {
   });
 });
 
+describe('AdaptiveLimiter: onNext', () => {
+  async function busy() {
+    const s = setup({ initial: 1, windowMs: 1e9 });
+    const [first] = await hold(s.limiter, 1);
+    return { ...s, first: first as Permit };
+  }
+
+  it('is not called when a permit is free at once', async () => {
+    const s = setup({ initial: 1, windowMs: 1e9 });
+    let told = 0;
+    await s.limiter.acquire('realtime', { onNext: () => told++ });
+    expect(told).toBe(0);
+  });
+
+  it('tells each waiter once, when it becomes the next to be served, as the line moves', async () => {
+    const s = await busy();
+    const told: string[] = [];
+    const a = track(s.limiter.acquire('realtime', { onNext: () => told.push('a') }));
+    const b = track(s.limiter.acquire('realtime', { onNext: () => told.push('b') }));
+    expect(told).toEqual(['a']);
+    s.first.release();
+    await flush();
+    expect(a.done).toBe(true);
+    expect(b.done).toBe(false);
+    expect(told).toEqual(['a', 'b']);
+    a.value?.release();
+    await flush();
+    expect(b.done).toBe(true);
+    expect(told).toEqual(['a', 'b']);
+  });
+
+  it('tells a realtime waiter that goes ahead of the batch waiter already told', async () => {
+    const s = await busy();
+    const told: string[] = [];
+    void s.limiter.acquire('batch', { onNext: () => told.push('batch') });
+    void s.limiter.acquire('realtime', { onNext: () => told.push('realtime') });
+    expect(told).toEqual(['batch', 'realtime']);
+  });
+
+  it('tells the waiter behind one that withdraws', async () => {
+    const s = await busy();
+    const told: string[] = [];
+    const controller = new AbortController();
+    const gone = track(
+      s.limiter.acquire('realtime', { signal: controller.signal, onNext: () => told.push('a') }),
+    );
+    void s.limiter.acquire('realtime', { onNext: () => told.push('b') });
+    controller.abort(new Error('lease lost'));
+    await flush();
+    expect(gone.error).toBeInstanceOf(Error);
+    expect(told).toEqual(['a', 'b']);
+  });
+});
+
 describe('AdaptiveLimiter.run', () => {
   it('fits where Semaphore.run is used', async () => {
     const { limiter } = setup();

@@ -21,7 +21,7 @@ import type { UnstartedReason } from '../state/claims.js';
 import { type BackoffPolicy, fullJitterDelay, mayRetry } from './backoff.js';
 import type { ChunkBudget } from './chunk-budget.js';
 import { classifyCallError, describeError, isThrottle } from './error-class.js';
-import type { JobGate } from './job-gate.js';
+import type { GateReading, JobGate } from './job-gate.js';
 import type { LimiterRegistry, Permit } from './limiter.js';
 
 /** What every call of a process shares. */
@@ -298,16 +298,23 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
   }
   // The intent goes first too, so that no permit waits on a ledger write.
   await chunk.intentOf(ctx.index);
+  let early: Promise<GateReading> | undefined;
   const permit = await deps.limiters
     ?.for(s.modelId)
-    .acquire(chunk.lane, { signal: chunk.halt })
+    .acquire(chunk.lane, {
+      signal: chunk.halt,
+      onNext: () => {
+        early = chunk.gate.check();
+        early.catch(() => {});
+      },
+    })
     .catch(() => undefined);
   if (chunk.halt.aborted) {
     chunk.budget.release(estimate);
     permit?.release({ unused: true });
     return stoppedResult(chunk, s.modelId, s.retries);
   }
-  const { job, checkedAt } = await chunk.gate.check();
+  const { job, checkedAt } = await gateReading(chunk.gate, early, deps.now());
   if (!chunk.leaseHeld()) chunk.stop('lease-lost');
   if (job?.status !== 'running' || job.budgetExceededAt || chunk.stopped()) {
     chunk.budget.release(estimate);
@@ -320,6 +327,29 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
     return stoppedResult(chunk, s.modelId, s.retries);
   }
   return { estimate, permit, checkedAt };
+}
+
+/**
+ * How long before its permit a call's job-status read may have begun. The read starts when the
+ * call is next in line for a permit, so that it overlaps the wait rather than holding a permit
+ * the model could use; a permit that came later than this (a long wait at the head of the line)
+ * gets a fresh read.
+ */
+export const GATE_LOOKAHEAD_MS = 100;
+
+/**
+ * The job-status reading a call starts on: the one begun while it was next in line, if it
+ * answered and began at most {@link GATE_LOOKAHEAD_MS} before the permit, else a new one. Either
+ * way it began after the call asked, so a cancel recorded before the call asked is seen.
+ */
+async function gateReading(
+  gate: JobGate,
+  early: Promise<GateReading> | undefined,
+  grantedAt: number,
+): Promise<GateReading> {
+  const reading = await early?.catch(() => undefined);
+  if (reading && grantedAt - reading.checkedAt <= GATE_LOOKAHEAD_MS) return reading;
+  return gate.check();
 }
 
 /**

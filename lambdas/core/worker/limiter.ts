@@ -177,6 +177,12 @@ export interface Permit {
 export interface AcquireOptions {
   /** Aborting it withdraws a waiting request, which then rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * Called once, while the request waits, when it becomes the next to be granted: the moment
+   * to start work that must be fresh when the permit comes (the call's job-status read), so it
+   * overlaps the wait instead of holding the permit. Not called when a permit is free at once.
+   */
+  readonly onNext?: () => void;
 }
 
 /** Options of {@link AdaptiveLimiter.run}. */
@@ -213,6 +219,7 @@ interface Waiter {
   /** Earliest deadline is served first (see the module comment). */
   readonly deadline: number;
   readonly grant: (permit: Permit) => void;
+  onNext: (() => void) | undefined;
 }
 
 interface WindowState {
@@ -371,6 +378,7 @@ export class AdaptiveLimiter {
         const queue = this.queues[lane];
         const at = queue.indexOf(waiter);
         if (at >= 0) queue.splice(at, 1);
+        this.announceNext();
         reject(signal?.reason);
       };
       const waiter: Waiter = {
@@ -381,9 +389,11 @@ export class AdaptiveLimiter {
           signal?.removeEventListener('abort', onAbort);
           resolve(permit);
         },
+        onNext: options.onNext,
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.queues[lane].push(waiter);
+      this.announceNext();
     });
   }
 
@@ -497,19 +507,31 @@ export class AdaptiveLimiter {
     this.pump();
   }
 
+  /** The waiter served next: earliest deadline first, a tie going to realtime. */
+  private head(): Waiter | undefined {
+    const realtime = this.queues.realtime[0];
+    const batch = this.queues.batch[0];
+    return !batch || (realtime && realtime.deadline <= batch.deadline) ? realtime : batch;
+  }
+
   private pump(): void {
-    if (this.pending) return;
-    while (this.inUse < this.current) {
-      const realtime = this.queues.realtime[0];
-      const batch = this.queues.batch[0];
-      if (!realtime && !batch) return;
-      // Earliest deadline first; a tie goes to realtime.
-      const next = !batch || (realtime && realtime.deadline <= batch.deadline) ? realtime : batch;
-      if (!next) return;
-      this.queues[next.lane].shift();
-      if (next.lane === 'batch' && realtime) this.totals.agedBatchGrants++;
-      next.grant(this.grant(next.lane, next.arrivedAt));
+    if (!this.pending) {
+      for (let next = this.head(); next && this.inUse < this.current; next = this.head()) {
+        this.queues[next.lane].shift();
+        if (next.lane === 'batch' && this.queues.realtime.length > 0) this.totals.agedBatchGrants++;
+        next.grant(this.grant(next.lane, next.arrivedAt));
+      }
     }
+    this.announceNext();
+  }
+
+  /** Tells the waiter served next that it is next (once). */
+  private announceNext(): void {
+    const next = this.head();
+    const onNext = next?.onNext;
+    if (!next || !onNext) return;
+    next.onNext = undefined;
+    onNext();
   }
 
   private roll(): void {
