@@ -13,6 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -83,6 +84,8 @@ export interface PipelineBenchResult {
   readonly callingSeconds: number;
   /** The last model call's end to the last report written. */
   readonly afterLastCallSeconds: number;
+  /** Event-loop delay of the process running intake, the realtime lane and finalize (ms). */
+  readonly eventLoopDelayMs: { readonly mean: number; readonly p99: number; readonly max: number };
 }
 
 /** The stand-in in its own process, so its CPU is not counted as orchestration. */
@@ -195,6 +198,8 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
   const samples: { limit: number; active: number; waiting: number }[] = [];
   // When calls were first and last seen ending (limiter permits released), every 250 ms.
   const calls = { first: Number.NaN, last: Number.NaN, count: 0 };
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const sampler = setInterval(() => {
     const l = pipeline.limiters?.stats()[LOCAL_RUN_PRIMARY_MODEL];
     if (l && l.calls > calls.count) {
@@ -290,8 +295,14 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       toFirstCallSeconds: (calls.first - started) / 1000,
       callingSeconds: (calls.last - calls.first) / 1000,
       afterLastCallSeconds: (finished - calls.last) / 1000,
+      eventLoopDelayMs: {
+        mean: loopDelay.mean / 1e6,
+        p99: loopDelay.percentile(99) / 1e6,
+        max: loopDelay.max / 1e6,
+      },
     };
   } finally {
+    loopDelay.disable();
     clearInterval(sampler);
     await pipeline.stop();
     await stack.stop();
@@ -312,6 +323,7 @@ export function formatPipelineBench(label: string, o: PipelineBenchOptions, r: P
     `  where the time went                ${f(r.toFirstCallSeconds)} s to the first call, ${f(r.callingSeconds)} s of calls (${f(r.callsAnswered / r.callingSeconds / r.boundPerSecond, 3)} of C/L), ${f(r.afterLastCallSeconds)} s from the last call to the report`,
     `  DynamoDB requests per model call   ${f(r.dynamoRequestsPerCall, 2)}: writes ${f(r.writesPerCall, 3)}, transactions ${f(r.transactionsPerCall, 3)}, job-item writes ${f(r.jobItemWritesPerCall, 4)}`,
     `  transaction conflicts              ${f(r.conflictsPer1000Calls, 2)} per 1,000 calls`,
+    `  event-loop delay                   mean ${f(r.eventLoopDelayMs.mean)} ms, p99 ${f(r.eventLoopDelayMs.p99)} ms, max ${f(r.eventLoopDelayMs.max)} ms (the process running the handlers)`,
     `  orchestration CPU per call         ${f(r.orchestrationCpuMsPerCall, 2)} ms (handlers, SDK clients, limiter)`,
     `  emulator (moto) CPU per call       ${f(r.emulatorCpuMsPerCall, 2)} ms`,
     `  primary model's limiter            mean limit ${f(r.limiterMeanLimit)}, mean permits in use ${f(r.limiterMeanActive)}; calls waiting for a permit in ${f(r.limiterWaitingShare * 100)} % of samples`,

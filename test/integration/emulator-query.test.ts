@@ -1,4 +1,10 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  GetCommand,
+  QueryCommand,
+  ScanCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { provisionTestStack } from '../helpers/local-aws.js';
 
@@ -68,5 +74,57 @@ describe('Query on the base table (the launcher reads one partition, not the who
       }),
     );
     expect(none.Items).toEqual([]);
+  });
+});
+
+describe('item reads answered as JSON directly (the launcher skips the generic serializer)', () => {
+  it('gives back every attribute type as written, through Query, Scan, GetItem and BatchGetItem', async () => {
+    const item = {
+      pk: 'JOB#types',
+      sk: 'CALL#0001',
+      s: 'quote “with” unicode ✓ and "escapes"\n',
+      n: 12345678901234,
+      f: 0.25,
+      yes: true,
+      nothing: null,
+      list: [1, 'two', { three: [3] }],
+      map: { nested: { deeper: 'x' }, empty: {} },
+      strings: new Set(['a', 'b']),
+      numbers: new Set([1, 2]),
+    };
+    const binary = { pk: 'JOB#types', sk: 'CALL#0002', bytes: new Uint8Array([0, 1, 254, 255]) };
+    await put([item, binary]);
+    const key = { pk: item.pk, sk: item.sk };
+
+    const got = await documents.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+    expect(got.Item).toEqual(item);
+    const queried = await documents.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': item.pk },
+      }),
+    );
+    expect(queried).toMatchObject({ Count: 2, ScannedCount: 2 });
+    expect(queried.Items).toEqual([item, binary]);
+    const scanned = await documents.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': item.pk },
+      }),
+    );
+    expect(scanned.Items).toHaveLength(2);
+    const batch = await documents.send(
+      new BatchGetCommand({
+        RequestItems: { [table]: { Keys: [key, { pk: 'JOB#types', sk: 'CALL#0002' }] } },
+      }),
+    );
+    expect(batch.Responses?.[table]).toHaveLength(2);
+    expect(batch.Responses?.[table]).toContainEqual(binary);
+    const missing = await documents.send(
+      new GetCommand({ TableName: table, Key: { pk: 'JOB#types', sk: 'CALL#none' } }),
+    );
+    expect(missing.Item).toBeUndefined();
   });
 });
