@@ -643,43 +643,55 @@ describe('analyzeStage: the model limiter', () => {
     expect(stats.granted).toMatchObject({ batch: 2, realtime: 0 });
   });
 
-  /** Two calls through one permit; the first one's answer takes `latencyMs` on the clock. */
+  /**
+   * Two calls through one permit. The first call's answer comes once its job has been read
+   * again while it was out (the second call, next in line, keeps the reading fresh), and takes
+   * `latencyMs` on the clock. Returns the events from the first request on.
+   */
   async function twoCallsThroughOnePermit(latencyMs: number) {
     const limiters = new LimiterRegistry({ initial: 1, windowMs: 1e9, now: () => clock });
     arrange();
+    let readDuringCall: (() => void) | undefined;
+    ddb.on(GetCommand).callsFake(() => {
+      events.push('gate');
+      readDuringCall?.();
+      return { Item: { status: 'running' } };
+    });
     bedrock.on(ConverseCommand).callsFake(async (input: ConverseCommandInput) => {
       events.push('converse');
-      // Long enough for the waiting call to become next and read the job.
-      await new Promise((r) => setTimeout(r, 20));
-      clock += latencyMs;
+      if (events.filter((e) => e === 'converse').length === 1) {
+        clock += 1;
+        await new Promise<void>((resolve) => {
+          readDuringCall = resolve;
+        });
+        readDuringCall = undefined;
+        clock += latencyMs;
+      }
       events.push('answered');
       return validAnswer(input);
     });
-    const outcome = await run([clause(1), clause(2)], { deps: { limiters } });
+    const gate = new JobGate(
+      () => new Jobs(db, TABLE, () => clock).gate(job.jobId),
+      () => clock,
+      1,
+    );
+    const outcome = await run([clause(1), clause(2)], { deps: { limiters, gate } });
     expect(outcome).toMatchObject({ counts: { done: 2 } });
-    return events.filter((e) => ['gate', 'converse', 'answered'].includes(e));
+    const trail = events.filter((e) => ['gate', 'converse', 'answered'].includes(e));
+    return trail.slice(trail.indexOf('converse'));
   }
 
-  it('reads the job for the next call in line while the permit is still in use, and starts it on that reading', async () => {
-    expect(await twoCallsThroughOnePermit(50)).toEqual([
-      'gate', // the first call, which got the permit at once
-      'gate', // the second call, next in line: its read overlaps the first call
-      'converse',
-      'answered',
-      'converse', // no read between the permit and the request
-      'answered',
-    ]);
+  it('reads the job for the call next in line while the permit is still in use, and starts it on that reading', async () => {
+    const trail = await twoCallsThroughOnePermit(50);
+    const second = trail.lastIndexOf('converse');
+    expect(trail.slice(0, 2)).toEqual(['converse', 'gate']);
+    // No read between the permit and the request.
+    expect(trail.slice(second - 1)).toEqual(['answered', 'converse', 'answered']);
   });
 
-  it(`reads again when the permit comes more than ${GATE_LOOKAHEAD_MS} ms after the early reading began`, async () => {
-    expect(await twoCallsThroughOnePermit(GATE_LOOKAHEAD_MS + 1)).toEqual([
-      'gate',
-      'gate',
-      'converse',
-      'answered',
-      'gate', // the early reading is too old by the time the permit comes
-      'converse',
-      'answered',
-    ]);
+  it(`reads again when the permit comes more than ${GATE_LOOKAHEAD_MS} ms after the newest reading began`, async () => {
+    const trail = await twoCallsThroughOnePermit(GATE_LOOKAHEAD_MS + 1);
+    const second = trail.lastIndexOf('converse');
+    expect(trail.slice(second - 2)).toEqual(['answered', 'gate', 'converse', 'answered']);
   });
 });

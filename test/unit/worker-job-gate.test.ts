@@ -69,6 +69,42 @@ describe('JobGate', () => {
 });
 
 describe('JobGates', () => {
+  it('keeps the newest answered reading, offered only to callers who asked before it began', async () => {
+    const r = controlledReads();
+    const gate = new JobGate(r.read, r.now);
+    expect(gate.latest(0)).toBeUndefined();
+    r.tick(10);
+    const a = gate.check();
+    r.reads[0]?.resolve(running);
+    await a;
+    expect(gate.latest(9)).toEqual({ job: running, checkedAt: 10 });
+    // Begun in the same millisecond as the ask: it may have begun before it.
+    expect(gate.latest(10)).toBeUndefined();
+    expect(gate.latest(11)).toBeUndefined();
+  });
+
+  it('reads again and again while watched, and stops when the last watcher lets go', async () => {
+    const r = controlledReads();
+    const gate = new JobGate(r.read, r.now, 0);
+    const stopA = gate.watch();
+    const stopB = gate.watch();
+    expect(r.reads).toHaveLength(1);
+    r.reads[0]?.resolve(running);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(r.reads).toHaveLength(2);
+    stopA();
+    stopA(); // a second call changes nothing
+    r.tick(3);
+    r.reads[1]?.resolve({ status: 'cancelled' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(r.reads).toHaveLength(3);
+    expect(gate.latest(-1)?.job).toEqual({ status: 'cancelled' });
+    stopB();
+    r.reads[2]?.resolve(running);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(r.reads).toHaveLength(3);
+  });
+
   it('shares one gate among the chunks of a job and drops it when the last lets go', async () => {
     const asked: string[] = [];
     const gates = new JobGates(async (jobId) => {

@@ -298,23 +298,25 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
   }
   // The intent goes first too, so that no permit waits on a ledger write.
   await chunk.intentOf(ctx.index);
-  let early: Promise<GateReading> | undefined;
+  const askedAt = deps.now();
+  // While this call is next in line, its job's status is kept fresh (see JobGate.watch).
+  let unwatch: (() => void) | undefined;
   const permit = await deps.limiters
     ?.for(s.modelId)
     .acquire(chunk.lane, {
       signal: chunk.halt,
       onNext: () => {
-        early = chunk.gate.check();
-        early.catch(() => {});
+        unwatch = chunk.gate.watch();
       },
     })
     .catch(() => undefined);
+  unwatch?.();
   if (chunk.halt.aborted) {
     chunk.budget.release(estimate);
     permit?.release({ unused: true });
     return stoppedResult(chunk, s.modelId, s.retries);
   }
-  const { job, checkedAt } = await gateReading(chunk.gate, early, deps.now());
+  const { job, checkedAt } = await gateReading(chunk.gate, askedAt, deps.now());
   if (!chunk.leaseHeld()) chunk.stop('lease-lost');
   if (job?.status !== 'running' || job.budgetExceededAt || chunk.stopped()) {
     chunk.budget.release(estimate);
@@ -330,26 +332,22 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
 }
 
 /**
- * How long before its permit a call's job-status read may have begun. The read starts when the
- * call is next in line for a permit, so that it overlaps the wait rather than holding a permit
- * the model could use; a permit that came later than this (a long wait at the head of the line)
- * gets a fresh read.
+ * How long before its permit a call's job-status read may have begun. Reads of a job with a
+ * call next in line for a permit come every 50 ms (JobGate.watch), so a call granted a permit
+ * usually finds one this fresh and starts without holding its permit through a read.
  */
 export const GATE_LOOKAHEAD_MS = 100;
 
 /**
- * The job-status reading a call starts on: the one begun while it was next in line, if it
- * answered and began at most {@link GATE_LOOKAHEAD_MS} before the permit, else a new one. Either
- * way it began after the call asked, so a cancel recorded before the call asked is seen.
+ * The job-status reading a call starts on: the newest one, if it began after the call asked
+ * and at most {@link GATE_LOOKAHEAD_MS} before its permit, else a new one. Either way a cancel
+ * recorded before the call asked is seen.
  */
-async function gateReading(
-  gate: JobGate,
-  early: Promise<GateReading> | undefined,
-  grantedAt: number,
-): Promise<GateReading> {
-  const reading = await early?.catch(() => undefined);
-  if (reading && grantedAt - reading.checkedAt <= GATE_LOOKAHEAD_MS) return reading;
-  return gate.check();
+function gateReading(gate: JobGate, askedAt: number, grantedAt: number): Promise<GateReading> {
+  const reading = gate.latest(askedAt);
+  return reading && grantedAt - reading.checkedAt <= GATE_LOOKAHEAD_MS
+    ? Promise.resolve(reading)
+    : gate.check();
 }
 
 /**

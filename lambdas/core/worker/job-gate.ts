@@ -16,14 +16,22 @@ export interface GateReading {
  * Calls that ask while a read is in flight share the next read, so under load there is about
  * one GetItem per round of calls rather than one per call, and no write. One gate serves every
  * chunk of a job that a process runs at once ({@link JobGates}).
+ *
+ * While a call of the job is next in line for a model permit, the gate is watched: it reads
+ * every `refreshMs`, so calls granted a permit find a reading that began after they asked and
+ * only moments ago ({@link latest}), and spend their permit at the model instead of on a read.
  */
 export class JobGate {
   private inFlight: Promise<GateReading> | undefined;
   private next: Promise<GateReading> | undefined;
+  private last: GateReading | undefined;
+  private watchers = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly read: () => Promise<JobGateState | undefined>,
     private readonly now: () => number = Date.now,
+    private readonly refreshMs = 50,
   ) {}
 
   /** A reading that began after this call. */
@@ -37,6 +45,47 @@ export class JobGate {
     return this.next;
   }
 
+  /**
+   * The newest reading that has answered, if it began after `askedAt` (epoch ms; strictly, as a
+   * read begun in the same millisecond may have begun before the ask).
+   */
+  latest(askedAt: number): GateReading | undefined {
+    return this.last && this.last.checkedAt > askedAt ? this.last : undefined;
+  }
+
+  /**
+   * Keeps readings coming, one beginning every `refreshMs` (or as soon as the last answers,
+   * if that takes longer), until every watcher has called the function it was given.
+   */
+  watch(): () => void {
+    if (++this.watchers === 1 && !this.timer) this.refresh();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--this.watchers === 0 && this.timer) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+      }
+    };
+  }
+
+  private refresh(): void {
+    const began = this.now();
+    const again = () => {
+      if (this.watchers === 0) return;
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          if (this.watchers > 0) this.refresh();
+        },
+        Math.max(0, began + this.refreshMs - this.now()),
+      );
+      this.timer.unref?.();
+    };
+    this.check().then(again, again);
+  }
+
   private start(): Promise<GateReading> {
     this.next = undefined;
     const checkedAt = this.now();
@@ -45,7 +94,10 @@ export class JobGate {
     const clear = () => {
       if (this.inFlight === reading) this.inFlight = undefined;
     };
-    reading.then(clear, clear);
+    reading.then((r) => {
+      if (!this.last || r.checkedAt >= this.last.checkedAt) this.last = r;
+      clear();
+    }, clear);
     return reading;
   }
 }
