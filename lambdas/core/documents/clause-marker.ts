@@ -65,13 +65,13 @@ const SPELLED_PATTERN = SPELLED.map((w) => `${w.toUpperCase()}|${w[0]?.toUpperCa
 );
 
 const DIVISION = new RegExp(
-  `(ARTICLE|Article|SECTION|Section|§{1,2})[ ]?(${SPELLED_PATTERN}|[IVXLC]{1,7}|\\d{1,3}(?:\\.\\d{1,3}){0,3}|[A-Z])\\.?(?=$|[ :\\-–—,)])`,
+  `(ARTICLE|Article|SECTION|Section|§{1,2})[ ]?(${SPELLED_PATTERN}|[IVXLC]{1,7}|\\d{1,6}(?:\\.\\d{1,4}){0,3}|[A-Z])\\.?(?=$|[ :\\-–—,)])`,
   'y',
 );
 const ANNEX =
   /(EXHIBIT|Exhibit|SCHEDULE|Schedule|APPENDIX|Appendix|ANNEX|Annex|ATTACHMENT|Attachment|ADDENDUM|Addendum)[ ]([A-Z]{1,2}(?:-\d{1,3})?|\d{1,3}(?:\.\d{1,3})?|[IVXLC]{1,6})\.?(?=$|[ :\-–—,)])/y;
 // The look-ahead refuses what continues a number rather than ending a label: 1.5%, 12/31, 10:30, 1,000.
-const NUMBER = /(\d{1,3})((?:\.\d{1,3}){0,4})(\.)?((?:\([a-zA-Z0-9]{1,4}\)){0,3})(?![\d%/:,\-\w]|\.\d)/y;
+const NUMBER = /(\d{1,6})((?:\.\d{1,4}){0,4})(\.)?((?:\([a-zA-Z0-9]{1,4}\)){0,3})(?![\d%/:,\-\w]|\.\d)/y;
 const PAREN = /\(([a-zA-Z]{1,7}|\d{1,2})\)(?=$| )/y;
 const RIGHT_PAREN = /([a-z]|[ivx]{1,5}|\d{1,2})\)(?=$| )/y;
 const LETTER_DOT = /([a-zA-Z]|[ivx]{2,5}|[IVX]{2,6})\.(?=$| )/y;
