@@ -5,10 +5,11 @@
  * asserts a time (machines are shared and noisy). The stand-in's own throughput is measured
  * by `npm run bench:standin`.
  *
- *   npm run bench [-- --only small,sample,largest,concurrent,cost,limiter,fleet]
+ *   npm run bench [-- --only small,sample,largest,concurrent,cost,limiter,fleet,hostile]
  */
 import { parseArgs } from 'node:util';
 import { formatCostBench, runCostBench } from './cost.js';
+import { formatHostileBench, runHostileBench } from './hostile.js';
 import { formatLimiterBench, runLimiterBench } from './limiter.js';
 import { formatFleetBench, runFleetBench } from './limiter-fleet.js';
 import {
@@ -58,4 +59,9 @@ if (want('limiter')) {
 if (want('fleet')) {
   console.log('\n== four worker processes sharing one model limit (joining 10 s apart), and each alone');
   for (const sharing of [true, false]) console.log(formatFleetBench(await runFleetBench({ sharing })));
+}
+
+if (want('hostile')) {
+  console.log('\n== hostile documents through the bounded parser (one process per case)');
+  console.log(formatHostileBench(runHostileBench()));
 }

@@ -76,6 +76,18 @@ describe('htmlToText', () => {
 });
 
 describe('markdownToText', () => {
+  it('keeps unclosed or unmatched inline markup as text, whatever its length', () => {
+    expect(markdownToText('[a]('.repeat(1000))).toBe('[a]('.repeat(1000));
+    // A link's target runs to the next `)`, as CommonMark reads it: `[b]([a](x)` is the link `b`.
+    expect(markdownToText('[a](x) [b]('.repeat(3))).toBe('a b b [b](');
+    expect(markdownToText('`a'.repeat(5))).toBe(`${'a'.repeat(4)}\`a`);
+    expect(markdownToText('``x` y``')).toBe('x` y');
+    expect(markdownToText('***both*** and **strong *inner* text** and ~~gone~~ and a*b*c')).toBe(
+      'both and strong inner text and gone and a*b*c',
+    );
+    expect(markdownToText('*a '.repeat(4))).toBe('*a '.repeat(4));
+  });
+
   it('strips markup but keeps words, numbering and structure', () => {
     const md = [
       '# 1. Definitions #',

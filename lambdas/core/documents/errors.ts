@@ -5,6 +5,10 @@
  * - `corrupt`: the file claims a format (PDF, DOCX) but cannot be opened as one;
  * - `encrypted`: the file is password-protected;
  * - `too-large`: the file is over the configured size limit;
+ * - `too-large-inflated`: a DOCX's entries or a PDF's streams unpack to more than the limit;
+ * - `too-many-pages`: a PDF has more pages than the limit;
+ * - `too-complex`: reading it took longer or more memory than allowed, or it holds more text or
+ *   clauses than one job reviews;
  * - `unsupported-type`: the format is not one the pipeline reads;
  * - `no-clauses`: text was found, but nothing in it forms a clause.
  */
@@ -14,6 +18,9 @@ export type RejectionReason =
   | 'corrupt'
   | 'encrypted'
   | 'too-large'
+  | 'too-large-inflated'
+  | 'too-many-pages'
+  | 'too-complex'
   | 'unsupported-type'
   | 'no-clauses';
 
@@ -61,6 +68,9 @@ const REASONS: ReadonlySet<string> = new Set<RejectionReason>([
   'corrupt',
   'encrypted',
   'too-large',
+  'too-large-inflated',
+  'too-many-pages',
+  'too-complex',
   'unsupported-type',
   'no-clauses',
 ]);

@@ -4,6 +4,8 @@ import { decodeText } from './decode-text.js';
 import type { DocumentFormat } from './detect-format.js';
 import { DocumentRejectedError } from './errors.js';
 import { htmlToText } from './html-to-text.js';
+import { checkPdfInflation, checkZipInflation } from './inflate-guard.js';
+import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './limits.js';
 import { markdownToText } from './markdown-to-text.js';
 
 /** pdf.js log level: errors only. Its warnings about fonts are noise in Lambda logs. */
@@ -14,9 +16,14 @@ const PDFJS_ERRORS_ONLY = 0;
  * line breaks, paragraphs of HTML and DOCX blank lines.
  *
  * @throws {DocumentRejectedError} `corrupt` when a PDF or DOCX cannot be opened, `encrypted` when
- *   a PDF needs a password.
+ *   a PDF needs a password, `too-large-inflated` when it unpacks to more than the limit,
+ *   `too-many-pages` for a PDF of more pages than the limit.
  */
-export async function extractText(bytes: Uint8Array, format: DocumentFormat): Promise<string> {
+export async function extractText(
+  bytes: Uint8Array,
+  format: DocumentFormat,
+  limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
+): Promise<string> {
   switch (format) {
     case 'txt':
       return decodeText(bytes, 'txt');
@@ -25,9 +32,11 @@ export async function extractText(bytes: Uint8Array, format: DocumentFormat): Pr
     case 'html':
       return htmlToText(decodeText(bytes, 'html'));
     case 'docx':
+      checkZipInflation(bytes, limits.maxInflatedBytes);
       return docxText(bytes);
     case 'pdf':
-      return pdfText(bytes);
+      checkPdfInflation(bytes, limits.maxInflatedBytes);
+      return pdfText(bytes, limits.maxPages);
   }
 }
 
@@ -47,7 +56,7 @@ async function docxText(bytes: Uint8Array): Promise<string> {
   }
 }
 
-async function pdfText(bytes: Uint8Array): Promise<string> {
+async function pdfText(bytes: Uint8Array, maxPages: number): Promise<string> {
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     // pdf.js may transfer (detach) the buffer it is given; the caller keeps using its bytes.
@@ -57,6 +66,15 @@ async function pdfText(bytes: Uint8Array): Promise<string> {
     // A reader that failed before it reached the password check can still see the dictionary.
     if (hasEncryptDictionary(bytes)) throw encrypted(cause);
     throw corruptPdf(cause);
+  }
+  if (pdf.numPages > maxPages) {
+    await pdf.destroy();
+    throw new DocumentRejectedError(
+      'too-many-pages',
+      `The PDF has ${pdf.numPages.toLocaleString('en-US')} pages, more than the ${maxPages.toLocaleString('en-US')} one review reads. ` +
+        'Upload the contract without its exhibits or attachments, or split it into parts.',
+      { detail: { format: 'pdf', pages: pdf.numPages, maxPages } },
+    );
   }
   try {
     const { text } = await pdfPageTexts(pdf, { mergePages: false });

@@ -2,6 +2,7 @@
  * Document intake: from uploaded bytes to normalised text, clauses and chunks, or a rejection
  * the uploader can act on.
  */
+export { parseDocumentBounded } from './bounded-parse.js';
 export type { ChunkOptions } from './chunker.js';
 export { chunkClauses, DEFAULT_MAX_CHARS, DEFAULT_MAX_CLAUSES } from './chunker.js';
 export type { DocumentFormat, FormatHints } from './detect-format.js';
@@ -9,6 +10,9 @@ export { detectFormat } from './detect-format.js';
 export type { RejectionDetail, RejectionReason } from './errors.js';
 export { DocumentRejectedError, isDocumentRejectedError } from './errors.js';
 export { extractText } from './extract-text.js';
+export { checkPdfInflation, checkZipInflation } from './inflate-guard.js';
+export type { DocumentLimits } from './limits.js';
+export { DEFAULT_DOCUMENT_LIMITS } from './limits.js';
 export { normaliseText } from './normalise.js';
 export type { ParsedDocument, ParseInput } from './parse.js';
 export { parseDocument } from './parse.js';

@@ -1,4 +1,5 @@
 import { decodeHtmlEntities } from './html-entities.js';
+import { codeSpanText, emphasisText, linkText } from './markdown-inline.js';
 
 /** Backslash escapes are protected as private-use characters while the markup is stripped. */
 const ESCAPE_BASE = 0xe000;
@@ -61,17 +62,13 @@ export function markdownToText(markdown: string): string {
 /** Inline markup: images and links keep their text, code spans and emphasis their content. */
 function inline(line: string): string {
   return decodeHtmlEntities(
-    line
-      .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
-      .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
-      .replace(/<((?:https?|mailto):[^>\s]+)>/g, '$1')
-      .replace(/<br\s*\/?>/gi, '\n')
-      .replace(/<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>/g, '')
-      .replace(/(`+)(.+?)\1/g, '$2')
-      .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
-      .replace(/(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])/g, '$1')
-      .replace(/(?<![\w_])_(?=\S)(.+?)(?<=\S)_(?![\w_])/g, '$1')
-      .replace(/~~(?=\S)(.+?)(?<=\S)~~/g, '$1'),
+    emphasisText(
+      codeSpanText(
+        linkText(line)
+          .replace(/<((?:https?|mailto):[^>\s]+)>/g, '$1')
+          .replace(/<br\s*\/?>/gi, '\n')
+          .replace(/<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>/g, ''),
+      ),
+    ),
   );
 }

@@ -5,6 +5,7 @@ import { type DocumentFormat, detectFormat } from './detect-format.js';
 import { DocumentRejectedError } from './errors.js';
 import { extractText } from './extract-text.js';
 import { formatBytes } from './format-bytes.js';
+import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './limits.js';
 import { normaliseText } from './normalise.js';
 import { type SplitOptions, splitClauses } from './split-clauses.js';
 
@@ -20,6 +21,8 @@ export interface ParseInput {
   readonly chunk?: ChunkOptions;
   /** Clause size bounds; defaults as in {@link splitClauses}. */
   readonly split?: SplitOptions;
+  /** @default DEFAULT_DOCUMENT_LIMITS */
+  readonly limits?: DocumentLimits;
 }
 
 /** A document ready for review: its text, clauses and the chunks they are processed in. */
@@ -72,11 +75,29 @@ export async function parseDocument(bytes: Uint8Array, input: ParseInput): Promi
     );
   }
 
+  const limits = input.limits ?? DEFAULT_DOCUMENT_LIMITS;
   const format = detectFormat(bytes, input);
-  const text = normaliseText(await extractText(bytes, format));
+  const raw = await extractText(bytes, format, limits);
+  if (raw.length > limits.maxChars) {
+    throw new DocumentRejectedError(
+      'too-complex',
+      `The document holds ${raw.length.toLocaleString('en-US')} characters of text, more than the ` +
+        `${limits.maxChars.toLocaleString('en-US')} one review reads. Upload the contract without its exhibits, or split it into parts.`,
+      { detail: { format, chars: raw.length, maxChars: limits.maxChars } },
+    );
+  }
+  const text = normaliseText(raw);
   if (text === '') throw noText(format);
 
   const clauses = splitClauses(text, input.split);
+  if (clauses.length > limits.maxClauses) {
+    throw new DocumentRejectedError(
+      'too-complex',
+      `The document has ${clauses.length.toLocaleString('en-US')} clauses, more than the ` +
+        `${limits.maxClauses.toLocaleString('en-US')} one review covers. Upload the contract without its exhibits, or split it into parts.`,
+      { detail: { format, clauses: clauses.length, maxClauses: limits.maxClauses } },
+    );
+  }
   if (clauses.length === 0) {
     throw new DocumentRejectedError(
       'no-clauses',

@@ -13,7 +13,7 @@ import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type PanelModels, panelModelIds, selectAnalysts, withModels } from '../analysts/index.js';
 import { findDocumentContext } from '../documents/document-context.js';
-import { isDocumentRejectedError, parseDocument } from '../documents/index.js';
+import { isDocumentRejectedError, parseDocumentBounded } from '../documents/index.js';
 import type { Chunk, Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
 import { Claims } from '../state/claims.js';
@@ -219,9 +219,10 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     return { outcome: 'rejected', jobId, reason: unavailable };
   }
 
-  let parsed: Awaited<ReturnType<typeof parseDocument>>;
+  let parsed: Awaited<ReturnType<typeof parseDocumentBounded>>;
   try {
-    parsed = await parseDocument(bytes ?? new Uint8Array(), {
+    // In a worker thread with a deadline and a heap limit: a hostile file is refused in seconds.
+    parsed = await parseDocumentBounded(bytes ?? new Uint8Array(), {
       key: ref.key,
       ...(object.ContentType ? { contentType: object.ContentType } : {}),
       maxBytes: deps.maxDocumentBytes,
