@@ -31,7 +31,7 @@ export interface RuntimeTuning {
   readonly defaultCostCeilingMicros?: number;
   /** Lane of a job whose upload names none. @default the runtime's ('realtime') */
   readonly defaultLane?: Lane;
-  /** Model calls in flight at once inside one worker, 1-256. @default the runtime's (8) */
+  /** Model calls in flight at once inside one worker, 1-256. @default the runtime's (16) */
   readonly callConcurrency?: number;
   /** Lease of a chunk claim, 5-3600 s. @default the runtime's (120) */
   readonly leaseSeconds?: number;

@@ -58,7 +58,7 @@ const schema = z.object({
       }
     }),
   /** Model calls in flight at once inside one worker. */
-  CALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  CALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Tier-2 visibility backoff by receive count. */
   REDELIVERY_BACKOFF_SECONDS: csvSeconds.default([30, 120, 300]),
   /** Length of a chunk claim's lease; the heartbeat renews it at a third of this. */

@@ -21,7 +21,7 @@ export interface LocalRunSettings {
 /** Defaults for local runs: short leases and backoffs so that recovery is seen in seconds. */
 export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
   chunkClauses: 8,
-  callConcurrency: 8,
+  callConcurrency: 16,
   leaseSeconds: 20,
   redeliveryBackoffSeconds: [1, 2, 4],
   modelTimeoutMs: 15_000,

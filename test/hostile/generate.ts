@@ -8,6 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { constants, deflateRawSync } from 'node:zlib';
 
 /** One hostile input and the outcome intake must reach. */
@@ -283,7 +284,7 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   },
 ];
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\/test\//, 'test/'))) {
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = process.argv[2] ?? 'hostile-documents';
   mkdirSync(dir, { recursive: true });
   for (const c of HOSTILE_CASES) {
