@@ -15,9 +15,10 @@ import { subscribeToAlerts, testDlqDeps } from '../helpers/alerts.js';
 import { fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
 
 // Short tier-1 and tier-2 backoffs so a failing chunk reaches its DLQ in seconds; no fallback
-// model, so throttling keeps failing; no sweeper, so only triage moves dead letters.
+// model, so throttling keeps failing; no sweeper, so only triage moves dead letters. Eight calls
+// in flight per chunk, so that no chunk of 33 calls is done before the model starts throttling.
 const h = await startHarness('dlqtriage', {
-  settings: { chunkClauses: 3, leaseSeconds: 5, redeliveryBackoffSeconds: [1, 1, 1] },
+  settings: { chunkClauses: 3, callConcurrency: 8, leaseSeconds: 5, redeliveryBackoffSeconds: [1, 1, 1] },
   pipeline: {
     batchWorkers: 0,
     sweepIntervalMs: 0,
