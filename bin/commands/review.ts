@@ -15,6 +15,7 @@ import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { CliError } from './cli-error.js';
 import { writeConfined } from './confined-write.js';
+import { pause } from './pause.js';
 
 const NOTICE =
   'Local run: answers come from the offline heuristic analyst of the Bedrock stand-in, not from a legal-grade model.';
@@ -129,21 +130,6 @@ async function checkModelBeforeUpload(bedrock: BedrockClient, model: string): Pr
   } catch (error) {
     fail(`--model: ${(error as Error).message}`);
   }
-}
-
-/** Sleeps, or returns early when the command is interrupted. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }
 
 async function run(
