@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CfnElement, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -9,11 +9,11 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { sweepRules } from '../lambdas/core/sweeper/rules.js';
+import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkIntegerRange } from './checks.js';
 import { resolveModelIds } from './model-access.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
@@ -253,9 +253,4 @@ export class OperationsFunctions extends Construct {
       });
     }
   }
-}
-
-function bucketLogicalId(bucket: s3.IBucket): string {
-  const cfn = bucket.node.defaultChild;
-  return cfn instanceof CfnElement ? Stack.of(bucket).getLogicalId(cfn) : bucket.node.id;
 }

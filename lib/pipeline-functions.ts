@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -8,6 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { bucketLogicalId } from './bucket-logical-id.js';
 import {
   grantInvokeModels,
   grantModelLifecycleReads,
@@ -333,11 +334,6 @@ export class PipelineFunctions extends Construct {
 
 function pascal(name: string): string {
   return `${name[0]?.toUpperCase() ?? ''}${name.slice(1)}`;
-}
-
-function bucketLogicalId(bucket: s3.IBucket): string {
-  const cfn = bucket.node.defaultChild;
-  return cfn instanceof CfnElement ? Stack.of(bucket).getLogicalId(cfn) : bucket.node.id;
 }
 
 function validateConsumer(name: PipelineFunctionName, q: QueueSettings): void {

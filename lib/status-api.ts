@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -12,6 +12,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/api/config.js';
 import { API_ROUTES } from '../lambdas/api/routes.js';
+import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkIntegerRange } from './checks.js';
 import { handlerFunction } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
@@ -223,9 +224,4 @@ export class StatusApi extends Construct {
   get url(): string {
     return this.stage.url;
   }
-}
-
-function bucketLogicalId(bucket: s3.IBucket): string {
-  const cfn = bucket.node.defaultChild;
-  return cfn instanceof CfnElement ? Stack.of(bucket).getLogicalId(cfn) : bucket.node.id;
 }

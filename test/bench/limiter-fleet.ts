@@ -23,13 +23,13 @@ import { parseArgs } from 'node:util';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { ModelLimits } from '../../lambdas/core/state/model-limits.js';
-import { seededRandom } from '../../lambdas/core/worker/backoff.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter.js';
 import { SharedLimits } from '../../lambdas/core/worker/shared-limits.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { createClients } from '../../lambdas/shared/runtime.js';
 import { type LatencySpec, startBedrockStandIn } from '../../localstack/bedrock/index.js';
 import { startMotoServer } from '../../localstack/moto-server.js';
+import { seededRandom } from '../helpers/random.js';
 import { drive, meanOf } from './limiter.js';
 
 const TABLE = 'fleet';

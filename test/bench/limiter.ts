@@ -32,12 +32,12 @@ import {
 import { ANALYSTS, buildConverseInput } from '../../lambdas/core/analysts/index.js';
 import type { Clause, Lane } from '../../lambdas/core/model.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
-import { seededRandom } from '../../lambdas/core/worker/backoff.js';
 import { isThrottle } from '../../lambdas/core/worker/error-class.js';
 import { AdaptiveLimiter, type WindowSnapshot } from '../../lambdas/core/worker/limiter.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { createClients } from '../../lambdas/shared/runtime.js';
 import { type LatencySpec, startBedrockStandIn } from '../../localstack/bedrock/index.js';
+import { seededRandom } from '../helpers/random.js';
 
 /** Settings of one bench run; every field has a default. */
 export interface LimiterBenchOptions {

@@ -4,8 +4,8 @@ import {
   DEFAULT_BACKOFF,
   fullJitterDelay,
   mayRetry,
-  seededRandom,
 } from '../../lambdas/core/worker/backoff.js';
+import { seededRandom } from '../helpers/random.js';
 
 const JUST_BELOW_ONE = 1 - 2 ** -40;
 

@@ -43,15 +43,3 @@ export function mayRetry(
 ): boolean {
   return retriesDone < policy.maxRetries && elapsedMs + delayMs <= policy.totalCapMs;
 }
-
-/** A seeded random source (mulberry32) for reproducible jitter in tests and benches. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
