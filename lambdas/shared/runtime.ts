@@ -11,7 +11,7 @@ import type { IntakeDeps } from '../core/intake/intake.js';
 import { LifecycleGuard } from '../core/model-lifecycle.js';
 import { ModelLimits } from '../core/state/model-limits.js';
 import { resendConflicts } from '../core/state/transact.js';
-import { LimiterRegistry } from '../core/worker/limiter.js';
+import { LimiterRegistry } from '../core/worker/limiter-registry.js';
 import type { WorkerDeps } from '../core/worker/process-chunk.js';
 import { SharedLimits } from '../core/worker/shared-limits.js';
 import { type AwsConnection, clientConfig } from './aws-clients.js';

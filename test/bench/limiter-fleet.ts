@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { ModelLimits } from '../../lambdas/core/state/model-limits.js';
-import { LimiterRegistry } from '../../lambdas/core/worker/limiter.js';
+import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { SharedLimits } from '../../lambdas/core/worker/shared-limits.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { createClients } from '../../lambdas/shared/runtime.js';

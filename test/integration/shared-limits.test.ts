@@ -7,7 +7,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { MODEL_LIMIT_SK, modelLimitPk } from '../../lambdas/core/state/keys.js';
 import { ModelLimits } from '../../lambdas/core/state/model-limits.js';
-import { type AdaptiveLimiter, LimiterRegistry } from '../../lambdas/core/worker/limiter.js';
+import type { AdaptiveLimiter } from '../../lambdas/core/worker/limiter.js';
+import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { SharedLimits } from '../../lambdas/core/worker/shared-limits.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
 

@@ -42,7 +42,7 @@ import {
   worstCaseInputTokens,
 } from '../../lambdas/core/worker/call.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
-import { LimiterRegistry } from '../../lambdas/core/worker/limiter.js';
+import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
 import { type AnalyzeDeps, analyzeStage } from '../../lambdas/core/worker/stages/analyze.js';
 

@@ -3,10 +3,10 @@ import type { Lane } from '../../lambdas/core/model.js';
 import {
   AdaptiveLimiter,
   type AdaptiveLimiterOptions,
-  LimiterRegistry,
   type Permit,
   type WindowSnapshot,
 } from '../../lambdas/core/worker/limiter.js';
+import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import type { Semaphore } from '../../lambdas/core/worker/semaphore.js';
 
 const WINDOW = 5_000;

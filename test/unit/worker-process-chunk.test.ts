@@ -29,7 +29,7 @@ import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/jobs.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
-import { LimiterRegistry } from '../../lambdas/core/worker/limiter.js';
+import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import {
   type Delivery,
   processChunk,

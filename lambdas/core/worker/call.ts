@@ -22,7 +22,8 @@ import { type BackoffPolicy, fullJitterDelay, mayRetry } from './backoff.js';
 import type { ChunkBudget } from './chunk-budget.js';
 import { classifyCallError, describeError, isThrottle } from './error-class.js';
 import type { GateReading, JobGate } from './job-gate.js';
-import type { LimiterRegistry, Permit } from './limiter.js';
+import type { LimiterRegistry } from './limiter-registry.js';
+import type { Permit } from './limiter-types.js';
 
 /** What every call of a process shares. */
 export interface CallDeps {

@@ -19,7 +19,7 @@ import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
 import { type Delivery, type Disposition, redeliveryDelay } from './disposition.js';
 import { JobGates } from './job-gate.js';
-import type { LimiterRegistry } from './limiter.js';
+import type { LimiterRegistry } from './limiter-registry.js';
 import { Semaphore } from './semaphore.js';
 import { type AnalyzeResult, analyzeStage } from './stages/analyze.js';
 import { consolidateChunk } from './stages/consolidate.js';

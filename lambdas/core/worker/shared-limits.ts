@@ -1,5 +1,7 @@
 import type { LimitReport, SharedLimitReading } from '../state/model-limits.js';
-import type { AdaptiveLimiter, LimitSharing, WindowSnapshot } from './limiter.js';
+import type { AdaptiveLimiter } from './limiter.js';
+import type { LimitSharing } from './limiter-registry.js';
+import type { WindowSnapshot } from './limiter-types.js';
 
 /** Options of {@link SharedLimits}. */
 export interface SharedLimitsOptions {
