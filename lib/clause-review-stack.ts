@@ -203,6 +203,7 @@ export class ClauseReviewStack extends Stack {
       table: this.stateTable.table,
       intakeBucket: this.documentBuckets.intakeBucket,
       resultsBucket: this.documentBuckets.resultsBucket,
+      queues: this.workQueues.queues,
       ...(props.tuning ? { tuning: props.tuning } : {}),
       ...(props.projectRoot ? { projectRoot: props.projectRoot } : {}),
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),

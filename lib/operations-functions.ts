@@ -179,17 +179,20 @@ export class OperationsFunctions extends Construct {
     );
     // Explicit actions rather than grantPublish, whose `kms:GenerateDataKey*` wildcard cdk-nag
     // rightly flags: publishing to an SSE-KMS topic needs exactly these two on its key.
-    this.triageFunction.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['sns:Publish'], resources: [props.alertsTopic.topicArn] }),
-    );
+    // Triage alerts on dead letters; the sweeper on reviews past their deadline.
     const alertsKey = (props.alertsTopic as sns.Topic).masterKey;
-    if (alertsKey) {
-      this.triageFunction.addToRolePolicy(
-        new iam.PolicyStatement({
-          actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
-          resources: [alertsKey.keyArn],
-        }),
+    for (const fn of [this.triageFunction, this.sweeperFunction]) {
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({ actions: ['sns:Publish'], resources: [props.alertsTopic.topicArn] }),
       );
+      if (alertsKey) {
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+            resources: [alertsKey.keyArn],
+          }),
+        );
+      }
     }
 
     // A failed run is not retried: the next scheduled run does the same work. It is not silent

@@ -9,12 +9,13 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/api/config.js';
 import { API_ROUTES } from '../lambdas/api/routes.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkIntegerRange } from './checks.js';
-import { handlerFunction } from './pipeline-functions.js';
+import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
 import type { RuntimeTuning } from './runtime-environment.js';
 import type { Topology } from './topology.js';
@@ -26,6 +27,8 @@ export interface StatusApiProps {
   readonly table: dynamodb.ITable;
   readonly intakeBucket: s3.IBucket;
   readonly resultsBucket: s3.IBucket;
+  /** Where resume sends a job's unfinished chunks (the lanes) and a closed review its finalize. */
+  readonly queues: Readonly<Record<'realtime' | 'batch' | 'finalize', sqs.IQueue>>;
   /**
    * Runtime tuning; the API uses the default lane and cost ceiling so that what it presigns
    * is what intake would apply.
@@ -132,6 +135,10 @@ export class StatusApi extends Construct {
       INTAKE_BUCKET: props.intakeBucket.bucketName,
       INTAKE_PREFIX: t.buckets.intake.prefix,
       RESULTS_BUCKET: props.resultsBucket.bucketName,
+      RESULTS_PREFIX: t.buckets.results.prefix,
+      REALTIME_QUEUE_URL: props.queues.realtime.queueUrl,
+      BATCH_QUEUE_URL: props.queues.batch.queueUrl,
+      FINALIZE_QUEUE_URL: props.queues.finalize.queueUrl,
       UPLOAD_URL_SECONDS: String(uploadSeconds),
       REPORT_URL_SECONDS: String(reportSeconds),
       ...(administrators.length > 0 ? { ADMIN_PRINCIPALS: Stack.of(this).toJsonString(administrators) } : {}),
@@ -143,7 +150,8 @@ export class StatusApi extends Construct {
     const { fn, role } = handlerFunction(this, 'Handler', {
       entry,
       projectRoot,
-      description: 'clause-review status API: submit, status, cancel, report',
+      description:
+        'clause-review status API: submit, status, cancel, report, pause, resume, findings, decisions',
       roleDescription: 'clause-review status API function',
       memorySize: 256,
       timeout: Duration.seconds(10),
@@ -154,10 +162,12 @@ export class StatusApi extends Construct {
     this.handler = fn;
     this.role = role;
 
-    // Job items only (partition keys JOB#…): GetItem for status, the conditional UpdateItem of cancel.
+    // Job partitions only (partition keys JOB#…): GetItem for status; the conditional UpdateItems
+    // of cancel, pause and resume; Query of a job's checkpoints (resume) and review trail;
+    // PutItem of a reviewer's decision, appended to the trail.
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:PutItem'],
         resources: [props.table.tableArn],
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
       }),
@@ -178,6 +188,17 @@ export class StatusApi extends Construct {
         resources: [props.resultsBucket.arnForObjects(`${resultsPrefix}*`)],
       }),
     );
+    // Resume rebuilds the chunk messages of a paused job from its stored document. The API
+    // presigns report keys only, so no caller can reach these through a URL.
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
+      }),
+    );
+    props.queues.realtime.grantSendMessages(role);
+    props.queues.batch.grantSendMessages(role);
+    props.queues.finalize.grantSendMessages(role);
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['s3:ListBucketVersions'],
@@ -187,7 +208,8 @@ export class StatusApi extends Construct {
     );
     for (const [bucket, prefix, what] of [
       [props.intakeBucket, intakePrefix, 'presigns uploads'],
-      [props.resultsBucket, resultsPrefix, 'presigns report downloads'],
+      [props.resultsBucket, resultsPrefix, 'presigns report downloads and reads held findings'],
+      [props.resultsBucket, WORK_PREFIX, "reads a paused job's stored document to resume it"],
     ] as const) {
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/${prefix}*]`,

@@ -5,6 +5,11 @@ const schema = z.object({
   INTAKE_BUCKET: z.string().min(1),
   INTAKE_PREFIX: z.string().default('incoming/'),
   RESULTS_BUCKET: z.string().min(1),
+  RESULTS_PREFIX: z.string().default('reports/'),
+  /** Where resume sends a job's unfinished chunks, and a closed review its finalize. */
+  REALTIME_QUEUE_URL: z.string().url(),
+  BATCH_QUEUE_URL: z.string().url(),
+  FINALIZE_QUEUE_URL: z.string().url(),
   /** Lane and ceiling a submission gets when it names none: the same defaults intake applies. */
   DEFAULT_LANE: z.enum(['realtime', 'batch']).default('realtime'),
   DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(20_000_000),

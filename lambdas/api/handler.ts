@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { resendConflicts } from '../core/state/transact.js';
@@ -8,16 +9,22 @@ import { clientConfig } from '../shared/aws-clients.js';
 import type { Principal } from './access.js';
 import { loadApiConfig } from './config.js';
 import { BadRequestError, isApiError, isBadRequestError, PayloadTooLargeError } from './errors.js';
+import { HoldsApi } from './holds-api.js';
 import { JobsApi, type JobsApiDeps } from './jobs-api.js';
 import { MAX_BODY_BYTES } from './limits.js';
 import { API_ROUTES, matchRoute, type RouteName, routeKey } from './routes.js';
 
 const logger = new Logger({ serviceName: 'clause-review-api' });
-let api: JobsApi | undefined;
+let api: { jobs: JobsApi; holds: HoldsApi } | undefined;
+
+function build(deps: JobsApiDeps) {
+  const jobs = new JobsApi(deps);
+  return { jobs, holds: new HoldsApi(jobs, deps) };
+}
 
 /** Lets tests and the local API server inject dependencies instead of reading the environment. */
 export function configureApi(deps: JobsApiDeps): void {
-  api = new JobsApi(deps);
+  api = build(deps);
 }
 
 /** The S3 client the API signs URLs with: no checksum of an empty body signed into an upload URL. */
@@ -25,11 +32,11 @@ export function presigningS3Client(config: ConstructorParameters<typeof S3Client
   return new S3Client({ ...config, requestChecksumCalculation: 'WHEN_REQUIRED' });
 }
 
-function ensureApi(): JobsApi {
+function ensureApi() {
   if (!api) {
     const config = loadApiConfig();
     const { forcePathStyle, ...common } = clientConfig();
-    api = new JobsApi({
+    api = build({
       db: DynamoDBDocumentClient.from(resendConflicts(new DynamoDBClient(common)), {
         marshallOptions: { removeUndefinedValues: true },
       }),
@@ -43,6 +50,10 @@ function ensureApi(): JobsApi {
       uploadUrlSeconds: config.UPLOAD_URL_SECONDS,
       reportUrlSeconds: config.REPORT_URL_SECONDS,
       administrators: config.ADMIN_PRINCIPALS,
+      sqs: new SQSClient(common),
+      laneQueueUrls: { realtime: config.REALTIME_QUEUE_URL, batch: config.BATCH_QUEUE_URL },
+      finalizeQueueUrl: config.FINALIZE_QUEUE_URL,
+      resultsPrefix: config.RESULTS_PREFIX,
     });
   }
   return api;
@@ -82,7 +93,8 @@ function body(event: ApiEvent): unknown {
 
 /**
  * The status API behind API Gateway (HTTP API, IAM authorization, payload format 2.0):
- * POST /jobs, GET /jobs/{id}, POST /jobs/{id}/cancel, GET /jobs/{id}/report.
+ * POST /jobs, GET /jobs/{id}, POST /jobs/{id}/cancel, GET /jobs/{id}/report, and the holds:
+ * POST /jobs/{id}/pause, POST /jobs/{id}/resume, GET /jobs/{id}/findings, POST /jobs/{id}/decisions.
  * API Gateway has refused unsigned and wrongly signed requests before this runs. A job is
  * shown only to the principal that submitted it and to the administrators the stack names
  * (`mayActOn`); anyone else gets the 404 of a missing job.
@@ -100,17 +112,25 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
     ? { arn: iam.userArn, ...(iam.userId ? { userId: iam.userId } : {}) }
     : undefined;
   try {
-    const core = ensureApi();
+    const { jobs, holds } = ensureApi();
     const id = r.id ?? '';
     switch (r.name) {
       case 'submit':
-        return json(201, await core.submit(body(event), caller));
+        return json(201, await jobs.submit(body(event), caller));
       case 'status':
-        return json(200, await core.status(id, caller));
+        return json(200, await jobs.status(id, caller));
       case 'cancel':
-        return json(200, await core.cancel(id, caller));
+        return json(200, await jobs.cancel(id, caller));
       case 'report':
-        return json(200, await core.report(id, caller));
+        return json(200, await jobs.report(id, caller));
+      case 'pause':
+        return json(200, await holds.pause(id, caller));
+      case 'resume':
+        return json(200, await holds.resume(id, caller));
+      case 'findings':
+        return json(200, await holds.findings(id, caller));
+      case 'decide':
+        return json(200, await holds.decide(id, body(event), caller));
     }
   } catch (error) {
     if (isApiError(error)) {

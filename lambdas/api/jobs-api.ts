@@ -5,15 +5,18 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { z } from 'zod';
 import { ANALYST_IDS } from '../core/analysts/index.js';
+import { REVIEW_GATES } from '../core/holds/findings.js';
+import { cancelJob } from '../core/holds/pause.js';
 import { jobIdFor } from '../core/intake/job-id.js';
-import { isJobOptionError, readJobOptions } from '../core/intake/job-options.js';
+import { isJobOptionError, MAX_REVIEW_HOURS, readJobOptions } from '../core/intake/job-options.js';
 import { SUBMITTED_BY_METADATA } from '../core/intake/submitter.js';
 import type { Lane } from '../core/model.js';
-import { type Job, type JobStatus, Jobs } from '../core/state/jobs.js';
+import { type Job, type JobStatus, Jobs, type ReviewGate } from '../core/state/jobs.js';
 import { mayActOn, type Principal } from './access.js';
 import { BadRequestError, JobStateConflictError, JobUnknownError } from './errors.js';
 
@@ -37,6 +40,12 @@ export interface JobsApiDeps {
   readonly reportUrlSeconds: number;
   /** Principals who may act on every job (IAM ARNs; a role covers its sessions). @default none */
   readonly administrators?: readonly string[];
+  /** Where resume sends a job's unfinished chunks, and a closed review its finalize. */
+  readonly sqs: SQSClient;
+  readonly laneQueueUrls: Readonly<Record<Lane, string>>;
+  readonly finalizeQueueUrl: string;
+  /** Prefix of the reports in the results bucket (`reports/`): held findings are kept beside them. */
+  readonly resultsPrefix: string;
   readonly now?: () => number;
   /** Random submission ids; injectable for tests. */
   readonly newSubmissionId?: () => string;
@@ -77,6 +86,10 @@ export const submitRequestSchema = z
       .optional(),
     /** Run even when the ceiling is below the quote's expected cost, up to the ceiling. */
     allowPartial: z.boolean().optional(),
+    /** Findings at or above this risk wait for a reviewer before the report is final. */
+    gate: z.enum(REVIEW_GATES as [ReviewGate, ...ReviewGate[]]).optional(),
+    /** How long the review may take before the report is written without it. */
+    reviewHours: z.number().positive().max(MAX_REVIEW_HOURS).optional(),
   })
   .strict();
 
@@ -89,7 +102,12 @@ export interface Submission {
   readonly bucket: string;
   readonly key: string;
   /** The options the job will run with (the request's, or the defaults). */
-  readonly options: { readonly lane: Lane; readonly costCeilingUsd: number; readonly analysts: string[] };
+  readonly options: {
+    readonly lane: Lane;
+    readonly costCeilingUsd: number;
+    readonly analysts: string[];
+    readonly gate: ReviewGate;
+  };
   readonly upload: {
     readonly method: 'PUT';
     readonly url: string;
@@ -135,6 +153,18 @@ export interface JobView {
   readonly finalizedAt?: string;
   /** When the job's document, work files and report were deleted (`clause-review purge`). */
   readonly purgedAt?: string;
+  /** While paused: since when, and by whom. */
+  readonly pausedAt?: string;
+  readonly pausedBy?: string;
+  /** A job with a review gate: the gate, and once findings are held, the review's progress. */
+  readonly review?: {
+    readonly gate: ReviewGate;
+    readonly startedAt?: string;
+    readonly deadline?: string;
+    readonly gatedFindings?: number;
+    readonly completedAt?: string;
+    readonly expiredAt?: string;
+  };
 }
 
 /** What GET /jobs/{id}/report answers. */
@@ -158,6 +188,22 @@ type Resolved =
     };
 
 const usd = (micros: number) => Math.round(micros) / 1_000_000;
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+function reviewView(job: Job): NonNullable<JobView['review']> {
+  const fields = {
+    startedAt: job.reviewStartedAt,
+    deadline: iso(job.reviewDeadline),
+    gatedFindings: job.gatedFindings,
+    completedAt: job.reviewCompletedAt,
+    expiredAt: job.reviewExpiredAt,
+  };
+  return {
+    gate: job.gate ?? 'none',
+    ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
+  };
+}
 
 function zodIssues(error: z.ZodError): string[] {
   return error.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message));
@@ -198,6 +244,8 @@ export class JobsApi {
     };
     if (request.analysts) metadata.analysts = request.analysts.join(',');
     if (request.allowPartial) metadata['allow-partial'] = 'true';
+    if (request.gate) metadata.gate = request.gate;
+    if (request.reviewHours !== undefined) metadata['review-hours'] = String(request.reviewHours);
     let options: ReturnType<typeof readJobOptions>;
     try {
       // The same reading intake applies to the metadata, so what is accepted here runs there.
@@ -232,6 +280,7 @@ export class JobsApi {
         lane: options.lane,
         costCeilingUsd: usd(options.costLimit),
         analysts: [...options.analysts],
+        gate: options.gate,
       },
       upload: {
         method: 'PUT',
@@ -303,6 +352,10 @@ export class JobsApi {
       ...(job.cancelledAt ? { cancelledAt: job.cancelledAt } : {}),
       ...(job.finalizedAt ? { finalizedAt: job.finalizedAt } : {}),
       ...(job.purgedAt ? { purgedAt: job.purgedAt } : {}),
+      ...(job.pausedAt
+        ? { pausedAt: job.pausedAt, ...(job.pausedBy ? { pausedBy: job.pausedBy } : {}) }
+        : {}),
+      ...(job.gate && job.gate !== 'none' ? { review: reviewView(job) } : {}),
     };
   }
 
@@ -320,7 +373,11 @@ export class JobsApi {
       );
     }
     const by = caller?.arn;
-    const result = await this.jobs.cancel(r.job.jobId, by ? `cancelled by ${by}` : 'cancelled by request');
+    const result = await cancelJob(
+      r.job.jobId,
+      by ? `cancelled by ${by}` : 'cancelled by request',
+      this.deps,
+    );
     if (!result.cancelled) {
       throw new JobStateConflictError(
         `job ${r.job.jobId} already ended with status '${result.job.status}'; there is nothing to cancel`,
@@ -365,6 +422,22 @@ export class JobsApi {
       html: { key: job.htmlReportKey, url: htmlUrl },
       expiresAt: new Date(this.now() + this.deps.reportUrlSeconds * 1000).toISOString(),
     };
+  }
+
+  /**
+   * The job an id names, for operations that need one (pause, resume, findings, decide).
+   * @throws JobStateConflictError while the id names an upload intake has not read yet
+   */
+  async job(id: string, caller?: Principal): Promise<Job> {
+    const r = await this.resolve(id, caller);
+    if (r.kind === 'queued') {
+      throw new JobStateConflictError(
+        `job ${r.jobId} is still queued for intake; try again in a few seconds`,
+        r.jobId,
+        'queued',
+      );
+    }
+    return r.job;
   }
 
   /**

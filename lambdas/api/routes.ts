@@ -5,7 +5,15 @@
  */
 
 /** What a route does; the handler maps each to one operation of the core. */
-export type RouteName = 'submit' | 'status' | 'cancel' | 'report';
+export type RouteName =
+  | 'submit'
+  | 'status'
+  | 'cancel'
+  | 'report'
+  | 'pause'
+  | 'resume'
+  | 'findings'
+  | 'decide';
 
 /** One route: an HTTP method and an API Gateway path template. */
 export interface ApiRoute {
@@ -21,6 +29,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'status', method: 'GET', path: '/jobs/{id}' },
   { name: 'cancel', method: 'POST', path: '/jobs/{id}/cancel' },
   { name: 'report', method: 'GET', path: '/jobs/{id}/report' },
+  { name: 'pause', method: 'POST', path: '/jobs/{id}/pause' },
+  { name: 'resume', method: 'POST', path: '/jobs/{id}/resume' },
+  { name: 'findings', method: 'GET', path: '/jobs/{id}/findings' },
+  { name: 'decide', method: 'POST', path: '/jobs/{id}/decisions' },
 ];
 
 /** API Gateway's route key of a route, as `event.routeKey` carries it: `GET /jobs/{id}`. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { isApiError, PayloadTooLargeError } from '../../lambdas/api/errors.js';
@@ -304,6 +305,11 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
     credentials: EMULATOR_CREDENTIALS,
     forcePathStyle: true,
   });
+  const sqs = new SQSClient({
+    endpoint: options.awsEndpoint,
+    region: LOCAL_REGION,
+    credentials: EMULATOR_CREDENTIALS,
+  });
   const api = await startLocalApi({
     deps: {
       db: options.db,
@@ -317,6 +323,10 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       uploadUrlSeconds: 900,
       reportUrlSeconds: 900,
       administrators: options.administrators ?? [localCallerArn(EMULATOR_CREDENTIALS.accessKeyId)],
+      sqs,
+      laneQueueUrls: { realtime: resources.queueUrls.realtime, batch: resources.queueUrls.batch },
+      finalizeQueueUrl: resources.queueUrls.finalize,
+      resultsPrefix: resources.resultsPrefix,
     },
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.log ? { log: options.log } : {}),
@@ -326,6 +336,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
     async close() {
       await api.close();
       presigner.destroy();
+      sqs.destroy();
     },
   };
 }

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { LifecycleGuard } from '../../lambdas/core/model-lifecycle.js';
-import { type SweepRules, sweep, sweepRules } from '../../lambdas/core/sweeper/index.js';
+import { type SweeperDeps, type SweepRules, sweep, sweepRules } from '../../lambdas/core/sweeper/index.js';
 import type { WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
 import { configureFinalize, handler as finalizeHandler } from '../../lambdas/finalize/handler.js';
 import { configureIntake, handler as intakeHandler } from '../../lambdas/intake/handler.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { clientConfig, EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { loadConfig } from '../../lambdas/shared/config.js';
 import {
   createClients,
@@ -177,10 +178,17 @@ function startSweeper(
   if (every <= 0) return async () => {};
   const { resources, topology: t } = options;
   const rules = { ...sweepRules(t, config.LEASE_SECONDS * 1000), ...options.sweepRules };
-  const deps = {
+  const { forcePathStyle: _unused, ...connection } = clientConfig({
+    endpoint: options.awsEndpoint,
+    region: LOCAL_REGION,
+    credentials: EMULATOR_CREDENTIALS,
+  });
+  const sns = new SNSClient(connection);
+  const deps: SweeperDeps = {
     db: clients.db,
     sqs: clients.sqs,
     s3: clients.s3,
+    alerts: { sns, topicArn: resources.alertsTopicArn },
     tableName: resources.tableName,
     statusIndexName: t.table.indexes[0]?.name ?? 'byStatus',
     resultsBucket: resources.resultsBucket,
@@ -202,5 +210,6 @@ function startSweeper(
   return async () => {
     clearInterval(timer);
     await running;
+    sns.destroy();
   };
 }

@@ -9,6 +9,7 @@ import { App, type CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +33,13 @@ let template: Template;
 let table: dynamodb.Table;
 let intake: s3.Bucket;
 let results: s3.Bucket;
+let queues: Record<'realtime' | 'batch' | 'finalize', sqs.Queue>;
+
+const queuesIn = (scope: Stack) => ({
+  realtime: new sqs.Queue(scope, 'Realtime', { enforceSSL: true }),
+  batch: new sqs.Queue(scope, 'Batch', { enforceSSL: true }),
+  finalize: new sqs.Queue(scope, 'Finalize', { enforceSSL: true }),
+});
 
 beforeAll(() => {
   const app = new App({ context, outdir });
@@ -42,11 +50,13 @@ beforeAll(() => {
   });
   intake = new s3.Bucket(stack, 'Intake', { versioned: true });
   results = new s3.Bucket(stack, 'Results');
+  queues = queuesIn(stack);
   api = new StatusApi(stack, 'StatusApi', {
     topology: t,
     table,
     intakeBucket: intake,
     resultsBucket: results,
+    queues,
     tuning: { defaultLane: 'batch', defaultCostCeilingMicros: 2_000_000 },
     rateLimit: 10,
   });
@@ -87,7 +97,10 @@ describe('StatusApi', () => {
 
   it('hands the handler a complete configuration with the defaults intake applies', () => {
     const fn = template.findResources('AWS::Lambda::Function', {
-      Properties: { Description: 'clause-review status API: submit, status, cancel, report' },
+      Properties: {
+        Description:
+          'clause-review status API: submit, status, cancel, report, pause, resume, findings, decisions',
+      },
     });
     const [only] = Object.values(fn);
     if (!only) throw new Error('no status API function in the template');
@@ -105,7 +118,10 @@ describe('StatusApi', () => {
     const env = (fn: StatusApi) =>
       (
         Template.fromStack(Stack.of(fn)).findResources('AWS::Lambda::Function', {
-          Properties: { Description: 'clause-review status API: submit, status, cancel, report' },
+          Properties: {
+            Description:
+              'clause-review status API: submit, status, cancel, report, pause, resume, findings, decisions',
+          },
         }) as Record<string, { Properties: { Environment: { Variables: Record<string, string> } } }>
       )[idOf(fn.handler)]?.Properties.Environment.Variables ?? {};
     expect(env(api).ADMIN_PRINCIPALS).toBeUndefined();
@@ -118,11 +134,20 @@ describe('StatusApi', () => {
       }),
       intakeBucket: new s3.Bucket(other, 'Intake'),
       resultsBucket: new s3.Bucket(other, 'Results'),
+      queues: queuesIn(other),
       administrators: admins,
     });
     const vars = env(withAdmins);
     expect(
-      loadApiConfig({ ...vars, TABLE_NAME: 't', INTAKE_BUCKET: 'i', RESULTS_BUCKET: 'r' }).ADMIN_PRINCIPALS,
+      loadApiConfig({
+        ...vars,
+        TABLE_NAME: 't',
+        INTAKE_BUCKET: 'i',
+        RESULTS_BUCKET: 'r',
+        REALTIME_QUEUE_URL: 'https://q/rt',
+        BATCH_QUEUE_URL: 'https://q/b',
+        FINALIZE_QUEUE_URL: 'https://q/f',
+      }).ADMIN_PRINCIPALS,
     ).toEqual(admins);
     expect(
       () =>
@@ -133,6 +158,7 @@ describe('StatusApi', () => {
           }),
           intakeBucket: new s3.Bucket(other, 'I2'),
           resultsBucket: new s3.Bucket(other, 'R2'),
+          queues,
           administrators: ['alice'],
         }),
     ).toThrow("StatusApi administrators must be IAM or STS ARNs (arn:aws:iam::<account>:…); got 'alice'");
@@ -149,7 +175,7 @@ describe('StatusApi', () => {
     const dynamo = allowed.filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
     expect(dynamo).toEqual([
       {
-        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
         resource: JSON.stringify({ 'Fn::GetAtt': [idOf(table), 'Arn'] }),
         condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
       },
@@ -163,15 +189,30 @@ describe('StatusApi', () => {
     const put = s3Statements.find((s) => s.actions.includes('s3:PutObject'));
     expect(put?.resource).toContain(idOf(intake));
     expect(put?.resource).toContain(`/${t.buckets.intake.prefix}*`);
+    // Reports and held findings; and stored documents, which resume rebuilds chunk messages from.
     const get = s3Statements.find((s) => s.actions.includes('s3:GetObject'));
     expect(get?.resource).toContain(idOf(results));
     expect(get?.resource).toContain(`/${t.buckets.results.prefix}*`);
+    expect(get?.resource).toContain('/work/*');
+    expect(get?.resource).not.toContain(idOf(intake));
     const list = s3Statements.find((s) => s.actions.includes('s3:ListBucketVersions'));
     expect(list?.condition).toEqual({ StringLike: { 's3:prefix': [`${t.buckets.intake.prefix}s-*`] } });
     const others = allowed.filter(
       (s) => !s.actions.some((a) => a.startsWith('dynamodb:') || a.startsWith('s3:')),
     );
-    expect(others.flatMap((s) => s.actions)).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    // Resume sends chunk messages to the lanes, a closed review its finalize: send only, and only there.
+    const sends = others.filter((s) => s.actions.some((a) => a.startsWith('sqs:')));
+    expect(
+      sends
+        .flatMap((s) => s.actions)
+        .every(
+          (a) => a.startsWith('sqs:SendMessage') || a === 'sqs:GetQueueAttributes' || a === 'sqs:GetQueueUrl',
+        ),
+    ).toBe(true);
+    for (const q of Object.values(queues)) expect(sends.some((s) => s.resource.includes(idOf(q)))).toBe(true);
+    expect(
+      others.filter((s) => !s.actions.some((a) => a.startsWith('sqs:'))).flatMap((s) => s.actions),
+    ).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
   });
 
   it('passes cdk-nag AwsSolutions with only the prefix-scoped S3 object patterns acknowledged', () => {
@@ -184,7 +225,7 @@ describe('StatusApi', () => {
 
   it('rejects out-of-range props with the allowed range and the value', () => {
     const scratch = new Stack(new App({ context, outdir }), 'Scratch');
-    const base = { topology: t, table, intakeBucket: intake, resultsBucket: results };
+    const base = { topology: t, table, intakeBucket: intake, resultsBucket: results, queues };
     expect(() => new StatusApi(scratch, 'A', { ...base, uploadUrlSeconds: 30 })).toThrow(
       'StatusApi uploadUrlSeconds must be an integer from 60 to 604800; got 30',
     );

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -61,6 +62,13 @@ configureApi({
   now: () => NOW,
   newSubmissionId: () => 's-00000000000000000001',
   administrators: [ADMIN_ROLE],
+  sqs: new SQSClient({ region: 'us-east-1' }),
+  laneQueueUrls: {
+    realtime: 'https://sqs.us-east-1.amazonaws.com/1/rt',
+    batch: 'https://sqs.us-east-1.amazonaws.com/1/b',
+  },
+  finalizeQueueUrl: 'https://sqs.us-east-1.amazonaws.com/1/fin',
+  resultsPrefix: 'reports/',
 });
 
 beforeEach(() => {
@@ -234,7 +242,7 @@ describe('POST /jobs/{id}/cancel and GET /jobs/{id}/report', () => {
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('cancelled');
     expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.ConditionExpression).toBe(
-      '#status IN (:intake, :running)',
+      '#status IN (:intake, :running, :paused, :review)',
     );
     ddb.reset();
     ddb.on(GetCommand).resolves({ Item: { ...running, status: 'completed' } });

@@ -123,12 +123,12 @@ describe('Jobs.markRunning and markFannedOut', () => {
 });
 
 describe('Jobs.cancel', () => {
-  it('flips only an intake or running job to cancelled, and returns it', async () => {
+  it('flips only a job that has not ended (intake, running, paused, awaiting review) to cancelled, and returns it', async () => {
     const cancelled = { jobId: 'job-1', status: 'cancelled', cancelledAt: AT };
     ddb.on(UpdateCommand).resolves({ Attributes: cancelled });
     expect(await jobs.cancel('job-1', 'wrong file')).toEqual({ cancelled: true, job: cancelled });
     const [input] = updates();
-    expect(input?.ConditionExpression).toBe('#status IN (:intake, :running)');
+    expect(input?.ConditionExpression).toBe('#status IN (:intake, :running, :paused, :review)');
     expect(input?.ExpressionAttributeValues).toMatchObject({
       ':cancelled': 'cancelled',
       ':intake': 'intake',
@@ -149,12 +149,12 @@ describe('Jobs.cancel', () => {
 });
 
 describe('Jobs.claimFinalize', () => {
-  it('succeeds once, and only when every chunk is terminal', async () => {
+  it('succeeds once, and only when every chunk is terminal and the job is not held', async () => {
     ddb.on(UpdateCommand).resolvesOnce({}).rejects(conditionFailed());
     expect(await jobs.claimFinalize('job-1')).toBe(true);
     expect(await jobs.claimFinalize('job-1')).toBe(false);
     expect(updates()[0]?.ConditionExpression).toBe(
-      'attribute_not_exists(finalizeEnqueuedAt) AND chunksTerminal >= chunkCount',
+      'attribute_not_exists(finalizeEnqueuedAt) AND chunksTerminal >= chunkCount AND #status IN (:running, :cancelled)',
     );
   });
 

@@ -77,6 +77,7 @@ class RecordingMetrics implements PipelineMetrics {
   job(e: JobMetric) {
     this.jobs.push(e);
   }
+  holds() {}
   limiter(w: LimiterWindow) {
     this.windows.push(w);
   }

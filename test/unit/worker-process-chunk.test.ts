@@ -443,7 +443,7 @@ describe('processChunk: a full run', () => {
     arrange({ lastChunk: true });
     expect(await processChunk(delivery(), deps())).toEqual({ action: 'ack', outcome: 'done' });
     expect(finalizeClaims()[0]?.ConditionExpression).toBe(
-      'attribute_not_exists(finalizeEnqueuedAt) AND chunksTerminal >= chunkCount',
+      'attribute_not_exists(finalizeEnqueuedAt) AND chunksTerminal >= chunkCount AND #status IN (:running, :cancelled)',
     );
     expect(finalizeMessages()).toEqual([{ QueueUrl: FINALIZE_URL, MessageBody: '{"v":1,"jobId":"job-1"}' }]);
   });

@@ -1,9 +1,14 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { applyReview } from '../holds/apply.js';
+import { ReviewTrail } from '../holds/decisions.js';
+import { gatedFindings } from '../holds/findings.js';
+import { readHeldFindings, storeHeldFindings } from '../holds/review.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
 import { CallLedger } from '../state/call-ledger.js';
 import { Claims } from '../state/claims.js';
-import { Jobs } from '../state/jobs.js';
+import { JobHolds } from '../state/job-holds.js';
+import { type Job, Jobs } from '../state/jobs.js';
 import { buildReport } from './build-report.js';
 import { renderReportHtml } from './report-html.js';
 import type { Report } from './report-types.js';
@@ -33,7 +38,13 @@ export function reportKeys(prefix: string, jobId: string): { json: string; html:
 export async function finalizeJob(
   jobId: string,
   deps: FinalizeDeps,
-): Promise<{ finalized: boolean; report?: Report; keys?: { json: string; html: string } }> {
+): Promise<{
+  finalized: boolean;
+  report?: Report;
+  keys?: { json: string; html: string };
+  /** Findings a review gate holds: the job waits in `awaiting_review` and gets no report yet. */
+  awaitingReview?: number;
+}> {
   const now = deps.now ?? Date.now;
   const jobs = new Jobs(deps.db, deps.tableName, now);
   const job = await jobs.get(jobId);
@@ -47,7 +58,10 @@ export async function finalizeJob(
     new CallLedger(deps.db, deps.tableName, now).forJob(jobId),
   ]);
   const finalizedAt = new Date(now()).toISOString();
-  const report = buildReport(job, doc, checkpoints, ledger, finalizedAt, deps.notice);
+  let report = buildReport(job, doc, checkpoints, ledger, finalizedAt, deps.notice);
+  const review = await reviewStep(job, report, deps);
+  if (review.kind === 'hold') return { finalized: false, awaitingReview: review.held };
+  if (review.kind === 'reviewed') report = review.report;
   const keys = reportKeys(deps.resultsPrefix, jobId);
   await Promise.all([
     deps.s3.send(
@@ -75,7 +89,41 @@ export async function finalizeJob(
       reportKey: keys.json,
       htmlReportKey: keys.html,
     },
-    job.status === 'cancelled' ? ['cancelled'] : ['running'],
+    job.status === 'cancelled' ? ['cancelled'] : ['running', 'awaiting_review'],
   );
   return { finalized: finished, report, keys };
+}
+
+/** What the review gate makes of a job about to be reported. */
+type ReviewStep =
+  | { readonly kind: 'none' }
+  /** Held for a reviewer (`held` findings), or a stray finalize while the review is open: no report yet. */
+  | { readonly kind: 'hold'; readonly held: number }
+  | { readonly kind: 'reviewed'; readonly report: Report };
+
+/**
+ * A running job whose gate holds findings goes to `awaiting_review` instead of its report;
+ * one whose review has closed (decided, expired or cancelled) gets its report with the
+ * decisions applied.
+ */
+async function reviewStep(job: Job, report: Report, deps: FinalizeDeps): Promise<ReviewStep> {
+  const now = deps.now ?? Date.now;
+  if (job.reviewStartedAt) {
+    const open = job.status === 'awaiting_review' && !job.reviewCompletedAt && !job.reviewExpiredAt;
+    if (open) return { kind: 'hold', held: job.gatedFindings ?? 0 };
+    const [held, trail] = await Promise.all([
+      readHeldFindings(deps, job.jobId),
+      new ReviewTrail(deps.db, deps.tableName).list(job.jobId),
+    ]);
+    return { kind: 'reviewed', report: applyReview(report, job, held.findings, trail) };
+  }
+  const gate = job.gate ?? 'none';
+  if (job.status !== 'running' || gate === 'none') return { kind: 'none' };
+  const findings = gatedFindings(report, gate);
+  if (findings.length === 0) return { kind: 'none' };
+  await storeHeldFindings(deps, job.jobId, { gate, findings });
+  const flip = await new JobHolds(deps.db, deps.tableName, now).awaitReview(job, findings.length);
+  // Not changed: a repeated finalize found the review open already, or a cancel got there
+  // first; that job's finalize is sent again by the sweeper and reports it as cancelled.
+  return { kind: 'hold', held: flip.changed ? findings.length : 0 };
 }

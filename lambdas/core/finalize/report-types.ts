@@ -15,6 +15,44 @@ export interface ReportFinding {
   readonly end: number;
   readonly rationale: string;
   readonly analysts: readonly string[];
+  /** The reviewer's decision on the finding's category, when the job had a review gate that held it. */
+  readonly review?: FindingReview;
+}
+
+/** How a gated finding was reviewed. `unreviewed`: the review deadline passed without a decision. */
+export interface FindingReview {
+  readonly findingId: string;
+  readonly decision: 'approved' | 'overridden' | 'rejected' | 'unreviewed';
+  /** The panel's score of the category. */
+  readonly modelScore: number;
+  /** The score the report uses: the panel's, the reviewer's override, or 0 when rejected. */
+  readonly decidedScore: number;
+  readonly by?: string;
+  readonly at?: string;
+  readonly note?: string;
+}
+
+/** A reviewer's decision as the trail keeps it. */
+export interface ReportDecision {
+  readonly findingId: string;
+  readonly verdict: 'approve' | 'override' | 'reject';
+  readonly score?: number;
+  readonly by: string;
+  readonly at: string;
+  readonly note?: string;
+}
+
+/** The review of a gated job: which findings were held, what was decided, and the whole trail. */
+export interface ReportReview {
+  readonly gate: 'critical' | 'high';
+  readonly startedAt: string;
+  readonly deadline: string;
+  /** `decided`: every gated finding has a decision; `expired`: the deadline passed first; `cancelled`: the job was. */
+  readonly outcome: 'decided' | 'expired' | 'cancelled';
+  readonly closedAt?: string;
+  readonly findings: readonly FindingReview[];
+  /** Every decision in the order made, superseded ones included. */
+  readonly trail: readonly ReportDecision[];
 }
 
 /** One clause and what the panel found in it. */
@@ -36,6 +74,15 @@ export interface ReportClause {
   readonly findings: readonly ReportFinding[];
   readonly analystsAnswered: readonly string[];
   readonly analystsFailed: readonly string[];
+  /**
+   * On a clause a reviewer decided on: the panel's own risk, highest score and scores, before
+   * the decisions (`risk`, `maxScore` and `scores` above are the decided ones).
+   */
+  readonly model?: {
+    readonly risk: Risk | null;
+    readonly maxScore: number | null;
+    readonly scores: Readonly<Record<string, number | null>>;
+  };
 }
 
 /** A stage of a chunk as the checkpoint recorded it. */
@@ -140,6 +187,8 @@ export interface Report {
     readonly finalizedAt: string;
     readonly durationMs: number;
   };
+  /** Present when the job had a review gate that held findings for a reviewer. */
+  readonly review?: ReportReview;
   /** Present when answers came from the local Bedrock stand-in rather than a real model. */
   readonly notice?: string;
 }

@@ -9,20 +9,20 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type PanelModels, panelModelIds, selectAnalysts, withModels } from '../analysts/index.js';
 import { findDocumentContext } from '../documents/document-context.js';
 import { isDocumentRejectedError, parseDocumentBounded } from '../documents/index.js';
-import type { Chunk, Lane } from '../model.js';
+import type { Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
 import { Claims } from '../state/claims.js';
 import { Jobs } from '../state/jobs.js';
-import type { ChunkMessage } from '../worker/chunk-message.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
 import { quoteJob } from './quote.js';
 import type { S3ObjectRef } from './s3-event.js';
+import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
 import { submitterOf } from './submitter.js';
 
 export { jobIdFor } from './job-id.js';
@@ -81,16 +81,7 @@ async function withVersion(s3: S3Client, ref: S3ObjectRef): Promise<S3ObjectRef>
 }
 
 /** Where intake keeps a job's normalised text and clauses for finalize and the sweeper. */
-export const documentKey = (jobId: string) => `work/${jobId}/document.json`;
-
-/** The stored form of a parsed document. */
-export interface StoredDocument {
-  readonly jobId: string;
-  readonly format: string;
-  readonly sha256: string;
-  readonly text: string;
-  readonly chunks: readonly Chunk[];
-}
+export { documentKey, type StoredDocument } from './stored-document.js';
 
 async function readTags(s3: S3Client, ref: S3ObjectRef): Promise<Record<string, string>> {
   try {
@@ -105,22 +96,6 @@ async function readTags(s3: S3Client, ref: S3ObjectRef): Promise<Record<string, 
   } catch {
     // Tags are optional; metadata and defaults still apply.
     return {};
-  }
-}
-
-async function sendChunks(sqs: SQSClient, queueUrl: string, messages: ChunkMessage[]): Promise<void> {
-  for (let i = 0; i < messages.length; i += 10) {
-    let entries = messages
-      .slice(i, i + 10)
-      .map((m) => ({ Id: String(m.chunk), MessageBody: JSON.stringify(m) }));
-    for (let attempt = 0; entries.length > 0; attempt++) {
-      const r = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
-      const failed = new Set((r.Failed ?? []).map((f) => f.Id));
-      entries = entries.filter((e) => failed.has(e.Id));
-      if (entries.length > 0 && attempt >= 3) {
-        throw new Error(`SendMessageBatch kept failing for chunks ${entries.map((e) => e.Id).join(', ')}`);
-      }
-    }
   }
 }
 
@@ -211,6 +186,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     analysts: options.analysts,
     costLimit: options.costLimit,
     models: options.models,
+    ...(options.gate !== 'none' ? { gate: options.gate, reviewHours: options.reviewHours } : {}),
   });
   const unavailable =
     deps.lifecycle && blockingReason(await deps.lifecycle.check(panelModelIds(options.models)));
@@ -267,6 +243,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     sha256: parsed.sha256,
     text: parsed.text,
     chunks: parsed.chunks,
+    context,
   };
   await deps.s3.send(
     new PutObjectCommand({
@@ -290,15 +267,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
       quote,
     });
   }
-  const messages: ChunkMessage[] = parsed.chunks.map((chunk) => ({
-    v: 1,
-    jobId,
-    chunk: chunk.index,
-    lane: options.lane,
-    clauses: chunk.clauses.map((c) => ({ ...c })),
-    context,
-  }));
-  await sendChunks(deps.sqs, deps.laneQueueUrls[options.lane], messages);
+  await sendChunkMessages(deps.sqs, deps.laneQueueUrls[options.lane], chunkMessagesOf(stored, options.lane));
   await jobs.markFannedOut(jobId);
   return { outcome: 'started', jobId, chunks: parsed.chunks.length, calls };
 }

@@ -1,6 +1,9 @@
 import { checkPanelModels, type PanelModels, selectAnalysts, withPrimary } from '../analysts/index.js';
+import { REVIEW_GATES } from '../holds/findings.js';
 import type { Lane } from '../model.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
+import { DEFAULT_REVIEW_HOURS } from '../state/job-holds.js';
+import type { ReviewGate } from '../state/jobs.js';
 
 /** Per-document options, from S3 object metadata (`x-amz-meta-*`) or tags. */
 export interface JobOptions {
@@ -12,7 +15,14 @@ export interface JobOptions {
   readonly models: PanelModels;
   /** Run even when the ceiling is below the quote's expected cost, up to the ceiling. */
   readonly allowPartial: boolean;
+  /** Which findings wait for a reviewer before the report is final (`none`: no review). */
+  readonly gate: ReviewGate;
+  /** How long the review may take, in hours, before the report is written without it. */
+  readonly reviewHours: number;
 }
+
+/** Longest review deadline an upload may ask for: 30 days. */
+export const MAX_REVIEW_HOURS = 720;
 
 /** An option given on the upload is not valid; the message names it and what is allowed. */
 export class JobOptionError extends Error {
@@ -28,9 +38,10 @@ export function isJobOptionError(error: unknown): error is JobOptionError {
 }
 
 /**
- * Reads `lane` (realtime|batch), `cost-ceiling-usd` (a positive decimal) and `analysts` (a
- * comma-separated list of analyst ids) and `model` (every analyst's primary model for this job)
- * from metadata, falling back to tags, then defaults.
+ * Reads `lane` (realtime|batch), `cost-ceiling-usd` (a positive decimal), `analysts` (a
+ * comma-separated list of analyst ids), `model` (every analyst's primary model for this job),
+ * `allow-partial`, `gate` (none|critical|high) and `review-hours` from metadata, falling back
+ * to tags, then defaults.
  */
 export function readJobOptions(
   metadata: Readonly<Record<string, string>>,
@@ -80,11 +91,27 @@ export function readJobOptions(
   if (partialRaw !== undefined && partialRaw !== 'true' && partialRaw !== 'false') {
     throw new JobOptionError(`the 'allow-partial' option must be 'true' or 'false'; got '${partialRaw}'`);
   }
+  const gateRaw = pick('gate')?.trim().toLowerCase();
+  if (gateRaw !== undefined && !REVIEW_GATES.includes(gateRaw as ReviewGate)) {
+    throw new JobOptionError(`the 'gate' option must be one of ${REVIEW_GATES.join(', ')}; got '${gateRaw}'`);
+  }
+  const hoursRaw = pick('review-hours')?.trim();
+  const reviewHours = hoursRaw === undefined ? DEFAULT_REVIEW_HOURS : Number(hoursRaw);
+  if (
+    hoursRaw !== undefined &&
+    !(/^\d+(\.\d+)?$/.test(hoursRaw) && reviewHours > 0 && reviewHours <= MAX_REVIEW_HOURS)
+  ) {
+    throw new JobOptionError(
+      `the 'review-hours' option must be a number of hours above 0 and at most ${MAX_REVIEW_HOURS}; got '${hoursRaw}'`,
+    );
+  }
   return {
     lane: (laneRaw as Lane | undefined) ?? defaults.lane,
     costLimit,
     analysts,
     models,
     allowPartial: partialRaw === 'true',
+    gate: (gateRaw as ReviewGate | undefined) ?? 'none',
+    reviewHours,
   };
 }

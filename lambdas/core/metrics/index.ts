@@ -5,6 +5,7 @@ export {
   type CallOutcome,
   type ChunkMetric,
   DIMENSION,
+  type HoldsMetric,
   type JobMetric,
   type LimiterWindow,
   METRIC,

@@ -41,6 +41,12 @@ export const METRIC = {
   redeliveries: 'Redeliveries',
   /** Per finalized job: micro-USD spent on the whole job. */
   jobCostSpent: 'JobCostSpent',
+  /** Per sweep: jobs paused by a person. */
+  jobsPaused: 'JobsPaused',
+  /** Per sweep: jobs held for a reviewer. */
+  jobsAwaitingReview: 'JobsAwaitingReview',
+  /** Per sweep: jobs whose review deadline passed before every gated finding had a decision. */
+  reviewsOverdue: 'ReviewsOverdue',
 } as const;
 
 /** A metric name. */
@@ -93,8 +99,16 @@ export interface LimiterWindow {
 }
 
 /** Where the pipeline reports what it does. Every method is cheap and never throws. */
+/** Jobs a person holds, counted by one sweep. */
+export interface HoldsMetric {
+  readonly paused: number;
+  readonly awaitingReview: number;
+  readonly reviewsOverdue: number;
+}
+
 export interface PipelineMetrics {
   call(event: CallMetric): void;
+  holds(event: HoldsMetric): void;
   attempt(event: AttemptMetric): void;
   chunk(event: ChunkMetric): void;
   job(event: JobMetric): void;
@@ -120,7 +134,8 @@ export type MetricEvent =
   | ({ readonly kind: 'attempt' } & AttemptMetric)
   | ({ readonly kind: 'chunk' } & ChunkMetric)
   | ({ readonly kind: 'job' } & JobMetric)
-  | ({ readonly kind: 'limiter' } & LimiterWindow);
+  | ({ readonly kind: 'limiter' } & LimiterWindow)
+  | ({ readonly kind: 'holds' } & HoldsMetric);
 
 const OUTCOME_METRIC: Record<CallOutcome, MetricName> = {
   succeeded: METRIC.callsSucceeded,
@@ -178,6 +193,12 @@ export function samplesOf(event: MetricEvent): MetricSample[] {
           dimensions: { [DIMENSION.lane]: event.lane },
         },
       ];
+    case 'holds':
+      return [
+        { name: METRIC.jobsPaused, unit: 'Count', value: event.paused, dimensions: {} },
+        { name: METRIC.jobsAwaitingReview, unit: 'Count', value: event.awaitingReview, dimensions: {} },
+        { name: METRIC.reviewsOverdue, unit: 'Count', value: event.reviewsOverdue, dimensions: {} },
+      ];
     case 'limiter': {
       if (!event.name) return [];
       const dimensions = { [DIMENSION.model]: event.name };
@@ -214,6 +235,9 @@ export abstract class SampleMetrics implements PipelineMetrics {
   }
   job(event: JobMetric): void {
     this.emit({ kind: 'job', ...event });
+  }
+  holds(event: HoldsMetric): void {
+    this.emit({ kind: 'holds', ...event });
   }
   limiter(window: LimiterWindow): void {
     this.emit({

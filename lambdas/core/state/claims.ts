@@ -50,7 +50,12 @@ export interface Checkpoint {
   /** Redrives out of a DLQ by triage, and when the last one was (ISO). */
   readonly redrives?: number;
   readonly redrivenAt?: string;
-  /** `attempts` when the stage's current message was sent (by a sweep or a redrive); 0 at intake. */
+  /** When a pause set the stage aside (ISO). */
+  readonly pausedAt?: string;
+  /** Messages sent again when the job was resumed (or cancelled while paused), and when the last was (ISO). */
+  readonly resumes?: number;
+  readonly resumedAt?: string;
+  /** `attempts` when the stage's current message was sent (by a sweep, a redrive or a resume); 0 at intake. */
   readonly enqueuedAttempts?: number;
 }
 
@@ -76,7 +81,14 @@ export interface UnstartedCall {
 }
 
 /** Why a message for a chunk-stage was sent again: the counters that bound it. */
-export type ResendKind = 'sweep' | 'redrive';
+export type ResendKind = 'sweep' | 'redrive' | 'resume';
+
+/** The counter and time stamp each kind of re-send keeps on the checkpoint. */
+const RESEND_FIELDS = {
+  sweep: { counter: 'sweeps', stamp: 'sweptAt' },
+  redrive: { counter: 'redrives', stamp: 'redrivenAt' },
+  resume: { counter: 'resumes', stamp: 'resumedAt' },
+} as const satisfies Record<ResendKind, { counter: keyof Checkpoint; stamp: keyof Checkpoint }>;
 
 /** A held claim. Every write made under it is fenced by `fence`. */
 export interface Lease {
@@ -385,15 +397,39 @@ export class Claims {
   }
 
   /**
+   * Gives a stage's lease up without a failure: the job was paused. The stage goes back to
+   * `pending` with its checkpoint kept, no attempt is held against it, and the resume sends
+   * its message again.
+   */
+  async setAside(lease: Lease): Promise<void> {
+    const f = fenceCondition(lease);
+    await this.underLease(lease, () =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
+          UpdateExpression: 'SET #status = :pending, pausedAt = :at REMOVE claimedBy, claimExpiresAt',
+          ConditionExpression: f.condition,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ...f.values,
+            ':pending': 'pending',
+            ':at': new Date(this.now()).toISOString(),
+          },
+        }),
+      ),
+    );
+  }
+
+  /**
    * Records that a new message is about to be sent for a live stage, once per observed count:
    * the update is conditioned on the counter still being `seen`, so of two sweepers (or
    * triage runs) looking at the same checkpoint only one re-enqueues. Returns false when the
    * stage moved on or another caller got there first.
    */
   async recordResend(cp: Checkpoint, kind: ResendKind): Promise<boolean> {
-    const counter = kind === 'sweep' ? 'sweeps' : 'redrives';
-    const stamp = kind === 'sweep' ? 'sweptAt' : 'redrivenAt';
-    const seen = (kind === 'sweep' ? cp.sweeps : cp.redrives) ?? 0;
+    const { counter, stamp } = RESEND_FIELDS[kind];
+    const seen = cp[counter] ?? 0;
     try {
       await this.db.send(
         new UpdateCommand({

@@ -6,10 +6,16 @@ import { isConditionFailure, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
 import { retryConflicts } from './transact.js';
 
-/** Where a job is. `intake` → `running` → one of the terminal statuses. */
+/**
+ * Where a job is. `intake` → `running` → one of the terminal statuses. A running job may be
+ * `paused` and resumed; a job with a review gate waits in `awaiting_review` between its last
+ * chunk and its report.
+ */
 export type JobStatus =
   | 'intake'
   | 'running'
+  | 'paused'
+  | 'awaiting_review'
   | 'completed'
   | 'incomplete'
   | 'cancelled'
@@ -24,6 +30,9 @@ export const TERMINAL_STATUSES: readonly JobStatus[] = [
   'budget_exceeded',
   'rejected',
 ];
+
+/** Which findings hold a job for a reviewer before its report is final. */
+export type ReviewGate = 'none' | 'critical' | 'high';
 
 /** The job item. Money is integer micro-dollars; `*At` fields are ISO strings, deadlines epoch ms. */
 export interface Job {
@@ -82,11 +91,34 @@ export interface Job {
   readonly purgedAt?: string;
   /** What that purge deleted: object versions and delete markers, and state-table items. */
   readonly purge?: { readonly objects: number; readonly items: number };
+  /** When the job was last paused (ISO); removed on resume. */
+  readonly pausedAt?: string;
+  /** Who paused it (an ARN, or `request`). */
+  readonly pausedBy?: string;
+  /** Milliseconds the job has spent paused, over every pause; its deadline moved by as much. */
+  readonly pausedMs?: number;
+  /** Findings at or above this risk wait for a reviewer (absent or `none`: no gate). */
+  readonly gate?: ReviewGate;
+  /** How long a review may take before the report is written without it. */
+  readonly reviewHours?: number;
+  /** Set when the job went to `awaiting_review`, with the review deadline (epoch ms) and the findings gated. */
+  readonly reviewStartedAt?: string;
+  readonly reviewDeadline?: number;
+  readonly gatedFindings?: number;
+  /** Every gated finding has a decision: finalize writes the report. */
+  readonly reviewCompletedAt?: string;
+  /** The review deadline passed: the report is written with undecided findings `unreviewed`. */
+  readonly reviewExpiredAt?: string;
 }
 
 /** What intake knows when it creates a job. */
 export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &
-  Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner'>>;
+  Partial<
+    Pick<
+      Job,
+      'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner' | 'gate' | 'reviewHours'
+    >
+  >;
 
 function statusIndex(status: JobStatus, at: string, jobId: string) {
   return { gsi1pk: statusGsiPk(status), gsi1sk: `${at}#${jobId}` };
@@ -225,8 +257,9 @@ export class Jobs {
   }
 
   /**
-   * Cancels a running job: a conditional status flip, so it is recorded exactly once and
-   * only for a job that can still stop. Returns false when the job had already ended.
+   * Cancels a job that has not ended (intake, running, paused or awaiting review): a conditional
+   * status flip, so it is recorded exactly once and only for a job that can still stop. Returns
+   * false when the job had already ended. `job` is the job as the cancel left it or found it.
    */
   async cancel(jobId: string, reason = 'cancelled by request'): Promise<{ cancelled: boolean; job: Job }> {
     const at = new Date(this.now()).toISOString();
@@ -238,12 +271,14 @@ export class Jobs {
             Key: { pk: jobPk(jobId), sk: JOB_SK },
             UpdateExpression:
               'SET #status = :cancelled, cancelledAt = :at, reason = :reason, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk',
-            ConditionExpression: '#status IN (:intake, :running)',
+            ConditionExpression: '#status IN (:intake, :running, :paused, :review)',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {
               ':cancelled': 'cancelled',
               ':intake': 'intake',
               ':running': 'running',
+              ':paused': 'paused',
+              ':review': 'awaiting_review',
               ':at': at,
               ':reason': reason,
               ':gpk': statusGsiPk('cancelled'),
@@ -272,7 +307,12 @@ export class Jobs {
    * Sets `field` to now unless it is set already, and only while `condition` holds. Returns
    * false when it was set already or the condition failed (the loser of a race, or a repeat).
    */
-  private async stampOnce(jobId: string, field: string, condition: string): Promise<boolean> {
+  private async stampOnce(
+    jobId: string,
+    field: string,
+    condition: string,
+    values: Record<string, unknown> = {},
+  ): Promise<boolean> {
     try {
       await retryConflicts(() =>
         this.db.send(
@@ -281,7 +321,8 @@ export class Jobs {
             Key: { pk: jobPk(jobId), sk: JOB_SK },
             UpdateExpression: `SET ${field} = :at`,
             ConditionExpression: `attribute_not_exists(${field}) AND ${condition}`,
-            ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString() },
+            ...(condition.includes('#status') ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+            ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString(), ...values },
           }),
         ),
       );
@@ -297,7 +338,13 @@ export class Jobs {
    * chunk terminal first. The loser of a race (or a repeat) gets false.
    */
   async claimFinalize(jobId: string): Promise<boolean> {
-    return this.stampOnce(jobId, 'finalizeEnqueuedAt', 'chunksTerminal >= chunkCount');
+    // A paused job finalizes when it is resumed, not while a person holds it.
+    return this.stampOnce(
+      jobId,
+      'finalizeEnqueuedAt',
+      'chunksTerminal >= chunkCount AND #status IN (:running, :cancelled)',
+      { ':running': 'running', ':cancelled': 'cancelled' },
+    );
   }
 
   /**

@@ -65,7 +65,9 @@ export type SweepAction =
   /** Claim finalize and enqueue it (every chunk terminal, finalize never enqueued). */
   | { readonly kind: 'finalize' }
   /** Enqueue finalize again (claimed long ago, job still not finalized). */
-  | { readonly kind: 'refinalize'; readonly seen: string | undefined };
+  | { readonly kind: 'refinalize'; readonly seen: string | undefined }
+  /** Close a review whose deadline passed: alert, then finalize with undecided findings `unreviewed`. */
+  | { readonly kind: 'review-expired'; readonly deadline: number };
 
 const ms = (iso: string | undefined) => (iso ? Date.parse(iso) : 0);
 
@@ -98,6 +100,7 @@ export function lastActivity(job: Job, stages: readonly Checkpoint[]): number {
       ms(c.finishedAt),
       ms(c.sweptAt),
       ms(c.redrivenAt),
+      ms(c.resumedAt),
     );
   }
   return at;
@@ -111,9 +114,26 @@ function describe(u: UnfinishedChunk): string {
 }
 
 /**
+ * A job awaiting review: once its review closed, finalize is sent again if it went missing;
+ * before that, a review past its deadline is closed as expired.
+ */
+function decideReview(job: Job, now: number, rules: SweepRules): SweepAction[] {
+  const closedAt = job.reviewCompletedAt ?? job.reviewExpiredAt;
+  if (closedAt) {
+    const since = Math.max(ms(closedAt), ms(job.finalizeResentAt));
+    return now - since > rules.finalizeQuietMs ? [{ kind: 'refinalize', seen: job.finalizeResentAt }] : [];
+  }
+  if (job.reviewDeadline !== undefined && now > job.reviewDeadline) {
+    return [{ kind: 'review-expired', deadline: job.reviewDeadline }];
+  }
+  return [];
+}
+
+/**
  * Decides what the sweeper does about one job at `now`. Pure: the executor carries it out.
  *
- * - finalized or not running/cancelled: nothing;
+ * - finalized, paused, or not started: nothing;
+ * - awaiting review: close it once its deadline passed; finalize again if that went missing;
  * - past its deadline with chunks unfinished: expire them (each named in the reason), then finalize;
  * - every chunk terminal: finalize, or finalize again when the claim is older than `finalizeQuietMs`;
  * - intake still fanning out: nothing (intake's own message retries it);
@@ -129,7 +149,10 @@ export function decide(
   now: number,
   rules: SweepRules,
 ): SweepAction[] {
-  if (job.finalizedAt || !['running', 'cancelled'].includes(job.status)) return [];
+  if (job.finalizedAt) return [];
+  if (job.status === 'awaiting_review') return decideReview(job, now, rules);
+  // A paused job is a person's to resume: no re-send, no deadline while it waits.
+  if (!['running', 'cancelled'].includes(job.status)) return [];
   const unfinished = unfinishedChunks(job, checkpoints);
   const allTerminal = job.chunkCount > 0 && job.chunksTerminal >= job.chunkCount;
 

@@ -1,14 +1,16 @@
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
 import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
-import { documentKey, type StoredDocument } from '../intake/intake.js';
+import { chunkMessagesOf, readStoredDocument } from '../intake/stored-document.js';
+import type { PipelineMetrics } from '../metrics/index.js';
 import { Claims } from '../state/claims.js';
+import { JobHolds } from '../state/job-holds.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { statusGsiPk } from '../state/keys.js';
 import { queryAll } from '../state/query-all.js';
-import type { ChunkMessage } from '../worker/chunk-message.js';
 import { decide, type SweepRules } from './rules.js';
 
 /** What the sweeper needs. */
@@ -23,6 +25,10 @@ export interface SweeperDeps {
   readonly laneQueueUrls: Readonly<Record<Lane, string>>;
   readonly finalizeQueueUrl: string;
   readonly rules: SweepRules;
+  /** Where an expired review is announced (the stack's alerts topic). @default no alert */
+  readonly alerts?: { readonly sns: SNSClient; readonly topicArn: string };
+  /** Where the counts of paused and held jobs go, once per sweep. @default none */
+  readonly metrics?: PipelineMetrics;
   readonly now?: () => number;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
 }
@@ -33,34 +39,23 @@ export interface SweepSummary {
   readonly resent: { jobId: string; chunk: number; stage: string }[];
   readonly expired: { jobId: string; chunks: number[] }[];
   readonly finalizeEnqueued: string[];
+  /** Jobs whose review deadline passed, closed by this sweep. */
+  readonly reviewsExpired: string[];
+  /** Jobs a person holds, as this sweep found them. */
+  readonly held: { paused: number; awaitingReview: number; reviewsOverdue: number };
 }
 
-/** Ids of jobs that may need the sweeper: running or cancelled, and not finalized. */
-async function candidateJobs(deps: SweeperDeps): Promise<string[]> {
-  const ids: string[] = [];
-  for (const status of ['running', 'cancelled']) {
-    const items = await queryAll<{ jobId?: unknown }>(deps.db, {
-      TableName: deps.tableName,
-      IndexName: deps.statusIndexName,
-      KeyConditionExpression: 'gsi1pk = :pk',
-      FilterExpression: 'attribute_not_exists(finalizedAt)',
-      ProjectionExpression: 'jobId',
-      ExpressionAttributeValues: { ':pk': statusGsiPk(status) },
-    });
-    for (const item of items) if (typeof item.jobId === 'string') ids.push(item.jobId);
-  }
-  return ids;
-}
-
-/** Rebuilds a chunk message from the document intake stored, exactly as intake built it. */
-async function chunkMessage(deps: SweeperDeps, job: Job, chunk: number): Promise<ChunkMessage> {
-  const r = await deps.s3.send(
-    new GetObjectCommand({ Bucket: deps.resultsBucket, Key: documentKey(job.jobId) }),
-  );
-  const doc = JSON.parse((await r.Body?.transformToString()) ?? '{}') as StoredDocument;
-  const found = doc.chunks?.find((c) => c.index === chunk);
-  if (!found) throw new Error(`stored document of job ${job.jobId} has no chunk ${chunk}`);
-  return { v: 1, jobId: job.jobId, chunk, lane: job.lane, clauses: found.clauses.map((c) => ({ ...c })) };
+/** Ids of the unfinalized jobs in a status, from the status index. */
+async function jobsIn(deps: SweeperDeps, status: string): Promise<string[]> {
+  const items = await queryAll<{ jobId?: unknown }>(deps.db, {
+    TableName: deps.tableName,
+    IndexName: deps.statusIndexName,
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: 'attribute_not_exists(finalizedAt)',
+    ProjectionExpression: 'jobId',
+    ExpressionAttributeValues: { ':pk': statusGsiPk(status) },
+  });
+  return items.flatMap((item) => (typeof item.jobId === 'string' ? [item.jobId] : []));
 }
 
 /** Sweeps one job; exported for the CLI and tests. */
@@ -76,7 +71,8 @@ export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: Sweep
     switch (action.kind) {
       case 'resend': {
         const cp = action.checkpoint;
-        const message = await chunkMessage(deps, job, cp.chunk);
+        const doc = await readStoredDocument(deps.s3, deps.resultsBucket, jobId);
+        const [message] = chunkMessagesOf(doc, job.lane, [cp.chunk]);
         if (!(await claims.recordResend(cp, 'sweep'))) break;
         await deps.sqs.send(
           new SendMessageCommand({
@@ -110,6 +106,14 @@ export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: Sweep
         }
         break;
       }
+      case 'review-expired': {
+        if (!(await new JobHolds(deps.db, deps.tableName, now).closeReview(jobId, 'expired'))) break;
+        await alertExpiredReview(deps, job, action.deadline);
+        await sendFinalize(deps, jobId);
+        summary?.reviewsExpired.push(jobId);
+        log('sweeper-review-expired', { jobId, deadline: new Date(action.deadline).toISOString() });
+        break;
+      }
       case 'refinalize': {
         if (await jobs.recordFinalizeResend(jobId, action.seen)) {
           await sendFinalize(deps, jobId);
@@ -129,8 +133,20 @@ export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: Sweep
  * a claim or `finalizeJob` lets through only once.
  */
 export async function sweep(deps: SweeperDeps): Promise<SweepSummary> {
-  const summary: SweepSummary = { jobsSeen: 0, resent: [], expired: [], finalizeEnqueued: [] };
-  const ids = await candidateJobs(deps);
+  const [running, cancelled, paused, awaitingReview] = await Promise.all(
+    (['running', 'cancelled', 'paused', 'awaiting_review'] as const).map((status) => jobsIn(deps, status)),
+  );
+  const held = { paused: paused.length, awaitingReview: awaitingReview.length, reviewsOverdue: 0 };
+  const summary: SweepSummary = {
+    jobsSeen: 0,
+    resent: [],
+    expired: [],
+    finalizeEnqueued: [],
+    reviewsExpired: [],
+    held,
+  };
+  // Paused jobs are only counted: they wait for a person.
+  const ids = [...running, ...cancelled, ...awaitingReview];
   for (const jobId of ids) {
     try {
       await sweepJob(jobId, deps, summary);
@@ -139,5 +155,33 @@ export async function sweep(deps: SweeperDeps): Promise<SweepSummary> {
       deps.log?.('sweeper-job-failed', { jobId, error: String(error) });
     }
   }
+  held.reviewsOverdue = summary.reviewsExpired.length;
+  deps.metrics?.holds(held);
+  await deps.metrics?.flush();
   return { ...summary, jobsSeen: ids.length };
+}
+
+/** Tells the alerts topic that a review ran out of time, and what happens now. */
+async function alertExpiredReview(deps: SweeperDeps, job: Job, deadline: number): Promise<void> {
+  if (!deps.alerts) return;
+  await deps.alerts.sns.send(
+    new PublishCommand({
+      TopicArn: deps.alerts.topicArn,
+      Subject: `clause-review: review of job ${job.jobId} passed its deadline`.slice(0, 100),
+      Message: JSON.stringify(
+        {
+          event: 'review-expired',
+          jobId: job.jobId,
+          document: `s3://${job.bucket}/${job.key}`,
+          gate: job.gate,
+          gatedFindings: job.gatedFindings,
+          reviewStartedAt: job.reviewStartedAt,
+          reviewDeadline: new Date(deadline).toISOString(),
+          outcome: 'the report is being written with every undecided finding marked unreviewed',
+        },
+        null,
+        1,
+      ),
+    }),
+  );
 }

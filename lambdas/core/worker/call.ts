@@ -45,8 +45,11 @@ export interface CallDeps {
   readonly metrics?: PipelineMetrics;
 }
 
-/** Why a chunk stops starting calls. */
-export type StopReason = UnstartedReason | 'lease-lost';
+/**
+ * Why a chunk stops starting calls. A pause is not an end: the calls it leaves unstarted are
+ * made after the job is resumed, so they are not recorded as unstarted.
+ */
+export type StopReason = UnstartedReason | 'paused' | 'lease-lost';
 
 /** What a chunk's calls share: its budget, status gate and intents, and its stop switch. */
 export interface ChunkCalls {
@@ -83,7 +86,7 @@ export type CallResult = { readonly modelId: string; readonly retries: number } 
   | { readonly kind: 'done'; readonly result: string }
   | { readonly kind: 'failed'; readonly failureKind: CallFailureKind }
   | { readonly kind: 'exhausted'; readonly error: string }
-  | { readonly kind: 'unstarted'; readonly reason: UnstartedReason }
+  | { readonly kind: 'unstarted'; readonly reason: UnstartedReason | 'paused' }
   | { readonly kind: 'lease-lost' }
 );
 
@@ -294,7 +297,7 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
   const reserved = await chunk.budget.reserve(estimate, chunk.halt);
   if (!reserved.ok) {
     if (reserved.why === 'budget') chunk.stop('budget');
-    else if (!chunk.stopped()) chunk.stop('cancelled');
+    else if (!chunk.stopped()) chunk.stop(reserved.why === 'paused' ? 'paused' : 'cancelled');
     return stoppedResult(chunk, s.modelId, s.retries);
   }
   // The intent goes first too, so that no permit waits on a ledger write.
@@ -322,14 +325,19 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
   if (job?.status !== 'running' || job.budgetExceededAt || chunk.stopped()) {
     chunk.budget.release(estimate);
     permit?.release({ unused: true });
-    if (!chunk.stopped())
-      chunk.stop(job?.status === 'running' && job.budgetExceededAt ? 'budget' : 'cancelled');
+    if (!chunk.stopped()) chunk.stop(stopReasonOf(job));
     if (s.totals.attempts > s.priorAttempts) {
       await settle(s, { status: 'retryable', lastError: 'stopped before the next attempt' });
     }
     return stoppedResult(chunk, s.modelId, s.retries);
   }
   return { estimate, permit, checkedAt };
+}
+
+/** Why a job read stops a chunk's calls: its ceiling, a pause, or (any other status) a cancel. */
+function stopReasonOf(job: GateReading['job']): StopReason {
+  if (job?.status === 'running' && job.budgetExceededAt) return 'budget';
+  return job?.status === 'paused' ? 'paused' : 'cancelled';
 }
 
 /**

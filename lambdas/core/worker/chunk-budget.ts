@@ -6,7 +6,7 @@ import type { Job } from '../state/jobs.js';
 const CONTENDED_WAITS = 4;
 
 /** Why a chunk cannot reserve more: the ceiling is reached, or the job stopped running. */
-export type BudgetRefusal = 'budget' | 'stopped';
+export type BudgetRefusal = 'budget' | 'paused' | 'stopped';
 
 /** Options of {@link ChunkBudget}. */
 export interface ChunkBudgetOptions {
@@ -116,7 +116,7 @@ export class ChunkBudget {
       }
       const job = r.job;
       if (job?.status !== 'running') {
-        this.refused = 'stopped';
+        this.refused = job?.status === 'paused' ? 'paused' : 'stopped';
         return;
       }
       if (job.budgetExceededAt) {

@@ -197,6 +197,8 @@ export async function processChunk(
   };
   const job = await t.jobs.find(message.jobId);
   if (!job) return { action: 'retry', reason: `job ${message.jobId} not found` };
+  // A paused job's chunks are sent again when it is resumed.
+  if (job.status === 'paused') return { action: 'ack', outcome: 'job paused' };
   if (!['running', 'cancelled'].includes(job.status))
     return { action: 'ack', outcome: `job already ${job.status}` };
 
@@ -320,6 +322,12 @@ async function analyzeUnderLease(run: StageRun, held: HeldStage): Promise<Dispos
   }
   if (result.kind === 'cancelled') {
     return finishCancelled(run, held, { calls: result.counts, unstarted: result.unstarted });
+  }
+  if (result.kind === 'paused') {
+    // Nothing is lost: answered calls are in the ledger, the allotment is back with the job,
+    // and resume sends this chunk again.
+    await t.claims.setAside(held.lease);
+    return { action: 'ack', outcome: 'paused' };
   }
   await t.claims.completeStage(held.lease, {
     calls: result.counts,

@@ -71,6 +71,8 @@ export type AnalyzeResult =
       readonly counts: CallCounts;
       readonly unstarted: { reason: 'cancelled'; calls: UnstartedCall[] };
     }
+  /** The job was paused: the calls not started wait for its resume, and the lease is given up. */
+  | { readonly kind: 'paused'; readonly counts: CallCounts }
   | { readonly kind: 'retry'; readonly reason: string }
   | { readonly kind: 'lease-lost' };
 
@@ -147,7 +149,7 @@ class Tally {
       });
     } else if (r.kind === 'failed') counts.failed++;
     else if (r.kind === 'exhausted') this.exhausted.push({ call: p.ref, error: r.error });
-    else if (r.kind === 'unstarted') {
+    else if (r.kind === 'unstarted' && r.reason !== 'paused') {
       this.unstarted.push({ clauseId: p.ref.clauseId, analystId: p.ref.analystId });
       counts[r.reason === 'budget' ? 'skipped' : 'cancelled']++;
     }
@@ -165,6 +167,7 @@ class Tally {
     const { counts, unstarted, exhausted } = this;
     if (stopped === 'cancelled')
       return { kind: 'cancelled', counts, unstarted: { reason: 'cancelled', calls: unstarted } };
+    if (stopped === 'paused') return { kind: 'paused', counts };
     if (exhausted.length > 0) {
       const first = exhausted[0];
       return {
@@ -309,8 +312,8 @@ async function runCalls(
   if (crashed && chunk.stopped() !== 'lease-lost') throw crashed.reason;
 }
 
-function unstartedReason(why: StopReason | undefined): UnstartedReason {
-  return why === 'budget' ? 'budget' : 'cancelled';
+function unstartedReason(why: StopReason | undefined): UnstartedReason | 'paused' {
+  return why === 'budget' || why === 'paused' ? why : 'cancelled';
 }
 
 /**

@@ -1,0 +1,99 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Lane } from '../contracts.js';
+import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
+import { chunkMessagesOf, readStoredDocument, sendChunkMessages } from '../intake/stored-document.js';
+import { Claims } from '../state/claims.js';
+import { JobHolds } from '../state/job-holds.js';
+import { type Job, Jobs } from '../state/jobs.js';
+import { unfinishedChunks } from '../sweeper/rules.js';
+import { HoldStateError } from './errors.js';
+
+/** What pause, resume and cancel need: the table, the stored documents and the queues. */
+export interface HoldDeps {
+  readonly db: DynamoDBDocumentClient;
+  readonly s3: S3Client;
+  readonly sqs: SQSClient;
+  readonly tableName: string;
+  readonly resultsBucket: string;
+  readonly laneQueueUrls: Readonly<Record<Lane, string>>;
+  readonly finalizeQueueUrl: string;
+  readonly now?: () => number;
+}
+
+/**
+ * Pauses a running job: no model call starts after this returns; chunks in flight stop at
+ * their next check, give up their leases and return their allotments, keeping their
+ * checkpoints and ledger entries.
+ * @throws HoldStateError when the job is not running
+ */
+export async function pauseJob(jobId: string, by: string, deps: HoldDeps): Promise<Job> {
+  const flip = await new JobHolds(deps.db, deps.tableName, deps.now).pause(jobId, by);
+  if (flip.changed) return flip.job;
+  const { job } = flip;
+  throw new HoldStateError(
+    job.status === 'paused'
+      ? `job ${jobId} is already paused (since ${job.pausedAt}); 'resume' continues it`
+      : `job ${jobId} is ${job.status}; only a running job can be paused`,
+    jobId,
+    job.status,
+  );
+}
+
+/**
+ * Resumes a paused job: its deadline moves by the time it was paused, every chunk not yet
+ * ended is sent again from the stored document, and work goes on from the checkpoints and
+ * the call ledger, so no answered call is made or billed again. A job whose chunks all ended
+ * while it was paused goes straight to finalize.
+ * @throws HoldStateError when the job is not paused
+ */
+export async function resumeJob(jobId: string, deps: HoldDeps): Promise<{ job: Job; chunksSent: number }> {
+  const flip = await new JobHolds(deps.db, deps.tableName, deps.now).resume(jobId);
+  if (!flip.changed) {
+    throw new HoldStateError(
+      `job ${jobId} is ${flip.job.status}, not paused; there is nothing to resume`,
+      jobId,
+      flip.job.status,
+    );
+  }
+  const chunksSent = await sendUnfinished(flip.job, deps);
+  await enqueueFinalizeIfComplete(deps, jobId);
+  return { job: flip.job, chunksSent };
+}
+
+/**
+ * Cancels a job that has not ended. A running job's workers stop on their own; a paused job
+ * has none, so its unfinished chunks are sent again for workers to end as cancelled; a job
+ * awaiting review is finalized as cancelled, with the decisions made so far.
+ * Returns whether this call cancelled it, and the job.
+ */
+export async function cancelJob(
+  jobId: string,
+  reason: string,
+  deps: HoldDeps,
+): Promise<{ cancelled: boolean; job: Job }> {
+  const result = await new Jobs(deps.db, deps.tableName, deps.now).cancel(jobId, reason);
+  if (!result.cancelled) return result;
+  // The item as the cancel left it tells what it was: a pause leaves `pausedAt` until a resume
+  // removes it, and a review starts only after finalize was claimed.
+  const { job } = result;
+  if (job.reviewStartedAt) await sendFinalize(deps, jobId);
+  else if (job.pausedAt) {
+    await sendUnfinished(job, deps);
+    await enqueueFinalizeIfComplete(deps, jobId);
+  }
+  return result;
+}
+
+/** Sends the message of every chunk not yet ended, once per observed state of its live stage. */
+async function sendUnfinished(job: Job, deps: HoldDeps): Promise<number> {
+  const claims = new Claims(deps.db, deps.tableName, deps.now);
+  const live = unfinishedChunks(job, await claims.list(job.jobId)).flatMap((u) => (u.live ? [u.live] : []));
+  if (live.length === 0) return 0;
+  const doc = await readStoredDocument(deps.s3, deps.resultsBucket, job.jobId);
+  const resend: number[] = [];
+  for (const cp of live) if (await claims.recordResend(cp, 'resume')) resend.push(cp.chunk);
+  await sendChunkMessages(deps.sqs, deps.laneQueueUrls[job.lane], chunkMessagesOf(doc, job.lane, resend));
+  return resend.length;
+}

@@ -1,0 +1,82 @@
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DocumentContext } from '../documents/document-context.js';
+import { findDocumentContext } from '../documents/document-context.js';
+import type { Chunk, Lane } from '../model.js';
+import type { ChunkMessage } from '../worker/chunk-message.js';
+
+/** Where intake stores a job's parsed document, in the results bucket. */
+export const documentKey = (jobId: string) => `work/${jobId}/document.json`;
+
+/** What intake stores of a document: its text and chunks, and the context every call carries. */
+export interface StoredDocument {
+  readonly jobId: string;
+  readonly format: string;
+  readonly sha256: string;
+  readonly text: string;
+  readonly chunks: readonly Chunk[];
+  /** The contract's title, parties and definitions (absent in documents stored before it was kept). */
+  readonly context?: DocumentContext;
+}
+
+/** Reads a job's stored document. */
+export async function readStoredDocument(
+  s3: S3Client,
+  bucket: string,
+  jobId: string,
+): Promise<StoredDocument> {
+  const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: documentKey(jobId) }));
+  return JSON.parse((await r.Body?.transformToString()) ?? '{}') as StoredDocument;
+}
+
+/**
+ * The chunk messages of a document, exactly as intake first sent them: the same clauses and
+ * the same document context. A message sent again must carry the context, because a call's
+ * ledger key hashes its whole prompt: without it, answered calls would not be recognised and
+ * would be made, and billed, again.
+ *
+ * @param only the chunks wanted (default: every chunk)
+ * @throws Error when the document has no chunk of that index
+ */
+export function chunkMessagesOf(doc: StoredDocument, lane: Lane, only?: readonly number[]): ChunkMessage[] {
+  const context =
+    doc.context ??
+    findDocumentContext(
+      doc.text,
+      doc.chunks.flatMap((c) => c.clauses),
+    );
+  const wanted = only ?? doc.chunks.map((c) => c.index);
+  return wanted.map((index) => {
+    const chunk = doc.chunks.find((c) => c.index === index);
+    if (!chunk) throw new Error(`stored document of job ${doc.jobId} has no chunk ${index}`);
+    return {
+      v: 1,
+      jobId: doc.jobId,
+      chunk: index,
+      lane,
+      clauses: chunk.clauses.map((c) => ({ ...c })),
+      context,
+    };
+  });
+}
+
+/** Sends chunk messages ten at a time, sending again the entries SQS reports as failed. */
+export async function sendChunkMessages(
+  sqs: SQSClient,
+  queueUrl: string,
+  messages: readonly ChunkMessage[],
+): Promise<void> {
+  for (let i = 0; i < messages.length; i += 10) {
+    let entries = messages
+      .slice(i, i + 10)
+      .map((m) => ({ Id: String(m.chunk), MessageBody: JSON.stringify(m) }));
+    for (let attempt = 0; entries.length > 0; attempt++) {
+      const r = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      const failed = new Set((r.Failed ?? []).map((f) => f.Id));
+      entries = entries.filter((e) => failed.has(e.Id));
+      if (entries.length > 0 && attempt >= 3) {
+        throw new Error(`SendMessageBatch kept failing for chunks ${entries.map((e) => e.Id).join(', ')}`);
+      }
+    }
+  }
+}

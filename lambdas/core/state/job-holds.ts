@@ -1,0 +1,160 @@
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from './errors.js';
+import { type Job, type JobStatus, Jobs } from './jobs.js';
+import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
+import { retryConflicts } from './transact.js';
+
+/** How long a review may take when the job names no other. */
+export const DEFAULT_REVIEW_HOURS = 72;
+
+/** A status change that happened, or the job as it was when the change did not apply. */
+export type Flip =
+  | { readonly changed: true; readonly job: Job }
+  | { readonly changed: false; readonly job: Job };
+
+/**
+ * The two ways a person holds a job: a pause (`running` ⇄ `paused`) and a review gate
+ * (`running` → `awaiting_review` → report). Each change is one conditional UpdateItem on the
+ * job item, so of two racing callers exactly one changes the job, and a cancel recorded first
+ * always wins (a cancelled job is never paused, resumed or put up for review).
+ */
+export class JobHolds {
+  private readonly jobs: Jobs;
+
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.jobs = new Jobs(db, tableName, now);
+  }
+
+  /** `running` → `paused`: no new model call starts; chunks in flight stop at their next check. */
+  pause(jobId: string, by: string): Promise<Flip> {
+    const at = this.iso();
+    return this.flip(jobId, ['running'], 'paused', {
+      set: { pausedAt: at, pausedBy: by },
+      condition: 'attribute_not_exists(finalizedAt)',
+    });
+  }
+
+  /**
+   * `paused` → `running`. The deadline moves by the time spent paused, so a pause never eats
+   * into the time the job's work has.
+   */
+  async resume(jobId: string): Promise<Flip> {
+    const job = await this.jobs.get(jobId);
+    if (job.status !== 'paused' || !job.pausedAt) return { changed: false, job };
+    const pausedFor = Math.max(0, this.now() - Date.parse(job.pausedAt));
+    return this.flip(jobId, ['paused'], 'running', {
+      set: { deadline: job.deadline + pausedFor, pausedMs: (job.pausedMs ?? 0) + pausedFor },
+      remove: ['pausedAt', 'pausedBy'],
+      // Conditioned on the pause this caller measured, so two resumes move the deadline once.
+      condition: 'pausedAt = :seenPause',
+      values: { ':seenPause': job.pausedAt },
+    });
+  }
+
+  /**
+   * `running` → `awaiting_review`, by finalize when a gated finding waits for a person; the
+   * review deadline starts now.
+   */
+  awaitReview(job: Pick<Job, 'jobId' | 'reviewHours'>, gatedFindings: number): Promise<Flip> {
+    const hours = job.reviewHours ?? DEFAULT_REVIEW_HOURS;
+    return this.flip(job.jobId, ['running'], 'awaiting_review', {
+      set: {
+        reviewStartedAt: this.iso(),
+        reviewDeadline: this.now() + hours * 3_600_000,
+        gatedFindings,
+      },
+      condition: 'attribute_not_exists(finalizedAt) AND attribute_not_exists(reviewStartedAt)',
+    });
+  }
+
+  /**
+   * Closes the review once: every gated finding has a decision (`completed`) or its deadline
+   * passed (`expired`). The job stays `awaiting_review` until finalize writes the report; the
+   * caller that closes it sends finalize. Returns false for the loser of a race or a repeat.
+   */
+  async closeReview(jobId: string, how: 'completed' | 'expired'): Promise<boolean> {
+    const field = how === 'completed' ? 'reviewCompletedAt' : 'reviewExpiredAt';
+    try {
+      await retryConflicts(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            UpdateExpression: `SET ${field} = :at, updatedAt = :at`,
+            ConditionExpression:
+              '#status = :review AND attribute_not_exists(reviewCompletedAt) AND attribute_not_exists(reviewExpiredAt)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':at': this.iso(), ':review': 'awaiting_review' },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  private iso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  /** One conditional status change with the fields that go with it. */
+  private async flip(
+    jobId: string,
+    from: readonly JobStatus[],
+    to: JobStatus,
+    change: {
+      set: Record<string, unknown>;
+      remove?: readonly string[];
+      condition?: string;
+      values?: Record<string, unknown>;
+    },
+  ): Promise<Flip> {
+    const at = this.iso();
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = {
+      ':to': to,
+      ':at': at,
+      ':gpk': statusGsiPk(to),
+      ':gsk': `${at}#${jobId}`,
+      ...change.values,
+    };
+    const sets = ['#status = :to', 'updatedAt = :at', 'gsi1pk = :gpk', 'gsi1sk = :gsk'];
+    for (const [k, v] of Object.entries(change.set)) {
+      names[`#${k}`] = k;
+      values[`:${k}`] = v;
+      sets.push(`#${k} = :${k}`);
+    }
+    const allowed = from.map((s, i) => {
+      values[`:from${i}`] = s;
+      return `:from${i}`;
+    });
+    const remove = change.remove?.length ? ` REMOVE ${change.remove.join(', ')}` : '';
+    try {
+      const r = await retryConflicts(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            UpdateExpression: `SET ${sets.join(', ')}${remove}`,
+            ConditionExpression: `attribute_exists(pk) AND #status IN (${allowed.join(', ')})${
+              change.condition ? ` AND ${change.condition}` : ''
+            }`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return { changed: true, job: r.Attributes as Job };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return { changed: false, job: await this.jobs.get(jobId) };
+    }
+  }
+}
