@@ -8,6 +8,7 @@ import { cancelCommand, reportCommand, statusCommand, submitCommand } from './co
 import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
 import { dlqCommand } from './commands/dlq.js';
 import { DOCTOR_USAGE, doctorCommand } from './commands/doctor.js';
+import { decideCommand, findingsCommand, pauseCommand, resumeCommand } from './commands/hold-commands.js';
 import { localCommand } from './commands/local.js';
 import { PURGE_USAGE, purgeCommand } from './commands/purge.js';
 import { review } from './commands/review.js';
@@ -17,9 +18,16 @@ const USAGE = `clause-review — failure-tolerant contract review
 
 Usage:
   clause-review submit <file> [--lane realtime|batch] [--budget USD] [--analysts a,b,…] [--allow-partial]
+                       [--gate none|critical|high] [--review-hours H]
                                              upload a contract through the status API; prints the job id
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
-  clause-review cancel <job>                 cancel a job that has not ended
+  clause-review cancel <job>                 cancel a job that has not ended (paused or awaiting review included)
+  clause-review pause <job>                  stop starting model calls; chunks in flight stop at their next check
+  clause-review resume <job>                 continue a paused job from its checkpoints (no answered call is made again)
+  clause-review findings <job> [--gated]     the findings a review gate holds (or, once reported, every significant one)
+  clause-review decide <job> <finding...> approve|override --score N|reject [--note TEXT]
+  clause-review decide <job> --approve-all [--note TEXT]
+                                             record a reviewer's decision; the last one lets the report be written
   clause-review report <job> [--out DIR] [--open]
                                              presigned links to report.json/html, or download them into DIR/<job>/
   clause-review review <file...> [options]   review contracts on the embedded local stack, start to finish
@@ -102,6 +110,14 @@ async function main(argv: string[]): Promise<number> {
       return cancelCommand(rest, PROCESS_IO);
     case 'report':
       return reportCommand(rest, PROCESS_IO);
+    case 'pause':
+      return pauseCommand(rest, PROCESS_IO);
+    case 'resume':
+      return resumeCommand(rest, PROCESS_IO);
+    case 'findings':
+      return findingsCommand(rest, PROCESS_IO);
+    case 'decide':
+      return decideCommand(rest, PROCESS_IO);
     case 'local':
       return localCommand(rest, PROCESS_IO);
     case 'purge':

@@ -1,7 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
+import type { z } from 'zod';
+import type { DecisionResponse, decisionRequestSchema } from '../../lambdas/api/holds-api.js';
 import type { JobView, ReportLinks, Submission, SubmitRequest } from '../../lambdas/api/jobs-api.js';
+import type { FindingsView } from '../../lambdas/core/holds/review.js';
 import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
 
@@ -70,6 +73,9 @@ export function send(
     req.end();
   });
 }
+
+/** The body of POST /jobs/{id}/decisions. */
+export type DecisionBody = z.input<typeof decisionRequestSchema>;
 
 /**
  * A client of the status API that signs every request with SigV4 for `execute-api`, as API
@@ -144,6 +150,26 @@ export class ApiClient {
   /** GET /jobs/{id}/report. */
   report(id: string): Promise<ReportLinks> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/report`);
+  }
+
+  /** POST /jobs/{id}/pause. */
+  pause(id: string): Promise<JobView> {
+    return this.call('POST', `jobs/${encodeURIComponent(id)}/pause`);
+  }
+
+  /** POST /jobs/{id}/resume. */
+  resume(id: string): Promise<JobView> {
+    return this.call('POST', `jobs/${encodeURIComponent(id)}/resume`);
+  }
+
+  /** GET /jobs/{id}/findings. */
+  findings(id: string): Promise<FindingsView> {
+    return this.call('GET', `jobs/${encodeURIComponent(id)}/findings`);
+  }
+
+  /** POST /jobs/{id}/decisions. */
+  decide(id: string, request: DecisionBody): Promise<DecisionResponse> {
+    return this.call('POST', `jobs/${encodeURIComponent(id)}/decisions`, request);
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {

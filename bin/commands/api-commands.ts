@@ -11,7 +11,7 @@ import { resolveTarget, TARGET_ARGS, type Target, type TargetOptions } from './t
 /** How a command gets its target; tests hand one in. */
 export type TargetResolver = (options: TargetOptions) => Promise<Target>;
 
-function parse<T extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(
+export function parse<T extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(
   argv: string[],
   options: T,
 ) {
@@ -31,7 +31,7 @@ function targetOptions(values: Record<string, unknown>): TargetOptions {
   };
 }
 
-async function withTarget<T>(
+export async function withTarget<T>(
   values: Record<string, unknown>,
   resolveWith: TargetResolver,
   run: (target: Target) => Promise<T>,
@@ -76,6 +76,20 @@ export function explainApiError(error: unknown, target: Target): unknown {
 
 const money = (usd: number) => `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 
+/** What holds a paused job or one awaiting review, for the progress line. */
+function holdNote(view: JobView): string {
+  if (view.status === 'paused')
+    return ` since ${view.pausedAt ?? '?'}${view.pausedBy ? ` by ${view.pausedBy}` : ''}`;
+  const r = view.review;
+  if (view.status !== 'awaiting_review' || !r) return '';
+  const closed = r.completedAt
+    ? ', decided: writing the report'
+    : r.expiredAt
+      ? ', deadline passed: writing the report'
+      : '';
+  return ` (${r.gatedFindings ?? 0} finding(s) at gate '${r.gate}', review due ${r.deadline ?? '?'}${closed})`;
+}
+
 /** One line of progress: a bar of terminal chunks, calls planned, spend against the ceiling. */
 export function progressLine(view: JobView, width = 24): string {
   const { chunksTerminal, chunksTotal, callsPlanned } = view.progress;
@@ -85,6 +99,7 @@ export function progressLine(view: JobView, width = 24): string {
   return (
     `${bar} ${chunksTerminal}/${chunksTotal} chunks · ${callsPlanned} calls planned · ` +
     `${money(view.cost.spentUsd)} of ${money(view.cost.ceilingUsd)} · ${view.status}` +
+    holdNote(view) +
     (view.reason && view.status !== 'running' ? ` (${view.reason})` : '') +
     (view.purgedAt ? ` · purged ${view.purgedAt}` : '')
   );
@@ -97,6 +112,8 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     budget: { type: 'string' },
     analysts: { type: 'string' },
     'allow-partial': { type: 'boolean' },
+    gate: { type: 'string' },
+    'review-hours': { type: 'string' },
   });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0)
@@ -119,6 +136,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  const review = reviewOptions(values.gate, values['review-hours']);
   return withTarget(values, resolveWith, async (target) => {
     const submission = await target.api.submit({
       filename: basename(file),
@@ -126,6 +144,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
       ...(budget !== undefined ? { costCeilingUsd: budget } : {}),
       ...(analysts ? { analysts } : {}),
       ...(values['allow-partial'] ? { allowPartial: true } : {}),
+      ...review,
     });
     await uploadDocument(submission, bytes);
     // Until intake records the job, only the submission id resolves; wait a little for it, and
@@ -161,6 +180,21 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
   });
 }
 
+/** The review options of `submit` and `review`, checked. */
+export function reviewOptions(
+  gate: string | undefined,
+  hours: string | undefined,
+): { gate?: 'none' | 'critical' | 'high'; reviewHours?: number } {
+  if (gate !== undefined && gate !== 'none' && gate !== 'critical' && gate !== 'high') {
+    throw new CliError(`--gate must be 'none', 'critical' or 'high'; got '${gate}'`);
+  }
+  const reviewHours = hours === undefined ? undefined : Number(hours);
+  if (reviewHours !== undefined && !(Number.isFinite(reviewHours) && reviewHours > 0 && reviewHours <= 720)) {
+    throw new CliError(`--review-hours must be a number of hours above 0 and at most 720; got '${hours}'`);
+  }
+  return { ...(gate ? { gate } : {}), ...(reviewHours !== undefined ? { reviewHours } : {}) };
+}
+
 /** `status <job> [--watch]`. */
 export async function statusCommand(argv: string[], io: CliIo, resolveWith: TargetResolver = resolveTarget) {
   const { values, positionals } = parse(argv, {
@@ -180,11 +214,21 @@ export async function statusCommand(argv: string[], io: CliIo, resolveWith: Targ
       return view.status === 'rejected' ? 1 : 0;
     }
     let last = '';
+    let hinted = false;
     for (;;) {
       const line = `${view.jobId}  ${progressLine(view)}`;
       if (io.tty) process.stdout.write(`\r\x1b[2K${line}`);
       else if (line !== last) io.out(line);
       last = line;
+      if (!hinted && (view.status === 'awaiting_review' || view.status === 'paused')) {
+        hinted = true;
+        const flag = target.kind === 'local' ? ' --local' : '';
+        io.err(
+          view.status === 'paused'
+            ? `\npaused: clause-review resume ${view.jobId}${flag} continues it`
+            : `\nwaiting for a reviewer: clause-review findings ${view.jobId} --gated${flag}, then clause-review decide`,
+        );
+      }
       if (view.finished || view.status === 'rejected') break;
       await new Promise((r) => setTimeout(r, intervalMs));
       view = await target.api.status(id);

@@ -16,6 +16,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import { findingReviewHtml, modelRiskHtml, REVIEW_CSS, renderReviewSection } from './report-review-html.js';
 import type { Report, ReportClause, ReportFinding, Risk } from './report-types.js';
 
 const RISKS: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
@@ -330,14 +331,16 @@ function renderClause(ctx: Ctx, c: ReportClause, i: number): string {
         located ? '' : '<p class="hint">This quote could not be located in the clause text.</p>'
       }
 <p class="rat">${escapeHtml(f.rationale)}</p>
-<p class="by">Raised by ${analysts || '<span class="muted">—</span>'}</p>
+<p class="by">Raised by ${analysts || '<span class="muted">—</span>'}</p>${
+        f.review ? `\n${findingReviewHtml(f.review, escapeHtml)}` : ''
+      }
 </li>`;
     })
     .join('\n');
   return `<article class="clause" id="clause-${i}" data-ci="${i}" tabindex="-1" aria-labelledby="ch-${i}">
 <header class="chead"><h3 id="ch-${i}"><span class="l">${escapeHtml(clauseLabel(c))}</span>${
     c.heading ? ` <span class="hd">${escapeHtml(c.heading)}</span>` : ''
-  }</h3>${riskChip(c.risk)}<span class="cmeta"><code>${escapeHtml(c.id)}</code> · chunk ${escapeHtml(c.chunk)} · ${num(
+  }</h3>${riskChip(c.risk)}${modelRiskHtml(c, RISK_LABEL, escapeHtml)}<span class="cmeta"><code>${escapeHtml(c.id)}</code> · chunk ${escapeHtml(c.chunk)} · ${num(
     c.findings.length,
   )} finding${c.findings.length === 1 ? '' : 's'}</span></header>
 ${statusNote}
@@ -822,14 +825,17 @@ export function renderReportHtml(report: Report): string {
 <meta name="referrer" content="no-referrer">
 <meta name="generator" content="clause-review">
 <title>${escapeHtml(`Contract review — ${docName} — ${STATUS_LABEL[report.job.status] ?? report.job.status}`)}</title>
-<style>${CSS}</style>
+<style>${CSS}${report.review ? REVIEW_CSS : ''}</style>
 </head>
 <body>
 <a class="sr" href="#findings">Skip to findings</a>
 ${renderHeader(ctx)}
-<nav aria-label="Sections" class="hint">Sections: <a href="#summary">Summary</a> · <a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
+<nav aria-label="Sections" class="hint">Sections: <a href="#summary">Summary</a> · ${
+    report.review ? '<a href="#review">Reviewer decisions</a> · ' : ''
+  }<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
 <main>
 ${renderSummary(ctx)}
+${renderReviewSection(report, escapeHtml)}
 ${renderHeatMap(ctx)}
 ${renderFindings(ctx)}
 ${renderCoverage(ctx)}
