@@ -202,3 +202,50 @@ describe('dead-letter classification', () => {
     expect(callNamedIn('nothing')).toEqual({});
   });
 });
+
+describe('sweeper rules: holds', () => {
+  const silent = checkpoints({ status: 'pending', attempts: 1 });
+
+  it('leaves a paused job alone, past its quiet periods and its deadline alike', () => {
+    const paused = job({ status: 'paused', pausedAt: iso(T0 + MIN) });
+    expect(decide(paused, silent, T0 + 1000 * MIN, rules)).toEqual([]);
+    // The same job running would have its chunk re-sent and, past the deadline, expired.
+    expect(decide({ ...paused, status: 'running' }, silent, T0 + 1000 * MIN, rules)[0]?.kind).toBe('expire');
+  });
+
+  it('closes a review once its deadline passes, and not before', () => {
+    const waiting = job({
+      status: 'awaiting_review',
+      chunksTerminal: 2,
+      finalizeEnqueuedAt: iso(T0 + 2 * MIN),
+      reviewStartedAt: iso(T0 + 2 * MIN),
+      reviewDeadline: T0 + 60 * MIN,
+    });
+    expect(decide(waiting, silent, T0 + 59 * MIN, rules)).toEqual([]);
+    expect(decide(waiting, silent, T0 + 61 * MIN, rules)).toEqual([
+      { kind: 'review-expired', deadline: T0 + 60 * MIN },
+    ]);
+  });
+
+  it('sends finalize again for a closed review whose finalize went missing', () => {
+    const closed = job({
+      status: 'awaiting_review',
+      chunksTerminal: 2,
+      finalizeEnqueuedAt: iso(T0 + 2 * MIN),
+      reviewStartedAt: iso(T0 + 2 * MIN),
+      reviewDeadline: T0 + 60 * MIN,
+      reviewCompletedAt: iso(T0 + 10 * MIN),
+    });
+    expect(decide(closed, silent, T0 + 14 * MIN, rules)).toEqual([]);
+    expect(decide(closed, silent, T0 + 16 * MIN, rules)).toEqual([{ kind: 'refinalize', seen: undefined }]);
+    // Once reported, nothing.
+    expect(decide({ ...closed, finalizedAt: iso(T0 + 11 * MIN) }, silent, T0 + 100 * MIN, rules)).toEqual([]);
+  });
+
+  it('counts a resume as a sign of life of the chunks it re-sent', () => {
+    const resumed = checkpoints({ status: 'pending', attempts: 1, resumedAt: iso(T0 + 100 * MIN) });
+    const running = job({ deadline: T0 + 1000 * MIN });
+    expect(decide(running, resumed, T0 + 105 * MIN, rules)).toEqual([]);
+    expect(decide(running, resumed, T0 + 111 * MIN, rules)[0]?.kind).toBe('resend');
+  });
+});
