@@ -71,6 +71,8 @@ export class Observability extends Construct {
   readonly queueAgeAlarms: Readonly<Record<QueueRole, cloudwatch.Alarm>>;
   /** Error alarms by function name. */
   readonly functionErrorAlarms: Readonly<Record<string, cloudwatch.Alarm>>;
+  /** Raised when the sweeper finds a review past its deadline (it then writes that report without it). */
+  readonly overdueReviewAlarm: cloudwatch.Alarm;
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
@@ -149,6 +151,25 @@ export class Observability extends Construct {
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         });
         return [name, notify(alarm)] as const;
+      }),
+    );
+
+    this.overdueReviewAlarm = notify(
+      new cloudwatch.Alarm(this, 'OverdueReviews', {
+        alarmName: `${t.prefix}-reviews-overdue`,
+        alarmDescription:
+          'A job held for a reviewer passed its review deadline: the sweeper wrote its report with the undecided ' +
+          "findings marked 'unreviewed'. 'clause-review findings <job>' shows them.",
+        metric: new cloudwatch.Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: METRIC.reviewsOverdue,
+          statistic: 'Maximum',
+          period: ALARM_PERIOD,
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     );
 
@@ -252,6 +273,21 @@ export class Observability extends Construct {
         fns.map(([name, fn]) => fn.metricDuration({ period: GRAPH_PERIOD, statistic: 'p99', label: name })),
       ),
     );
+    const held = (name: MetricName) =>
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: name,
+        statistic: 'Maximum',
+        period: GRAPH_PERIOD,
+        label: name,
+      });
+    this.dashboard.addWidgets(
+      graph(
+        'Jobs held by a person (paused, awaiting review, reviews overdue)',
+        [METRIC.jobsPaused, METRIC.jobsAwaitingReview, METRIC.reviewsOverdue].map(held),
+        24,
+      ),
+    );
     this.dashboard.addWidgets(
       new cloudwatch.AlarmStatusWidget({
         title: 'Alarms',
@@ -260,6 +296,7 @@ export class Observability extends Construct {
           ...Object.values(this.deadLetterAlarms.alarms),
           ...Object.values(this.queueAgeAlarms),
           ...Object.values(this.functionErrorAlarms),
+          this.overdueReviewAlarm,
         ],
       }),
     );

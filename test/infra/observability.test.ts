@@ -11,7 +11,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRIC } from '../../lambdas/core/metrics/index.js';
+import { METRIC, METRICS_NAMESPACE } from '../../lambdas/core/metrics/index.js';
 import { Observability, type ObservabilityProps } from '../../lib/observability.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { QUEUE_ROLES, topology } from '../../lib/topology.js';
@@ -128,11 +128,26 @@ describe('Observability alarms', () => {
         AlarmActions: [{ Ref: idOf(built.topic) }],
       });
     }
-    // 4 DLQ bursts + 4 queue ages + 2 functions, and nothing else.
-    expect(alarms).toHaveLength(10);
+    // 4 DLQ bursts + 4 queue ages + 2 functions + overdue reviews, and nothing else.
+    expect(alarms).toHaveLength(11);
     expect(
       alarms.every((a) => JSON.stringify(a.AlarmActions) === JSON.stringify([{ Ref: idOf(built.topic) }])),
     ).toBe(true);
+  });
+
+  it('raise an alarm when the sweeper finds a review past its deadline, to the alerts topic', () => {
+    const found = alarms.filter((a) => a.MetricName === METRIC.reviewsOverdue);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({
+      AlarmName: 'cr-obs-reviews-overdue',
+      Namespace: METRICS_NAMESPACE,
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: idOf(built.topic) }],
+    });
+    expect(found[0]?.Dimensions).toBeUndefined();
   });
 
   it('take the DLQ threshold and window from props', () => {
@@ -140,7 +155,7 @@ describe('Observability alarms', () => {
     const dlq = idOf(queues.deadLetterQueues.batch);
     const found = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm'))
       .map((r) => (r as Resource).Properties)
-      .filter((a) => JSON.stringify(a.Dimensions).includes(`"${dlq}"`));
+      .filter((a) => JSON.stringify(a.Dimensions ?? []).includes(`"${dlq}"`));
     expect(found).toEqual([
       expect.objectContaining({ Threshold: 5, Period: 600, AlarmName: 'cr-obs-batch-dlq-holding-5' }),
     ]);

@@ -182,7 +182,7 @@ describe('environment', () => {
 });
 
 describe('permissions', () => {
-  it('lets the sweeper query the status index, send chunk and finalize messages and read stored documents, nothing more', () => {
+  it('lets the sweeper query the status index, send chunk and finalize messages, read stored documents and alert on an expired review, nothing more', () => {
     const actions = actionsOf(statementsOf(ops.sweeperFunction));
     for (const a of [
       'dynamodb:Query',
@@ -190,12 +190,12 @@ describe('permissions', () => {
       'dynamodb:ConditionCheckItem',
       'sqs:SendMessage',
       's3:GetObject',
+      'sns:Publish',
     ])
       expect(actions).toContain(a);
     for (const a of [
       'sqs:ReceiveMessage',
       'sqs:DeleteMessage',
-      'sns:Publish',
       's3:PutObject',
       'sqs:StartMessageMoveTask',
     ])

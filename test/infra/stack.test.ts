@@ -362,7 +362,9 @@ describe('pipeline functions', () => {
     const intake = idOf(stack.documentBuckets.intakeBucket);
     const readers = policies().filter((p) =>
       p.statements.some(
-        (s) => asArray(s.Action).includes('s3:GetObject') && render(s.Resource).includes(intake),
+        (s) =>
+          asArray(s.Action).includes('s3:GetObject') &&
+          asArray(s.Resource).some((r) => render(r).includes(intake)),
       ),
     );
     expect(readers.flatMap((p) => p.roles)).toEqual([
@@ -721,6 +723,7 @@ describe('cdk-nag AwsSolutions', () => {
         'ClauseReview/Functions/IntakeRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/work/*]',
         'ClauseReview/StatusApi/HandlerRole: AwsSolutions-IAM5[Resource::<DocumentsIntake.Arn>/incoming/*]',
         'ClauseReview/StatusApi/HandlerRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/reports/*]',
+        'ClauseReview/StatusApi/HandlerRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/work/*]',
         'ClauseReview/Operations/SweeperRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/work/*]',
         'ClauseReview/Operations/FailedRuns: AwsSolutions-SQS3',
       ].sort(),

@@ -182,7 +182,11 @@ describe('applyReview', () => {
 
 describe('chunkMessagesOf', () => {
   it("rebuilds intake's messages with the document context, also for documents stored without it", async () => {
-    const parsed = await parseDocument(fixture(MEDIUM), { key: MEDIUM, maxBytes: 10_000_000, chunk: { maxClauses: 8 } });
+    const parsed = await parseDocument(fixture(MEDIUM), {
+      key: MEDIUM,
+      maxBytes: 10_000_000,
+      chunk: { maxClauses: 8 },
+    });
     const context = findDocumentContext(parsed.text, parsed.clauses);
     const stored: StoredDocument = {
       jobId: 'j-1',
