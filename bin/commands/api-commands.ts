@@ -180,6 +180,12 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
   });
 }
 
+/** True while a job waits for a person: paused, or held for a reviewer who has not finished. */
+export function waitsForPerson(view: JobView): boolean {
+  if (view.status === 'paused') return true;
+  return view.status === 'awaiting_review' && !view.review?.completedAt && !view.review?.expiredAt;
+}
+
 /** The review options of `submit` and `review`, checked. */
 export function reviewOptions(
   gate: string | undefined,
@@ -214,20 +220,21 @@ export async function statusCommand(argv: string[], io: CliIo, resolveWith: Targ
       return view.status === 'rejected' ? 1 : 0;
     }
     let last = '';
-    let hinted = false;
     for (;;) {
       const line = `${view.jobId}  ${progressLine(view)}`;
       if (io.tty) process.stdout.write(`\r\x1b[2K${line}`);
       else if (line !== last) io.out(line);
       last = line;
-      if (!hinted && (view.status === 'awaiting_review' || view.status === 'paused')) {
-        hinted = true;
+      // A job a person holds waits for that person, possibly for days: say what to do and stop.
+      if (waitsForPerson(view)) {
+        if (io.tty) process.stdout.write('\n');
         const flag = target.kind === 'local' ? ' --local' : '';
         io.err(
           view.status === 'paused'
-            ? `\npaused: clause-review resume ${view.jobId}${flag} continues it`
-            : `\nwaiting for a reviewer: clause-review findings ${view.jobId} --gated${flag}, then clause-review decide`,
+            ? `paused: 'clause-review resume ${view.jobId}${flag}' continues it`
+            : `waiting for a reviewer: 'clause-review findings ${view.jobId} --gated${flag}' lists the findings, 'clause-review decide' records decisions`,
         );
+        return 0;
       }
       if (view.finished || view.status === 'rejected') break;
       await new Promise((r) => setTimeout(r, intervalMs));

@@ -136,10 +136,21 @@ export async function decideCommand(argv: string[], io: CliIo, resolveWith: Targ
       );
     }
     const flag = target.kind === 'local' ? ' --local' : '';
+    if (!r.reviewClosed) {
+      io.err(`${r.recorded.length} decision(s) recorded; ${r.undecided} gated finding(s) still undecided`);
+      return 0;
+    }
+    io.err('every gated finding is decided: writing the report');
+    // Finalize takes seconds; wait for it a little, so the next command can fetch the report.
+    let view = await target.api.status(r.jobId);
+    for (const deadline = Date.now() + 30_000; !view.finished && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      view = await target.api.status(r.jobId);
+    }
     io.err(
-      r.reviewClosed
-        ? `every gated finding is decided: the report is being written (clause-review status ${r.jobId} --watch${flag})`
-        : `${r.recorded.length} decision(s) recorded; ${r.undecided} gated finding(s) still undecided`,
+      view.finished
+        ? `report ready (${view.status}): clause-review report ${r.jobId} --out DIR${flag}`
+        : `the report is still being written: clause-review status ${r.jobId} --watch${flag}`,
     );
     return 0;
   });

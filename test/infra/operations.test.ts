@@ -193,12 +193,7 @@ describe('permissions', () => {
       'sns:Publish',
     ])
       expect(actions).toContain(a);
-    for (const a of [
-      'sqs:ReceiveMessage',
-      'sqs:DeleteMessage',
-      's3:PutObject',
-      'sqs:StartMessageMoveTask',
-    ])
+    for (const a of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 's3:PutObject', 'sqs:StartMessageMoveTask'])
       expect(actions).not.toContain(a);
     const s3Statement = statementsOf(ops.sweeperFunction).find((s) => s.Action === 's3:GetObject');
     expect(JSON.stringify(s3Statement?.Resource)).toContain('/work/*');

@@ -121,6 +121,9 @@ describe('pause and resume', () => {
     expect(await pauseCommand([jobId], paused, target)).toBe(0);
     expect(paused.stdout.join('\n')).toMatch(/paused since/);
 
+    const watchPaused = capture();
+    expect(await statusCommand([jobId, '--watch'], watchPaused, target)).toBe(0);
+    expect(watchPaused.stderr.join('\n')).toMatch(/paused: 'clause-review resume j-/);
     const callsAtRest = await settled(jobId);
     await new Promise((r) => setTimeout(r, 1500));
     // No call started while paused, and every chunk gave its allotment back.
@@ -189,6 +192,13 @@ describe('the review gate', () => {
     expect(waiting.reportReady).toBe(false);
     expect(waiting.review?.gate).toBe('high');
     const gatedCount = waiting.review?.gatedFindings ?? 0;
+    // Watching a held job stops at the hold and says what the reviewer does next.
+    const watching = capture();
+    expect(await statusCommand([jobId, '--watch', '--interval', '0.3'], watching, target)).toBe(0);
+    expect(watching.stdout.join('\n')).toMatch(
+      /awaiting_review \(\d+ finding\(s\) at gate 'high', review due /,
+    );
+    expect(watching.stderr.join('\n')).toMatch(/waiting for a reviewer: 'clause-review findings j-/);
     expect(gatedCount).toBeGreaterThan(1);
 
     const listed = capture();
@@ -242,6 +252,7 @@ describe('the review gate', () => {
     const all = capture();
     expect(await decideCommand([jobId, '--approve-all'], all, target)).toBe(0);
     expect(all.stdout).toHaveLength(left);
+    expect(all.stderr.join('\n')).toMatch(/report ready \(completed\): clause-review report j-/);
     const ended = await until(jobId, (v) => v.finished);
     expect(ended.status).toBe('completed');
 
