@@ -171,6 +171,35 @@ export class Chromium {
     return r.result.value;
   }
 
+  /**
+   * A PNG of the part of the page an element covers (at most `maxHeight` of it), rendered
+   * `width` CSS pixels wide.
+   * @throws Error when no element matches `selector`
+   */
+  async screenshot(selector: string, width = 1100, maxHeight = Number.POSITIVE_INFINITY): Promise<Buffer> {
+    await this.send(
+      'Emulation.setDeviceMetricsOverride',
+      { width, height: 900, deviceScaleFactor: 1, mobile: false },
+      this.sessionId,
+    );
+    const box = await this.evaluate<{ x: number; y: number; width: number; height: number } | null>(
+      `(() => { const el = document.querySelector(${JSON.stringify(selector)}); if (!el) return null;
+        const r = el.getBoundingClientRect();
+        return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height }; })()`,
+    );
+    if (!box) throw new Error(`no element matches ${selector}`);
+    const r = (await this.send(
+      'Page.captureScreenshot',
+      {
+        format: 'png',
+        captureBeyondViewport: true,
+        clip: { ...box, height: Math.min(box.height, maxHeight), scale: 1 },
+      },
+      this.sessionId,
+    )) as { data: string };
+    return Buffer.from(r.data, 'base64');
+  }
+
   /** Closes the browser and removes its profile and pages. */
   async close(): Promise<void> {
     if (!this.exited) {

@@ -23,6 +23,9 @@ const OUTCOME_LABEL: Readonly<Record<NonNullable<Report['review']>['outcome'], s
 
 type Escape = (value: unknown) => string;
 
+/** Trails up to this long are shown open; longer ones start collapsed (printing opens them). */
+const OPEN_TRAIL_ROWS = 12;
+
 const score = (n: number) => `${n} · ${SCORE_LABEL[n] ?? ''}`;
 
 /** The decision line under a gated finding. */
@@ -80,14 +83,17 @@ export function renderReviewSection(report: Report, escapeHtml: Escape): string 
     review.startedAt.replace('T', ' '),
   )}, due ${escapeHtml(review.deadline.replace('T', ' '))}. Outcome: ${escapeHtml(OUTCOME_LABEL[review.outcome])}${
     tally ? ` (${escapeHtml(tally)})` : ''
-  }. Clause risks above use the decided scores; the panel's own risk is shown beside any it changed.</p>
+  }. Clause risks in this report use the decided scores; the panel's own risk is shown beside any they changed.</p>
 ${
   rows
-    ? `<table class="trail"><caption>Decision trail, oldest first (a later decision on a finding supersedes an earlier one)</caption>
+    ? `<details class="trail"${review.trail.length <= OPEN_TRAIL_ROWS ? ' open' : ''}><summary>Decision trail: ${
+        review.trail.length
+      } decision(s), oldest first (a later decision on a finding supersedes an earlier one)</summary>
+<table class="trail">
 <thead><tr><th>When</th><th>Finding</th><th>Decision</th><th>By</th><th>Note</th></tr></thead>
 <tbody>
 ${rows}
-</tbody></table>`
+</tbody></table></details>`
     : '<p class="muted">No decision was recorded.</p>'
 }
 </section>`;
@@ -100,5 +106,5 @@ export const REVIEW_CSS = `
 .chip.risk-was{background:#eef0f2;color:#444;font-weight:normal}
 table.trail{border-collapse:collapse;width:100%;font-size:.9em}
 table.trail th,table.trail td{border-bottom:1px solid #e3e6ea;padding:.3rem .5rem;text-align:left;vertical-align:top}
-table.trail caption{text-align:left;color:#555;padding:.3rem 0}
+details.trail summary{cursor:pointer;color:#555;padding:.3rem 0}
 `;
