@@ -243,3 +243,35 @@ describe('a ceiling below the quote, on purpose', () => {
     expect(job.costSpent).toBeLessThanOrEqual(10_000);
   });
 });
+
+describe('a job cancelled while intake reads it', () => {
+  it('keeps cancelled but records its plan, so its report accounts for every planned call', async () => {
+    const plan = {
+      chunkCount: 3,
+      clauseCount: 20,
+      callsPlanned: 220,
+      sha256: 'abc',
+      bytes: 10,
+      format: 'txt',
+    };
+    const base = {
+      lane: 'realtime' as const,
+      bucket: 'b',
+      key: 'k',
+      analysts: [],
+      costLimit: 1_000_000,
+      deadline: Date.now() + 60_000,
+    };
+    await h.jobs.createIfAbsent({ ...base, jobId: 'j-cancelled-in-intake' });
+    await h.jobs.cancel('j-cancelled-in-intake');
+    expect(await h.jobs.recordPlan('j-cancelled-in-intake', plan)).toBe('cancelled');
+    expect(await h.jobs.get('j-cancelled-in-intake')).toMatchObject({ status: 'cancelled', ...plan });
+    // Once only: a repeated intake does not count the plan again.
+    expect(await h.jobs.recordPlan('j-cancelled-in-intake', { ...plan, chunkCount: 9 })).toBe('cancelled');
+    expect((await h.jobs.get('j-cancelled-in-intake')).chunkCount).toBe(3);
+
+    await h.jobs.createIfAbsent({ ...base, jobId: 'j-running-after-intake' });
+    expect(await h.jobs.recordPlan('j-running-after-intake', plan)).toBe('running');
+    expect(await h.jobs.get('j-running-after-intake')).toMatchObject({ status: 'running', ...plan });
+  });
+});

@@ -256,8 +256,10 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
   await new Claims(deps.db, deps.tableName, now).createAll(jobId, parsed.chunks.length);
   const calls = parsed.clauses.length * options.analysts.length;
   const current = await jobs.get(jobId);
-  if (current.status === 'intake') {
-    await jobs.markRunning(jobId, {
+  // A job cancelled while it was read still records its plan: its report accounts for every
+  // planned call as cancelled, once workers have ended its chunks.
+  if (current.status === 'intake' || (current.status === 'cancelled' && current.chunkCount === 0)) {
+    await jobs.recordPlan(jobId, {
       chunkCount: parsed.chunks.length,
       clauseCount: parsed.clauses.length,
       callsPlanned: calls,

@@ -203,6 +203,49 @@ export class Jobs {
     }
   }
 
+  /**
+   * Intake is done: records the plan and moves the job to `running`, so workers may start. A
+   * job cancelled while intake read it keeps `cancelled` but still gets its plan, so that its
+   * report accounts for every planned call (as cancelled). Returns the status the job has.
+   */
+  async recordPlan(
+    jobId: string,
+    plan: Pick<Job, 'chunkCount' | 'clauseCount' | 'callsPlanned' | 'sha256' | 'bytes' | 'format'> &
+      Partial<Pick<Job, 'quote'>>,
+  ): Promise<JobStatus> {
+    try {
+      await this.markRunning(jobId, plan);
+      return 'running';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: JOB_SK },
+          UpdateExpression: `SET chunkCount = :chunks, clauseCount = :clauses, callsPlanned = :calls, sha256 = :sha, bytes = :bytes, #format = :format${plan.quote ? ', quote = :quote' : ''}`,
+          ConditionExpression: '#status = :cancelled AND chunkCount = :zero',
+          ExpressionAttributeNames: { '#status': 'status', '#format': 'format' },
+          ExpressionAttributeValues: {
+            ':cancelled': 'cancelled',
+            ':zero': 0,
+            ':sha': plan.sha256,
+            ':bytes': plan.bytes,
+            ':format': plan.format,
+            ':chunks': plan.chunkCount,
+            ':clauses': plan.clauseCount,
+            ':calls': plan.callsPlanned,
+            ...(plan.quote ? { ':quote': plan.quote } : {}),
+          },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    return (await this.get(jobId)).status;
+  }
+
   /** Intake is done: chunk messages are out, workers may start. */
   async markRunning(
     jobId: string,

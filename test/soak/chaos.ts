@@ -1,0 +1,155 @@
+/**
+ * The faults the soak injects from outside the pipeline: worker processes killed, invocations
+ * that die mid-chunk, chunk messages and S3 events delivered twice, and DLQ triage run as the
+ * schedule would. Each draws from the run's seeded random source.
+ */
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { type DlqDeps, type TriageSummary, triageDeadLetters } from '../../lambdas/core/dlq/index.js';
+import {
+  chunkMessagesOf,
+  readStoredDocument,
+  sendChunkMessages,
+} from '../../lambdas/core/intake/stored-document.js';
+import type { Job } from '../../lambdas/core/state/jobs.js';
+import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
+import { loadConfig } from '../../lambdas/shared/config.js';
+import { workerDeps } from '../../lambdas/shared/runtime.js';
+import type { ProvisionedResources } from '../../localstack/provision.js';
+import type { LocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+
+/** What the chaos did, for the summary. */
+export interface ChaosTally {
+  workerKills: number;
+  dyingInvocations: number;
+  duplicateChunks: number;
+  duplicateEvents: number;
+  triageRuns: number;
+  deadLetters: Record<string, number>;
+}
+
+export function emptyTally(): ChaosTally {
+  return {
+    workerKills: 0,
+    dyingInvocations: 0,
+    duplicateChunks: 0,
+    duplicateEvents: 0,
+    triageRuns: 0,
+    deadLetters: {},
+  };
+}
+
+/** The faults, bound to one run's pipeline. */
+export class Chaos {
+  readonly tally = emptyTally();
+  private readonly dying = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly pipeline: LocalPipeline,
+    private readonly resources: ProvisionedResources,
+    private readonly dlq: DlqDeps,
+    private readonly random: () => number,
+  ) {}
+
+  /** SIGKILLs one batch worker process and starts another in its place, as ECS would. */
+  killBatchWorker(): void {
+    const alive = this.pipeline.batchWorkers.filter((c) => c.exitCode === null && c.signalCode === null);
+    const victim = alive[Math.floor(this.random() * alive.length)];
+    if (!victim) return;
+    victim.kill('SIGKILL');
+    this.tally.workerKills++;
+    this.pipeline.addBatchWorker();
+  }
+
+  /**
+   * Runs one chunk of a running job in a worker that is shut down after a random moment, as a
+   * Lambda invocation that times out: it competes with the pipeline's own delivery of the chunk.
+   */
+  dyingInvocation(job: Job): void {
+    const run = (async () => {
+      const doc = await readStoredDocument(this.pipeline.clients.s3, this.resources.resultsBucket, job.jobId);
+      const chunk = Math.floor(this.random() * doc.chunks.length);
+      const [message] = chunkMessagesOf(doc, job.lane, [chunk]);
+      const shutdown = new AbortController();
+      const deps = workerDeps(loadConfig(this.pipeline.env), this.pipeline.clients, {
+        workerId: `dying-${this.tally.dyingInvocations}`,
+        signal: shutdown.signal,
+      });
+      setTimeout(() => shutdown.abort(), 100 + Math.floor(this.random() * 1500)).unref();
+      this.tally.dyingInvocations++;
+      await processChunk(
+        {
+          messageId: `dying-${this.tally.dyingInvocations}`,
+          receiptHandle: 'not-a-receipt',
+          body: JSON.stringify(message),
+          receiveCount: 1,
+          queueUrl: this.resources.queueUrls[job.lane],
+        },
+        deps,
+      );
+    })().catch(() => {});
+    this.dying.add(run);
+    void run.finally(() => this.dying.delete(run));
+  }
+
+  /** Sends the message of a random chunk of a running job again: a duplicate delivery. */
+  async duplicateChunk(job: Job): Promise<void> {
+    const doc = await readStoredDocument(this.pipeline.clients.s3, this.resources.resultsBucket, job.jobId);
+    const chunk = Math.floor(this.random() * doc.chunks.length);
+    await sendChunkMessages(
+      this.pipeline.clients.sqs,
+      this.resources.queueUrls[job.lane],
+      chunkMessagesOf(doc, job.lane, [chunk]),
+    );
+    this.tally.duplicateChunks++;
+  }
+
+  /** Sends the S3 event of an upload to the intake queue again, as S3 may. */
+  async duplicateEvent(upload: {
+    key: string;
+    versionId?: string;
+    etag?: string;
+    size: number;
+  }): Promise<void> {
+    const event = {
+      Records: [
+        {
+          eventVersion: '2.1',
+          eventSource: 'aws:s3',
+          eventName: 'ObjectCreated:Put',
+          s3: {
+            bucket: { name: this.resources.intakeBucket },
+            object: {
+              key: upload.key,
+              size: upload.size,
+              ...(upload.etag ? { eTag: upload.etag } : {}),
+              ...(upload.versionId ? { versionId: upload.versionId } : {}),
+            },
+          },
+        },
+      ],
+    };
+    await this.pipeline.clients.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: this.resources.queueUrls.intake,
+        MessageBody: JSON.stringify(event),
+      }),
+    );
+    this.tally.duplicateEvents++;
+  }
+
+  /** One DLQ triage run, as the schedule runs it: classify, redrive or mark dead. */
+  async triage(): Promise<TriageSummary> {
+    const summary = await triageDeadLetters(this.dlq);
+    this.tally.triageRuns++;
+    for (const d of summary.decisions) {
+      const key = `${d.errorClass} ${d.decision}`;
+      this.tally.deadLetters[key] = (this.tally.deadLetters[key] ?? 0) + 1;
+    }
+    return summary;
+  }
+
+  /** Waits for the dying invocations still running. */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.dying]);
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * What the soak holds every job to once the run is over, as pure functions of what the table,
+ * the report and the stand-in's books say, so each check can be tested on its own.
+ */
+
+import { classifyCalls } from '../../lambdas/core/finalize/build-report.js';
+import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import type { StoredDocument } from '../../lambdas/core/intake/stored-document.js';
+import type { LedgerEntry } from '../../lambdas/core/state/call-ledger.js';
+import type { Checkpoint } from '../../lambdas/core/state/claims.js';
+import type { Job } from '../../lambdas/core/state/jobs.js';
+
+/** One broken promise, with where it broke. */
+export interface Violation {
+  readonly jobId: string;
+  readonly chunk?: number;
+  readonly check: string;
+  readonly detail: string;
+}
+
+/** Everything the soak read about one job at the end. */
+export interface JobFacts {
+  readonly jobId: string;
+  readonly job: Job | undefined;
+  readonly report?: Report;
+  readonly doc?: Pick<StoredDocument, 'chunks'>;
+  readonly checkpoints: readonly Checkpoint[];
+  readonly ledger: readonly LedgerEntry[];
+  /** What the soak did to the job (for the checks that depend on it). */
+  readonly cancelled: boolean;
+}
+
+const TERMINAL = new Set(['completed', 'incomplete', 'cancelled', 'budget_exceeded', 'rejected']);
+
+/**
+ * The promises one job must keep: it ended; its report accounts for every planned call, per
+ * chunk and in total; what is missing is named with why; spend stayed under the ceiling; no
+ * allotment was left open.
+ */
+export function checkJob(f: JobFacts): Violation[] {
+  const out: Violation[] = [];
+  const v = (check: string, detail: string, chunk?: number) =>
+    out.push({ jobId: f.jobId, check, detail, ...(chunk !== undefined ? { chunk } : {}) });
+  const { job } = f;
+  if (!job) {
+    v('terminal', 'no job item');
+    return out;
+  }
+  if (!TERMINAL.has(job.status) || (job.status !== 'rejected' && !job.finalizedAt)) {
+    v('terminal', `status ${job.status}, finalized ${job.finalizedAt ?? 'never'}`);
+    return out;
+  }
+  if (job.status === 'rejected') {
+    if (!job.reason) v('named', 'rejected without a reason');
+    return out;
+  }
+  if (job.costSpent > job.costLimit)
+    v('ceiling', `spent ${job.costSpent} µ$ over the ceiling ${job.costLimit} µ$`);
+  if (job.costReserved !== 0) v('allotments', `job still holds ${job.costReserved} µ$ of allotments`);
+  for (const cp of f.checkpoints) {
+    if ((cp.allotment ?? 0) !== 0)
+      v('allotments', `${cp.stage} still holds an allotment of ${cp.allotment} µ$`, cp.chunk);
+  }
+  const report = f.report;
+  if (!report) {
+    v('report', 'finalized without a readable report.json');
+    return out;
+  }
+  const c = report.coverage;
+  const accounted = c.callsDone + c.callsFailed + c.callsSkippedBudget + c.callsCancelled + c.callsNotRun;
+  if (accounted !== c.callsPlanned) {
+    v(
+      'accounted',
+      `done ${c.callsDone} + failed ${c.callsFailed} + skipped ${c.callsSkippedBudget} + cancelled ${c.callsCancelled} + not run ${c.callsNotRun} ≠ planned ${c.callsPlanned}`,
+    );
+  }
+  if (c.callsNotRun > 0 && c.unfinishedChunks.length === 0) {
+    v('named', `${c.callsNotRun} call(s) not run, but no unfinished chunk is named`);
+  }
+  for (const u of c.unfinishedChunks) {
+    if (!u.detail && u.status !== 'cancelled')
+      v('named', `unfinished (${u.stage} ${u.status}) with no reason`, u.chunk);
+  }
+  for (const failed of c.failedCalls) {
+    if (!failed.lastError)
+      v('named', `call ${failed.clauseId}/${failed.analystId} failed with no error`, failed.chunk);
+  }
+  if (report.job.status !== 'completed' && !report.job.reason)
+    v('named', `${report.job.status} with no reason`);
+  if (f.cancelled && report.job.status === 'completed' && !job.cancelledAt) {
+    // A cancel that came after the end is refused; one recorded before it must show.
+  } else if (job.cancelledAt && report.job.status !== 'cancelled') {
+    v('cancel', `cancelled at ${job.cancelledAt} but reported ${report.job.status}`);
+  }
+  if (f.doc) out.push(...checkChunks(f, f.doc, report));
+  return out;
+}
+
+/** Per chunk: a chunk consolidated accounts for each of its calls; any other is named unfinished. */
+function checkChunks(f: JobFacts, doc: Pick<StoredDocument, 'chunks'>, report: Report): Violation[] {
+  const out: Violation[] = [];
+  const unfinished = new Set(report.coverage.unfinishedChunks.map((u) => u.chunk));
+  const analysts = report.job.analysts;
+  for (const chunk of doc.chunks) {
+    const planned = chunk.clauses.length * analysts.length;
+    const stages = report.chunks.find((c) => c.chunk === chunk.index)?.stages;
+    const ended = stages?.consolidate?.status === 'done';
+    if (!ended && !unfinished.has(chunk.index)) {
+      out.push({
+        jobId: f.jobId,
+        chunk: chunk.index,
+        check: 'named',
+        detail: 'not consolidated and not named unfinished',
+      });
+      continue;
+    }
+    if (!ended) continue;
+    const calls = classifyCalls({ chunks: [chunk] }, analysts, f.checkpoints, f.ledger);
+    const sum = calls.done + calls.skipped + calls.cancelled + calls.failed.length;
+    if (sum !== planned) {
+      out.push({
+        jobId: f.jobId,
+        chunk: chunk.index,
+        check: 'accounted',
+        detail: `done ${calls.done} + failed ${calls.failed.length} + skipped ${calls.skipped} + cancelled ${calls.cancelled} ≠ planned ${planned}`,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Calls answered (billed) more than once for the same question, from the stand-in's books. The
+ * soak gives every job its own title, so equal questions belong to one job. A call whose answer
+ * arrived in a worker that died before recording it is made again; `bound` is how many calls
+ * the deaths of the run could have had in flight.
+ */
+export function checkRepeats(
+  successes: Readonly<Record<string, { readonly count: number }>>,
+  bound: number,
+): { repeated: number; violations: Violation[] } {
+  let repeated = 0;
+  for (const e of Object.values(successes)) repeated += Math.max(0, e.count - 1);
+  return {
+    repeated,
+    violations:
+      repeated > bound
+        ? [
+            {
+              jobId: '*',
+              check: 'billed-once',
+              detail: `${repeated} repeated answers; worker deaths allow at most ${bound}`,
+            },
+          ]
+        : [],
+  };
+}
+
+/** The money the stand-in billed, priced independently, never above what the jobs recorded. */
+export function checkSpend(billedMicros: number, recordedMicros: number): Violation[] {
+  // A micro-dollar per thousand calls of rounding, as each call is rounded to whole micro-dollars.
+  return billedMicros > recordedMicros + 1
+    ? [
+        {
+          jobId: '*',
+          check: 'spend',
+          detail: `the stand-in billed ${billedMicros} µ$, the jobs recorded ${recordedMicros} µ$`,
+        },
+      ]
+    : [];
+}
+
+/** The 99th percentile (nearest rank) of some durations. */
+export function p99(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)] ?? Number.NaN;
+}

@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import type { Checkpoint } from '../../lambdas/core/state/claims.js';
+import type { Job } from '../../lambdas/core/state/jobs.js';
+import { seededRandom } from '../helpers/random.js';
+import { checkJob, checkRepeats, checkSpend, type JobFacts, p99 } from '../soak/checks.js';
+import { planJobs } from '../soak/soak.js';
+
+const at = '2026-03-01T10:00:00.000Z';
+
+function job(over: Partial<Job> = {}): Job {
+  return {
+    jobId: 'j-1',
+    status: 'completed',
+    lane: 'realtime',
+    bucket: 'b',
+    key: 'k',
+    analysts: ['a1', 'a2'],
+    chunkCount: 1,
+    clauseCount: 2,
+    callsPlanned: 4,
+    chunksTerminal: 1,
+    chunksDone: 1,
+    costLimit: 1000,
+    costCommitted: 400,
+    costReserved: 0,
+    costSpent: 400,
+    createdAt: at,
+    updatedAt: at,
+    deadline: 0,
+    finalizedAt: at,
+    reportKey: 'reports/j-1/report.json',
+    ...over,
+  };
+}
+
+const clauses = [
+  { id: 'c0001', index: 0, start: 0, end: 5, text: 'one' },
+  { id: 'c0002', index: 1, start: 6, end: 9, text: 'two' },
+];
+const doc = { chunks: [{ index: 0, clauses }] } as unknown as JobFacts['doc'];
+
+function report(coverage: Partial<Report['coverage']> = {}, over: Partial<Report['job']> = {}): Report {
+  return {
+    job: {
+      jobId: 'j-1',
+      status: 'completed',
+      lane: 'realtime',
+      analysts: ['a1', 'a2'],
+      document: { bucket: 'b', key: 'k' },
+      ...over,
+    },
+    chunks: [
+      {
+        chunk: 0,
+        clauseIds: ['c0001', 'c0002'],
+        stages: { analyze: { status: 'done', attempts: 1 }, consolidate: { status: 'done', attempts: 1 } },
+      },
+    ],
+    coverage: {
+      callsPlanned: 4,
+      callsDone: 4,
+      callsReused: 0,
+      callsFailed: 0,
+      callsSkippedBudget: 0,
+      callsCancelled: 0,
+      callsNotRun: 0,
+      modelAttempts: 4,
+      tier1Retries: 0,
+      redeliveries: 0,
+      failedCalls: [],
+      unfinishedChunks: [],
+      ...coverage,
+    },
+  } as unknown as Report;
+}
+
+const ledger = ['c0001', 'c0002'].flatMap((clauseId) =>
+  ['a1', 'a2'].map((analystId) => ({ chunk: 0, clauseId, analystId, status: 'done', attempts: 1 })),
+) as unknown as JobFacts['ledger'];
+
+const facts = (over: Partial<JobFacts> = {}): JobFacts => ({
+  jobId: 'j-1',
+  job: job(),
+  report: report(),
+  doc,
+  checkpoints: [],
+  ledger,
+  cancelled: false,
+  ...over,
+});
+
+describe('checkJob', () => {
+  it('passes a job that kept every promise', () => {
+    expect(checkJob(facts())).toEqual([]);
+  });
+
+  it('names a job that never ended, spent over its ceiling or kept an allotment', () => {
+    expect(checkJob(facts({ job: job({ status: 'running', finalizedAt: undefined }) }))[0]?.check).toBe(
+      'terminal',
+    );
+    expect(checkJob(facts({ job: job({ costSpent: 1001 }) })).map((v) => v.check)).toEqual(['ceiling']);
+    const held = [{ jobId: 'j-1', chunk: 0, stage: 'analyze', allotment: 50 } as Checkpoint];
+    expect(checkJob(facts({ checkpoints: held }))).toEqual([
+      expect.objectContaining({ check: 'allotments', chunk: 0 }),
+    ]);
+    expect(checkJob(facts({ job: job({ costReserved: 10 }) }))[0]?.check).toBe('allotments');
+  });
+
+  it('names calls that are not accounted for, in the job and per chunk', () => {
+    expect(checkJob(facts({ report: report({ callsDone: 3 }) })).map((v) => v.check)).toContain('accounted');
+    const perChunk = checkJob(facts({ ledger: ledger.slice(0, 3) }));
+    expect(perChunk).toEqual([expect.objectContaining({ check: 'accounted', chunk: 0 })]);
+  });
+
+  it('names missing pieces with no reason', () => {
+    const unnamed = report(
+      { callsDone: 0, callsNotRun: 4, unfinishedChunks: [{ chunk: 0, stage: 'analyze', status: 'dead' }] },
+      { status: 'incomplete', reason: 'x' },
+    );
+    expect(checkJob(facts({ report: unnamed, doc: undefined })).map((v) => v.check)).toEqual(['named']);
+    const notNamed = report({ callsDone: 0, callsNotRun: 4 }, { status: 'incomplete' });
+    expect(
+      checkJob(facts({ report: notNamed, doc: undefined }))
+        .map((v) => v.check)
+        .sort(),
+    ).toEqual(['named', 'named']);
+  });
+
+  it('names a recorded cancel the report does not show', () => {
+    expect(checkJob(facts({ job: job({ cancelledAt: at }), cancelled: true }))[0]?.check).toBe('cancel');
+  });
+});
+
+describe('run-wide checks', () => {
+  it('allow repeated answers only within what worker deaths can explain', () => {
+    const books = { a: { count: 1 }, b: { count: 3 }, c: { count: 2 } };
+    expect(checkRepeats(books, 3)).toEqual({ repeated: 3, violations: [] });
+    expect(checkRepeats(books, 2).violations[0]?.check).toBe('billed-once');
+  });
+
+  it('refuse a bill above the recorded spend', () => {
+    expect(checkSpend(100, 100)).toEqual([]);
+    expect(checkSpend(102, 100)[0]?.check).toBe('spend');
+  });
+
+  it('take the nearest-rank 99th percentile', () => {
+    expect(p99(Array.from({ length: 200 }, (_, i) => i + 1))).toBe(198);
+    expect(p99([5])).toBe(5);
+  });
+});
+
+describe('planJobs', () => {
+  it('draws the same plan from the same seed, with every kind of action among many jobs', () => {
+    const files = ['a.txt', 'b.txt', 'c.txt'];
+    const plan = planJobs(300, files, seededRandom(9));
+    expect(planJobs(300, files, seededRandom(9))).toEqual(plan);
+    expect(plan.filter((p) => p.cancelAfterMs !== undefined).length).toBeGreaterThan(15);
+    expect(plan.filter((p) => p.pauseAfterMs !== undefined).length).toBeGreaterThan(15);
+    expect(plan.filter((p) => p.tightCeilingUsd !== undefined).length).toBeGreaterThan(15);
+    expect(plan.filter((p) => p.gate).length).toBeGreaterThan(10);
+    expect(new Set(plan.map((p) => p.lane))).toEqual(new Set(['realtime', 'batch']));
+  });
+});
