@@ -256,7 +256,14 @@ export async function runSoak(o: Options) {
       ...(put.VersionId ? { versionId: put.VersionId } : {}),
       ...(put.ETag ? { etag: put.ETag } : {}),
     };
+    // A person acts on a job they can see: intake has recorded it.
+    const recorded = (async () => {
+      for (const until = Date.now() + 60_000; Date.now() < until; await sleep(100)) {
+        if (await jobs.find(jobId)) return;
+      }
+    })();
     const act = async (what: string, run: () => Promise<unknown>) => {
+      await recorded;
       try {
         await run();
       } catch (error) {
