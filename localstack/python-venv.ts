@@ -32,34 +32,48 @@ function run(cmd: string, args: string[]): { ok: boolean; out: string } {
   return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}`.trim() };
 }
 
+/** A virtualenv to make: where, from which Python, with what, and the file that shows it is done. */
+export interface VenvSpec {
+  readonly venvDir: string;
+  readonly python: string;
+  readonly requirementsFile: string;
+  /** Path relative to the venv that exists once the install worked (`bin/moto_server`). */
+  readonly marker: string;
+  /** Oldest Python the requirements run on. */
+  readonly minPython: readonly [number, number];
+  /** What the venv is for, in messages (`the local AWS emulator (moto)`). */
+  readonly purpose: string;
+  readonly log?: (line: string) => void;
+}
+
 /**
- * Makes sure the project-local virtualenv holds the pinned moto server and returns the
- * path of its `moto_server` executable. Idempotent: a stamp file with the hash of
- * requirements.txt skips the install when nothing changed.
+ * Makes sure a project-local virtualenv holds pinned requirements and returns the path of its
+ * marker. Idempotent: a stamp file with the hash of the requirements skips the install when
+ * nothing changed.
  *
- * @throws PythonEnvironmentError naming what to install when python3, venv or pip is missing.
+ * @throws PythonEnvironmentError naming what to install when Python, venv or pip is missing.
  */
-export function ensureMotoVenv(options: MotoVenvOptions = {}): string {
-  const venvDir = options.venvDir ?? process.env.CLAUSE_REVIEW_VENV ?? join(PROJECT_ROOT, '.venv-moto');
-  const python = options.python ?? process.env.PYTHON ?? 'python3';
-  const log = options.log ?? (() => {});
-  const requirements = readFileSync(REQUIREMENTS_FILE, 'utf8');
+export function ensureVenv(spec: VenvSpec): string {
+  const { venvDir, python } = spec;
+  const log = spec.log ?? (() => {});
+  const requirements = readFileSync(spec.requirementsFile, 'utf8');
   const wanted = createHash('sha256').update(requirements).digest('hex');
   const stamp = join(venvDir, '.requirements.sha256');
-  const motoServer = join(venvDir, 'bin', 'moto_server');
-  if (existsSync(motoServer) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted)
-    return motoServer;
+  const marker = join(venvDir, spec.marker);
+  if (existsSync(marker) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return marker;
 
+  const min = spec.minPython.join('.');
   const version = run(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])']);
   if (!version.ok) {
     throw new PythonEnvironmentError(
-      `'${python}' was not found or does not run (${version.out}). The local AWS emulator (moto) needs Python ${MIN_PYTHON.join('.')} or newer: install python3 (Debian/Ubuntu: apt-get install python3 python3-venv), or set PYTHON to its path.`,
+      `'${python}' was not found or does not run (${version.out}). ${spec.purpose} needs Python ${min} or newer: install it (Debian/Ubuntu: apt-get install python3 python3-venv), or set PYTHON to its path.`,
     );
   }
   const [major = 0, minor = 0] = version.out.split('.').map(Number);
-  if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1])) {
+  const [minMajor, minMinor] = spec.minPython;
+  if (major < minMajor || (major === minMajor && minor < minMinor)) {
     throw new PythonEnvironmentError(
-      `'${python}' is Python ${version.out}; moto needs ${MIN_PYTHON.join('.')} or newer. Install a newer python3 or set PYTHON to one.`,
+      `'${python}' is Python ${version.out}; ${spec.purpose} needs ${min} or newer. Install a newer Python or set PYTHON to one.`,
     );
   }
   if (!existsSync(join(venvDir, 'bin', 'pip'))) {
@@ -77,13 +91,31 @@ export function ensureMotoVenv(options: MotoVenvOptions = {}): string {
     '--disable-pip-version-check',
     '-q',
     '-r',
-    REQUIREMENTS_FILE,
+    spec.requirementsFile,
   ]);
-  if (!pip.ok || !existsSync(motoServer)) {
+  if (!pip.ok || !existsSync(marker)) {
     throw new PythonEnvironmentError(
-      `pip could not install moto from ${REQUIREMENTS_FILE} (${pip.out.slice(-800)}). Check that PyPI is reachable, or install it by hand into ${venvDir}.`,
+      `pip could not install ${spec.requirementsFile} (${pip.out.slice(-800)}). Check that PyPI is reachable, or install it by hand into ${venvDir}.`,
     );
   }
   writeFileSync(stamp, wanted);
-  return motoServer;
+  return marker;
+}
+
+/**
+ * Makes sure the project-local virtualenv holds the pinned moto server and returns the
+ * path of its `moto_server` executable.
+ *
+ * @throws PythonEnvironmentError naming what to install when python3, venv or pip is missing.
+ */
+export function ensureMotoVenv(options: MotoVenvOptions = {}): string {
+  return ensureVenv({
+    venvDir: options.venvDir ?? process.env.CLAUSE_REVIEW_VENV ?? join(PROJECT_ROOT, '.venv-moto'),
+    python: options.python ?? process.env.PYTHON ?? 'python3',
+    requirementsFile: REQUIREMENTS_FILE,
+    marker: join('bin', 'moto_server'),
+    minPython: MIN_PYTHON,
+    purpose: 'The local AWS emulator (moto)',
+    ...(options.log ? { log: options.log } : {}),
+  });
 }

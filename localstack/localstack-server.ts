@@ -1,0 +1,137 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LocalStackError } from './errors.js';
+import { freePort } from './free-port.js';
+import { ensureLocalStack } from './localstack-install.js';
+
+/** The services the pipeline uses; LocalStack loads these only. */
+export const LOCALSTACK_SERVICES = ['s3', 'sqs', 'dynamodb', 'sns', 'cloudwatch'] as const;
+
+/** LocalStack did not start, or did not report its services available in time. */
+export class LocalStackStartError extends LocalStackError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LocalStackStartError';
+  }
+}
+
+/** A running LocalStack on loopback. */
+export interface LocalStackServer {
+  /** `http://127.0.0.1:<port>`: the `AWS_ENDPOINT_URL` to give the SDK. */
+  readonly endpoint: string;
+  /** LocalStack's version, as its health endpoint reports it. */
+  readonly version: string;
+  /** Stops LocalStack and its DynamoDB Local child (the whole process group). Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+interface Health {
+  readonly version?: string;
+  readonly services?: Readonly<Record<string, string>>;
+}
+
+async function health(endpoint: string): Promise<Health | undefined> {
+  try {
+    const res = await fetch(`${endpoint}/_localstack/health`, { signal: AbortSignal.timeout(2000) });
+    return res.ok ? ((await res.json()) as Health) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts LocalStack in host mode (no Docker) from the project's install (made on first use,
+ * see localstack-install.ts) on a free loopback port, with its file system under `.localstack/`,
+ * and resolves once its health endpoint lists every service the pipeline uses as available.
+ * DynamoDB starts on first use; {@link LocalStackServer.stop} ends it with LocalStack.
+ */
+export async function startLocalStackServer(
+  options: { log?: (line: string) => void; startTimeoutMs?: number } = {},
+): Promise<LocalStackServer> {
+  const install = ensureLocalStack(options.log ? { log: options.log } : {});
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const output: string[] = [];
+  const child: ChildProcess = spawn(install.python, ['-m', 'localstack.runtime.main'], {
+    // Its own process group, so that stopping it stops DynamoDB Local's JVM too.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      PYTHONUNBUFFERED: '1',
+      GATEWAY_LISTEN: `127.0.0.1:${port}`,
+      // Host mode with every directory inside the project, never /var/lib/localstack.
+      OVERRIDE_IN_DOCKER: '0',
+      FILESYSTEM_ROOT: install.root,
+      SERVICES: LOCALSTACK_SERVICES.join(','),
+      EAGER_SERVICE_LOADING: '1',
+      // Offline: no certificate download, no DNS server, no analytics.
+      SKIP_SSL_CERT_DOWNLOAD: '1',
+      DNS_ADDRESS: '0',
+      DISABLE_EVENTS: '1',
+      LOCALSTACK_CLI: '0',
+      // Queue URLs as AWS forms them today (https://sqs.<region>.amazonaws.com/...) would not
+      // reach a loopback port; path-style URLs on the gateway do.
+      SQS_ENDPOINT_STRATEGY: 'path',
+    },
+  });
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 80) output.shift();
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited: number | null | undefined;
+  const gone = new Promise<void>((resolve) => {
+    child.once('exit', (code) => {
+      exited = code;
+      resolve();
+    });
+  });
+  const killGroup = (signal: NodeJS.Signals) => {
+    try {
+      if (child.pid) process.kill(-child.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  const onExit = () => killGroup('SIGKILL');
+  process.once('exit', onExit);
+
+  const timeoutMs = options.startTimeoutMs ?? 120_000;
+  const deadline = Date.now() + timeoutMs;
+  let last: Health | undefined;
+  for (;;) {
+    last = await health(endpoint);
+    const services = last?.services ?? {};
+    if (last && LOCALSTACK_SERVICES.every((s) => ['available', 'running'].includes(services[s] ?? ''))) break;
+    if (exited !== undefined || Date.now() > deadline) {
+      killGroup('SIGKILL');
+      throw new LocalStackStartError(
+        `LocalStack ${exited !== undefined ? `exited with code ${exited}` : `was not ready within ${timeoutMs} ms`} on ${endpoint} ` +
+          `(services: ${JSON.stringify(services)}). Its output:\n${output.join('').slice(-3000)}`,
+      );
+    }
+    await sleep(250);
+  }
+  child.stdout?.off('data', keep);
+  child.stderr?.off('data', keep);
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return {
+    endpoint,
+    version: last.version ?? 'unknown',
+    async stop() {
+      process.off('exit', onExit);
+      if (exited !== undefined) {
+        killGroup('SIGKILL');
+        return;
+      }
+      killGroup('SIGTERM');
+      const stopped = await Promise.race([gone.then(() => true), sleep(10_000).then(() => false)]);
+      // DynamoDB Local's JVM may outlive LocalStack's own process: end the whole group.
+      killGroup('SIGKILL');
+      if (!stopped) await gone;
+    },
+  };
+}
