@@ -10,7 +10,7 @@ import * as ecsPatterns from 'aws-cdk-lib/aws-ecs-patterns';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../lambdas/core/metrics/index.js';
+import { METRICS_NAMESPACE } from '../lambdas/contracts.js';
 import {
   grantInvokeModels,
   grantModelLifecycleReads,

@@ -4,8 +4,15 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
-import { checkPanelModels, type ModelChoice, panelModelIds } from '../lambdas/core/analysts/index.js';
-import { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from '../lambdas/core/models.js';
+import {
+  checkPanelModels,
+  FALLBACK_MODEL_ID,
+  MODEL_PRICES,
+  type ModelChoice,
+  modelSpec,
+  PRIMARY_MODEL_ID,
+  panelModelIds,
+} from '../lambdas/contracts.js';
 
 /** The analysts' models: the primary, the fallback used after repeated throttling, per-analyst overrides. */
 export interface ModelIds {

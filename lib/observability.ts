@@ -5,7 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from '../lambdas/core/metrics/index.js';
+import { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from '../lambdas/contracts.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
 import { LANES, QUEUE_ROLES, type QueueRole, type Topology } from './topology.js';
 

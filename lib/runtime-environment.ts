@@ -7,7 +7,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { RuntimeConfig } from '../lambdas/shared/config.js';
+import type { RuntimeConfig } from '../lambdas/contracts.js';
 import { checkIntegerRange } from './checks.js';
 import type { ResolvedModelIds } from './model-access.js';
 import type { Lane, QueueRole, Topology } from './topology.js';

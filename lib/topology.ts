@@ -7,7 +7,7 @@
  * the AWS SDK, so runtime code, the CLI and tests can load it cheaply.
  */
 
-import { LANES, type Lane, QUEUE_ROLES, type QueueRole } from '../lambdas/core/contracts.js';
+import { LANES, type Lane, QUEUE_ROLES, type QueueRole } from '../lambdas/contracts.js';
 
 export { LANES, type Lane, QUEUE_ROLES, type QueueRole };
 

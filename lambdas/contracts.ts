@@ -1,0 +1,15 @@
+/**
+ * What the infrastructure (`lib/`) and the runtime must agree on, in one place: lanes and queue
+ * roles, the status API's routes and environment, the runtime's environment, metric names, the
+ * model table and panel, and the sweeper's timing rules. `lib/` imports from `lambdas/` only
+ * through this module (test/unit/import-boundaries.test.ts fails otherwise), so what the stack
+ * builds and what the handlers read cannot drift, and the runtime never imports `lib/`.
+ */
+export type { ApiConfig } from './api/config.js';
+export { API_ROUTES, type ApiRoute, routeKey } from './api/routes.js';
+export { checkPanelModels, type ModelChoice, panelModelIds } from './core/analysts/index.js';
+export { LANES, type Lane, QUEUE_ROLES, type QueueRole } from './core/contracts.js';
+export { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from './core/metrics/index.js';
+export { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from './core/models.js';
+export { type SweepRules, type SweepTopology, sweepRules } from './core/sweeper/rules.js';
+export type { RuntimeConfig } from './shared/config.js';
