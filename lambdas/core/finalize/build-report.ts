@@ -50,6 +50,9 @@ export function finalStatus(
   return { status: 'completed' };
 }
 
+type ByChunk = ReadonlyMap<number, ReadonlyMap<string, Checkpoint>>;
+type Unfinished = Report['coverage']['unfinishedChunks'][number];
+
 /**
  * Builds report.json from the job item, its checkpoints and call ledger, and the stored
  * document. Every planned clause appears, analysed or not, so the report accounts for all.
@@ -69,75 +72,8 @@ export function buildReport(
     byChunk.set(cp.chunk, stages);
   }
   const calls = classifyCalls(doc, job.analysts, checkpoints, ledger);
-  const failedCalls: ReportFailedCall[] = calls.failed;
-
-  const clauses: ReportClause[] = [];
-  const unfinishedChunks: Report['coverage']['unfinishedChunks'][number][] = [];
-  const lastStage = STAGES[STAGES.length - 1] ?? 'consolidate';
-  for (const chunk of doc.chunks) {
-    const stages = byChunk.get(chunk.index);
-    const final = stages?.get(lastStage);
-    const assessments: ClauseAssessment[] =
-      final?.status === 'done' && final.result ? (JSON.parse(final.result) as ClauseAssessment[]) : [];
-    if (final?.status !== 'done') {
-      const stopped = STAGES.map((s) => stages?.get(s)).find((c) => c && c.status !== 'done');
-      unfinishedChunks.push({
-        chunk: chunk.index,
-        stage: stopped?.stage ?? 'analyze',
-        status: stopped?.status ?? 'missing',
-        ...(stopped?.stoppedAt || stopped?.lastError
-          ? { detail: stopped.stoppedAt ?? stopped.lastError }
-          : {}),
-      });
-    }
-    for (const clause of chunk.clauses) {
-      const a = assessments.find((x) => x.clauseId === clause.id);
-      const scores: Record<string, number | null> = {};
-      for (const c of CATEGORIES) scores[c.id] = a?.categories[c.id]?.score ?? null;
-      clauses.push({
-        id: clause.id,
-        index: clause.index,
-        chunk: chunk.index,
-        ...(clause.label ? { label: clause.label } : {}),
-        ...(clause.heading ? { heading: clause.heading } : {}),
-        start: clause.start,
-        end: clause.end,
-        text: clause.text,
-        status: !a ? 'not-analysed' : a.coverage.analystsFailed.length > 0 ? 'partial' : 'analysed',
-        risk: a?.risk ?? null,
-        maxScore: a?.maxScore ?? null,
-        scores,
-        findings: a
-          ? clauseFindings(a).map((f) => ({
-              category: f.category,
-              score: f.score,
-              quote: f.quote,
-              start: f.start,
-              end: f.end,
-              rationale: f.rationale,
-              analysts: f.analysts,
-            }))
-          : [],
-        analystsAnswered: a?.coverage.analystsAnswered ?? [],
-        analystsFailed: a?.coverage.analystsFailed ?? [],
-      });
-    }
-  }
-
-  const riskCounts = Object.fromEntries(RISKS.map((r) => [r, 0])) as Record<Risk, number>;
-  const categoriesFlagged: Record<string, number> = Object.fromEntries(CATEGORIES.map((c) => [c.id, 0]));
-  for (const c of clauses) {
-    if (c.risk) riskCounts[c.risk]++;
-    for (const [cat, score] of Object.entries(c.scores))
-      if ((score ?? 0) >= 2) categoriesFlagged[cat] = (categoriesFlagged[cat] ?? 0) + 1;
-  }
-  const analyzeStats = checkpoints.filter((c) => c.stage === 'analyze' && c.calls);
-  const { done, skipped, cancelled } = calls;
-  // Calls that never ended (`not-finished`) are listed but counted as not run, not as failed.
-  const failed = failedCalls.filter((f) => f.failureKind !== 'not-finished').length;
-  const attempts = ledger.reduce((n, e) => n + (e.attempts ?? 0), 0);
-  const { status, reason } = finalStatus(job, unfinishedChunks, failedCalls, skipped);
-
+  const { clauses, unfinishedChunks } = reportClauses(doc, byChunk);
+  const { status, reason } = finalStatus(job, unfinishedChunks, calls.failed, calls.skipped);
   return {
     schemaVersion: 1,
     job: {
@@ -160,50 +96,10 @@ export function buildReport(
       const a = analystById(id);
       return { id: a.id, name: a.name, categories: [...a.categories] };
     }),
-    summary: {
-      clauses: clauses.length,
-      clausesAnalysed: clauses.filter((c) => c.status !== 'not-analysed').length,
-      riskCounts,
-      categoriesFlagged,
-    },
+    summary: summaryOf(clauses),
     clauses,
-    chunks: doc.chunks.map((chunk) => ({
-      chunk: chunk.index,
-      clauseIds: chunk.clauses.map((c) => c.id),
-      stages: Object.fromEntries(
-        STAGES.map((s) => {
-          const cp = byChunk.get(chunk.index)?.get(s);
-          return [
-            s,
-            {
-              status: cp?.status ?? 'missing',
-              attempts: cp?.attempts ?? 0,
-              ...(cp?.startedAt ? { startedAt: cp.startedAt } : {}),
-              ...(cp?.finishedAt ? { finishedAt: cp.finishedAt } : {}),
-              ...(cp?.lastError ? { lastError: cp.lastError } : {}),
-              ...(cp?.errorClass ? { errorClass: cp.errorClass } : {}),
-              ...(cp?.stoppedAt ? { stoppedAt: cp.stoppedAt } : {}),
-            },
-          ];
-        }),
-      ),
-    })),
-    coverage: {
-      callsPlanned: job.callsPlanned,
-      callsDone: done,
-      callsReused: analyzeStats.reduce((n, c) => n + (c.calls?.reused ?? 0), 0),
-      callsFailed: failed,
-      callsSkippedBudget: skipped,
-      callsCancelled: cancelled,
-      callsNotRun: Math.max(0, job.callsPlanned - done - failed - skipped - cancelled),
-      modelAttempts: attempts,
-      tier1Retries: analyzeStats.reduce((n, c) => n + (c.calls?.retries ?? 0), 0),
-      redeliveries: checkpoints
-        .filter((c) => c.stage === 'analyze')
-        .reduce((n, c) => n + Math.max(0, (c.attempts ?? 0) - 1), 0),
-      failedCalls,
-      unfinishedChunks,
-    },
+    chunks: reportChunks(doc, byChunk),
+    coverage: coverageOf(job, checkpoints, ledger, calls, unfinishedChunks),
     cost: {
       ceilingMicros: job.costLimit,
       spentMicros: job.costSpent,
@@ -219,6 +115,151 @@ export function buildReport(
       durationMs: Date.parse(finalizedAt) - Date.parse(job.createdAt),
     },
     ...(notice ? { notice } : {}),
+  };
+}
+
+/** Every clause in document order with what the panel found, and the chunks that did not finish. */
+function reportClauses(
+  doc: StoredDocument,
+  byChunk: ByChunk,
+): { clauses: ReportClause[]; unfinishedChunks: Unfinished[] } {
+  const clauses: ReportClause[] = [];
+  const unfinishedChunks: Unfinished[] = [];
+  const lastStage = STAGES[STAGES.length - 1] ?? 'consolidate';
+  for (const chunk of doc.chunks) {
+    const stages = byChunk.get(chunk.index);
+    const final = stages?.get(lastStage);
+    const assessments: ClauseAssessment[] =
+      final?.status === 'done' && final.result ? (JSON.parse(final.result) as ClauseAssessment[]) : [];
+    if (final?.status !== 'done') {
+      const stopped = STAGES.map((s) => stages?.get(s)).find((c) => c && c.status !== 'done');
+      unfinishedChunks.push({
+        chunk: chunk.index,
+        stage: stopped?.stage ?? 'analyze',
+        status: stopped?.status ?? 'missing',
+        ...(stopped?.stoppedAt || stopped?.lastError
+          ? { detail: stopped.stoppedAt ?? stopped.lastError }
+          : {}),
+      });
+    }
+    for (const clause of chunk.clauses) {
+      clauses.push(
+        reportClause(
+          clause,
+          chunk.index,
+          assessments.find((x) => x.clauseId === clause.id),
+        ),
+      );
+    }
+  }
+  return { clauses, unfinishedChunks };
+}
+
+function reportClause(
+  clause: StoredDocument['chunks'][number]['clauses'][number],
+  chunk: number,
+  a: ClauseAssessment | undefined,
+): ReportClause {
+  const scores: Record<string, number | null> = {};
+  for (const c of CATEGORIES) scores[c.id] = a?.categories[c.id]?.score ?? null;
+  return {
+    id: clause.id,
+    index: clause.index,
+    chunk,
+    ...(clause.label ? { label: clause.label } : {}),
+    ...(clause.heading ? { heading: clause.heading } : {}),
+    start: clause.start,
+    end: clause.end,
+    text: clause.text,
+    status: !a ? 'not-analysed' : a.coverage.analystsFailed.length > 0 ? 'partial' : 'analysed',
+    risk: a?.risk ?? null,
+    maxScore: a?.maxScore ?? null,
+    scores,
+    findings: a
+      ? clauseFindings(a).map((f) => ({
+          category: f.category,
+          score: f.score,
+          quote: f.quote,
+          start: f.start,
+          end: f.end,
+          rationale: f.rationale,
+          analysts: f.analysts,
+        }))
+      : [],
+    analystsAnswered: a?.coverage.analystsAnswered ?? [],
+    analystsFailed: a?.coverage.analystsFailed ?? [],
+  };
+}
+
+/** Risk and category counts over the clauses. */
+function summaryOf(clauses: readonly ReportClause[]): Report['summary'] {
+  const riskCounts = Object.fromEntries(RISKS.map((r) => [r, 0])) as Record<Risk, number>;
+  const categoriesFlagged: Record<string, number> = Object.fromEntries(CATEGORIES.map((c) => [c.id, 0]));
+  for (const c of clauses) {
+    if (c.risk) riskCounts[c.risk]++;
+    for (const [cat, score] of Object.entries(c.scores))
+      if ((score ?? 0) >= 2) categoriesFlagged[cat] = (categoriesFlagged[cat] ?? 0) + 1;
+  }
+  return {
+    clauses: clauses.length,
+    clausesAnalysed: clauses.filter((c) => c.status !== 'not-analysed').length,
+    riskCounts,
+    categoriesFlagged,
+  };
+}
+
+/** Every chunk with where each of its stages ended. */
+function reportChunks(doc: StoredDocument, byChunk: ByChunk): Report['chunks'] {
+  return doc.chunks.map((chunk) => ({
+    chunk: chunk.index,
+    clauseIds: chunk.clauses.map((c) => c.id),
+    stages: Object.fromEntries(
+      STAGES.map((s) => {
+        const cp = byChunk.get(chunk.index)?.get(s);
+        return [
+          s,
+          {
+            status: cp?.status ?? 'missing',
+            attempts: cp?.attempts ?? 0,
+            ...(cp?.startedAt ? { startedAt: cp.startedAt } : {}),
+            ...(cp?.finishedAt ? { finishedAt: cp.finishedAt } : {}),
+            ...(cp?.lastError ? { lastError: cp.lastError } : {}),
+            ...(cp?.errorClass ? { errorClass: cp.errorClass } : {}),
+            ...(cp?.stoppedAt ? { stoppedAt: cp.stoppedAt } : {}),
+          },
+        ];
+      }),
+    ),
+  }));
+}
+
+/** Where every planned call ended, and what work the job took. */
+function coverageOf(
+  job: Job,
+  checkpoints: readonly Checkpoint[],
+  ledger: readonly LedgerEntry[],
+  calls: ReturnType<typeof classifyCalls>,
+  unfinishedChunks: readonly Unfinished[],
+): Report['coverage'] {
+  const analyzeStats = checkpoints.filter((c) => c.stage === 'analyze' && c.calls);
+  const { done, skipped, cancelled } = calls;
+  // Calls that never ended (`not-finished`) are listed but counted as not run, not as failed.
+  const failed = calls.failed.filter((f) => f.failureKind !== 'not-finished').length;
+  return {
+    callsPlanned: job.callsPlanned,
+    callsDone: done,
+    callsReused: analyzeStats.reduce((n, c) => n + (c.calls?.reused ?? 0), 0),
+    callsFailed: failed,
+    callsSkippedBudget: skipped,
+    callsCancelled: cancelled,
+    callsNotRun: Math.max(0, job.callsPlanned - done - failed - skipped - cancelled),
+    modelAttempts: ledger.reduce((n, e) => n + (e.attempts ?? 0), 0),
+    tier1Retries: analyzeStats.reduce((n, c) => n + (c.calls?.retries ?? 0), 0),
+    redeliveries: checkpoints
+      .filter((c) => c.stage === 'analyze')
+      .reduce((n, c) => n + Math.max(0, (c.attempts ?? 0) - 1), 0),
+    failedCalls: calls.failed,
+    unfinishedChunks: [...unfinishedChunks],
   };
 }
 
