@@ -119,39 +119,88 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
   ) {
     return { outcome: 'duplicate', jobId };
   }
+  const run: IntakeRun = { ref, jobId, jobs, deps, now };
+  const upload = await readUpload(run);
+  if ('outcome' in upload) return upload;
+  const options = await recordJob(run, upload);
+  if ('outcome' in options) return options;
+  const parsed = await parseUpload(run, upload);
+  if ('outcome' in parsed) return parsed;
+  const context = findDocumentContext(parsed.text, parsed.clauses);
+  const quote = quoteJob(
+    parsed.clauses,
+    withModels(selectAnalysts(options.analysts), options.models),
+    context,
+  );
+  if (quote.expectedMicros > options.costLimit && !options.allowPartial) {
+    const reason =
+      `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
+      `(worst case ${usd(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts): ` +
+      `upload it again with a ceiling of at least ${usd(quote.expectedMicros)} (cost-ceiling-usd), or with ` +
+      `allow-partial=true to review as much as ${usd(options.costLimit)} allows`;
+    await jobs.markRejected(jobId, reason, {
+      sha256: parsed.sha256,
+      bytes: parsed.bytes,
+      rejection: 'budget-below-quote',
+    });
+    return { outcome: 'rejected', jobId, reason };
+  }
+  return fanOut(run, options, parsed, context, quote);
+}
 
-  let object: GetObjectCommandOutput;
+/** One intake's fixed facts. */
+interface IntakeRun {
+  readonly ref: S3ObjectRef;
+  readonly jobId: string;
+  readonly jobs: Jobs;
+  readonly deps: IntakeDeps;
+  readonly now: () => number;
+}
+
+/** The uploaded object as intake read it. */
+interface Upload {
+  readonly object: GetObjectCommandOutput;
+  readonly bytes: Uint8Array | undefined;
+}
+
+/** The object, or the rejection of a job whose object was deleted before it could be read. */
+async function readUpload({ ref, jobId, jobs, deps, now }: IntakeRun): Promise<Upload | IntakeResult> {
   try {
-    object = await deps.s3.send(
+    const object = await deps.s3.send(
       new GetObjectCommand({
         Bucket: ref.bucket,
         Key: ref.key,
         ...(ref.versionId ? { VersionId: ref.versionId } : {}),
       }),
     );
+    return { object, bytes: await object.Body?.transformToByteArray() };
   } catch (error) {
-    if (error instanceof NoSuchKey || (error as Error).name === 'NoSuchVersion') {
-      await jobs.createIfAbsent({
-        jobId,
-        lane: deps.defaultLane,
-        bucket: ref.bucket,
-        key: ref.key,
-        analysts: [],
-        costLimit: deps.defaultCostLimit,
-        deadline: now() + deps.jobDeadlineSeconds * 1000,
-        ...(ref.versionId ? { versionId: ref.versionId } : {}),
-        ...(ref.principalId ? { owner: ref.principalId } : {}),
-      });
-      const reason = `The document ${ref.key} was deleted before it could be read.`;
-      await jobs.markRejected(jobId, reason, { rejection: 'deleted' });
-      return { outcome: 'rejected', jobId, reason };
-    }
-    throw error;
+    if (!(error instanceof NoSuchKey || (error as Error).name === 'NoSuchVersion')) throw error;
+    await jobs.createIfAbsent({
+      jobId,
+      lane: deps.defaultLane,
+      bucket: ref.bucket,
+      key: ref.key,
+      analysts: [],
+      costLimit: deps.defaultCostLimit,
+      deadline: now() + deps.jobDeadlineSeconds * 1000,
+      ...(ref.versionId ? { versionId: ref.versionId } : {}),
+      ...(ref.principalId ? { owner: ref.principalId } : {}),
+    });
+    const reason = `The document ${ref.key} was deleted before it could be read.`;
+    await jobs.markRejected(jobId, reason, { rejection: 'deleted' });
+    return { outcome: 'rejected', jobId, reason };
   }
-  const bytes = await object.Body?.transformToByteArray();
+}
+
+/**
+ * Reads the upload's options and records the job with them; a bad option, or a model Bedrock
+ * no longer serves, ends it as rejected.
+ */
+async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions | IntakeResult> {
+  const { ref, jobId, jobs, deps, now } = run;
   const metadata = object.Metadata ?? {};
   const tags = await readTags(deps.s3, ref);
-
   const owner = submitterOf(ref.principalId, metadata, deps.apiRoleId);
   const base = {
     jobId,
@@ -194,11 +243,19 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     await jobs.markRejected(jobId, unavailable, { rejection: 'model-unavailable' });
     return { outcome: 'rejected', jobId, reason: unavailable };
   }
+  return options;
+}
 
-  let parsed: Awaited<ReturnType<typeof parseDocumentBounded>>;
+type Parsed = Awaited<ReturnType<typeof parseDocumentBounded>>;
+
+/** The document parsed in a bounded worker, or the rejection that names why it cannot be. */
+async function parseUpload(
+  { ref, jobId, jobs, deps }: IntakeRun,
+  { object, bytes }: Upload,
+): Promise<Parsed | IntakeResult> {
   try {
     // In a worker thread with a deadline and a heap limit: a hostile file is refused in seconds.
-    parsed = await parseDocumentBounded(bytes ?? new Uint8Array(), {
+    return await parseDocumentBounded(bytes ?? new Uint8Array(), {
       key: ref.key,
       ...(object.ContentType ? { contentType: object.ContentType } : {}),
       maxBytes: deps.maxDocumentBytes,
@@ -216,34 +273,23 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     });
     return { outcome: 'rejected', jobId, reason: error.message };
   }
+}
 
-  const context = findDocumentContext(parsed.text, parsed.clauses);
-  const quote = quoteJob(
-    parsed.clauses,
-    withModels(selectAnalysts(options.analysts), options.models),
-    context,
-  );
-  if (quote.expectedMicros > options.costLimit && !options.allowPartial) {
-    const reason =
-      `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
-      `(worst case ${usd(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts): ` +
-      `upload it again with a ceiling of at least ${usd(quote.expectedMicros)} (cost-ceiling-usd), or with ` +
-      `allow-partial=true to review as much as ${usd(options.costLimit)} allows`;
-    await jobs.markRejected(jobId, reason, {
-      sha256: parsed.sha256,
-      bytes: parsed.bytes,
-      rejection: 'budget-below-quote',
-    });
-    return { outcome: 'rejected', jobId, reason };
-  }
-
+/** Stores the document, records the checkpoints and the plan, and sends one message per chunk. */
+async function fanOut(
+  { jobId, jobs, deps, now }: IntakeRun,
+  options: JobOptions,
+  parsed: Parsed,
+  context: StoredDocument['context'],
+  quote: ReturnType<typeof quoteJob>,
+): Promise<IntakeResult> {
   const stored: StoredDocument = {
     jobId,
     format: parsed.format,
     sha256: parsed.sha256,
     text: parsed.text,
     chunks: parsed.chunks,
-    context,
+    ...(context ? { context } : {}),
   };
   await deps.s3.send(
     new PutObjectCommand({
