@@ -4,7 +4,8 @@
  * Every string goes through `escapeHtml`, as in the rest of the page.
  */
 
-import type { FindingReview, Report, ReportClause, Risk } from './report-types.js';
+import { dataTable, escapeHtml, RISK_LABEL } from './report-html-kit.js';
+import type { FindingReview, Report, ReportClause } from './report-types.js';
 
 const SCORE_LABEL: readonly string[] = ['standard', 'minor', 'significant', 'severe'];
 
@@ -21,15 +22,13 @@ const OUTCOME_LABEL: Readonly<Record<NonNullable<Report['review']>['outcome'], s
   cancelled: 'the job was cancelled during the review',
 };
 
-type Escape = (value: unknown) => string;
-
 /** Trails up to this long are shown open; longer ones start collapsed (printing opens them). */
 const OPEN_TRAIL_ROWS = 12;
 
 const score = (n: number) => `${n} · ${SCORE_LABEL[n] ?? ''}`;
 
 /** The decision line under a gated finding. */
-export function findingReviewHtml(review: FindingReview, escapeHtml: Escape): string {
+export function findingReviewHtml(review: FindingReview): string {
   const label = DECISION_LABEL[review.decision];
   if (review.decision === 'unreviewed') {
     return `<p class="rv rv-unreviewed"><strong>${label}</strong>: no reviewer decided before the deadline; the panel's score ${escapeHtml(
@@ -46,19 +45,15 @@ export function findingReviewHtml(review: FindingReview, escapeHtml: Escape): st
 }
 
 /** The panel's risk beside a clause whose risk the decisions changed. */
-export function modelRiskHtml(
-  c: ReportClause,
-  riskLabel: Readonly<Record<Risk, string>>,
-  escapeHtml: Escape,
-): string {
+export function modelRiskHtml(c: ReportClause): string {
   if (!c.model || c.model.risk === c.risk) return '';
   return ` <span class="chip risk-was" title="The panel's risk before the reviewer's decisions">panel: ${escapeHtml(
-    c.model.risk ? riskLabel[c.model.risk] : 'not analysed',
+    c.model.risk ? RISK_LABEL[c.model.risk] : 'not analysed',
   )}</span>`;
 }
 
 /** The review section: gate, deadline, outcome, and every decision in the order made. */
-export function renderReviewSection(report: Report, escapeHtml: Escape): string {
+export function renderReviewSection(report: Report): string {
   const review = report.review;
   if (!review) return '';
   const counts = new Map<string, number>();
@@ -67,16 +62,14 @@ export function renderReviewSection(report: Report, escapeHtml: Escape): string 
     .filter((d) => counts.get(d))
     .map((d) => `${counts.get(d)} ${DECISION_LABEL[d].toLowerCase()}`)
     .join(', ');
-  const rows = review.trail
-    .map(
-      (d) =>
-        `<tr><td>${escapeHtml(d.at.replace('T', ' '))}</td><td><code>${escapeHtml(d.findingId)}</code></td><td>${escapeHtml(
-          d.verdict,
-        )}${d.score !== undefined ? ` ${escapeHtml(d.score)}` : ''}</td><td><code>${escapeHtml(d.by)}</code></td><td>${escapeHtml(
-          d.note ?? '',
-        )}</td></tr>`,
-    )
-    .join('\n');
+  const rows = review.trail.map(
+    (d) =>
+      `<tr><td>${escapeHtml(d.at.replace('T', ' '))}</td><td><code>${escapeHtml(d.findingId)}</code></td><td>${escapeHtml(
+        d.verdict,
+      )}${d.score !== undefined ? ` ${escapeHtml(d.score)}` : ''}</td><td><code>${escapeHtml(d.by)}</code></td><td>${escapeHtml(
+        d.note ?? '',
+      )}</td></tr>`,
+  );
   return `<section id="review" aria-labelledby="review-h">
 <h2 id="review-h">Reviewer decisions</h2>
 <p>Gate <strong>${escapeHtml(review.gate)}</strong>: ${review.findings.length} finding(s) held for a reviewer on ${escapeHtml(
@@ -85,26 +78,12 @@ export function renderReviewSection(report: Report, escapeHtml: Escape): string 
     tally ? ` (${escapeHtml(tally)})` : ''
   }. Clause risks in this report use the decided scores; the panel's own risk is shown beside any they changed.</p>
 ${
-  rows
-    ? `<details class="trail"${review.trail.length <= OPEN_TRAIL_ROWS ? ' open' : ''}><summary>Decision trail: ${
-        review.trail.length
+  rows.length > 0
+    ? `<details class="trail"${rows.length <= OPEN_TRAIL_ROWS ? ' open' : ''}><summary>Decision trail: ${
+        rows.length
       } decision(s), oldest first (a later decision on a finding supersedes an earlier one)</summary>
-<table class="trail">
-<thead><tr><th>When</th><th>Finding</th><th>Decision</th><th>By</th><th>Note</th></tr></thead>
-<tbody>
-${rows}
-</tbody></table></details>`
+${dataTable('Every decision, oldest first', ['When', 'Finding', 'Decision', 'By', 'Note'], rows, true)}</details>`
     : '<p class="muted">No decision was recorded.</p>'
 }
 </section>`;
 }
-
-/** Styles of the review parts. */
-export const REVIEW_CSS = `
-.rv{margin:.3rem 0;padding:.25rem .6rem;border-radius:4px;font-size:.92em}
-.rv-approved{background:#eaf6ec}.rv-overridden{background:#fff4e0}.rv-rejected{background:#eef0f2}.rv-unreviewed{background:#fdecea}
-.chip.risk-was{background:#eef0f2;color:#444;font-weight:normal}
-table.trail{border-collapse:collapse;width:100%;font-size:.9em}
-table.trail th,table.trail td{border-bottom:1px solid #e3e6ea;padding:.3rem .5rem;text-align:left;vertical-align:top}
-details.trail summary{cursor:pointer;color:#555;padding:.3rem 0}
-`;
