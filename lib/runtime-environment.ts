@@ -7,7 +7,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { RuntimeConfig } from '../lambdas/contracts.js';
+import { isLane, LANE_CHOICES, type RuntimeConfig } from '../lambdas/contracts.js';
 import { checkIntegerRange } from './checks.js';
 import type { ResolvedModelIds } from './model-access.js';
 import type { Lane, QueueRole, Topology } from './topology.js';
@@ -62,12 +62,8 @@ export function validateTuning(tuning: RuntimeTuning, t: Topology): void {
   checkInteger('leaseSeconds', tuning.leaseSeconds, 5, 3600);
   checkInteger('jobDeadlineSeconds', tuning.jobDeadlineSeconds, 60, Number.MAX_SAFE_INTEGER);
   checkInteger('modelTimeoutMs', tuning.modelTimeoutMs, 100, workerTimeout * 1000 - 1);
-  if (
-    tuning.defaultLane !== undefined &&
-    tuning.defaultLane !== 'realtime' &&
-    tuning.defaultLane !== 'batch'
-  ) {
-    throw new Error(`tuning.defaultLane must be 'realtime' or 'batch'; got '${tuning.defaultLane}'`);
+  if (tuning.defaultLane !== undefined && !isLane(tuning.defaultLane)) {
+    throw new Error(`tuning.defaultLane must be ${LANE_CHOICES}; got '${tuning.defaultLane}'`);
   }
 }
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
+import { isLane, LANE_CHOICES } from '../../lambdas/core/contracts.js';
 import { isApiRequestError, send, uploadDocument } from '../client/api-client.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { writeConfined } from './confined-write.js';
@@ -125,8 +126,8 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
   }
   const lane = values.lane;
-  if (lane !== undefined && lane !== 'realtime' && lane !== 'batch') {
-    throw new CliError(`--lane must be 'realtime' or 'batch'; got '${lane}'`);
+  if (lane !== undefined && !isLane(lane)) {
+    throw new CliError(`--lane must be ${LANE_CHOICES}; got '${lane}'`);
   }
   const budget = values.budget === undefined ? undefined : Number(values.budget);
   if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) {

@@ -3,6 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { BedrockClient } from '@aws-sdk/client-bedrock';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { checkPanelModels } from '../../lambdas/core/analysts/index.js';
+import { isLane, LANE_CHOICES, LANES } from '../../lambdas/core/contracts.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
@@ -36,8 +37,8 @@ const usd = (micros: number) => `$${(micros / 1e6).toFixed(4)}`;
 /** `review <file...>`: the embedded local stack, start to finish, in this process. */
 export async function review(files: string[], values: Record<string, string | undefined>): Promise<number> {
   if (files.length === 0) fail('name at least one contract file to review');
-  const lane = values.lane ?? 'realtime';
-  if (lane !== 'realtime' && lane !== 'batch') fail(`--lane must be 'realtime' or 'batch'; got '${lane}'`);
+  const lane = values.lane ?? LANES[0];
+  if (!isLane(lane)) fail(`--lane must be ${LANE_CHOICES}; got '${lane}'`);
   const budget = num(values.budget, 'budget', 20);
   const faultRate = num(values['fault-rate'], 'fault-rate', 0);
   if (faultRate > 1) fail(`--fault-rate must be between 0 and 1; got ${faultRate}`);

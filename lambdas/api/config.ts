@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LANES } from '../core/contracts.js';
 
 const schema = z.object({
   TABLE_NAME: z.string().min(1),
@@ -11,7 +12,7 @@ const schema = z.object({
   BATCH_QUEUE_URL: z.string().url(),
   FINALIZE_QUEUE_URL: z.string().url(),
   /** Lane and ceiling a submission gets when it names none: the same defaults intake applies. */
-  DEFAULT_LANE: z.enum(['realtime', 'batch']).default('realtime'),
+  DEFAULT_LANE: z.enum(LANES).default(LANES[0]),
   DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(20_000_000),
   /** Lifetime of the presigned upload URL. */
   UPLOAD_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),

@@ -10,6 +10,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { z } from 'zod';
 import { ANALYST_IDS } from '../core/analysts/index.js';
+import { LANES } from '../core/contracts.js';
 import { REVIEW_GATES } from '../core/holds/findings.js';
 import { cancelJob } from '../core/holds/pause.js';
 import { jobIdFor } from '../core/intake/job-id.js';
@@ -67,7 +68,7 @@ export const submitRequestSchema = z
       .refine((s) => !/[/\\\p{Cc}]/u.test(s) && s !== '.' && s !== '..', {
         message: 'must be a plain file name without slashes or control characters',
       }),
-    lane: z.enum(['realtime', 'batch']).optional(),
+    lane: z.enum(LANES).optional(),
     /** Cost ceiling in dollars. */
     costCeilingUsd: z.number().positive().max(100_000).optional(),
     /**

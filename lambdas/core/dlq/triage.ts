@@ -5,7 +5,7 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { QueueRole } from '../contracts.js';
+import { isLane, QUEUE_ROLES, type QueueRole } from '../contracts.js';
 import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
 import { type Checkpoint, Claims, type ErrorClass, isChunkTerminal } from '../state/claims.js';
 import { type Job, Jobs } from '../state/jobs.js';
@@ -16,7 +16,7 @@ import { type DeadLetter, moveBack, receiveAll, redrivesOf, release, remove } fr
 import { type DeadLetterRecord, DeadLetterRecords, type TriageDecision } from './records.js';
 
 /** DLQs triage looks at, in pipeline order. */
-export const DLQ_ROLES: readonly QueueRole[] = ['intake', 'realtime', 'batch', 'finalize'];
+export const DLQ_ROLES: readonly QueueRole[] = QUEUE_ROLES;
 
 /** What triage, listing and redrive need. */
 export interface DlqDeps {
@@ -73,7 +73,7 @@ export async function enrich(deps: DlqDeps, queue: QueueRole, message: DeadLette
   let jobId: string | undefined;
   let chunk: number | undefined;
   let wellFormed = true;
-  if (queue === 'realtime' || queue === 'batch') {
+  if (isLane(queue)) {
     const parsed = chunkMessageSchema.safeParse(body);
     wellFormed = parsed.success;
     if (parsed.success) ({ jobId, chunk } = parsed.data);
@@ -168,7 +168,7 @@ async function triageOne(deps: DlqDeps, view: DeadLetterView): Promise<DeadLette
       await claims.markDead(view.job.jobId, view.chunk, { reason: `dead letter: ${reason}`, errorClass });
       await enqueueFinalizeIfComplete({ ...deps, finalizeQueueUrl: deps.queueUrls.finalize }, view.job.jobId);
       await remove(deps.sqs, dlqUrl, message);
-    } else if (!c.retryable || queue === 'realtime' || queue === 'batch') {
+    } else if (!c.retryable || isLane(queue)) {
       // Nothing in the state table to mark: the record and the alert carry the body.
       decision = 'dead';
       await remove(deps.sqs, dlqUrl, message);

@@ -1,4 +1,5 @@
 import { checkPanelModels, type PanelModels, selectAnalysts, withPrimary } from '../analysts/index.js';
+import { isLane, LANE_CHOICES } from '../contracts.js';
 import { REVIEW_GATES } from '../holds/findings.js';
 import type { Lane } from '../model.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
@@ -50,8 +51,8 @@ export function readJobOptions(
 ): JobOptions {
   const pick = (name: string) => metadata[name] ?? tags[name];
   const laneRaw = pick('lane');
-  if (laneRaw !== undefined && laneRaw !== 'realtime' && laneRaw !== 'batch') {
-    throw new JobOptionError(`the 'lane' option must be 'realtime' or 'batch'; got '${laneRaw}'`);
+  if (laneRaw !== undefined && !isLane(laneRaw)) {
+    throw new JobOptionError(`the 'lane' option must be ${LANE_CHOICES}; got '${laneRaw}'`);
   }
   const ceilingRaw = pick('cost-ceiling-usd');
   let costLimit = defaults.costLimit;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LANES } from '../contracts.js';
 
 const clause = z.object({
   index: z.number().int().min(0),
@@ -15,7 +16,7 @@ export const chunkMessageSchema = z.object({
   v: z.literal(1),
   jobId: z.string().min(1),
   chunk: z.number().int().min(0),
-  lane: z.enum(['realtime', 'batch']),
+  lane: z.enum(LANES),
   clauses: z.array(clause).min(1),
   /** The contract's title, parties and definitions, shared by every call (absent on older messages). */
   context: z
