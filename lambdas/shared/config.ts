@@ -75,6 +75,12 @@ const schema = z.object({
    * submitter an upload names in its metadata only when this role made the upload.
    */
   API_ROLE_ID: z.string().min(1).optional(),
+  /**
+   * A principal id an emulator writes into every S3 event whoever uploaded (LocalStack's
+   * `AIDAJDPLRKLG7UEXAMPLE`): it names nobody, so an event carrying it is read as one without
+   * a principal. Never set on AWS.
+   */
+  PLACEHOLDER_PRINCIPAL_ID: z.string().min(1).optional(),
   /** Per-call timeout of a Bedrock request. */
   MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
 });

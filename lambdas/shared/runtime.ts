@@ -133,6 +133,7 @@ export function intakeDeps(
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
     models: panelModelsOf(config),
     ...(config.API_ROLE_ID ? { apiRoleId: config.API_ROLE_ID } : {}),
+    ...(config.PLACEHOLDER_PRINCIPAL_ID ? { placeholderPrincipalId: config.PLACEHOLDER_PRINCIPAL_ID } : {}),
     ...extra,
   };
 }

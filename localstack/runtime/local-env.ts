@@ -57,6 +57,9 @@ export function localEnvironment(
     BATCH_QUEUE_URL: resources.queueUrls.batch,
     FINALIZE_QUEUE_URL: resources.queueUrls.finalize,
     ALERTS_TOPIC_ARN: resources.alertsTopicArn,
+    // LocalStack writes this one principal into every S3 event, whoever uploaded
+    // (localstack/services/s3/notifications.py: "TODO: use the real one?"); moto writes none.
+    PLACEHOLDER_PRINCIPAL_ID: 'AIDAJDPLRKLG7UEXAMPLE',
     CHUNK_CLAUSES: String(settings.chunkClauses),
     CALL_CONCURRENCY: String(settings.callConcurrency),
     LEASE_SECONDS: String(settings.leaseSeconds),

@@ -275,3 +275,45 @@ describe('a job cancelled while intake reads it', () => {
     expect(await h.jobs.get('j-running-after-intake')).toMatchObject({ status: 'running', ...plan });
   });
 });
+
+describe("an S3 event naming the ground's placeholder principal", () => {
+  it('is read as naming nobody, so the submitter the upload names owns the job', async () => {
+    // Outside the notified prefix, so that the only event is the one sent below.
+    const key = 'not-notified/placeholder-principal.txt';
+    const put = await h.pipeline.clients.s3.send(
+      new PutObjectCommand({
+        Bucket: h.stack.resources.intakeBucket,
+        Key: key,
+        Body: fixture(SMALL),
+        Metadata: { 'submitted-by': 'arn:aws:iam::000000000000:user/alice' },
+      }),
+    );
+    const jobId = jobIdFor({
+      bucket: h.stack.resources.intakeBucket,
+      key,
+      ...(put.VersionId ? { versionId: put.VersionId } : {}),
+    });
+    // LocalStack writes this principal into every event, whoever uploaded.
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: h.stack.resources.queueUrls.intake,
+        MessageBody: JSON.stringify({
+          Records: [
+            {
+              eventVersion: '2.1',
+              eventSource: 'aws:s3',
+              eventName: 'ObjectCreated:Put',
+              userIdentity: { principalId: 'AIDAJDPLRKLG7UEXAMPLE' },
+              s3: {
+                bucket: { name: h.stack.resources.intakeBucket },
+                object: { key, size: fixture(SMALL).length, eTag: put.ETag, versionId: put.VersionId },
+              },
+            },
+          ],
+        }),
+      }),
+    );
+    const job = await h.waitForEnd(jobId, 60_000);
+    expect(job.owner).toBe('arn:aws:iam::000000000000:user/alice');
+  });
+});

@@ -49,6 +49,8 @@ export interface IntakeDeps {
    * may name their submitter in metadata (see `submitterOf`).
    */
   readonly apiRoleId?: string;
+  /** A principal id the ground writes into every S3 event (an emulator's placeholder): read as none. */
+  readonly placeholderPrincipalId?: string;
   /** Refuses jobs whose models Bedrock no longer serves (absent: not checked). */
   readonly lifecycle?: Pick<LifecycleGuard, 'check'>;
   readonly now?: () => number;
@@ -148,6 +150,11 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
   return fanOut(run, options, parsed, context, quote);
 }
 
+/** The uploader the S3 event names, unless it names the ground's placeholder (then nobody). */
+function uploaderOf(ref: S3ObjectRef, deps: Pick<IntakeDeps, 'placeholderPrincipalId'>): string | undefined {
+  return ref.principalId === deps.placeholderPrincipalId ? undefined : ref.principalId;
+}
+
 /** One intake's fixed facts. */
 interface IntakeRun {
   readonly ref: S3ObjectRef;
@@ -185,7 +192,7 @@ async function readUpload({ ref, jobId, jobs, deps, now }: IntakeRun): Promise<U
       costLimit: deps.defaultCostLimit,
       deadline: now() + deps.jobDeadlineSeconds * 1000,
       ...(ref.versionId ? { versionId: ref.versionId } : {}),
-      ...(ref.principalId ? { owner: ref.principalId } : {}),
+      ...(uploaderOf(ref, deps) ? { owner: uploaderOf(ref, deps) } : {}),
     });
     const reason = `The document ${ref.key} was deleted before it could be read.`;
     await jobs.markRejected(jobId, reason, { rejection: 'deleted' });
@@ -201,7 +208,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
   const { ref, jobId, jobs, deps, now } = run;
   const metadata = object.Metadata ?? {};
   const tags = await readTags(deps.s3, ref);
-  const owner = submitterOf(ref.principalId, metadata, deps.apiRoleId);
+  const owner = submitterOf(uploaderOf(ref, deps), metadata, deps.apiRoleId);
   const base = {
     jobId,
     ...(owner ? { owner } : {}),
