@@ -2,6 +2,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { dlqCommand } from '../../bin/commands/dlq.js';
 import { redriveDeadLetters, triageDeadLetters } from '../../lambdas/core/dlq/index.js';
+import { emulatorClients } from '../../localstack/aws-clients.js';
 import { subscribeToAlerts, testDlqDeps } from '../helpers/alerts.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
 
@@ -53,8 +54,23 @@ describe('dlq redrive', () => {
     expect(printed).toContain('batch: receive-send-delete, 1 moved');
     expect(await drain(stack.resources.queueUrls.batch)).toEqual([b]);
 
-    // No filters: the move task is tried first; moto lacks it, so the fallback moves the rest.
-    const results = await redriveDeadLetters(deps);
+    // No filters: the move task is tried first; on a ground without it (moto has none, AWS
+    // and LocalStack have it) the fallback moves the rest. The action is taken away here so the
+    // fallback runs on every ground.
+    const withoutMoveTasks = emulatorClients(stack.endpoint).sqs;
+    withoutMoveTasks.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'StartMessageMoveTaskCommand') {
+          throw Object.assign(new Error('StartMessageMoveTask is not supported here'), {
+            name: 'UnsupportedOperation',
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'noMoveTasks' },
+    );
+    const results = await redriveDeadLetters({ ...deps, sqs: withoutMoveTasks });
+    withoutMoveTasks.destroy();
     expect(results.find((r) => r.queue === 'batch')).toEqual({
       queue: 'batch',
       method: 'receive-send-delete',
