@@ -70,9 +70,11 @@ export async function startLocalStackServer(
       DNS_ADDRESS: '0',
       DISABLE_EVENTS: '1',
       LOCALSTACK_CLI: '0',
-      // Queue URLs as AWS forms them today (https://sqs.<region>.amazonaws.com/...) would not
-      // reach a loopback port; path-style URLs on the gateway do.
+      // Queue URLs on the gateway's own address: by default LocalStack names its host
+      // localhost.localstack.cloud, which needs DNS, and the SDK sends SQS requests to the
+      // queue URL's host.
       SQS_ENDPOINT_STRATEGY: 'path',
+      LOCALSTACK_HOST: `127.0.0.1:${port}`,
     },
   });
   const keep = (chunk: Buffer) => {
