@@ -1,0 +1,99 @@
+/**
+ * LocalStack as a second ground, in every test run: it is installed into the project on first
+ * use (localstack/localstack-install.ts), started in host mode without Docker, given the
+ * pipeline's whole topology, and stopped with its DynamoDB Local JVM. The whole integration
+ * suite runs on it with `npm run test:localstack`.
+ */
+import { execFileSync } from 'node:child_process';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { topology } from '../../lib/topology.js';
+import { emulatorClients } from '../../localstack/aws-clients.js';
+import { LOCALSTACK_SERVICES, startLocalStackServer } from '../../localstack/localstack-server.js';
+import { provision } from '../../localstack/provision.js';
+
+const server = await startLocalStackServer();
+let stopped = false;
+afterAll(async () => {
+  if (!stopped) await server.stop();
+});
+
+/** Processes started from this project's LocalStack install, or DynamoDB Local under it. */
+function ours(): string[] {
+  const ps = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return ps
+    .split('\n')
+    .filter((l) => /\.venv-localstack\/bin\/python -m localstack|\.localstack\/.*DynamoDBLocal\.jar/.test(l))
+    .filter((l) => l.includes(server.endpoint.split(':').at(-1) ?? '') || l.includes('DynamoDBLocal'));
+}
+
+describe('LocalStack without Docker', () => {
+  it('reports every service the pipeline uses available, at the pinned version', async () => {
+    expect(server.version).toBe('2026.3.0');
+    const health = (await (await fetch(`${server.endpoint}/_localstack/health`)).json()) as {
+      services: Record<string, string>;
+    };
+    for (const s of LOCALSTACK_SERVICES) expect(['available', 'running']).toContain(health.services[s]);
+  });
+
+  it('takes the whole topology, and S3 events, queues and DynamoDB Local work on it', async () => {
+    const clients = emulatorClients(server.endpoint);
+    const t = topology({ prefix: 'ls-ground' });
+    const resources = await provision(t, clients);
+    // An upload under the intake prefix becomes an S3 event on the intake queue.
+    await clients.s3.send(
+      new PutObjectCommand({
+        Bucket: resources.intakeBucket,
+        Key: `${resources.intakePrefix}a.txt`,
+        Body: 'x',
+      }),
+    );
+    // As S3 does, LocalStack first sends an s3:TestEvent when the notification is set up
+    // (intake reads it as naming no object).
+    const bodies: string[] = [];
+    for (let i = 0; i < 5 && !bodies.some((b) => b.includes('ObjectCreated')); i++) {
+      const r = await clients.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: resources.queueUrls.intake,
+          WaitTimeSeconds: 5,
+          MaxNumberOfMessages: 10,
+        }),
+      );
+      bodies.push(...(r.Messages ?? []).map((m) => m.Body ?? ''));
+    }
+    expect(bodies.find((b) => b.includes('ObjectCreated'))).toContain(`${resources.intakePrefix}a.txt`);
+    // Queue URLs name the gateway itself, so a client that follows them needs no DNS.
+    expect(new URL(resources.queueUrls.batch).host).toBe(new URL(server.endpoint).host);
+    await clients.sqs.send(
+      new SendMessageCommand({ QueueUrl: resources.queueUrls.batch, MessageBody: 'hi' }),
+    );
+    // DynamoDB is AWS's own DynamoDB Local: a refused condition is ConditionalCheckFailedException.
+    await clients.documents.send(
+      new PutCommand({ TableName: resources.tableName, Item: { pk: 'JOB#1', sk: 'JOB' } }),
+    );
+    const refused = await clients.documents
+      .send(
+        new PutCommand({
+          TableName: resources.tableName,
+          Item: { pk: 'JOB#1', sk: 'JOB' },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      )
+      .catch((error: Error) => error.name);
+    expect(refused).toBe('ConditionalCheckFailedException');
+    const got = await clients.documents.send(
+      new GetCommand({ TableName: resources.tableName, Key: { pk: 'JOB#1', sk: 'JOB' } }),
+    );
+    expect(got.Item?.pk).toBe('JOB#1');
+  });
+
+  it('stops with its DynamoDB Local JVM: nothing of it is left running', async () => {
+    expect(ours().some((l) => l.includes('DynamoDBLocal'))).toBe(true);
+    await server.stop();
+    stopped = true;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(ours()).toEqual([]);
+  });
+});
