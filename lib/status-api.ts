@@ -162,62 +162,7 @@ export class StatusApi extends Construct {
     this.handler = fn;
     this.role = role;
 
-    // Job partitions only (partition keys JOB#…): GetItem for status; the conditional UpdateItems
-    // of cancel, pause and resume; Query of a job's checkpoints (resume) and review trail;
-    // PutItem of a reviewer's decision, appended to the trail.
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:PutItem'],
-        resources: [props.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
-      }),
-    );
-    const intakePrefix = t.buckets.intake.prefix;
-    const resultsPrefix = t.buckets.results.prefix;
-    // A presigned URL carries the signer's permissions: PutObject lets callers upload under the
-    // intake prefix only, GetObject lets them download reports only.
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:PutObject'],
-        resources: [props.intakeBucket.arnForObjects(`${intakePrefix}*`)],
-      }),
-    );
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [props.resultsBucket.arnForObjects(`${resultsPrefix}*`)],
-      }),
-    );
-    // Resume rebuilds the chunk messages of a paused job from its stored document. The API
-    // presigns report keys only, so no caller can reach these through a URL.
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
-      }),
-    );
-    props.queues.realtime.grantSendMessages(role);
-    props.queues.batch.grantSendMessages(role);
-    props.queues.finalize.grantSendMessages(role);
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:ListBucketVersions'],
-        resources: [props.intakeBucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': [`${intakePrefix}s-*`] } },
-      }),
-    );
-    for (const [bucket, prefix, what] of [
-      [props.intakeBucket, intakePrefix, 'presigns uploads'],
-      [props.resultsBucket, resultsPrefix, 'presigns report downloads and reads held findings'],
-      [props.resultsBucket, WORK_PREFIX, "reads a paused job's stored document to resume it"],
-    ] as const) {
-      Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/${prefix}*]`,
-        reason:
-          `The status API ${what}: object-level S3 actions need an object ARN pattern, and this one is confined ` +
-          `to the '${prefix}' prefix of a bucket this stack owns; the keys (submission and job ids) exist only at run time.`,
-      });
-    }
+    grantAccess(role, props);
 
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention, removalPolicy });
     this.httpApi = new apigw.HttpApi(this, 'Api', {
@@ -245,5 +190,70 @@ export class StatusApi extends Construct {
   /** Base URL of the API (ends in '/'). */
   get url(): string {
     return this.stage.url;
+  }
+}
+
+/**
+ * What the API's role may do: job partitions only in the table; uploads under the intake
+ * prefix and the listing that finds them; reports, held findings and (to resume) stored
+ * documents in the results bucket; messages to the lanes and to finalize.
+ */
+function grantAccess(role: iam.Role, props: StatusApiProps): void {
+  const t = props.topology;
+  // Job partitions only (partition keys JOB#…): GetItem for status; the conditional UpdateItems
+  // of cancel, pause and resume; Query of a job's checkpoints (resume) and review trail;
+  // PutItem of a reviewer's decision, appended to the trail.
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+      resources: [props.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
+    }),
+  );
+  const intakePrefix = t.buckets.intake.prefix;
+  const resultsPrefix = t.buckets.results.prefix;
+  // A presigned URL carries the signer's permissions: PutObject lets callers upload under the
+  // intake prefix only, GetObject lets them download reports only.
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['s3:PutObject'],
+      resources: [props.intakeBucket.arnForObjects(`${intakePrefix}*`)],
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['s3:GetObject'],
+      resources: [props.resultsBucket.arnForObjects(`${resultsPrefix}*`)],
+    }),
+  );
+  // Resume rebuilds the chunk messages of a paused job from its stored document. The API
+  // presigns report keys only, so no caller can reach these through a URL.
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['s3:GetObject'],
+      resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
+    }),
+  );
+  props.queues.realtime.grantSendMessages(role);
+  props.queues.batch.grantSendMessages(role);
+  props.queues.finalize.grantSendMessages(role);
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['s3:ListBucketVersions'],
+      resources: [props.intakeBucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': [`${intakePrefix}s-*`] } },
+    }),
+  );
+  for (const [bucket, prefix, what] of [
+    [props.intakeBucket, intakePrefix, 'presigns uploads'],
+    [props.resultsBucket, resultsPrefix, 'presigns report downloads and reads held findings'],
+    [props.resultsBucket, WORK_PREFIX, "reads a paused job's stored document to resume it"],
+  ] as const) {
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/${prefix}*]`,
+      reason:
+        `The status API ${what}: object-level S3 actions need an object ARN pattern, and this one is confined ` +
+        `to the '${prefix}' prefix of a bucket this stack owns; the keys (submission and job ids) exist only at run time.`,
+    });
   }
 }
