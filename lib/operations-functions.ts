@@ -144,56 +144,12 @@ export class OperationsFunctions extends Construct {
       Duration.minutes(5),
     );
 
-    // Sweeper: finds unfinished jobs on the status index, re-sends chunk and finalize messages,
-    // reads the stored document to rebuild a chunk message.
-    this.sweeperFunction.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: ['dynamodb:Query'],
-        resources: [`${props.table.tableArn}/index/${environment.STATUS_INDEX_NAME}`],
-      }),
+    grantOperations(
+      this.sweeperFunction,
+      this.triageFunction,
+      props,
+      environment.STATUS_INDEX_NAME ?? 'byStatus',
     );
-    props.queues.realtime.grantSendMessages(this.sweeperFunction);
-    props.queues.batch.grantSendMessages(this.sweeperFunction);
-    props.queues.finalize.grantSendMessages(this.sweeperFunction);
-    this.sweeperFunction.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
-      }),
-    );
-
-    // Triage: reads and deletes dead letters, sends them back to their source queues (or
-    // starts a message move task), enqueues finalize, publishes alerts.
-    for (const role of QUEUE_ROLES) {
-      const dlq = props.deadLetterQueues[role];
-      dlq.grantConsumeMessages(this.triageFunction);
-      dlq.grant(this.triageFunction, 'sqs:ChangeMessageVisibility');
-      props.queues[role].grantSendMessages(this.triageFunction);
-    }
-    this.triageFunction.addToRolePolicy(
-      new iam.PolicyStatement({
-        // A move task reads from the DLQ and sends to the source queue as the caller.
-        actions: ['sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks', 'sqs:CancelMessageMoveTask'],
-        resources: QUEUE_ROLES.map((role) => props.deadLetterQueues[role].queueArn),
-      }),
-    );
-    // Explicit actions rather than grantPublish, whose `kms:GenerateDataKey*` wildcard cdk-nag
-    // rightly flags: publishing to an SSE-KMS topic needs exactly these two on its key.
-    // Triage alerts on dead letters; the sweeper on reviews past their deadline.
-    const alertsKey = (props.alertsTopic as sns.Topic).masterKey;
-    for (const fn of [this.triageFunction, this.sweeperFunction]) {
-      fn.addToRolePolicy(
-        new iam.PolicyStatement({ actions: ['sns:Publish'], resources: [props.alertsTopic.topicArn] }),
-      );
-      if (alertsKey) {
-        fn.addToRolePolicy(
-          new iam.PolicyStatement({
-            actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
-            resources: [alertsKey.keyArn],
-          }),
-        );
-      }
-    }
 
     // A failed run is not retried: the next scheduled run does the same work. It is not silent
     // either: the event goes to the failure queue, and the queue's alarm to the alerts topic.
@@ -254,6 +210,65 @@ export class OperationsFunctions extends Construct {
           `object ARN pattern, and this one is confined to the '${WORK_PREFIX}' prefix of a bucket this stack owns; ` +
           'the keys (job ids) exist only at run time.',
       });
+    }
+  }
+}
+
+/** What the sweeper and DLQ triage may do, and nothing more. */
+function grantOperations(
+  sweeper: nodejs.NodejsFunction,
+  triage: nodejs.NodejsFunction,
+  props: OperationsFunctionsProps,
+  statusIndexName: string,
+): void {
+  // Sweeper: finds unfinished jobs on the status index, re-sends chunk and finalize messages,
+  // reads the stored document to rebuild a chunk message.
+  sweeper.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${props.table.tableArn}/index/${statusIndexName}`],
+    }),
+  );
+  props.queues.realtime.grantSendMessages(sweeper);
+  props.queues.batch.grantSendMessages(sweeper);
+  props.queues.finalize.grantSendMessages(sweeper);
+  sweeper.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['s3:GetObject'],
+      resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
+    }),
+  );
+
+  // Triage: reads and deletes dead letters, sends them back to their source queues (or
+  // starts a message move task), enqueues finalize, publishes alerts.
+  for (const role of QUEUE_ROLES) {
+    const dlq = props.deadLetterQueues[role];
+    dlq.grantConsumeMessages(triage);
+    dlq.grant(triage, 'sqs:ChangeMessageVisibility');
+    props.queues[role].grantSendMessages(triage);
+  }
+  triage.addToRolePolicy(
+    new iam.PolicyStatement({
+      // A move task reads from the DLQ and sends to the source queue as the caller.
+      actions: ['sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks', 'sqs:CancelMessageMoveTask'],
+      resources: QUEUE_ROLES.map((role) => props.deadLetterQueues[role].queueArn),
+    }),
+  );
+  // Explicit actions rather than grantPublish, whose `kms:GenerateDataKey*` wildcard cdk-nag
+  // rightly flags: publishing to an SSE-KMS topic needs exactly these two on its key.
+  // Triage alerts on dead letters; the sweeper on reviews past their deadline.
+  const alertsKey = (props.alertsTopic as sns.Topic).masterKey;
+  for (const fn of [triage, sweeper]) {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['sns:Publish'], resources: [props.alertsTopic.topicArn] }),
+    );
+    if (alertsKey) {
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+          resources: [alertsKey.keyArn],
+        }),
+      );
     }
   }
 }
