@@ -157,9 +157,8 @@ export async function runSoak(o: Options) {
   const files = soakContracts();
   const plans = planJobs(o.jobs, files, random);
   const deadline = Date.now() + o.minutes * 60_000;
-  const log = (line: string) => {
-    if (!o.json) process.stderr.write(`${line}\n`);
-  };
+  // Progress goes to stderr, so that --json leaves stdout to the summary alone.
+  const log = (line: string) => process.stderr.write(`${line}\n`);
   const pipelineLog: string[] = [];
   const stack = await startLocalStack({ prefix: `soak${o.seed}`, seed: o.seed, plan: SOAK_FAULTS });
   const pipeline = startLocalPipeline({
