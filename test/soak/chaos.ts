@@ -3,7 +3,7 @@
  * that die mid-chunk, chunk messages and S3 events delivered twice, and DLQ triage run as the
  * schedule would. Each draws from the run's seeded random source.
  */
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { type DlqDeps, type TriageSummary, triageDeadLetters } from '../../lambdas/core/dlq/index.js';
 import {
   chunkMessagesOf,
@@ -146,6 +146,33 @@ export class Chaos {
       this.tally.deadLetters[key] = (this.tally.deadLetters[key] ?? 0) + 1;
     }
     return summary;
+  }
+
+  /**
+   * Waits until no work message is left in flight (visible, invisible or delayed) on any work
+   * queue, at most `timeoutMs`: a duplicate that met a held lease comes back until it is acked
+   * or dead-lettered, and only then can the last triage see every dead letter.
+   */
+  async quiesce(timeoutMs = 120_000): Promise<boolean> {
+    for (const until = Date.now() + timeoutMs; Date.now() < until; ) {
+      let left = 0;
+      for (const url of Object.values(this.resources.queueUrls)) {
+        const r = await this.pipeline.clients.sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: url,
+            AttributeNames: [
+              'ApproximateNumberOfMessages',
+              'ApproximateNumberOfMessagesNotVisible',
+              'ApproximateNumberOfMessagesDelayed',
+            ],
+          }),
+        );
+        for (const v of Object.values(r.Attributes ?? {})) left += Number(v);
+      }
+      if (left === 0) return true;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    return false;
   }
 
   /** Waits for the dying invocations still running. */

@@ -362,7 +362,9 @@ export async function runSoak(o: Options) {
   chaosOn = false;
   await chaosLoop;
   await chaos.settle();
-  // What is still in a DLQ after the jobs ended gets one last triage, as the schedule would.
+  // Messages still in flight (duplicates meeting held leases) end acked or dead-lettered; then
+  // what is in a DLQ gets one last triage, as the schedule would.
+  const quiet = await chaos.quiesce();
   await chaos.triage();
   const wallSeconds = (Date.now() - started) / 1000;
 
@@ -434,6 +436,12 @@ export async function runSoak(o: Options) {
   const bound = (chaos.tally.workerKills * 2 + chaos.tally.dyingInvocations) * callConcurrency;
   const repeats = checkRepeats(books.successes, bound);
   violations.push(...repeats.violations, ...checkSpend(billedMicros, recordedMicros));
+  if (!quiet)
+    violations.push({
+      jobId: '*',
+      check: 'triaged',
+      detail: 'work messages still in flight 2 min after the last job ended',
+    });
   const dlqLeft = await chaos.triage();
   if (dlqLeft.seen > 0) {
     violations.push({
