@@ -145,16 +145,7 @@ export class ClauseReviewStack extends Stack {
       if (!EMAIL.test(email))
         throw new Error(`alertEmails must hold email addresses like ops@example.com; got '${email}'`);
     }
-    this.topology = topology({
-      ...(props.prefix !== undefined ? { prefix: props.prefix } : {}),
-      ...(props.chunkMaxReceiveCount !== undefined
-        ? { chunkMaxReceiveCount: props.chunkMaxReceiveCount }
-        : {}),
-      ...(props.redeliveryBackoffSeconds !== undefined
-        ? { redeliveryBackoffSeconds: props.redeliveryBackoffSeconds }
-        : {}),
-      bucketSuffix: props.bucketSuffix ?? `${Aws.ACCOUNT_ID}-${Aws.REGION}`,
-    });
+    this.topology = stackTopology(props);
     const t = this.topology;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const shared = {
@@ -301,4 +292,16 @@ export class ClauseReviewStack extends Stack {
       });
     }
   }
+}
+
+/** The topology the stack's props ask for; bucket names end in the account and region. */
+function stackTopology(props: ClauseReviewStackProps) {
+  return topology({
+    ...(props.prefix !== undefined ? { prefix: props.prefix } : {}),
+    ...(props.chunkMaxReceiveCount !== undefined ? { chunkMaxReceiveCount: props.chunkMaxReceiveCount } : {}),
+    ...(props.redeliveryBackoffSeconds !== undefined
+      ? { redeliveryBackoffSeconds: props.redeliveryBackoffSeconds }
+      : {}),
+    bucketSuffix: props.bucketSuffix ?? `${Aws.ACCOUNT_ID}-${Aws.REGION}`,
+  });
 }
