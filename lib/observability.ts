@@ -78,22 +78,7 @@ export class Observability extends Construct {
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
     const t = props.topology;
-    const errorThreshold = props.functionErrorThreshold ?? 1;
-    if (!Number.isInteger(errorThreshold) || errorThreshold < 1) {
-      throw new Error(
-        `Observability functionErrorThreshold must be an integer of at least 1; got ${errorThreshold}`,
-      );
-    }
-    if (props.modelIds.length === 0) {
-      throw new Error('Observability modelIds must name at least one model; got none');
-    }
-    for (const name of Object.keys(props.functions)) {
-      if (!FUNCTION_KEY.test(name)) {
-        throw new Error(
-          `Observability function names must be 1-40 characters of A-Z, a-z, 0-9 and '-', starting with a letter; got '${name}'`,
-        );
-      }
-    }
+    const errorThreshold = checkProps(props);
     const action = new actions.SnsAction(props.topic);
     const notify = (alarm: cloudwatch.Alarm) => {
       alarm.addAlarmAction(action);
@@ -182,33 +167,11 @@ export class Observability extends Construct {
 
   private addWidgets(props: ObservabilityProps): void {
     const perModel = (name: MetricName, statistic: string, label: string = name) =>
-      props.modelIds.map(
-        (model) =>
-          new cloudwatch.Metric({
-            namespace: METRICS_NAMESPACE,
-            metricName: name,
-            dimensionsMap: { [DIMENSION.model]: model },
-            statistic,
-            period: GRAPH_PERIOD,
-            label: `${label} ${model}`,
-          }),
+      props.modelIds.map((model) =>
+        pipelineMetric(name, statistic, { [DIMENSION.model]: model }, `${label} ${model}`),
       );
     const perLane = (name: MetricName, statistic: string) =>
-      LANES.map(
-        (lane) =>
-          new cloudwatch.Metric({
-            namespace: METRICS_NAMESPACE,
-            metricName: name,
-            dimensionsMap: { [DIMENSION.lane]: lane },
-            statistic,
-            period: GRAPH_PERIOD,
-            label: `${name} ${lane}`,
-          }),
-      );
-    const graph = (title: string, left: cloudwatch.IMetric[], width = 8) =>
-      new cloudwatch.GraphWidget({ title, left, width, height: 6 });
-    const queues = (metric: (q: sqs.IQueue) => cloudwatch.IMetric, which: Record<QueueRole, sqs.IQueue>) =>
-      QUEUE_ROLES.map((role) => metric(which[role]));
+      LANES.map((lane) => pipelineMetric(name, statistic, { [DIMENSION.lane]: lane }, `${name} ${lane}`));
     const fns = Object.entries(props.functions);
 
     this.dashboard.addWidgets(
@@ -273,18 +236,17 @@ export class Observability extends Construct {
         fns.map(([name, fn]) => fn.metricDuration({ period: GRAPH_PERIOD, statistic: 'p99', label: name })),
       ),
     );
-    const held = (name: MetricName) =>
-      new cloudwatch.Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: name,
-        statistic: 'Maximum',
-        period: GRAPH_PERIOD,
-        label: name,
-      });
+    this.addHoldsAndAlarms();
+  }
+
+  /** Jobs a person holds, and every alarm's state. */
+  private addHoldsAndAlarms(): void {
     this.dashboard.addWidgets(
       graph(
         'Jobs held by a person (paused, awaiting review, reviews overdue)',
-        [METRIC.jobsPaused, METRIC.jobsAwaitingReview, METRIC.reviewsOverdue].map(held),
+        [METRIC.jobsPaused, METRIC.jobsAwaitingReview, METRIC.reviewsOverdue].map((name) =>
+          pipelineMetric(name, 'Maximum', {}, name),
+        ),
         24,
       ),
     );
@@ -301,4 +263,53 @@ export class Observability extends Construct {
       }),
     );
   }
+}
+
+/** Refuses props out of range, naming the value; returns the function error threshold. */
+function checkProps(props: ObservabilityProps): number {
+  const errorThreshold = props.functionErrorThreshold ?? 1;
+  if (!Number.isInteger(errorThreshold) || errorThreshold < 1) {
+    throw new Error(
+      `Observability functionErrorThreshold must be an integer of at least 1; got ${errorThreshold}`,
+    );
+  }
+  if (props.modelIds.length === 0) {
+    throw new Error('Observability modelIds must name at least one model; got none');
+  }
+  for (const name of Object.keys(props.functions)) {
+    if (!FUNCTION_KEY.test(name)) {
+      throw new Error(
+        `Observability function names must be 1-40 characters of A-Z, a-z, 0-9 and '-', starting with a letter; got '${name}'`,
+      );
+    }
+  }
+  return errorThreshold;
+}
+
+/** One of the pipeline's own metrics, on the dashboard's graph period. */
+function pipelineMetric(
+  name: MetricName,
+  statistic: string,
+  dimensionsMap: Record<string, string>,
+  label: string,
+): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    ...(Object.keys(dimensionsMap).length > 0 ? { dimensionsMap } : {}),
+    statistic,
+    period: GRAPH_PERIOD,
+    label,
+  });
+}
+
+function graph(title: string, left: cloudwatch.IMetric[], width = 8): cloudwatch.GraphWidget {
+  return new cloudwatch.GraphWidget({ title, left, width, height: 6 });
+}
+
+function queues(
+  metric: (q: sqs.IQueue) => cloudwatch.IMetric,
+  which: Readonly<Record<QueueRole, sqs.IQueue>>,
+): cloudwatch.IMetric[] {
+  return QUEUE_ROLES.map((role) => metric(which[role]));
 }
