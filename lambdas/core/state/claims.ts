@@ -1,84 +1,18 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CallCounts, Checkpoint, ErrorClass } from './checkpoint.js';
 import { isConditionFailure, LeaseLostError } from './errors.js';
 import { CHECKPOINT_PREFIX, checkpointSk, JOB_SK, jobPk, STAGES, type Stage } from './keys.js';
 import { queryAll } from './query-all.js';
 import { transactWrite } from './transact.js';
 
-/** Where a chunk-stage is. `retrying`: a failed attempt waiting for redelivery. */
-export type CheckpointStatus = 'pending' | 'running' | 'retrying' | 'done' | 'cancelled' | 'dead';
-
-/** Failure classes: transient, infrastructure, validation, logic (docs/architecture.md). */
-export type ErrorClass = 'transient' | 'infrastructure' | 'validation' | 'logic';
-
-/** A chunk-stage checkpoint item. Epoch ms for the lease, ISO strings for history. */
-export interface Checkpoint {
-  readonly jobId: string;
-  readonly chunk: number;
-  readonly stage: Stage;
-  readonly status: CheckpointStatus;
-  readonly claimedBy?: string;
-  readonly claimExpiresAt?: number;
-  /** Fencing token: incremented by every claim; writes of an older holder are refused. */
-  readonly fence: number;
-  readonly attempts: number;
-  readonly startedAt?: string;
-  readonly finishedAt?: string;
-  readonly lastError?: string;
-  readonly errorClass?: ErrorClass;
-  /** For a cancelled chunk: `cancelled-at-stage-N`. */
-  readonly stoppedAt?: string;
-  /** Stage output (consolidate: the clause assessments as JSON). */
-  readonly result?: string;
-  /** Call outcome counts of the analyze stage. */
-  readonly calls?: CallCounts;
-  /**
-   * Calls of the stage that were never started, recorded in one write when the stage ended
-   * early: `budget` (the ceiling was reached) or `cancelled`.
-   */
-  readonly unstarted?: { readonly reason: UnstartedReason; readonly calls: readonly UnstartedCall[] };
-  /** Allotment held by `allotmentOwner` and not yet returned to the job (micro-dollars). */
-  readonly allotment?: number;
-  /** The holder (`workerId:fence`) the allotment was taken for. */
-  readonly allotmentOwner?: string;
-  /** The ledger cost of this stage already accounted to the job's `costSpent`. */
-  readonly spentAccounted?: number;
-  /** When the last failed attempt released the stage (ISO). */
-  readonly failedAt?: string;
-  /** Re-enqueues by the sweeper (a chunk message presumed lost), and when the last one was (ISO). */
-  readonly sweeps?: number;
-  readonly sweptAt?: string;
-  /** Redrives out of a DLQ by triage, and when the last one was (ISO). */
-  readonly redrives?: number;
-  readonly redrivenAt?: string;
-  /** When a pause set the stage aside (ISO). */
-  readonly pausedAt?: string;
-  /** Messages sent again when the job was resumed (or cancelled while paused), and when the last was (ISO). */
-  readonly resumes?: number;
-  readonly resumedAt?: string;
-  /** `attempts` when the stage's current message was sent (by a sweep, a redrive or a resume); 0 at intake. */
-  readonly enqueuedAttempts?: number;
-}
-
-/** Call outcome counts of an analyze stage. */
-export interface CallCounts {
-  readonly done: number;
-  readonly reused: number;
-  readonly failed: number;
-  /** Not started because the cost ceiling was reached. */
-  readonly skipped: number;
-  /** Not started because the job was cancelled. */
-  readonly cancelled?: number;
-  readonly retries: number;
-}
-
-/** Why calls of a stage were never started. */
-export type UnstartedReason = 'budget' | 'cancelled';
-
-/** A call that was never started. */
-export interface UnstartedCall {
-  readonly clauseId: string;
-  readonly analystId: string;
-}
+export type {
+  CallCounts,
+  Checkpoint,
+  CheckpointStatus,
+  ErrorClass,
+  UnstartedCall,
+  UnstartedReason,
+} from './checkpoint.js';
 
 /** Why a message for a chunk-stage was sent again: the counters that bound it. */
 export type ResendKind = 'sweep' | 'redrive' | 'resume';
