@@ -1,8 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LocalStackError } from './errors.js';
 import { freePort } from './free-port.js';
-import { ensureLocalStack } from './localstack-install.js';
+import { ensureLocalStack, LOCALSTACK_LIBS } from './localstack-install.js';
 
 /** The services the pipeline uses; LocalStack loads these only. */
 export const LOCALSTACK_SERVICES = ['s3', 'sqs', 'dynamodb', 'sns', 'cloudwatch'] as const;
@@ -21,6 +23,10 @@ export interface LocalStackServer {
   readonly endpoint: string;
   /** LocalStack's version, as its health endpoint reports it. */
   readonly version: string;
+  /** Its process id, also its process group's. */
+  readonly pid: number;
+  /** The processes it started (DynamoDB Local's JVM), which {@link stop} ends too. */
+  descendants(): number[];
   /** Stops LocalStack and its DynamoDB Local child (the whole process group). Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -50,6 +56,12 @@ export async function startLocalStackServer(
 ): Promise<LocalStackServer> {
   const install = ensureLocalStack(options.log ? { log: options.log } : {});
   const port = await freePort();
+  // Each server gets a file system of its own (state, temporary files, DynamoDB Local's
+  // database) that shares the installed libraries: two servers at once do not meet.
+  const root = join(install.root, 'run', String(port));
+  const libs = join(root, relative(install.root, LOCALSTACK_LIBS));
+  mkdirSync(dirname(libs), { recursive: true });
+  if (!existsSync(libs)) symlinkSync(LOCALSTACK_LIBS, libs);
   const endpoint = `http://127.0.0.1:${port}`;
   const output: string[] = [];
   const child: ChildProcess = spawn(install.python, ['-m', 'localstack.runtime.main'], {
@@ -62,7 +74,7 @@ export async function startLocalStackServer(
       GATEWAY_LISTEN: `127.0.0.1:${port}`,
       // Host mode with every directory inside the project, never /var/lib/localstack.
       OVERRIDE_IN_DOCKER: '0',
-      FILESYSTEM_ROOT: install.root,
+      FILESYSTEM_ROOT: root,
       SERVICES: LOCALSTACK_SERVICES.join(','),
       EAGER_SERVICE_LOADING: '1',
       // Offline: no certificate download, no DNS server, no analytics.
@@ -123,17 +135,45 @@ export async function startLocalStackServer(
   return {
     endpoint,
     version: last.version ?? 'unknown',
+    pid: child.pid ?? 0,
+    descendants: () => descendantsOf(child.pid ?? 0),
     async stop() {
       process.off('exit', onExit);
-      if (exited !== undefined) {
-        killGroup('SIGKILL');
-        return;
+      // LocalStack may start DynamoDB Local in a session of its own: note its children first.
+      const children = descendantsOf(child.pid ?? 0);
+      if (exited === undefined) {
+        killGroup('SIGTERM');
+        await Promise.race([gone, sleep(10_000)]);
       }
-      killGroup('SIGTERM');
-      const stopped = await Promise.race([gone.then(() => true), sleep(10_000).then(() => false)]);
-      // DynamoDB Local's JVM may outlive LocalStack's own process: end the whole group.
       killGroup('SIGKILL');
-      if (!stopped) await gone;
+      for (const pid of children) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await gone;
+      rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Every process below `pid` (children, their children, …), from the process table. */
+export function descendantsOf(pid: number): number[] {
+  const rows = spawnSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number))
+    .filter((r): r is [number, number] => r.length === 2 && r.every(Number.isFinite));
+  const found: number[] = [];
+  const stack = [pid];
+  for (let p = stack.pop(); p !== undefined; p = stack.pop()) {
+    for (const [child, parent] of rows) {
+      if (parent === p && !found.includes(child)) {
+        found.push(child);
+        stack.push(child);
+      }
+    }
+  }
+  return found;
 }

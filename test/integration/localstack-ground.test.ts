@@ -20,13 +20,14 @@ afterAll(async () => {
   if (!stopped) await server.stop();
 });
 
-/** Processes started from this project's LocalStack install, or DynamoDB Local under it. */
-function ours(): string[] {
-  const ps = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+/** The command lines of the processes with these ids that still run (an unreaped zombie does not). */
+function running(pids: readonly number[]): string[] {
+  const ps = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
   return ps
     .split('\n')
-    .filter((l) => /\.venv-localstack\/bin\/python -m localstack|\.localstack\/.*DynamoDBLocal\.jar/.test(l))
-    .filter((l) => l.includes(server.endpoint.split(':').at(-1) ?? '') || l.includes('DynamoDBLocal'));
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([pid, stat]) => pids.includes(Number(pid)) && !stat?.startsWith('Z'))
+    .map((fields) => fields.join(' '));
 }
 
 describe('LocalStack without Docker', () => {
@@ -90,10 +91,10 @@ describe('LocalStack without Docker', () => {
   });
 
   it('stops with its DynamoDB Local JVM: nothing of it is left running', async () => {
-    expect(ours().some((l) => l.includes('DynamoDBLocal'))).toBe(true);
+    const started = [server.pid, ...server.descendants()];
+    expect(running(started).some((l) => l.includes('DynamoDBLocal.jar'))).toBe(true);
     await server.stop();
     stopped = true;
-    await new Promise((r) => setTimeout(r, 500));
-    expect(ours()).toEqual([]);
+    expect(running(started)).toEqual([]);
   });
 });
