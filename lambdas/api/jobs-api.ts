@@ -365,28 +365,17 @@ export class JobsApi {
    * @throws JobStateConflictError when the job already ended or intake has not created it yet.
    */
   async cancel(id: string, caller?: Principal): Promise<JobView> {
-    const r = await this.resolve(id, caller);
-    if (r.kind === 'queued') {
-      throw new JobStateConflictError(
-        `job ${r.jobId} is still queued for intake; try again in a few seconds`,
-        r.jobId,
-        'queued',
-      );
-    }
+    const job = await this.job(id, caller);
     const by = caller?.arn;
-    const result = await cancelJob(
-      r.job.jobId,
-      by ? `cancelled by ${by}` : 'cancelled by request',
-      this.deps,
-    );
+    const result = await cancelJob(job.jobId, by ? `cancelled by ${by}` : 'cancelled by request', this.deps);
     if (!result.cancelled) {
       throw new JobStateConflictError(
-        `job ${r.job.jobId} already ended with status '${result.job.status}'; there is nothing to cancel`,
-        r.job.jobId,
+        `job ${job.jobId} already ended with status '${result.job.status}'; there is nothing to cancel`,
+        job.jobId,
         result.job.status,
       );
     }
-    return this.status(r.job.jobId, caller);
+    return this.status(job.jobId, caller);
   }
 
   /**
