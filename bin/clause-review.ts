@@ -3,6 +3,7 @@
  */
 
 import { parseArgs } from 'node:util';
+import { LANES } from '../lambdas/core/contracts.js';
 import { isLocalStackError } from '../localstack/errors.js';
 import { cancelCommand, reportCommand, statusCommand, submitCommand } from './commands/api-commands.js';
 import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
@@ -17,7 +18,7 @@ import { resolveTarget, splitTargetArgs, TARGET_USAGE } from './commands/target.
 const USAGE = `clause-review — failure-tolerant contract review
 
 Usage:
-  clause-review submit <file> [--lane realtime|batch] [--budget USD] [--analysts a,b,…] [--allow-partial]
+  clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
                        [--gate none|critical|high] [--review-hours H]
                                              upload a contract through the status API; prints the job id
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
@@ -41,7 +42,7 @@ Usage:
 ${TARGET_USAGE}
 
 Options of review:
-  --lane realtime|batch     processing lane (default realtime: Lambda handlers; batch: Fargate-style worker processes)
+  --lane ${LANES.join('|').padEnd(18)} processing lane (default realtime: Lambda handlers; batch: Fargate-style worker processes)
   --budget USD              cost ceiling per document in dollars (default 20; a ceiling below the quote is refused)
   --fault-rate R            share of model calls the stand-in fails with transient errors (default 0)
   --workers N               batch-lane worker processes (default 2)

@@ -8,7 +8,16 @@
 export type { ApiConfig } from './api/config.js';
 export { API_ROUTES, type ApiRoute, routeKey } from './api/routes.js';
 export { checkPanelModels, type ModelChoice, panelModelIds } from './core/analysts/index.js';
-export { isLane, LANE_CHOICES, LANES, type Lane, QUEUE_ROLES, type QueueRole } from './core/contracts.js';
+export {
+  isLane,
+  LANE_CHOICES,
+  LANE_CONSUMERS,
+  LANES,
+  type Lane,
+  lanesConsumedBy,
+  QUEUE_ROLES,
+  type QueueRole,
+} from './core/contracts.js';
 export { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from './core/metrics/index.js';
 export { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from './core/models.js';
 export { type SweepRules, type SweepTopology, sweepRules } from './core/sweeper/rules.js';

@@ -10,7 +10,7 @@ import * as ecsPatterns from 'aws-cdk-lib/aws-ecs-patterns';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../lambdas/contracts.js';
+import { LANE_CONSUMERS, type Lane, lanesConsumedBy, METRICS_NAMESPACE } from '../lambdas/contracts.js';
 import {
   grantInvokeModels,
   grantModelLifecycleReads,
@@ -23,6 +23,11 @@ import { grantItemAccess } from './state-table.js';
 
 /** Properties of {@link BatchLaneService}. */
 export interface BatchLaneServiceProps extends PipelineResourcesProps {
+  /**
+   * The lane whose queue the tasks poll (`POLLER_LANE`): one that `LANE_CONSUMERS` gives to pollers.
+   * @default 'batch'
+   */
+  readonly lane?: Lane;
   /**
    * The Bedrock models the worker may call.
    * @default the primary and fallback of lambdas/core/models.ts
@@ -45,8 +50,8 @@ export interface BatchLaneServiceProps extends PipelineResourcesProps {
    */
   readonly vpc?: ec2.IVpc;
   /**
-   * Most tasks running at once. The service scales to zero when the batch queue is empty.
-   * @default topology.queues.batch.maxConcurrency
+   * Most tasks running at once. The service scales to zero when the lane's queue is empty.
+   * @default topology.queues[lane].maxConcurrency
    */
   readonly maxTasks?: number;
   /**
@@ -130,8 +135,8 @@ class BacklogScaledQueueProcessingFargateService extends ecsPatterns.QueueProces
 }
 
 /**
- * The batch lane: long-running Fargate workers (lambdas/batch-worker/main.ts) polling the
- * batch queue, scaled from zero on queue depth.
+ * A lane drained by pollers (the batch lane unless told): long-running Fargate workers
+ * (lambdas/batch-worker/main.ts) polling the lane's queue, scaled from zero on queue depth.
  *
  * Networking, when no VPC is given: public subnets in two AZs, a public IP per task, and no
  * NAT gateway. The tasks only make outbound HTTPS calls to AWS APIs, which a NAT gateway
@@ -159,7 +164,13 @@ export class BatchLaneService extends Construct {
         `BatchLaneService dockerfile must exist under projectRoot; got '${join(projectRoot, dockerfile)}'`,
       );
     }
-    const maxTasks = props.maxTasks ?? t.queues.batch.maxConcurrency;
+    const lane = props.lane ?? 'batch';
+    if (LANE_CONSUMERS[lane] !== 'poller') {
+      throw new Error(
+        `BatchLaneService lane must be one drained by pollers (${lanesConsumedBy('poller').join(', ')}); got '${lane}'`,
+      );
+    }
+    const maxTasks = props.maxTasks ?? t.queues[lane].maxConcurrency;
     if (!Number.isInteger(maxTasks) || maxTasks < 1 || maxTasks > 100) {
       throw new Error(`BatchLaneService maxTasks must be an integer from 1 to 100; got ${maxTasks}`);
     }
@@ -218,8 +229,8 @@ export class BatchLaneService extends Construct {
       // builds in the build host's own architecture and only copies into the arm64 stage, so
       // building it needs no emulation.
       image: ecs.ContainerImage.fromAsset(projectRoot, { file: dockerfile, platform: Platform.LINUX_ARM64 }),
-      environment: { ...environment, POLLER_CONCURRENCY: String(pollerConcurrency) },
-      logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'batch-worker', logGroup }),
+      environment: { ...environment, POLLER_LANE: lane, POLLER_CONCURRENCY: String(pollerConcurrency) },
+      logging: ecs.LogDrivers.awsLogs({ streamPrefix: `${lane}-worker`, logGroup }),
       readonlyRootFilesystem: true,
       stopTimeout: STOP_TIMEOUT,
     });
@@ -227,7 +238,7 @@ export class BatchLaneService extends Construct {
     this.service = new BacklogScaledQueueProcessingFargateService(this, 'Service', {
       cluster: this.cluster,
       taskDefinition: this.taskDefinition,
-      queue: props.queues.batch,
+      queue: props.queues[lane],
       minScalingCapacity: 0,
       maxScalingCapacity: maxTasks,
       scalingSteps: [

@@ -3,9 +3,9 @@ import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct, IConstruct } from 'constructs';
-import { panelModelIds } from '../lambdas/contracts.js';
+import { type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/contracts.js';
 import { AlertsTopic } from './alerts-topic.js';
-import { BatchLaneService } from './batch-lane-service.js';
+import { BatchLaneService, type BatchLaneServiceProps } from './batch-lane-service.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
 import { DocumentBuckets } from './document-buckets.js';
 import { FunctionLogRetention } from './function-log-retention.js';
@@ -24,7 +24,7 @@ import { WorkQueues } from './work-queues.js';
 export interface BatchLaneSettings {
   /** @default a new two-AZ VPC with public subnets and no NAT gateway */
   readonly vpc?: ec2.IVpc;
-  /** @default topology.queues.batch.maxConcurrency */
+  /** @default the lane's `topology.queues[lane].maxConcurrency` */
   readonly maxTasks?: number;
   /** @default 2 */
   readonly pollerConcurrency?: number;
@@ -84,7 +84,7 @@ export interface ClauseReviewStackProps extends StackProps {
    */
   readonly functionMemoryMiB?: PipelineMemory;
   /**
-   * Settings of the Fargate batch lane.
+   * Settings of the Fargate service of each lane drained by pollers (the batch lane).
    * @default see {@link BatchLaneSettings}
    */
   readonly batchLane?: BatchLaneSettings;
@@ -131,7 +131,8 @@ export class ClauseReviewStack extends Stack {
   readonly documentBuckets: DocumentBuckets;
   readonly alerts: AlertsTopic;
   readonly functions: PipelineFunctions;
-  readonly batchLane: BatchLaneService;
+  /** The Fargate service of each lane drained by pollers. */
+  readonly laneServices: Readonly<Partial<Record<Lane, BatchLaneService>>>;
   readonly deadLetterAlarms: DeadLetterAlarms;
   readonly statusApi: StatusApi;
   /** The sweeper and DLQ triage, on their schedules. */
@@ -183,7 +184,7 @@ export class ClauseReviewStack extends Stack {
       ...(props.entries ? { entries: props.entries } : {}),
       ...(props.functionMemoryMiB ? { memoryMiB: props.functionMemoryMiB } : {}),
     });
-    this.batchLane = new BatchLaneService(this, 'BatchLane', { ...resources, ...shared, ...props.batchLane });
+    this.laneServices = pollerLaneServices(this, { ...resources, ...shared, ...props.batchLane });
     this.deadLetterAlarms = new DeadLetterAlarms(this, 'DeadLetterAlarms', {
       deadLetterQueues: this.workQueues.deadLetterQueues,
       settings: t.queues,
@@ -304,4 +305,17 @@ function stackTopology(props: ClauseReviewStackProps) {
       : {}),
     bucketSuffix: props.bucketSuffix ?? `${Aws.ACCOUNT_ID}-${Aws.REGION}`,
   });
+}
+
+/** One Fargate service per lane drained by pollers, `BatchLane` for the batch lane. */
+function pollerLaneServices(
+  scope: Construct,
+  props: Omit<BatchLaneServiceProps, 'lane'>,
+): Partial<Record<Lane, BatchLaneService>> {
+  return Object.fromEntries(
+    lanesConsumedBy('poller').map((lane) => [
+      lane,
+      new BatchLaneService(scope, `${lane[0]?.toUpperCase()}${lane.slice(1)}Lane`, { ...props, lane }),
+    ]),
+  );
 }

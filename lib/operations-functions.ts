@@ -12,13 +12,13 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { sweepRules } from '../lambdas/contracts.js';
+import { LANES, sweepRules } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkIntegerRange } from './checks.js';
 import { resolveModelIds } from './model-access.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
-import { type PipelineResourcesProps, runtimeEnvironment } from './runtime-environment.js';
+import { keyedVariable, type PipelineResourcesProps, runtimeEnvironment } from './runtime-environment.js';
 import { grantItemAccess } from './state-table.js';
 import { QUEUE_ROLES, type QueueRole } from './topology.js';
 
@@ -101,19 +101,15 @@ export class OperationsFunctions extends Construct {
         models: resolveModelIds(undefined),
         ...(props.tuning ? { tuning: props.tuning } : {}),
       }),
-      INTAKE_QUEUE_URL: props.queues.intake.queueUrl,
       STATUS_INDEX_NAME: t.table.indexes[0]?.name ?? 'byStatus',
-      SWEEP_QUIET_SECONDS_REALTIME: String(Math.ceil(rules.quietMs.realtime / 1000)),
-      SWEEP_QUIET_SECONDS_BATCH: String(Math.ceil(rules.quietMs.batch / 1000)),
+      SWEEP_QUIET_SECONDS: keyedVariable(this, LANES, (lane) => Math.ceil(rules.quietMs[lane] / 1000)),
       SWEEP_FINALIZE_QUIET_SECONDS: String(Math.ceil(rules.finalizeQuietMs / 1000)),
       CHUNK_MAX_RECEIVE_COUNT: String(rules.maxReceiveCount),
       DLQ_MAX_REDRIVES: String(maxRedrives),
       NODE_OPTIONS: '--enable-source-maps',
     };
-    for (const role of QUEUE_ROLES) {
-      environment[`${role.toUpperCase()}_DLQ_URL`] = props.deadLetterQueues[role].queueUrl;
-      environment[`${role.toUpperCase()}_DLQ_ARN`] = props.deadLetterQueues[role].queueArn;
-    }
+    environment.DLQ_URLS = keyedVariable(this, QUEUE_ROLES, (role) => props.deadLetterQueues[role].queueUrl);
+    environment.DLQ_ARNS = keyedVariable(this, QUEUE_ROLES, (role) => props.deadLetterQueues[role].queueArn);
 
     const make = (name: 'Sweeper' | 'DlqTriage', entry: string, description: string, timeout: Duration) => {
       const { fn } = handlerFunction(this, name, {
@@ -229,9 +225,7 @@ function grantOperations(
       resources: [`${props.table.tableArn}/index/${statusIndexName}`],
     }),
   );
-  props.queues.realtime.grantSendMessages(sweeper);
-  props.queues.batch.grantSendMessages(sweeper);
-  props.queues.finalize.grantSendMessages(sweeper);
+  for (const queue of [...LANES, 'finalize'] as const) props.queues[queue].grantSendMessages(sweeper);
   sweeper.addToRolePolicy(
     new iam.PolicyStatement({
       actions: ['s3:GetObject'],

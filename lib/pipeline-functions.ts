@@ -8,6 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { LANES, lanesConsumedBy } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import {
   grantInvokeModels,
@@ -220,50 +221,54 @@ export class PipelineFunctions extends Construct {
       ...(props.tuning ? { tuning: props.tuning } : {}),
     });
 
-    const make = (name: PipelineFunctionName, role: QueueRole, description: string) => {
+    // A function drains each queue of `roles` through an event source of its own; its timeout is
+    // the longest consumer timeout among them.
+    const make = (name: PipelineFunctionName, roles: readonly QueueRole[], description: string) => {
       const entry = join(projectRoot, entries[name]);
       if (!existsSync(entry)) {
         throw new Error(
           `PipelineFunctions entries.${name} must name an existing handler file; got '${entry}'`,
         );
       }
-      const settings = t.queues[role];
-      validateConsumer(name, settings);
+      for (const role of roles) validateConsumer(name, t.queues[role]);
+      const timeoutSeconds = Math.max(...roles.map((role) => t.queues[role].consumerTimeoutSeconds));
       const { fn } = handlerFunction(this, pascal(name), {
         entry,
         projectRoot,
         description,
         roleDescription: `clause-review ${name} function`,
         memorySize: memory[name],
-        timeout: Duration.seconds(settings.consumerTimeoutSeconds),
+        timeout: Duration.seconds(timeoutSeconds),
         environment,
         ...(props.logRetention ? { logRetention: props.logRetention } : {}),
         ...(props.removalPolicy ? { removalPolicy: props.removalPolicy } : {}),
       });
-      fn.addEventSource(
-        new SqsEventSource(props.queues[role], {
-          batchSize: settings.batchSize,
-          maxConcurrency: settings.maxConcurrency,
-          reportBatchItemFailures: true,
-        }),
-      );
+      for (const role of roles) {
+        fn.addEventSource(
+          new SqsEventSource(props.queues[role], {
+            batchSize: t.queues[role].batchSize,
+            maxConcurrency: t.queues[role].maxConcurrency,
+            reportBatchItemFailures: true,
+          }),
+        );
+      }
       grantItemAccess(props.table, fn);
       return fn;
     };
 
     this.intakeFunction = make(
       'intake',
-      'intake',
+      ['intake'],
       'clause-review intake: S3 upload → job, checkpoints, chunk messages',
     );
     this.workerFunction = make(
       'worker',
-      'realtime',
-      'clause-review realtime lane: 11 analysts × each clause of a chunk',
+      lanesConsumedBy('lambda'),
+      `clause-review ${lanesConsumedBy('lambda').join(' and ')} lane: 11 analysts × each clause of a chunk`,
     );
     this.finalizeFunction = make(
       'finalize',
-      'finalize',
+      ['finalize'],
       'clause-review finalize: report.json and report.html',
     );
 
@@ -286,8 +291,7 @@ export class PipelineFunctions extends Construct {
         resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
       }),
     );
-    props.queues.realtime.grantSendMessages(this.intakeFunction);
-    props.queues.batch.grantSendMessages(this.intakeFunction);
+    for (const lane of LANES) props.queues[lane].grantSendMessages(this.intakeFunction);
 
     props.queues.finalize.grantSendMessages(this.workerFunction);
     grantInvokeModels(this.workerFunction, this, models);

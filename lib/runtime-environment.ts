@@ -3,11 +3,13 @@
  * the deployed resources and the topology, so the variable names cannot drift from the runtime's.
  */
 
+import { Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import { isLane, LANE_CHOICES, type RuntimeConfig } from '../lambdas/contracts.js';
+import type { IConstruct } from 'constructs';
+import { isLane, LANE_CHOICES, LANES, QUEUE_ROLES, type RuntimeConfig } from '../lambdas/contracts.js';
 import { checkIntegerRange } from './checks.js';
 import type { ResolvedModelIds } from './model-access.js';
 import type { Lane, QueueRole, Topology } from './topology.js';
@@ -51,10 +53,7 @@ function checkInteger(name: keyof RuntimeTuning, value: number | undefined, min:
  * (the heartbeat runs at a third of it) well before the worker's timeout.
  */
 export function validateTuning(tuning: RuntimeTuning, t: Topology): void {
-  const workerTimeout = Math.min(
-    t.queues.realtime.consumerTimeoutSeconds,
-    t.queues.batch.consumerTimeoutSeconds,
-  );
+  const workerTimeout = Math.min(...LANES.map((lane) => t.queues[lane].consumerTimeoutSeconds));
   checkInteger('chunkClauses', tuning.chunkClauses, 1, 200);
   checkInteger('maxDocumentBytes', tuning.maxDocumentBytes, 1, Number.MAX_SAFE_INTEGER);
   checkInteger('defaultCostCeilingMicros', tuning.defaultCostCeilingMicros, 0, Number.MAX_SAFE_INTEGER);
@@ -90,7 +89,7 @@ export interface RuntimeResources {
   readonly table: dynamodb.ITable;
   readonly intakeBucket: s3.IBucket;
   readonly resultsBucket: s3.IBucket;
-  readonly queues: Readonly<Record<'realtime' | 'batch' | 'finalize', sqs.IQueue>>;
+  readonly queues: Readonly<Record<QueueRole, sqs.IQueue>>;
   readonly alertsTopic: sns.ITopic;
   readonly models: ResolvedModelIds;
   readonly tuning?: RuntimeTuning;
@@ -114,9 +113,7 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
     INTAKE_BUCKET: r.intakeBucket.bucketName,
     RESULTS_BUCKET: r.resultsBucket.bucketName,
     RESULTS_PREFIX: r.topology.buckets.results.prefix,
-    REALTIME_QUEUE_URL: r.queues.realtime.queueUrl,
-    BATCH_QUEUE_URL: r.queues.batch.queueUrl,
-    FINALIZE_QUEUE_URL: r.queues.finalize.queueUrl,
+    QUEUE_URLS: queueUrlsVariable(r.queues),
     ALERTS_TOPIC_ARN: r.alertsTopic.topicArn,
     MODEL_ID: r.models.primary,
     FALLBACK_MODEL_ID: r.models.fallback,
@@ -127,4 +124,21 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
     ...optional,
   };
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+/**
+ * One JSON variable (`QUEUE_URLS`, `DLQ_URLS`, …) holding a value per key of `keys`: the
+ * runtime checks it against the same list (lambdas/shared/keyed-json.ts).
+ */
+export function keyedVariable<K extends string>(
+  scope: IConstruct,
+  keys: readonly K[],
+  value: (key: K) => string | number,
+): string {
+  return Stack.of(scope).toJsonString(Object.fromEntries(keys.map((key) => [key, value(key)])));
+}
+
+/** `QUEUE_URLS`: every work queue's URL by role. */
+export function queueUrlsVariable(queues: Readonly<Record<QueueRole, sqs.IQueue>>): string {
+  return keyedVariable(queues.intake, QUEUE_ROLES, (role) => queues[role].queueUrl);
 }

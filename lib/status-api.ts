@@ -12,12 +12,12 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/contracts.js';
-import { API_ROUTES } from '../lambdas/contracts.js';
+import { API_ROUTES, LANES, type QueueRole } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkIntegerRange } from './checks.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
-import type { RuntimeTuning } from './runtime-environment.js';
+import { queueUrlsVariable, type RuntimeTuning } from './runtime-environment.js';
 import type { Topology } from './topology.js';
 
 /** Properties of {@link StatusApi}. */
@@ -28,7 +28,7 @@ export interface StatusApiProps {
   readonly intakeBucket: s3.IBucket;
   readonly resultsBucket: s3.IBucket;
   /** Where resume sends a job's unfinished chunks (the lanes) and a closed review its finalize. */
-  readonly queues: Readonly<Record<'realtime' | 'batch' | 'finalize', sqs.IQueue>>;
+  readonly queues: Readonly<Record<QueueRole, sqs.IQueue>>;
   /**
    * Runtime tuning; the API uses the default lane and cost ceiling so that what it presigns
    * is what intake would apply.
@@ -136,9 +136,7 @@ export class StatusApi extends Construct {
       INTAKE_PREFIX: t.buckets.intake.prefix,
       RESULTS_BUCKET: props.resultsBucket.bucketName,
       RESULTS_PREFIX: t.buckets.results.prefix,
-      REALTIME_QUEUE_URL: props.queues.realtime.queueUrl,
-      BATCH_QUEUE_URL: props.queues.batch.queueUrl,
-      FINALIZE_QUEUE_URL: props.queues.finalize.queueUrl,
+      QUEUE_URLS: queueUrlsVariable(props.queues),
       UPLOAD_URL_SECONDS: String(uploadSeconds),
       REPORT_URL_SECONDS: String(reportSeconds),
       ...(administrators.length > 0 ? { ADMIN_PRINCIPALS: Stack.of(this).toJsonString(administrators) } : {}),
@@ -234,9 +232,7 @@ function grantAccess(role: iam.Role, props: StatusApiProps): void {
       resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
     }),
   );
-  props.queues.realtime.grantSendMessages(role);
-  props.queues.batch.grantSendMessages(role);
-  props.queues.finalize.grantSendMessages(role);
+  for (const queue of [...LANES, 'finalize'] as const) props.queues[queue].grantSendMessages(role);
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['s3:ListBucketVersions'],

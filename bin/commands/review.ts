@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { BedrockClient } from '@aws-sdk/client-bedrock';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { checkPanelModels } from '../../lambdas/core/analysts/index.js';
-import { isLane, LANE_CHOICES, LANES } from '../../lambdas/core/contracts.js';
+import { isLane, LANE_CHOICES, LANE_CONSUMERS, LANES, type Lane } from '../../lambdas/core/contracts.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
@@ -85,7 +85,7 @@ export async function review(files: string[], values: Record<string, string | un
 }
 
 interface RunOptions {
-  readonly lane: 'realtime' | 'batch';
+  readonly lane: Lane;
   readonly budget: number;
   readonly faultRate: number;
   readonly workers: number;
@@ -159,7 +159,7 @@ async function run(
     topology: stack.topology,
     resources: stack.resources,
     settings: { ...LOCAL_RUN_DEFAULTS, callConcurrency: concurrency, defaultLane: lane },
-    batchWorkers: lane === 'batch' ? Math.max(1, workers) : workers,
+    batchWorkers: LANE_CONSUMERS[lane] === 'poller' ? Math.max(1, workers) : workers,
     notice: NOTICE,
     log: (line) => console.error(line),
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LANES } from '../core/contracts.js';
+import { LANES, QUEUE_ROLES } from '../core/contracts.js';
+import { keyedJson } from '../shared/keyed-json.js';
 
 const schema = z.object({
   TABLE_NAME: z.string().min(1),
@@ -8,9 +9,7 @@ const schema = z.object({
   RESULTS_BUCKET: z.string().min(1),
   RESULTS_PREFIX: z.string().default('reports/'),
   /** Where resume sends a job's unfinished chunks, and a closed review its finalize. */
-  REALTIME_QUEUE_URL: z.string().url(),
-  BATCH_QUEUE_URL: z.string().url(),
-  FINALIZE_QUEUE_URL: z.string().url(),
+  QUEUE_URLS: keyedJson(QUEUE_ROLES, z.string().url()),
   /** Lane and ceiling a submission gets when it names none: the same defaults intake applies. */
   DEFAULT_LANE: z.enum(LANES).default(LANES[0]),
   DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(20_000_000),

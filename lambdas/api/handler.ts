@@ -51,8 +51,8 @@ function ensureApi() {
       reportUrlSeconds: config.REPORT_URL_SECONDS,
       administrators: config.ADMIN_PRINCIPALS,
       sqs: new SQSClient(common),
-      laneQueueUrls: { realtime: config.REALTIME_QUEUE_URL, batch: config.BATCH_QUEUE_URL },
-      finalizeQueueUrl: config.FINALIZE_QUEUE_URL,
+      laneQueueUrls: config.QUEUE_URLS,
+      finalizeQueueUrl: config.QUEUE_URLS.finalize,
       resultsPrefix: config.RESULTS_PREFIX,
     });
   }

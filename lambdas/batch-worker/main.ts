@@ -1,14 +1,19 @@
 /**
- * Batch-lane worker process (a Fargate task, or a child process of the local runtime):
- * polls the batch queue until SIGTERM, then lets chunks in progress finish.
+ * Lane worker process (a Fargate task, or a child process of the local runtime): polls the
+ * queue of the lane POLLER_LANE names (the batch lane unless set) until SIGTERM, then lets
+ * chunks in progress finish.
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { isLane, LANE_CHOICES } from '../core/contracts.js';
 import { PutMetricDataMetrics } from '../core/metrics/index.js';
 import { runPoller } from '../core/worker/poller.js';
 import { loadConfig, panelModelsOf } from '../shared/config.js';
 import { createClients, lifecycleGuard, reportModelLifecycle, workerDeps } from '../shared/runtime.js';
 
 const config = loadConfig();
+const lane = process.env.POLLER_LANE ?? 'batch';
+if (!isLane(lane)) throw new Error(`POLLER_LANE must be ${LANE_CHOICES}; got '${lane}'`);
+const queueUrl = config.QUEUE_URLS[lane];
 const stop = new AbortController();
 for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => stop.abort());
 
@@ -55,9 +60,9 @@ void reportModelLifecycle(lifecycleGuard(clients), panelModelsOf(config), {
   error: (m, f) => log(m, { level: 'error', ...f }),
   warn: (m, f) => log(m, { level: 'warn', ...f }),
 });
-log('poller-start', { workerId: deps.workerId, queueUrl: config.BATCH_QUEUE_URL });
+log('poller-start', { workerId: deps.workerId, lane, queueUrl });
 await runPoller(deps, {
-  queueUrl: config.BATCH_QUEUE_URL,
+  queueUrl,
   concurrency: Number(process.env.POLLER_CONCURRENCY ?? 2),
   waitSeconds: Number(process.env.POLLER_WAIT_SECONDS ?? 20),
   signal: stop.signal,

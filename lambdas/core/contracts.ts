@@ -4,17 +4,36 @@
  * infrastructure code.
  */
 
+/**
+ * Processing lanes, in the order the limiter serves them (earlier lanes first, later ones aged
+ * in): urgent work goes to `realtime`, bulk work to `batch`. Each lane is a queue with its own
+ * settings in `lib/topology.ts` and a consumer named in `LANE_CONSUMERS`; everything else that
+ * knows lanes (environment, schemas, limiter, sweeper, triage, stack, local ground) reads them here.
+ */
+export const LANES = ['realtime', 'batch'] as const;
+
+/** A processing lane. */
+export type Lane = (typeof LANES)[number];
+
+/**
+ * What drains a lane's queue: `lambda`, the worker function's SQS event source (in process on
+ * the local ground); `poller`, long-running worker processes (a Fargate service on AWS, child
+ * processes locally) started with `POLLER_LANE` set to the lane.
+ */
+export const LANE_CONSUMERS: Readonly<Record<Lane, 'lambda' | 'poller'>> = {
+  realtime: 'lambda',
+  batch: 'poller',
+};
+
+/** The lanes one kind of consumer drains, in `LANES` order. */
+export const lanesConsumedBy = (consumer: 'lambda' | 'poller'): Lane[] =>
+  LANES.filter((lane) => LANE_CONSUMERS[lane] === consumer);
+
+/** Every queue role, in pipeline order: intake, one per lane, finalize. */
+export const QUEUE_ROLES = ['intake', ...LANES, 'finalize'] as const;
+
 /** The part a queue plays in the pipeline. */
-export type QueueRole = 'intake' | 'realtime' | 'batch' | 'finalize';
-
-/** Every queue role, in pipeline order. */
-export const QUEUE_ROLES: readonly QueueRole[] = ['intake', 'realtime', 'batch', 'finalize'];
-
-/** Processing lanes: urgent work goes to `realtime` (Lambda), bulk work to `batch` (Fargate). */
-export type Lane = 'realtime' | 'batch';
-
-/** Every lane, the one a job gets by default first. */
-export const LANES = ['realtime', 'batch'] as const satisfies readonly Lane[];
+export type QueueRole = (typeof QUEUE_ROLES)[number];
 
 /** The lanes as a message names them: `'realtime' or 'batch'`. */
 export const LANE_CHOICES = LANES.map((l) => `'${l}'`)

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { checkPanelModels, type PanelModels } from '../core/analysts/index.js';
-import { LANES } from '../core/contracts.js';
+import { LANES, QUEUE_ROLES } from '../core/contracts.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/models.js';
+import { keyedJson } from './keyed-json.js';
 
 const csvSeconds = z
   .string()
@@ -18,9 +19,8 @@ const schema = z.object({
   INTAKE_BUCKET: z.string().min(1),
   RESULTS_BUCKET: z.string().min(1),
   RESULTS_PREFIX: z.string().default('reports/'),
-  REALTIME_QUEUE_URL: z.string().url(),
-  BATCH_QUEUE_URL: z.string().url(),
-  FINALIZE_QUEUE_URL: z.string().url(),
+  /** Every queue's URL by role, JSON: `{"intake": "https://…", "realtime": …, "finalize": …}`. */
+  QUEUE_URLS: keyedJson(QUEUE_ROLES, z.string().url()),
   ALERTS_TOPIC_ARN: z.string().optional(),
   /** Clauses grouped into one chunk (one SQS message). */
   CHUNK_CLAUSES: z.coerce.number().int().min(1).max(200).default(8),

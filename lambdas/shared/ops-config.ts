@@ -1,23 +1,16 @@
 import { z } from 'zod';
-import type { QueueRole } from '../core/contracts.js';
+import { LANES, QUEUE_ROLES, type QueueRole } from '../core/contracts.js';
 import { ConfigError, loadConfig, type RuntimeConfig } from './config.js';
+import { keyedJson } from './keyed-json.js';
 
 const schema = z.object({
-  INTAKE_QUEUE_URL: z.string().url(),
-  INTAKE_DLQ_URL: z.string().url(),
-  REALTIME_DLQ_URL: z.string().url(),
-  BATCH_DLQ_URL: z.string().url(),
-  FINALIZE_DLQ_URL: z.string().url(),
-  /** DLQ ARNs, for StartMessageMoveTask. */
-  INTAKE_DLQ_ARN: z.string().min(1),
-  REALTIME_DLQ_ARN: z.string().min(1),
-  BATCH_DLQ_ARN: z.string().min(1),
-  FINALIZE_DLQ_ARN: z.string().min(1),
+  /** Every DLQ's URL and ARN (for StartMessageMoveTask) by the role of its source queue, JSON. */
+  DLQ_URLS: keyedJson(QUEUE_ROLES, z.string().url()),
+  DLQ_ARNS: keyedJson(QUEUE_ROLES, z.string().min(1)),
   ALERTS_TOPIC_ARN: z.string().min(1),
   STATUS_INDEX_NAME: z.string().default('byStatus'),
   /** Silence after which a live chunk-stage's message is presumed lost, per lane (see sweepRules). */
-  SWEEP_QUIET_SECONDS_REALTIME: z.coerce.number().int().min(1),
-  SWEEP_QUIET_SECONDS_BATCH: z.coerce.number().int().min(1),
+  SWEEP_QUIET_SECONDS: keyedJson(LANES, z.number().int().min(1)),
   SWEEP_FINALIZE_QUIET_SECONDS: z.coerce.number().int().min(1),
   CHUNK_MAX_RECEIVE_COUNT: z.coerce.number().int().min(1).default(3),
   /** Redrives of one chunk out of its DLQ before triage gives up and marks it dead. */
@@ -42,28 +35,9 @@ export function loadOperationsConfig(
 
 /** The DLQs and source queues by role, from an operations configuration. */
 export function queuesOf(c: OperationsConfig): {
-  queueUrls: Record<QueueRole, string>;
-  dlqUrls: Record<QueueRole, string>;
-  dlqArns: Record<QueueRole, string>;
+  queueUrls: Readonly<Record<QueueRole, string>>;
+  dlqUrls: Readonly<Record<QueueRole, string>>;
+  dlqArns: Readonly<Record<QueueRole, string>>;
 } {
-  return {
-    queueUrls: {
-      intake: c.INTAKE_QUEUE_URL,
-      realtime: c.REALTIME_QUEUE_URL,
-      batch: c.BATCH_QUEUE_URL,
-      finalize: c.FINALIZE_QUEUE_URL,
-    },
-    dlqUrls: {
-      intake: c.INTAKE_DLQ_URL,
-      realtime: c.REALTIME_DLQ_URL,
-      batch: c.BATCH_DLQ_URL,
-      finalize: c.FINALIZE_DLQ_URL,
-    },
-    dlqArns: {
-      intake: c.INTAKE_DLQ_ARN,
-      realtime: c.REALTIME_DLQ_ARN,
-      batch: c.BATCH_DLQ_ARN,
-      finalize: c.FINALIZE_DLQ_ARN,
-    },
-  };
+  return { queueUrls: c.QUEUE_URLS, dlqUrls: c.DLQ_URLS, dlqArns: c.DLQ_ARNS };
 }

@@ -1,4 +1,5 @@
 import { SNSClient } from '@aws-sdk/client-sns';
+import { LANES, type Lane } from '../core/contracts.js';
 import type { DlqDeps } from '../core/dlq/index.js';
 import type { SweeperDeps } from '../core/sweeper/index.js';
 import { clientConfig } from './aws-clients.js';
@@ -24,10 +25,13 @@ export function sweeperDeps(
     tableName: c.TABLE_NAME,
     statusIndexName: c.STATUS_INDEX_NAME,
     resultsBucket: c.RESULTS_BUCKET,
-    laneQueueUrls: { realtime: c.REALTIME_QUEUE_URL, batch: c.BATCH_QUEUE_URL },
-    finalizeQueueUrl: c.FINALIZE_QUEUE_URL,
+    laneQueueUrls: c.QUEUE_URLS,
+    finalizeQueueUrl: c.QUEUE_URLS.finalize,
     rules: {
-      quietMs: { realtime: c.SWEEP_QUIET_SECONDS_REALTIME * 1000, batch: c.SWEEP_QUIET_SECONDS_BATCH * 1000 },
+      quietMs: Object.fromEntries(LANES.map((lane) => [lane, c.SWEEP_QUIET_SECONDS[lane] * 1000])) as Record<
+        Lane,
+        number
+      >,
       finalizeQuietMs: c.SWEEP_FINALIZE_QUIET_SECONDS * 1000,
       maxReceiveCount: c.CHUNK_MAX_RECEIVE_COUNT,
       maxSpacingFactor: 8,

@@ -1,6 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { LANES } from '../core/contracts.js';
 import { EmfMetrics } from '../core/metrics/index.js';
 import { applyRetryVisibility } from '../core/worker/disposition.js';
 import { processChunk, type WorkerDeps } from '../core/worker/process-chunk.js';
@@ -30,7 +31,7 @@ function ensureDeps(): WorkerDeps {
     });
     // Once per cold start: a retired or legacy model is said in the log before its calls fail.
     void reportModelLifecycle(lifecycleGuard(clients), panelModelsOf(config), logger);
-    queueUrls = [config.REALTIME_QUEUE_URL, config.BATCH_QUEUE_URL];
+    queueUrls = LANES.map((lane) => config.QUEUE_URLS[lane]);
   }
   return deps;
 }

@@ -324,7 +324,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       reportUrlSeconds: 900,
       administrators: options.administrators ?? [localCallerArn(EMULATOR_CREDENTIALS.accessKeyId)],
       sqs,
-      laneQueueUrls: { realtime: resources.queueUrls.realtime, batch: resources.queueUrls.batch },
+      laneQueueUrls: resources.queueUrls,
       finalizeQueueUrl: resources.queueUrls.finalize,
       resultsPrefix: resources.resultsPrefix,
     },

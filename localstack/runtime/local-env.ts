@@ -1,3 +1,4 @@
+import type { Lane } from '../../lambdas/core/contracts.js';
 import { LOCAL_REGION } from '../aws-clients.js';
 import type { ProvisionedResources } from '../provision.js';
 
@@ -9,7 +10,7 @@ export interface LocalRunSettings {
   readonly redeliveryBackoffSeconds: readonly number[];
   readonly modelTimeoutMs: number;
   readonly defaultCostCeilingMicros: number;
-  readonly defaultLane: 'realtime' | 'batch';
+  readonly defaultLane: Lane;
   readonly maxDocumentBytes: number;
   /**
    * The adaptive limiter's starting point per model. The realtime lane's invocations share
@@ -53,9 +54,7 @@ export function localEnvironment(
     INTAKE_BUCKET: resources.intakeBucket,
     RESULTS_BUCKET: resources.resultsBucket,
     RESULTS_PREFIX: resources.resultsPrefix,
-    REALTIME_QUEUE_URL: resources.queueUrls.realtime,
-    BATCH_QUEUE_URL: resources.queueUrls.batch,
-    FINALIZE_QUEUE_URL: resources.queueUrls.finalize,
+    QUEUE_URLS: JSON.stringify(resources.queueUrls),
     ALERTS_TOPIC_ARN: resources.alertsTopicArn,
     // LocalStack writes this one principal into every S3 event, whoever uploaded
     // (localstack/services/s3/notifications.py: "TODO: use the real one?"); moto writes none.

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { LANES, type Lane, lanesConsumedBy, type QueueRole } from '../../lambdas/core/contracts.js';
 import { LifecycleGuard } from '../../lambdas/core/model-lifecycle.js';
 import { type SweeperDeps, type SweepRules, sweep, sweepRules } from '../../lambdas/core/sweeper/index.js';
 import type { WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
@@ -30,9 +31,9 @@ export interface LocalPipelineOptions {
   readonly topology: Topology;
   readonly resources: ProvisionedResources;
   readonly settings: LocalRunSettings;
-  /** Batch-lane worker processes (real child processes, as Fargate tasks are). @default 2 */
+  /** Worker processes of each lane drained by pollers (real child processes, as Fargate tasks are). @default 2 */
   readonly batchWorkers?: number;
-  /** Concurrent realtime-lane invocations. @default the topology's maxConcurrency */
+  /** Concurrent invocations of each Lambda-drained lane. @default the topology's maxConcurrency */
   readonly realtimeConcurrency?: number;
   /** Shown at the top of every report. */
   readonly notice?: string;
@@ -51,11 +52,38 @@ export interface LocalPipeline {
   readonly clients: RuntimeClients;
   /** The realtime lane's limiters (one per model), for benches that watch them. */
   readonly limiters: WorkerDeps['limiters'];
-  /** The batch-lane worker processes, for tests that kill one. */
+  /** The poller worker processes, for tests that kill one. */
   readonly batchWorkers: ChildProcess[];
-  /** Starts another batch-lane worker process. */
-  addBatchWorker(): ChildProcess;
+  /** Starts another poller worker process for `lane` (the first lane drained by pollers). */
+  addBatchWorker(lane?: Lane): ChildProcess;
   stop(): Promise<void>;
+}
+
+/** A poller worker process for `lane`, as a Fargate task runs it, that leaves with this process. */
+function spawnBatchWorker(
+  env: Record<string, string>,
+  lane: Lane,
+  log: (line: string) => void,
+): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(PROJECT_ROOT, 'lambdas/batch-worker/main.ts')],
+    {
+      cwd: PROJECT_ROOT,
+      env: {
+        ...process.env,
+        ...env,
+        POLLER_WAIT_SECONDS: '1',
+        POLLER_CONCURRENCY: '2',
+        POLLER_LANE: lane,
+        PARENT_PID: String(process.pid),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stderr?.on('data', (d: Buffer) => log(`batch worker ${child.pid}: ${d.toString().trim()}`));
+  child.stdout?.resume();
+  return child;
 }
 
 /**
@@ -87,14 +115,13 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
   // shutdown would): their leases are released and the ledger keeps what they finished.
   const shutdown = new AbortController();
   const realtimeDeps = workerDeps(config, clients, { signal: shutdown.signal, ...options.workerOverrides });
-  configureWorker(realtimeDeps, [config.REALTIME_QUEUE_URL, config.BATCH_QUEUE_URL]);
+  configureWorker(
+    realtimeDeps,
+    LANES.map((lane) => config.QUEUE_URLS[lane]),
+  );
   configureFinalize(finalizeDeps(config, clients, options.notice ? { notice: options.notice } : {}));
 
-  const source = (
-    role: 'intake' | 'realtime' | 'finalize',
-    handler: typeof intakeHandler,
-    concurrency?: number,
-  ) =>
+  const source = (role: QueueRole, handler: typeof intakeHandler, concurrency?: number) =>
     new LocalSqsEventSource({
       sqs: clients.sqs,
       queueUrl: resources.queueUrls[role],
@@ -109,33 +136,19 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
     }).start();
   const sources = [
     source('intake', intakeHandler, 2),
-    source('realtime', workerHandler, options.realtimeConcurrency),
+    ...lanesConsumedBy('lambda').map((lane) => source(lane, workerHandler, options.realtimeConcurrency)),
     source('finalize', finalizeHandler, 1),
   ];
 
   const batchWorkers: ChildProcess[] = [];
-  const addBatchWorker = () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(PROJECT_ROOT, 'lambdas/batch-worker/main.ts')],
-      {
-        cwd: PROJECT_ROOT,
-        env: {
-          ...process.env,
-          ...env,
-          POLLER_WAIT_SECONDS: '1',
-          POLLER_CONCURRENCY: '2',
-          PARENT_PID: String(process.pid),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    child.stderr?.on('data', (d: Buffer) => log(`batch worker ${child.pid}: ${d.toString().trim()}`));
-    child.stdout?.resume();
+  const addBatchWorker = (lane: Lane = lanesConsumedBy('poller')[0] ?? 'batch') => {
+    const child = spawnBatchWorker(env, lane, log);
     batchWorkers.push(child);
     return child;
   };
-  for (let i = 0; i < (options.batchWorkers ?? 2); i++) addBatchWorker();
+  for (const lane of lanesConsumedBy('poller')) {
+    for (let i = 0; i < (options.batchWorkers ?? 2); i++) addBatchWorker(lane);
+  }
   const stopSweeper = startSweeper(options, config, clients, log);
 
   return {
@@ -192,7 +205,7 @@ function startSweeper(
     tableName: resources.tableName,
     statusIndexName: t.table.indexes[0]?.name ?? 'byStatus',
     resultsBucket: resources.resultsBucket,
-    laneQueueUrls: { realtime: resources.queueUrls.realtime, batch: resources.queueUrls.batch },
+    laneQueueUrls: resources.queueUrls,
     finalizeQueueUrl: resources.queueUrls.finalize,
     rules,
     log: (event: string, fields: Record<string, unknown>) => log(`${event} ${JSON.stringify(fields)}`),

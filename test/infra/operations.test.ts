@@ -15,8 +15,9 @@ import { DocumentBuckets } from '../../lib/document-buckets.js';
 import { OperationsFunctions } from '../../lib/operations-functions.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { StateTable } from '../../lib/state-table.js';
-import { topology } from '../../lib/topology.js';
+import { QUEUE_ROLES, topology } from '../../lib/topology.js';
 import { WorkQueues } from '../../lib/work-queues.js';
+import { deployedEnvironment } from '../helpers/deployed-env.js';
 
 const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as { context: object };
 const outdir = mkdtempSync(join(tmpdir(), 'clause-review-ops-'));
@@ -168,13 +169,12 @@ describe('environment', () => {
   it('gives each function a complete operations configuration, quiet periods from the topology', () => {
     const fn = template.findResources('AWS::Lambda::Function')[idOf(ops.sweeperFunction)];
     const vars = fn?.Properties.Environment.Variables as Record<string, unknown>;
-    // Tokens stand in for URLs and ARNs; the runtime's own parser accepts the shape.
-    const env = Object.fromEntries(
-      Object.entries(vars).map(([k, v]) => [k, typeof v === 'string' ? v : `https://sqs.example.com/${k}`]),
-    );
-    const config = loadOperationsConfig(env);
-    expect(config.SWEEP_QUIET_SECONDS_REALTIME).toBe(1800 + 300 + 60);
-    expect(config.SWEEP_QUIET_SECONDS_BATCH).toBe(300 + 300 + 60);
+    const config = loadOperationsConfig(deployedEnvironment(vars));
+    expect(config.SWEEP_QUIET_SECONDS).toEqual({ realtime: 1800 + 300 + 60, batch: 300 + 300 + 60 });
+    for (const role of QUEUE_ROLES) {
+      expect(config.DLQ_URLS[role]).toMatch(/^https:\/\//);
+      expect(config.DLQ_ARNS[role]).toBeTruthy();
+    }
     expect(config.SWEEP_FINALIZE_QUIET_SECONDS).toBe(720 + 60);
     expect(config.DLQ_MAX_REDRIVES).toBe(2);
     expect(config.STATUS_INDEX_NAME).toBe('byStatus');

@@ -16,6 +16,7 @@ import { ClauseReviewStack } from '../../lib/clause-review-stack.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { resourcesFromOutputs, STACK_OUTPUTS } from '../../lib/stack-outputs.js';
 import { QUEUE_ROLES, type QueueRole } from '../../lib/topology.js';
+import { deployedEnvironment } from '../helpers/deployed-env.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -418,7 +419,7 @@ describe('Bedrock access', () => {
     expect(bedrock.flatMap((b) => b.roles).sort()).toEqual(
       [
         `\${${idOf(stack.functions.workerFunction.role as IConstruct)}}`,
-        `\${${idOf(stack.batchLane.taskDefinition.taskRole)}}`,
+        `\${${idOf(batchLane().taskDefinition.taskRole)}}`,
       ].sort(),
     );
     for (const { statement } of bedrock) {
@@ -510,9 +511,9 @@ describe('batch lane', () => {
     const services = ofType('AWS::ECS::Service');
     expect(services).toHaveLength(1);
     expect(services[0]?.[1].Properties).toMatchObject({ LaunchType: 'FARGATE' });
-    const cluster = props(idOf(stack.batchLane.cluster));
+    const cluster = props(idOf(batchLane().cluster));
     expect(cluster.ClusterSettings).toEqual([{ Name: 'containerInsights', Value: 'enabled' }]);
-    expect(props(idOf(stack.batchLane.taskDefinition)).RuntimePlatform).toEqual({
+    expect(props(idOf(batchLane().taskDefinition)).RuntimePlatform).toEqual({
       CpuArchitecture: 'ARM64',
       OperatingSystemFamily: 'LINUX',
     });
@@ -548,8 +549,8 @@ describe('batch lane', () => {
   });
 
   it('lets the task role consume the batch queue and send to finalize, and nothing else of SQS', () => {
-    const taskRole = idOf(stack.batchLane.taskDefinition.taskRole);
-    expect(render(props(idOf(stack.batchLane.taskDefinition)).TaskRoleArn)).toBe(`\${${taskRole}.Arn}`);
+    const taskRole = idOf(batchLane().taskDefinition.taskRole);
+    expect(render(props(idOf(batchLane().taskDefinition)).TaskRoleArn)).toBe(`\${${taskRole}.Arn}`);
     const sqs = statementsOfRole(taskRole).filter((s) => asArray(s.Action).some((a) => a.startsWith('sqs:')));
     const consume = sqs.find((s) => asArray(s.Action).includes('sqs:ReceiveMessage'));
     expect(asArray(consume?.Action ?? [])).toEqual(
@@ -563,7 +564,7 @@ describe('batch lane', () => {
   });
 
   it('runs the worker read-only with time to finish its chunks, and a complete runtime configuration', () => {
-    const [container] = props(idOf(stack.batchLane.taskDefinition)).ContainerDefinitions as {
+    const [container] = props(idOf(batchLane().taskDefinition)).ContainerDefinitions as {
       Environment: { Name: string; Value: unknown }[];
       ReadonlyRootFilesystem: boolean;
       StopTimeout: number;
@@ -611,7 +612,7 @@ describe('batch lane', () => {
   });
 
   it('lets tasks make outbound HTTPS calls and accepts no inbound traffic', () => {
-    const sg = props(idOf(stack.batchLane.securityGroup));
+    const sg = props(idOf(batchLane().securityGroup));
     expect(sg.SecurityGroupIngress).toBeUndefined();
     expect(sg.SecurityGroupEgress).toEqual([
       expect.objectContaining({ IpProtocol: 'tcp', FromPort: 443, ToPort: 443 }),
@@ -619,39 +620,35 @@ describe('batch lane', () => {
   });
 });
 
+/** The batch lane's Fargate service. */
+function batchLane() {
+  const service = stack.laneServices.batch;
+  if (!service) throw new Error('the stack has no batch lane service');
+  return service;
+}
+
 /**
  * Every variable a handler or worker gets is one the runtime reads, the resources are the
  * stack's own, and the runtime's own parser accepts the whole set (so nothing required is
  * missing and every literal parses).
  */
 function expectCompleteRuntimeEnvironment(env: Record<string, unknown>): void {
-  const known = new Set<string>([...CONFIG_VARIABLES, 'NODE_OPTIONS', 'POLLER_CONCURRENCY']);
+  const known = new Set<string>([...CONFIG_VARIABLES, 'NODE_OPTIONS', 'POLLER_LANE', 'POLLER_CONCURRENCY']);
   expect(Object.keys(env).filter((k) => !known.has(k))).toEqual([]);
   expect(env).toMatchObject({
     TABLE_NAME: { Ref: idOf(stack.stateTable.table) },
     INTAKE_BUCKET: { Ref: idOf(stack.documentBuckets.intakeBucket) },
     RESULTS_BUCKET: { Ref: idOf(stack.documentBuckets.resultsBucket) },
     RESULTS_PREFIX: stack.topology.buckets.results.prefix,
-    REALTIME_QUEUE_URL: { Ref: queueId('realtime') },
-    BATCH_QUEUE_URL: { Ref: queueId('batch') },
-    FINALIZE_QUEUE_URL: { Ref: queueId('finalize') },
     ALERTS_TOPIC_ARN: { Ref: idOf(stack.alerts.topic) },
     MODEL_ID: PRIMARY_MODEL_ID,
     FALLBACK_MODEL_ID: FALLBACK_MODEL_ID,
     REDELIVERY_BACKOFF_SECONDS: stack.topology.redeliveryBackoffSeconds.join(','),
   });
-  // What the deployed values look like once CloudFormation resolves the references.
-  const deployed = Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [
-      k,
-      typeof v === 'string'
-        ? v
-        : k.endsWith('_URL')
-          ? `https://sqs.eu-west-1.amazonaws.com/123456789012/${k}`
-          : k,
-    ]),
-  );
-  expect(() => loadConfig(deployed)).not.toThrow();
+  // What the deployed values look like once CloudFormation resolves the references: every
+  // queue's URL under its role, in the one JSON variable.
+  const config = loadConfig(deployedEnvironment(env));
+  for (const role of QUEUE_ROLES) expect(config.QUEUE_URLS[role]).toMatch(new RegExp(`/${queueId(role)}$`));
 }
 
 describe('outputs', () => {

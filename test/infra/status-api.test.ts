@@ -15,10 +15,12 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_CONFIG_VARIABLES, loadApiConfig } from '../../lambdas/api/config.js';
 import { API_ROUTES, routeKey } from '../../lambdas/api/routes.js';
+import { LANES, type QueueRole } from '../../lambdas/core/contracts.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { apiUrlFromOutputs, StackOutputsError } from '../../lib/stack-outputs.js';
 import { StatusApi } from '../../lib/status-api.js';
 import { topology } from '../../lib/topology.js';
+import { queueUrlsVariable } from '../helpers/deployed-env.js';
 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
 
@@ -33,9 +35,10 @@ let template: Template;
 let table: dynamodb.Table;
 let intake: s3.Bucket;
 let results: s3.Bucket;
-let queues: Record<'realtime' | 'batch' | 'finalize', sqs.Queue>;
+let queues: Record<QueueRole, sqs.Queue>;
 
 const queuesIn = (scope: Stack) => ({
+  intake: new sqs.Queue(scope, 'IntakeQueue', { enforceSSL: true }),
   realtime: new sqs.Queue(scope, 'Realtime', { enforceSSL: true }),
   batch: new sqs.Queue(scope, 'Batch', { enforceSSL: true }),
   finalize: new sqs.Queue(scope, 'Finalize', { enforceSSL: true }),
@@ -144,9 +147,7 @@ describe('StatusApi', () => {
         TABLE_NAME: 't',
         INTAKE_BUCKET: 'i',
         RESULTS_BUCKET: 'r',
-        REALTIME_QUEUE_URL: 'https://q/rt',
-        BATCH_QUEUE_URL: 'https://q/b',
-        FINALIZE_QUEUE_URL: 'https://q/f',
+        QUEUE_URLS: queueUrlsVariable('https://q'),
       }).ADMIN_PRINCIPALS,
     ).toEqual(admins);
     expect(
@@ -209,7 +210,11 @@ describe('StatusApi', () => {
           (a) => a.startsWith('sqs:SendMessage') || a === 'sqs:GetQueueAttributes' || a === 'sqs:GetQueueUrl',
         ),
     ).toBe(true);
-    for (const q of Object.values(queues)) expect(sends.some((s) => s.resource.includes(idOf(q)))).toBe(true);
+    // Chunk messages to every lane (resume) and finalize (a closed review); never intake.
+    for (const role of [...LANES, 'finalize'] as const) {
+      expect(sends.some((s) => s.resource.includes(idOf(queues[role])))).toBe(true);
+    }
+    expect(sends.some((s) => s.resource.includes(idOf(queues.intake)))).toBe(false);
     expect(
       others.filter((s) => !s.actions.some((a) => a.startsWith('sqs:'))).flatMap((s) => s.actions),
     ).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);

@@ -17,14 +17,13 @@ import {
   UnpricedModelError,
 } from '../../lambdas/core/models.js';
 import { ConfigError, loadConfig, panelModelsOf } from '../../lambdas/shared/config.js';
+import { queueUrlsVariable } from '../helpers/deployed-env.js';
 
 const ENV = {
   TABLE_NAME: 't',
   INTAKE_BUCKET: 'i',
   RESULTS_BUCKET: 'r',
-  REALTIME_QUEUE_URL: 'http://q/realtime',
-  BATCH_QUEUE_URL: 'http://q/batch',
-  FINALIZE_QUEUE_URL: 'http://q/finalize',
+  QUEUE_URLS: queueUrlsVariable('http://q'),
 };
 
 describe('the price table', () => {

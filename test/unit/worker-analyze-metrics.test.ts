@@ -51,6 +51,7 @@ import {
 } from '../../lambdas/core/worker/stages/analyze.js';
 import { loadConfig } from '../../lambdas/shared/config.js';
 import { type RuntimeClients, workerDeps } from '../../lambdas/shared/runtime.js';
+import { queueUrlsVariable } from '../helpers/deployed-env.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -281,9 +282,7 @@ describe('worker wiring of metrics', () => {
     TABLE_NAME: 'state',
     INTAKE_BUCKET: 'in',
     RESULTS_BUCKET: 'out',
-    REALTIME_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/realtime',
-    BATCH_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/batch',
-    FINALIZE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/finalize',
+    QUEUE_URLS: queueUrlsVariable(),
     LIMITER_WINDOW_MS: '100',
   });
   const clients: RuntimeClients = {
@@ -297,7 +296,7 @@ describe('worker wiring of metrics', () => {
   it('reports each delivery of a chunk, redelivered or not, even one that cannot be read', async () => {
     const metrics = new RecordingMetrics();
     const deps = workerDeps(config, clients, { metrics });
-    const delivery = { messageId: 'm', receiptHandle: 'r', queueUrl: config.BATCH_QUEUE_URL };
+    const delivery = { messageId: 'm', receiptHandle: 'r', queueUrl: config.QUEUE_URLS.batch };
     const first = await processChunk({ ...delivery, body: 'not json', receiveCount: 1 }, deps);
     const again = await processChunk({ ...delivery, body: '{}', receiveCount: 3 }, deps);
     expect([first.action, again.action]).toEqual(['retry', 'retry']);

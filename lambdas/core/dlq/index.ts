@@ -4,7 +4,6 @@ export { type DeadLetterRecord, DeadLetterRecords, dlqPk, type TriageDecision } 
 export {
   type DeadLetterRow,
   type DeadLetterView,
-  DLQ_ROLES,
   type DlqDeps,
   isMoveTaskUnsupported,
   listDeadLetters,

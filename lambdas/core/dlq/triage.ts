@@ -15,9 +15,6 @@ import { type Classification, callNamedIn, classifyDeadLetter } from './classify
 import { type DeadLetter, moveBack, receiveAll, redrivesOf, release, remove } from './dead-letter-queue.js';
 import { type DeadLetterRecord, DeadLetterRecords, type TriageDecision } from './records.js';
 
-/** DLQs triage looks at, in pipeline order. */
-export const DLQ_ROLES: readonly QueueRole[] = QUEUE_ROLES;
-
 /** What triage, listing and redrive need. */
 export interface DlqDeps {
   readonly db: DynamoDBDocumentClient;
@@ -229,7 +226,7 @@ export async function triageDeadLetters(deps: DlqDeps): Promise<TriageSummary> {
   const now = deps.now ?? Date.now;
   const decisions: TriageSummary['decisions'] = [];
   let seen = 0;
-  for (const queue of DLQ_ROLES) {
+  for (const queue of QUEUE_ROLES) {
     const messages = await receiveAll(deps.sqs, deps.dlqUrls[queue]);
     seen += messages.length;
     for (const message of messages) {
@@ -294,7 +291,7 @@ export interface DeadLetterRow {
 export async function listDeadLetters(deps: DlqDeps): Promise<DeadLetterRow[]> {
   const now = deps.now ?? Date.now;
   const rows: DeadLetterRow[] = [];
-  for (const queue of DLQ_ROLES) {
+  for (const queue of QUEUE_ROLES) {
     const messages = await receiveAll(deps.sqs, deps.dlqUrls[queue], { holdSeconds: 30 });
     try {
       for (const message of messages) {
@@ -363,7 +360,7 @@ export async function redriveDeadLetters(
   const out: RedriveResult[] = [];
   const filtered = filter.errorClass !== undefined || filter.jobId !== undefined;
   const claims = new Claims(deps.db, deps.tableName, deps.now ?? Date.now);
-  for (const queue of DLQ_ROLES) {
+  for (const queue of QUEUE_ROLES) {
     if (!filtered) {
       try {
         const r = await deps.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: deps.dlqArns[queue] }));

@@ -143,7 +143,7 @@ export interface LimiterStats {
   /** Throttled calls, stale ones included. */
   readonly throttles: number;
   readonly granted: Readonly<Record<Lane, number>>;
-  /** Batch permits granted while a realtime request was waiting, thanks to aging. */
+  /** Permits granted to a later lane (batch) while an earlier lane's (realtime) request waited, thanks to aging. */
   readonly agedBatchGrants: number;
   readonly lastWindow?: WindowSnapshot;
 }

@@ -47,12 +47,12 @@
  * When the limit drops below the permits in use, those calls finish normally and no new permit
  * is granted until fewer than `limit` are in use.
  *
- * Waiters are served earliest deadline first. A realtime waiter's deadline is its arrival time;
- * a batch waiter's is its arrival plus `agingMs`. So realtime work goes ahead of batch work,
- * but a batch waiter that has waited `agingMs` longer than the oldest realtime waiter goes
- * first: batch work cannot starve however much realtime work arrives, and under overload
- * realtime work waits at most as long as batch work has waited beyond `agingMs`. Within a lane,
- * waiters are served first come, first served.
+ * Waiters are served earliest deadline first. A waiter's deadline is its arrival time plus
+ * `agingMs` for each lane ahead of its own in `LANES` (realtime: arrival; batch: arrival +
+ * `agingMs`). So realtime work goes ahead of batch work, but a batch waiter that has waited
+ * `agingMs` longer than the oldest realtime waiter goes first: batch work cannot starve however
+ * much realtime work arrives, and under overload realtime work waits at most as long as batch
+ * work has waited beyond `agingMs`. Within a lane, waiters are served first come, first served.
  *
  * @example
  * ```ts
@@ -62,7 +62,7 @@
  *   .run(() => bedrock.send(new ConverseCommand(input)), { lane: job.lane });
  * ```
  */
-import type { Lane } from '../model.js';
+import { LANES, type Lane } from '../contracts.js';
 import { isThrottle } from './error-class.js';
 import type {
   AcquireOptions,
@@ -140,7 +140,7 @@ export class AdaptiveLimiter {
 
   private current: number;
   private inUse = 0;
-  private readonly queues: Record<Lane, Waiter[]> = { realtime: [], batch: [] };
+  private readonly queues = byLane((): Waiter[] => []);
   // Bumped by every decrease; a permit remembers the epoch it was granted in.
   private epoch = 0;
   // 'probe': the limit at which the last counted throttle came, the steps down left before a
@@ -159,7 +159,7 @@ export class AdaptiveLimiter {
     calls: 0,
     throttles: 0,
     agedBatchGrants: 0,
-    granted: { realtime: 0, batch: 0 },
+    granted: byLane(() => 0),
   };
   private lastWindow: WindowSnapshot | undefined;
 
@@ -215,9 +215,9 @@ export class AdaptiveLimiter {
     return this.inUse;
   }
 
-  /** Requests waiting for a permit, both lanes. */
+  /** Requests waiting for a permit, every lane. */
   get waiting(): number {
-    return this.queues.realtime.length + this.queues.batch.length;
+    return LANES.reduce((sum, lane) => sum + this.queues[lane].length, 0);
   }
 
   /**
@@ -226,7 +226,7 @@ export class AdaptiveLimiter {
    * `Semaphore.run`.
    */
   async run<T>(task: () => Promise<T>, options: RunOptions = {}): Promise<T> {
-    const permit = await this.acquire(options.lane ?? 'realtime', options);
+    const permit = await this.acquire(options.lane ?? LANES[0], options);
     let throttled = false;
     try {
       return await task();
@@ -258,7 +258,7 @@ export class AdaptiveLimiter {
       const waiter: Waiter = {
         lane,
         arrivedAt,
-        deadline: arrivedAt + (lane === 'batch' ? this.agingMs : 0),
+        deadline: arrivedAt + LANES.indexOf(lane) * this.agingMs,
         grant: (permit) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(permit);
@@ -316,7 +316,7 @@ export class AdaptiveLimiter {
       ...(this.name !== undefined ? { name: this.name } : {}),
       limit: this.current,
       active: this.inUse,
-      waiting: { realtime: this.queues.realtime.length, batch: this.queues.batch.length },
+      waiting: byLane((lane) => this.queues[lane].length),
       windows: this.totals.windows,
       increases: this.totals.increases,
       decreases: this.totals.decreases,
@@ -381,18 +381,23 @@ export class AdaptiveLimiter {
     this.pump();
   }
 
-  /** The waiter served next: earliest deadline first, a tie going to realtime. */
+  /** The waiter served next: earliest deadline first, a tie going to the lane listed first. */
   private head(): Waiter | undefined {
-    const realtime = this.queues.realtime[0];
-    const batch = this.queues.batch[0];
-    return !batch || (realtime && realtime.deadline <= batch.deadline) ? realtime : batch;
+    let best: Waiter | undefined;
+    for (const lane of LANES) {
+      const first = this.queues[lane][0];
+      if (first && (!best || first.deadline < best.deadline)) best = first;
+    }
+    return best;
   }
 
   private pump(): void {
     if (!this.pending) {
       for (let next = this.head(); next && this.inUse < this.current; next = this.head()) {
         this.queues[next.lane].shift();
-        if (next.lane === 'batch' && this.queues.realtime.length > 0) this.totals.agedBatchGrants++;
+        if (LANES.some((lane) => ranksAhead(lane, next.lane) && this.queues[lane].length > 0)) {
+          this.totals.agedBatchGrants++;
+        }
         next.grant(this.grant(next.lane, next.arrivedAt));
       }
     }
@@ -496,4 +501,14 @@ export class AdaptiveLimiter {
     this.lastWindow = snapshot;
     this.onWindow?.(snapshot);
   }
+}
+
+/** One value per lane. */
+function byLane<T>(value: (lane: Lane) => T): Record<Lane, T> {
+  return Object.fromEntries(LANES.map((lane) => [lane, value(lane)])) as Record<Lane, T>;
+}
+
+/** True when `lane` is served before `other` (it comes earlier in `LANES`). */
+function ranksAhead(lane: Lane, other: Lane): boolean {
+  return LANES.indexOf(lane) < LANES.indexOf(other);
 }
