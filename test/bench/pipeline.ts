@@ -20,13 +20,13 @@ import { parseArgs } from 'node:util';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
 import { PRIMARY_MODEL_ID as LOCAL_RUN_PRIMARY_MODEL } from '../../lambdas/core/models.js';
-import { isTransactionConflict } from '../../lambdas/core/state/errors.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import type { AccountingSnapshot } from '../../localstack/bedrock/index.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { countConflicts } from '../helpers/conflict-counter.js';
 
 export const BENCH_CONTRACT = join(
   PROJECT_ROOT,
@@ -173,7 +173,6 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
   });
   const dynamo = new Map<string, number>();
   let jobItemWrites = 0;
-  let conflicts = 0;
   pipeline.clients.db.middlewareStack.add(
     (next, context) => async (args) => {
       const name = String(context.commandName ?? 'unknown');
@@ -183,18 +182,7 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
     },
     { step: 'initialize', name: 'benchCountDynamoRequests' },
   );
-  // Every attempt the ground refused for a conflict, including those the client then resent.
-  pipeline.clients.db.middlewareStack.add(
-    (next) => async (args) => {
-      try {
-        return await next(args);
-      } catch (error) {
-        if (isTransactionConflict(error)) conflicts++;
-        throw error;
-      }
-    },
-    { step: 'deserialize', name: 'benchCountConflicts' },
-  );
+  const conflicts = countConflicts(pipeline.clients.db);
   const samples: { limit: number; active: number; waiting: number }[] = [];
   // When calls were first and last seen ending (limiter permits released), every 250 ms.
   const calls = { first: Number.NaN, last: Number.NaN, count: 0 };
@@ -207,9 +195,8 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       calls.count = l.calls;
       calls.last = Date.now();
     }
-    if (l && (l.active > 0 || l.waiting.realtime + l.waiting.batch > 0)) {
-      samples.push({ limit: l.limit, active: l.active, waiting: l.waiting.realtime + l.waiting.batch });
-    }
+    const waiting = l ? Object.values(l.waiting).reduce((sum, n) => sum + n, 0) : 0;
+    if (l && (l.active > 0 || waiting > 0)) samples.push({ limit: l.limit, active: l.active, waiting });
   }, 250);
   try {
     const cpuBefore = process.cpuUsage();
@@ -287,7 +274,7 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       writesPerCall: count([...WRITES]) / answered,
       transactionsPerCall: count(['TransactWriteItemsCommand']) / answered,
       jobItemWritesPerCall: jobItemWrites / answered,
-      conflictsPer1000Calls: (conflicts * 1000) / answered,
+      conflictsPer1000Calls: (conflicts.count * 1000) / answered,
       dynamoByCommand: Object.fromEntries(dynamo),
       limiterMeanLimit: mean((x) => x.limit),
       limiterMeanActive: mean((x) => x.active),

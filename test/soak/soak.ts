@@ -16,6 +16,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { LANES, type Lane } from '../../lambdas/core/contracts.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { cancelJob, type HoldDeps, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import { decide } from '../../lambdas/core/holds/review.js';
@@ -24,13 +25,13 @@ import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js
 import { costOf } from '../../lambdas/core/models.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
-import { isTransactionConflict } from '../../lambdas/core/state/errors.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import type { FaultPlan } from '../../localstack/bedrock/index.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { countConflicts } from '../helpers/conflict-counter.js';
 import { seededRandom } from '../helpers/random.js';
 import { Chaos } from './chaos.js';
 import { checkJob, checkRepeats, checkSpend, type JobFacts, p99, type Violation } from './checks.js';
@@ -174,23 +175,15 @@ export async function runSoak(o: Options) {
     },
     batchWorkers: 2,
     sweepIntervalMs: 1000,
-    sweepRules: { quietMs: { realtime: 25_000, batch: 25_000 }, finalizeQuietMs: 15_000 },
+    sweepRules: {
+      quietMs: Object.fromEntries(LANES.map((lane) => [lane, 25_000])) as Record<Lane, number>,
+      finalizeQuietMs: 15_000,
+    },
     log: (line) => {
       if (pipelineLog.length < 2000) pipelineLog.push(line);
     },
   });
-  let conflicts = 0;
-  pipeline.clients.db.middlewareStack.add(
-    (next) => async (args) => {
-      try {
-        return await next(args);
-      } catch (error) {
-        if (isTransactionConflict(error)) conflicts++;
-        throw error;
-      }
-    },
-    { step: 'deserialize', name: 'soakCountConflicts' },
-  );
+  const conflicts = countConflicts(pipeline.clients.db);
   const r = stack.resources;
   const holdDeps: HoldDeps = {
     db: pipeline.clients.db,
@@ -198,7 +191,7 @@ export async function runSoak(o: Options) {
     sqs: pipeline.clients.sqs,
     tableName: r.tableName,
     resultsBucket: r.resultsBucket,
-    laneQueueUrls: { realtime: r.queueUrls.realtime, batch: r.queueUrls.batch },
+    laneQueueUrls: r.queueUrls,
     finalizeQueueUrl: r.queueUrls.finalize,
   };
   const chaos = new Chaos(
@@ -462,7 +455,7 @@ export async function runSoak(o: Options) {
     modelRequests: books.totals.calls,
     redeliveries,
     deadLetters: chaos.tally.deadLetters,
-    conflicts,
+    conflicts: conflicts.count,
     chaos: {
       workerKills: chaos.tally.workerKills,
       dyingInvocations: chaos.tally.dyingInvocations,
