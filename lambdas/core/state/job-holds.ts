@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from './errors.js';
-import { type Job, type JobStatus, Jobs } from './jobs.js';
-import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
+import { type Job, type JobStatus, Jobs, type StatusChangeFields, statusChange } from './jobs.js';
+import { JOB_SK, jobPk } from './keys.js';
 import { retryConflicts } from './transact.js';
 
 /** How long a review may take when the job names no other. */
@@ -108,45 +108,16 @@ export class JobHolds {
     jobId: string,
     from: readonly JobStatus[],
     to: JobStatus,
-    change: {
-      set: Record<string, unknown>;
-      remove?: readonly string[];
-      condition?: string;
-      values?: Record<string, unknown>;
-    },
+    change: StatusChangeFields,
   ): Promise<Flip> {
-    const at = this.iso();
-    const names: Record<string, string> = { '#status': 'status' };
-    const values: Record<string, unknown> = {
-      ':to': to,
-      ':at': at,
-      ':gpk': statusGsiPk(to),
-      ':gsk': `${at}#${jobId}`,
-      ...change.values,
-    };
-    const sets = ['#status = :to', 'updatedAt = :at', 'gsi1pk = :gpk', 'gsi1sk = :gsk'];
-    for (const [k, v] of Object.entries(change.set)) {
-      names[`#${k}`] = k;
-      values[`:${k}`] = v;
-      sets.push(`#${k} = :${k}`);
-    }
-    const allowed = from.map((s, i) => {
-      values[`:from${i}`] = s;
-      return `:from${i}`;
-    });
-    const remove = change.remove?.length ? ` REMOVE ${change.remove.join(', ')}` : '';
+    const update = statusChange(jobId, from, to, this.iso(), change);
     try {
       const r = await retryConflicts(() =>
         this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: { pk: jobPk(jobId), sk: JOB_SK },
-            UpdateExpression: `SET ${sets.join(', ')}${remove}`,
-            ConditionExpression: `attribute_exists(pk) AND #status IN (${allowed.join(', ')})${
-              change.condition ? ` AND ${change.condition}` : ''
-            }`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
+            ...update,
             ReturnValues: 'ALL_NEW',
           }),
         ),
