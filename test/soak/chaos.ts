@@ -20,6 +20,8 @@ import type { LocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 /** What the chaos did, for the summary. */
 export interface ChaosTally {
   workerKills: number;
+  /** Batch workers that exited without being killed (each one a defect), with what they said last. */
+  workerCrashes: string[];
   dyingInvocations: number;
   duplicateChunks: number;
   duplicateEvents: number;
@@ -30,6 +32,7 @@ export interface ChaosTally {
 export function emptyTally(): ChaosTally {
   return {
     workerKills: 0,
+    workerCrashes: [],
     dyingInvocations: 0,
     duplicateChunks: 0,
     duplicateEvents: 0,
@@ -42,6 +45,8 @@ export function emptyTally(): ChaosTally {
 export class Chaos {
   readonly tally = emptyTally();
   private readonly dying = new Set<Promise<unknown>>();
+  private readonly killed = new WeakSet<object>();
+  private readonly crashed = new WeakSet<object>();
 
   constructor(
     private readonly pipeline: LocalPipeline,
@@ -55,9 +60,24 @@ export class Chaos {
     const alive = this.pipeline.batchWorkers.filter((c) => c.exitCode === null && c.signalCode === null);
     const victim = alive[Math.floor(this.random() * alive.length)];
     if (!victim) return;
+    this.killed.add(victim);
     victim.kill('SIGKILL');
     this.tally.workerKills++;
     this.pipeline.addBatchWorker();
+  }
+
+  /**
+   * Starts a worker in place of each one that exited on its own, as an ECS service keeps its
+   * desired count, and records the exit: a worker process should only ever end when stopped.
+   */
+  replaceCrashedWorkers(): void {
+    for (const child of this.pipeline.batchWorkers) {
+      const exited = child.exitCode !== null || child.signalCode !== null;
+      if (!exited || this.killed.has(child) || this.crashed.has(child)) continue;
+      this.crashed.add(child);
+      this.tally.workerCrashes.push(`pid ${child.pid} exited with ${child.exitCode ?? child.signalCode}`);
+      this.pipeline.addBatchWorker();
+    }
   }
 
   /**

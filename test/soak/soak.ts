@@ -338,6 +338,7 @@ export async function runSoak(o: Options) {
       const victim = running[Math.floor(random() * running.length)];
       const draw = random();
       try {
+        chaos.replaceCrashedWorkers();
         if (draw < 0.12) chaos.killBatchWorker();
         else if (draw < 0.3 && victim) chaos.dyingInvocation(victim);
         else if (draw < 0.5 && victim) await chaos.duplicateChunk(victim);
@@ -435,6 +436,13 @@ export async function runSoak(o: Options) {
       check: 'triaged',
       detail: 'work messages still in flight 2 min after the last job ended',
     });
+  for (const crash of chaos.tally.workerCrashes) {
+    violations.push({
+      jobId: '*',
+      check: 'worker-exit',
+      detail: `a batch worker ended on its own: ${crash}`,
+    });
+  }
   const dlqLeft = await chaos.triage();
   if (dlqLeft.seen > 0) {
     violations.push({
@@ -458,6 +466,7 @@ export async function runSoak(o: Options) {
     conflicts: conflicts.count,
     chaos: {
       workerKills: chaos.tally.workerKills,
+      workerCrashes: chaos.tally.workerCrashes.length,
       dyingInvocations: chaos.tally.dyingInvocations,
       duplicateChunks: chaos.tally.duplicateChunks,
       duplicateEvents: chaos.tally.duplicateEvents,
