@@ -12,8 +12,8 @@ import { type Job, Jobs, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs
 import { readJobProgress } from '../../lambdas/core/state/progress.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { CliError } from './cli-error.js';
 import { writeConfined } from './confined-write.js';
 import { pause } from './pause.js';
@@ -133,18 +133,57 @@ async function checkModelBeforeUpload(bedrock: BedrockClient, model: string): Pr
   }
 }
 
+/** The local stack and pipeline of one `review` run, and the jobs table they write. */
+interface Session {
+  readonly stack: LocalStack;
+  readonly pipeline: LocalPipeline;
+  readonly jobs: Jobs;
+}
+
+/** A document uploaded, and the job its upload makes. */
+interface Submitted {
+  readonly file: string;
+  readonly jobId: string;
+}
+
 async function run(
   inputs: { path: string; bytes: Buffer }[],
   o: RunOptions,
   interrupted: AbortSignal,
   signalled: () => NodeJS.Signals | undefined,
 ): Promise<number> {
-  const { lane, budget, faultRate, workers, concurrency, latencyMs, timeoutS, outDir, values } = o;
+  const session = await startSession(o);
+  try {
+    const model = o.values.model?.trim();
+    if (model) await checkModelBeforeUpload(session.pipeline.clients.bedrockControl, model);
+    const submitted: Submitted[] = [];
+    for (const input of inputs) submitted.push(await upload(session, input, o, model));
+    const finished = await watch(session, submitted, Date.now() + o.timeoutS * 1000, interrupted);
+    if (interrupted.aborted) {
+      console.log(
+        `\nstopped by ${signalled()}: no report was written. Jobs still running were stopped with the local stack:`,
+      );
+      for (const s of submitted) {
+        const job = finished.get(s.jobId) ?? (await session.jobs.find(s.jobId));
+        console.log(`  ${basename(s.file)} (job ${s.jobId}): ${job?.status ?? 'not started'}`);
+      }
+      return signalled() === 'SIGTERM' ? 143 : 130;
+    }
+    return await writeResults(session, submitted, finished, o);
+  } finally {
+    await session.pipeline.stop();
+    await session.stack.stop();
+  }
+}
+
+/** Starts moto, the Bedrock stand-in (with the run's latency and faults) and the pipeline. */
+async function startSession(o: RunOptions): Promise<Session> {
   console.log('starting the local stack (moto + Bedrock stand-in)…');
+  const { faultRate } = o;
   const stack = await startLocalStack({
-    seed: num(values.seed, 'seed', 1),
+    seed: num(o.values.seed, 'seed', 1),
     plan: {
-      latency: { kind: 'fixed', ms: latencyMs },
+      latency: { kind: 'fixed', ms: o.latencyMs },
       errorRates: {
         ThrottlingException: faultRate / 2,
         ServiceUnavailableException: faultRate / 4,
@@ -158,172 +197,199 @@ async function run(
     bedrockEndpoint: stack.bedrock.url,
     topology: stack.topology,
     resources: stack.resources,
-    settings: { ...LOCAL_RUN_DEFAULTS, callConcurrency: concurrency, defaultLane: lane },
-    batchWorkers: LANE_CONSUMERS[lane] === 'poller' ? Math.max(1, workers) : workers,
+    settings: { ...LOCAL_RUN_DEFAULTS, callConcurrency: o.concurrency, defaultLane: o.lane },
+    batchWorkers: LANE_CONSUMERS[o.lane] === 'poller' ? Math.max(1, o.workers) : o.workers,
     notice: NOTICE,
     log: (line) => console.error(line),
   });
-  const jobs = new Jobs(pipeline.clients.db, stack.resources.tableName);
+  return { stack, pipeline, jobs: new Jobs(pipeline.clients.db, stack.resources.tableName) };
+}
+
+/** Uploads one document to the intake bucket with the run's lane, ceiling and model. */
+async function upload(
+  { stack, pipeline }: Session,
+  input: { path: string; bytes: Buffer },
+  o: RunOptions,
+  model: string | undefined,
+): Promise<Submitted> {
+  const key = `${stack.resources.intakePrefix}${basename(input.path)}`;
+  const put = await pipeline.clients.s3.send(
+    new PutObjectCommand({
+      Bucket: stack.resources.intakeBucket,
+      Key: key,
+      Body: input.bytes,
+      Metadata: {
+        lane: o.lane,
+        'cost-ceiling-usd': String(o.budget),
+        ...(model ? { model } : {}),
+        ...(o.values['allow-partial'] ? { 'allow-partial': 'true' } : {}),
+      },
+    }),
+  );
+  const jobId = jobIdFor({
+    bucket: stack.resources.intakeBucket,
+    key,
+    ...(put.VersionId ? { versionId: put.VersionId } : {}),
+    ...(put.ETag ? { etag: put.ETag } : {}),
+  });
+  console.log(`uploaded ${input.path} → s3://${stack.resources.intakeBucket}/${key} (job ${jobId})`);
+  return { file: input.path, jobId };
+}
+
+/**
+ * Prints a progress line whenever anything moved (and at least every 30 s) until every job
+ * ended, the deadline passed or the run was interrupted. Returns the jobs that ended.
+ */
+async function watch(
+  session: Session,
+  submitted: readonly Submitted[],
+  deadline: number,
+  interrupted: AbortSignal,
+): Promise<Map<string, Job>> {
+  const finished = new Map<string, Job>();
+  const quoted = new Set<string>();
+  let lastLine = '';
+  let lastPrinted = 0;
+  while (finished.size < submitted.length && Date.now() < deadline && !interrupted.aborted) {
+    await pause(1000, interrupted);
+    if (interrupted.aborted) break;
+    const lines: string[] = [];
+    for (const s of submitted) lines.push(await progressOf(session, s, finished, quoted));
+    const acct = session.stack.bedrock.accounting();
+    const calls = acct.totals.calls;
+    const ok = Object.values(acct.byModel).reduce((n, m) => n + (m.success?.calls ?? 0), 0);
+    lines.push(`model requests: ${calls} sent, ${ok} answered, ${calls - ok} refused or failed`);
+    const line = lines.join(' | ');
+    if (line !== lastLine || Date.now() - lastPrinted > 30_000) {
+      console.log(line);
+      lastLine = line;
+      lastPrinted = Date.now();
+    }
+  }
+  return finished;
+}
+
+/**
+ * One document's part of the progress line; notes a job that ended in `finished` and prints
+ * its quote once. Chunks account what they spend to the job when they take more or end, so
+ * while they run the job shows what they hold (their calls' worst cases) besides what is
+ * accounted.
+ */
+async function progressOf(
+  { jobs, pipeline, stack }: Session,
+  s: Submitted,
+  finished: Map<string, Job>,
+  quoted: Set<string>,
+): Promise<string> {
+  const job = await jobs.find(s.jobId);
+  if (!job) return `${basename(s.file)}: waiting for intake`;
+  if (job.status === 'rejected' || job.finalizedAt) finished.set(s.jobId, job);
+  if (job.quote && !quoted.has(s.jobId)) {
+    quoted.add(s.jobId);
+    console.log(
+      `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned} calls)`,
+    );
+  }
+  const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);
+  const c = p?.calls;
+  return `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled of ${c.planned}` : '-'} · cost ${usd(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${usd(job.costReserved)} held by running chunks` : ''} of ${usd(job.costLimit)}`;
+}
+
+const RESULT_HEADER = [
+  'document',
+  'status',
+  'clauses',
+  'calls done/planned',
+  'failed / skipped / cancelled',
+  'high+crit',
+  'cost',
+  'report',
+];
+
+/**
+ * Writes the reports of the jobs that ended under `--out`, prints the results table, says
+ * which jobs were still running at the timeout, and returns the exit code: 0 only when every
+ * job completed.
+ */
+async function writeResults(
+  session: Session,
+  submitted: readonly Submitted[],
+  finished: Map<string, Job>,
+  o: RunOptions,
+): Promise<number> {
+  mkdirSync(o.outDir, { recursive: true });
+  console.log('\nresults');
   let exitCode = 0;
-  try {
-    const model = values.model?.trim();
-    if (model) await checkModelBeforeUpload(pipeline.clients.bedrockControl, model);
-    const submitted: { file: string; jobId: string }[] = [];
-    for (const input of inputs) {
-      const key = `${stack.resources.intakePrefix}${basename(input.path)}`;
-      const put = await pipeline.clients.s3.send(
-        new PutObjectCommand({
-          Bucket: stack.resources.intakeBucket,
-          Key: key,
-          Body: input.bytes,
-          Metadata: {
-            lane,
-            'cost-ceiling-usd': String(budget),
-            ...(model ? { model } : {}),
-            ...(values['allow-partial'] ? { 'allow-partial': 'true' } : {}),
-          },
-        }),
+  let written = 0;
+  const unfinished: string[] = [];
+  const used = new Set<string>();
+  const rows: string[][] = [RESULT_HEADER];
+  for (const s of submitted) {
+    const job = finished.get(s.jobId) ?? (await session.jobs.find(s.jobId));
+    const name = basename(s.file);
+    if (!job || !TERMINAL_STATUSES.includes(job.status) || (!job.finalizedAt && job.status !== 'rejected')) {
+      rows.push([name, job?.status ?? 'not started', '-', '-', '-', '-', '-', 'timed out']);
+      unfinished.push(
+        `  ${name} (job ${s.jobId}): ${job?.status ?? 'not started'}, chunks ${job?.chunksTerminal ?? 0}/${job?.chunkCount ?? '?'}`,
       );
-      const jobId = jobIdFor({
-        bucket: stack.resources.intakeBucket,
-        key,
-        ...(put.VersionId ? { versionId: put.VersionId } : {}),
-        ...(put.ETag ? { etag: put.ETag } : {}),
-      });
-      submitted.push({ file: input.path, jobId });
-      console.log(`uploaded ${input.path} → s3://${stack.resources.intakeBucket}/${key} (job ${jobId})`);
-    }
-
-    const deadline = Date.now() + timeoutS * 1000;
-    const finished = new Map<string, Job>();
-    const quoted = new Set<string>();
-    let lastLine = '';
-    let lastPrinted = 0;
-    while (finished.size < submitted.length && Date.now() < deadline && !interrupted.aborted) {
-      await pause(1000, interrupted);
-      if (interrupted.aborted) break;
-      // Chunks account what they spend to the job when they take more or end, so while they run
-      // the job shows what they hold (their calls' worst cases) besides what is accounted.
-      const lines: string[] = [];
-      for (const s of submitted) {
-        const job = await jobs.find(s.jobId);
-        if (!job) {
-          lines.push(`${basename(s.file)}: waiting for intake`);
-          continue;
-        }
-        if (job.status === 'rejected' || job.finalizedAt) finished.set(s.jobId, job);
-        if (job.quote && !quoted.has(s.jobId)) {
-          quoted.add(s.jobId);
-          console.log(
-            `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned} calls)`,
-          );
-        }
-        const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);
-        const c = p?.calls;
-        lines.push(
-          `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled of ${c.planned}` : '-'} · cost ${usd(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${usd(job.costReserved)} held by running chunks` : ''} of ${usd(job.costLimit)}`,
-        );
-      }
-      const acct = stack.bedrock.accounting();
-      const calls = acct.totals.calls;
-      const ok = Object.values(acct.byModel).reduce((n, m) => n + (m.success?.calls ?? 0), 0);
-      lines.push(`model requests: ${calls} sent, ${ok} answered, ${calls - ok} refused or failed`);
-      const line = lines.join(' | ');
-      // A line whenever anything moved, and at least every 30 s while nothing does.
-      if (line !== lastLine || Date.now() - lastPrinted > 30_000) {
-        console.log(line);
-        lastLine = line;
-        lastPrinted = Date.now();
-      }
-    }
-
-    if (interrupted.aborted) {
-      console.log(
-        `\nstopped by ${signalled()}: no report was written. Jobs still running were stopped with the local stack:`,
-      );
-      for (const s of submitted) {
-        const job = finished.get(s.jobId) ?? (await jobs.find(s.jobId));
-        console.log(`  ${basename(s.file)} (job ${s.jobId}): ${job?.status ?? 'not started'}`);
-      }
-      return signalled() === 'SIGTERM' ? 143 : 130;
-    }
-    mkdirSync(outDir, { recursive: true });
-    console.log('\nresults');
-    let written = 0;
-    const unfinished: string[] = [];
-    const used = new Set<string>();
-    const rows: string[][] = [
-      [
-        'document',
-        'status',
-        'clauses',
-        'calls done/planned',
-        'failed / skipped / cancelled',
-        'high+crit',
-        'cost',
-        'report',
-      ],
-    ];
-    for (const s of submitted) {
-      const job = finished.get(s.jobId) ?? (await jobs.find(s.jobId));
-      if (
-        !job ||
-        !TERMINAL_STATUSES.includes(job.status) ||
-        (!job.finalizedAt && job.status !== 'rejected')
-      ) {
-        rows.push([basename(s.file), job?.status ?? 'not started', '-', '-', '-', '-', '-', 'timed out']);
-        unfinished.push(
-          `  ${basename(s.file)} (job ${s.jobId}): ${job?.status ?? 'not started'}, chunks ${job?.chunksTerminal ?? 0}/${job?.chunkCount ?? '?'}`,
-        );
-        exitCode = 1;
-        continue;
-      }
-      if (job.status === 'rejected') {
-        rows.push([basename(s.file), 'rejected', '-', '-', '-', '-', '-', job.reason ?? '']);
-        exitCode = 1;
-        continue;
-      }
-      const get = async (key: string) =>
-        (
-          await pipeline.clients.s3.send(
-            new GetObjectCommand({ Bucket: stack.resources.resultsBucket, Key: key }),
-          )
-        ).Body?.transformToString() ?? '';
-      const json = await get(job.reportKey ?? '');
-      const [, htmlPath] = writeConfined(outDir, reportDirName(s.file, used), {
-        'report.json': json,
-        'report.html': await get(job.htmlReportKey ?? ''),
-      });
+      exitCode = 1;
+    } else if (job.status === 'rejected') {
+      rows.push([name, 'rejected', '-', '-', '-', '-', '-', job.reason ?? '']);
+      exitCode = 1;
+    } else {
+      const { row, completed } = await writeReport(session, s, job, o.outDir, used);
+      rows.push(row);
       written++;
-      const report = JSON.parse(json) as Report;
-      const c = report.coverage;
-      rows.push([
-        basename(s.file).slice(0, 40),
-        report.job.status,
-        String(report.summary.clauses),
-        `${c.callsDone}/${c.callsPlanned}`,
-        `${c.callsFailed} / ${c.callsSkippedBudget} / ${c.callsCancelled}`,
-        String(report.summary.riskCounts.high + report.summary.riskCounts.critical),
-        `${usd(report.cost.spentMicros)} / ${usd(report.cost.ceilingMicros)}`,
-        htmlPath ?? '',
-      ]);
-      if (report.job.status !== 'completed') exitCode = 1;
+      if (!completed) exitCode = 1;
     }
-    const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-    for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
-    if (written > 0) {
-      console.log(
-        `\n${written} report(s) written under ${outDir} (report.json and report.html per document)`,
-      );
-    } else console.log('\nno report was written');
-    if (unfinished.length > 0) {
-      console.log(
-        `\ntimed out after ${timeoutS} s; these jobs were still running, and stop with the local stack:\n${unfinished.join('\n')}\nRun again with a longer --timeout (seconds) to let them finish.`,
-      );
-    }
-  } finally {
-    await pipeline.stop();
-    await stack.stop();
+  }
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
+  if (written > 0) {
+    console.log(
+      `\n${written} report(s) written under ${o.outDir} (report.json and report.html per document)`,
+    );
+  } else console.log('\nno report was written');
+  if (unfinished.length > 0) {
+    console.log(
+      `\ntimed out after ${o.timeoutS} s; these jobs were still running, and stop with the local stack:\n${unfinished.join('\n')}\nRun again with a longer --timeout (seconds) to let them finish.`,
+    );
   }
   return exitCode;
+}
+
+/** Copies one finalized job's report.json and report.html under `outDir`; its results row. */
+async function writeReport(
+  { pipeline, stack }: Session,
+  s: Submitted,
+  job: Job,
+  outDir: string,
+  used: Set<string>,
+): Promise<{ row: string[]; completed: boolean }> {
+  const get = async (key: string) =>
+    (
+      await pipeline.clients.s3.send(
+        new GetObjectCommand({ Bucket: stack.resources.resultsBucket, Key: key }),
+      )
+    ).Body?.transformToString() ?? '';
+  const json = await get(job.reportKey ?? '');
+  const [, htmlPath] = writeConfined(outDir, reportDirName(s.file, used), {
+    'report.json': json,
+    'report.html': await get(job.htmlReportKey ?? ''),
+  });
+  const report = JSON.parse(json) as Report;
+  const c = report.coverage;
+  return {
+    row: [
+      basename(s.file).slice(0, 40),
+      report.job.status,
+      String(report.summary.clauses),
+      `${c.callsDone}/${c.callsPlanned}`,
+      `${c.callsFailed} / ${c.callsSkippedBudget} / ${c.callsCancelled}`,
+      String(report.summary.riskCounts.high + report.summary.riskCounts.critical),
+      `${usd(report.cost.spentMicros)} / ${usd(report.cost.ceilingMicros)}`,
+      htmlPath ?? '',
+    ],
+    completed: report.job.status === 'completed',
+  };
 }

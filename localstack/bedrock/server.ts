@@ -158,96 +158,131 @@ export async function startBedrockStandIn(options: BedrockStandInOptions = {}): 
     catalogue: options.catalogue,
   });
 
-  const unknownOperation = (method: string, path: string): WireResponse =>
-    engine.errorResponse({
-      name: 'UnknownOperationException',
-      status: UNKNOWN_OPERATION.status,
-      errorType: UNKNOWN_OPERATION.errorType,
-      message: `Unknown operation ${method} ${path}. The clause-review Bedrock stand-in implements Converse (POST /model/{modelId}/converse) and the control plane's GetFoundationModel, ListFoundationModels, GetInferenceProfile and ListInferenceProfiles.`,
-    });
+  const server = await listen(requestHandler(engine), host, options.port ?? 0);
+  const port = server.port;
 
-  const control = (method: string, path: string, query: string, body: string): WireResponse => {
-    const route = `${method} ${path.slice(CONTROL_PREFIX.length)}`;
-    let input: unknown = {};
-    if (body.trim().length > 0) {
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    setPlan: (patch, setOptions) => engine.setPlan(patch, setOptions),
+    getPlan: () => engine.getPlan(),
+    accounting: () => engine.accounting(),
+    resetAccounting: () => engine.resetAccounting(),
+    reset: (seed) => engine.reset(seed),
+    advanceClock: (ms) => engine.advanceClock(ms),
+    now: () => engine.nowMs(),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(resolve);
+        engine.close();
+      });
+      return closing;
+    },
+  };
+}
+
+function unknownOperation(engine: StandInEngine, method: string, path: string): WireResponse {
+  return engine.errorResponse({
+    name: 'UnknownOperationException',
+    status: UNKNOWN_OPERATION.status,
+    errorType: UNKNOWN_OPERATION.errorType,
+    message: `Unknown operation ${method} ${path}. The clause-review Bedrock stand-in implements Converse (POST /model/{modelId}/converse) and the control plane's GetFoundationModel, ListFoundationModels, GetInferenceProfile and ListInferenceProfiles.`,
+  });
+}
+
+/** The stand-in's own control routes under `/_stand-in/`: plan, accounting, reset, clock, health. */
+function control(
+  engine: StandInEngine,
+  method: string,
+  path: string,
+  query: string,
+  body: string,
+): WireResponse {
+  const route = `${method} ${path.slice(CONTROL_PREFIX.length)}`;
+  let input: unknown = {};
+  if (body.trim().length > 0) {
+    try {
+      input = JSON.parse(body);
+    } catch {
+      return json(400, { message: 'Body is not valid JSON.' });
+    }
+  }
+  switch (route) {
+    case 'GET plan':
+      return json(200, engine.getPlan());
+    case 'PUT plan':
+    case 'PATCH plan':
       try {
-        input = JSON.parse(body);
-      } catch {
-        return json(400, { message: 'Body is not valid JSON.' });
+        const replace = REPLACE_QUERY.test(query);
+        return json(200, engine.setPlan(input as FaultPlanPatch, { replace }));
+      } catch (error) {
+        if (isFaultPlanError(error)) return json(400, { message: error.message });
+        throw error;
       }
+    case 'GET accounting':
+      return json(200, engine.accounting());
+    case 'POST reset': {
+      const seed =
+        typeof input === 'object' && input !== null ? (input as { seed?: unknown }).seed : undefined;
+      if (seed !== undefined && !Number.isInteger(seed))
+        return json(400, { message: 'seed must be an integer.' });
+      return json(200, { seed: engine.reset(seed as number | undefined) });
     }
-    switch (route) {
-      case 'GET plan':
-        return json(200, engine.getPlan());
-      case 'PUT plan':
-      case 'PATCH plan':
-        try {
-          const replace = REPLACE_QUERY.test(query);
-          return json(200, engine.setPlan(input as FaultPlanPatch, { replace }));
-        } catch (error) {
-          if (isFaultPlanError(error)) return json(400, { message: error.message });
-          throw error;
-        }
-      case 'GET accounting':
-        return json(200, engine.accounting());
-      case 'POST reset': {
-        const seed =
-          typeof input === 'object' && input !== null ? (input as { seed?: unknown }).seed : undefined;
-        if (seed !== undefined && !Number.isInteger(seed))
-          return json(400, { message: 'seed must be an integer.' });
-        return json(200, { seed: engine.reset(seed as number | undefined) });
-      }
-      case 'GET clock':
-        return json(200, { nowMs: engine.nowMs(), now: new Date(engine.nowMs()).toISOString() });
-      case 'POST clock': {
-        const advanceMs =
-          typeof input === 'object' && input !== null
-            ? (input as { advanceMs?: unknown }).advanceMs
-            : undefined;
-        if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs) || advanceMs < 0)
-          return json(400, { message: 'advanceMs must be a finite, non-negative number.' });
-        const nowMs = engine.advanceClock(advanceMs);
-        return json(200, { nowMs, now: new Date(nowMs).toISOString() });
-      }
-      case 'GET health': {
-        // CPU time lets benchmarks report the stand-in's cost per call, not just throughput.
-        const cpu = process.cpuUsage();
-        return json(200, { ok: true, cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system });
-      }
-      default:
-        return unknownOperation(method, path);
+    case 'GET clock':
+      return json(200, { nowMs: engine.nowMs(), now: new Date(engine.nowMs()).toISOString() });
+    case 'POST clock': {
+      const advanceMs =
+        typeof input === 'object' && input !== null
+          ? (input as { advanceMs?: unknown }).advanceMs
+          : undefined;
+      if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs) || advanceMs < 0)
+        return json(400, { message: 'advanceMs must be a finite, non-negative number.' });
+      const nowMs = engine.advanceClock(advanceMs);
+      return json(200, { nowMs, now: new Date(nowMs).toISOString() });
     }
-  };
+    case 'GET health': {
+      // CPU time lets benchmarks report the stand-in's cost per call, not just throughput.
+      const cpu = process.cpuUsage();
+      return json(200, { ok: true, cpuUserMicros: cpu.user, cpuSystemMicros: cpu.system });
+    }
+    default:
+      return unknownOperation(engine, method, path);
+  }
+}
 
-  const route = async (req: AnyRequest, res: AnyResponse, body: string): Promise<void> => {
-    const method = req.method ?? 'GET';
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    if (path.startsWith('/model/') && path.endsWith('/converse') && path.length > 16) {
-      if (method !== 'POST') return send(res, unknownOperation(method, path));
-      const region = regionOfAuthorization(req.headers.authorization);
-      const response = await engine.converse(path.slice(7, -9), body, channelFor(res), { region });
-      if (response) send(res, response);
-      return;
-    }
-    if (method === 'GET' && isControlPlanePath(path)) {
-      const region = regionOfAuthorization(req.headers.authorization) ?? DEFAULT_REGION;
-      const result = controlPlane(engine, path, q === -1 ? '' : url.slice(q + 1), region);
-      // Request ids from crypto, not the engine's seeded stream, so control-plane calls never
-      // shift the ids of seeded Converse answers.
-      const requestId = randomUUID();
-      if (!result.ok)
-        return send(res, engine.errorResponse(bedrockError(result.name, result.message), requestId));
-      const response = json(200, result.body);
-      return send(res, { ...response, headers: { ...response.headers, 'x-amzn-RequestId': requestId } });
-    }
-    if (path.startsWith(CONTROL_PREFIX))
-      return send(res, control(method, path, q === -1 ? '' : url.slice(q + 1), body));
-    send(res, unknownOperation(method, path));
-  };
+/** Serves one request: Converse, the control plane, or the stand-in's control routes. */
+async function route(engine: StandInEngine, req: AnyRequest, res: AnyResponse, body: string): Promise<void> {
+  const method = req.method ?? 'GET';
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  if (path.startsWith('/model/') && path.endsWith('/converse') && path.length > 16) {
+    if (method !== 'POST') return send(res, unknownOperation(engine, method, path));
+    const region = regionOfAuthorization(req.headers.authorization);
+    const response = await engine.converse(path.slice(7, -9), body, channelFor(res), { region });
+    if (response) send(res, response);
+    return;
+  }
+  if (method === 'GET' && isControlPlanePath(path)) {
+    const region = regionOfAuthorization(req.headers.authorization) ?? DEFAULT_REGION;
+    const result = controlPlane(engine, path, q === -1 ? '' : url.slice(q + 1), region);
+    // Request ids from crypto, not the engine's seeded stream, so control-plane calls never
+    // shift the ids of seeded Converse answers.
+    const requestId = randomUUID();
+    if (!result.ok)
+      return send(res, engine.errorResponse(bedrockError(result.name, result.message), requestId));
+    const response = json(200, result.body);
+    return send(res, { ...response, headers: { ...response.headers, 'x-amzn-RequestId': requestId } });
+  }
+  if (path.startsWith(CONTROL_PREFIX))
+    return send(res, control(engine, method, path, q === -1 ? '' : url.slice(q + 1), body));
+  send(res, unknownOperation(engine, method, path));
+}
 
-  const onRequest = (req: AnyRequest, res: AnyResponse): void => {
+/** Reads a request's body (refusing one over Bedrock's limit) and routes it. */
+function requestHandler(engine: StandInEngine): (req: AnyRequest, res: AnyResponse) => void {
+  return (req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('error', () => {});
@@ -262,7 +297,7 @@ export async function startBedrockStandIn(options: BedrockStandInOptions = {}): 
       }
       const body =
         chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      route(req, res, body).catch((error: unknown) => {
+      route(engine, req, res, body).catch((error: unknown) => {
         send(
           res,
           json(500, {
@@ -272,7 +307,17 @@ export async function startBedrockStandIn(options: BedrockStandInOptions = {}): 
       });
     });
   };
+}
 
+/**
+ * Listens on one TCP port for HTTP/1.1 and HTTP/2 (prior knowledge) alike, telling them apart
+ * by the first bytes, as the SDK may speak either. `close` ends every session and socket.
+ */
+async function listen(
+  onRequest: (req: AnyRequest, res: AnyResponse) => void,
+  host: string,
+  port: number,
+): Promise<{ port: number; close(done: () => void): void }> {
   const h1 = http.createServer({ noDelay: true }, onRequest);
   // Longer than SDK agents keep idle sockets, so a reused socket is never closed under a request.
   h1.keepAliveTimeout = 60_000;
@@ -315,33 +360,18 @@ export async function startBedrockStandIn(options: BedrockStandInOptions = {}): 
 
   await new Promise<void>((resolve, reject) => {
     tcp.once('error', reject);
-    tcp.listen(options.port ?? 0, host, () => {
+    tcp.listen(port, host, () => {
       tcp.off('error', reject);
       resolve();
     });
   });
-  const port = (tcp.address() as AddressInfo).port;
-
-  let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
-    port,
-    setPlan: (patch, setOptions) => engine.setPlan(patch, setOptions),
-    getPlan: () => engine.getPlan(),
-    accounting: () => engine.accounting(),
-    resetAccounting: () => engine.resetAccounting(),
-    reset: (seed) => engine.reset(seed),
-    advanceClock: (ms) => engine.advanceClock(ms),
-    now: () => engine.nowMs(),
-    close: () => {
-      closing ??= new Promise<void>((resolve) => {
-        tcp.close(() => resolve());
-        engine.close();
-        for (const session of sessions) session.destroy();
-        for (const socket of sockets) socket.destroy();
-        h1.closeAllConnections();
-      });
-      return closing;
+    port: (tcp.address() as AddressInfo).port,
+    close: (done) => {
+      tcp.close(() => done());
+      for (const session of sessions) session.destroy();
+      for (const socket of sockets) socket.destroy();
+      h1.closeAllConnections();
     },
   };
 }
