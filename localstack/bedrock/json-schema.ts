@@ -81,6 +81,46 @@ function typesOf(raw: RawSchema): { types: Set<JsonType>; explicit: boolean } {
   return { types: inferred, explicit: false };
 }
 
+/** The conjuncts of an `allOf` merged shallowly: good enough for the wrappers generators emit. */
+function mergeAllOf(raw: RawSchema, allOf: unknown[], root: RawSchema): RawSchema {
+  const merged: RawSchema = {};
+  const required: unknown[] = [];
+  const properties: RawSchema = {};
+  for (const part of [...allOf, { ...raw, allOf: undefined }]) {
+    const resolved = isRecord(part) && typeof part.$ref === 'string' ? resolveRef(root, part.$ref) : part;
+    if (!isRecord(resolved)) continue;
+    Object.assign(merged, resolved);
+    if (Array.isArray(resolved.required)) required.push(...resolved.required);
+    if (isRecord(resolved.properties)) Object.assign(properties, resolved.properties);
+  }
+  delete merged.allOf;
+  if (required.length > 0) merged.required = required;
+  if (Object.keys(properties).length > 0) merged.properties = properties;
+  return merged;
+}
+
+/** Numeric bounds; draft-4 style boolean exclusive bounds tighten the plain bound. */
+function boundsOf(raw: RawSchema): {
+  minimum: number | undefined;
+  maximum: number | undefined;
+  exclusiveMinimum: number | undefined;
+  exclusiveMaximum: number | undefined;
+} {
+  let exclusiveMinimum = num(raw.exclusiveMinimum);
+  let exclusiveMaximum = num(raw.exclusiveMaximum);
+  let minimum = num(raw.minimum);
+  let maximum = num(raw.maximum);
+  if (raw.exclusiveMinimum === true && minimum !== undefined) {
+    exclusiveMinimum = minimum;
+    minimum = undefined;
+  }
+  if (raw.exclusiveMaximum === true && maximum !== undefined) {
+    exclusiveMaximum = maximum;
+    maximum = undefined;
+  }
+  return { minimum, maximum, exclusiveMinimum, exclusiveMaximum };
+}
+
 /** Normalises one schema (relative to `root` for $ref resolution). */
 function compileNode(raw: unknown, root: RawSchema, depth: number): SchemaNode {
   if (!isRecord(raw) || depth > MAX_REF_DEPTH) {
@@ -98,23 +138,7 @@ function compileNode(raw: unknown, root: RawSchema, depth: number): SchemaNode {
     const { $ref: _ignored, ...siblings } = raw;
     return compileNode({ ...(target ?? {}), ...siblings }, root, depth + 1);
   }
-  if (Array.isArray(raw.allOf)) {
-    // Merge conjuncts shallowly: good enough for the allOf wrappers generators emit.
-    const merged: RawSchema = {};
-    const required: unknown[] = [];
-    const properties: RawSchema = {};
-    for (const part of [...raw.allOf, { ...raw, allOf: undefined }]) {
-      const resolved = isRecord(part) && typeof part.$ref === 'string' ? resolveRef(root, part.$ref) : part;
-      if (!isRecord(resolved)) continue;
-      Object.assign(merged, resolved);
-      if (Array.isArray(resolved.required)) required.push(...resolved.required);
-      if (isRecord(resolved.properties)) Object.assign(properties, resolved.properties);
-    }
-    delete merged.allOf;
-    if (required.length > 0) merged.required = required;
-    if (Object.keys(properties).length > 0) merged.properties = properties;
-    return compileNode(merged, root, depth + 1);
-  }
+  if (Array.isArray(raw.allOf)) return compileNode(mergeAllOf(raw, raw.allOf, root), root, depth + 1);
 
   const description = typeof raw.description === 'string' ? raw.description : '';
   const alternatives = Array.isArray(raw.anyOf)
@@ -158,19 +182,7 @@ function compileNode(raw: unknown, root: RawSchema, depth: number): SchemaNode {
     Array.isArray(raw.required) ? raw.required.filter((r) => typeof r === 'string') : [],
   );
 
-  // Draft-4 style boolean exclusive bounds tighten the plain bound.
-  let exclusiveMinimum = num(raw.exclusiveMinimum);
-  let exclusiveMaximum = num(raw.exclusiveMaximum);
-  let minimum = num(raw.minimum);
-  let maximum = num(raw.maximum);
-  if (raw.exclusiveMinimum === true && minimum !== undefined) {
-    exclusiveMinimum = minimum;
-    minimum = undefined;
-  }
-  if (raw.exclusiveMaximum === true && maximum !== undefined) {
-    exclusiveMaximum = maximum;
-    maximum = undefined;
-  }
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = boundsOf(raw);
 
   return {
     types: nonNullTypes,

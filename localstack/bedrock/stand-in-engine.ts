@@ -249,35 +249,14 @@ export class StandInEngine {
     const started = performance.now();
     const random = this.random.fork();
     const requestId = this.requestId();
-    let modelId = rawModelId;
-    let decodable = true;
-    try {
-      modelId = decodeURIComponent(rawModelId);
-    } catch {
-      // Keep the raw id: it is still the best name for the books.
-      decodable = false;
-    }
+    const checked = this.checkRequest(rawModelId, body, context.region ?? DEFAULT_REGION);
+    const { modelId } = checked;
     const fail = (name: BedrockErrorName, message?: string): WireResponse => {
       this.books.record({ modelId, outcome: name });
       return this.errorResponse(bedrockError(name, message), requestId);
     };
-    if (modelId.length === 0 || !decodable) {
-      return fail('ValidationException', MODEL_MESSAGES.invalidModelId);
-    }
-    const enforce = this.plan.catalogue.enforce;
-    const resolved = this.catalogue.resolve(modelId);
-    if (enforce) {
-      const refusal = this.refuseModel(resolved, context.region ?? DEFAULT_REGION);
-      if (refusal) return fail(refusal.name, refusal.message);
-    }
-    const parsed = parseConverseRequest(body);
-    if (!parsed.ok) return fail('ValidationException', parsed.message);
-    const request = parsed.request;
-    const cachePoints = hasCachePoints(request);
-    if (enforce && resolved) {
-      const refusal = this.refuseRequest(resolved.model, request, cachePoints);
-      if (refusal) return fail(refusal.name, refusal.message);
-    }
+    if (!checked.ok) return fail(checked.refusal.name, checked.refusal.message);
+    const { request, resolved, cachePoints } = checked;
     const plan = this.planFor(modelId);
 
     // Draw every per-call decision up front, in a fixed order, so the draws never depend on
@@ -362,6 +341,57 @@ export class StandInEngine {
       },
       body: renderAnswerBody(answer, Math.round(performance.now() - started)),
     };
+  }
+
+  /**
+   * The checks before anything is drawn or admitted: the model id (decoded, then against the
+   * catalogue), the body, and the request against the model's rules. Returns the request to
+   * answer, or the refusal Bedrock would give.
+   */
+  private checkRequest(
+    rawModelId: string,
+    body: string,
+    region: string,
+  ):
+    | { ok: false; modelId: string; refusal: Refusal }
+    | {
+        ok: true;
+        modelId: string;
+        request: ConverseRequest;
+        resolved: ResolvedModel | undefined;
+        cachePoints: boolean;
+      } {
+    let modelId: string;
+    try {
+      modelId = decodeURIComponent(rawModelId);
+    } catch {
+      // Keep the raw id: it is still the best name for the books.
+      return {
+        ok: false,
+        modelId: rawModelId,
+        refusal: { name: 'ValidationException', message: MODEL_MESSAGES.invalidModelId },
+      };
+    }
+    if (modelId.length === 0) {
+      return {
+        ok: false,
+        modelId,
+        refusal: { name: 'ValidationException', message: MODEL_MESSAGES.invalidModelId },
+      };
+    }
+    const enforce = this.plan.catalogue.enforce;
+    const resolved = this.catalogue.resolve(modelId);
+    const modelRefusal = enforce ? this.refuseModel(resolved, region) : undefined;
+    if (modelRefusal) return { ok: false, modelId, refusal: modelRefusal };
+    const parsed = parseConverseRequest(body);
+    if (!parsed.ok)
+      return { ok: false, modelId, refusal: { name: 'ValidationException', message: parsed.message } };
+    const request = parsed.request;
+    const cachePoints = hasCachePoints(request);
+    const requestRefusal =
+      enforce && resolved ? this.refuseRequest(resolved.model, request, cachePoints) : undefined;
+    if (requestRefusal) return { ok: false, modelId, refusal: requestRefusal };
+    return { ok: true, modelId, request, resolved, cachePoints };
   }
 
   /**

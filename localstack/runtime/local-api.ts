@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -113,6 +114,98 @@ function singleValued(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
+/** A URL's query parameters, a repeated one as a list (as SigV4 canonicalises them). */
+function queryOf(url: URL): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    const prev = query[k];
+    query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return query;
+}
+
+/**
+ * The event API Gateway's HTTP API hands a Lambda integration for a verified request
+ * (payload format 2.0), with the IAM authorizer's caller: the access key that signed it.
+ */
+function proxyEvent(r: {
+  req: IncomingMessage;
+  method: string;
+  url: URL;
+  rawPath: string;
+  headers: Record<string, string>;
+  matched: NonNullable<ReturnType<typeof matchRoute>>;
+  body: Buffer;
+  accessKeyId: string;
+}): APIGatewayProxyEventV2 & { requestContext: { authorizer: { iam: Record<string, string | null> } } } {
+  const { req, method, url, rawPath, headers, matched, body, accessKeyId } = r;
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: routeKey(matched.route),
+    rawPath,
+    rawQueryString: url.search.replace(/^\?/, ''),
+    headers,
+    ...(url.search ? { queryStringParameters: Object.fromEntries(url.searchParams) } : {}),
+    pathParameters: matched.pathParameters,
+    ...(body.length > 0 ? { body: body.toString('utf8') } : {}),
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: rawPath,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: routeKey(matched.route),
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+      authorizer: {
+        iam: {
+          accessKey: accessKeyId,
+          accountId: '000000000000',
+          callerId: accessKeyId,
+          cognitoIdentity: null,
+          principalOrgId: 'local',
+          userArn: localCallerArn(accessKeyId),
+          userId: accessKeyId,
+        },
+      },
+    },
+  };
+}
+
+/**
+ * Answers a request Node's parser refused, as API Gateway does: 431 for a request line and
+ * headers over its limit, 400 for anything else it cannot read.
+ */
+function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify(
+    tooLarge
+      ? {
+          error: 'HeadersTooLargeError',
+          message: `the request line and headers are over ${MAX_HEADER_BYTES} bytes`,
+        }
+      : { message: 'Bad Request' },
+  );
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 /**
  * The status API on loopback, standing in for API Gateway's HTTP API with IAM authorization:
  * it refuses a request line and headers over 10240 bytes with 431 and a declared body over the
@@ -149,11 +242,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     }
     const matched = matchRoute(method, rawPath);
     if (!matched) return replyEarly(req, res, 404, { message: 'Not Found' });
-    const query: Record<string, string | string[]> = {};
-    for (const [k, v] of url.searchParams) {
-      const prev = query[k];
-      query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-    }
+    const query = queryOf(url);
     const verifier = { region, secretOf: (id: string) => secrets[id] };
     const early = checkSigV4Headers({ method, path: rawPath, query, headers }, verifier);
     if (!early.ok) {
@@ -179,50 +268,16 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       log(`local API: 403 ${method} ${rawPath}: ${verdict.message}`);
       return reply(res, 403, { message: verdict.message }, { 'x-amzn-errortype': 'AccessDeniedException' });
     }
-    const now = new Date();
-    const text = body.toString('utf8');
-    const event: APIGatewayProxyEventV2 & {
-      requestContext: { authorizer: { iam: Record<string, string | null> } };
-    } = {
-      version: '2.0',
-      routeKey: routeKey(matched.route),
+    const event = proxyEvent({
+      req,
+      method,
+      url,
       rawPath,
-      rawQueryString: url.search.replace(/^\?/, ''),
       headers,
-      ...(url.search ? { queryStringParameters: Object.fromEntries(url.searchParams) } : {}),
-      pathParameters: matched.pathParameters,
-      ...(body.length > 0 ? { body: text } : {}),
-      isBase64Encoded: false,
-      requestContext: {
-        accountId: '000000000000',
-        apiId: 'local',
-        domainName: headers.host ?? 'localhost',
-        domainPrefix: 'local',
-        http: {
-          method,
-          path: rawPath,
-          protocol: `HTTP/${req.httpVersion}`,
-          sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-          userAgent: headers['user-agent'] ?? '',
-        },
-        requestId: randomUUID(),
-        routeKey: routeKey(matched.route),
-        stage: '$default',
-        time: now.toUTCString(),
-        timeEpoch: now.getTime(),
-        authorizer: {
-          iam: {
-            accessKey: verdict.accessKeyId,
-            accountId: '000000000000',
-            callerId: verdict.accessKeyId,
-            cognitoIdentity: null,
-            principalOrgId: 'local',
-            userArn: localCallerArn(verdict.accessKeyId),
-            userId: verdict.accessKeyId,
-          },
-        },
-      },
-    };
+      matched,
+      body,
+      accessKeyId: verdict.accessKeyId,
+    });
     const result = (await handler(event)) as APIGatewayProxyStructuredResultV2;
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(result.headers ?? {})) out[k] = String(v);
@@ -237,25 +292,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       else res.destroy();
     });
   });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify(
-      tooLarge
-        ? {
-            error: 'HeadersTooLargeError',
-            message: `the request line and headers are over ${MAX_HEADER_BYTES} bytes`,
-          }
-        : { message: 'Bad Request' },
-    );
-    socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
-        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
-  });
+  server.on('clientError', refuseMalformed);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
