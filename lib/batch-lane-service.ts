@@ -15,6 +15,7 @@ import {
   grantInvokeModels,
   grantModelLifecycleReads,
   type ModelIds,
+  type ResolvedModelIds,
   resolveModelIds,
 } from './model-access.js';
 import { PROJECT_ROOT } from './project-root.js';
@@ -164,30 +165,7 @@ export class BatchLaneService extends Construct {
         `BatchLaneService dockerfile must exist under projectRoot; got '${join(projectRoot, dockerfile)}'`,
       );
     }
-    const lane = props.lane ?? 'batch';
-    if (LANE_CONSUMERS[lane] !== 'poller') {
-      throw new Error(
-        `BatchLaneService lane must be one drained by pollers (${lanesConsumedBy('poller').join(', ')}); got '${lane}'`,
-      );
-    }
-    const maxTasks = props.maxTasks ?? t.queues[lane].maxConcurrency;
-    if (!Number.isInteger(maxTasks) || maxTasks < 1 || maxTasks > 100) {
-      throw new Error(`BatchLaneService maxTasks must be an integer from 1 to 100; got ${maxTasks}`);
-    }
-    const pollerConcurrency = props.pollerConcurrency ?? 2;
-    if (!Number.isInteger(pollerConcurrency) || pollerConcurrency < 1 || pollerConcurrency > 64) {
-      throw new Error(
-        `BatchLaneService pollerConcurrency must be an integer from 1 to 64; got ${pollerConcurrency}`,
-      );
-    }
-    const cpu = props.cpu ?? 512;
-    if (!FARGATE_CPU.includes(cpu)) {
-      throw new Error(`BatchLaneService cpu must be one of ${FARGATE_CPU.join(', ')}; got ${cpu}`);
-    }
-    const memoryMiB = props.memoryMiB ?? 1024;
-    if (!Number.isInteger(memoryMiB) || memoryMiB < 512 || memoryMiB > 30_720) {
-      throw new Error(`BatchLaneService memoryMiB must be an integer from 512 to 30720; got ${memoryMiB}`);
-    }
+    const { lane, maxTasks, pollerConcurrency, cpu, memoryMiB } = checkedSettings(props);
     const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
@@ -258,7 +236,14 @@ export class BatchLaneService extends Construct {
       enableECSManagedTags: true,
     });
 
-    // The pattern grants consuming the batch queue; the worker also needs these.
+    this.grantTaskRole(props, models);
+  }
+
+  /**
+   * What the worker needs besides consuming its queue (which the pattern grants): the table,
+   * finalize messages, the models and metrics; and the reviewed cdk-nag acknowledgements.
+   */
+  private grantTaskRole(props: BatchLaneServiceProps, models: ResolvedModelIds): void {
     const taskRole = this.taskDefinition.taskRole;
     grantItemAccess(props.table, taskRole);
     props.queues.finalize.grantSendMessages(taskRole);
@@ -314,4 +299,39 @@ export class BatchLaneService extends Construct {
       },
     });
   }
+}
+
+/** The service's settings with their defaults, each checked against what ECS and the lane allow. */
+function checkedSettings(props: BatchLaneServiceProps): {
+  lane: Lane;
+  maxTasks: number;
+  pollerConcurrency: number;
+  cpu: number;
+  memoryMiB: number;
+} {
+  const lane = props.lane ?? 'batch';
+  if (LANE_CONSUMERS[lane] !== 'poller') {
+    throw new Error(
+      `BatchLaneService lane must be one drained by pollers (${lanesConsumedBy('poller').join(', ')}); got '${lane}'`,
+    );
+  }
+  const maxTasks = props.maxTasks ?? props.topology.queues[lane].maxConcurrency;
+  if (!Number.isInteger(maxTasks) || maxTasks < 1 || maxTasks > 100) {
+    throw new Error(`BatchLaneService maxTasks must be an integer from 1 to 100; got ${maxTasks}`);
+  }
+  const pollerConcurrency = props.pollerConcurrency ?? 2;
+  if (!Number.isInteger(pollerConcurrency) || pollerConcurrency < 1 || pollerConcurrency > 64) {
+    throw new Error(
+      `BatchLaneService pollerConcurrency must be an integer from 1 to 64; got ${pollerConcurrency}`,
+    );
+  }
+  const cpu = props.cpu ?? 512;
+  if (!FARGATE_CPU.includes(cpu)) {
+    throw new Error(`BatchLaneService cpu must be one of ${FARGATE_CPU.join(', ')}; got ${cpu}`);
+  }
+  const memoryMiB = props.memoryMiB ?? 1024;
+  if (!Number.isInteger(memoryMiB) || memoryMiB < 512 || memoryMiB > 30_720) {
+    throw new Error(`BatchLaneService memoryMiB must be an integer from 512 to 30720; got ${memoryMiB}`);
+  }
+  return { lane, maxTasks, pollerConcurrency, cpu, memoryMiB };
 }

@@ -77,7 +77,6 @@ export class OperationsFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: OperationsFunctionsProps) {
     super(scope, id);
-    const t = props.topology;
     const sweepEvery = props.sweepEveryMinutes ?? 1;
     const triageEvery = props.triageEveryMinutes ?? 15;
     const maxRedrives = props.maxRedrives ?? 2;
@@ -89,27 +88,7 @@ export class OperationsFunctions extends Construct {
     if (!existsSync(lockFile)) {
       throw new Error(`OperationsFunctions projectRoot must hold package-lock.json; got '${projectRoot}'`);
     }
-    const rules = sweepRules(t, (props.tuning?.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000);
-    const environment: Record<string, string> = {
-      ...runtimeEnvironment({
-        topology: t,
-        table: props.table,
-        intakeBucket: props.intakeBucket,
-        resultsBucket: props.resultsBucket,
-        queues: props.queues,
-        alertsTopic: props.alertsTopic,
-        models: resolveModelIds(undefined),
-        ...(props.tuning ? { tuning: props.tuning } : {}),
-      }),
-      STATUS_INDEX_NAME: t.table.indexes[0]?.name ?? 'byStatus',
-      SWEEP_QUIET_SECONDS: keyedVariable(this, LANES, (lane) => Math.ceil(rules.quietMs[lane] / 1000)),
-      SWEEP_FINALIZE_QUIET_SECONDS: String(Math.ceil(rules.finalizeQuietMs / 1000)),
-      CHUNK_MAX_RECEIVE_COUNT: String(rules.maxReceiveCount),
-      DLQ_MAX_REDRIVES: String(maxRedrives),
-      NODE_OPTIONS: '--enable-source-maps',
-    };
-    environment.DLQ_URLS = keyedVariable(this, QUEUE_ROLES, (role) => props.deadLetterQueues[role].queueUrl);
-    environment.DLQ_ARNS = keyedVariable(this, QUEUE_ROLES, (role) => props.deadLetterQueues[role].queueArn);
+    const environment = this.environmentOf(props, maxRedrives);
 
     const make = (name: 'Sweeper' | 'DlqTriage', entry: string, description: string, timeout: Duration) => {
       const { fn } = handlerFunction(this, name, {
@@ -149,32 +128,7 @@ export class OperationsFunctions extends Construct {
 
     // A failed run is not retried: the next scheduled run does the same work. It is not silent
     // either: the event goes to the failure queue, and the queue's alarm to the alerts topic.
-    this.failureQueue = new sqs.Queue(this, 'FailedRuns', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.failureQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue is itself the dead-letter destination of the scheduled sweeper and DLQ triage runs; ' +
-        'nothing consumes it automatically, an operator reads it after its alarm.',
-    });
-    this.failureAlarm = new cloudwatch.Alarm(this, 'FailedRunsAlarm', {
-      alarmName: `${t.prefix}-scheduled-run-failed`,
-      alarmDescription:
-        'A scheduled sweeper or DLQ triage run failed (the function threw, or EventBridge could not invoke it). ' +
-        'The failed event, with the error, is in the failure queue; the function logs say more.',
-      metric: this.failureQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-      }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    this.failureAlarm.addAlarmAction(new actions.SnsAction(props.alertsTopic));
+    [this.failureQueue, this.failureAlarm] = this.failedRuns(props);
     const onFailure = new destinations.SqsDestination(this.failureQueue);
     for (const fn of [this.sweeperFunction, this.triageFunction]) {
       fn.configureAsyncInvoke({ onFailure, retryAttempts: 0, maxEventAge: Duration.hours(1) });
@@ -207,6 +161,64 @@ export class OperationsFunctions extends Construct {
           'the keys (job ids) exist only at run time.',
       });
     }
+  }
+
+  /** The runtime's environment plus the sweeper's and triage's: index, quiet periods, DLQs. */
+  private environmentOf(props: OperationsFunctionsProps, maxRedrives: number): Record<string, string> {
+    const t = props.topology;
+    const rules = sweepRules(t, (props.tuning?.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000);
+    const environment: Record<string, string> = {
+      ...runtimeEnvironment({
+        topology: t,
+        table: props.table,
+        intakeBucket: props.intakeBucket,
+        resultsBucket: props.resultsBucket,
+        queues: props.queues,
+        alertsTopic: props.alertsTopic,
+        models: resolveModelIds(undefined),
+        ...(props.tuning ? { tuning: props.tuning } : {}),
+      }),
+      STATUS_INDEX_NAME: t.table.indexes[0]?.name ?? 'byStatus',
+      SWEEP_QUIET_SECONDS: keyedVariable(this, LANES, (lane) => Math.ceil(rules.quietMs[lane] / 1000)),
+      SWEEP_FINALIZE_QUIET_SECONDS: String(Math.ceil(rules.finalizeQuietMs / 1000)),
+      CHUNK_MAX_RECEIVE_COUNT: String(rules.maxReceiveCount),
+      DLQ_MAX_REDRIVES: String(maxRedrives),
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    environment.DLQ_URLS = keyedVariable(this, QUEUE_ROLES, (role) => props.deadLetterQueues[role].queueUrl);
+    environment.DLQ_ARNS = keyedVariable(this, QUEUE_ROLES, (role) => props.deadLetterQueues[role].queueArn);
+    return environment;
+  }
+
+  /** The queue failed scheduled runs go to, and its alarm on the alerts topic. */
+  private failedRuns(props: OperationsFunctionsProps): [sqs.Queue, cloudwatch.Alarm] {
+    const queue = new sqs.Queue(this, 'FailedRuns', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(queue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter destination of the scheduled sweeper and DLQ triage runs; ' +
+        'nothing consumes it automatically, an operator reads it after its alarm.',
+    });
+    const alarm = new cloudwatch.Alarm(this, 'FailedRunsAlarm', {
+      alarmName: `${props.topology.prefix}-scheduled-run-failed`,
+      alarmDescription:
+        'A scheduled sweeper or DLQ triage run failed (the function threw, or EventBridge could not invoke it). ' +
+        'The failed event, with the error, is in the failure queue; the function logs say more.',
+      metric: queue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new actions.SnsAction(props.alertsTopic));
+    return [queue, alarm];
   }
 }
 

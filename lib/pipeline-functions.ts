@@ -14,6 +14,7 @@ import {
   grantInvokeModels,
   grantModelLifecycleReads,
   type ModelIds,
+  type ResolvedModelIds,
   resolveModelIds,
 } from './model-access.js';
 import { PROJECT_ROOT } from './project-root.js';
@@ -272,6 +273,16 @@ export class PipelineFunctions extends Construct {
       'clause-review finalize: report.json and report.html',
     );
 
+    this.grantAccess(props, models);
+  }
+
+  /**
+   * What each function's handler does beyond its queue and the table: intake reads uploads,
+   * stores documents and sends chunk messages; the worker calls the models and sends finalize;
+   * finalize reads documents and writes reports. Each S3 grant is confined to one key prefix.
+   */
+  private grantAccess(props: PipelineFunctionsProps, models: ResolvedModelIds): void {
+    const t = props.topology;
     // Intake reads the upload (a version of it: the bucket is versioned) and its tags. ListBucket
     // makes S3 answer NoSuchKey instead of AccessDenied for an object deleted before intake ran,
     // which intake records as a clear rejection rather than retrying into the DLQ.
