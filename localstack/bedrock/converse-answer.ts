@@ -6,7 +6,8 @@
 import type { MalformedAccountingKind } from './accounting.js';
 import type { ConverseRequest } from './converse-request.js';
 import type { MalformedKind, PlannedStopReason } from './fault-plan.js';
-import { type AnalystAnswer, analyze, STAND_IN_LABEL } from './heuristic-analyst.js';
+import { analyze } from './heuristic-analyst.js';
+import { type AnalystAnswer, STAND_IN_LABEL } from './heuristic-types.js';
 import { breakSchema, corruptQuotes, truncatedJson } from './malformed.js';
 import { type CacheUse, blockChars as oneBlockChars } from './prompt-cache.js';
 import type { Random } from './random.js';

@@ -8,135 +8,47 @@
  * quote, rationale, summary, ...) and category descriptions, so callers need not adapt their
  * schema to the stand-in.
  */
+
 import { type ClauseIndex, clauseIndexFor, extractClauseText, type Segment } from './clause-text.js';
+import {
+  CATEGORY_KEYS,
+  CONFIDENCE_KEYS,
+  categoryNameProperty,
+  END_KEYS,
+  HIGH_RISK_BOOL_KEYS,
+  isSemanticKey,
+  isTextKey,
+  normKey,
+  PRESENT_KEYS,
+  QUOTE_KEYS,
+  quoteProperty,
+  SCORE_KEYS,
+  SEVERITY_WORDS,
+  START_KEYS,
+  scoreProperty,
+  TERMS_KEYS,
+  TEXT_KEYS,
+} from './heuristic-keys.js';
+import { fitString, summarySentence, textFor, verbatimQuote } from './heuristic-text.js';
+import {
+  type AnalystAnswer,
+  type AnalystRequest,
+  type Annotations,
+  type CategoryContext,
+  type Container,
+  type Ctx,
+  STAND_IN_LABEL,
+  type ToolAnswer,
+  type ToolLike,
+} from './heuristic-types.js';
 import { compileSchema, integerBounds, isObjectNode, type SchemaNode } from './json-schema.js';
 import {
   ANY_CATEGORY,
-  type CategoryMatch,
   type CategorySpec,
   matchCategory,
   type SegmentMatch,
   triggersLexicon,
 } from './risk-lexicon.js';
-
-/** Every answer's text block starts with this, so no one mistakes it for a model's opinion. */
-export const STAND_IN_LABEL =
-  'Offline heuristic analyst (clause-review Bedrock stand-in): not a legal-grade model.';
-
-/** The parts of a Converse request the analyst reads. */
-export interface AnalystRequest {
-  readonly messages: readonly { role?: unknown; content?: unknown }[];
-  readonly toolConfig?: {
-    readonly tools: readonly ToolLike[];
-    readonly toolChoice?: { readonly tool?: { readonly name?: unknown } } | Record<string, unknown>;
-  };
-}
-
-/** A tool as sent in `toolConfig.tools`. */
-export interface ToolLike {
-  readonly toolSpec?: {
-    readonly name: string;
-    readonly description?: string;
-    readonly inputSchema?: { readonly json?: unknown };
-  };
-}
-
-/** Where a generated quote lives, so a malformed-answer injector can rewrite it in place. */
-export interface QuoteSlot {
-  readonly container: Record<string, unknown>;
-  readonly key: string;
-  /** The schema's maxLength for the quote, which a rewritten quote must keep to. */
-  readonly maxLength?: number;
-}
-
-/** A generated findings array and a way to build one more finding for it. */
-export interface FindingsSlot {
-  readonly array: unknown[];
-  readonly maxItems: number;
-  readonly quoteMaxLength?: number;
-  /** Builds a finding item whose quote is `quote` (verbatim or not: the caller decides). */
-  readonly makeFinding: (quote: string) => unknown;
-}
-
-/** A place where the answer can be made to violate the caller's schema. */
-export type BreakPoint =
-  | {
-      readonly kind: 'outOfRange';
-      readonly container: Container;
-      readonly key: string | number;
-      readonly value: number;
-    }
-  | { readonly kind: 'missingRequired'; readonly container: Record<string, unknown>; readonly key: string }
-  | {
-      readonly kind: 'wrongType';
-      readonly container: Container;
-      readonly key: string | number;
-      readonly value: unknown;
-    };
-
-type Container = Record<string, unknown> | unknown[];
-
-/** The tool call the analyst makes, with handles into the generated input. */
-export interface ToolAnswer {
-  readonly name: string;
-  /** Fresh per call: safe to mutate. */
-  input: unknown;
-  readonly quotes: readonly QuoteSlot[];
-  readonly findings: readonly FindingsSlot[];
-  readonly breakPoints: readonly BreakPoint[];
-}
-
-/** The analyst's whole answer. */
-export interface AnalystAnswer {
-  /** The clause as extracted from the request (quotes are substrings of it). */
-  readonly clause: string;
-  /** Text block content: the label (followed by a one-line summary when no tool is offered). */
-  readonly text: string;
-  readonly tool?: ToolAnswer;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Property-name vocabulary. Keys are compared after lowercasing and dropping non-alphanumerics.
-
-const words = (list: string): ReadonlySet<string> => new Set(list.split(' '));
-const SCORE_KEYS = words('score riskscore risklevel rating severityscore severity level risk');
-const QUOTE_KEYS = words('quote quotation excerpt verbatim snippet span quotetext quotedtext evidence');
-const TEXT_KEYS = words(
-  'rationale reason reasoning explanation justification comment comments note notes analysis summary ' +
-    'overview assessment details detail commentary why description message',
-);
-const CATEGORY_KEYS = words('category categoryid categoryname riskcategory categorykey id key name type');
-const PRESENT_KEYS = words(
-  'present ispresent applicable isapplicable found detected flagged relevant addressed mentioned applies triggered',
-);
-const HIGH_RISK_BOOL_KEYS = words('highrisk ishighrisk risky isrisky requiresreview needsreview escalate');
-const TERMS_KEYS = words('keywords terms matchedterms matches signals triggers riskterms indicators');
-const CONFIDENCE_KEYS = words('confidence certainty');
-const START_KEYS = words('start startoffset startindex offset begin');
-const END_KEYS = words('end endoffset endindex');
-const SEVERITY_WORDS: readonly (readonly string[])[] = [
-  ['none', 'absent', 'na', 'notpresent', 'notapplicable', 'nil', 'no'],
-  ['low', 'minor', 'minimal', 'info', 'informational'],
-  ['medium', 'moderate', 'mid', 'elevated'],
-  ['high', 'major', 'critical', 'severe', 'significant', 'veryhigh'],
-];
-
-const normalizedKeys = new Map<string, string>();
-
-/** Lowercase alphanumerics only ("risk_score" -> "riskscore"); memoised, as keys repeat on every call. */
-function normKey(key: string): string {
-  let out = normalizedKeys.get(key);
-  if (out === undefined) {
-    out = '';
-    for (const ch of key.toLowerCase()) if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) out += ch;
-    if (normalizedKeys.size > 4096) normalizedKeys.clear();
-    normalizedKeys.set(key, out);
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Schema compilation cache.
 
 const SCHEMA_CACHE_LIMIT = 256;
 const schemaCache = new Map<string, SchemaNode>();
@@ -165,115 +77,6 @@ export function chosenTool(request: AnalystRequest): ToolLike | undefined {
 
 // ---------------------------------------------------------------------------------------------
 // Generation.
-
-interface CategoryContext {
-  readonly spec: CategorySpec;
-  readonly match: CategoryMatch;
-}
-
-interface Ctx {
-  readonly index: ClauseIndex;
-  /** Category a root-level assessment is about (from the tool's name and description). */
-  readonly rootCategory?: CategorySpec;
-  readonly key: string;
-  readonly category?: CategoryContext;
-  readonly finding?: SegmentMatch;
-  readonly out: Annotations;
-}
-
-interface Annotations {
-  /** Whether to record quotes, findings and break points (only needed for malformed answers). */
-  readonly annotate: boolean;
-  readonly quotes: QuoteSlot[];
-  readonly findings: FindingsSlot[];
-  readonly breakPoints: BreakPoint[];
-  /** Categories assessed anywhere in the answer, for summaries. */
-  readonly categories: CategoryContext[];
-}
-
-const CAMEL_BOUNDARY = /([a-z])([A-Z])/g;
-const SEPARATORS = /[-_]+/g;
-const humanized = new Map<string, string>();
-
-/** "ip-ownership" -> "ip ownership", "changeOfControl" -> "change of control" (memoised). */
-function humanize(key: string): string {
-  let label = humanized.get(key);
-  if (label === undefined) {
-    label = key.replace(CAMEL_BOUNDARY, '$1 $2').replace(SEPARATORS, ' ').toLowerCase().trim();
-    if (humanized.size > 4096) humanized.clear();
-    humanized.set(key, label);
-  }
-  return label;
-}
-
-const quoteList = (items: readonly string[], limit = 4): string => {
-  const shown = items.slice(0, limit).map((item) => `'${item}'`);
-  if (shown.length <= 1) return shown.join('');
-  return `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
-};
-
-function fitString(value: string, node: SchemaNode): string {
-  let out = value;
-  if (node.maxLength !== undefined && out.length > node.maxLength) {
-    out = out.slice(0, Math.max(0, node.maxLength));
-  }
-  if (node.minLength !== undefined && out.length < node.minLength) out = out.padEnd(node.minLength, '.');
-  return out;
-}
-
-/** A verbatim piece of the clause for a segment, within the node's length limits. */
-function verbatimQuote(index: ClauseIndex, segment: Segment, node: SchemaNode): string {
-  let text = segment.text;
-  if (node.maxLength !== undefined && text.length > node.maxLength) {
-    text = text.slice(0, node.maxLength);
-    // Prefer cutting at a word boundary; the result stays a prefix, hence a substring.
-    const space = text.lastIndexOf(' ');
-    if (space > node.maxLength / 2) text = text.slice(0, space);
-  }
-  if (node.minLength !== undefined && text.length < node.minLength) {
-    text = index.clause.slice(segment.start, Math.min(index.clause.length, segment.start + node.minLength));
-  }
-  return text;
-}
-
-function findingSentence(finding: SegmentMatch | undefined): string {
-  if (!finding || finding.terms.length === 0) {
-    return 'No specific risk wording in this passage (offline heuristic).';
-  }
-  const mentioned = [...finding.terms];
-  for (const term of finding.riskTerms) if (!mentioned.includes(term)) mentioned.push(term);
-  return `Mentions ${quoteList(mentioned)} (offline heuristic).`;
-}
-
-function categorySentence(category: CategoryContext): string {
-  const label = humanize(category.spec.key);
-  const { match } = category;
-  if (!match.present) return `No ${label} language found (offline heuristic).`;
-  const passages = `${match.segments.length} passage${match.segments.length === 1 ? '' : 's'}`;
-  const risk = match.riskTerms.length > 0 ? `; high-risk wording ${quoteList(match.riskTerms)}` : '';
-  return `${label} language in ${passages}: ${quoteList(match.terms)}${risk} (offline heuristic).`;
-}
-
-function summarySentence(ctx: Ctx): string {
-  const flagged = ctx.out.categories.filter((c) => c.match.present);
-  if (ctx.out.categories.length > 0) {
-    if (flagged.length === 0) return `${STAND_IN_LABEL} No risk category matched this clause.`;
-    const list = flagged.map((c) => `${humanize(c.spec.key)} (${c.match.level})`).join(', ');
-    const others = ctx.out.categories.length - flagged.length;
-    const rest =
-      others === 0 ? '' : `; ${others} other ${others === 1 ? 'category' : 'categories'} not addressed`;
-    return `${STAND_IN_LABEL} Flagged ${list}${rest}.`;
-  }
-  const any = matchCategory(ctx.index, ANY_CATEGORY);
-  if (!any.present) return `${STAND_IN_LABEL} No risk wording matched this clause.`;
-  return `${STAND_IN_LABEL} ${any.segments.length} passage(s) mention ${quoteList(any.terms)}.`;
-}
-
-function textFor(ctx: Ctx): string {
-  if (ctx.finding) return findingSentence(ctx.finding);
-  if (ctx.category) return categorySentence(ctx.category);
-  return summarySentence(ctx);
-}
 
 /** Current 0..3 risk level in context, or undefined when the category is not present. */
 function levelFor(ctx: Ctx): number | undefined {
@@ -388,62 +191,6 @@ function fillBoolean(ctx: Ctx): boolean {
   if (HIGH_RISK_BOOL_KEYS.has(key)) return (levelFor(ctx) ?? 0) >= 2;
   return false;
 }
-
-const scoreProperty = (node: SchemaNode): string | undefined => {
-  if (!node.properties) return undefined;
-  for (const [key, child] of node.properties) {
-    const k = normKey(key);
-    if (
-      (SCORE_KEYS.has(k) || k.endsWith('score')) &&
-      (child.types.includes('integer') || child.types.includes('number'))
-    ) {
-      return key;
-    }
-  }
-  return undefined;
-};
-
-const quoteProperty = (node: SchemaNode): string | undefined => {
-  if (!node.properties) return undefined;
-  for (const [key, child] of node.properties) {
-    if (QUOTE_KEYS.has(normKey(key)) && child.types.includes('string')) return key;
-  }
-  return undefined;
-};
-
-/** The property of a category-list item that names its category, with the allowed names if any. */
-function categoryNameProperty(node: SchemaNode): { key: string; names?: readonly string[] } | undefined {
-  if (!node.properties) return undefined;
-  for (const [key, child] of node.properties) {
-    if (!CATEGORY_KEYS.has(normKey(key))) continue;
-    if (child.hasConst && typeof child.constValue === 'string') return { key, names: [child.constValue] };
-    const names = child.enumValues?.filter((value): value is string => typeof value === 'string');
-    if (names && names.length > 0) return { key, names };
-    if (child.types.includes('string')) return { key };
-  }
-  return undefined;
-}
-
-const isSemanticKey = (key: string): boolean => {
-  const k = normKey(key);
-  return (
-    SCORE_KEYS.has(k) ||
-    QUOTE_KEYS.has(k) ||
-    TEXT_KEYS.has(k) ||
-    CATEGORY_KEYS.has(k) ||
-    PRESENT_KEYS.has(k) ||
-    HIGH_RISK_BOOL_KEYS.has(k) ||
-    TERMS_KEYS.has(k) ||
-    CONFIDENCE_KEYS.has(k) ||
-    k === 'findings' ||
-    k.endsWith('score')
-  );
-};
-
-const isTextKey = (key: string): boolean => {
-  const k = normKey(key);
-  return TEXT_KEYS.has(k) || k.endsWith('rationale') || k.endsWith('summary');
-};
 
 function wrongTypeValue(node: SchemaNode, value: unknown): unknown {
   if (typeof value === 'number' && !node.types.includes('string')) return 'high';

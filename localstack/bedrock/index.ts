@@ -69,7 +69,8 @@ export {
   resolveModelPlan,
   type StopReasonPlan,
 } from './fault-plan.js';
-export { type AnalystAnswer, type AnalystRequest, analyze, STAND_IN_LABEL } from './heuristic-analyst.js';
+export { analyze } from './heuristic-analyst.js';
+export { type AnalystAnswer, type AnalystRequest, STAND_IN_LABEL } from './heuristic-types.js';
 export { type LatencySpec, sampleLatencyMs } from './latency.js';
 export {
   CACHE_TTL_MS,

@@ -2,7 +2,7 @@
  * Malformed answers: the ways real models get tool output wrong, injected on purpose so the
  * pipeline's validation and repair paths run. Each function mutates a freshly generated answer.
  */
-import type { BreakPoint, ToolAnswer } from './heuristic-analyst.js';
+import type { BreakPoint, ToolAnswer } from './heuristic-types.js';
 import type { Random } from './random.js';
 
 /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { extractClauseText, segmentClause } from '../../localstack/bedrock/clause-text.js';
-import { type AnalystRequest, analyze, STAND_IN_LABEL } from '../../localstack/bedrock/heuristic-analyst.js';
+import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
+import { type AnalystRequest, STAND_IN_LABEL } from '../../localstack/bedrock/heuristic-types.js';
 
 const CLAUSE =
   'The Supplier shall indemnify, defend and hold harmless the Customer from all losses; such liability ' +

@@ -1,7 +1,8 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from './errors.js';
-import { type Job, type JobStatus, Jobs, type StatusChangeFields, statusChange } from './jobs.js';
+import { type Job, type JobStatus, Jobs } from './jobs.js';
 import { JOB_SK, jobPk } from './keys.js';
+import { type StatusChangeFields, statusChange } from './status-change.js';
 import { retryConflicts } from './transact.js';
 
 /** How long a review may take when the job names no other. */

@@ -4,6 +4,7 @@ import type { Lane } from '../contracts.js';
 import type { CostQuote } from '../intake/quote.js';
 import { isConditionFailure, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
+import { statusChange } from './status-change.js';
 import { retryConflicts } from './transact.js';
 
 /**
@@ -453,69 +454,4 @@ export class Jobs {
       throw error;
     }
   }
-}
-
-/** What changes besides the status in {@link statusChange}. */
-export interface StatusChangeFields {
-  /** Attributes to set; undefined ones are left alone. */
-  readonly set?: Readonly<Record<string, unknown>>;
-  /** Attributes set to the time of the change (besides `updatedAt`). */
-  readonly stamp?: readonly string[];
-  readonly remove?: readonly string[];
-  /** A further condition, with its values. */
-  readonly condition?: string;
-  readonly values?: Readonly<Record<string, unknown>>;
-}
-
-/**
- * The expression of one conditional status change of a job item: `to` from one of `from`, the
- * status index (`gsi1pk`, `gsi1sk`) and `updatedAt` moved along, and `change` applied. Every
- * status change (finish, pause, resume, review) is built here.
- */
-export function statusChange(
-  jobId: string,
-  from: readonly JobStatus[],
-  to: JobStatus,
-  at: string,
-  change: StatusChangeFields = {},
-): {
-  UpdateExpression: string;
-  ConditionExpression: string;
-  ExpressionAttributeNames: Record<string, string>;
-  ExpressionAttributeValues: Record<string, unknown>;
-} {
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = {
-    ':status': to,
-    ':at': at,
-    ':gpk': statusGsiPk(to),
-    ':gsk': `${at}#${jobId}`,
-    ...change.values,
-  };
-  const sets = [
-    '#status = :status',
-    'updatedAt = :at',
-    ...(change.stamp ?? []).map((field) => `${field} = :at`),
-    'gsi1pk = :gpk',
-    'gsi1sk = :gsk',
-  ];
-  for (const [k, v] of Object.entries(change.set ?? {})) {
-    if (v === undefined) continue;
-    names[`#${k}`] = k;
-    values[`:${k}`] = v;
-    sets.push(`#${k} = :${k}`);
-  }
-  const allowed = from.map((s, i) => {
-    values[`:from${i}`] = s;
-    return `:from${i}`;
-  });
-  const remove = change.remove?.length ? ` REMOVE ${change.remove.join(', ')}` : '';
-  return {
-    UpdateExpression: `SET ${sets.join(', ')}${remove}`,
-    ConditionExpression: `attribute_exists(pk) AND #status IN (${allowed.join(', ')})${
-      change.condition ? ` AND ${change.condition}` : ''
-    }`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
 }

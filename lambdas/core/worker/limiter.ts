@@ -1,58 +1,9 @@
 /**
- * Adaptive concurrency for model calls, with priority lanes.
- *
- * Bedrock does not say how much concurrency a model will take; it answers
- * ThrottlingException once a quota is exceeded. The limiter finds that limit by probing, in
- * windows of `windowMs`, and then holds just under it (`approach: 'probe'`, the default):
- *
- * - Growth: when a window ends with no throttle, the p99 latency of its calls under
- *   `p99TargetMs`, and the limit actually reached at some point in it, the limit grows. Until
- *   the first throttle it grows by `increase`. After one, it climbs back fast (by `increase`,
- *   or half the gap if that is more) to one below the limit that met the throttle, and from
- *   there probes by one permit every `probeWindows` clean windows.
- * - Decrease: a throttle steps the limit down by one permit, as many times as the window's
- *   growth added, so an overshoot is undone exactly, one round trip per permit. A throttle past
- *   that means the model takes less than the window began with, and cuts the limit to
- *   `floor(limit × decreaseFactor)`.
- * - Otherwise the limit holds. A window in which no call succeeded holds too (no evidence), and
- *   so does one where demand never reached the limit: growing a limit nobody uses would only
- *   let the next burst arrive at a concurrency that was never tested.
- * - The limit always stays within [min, max].
- *
- * So a saturated limiter spends `probeWindows` windows at the most the model took, one probe
- * above it, and one throttle to come back: about a throttle per `probeWindows + 1` windows.
- * The classic AIMD sawtooth (`approach: 'aimd'`: `+increase` per clean window, `× decreaseFactor`
- * at every throttle) keeps fewer calls in flight on the same model; the limiter bench
- * (test/bench/limiter.ts, `--approach`) measures both.
- *
- * Only throttles of calls granted since the last decrease count. Calls already in flight when
- * the limit was cut were admitted under the old, too-high limit; their throttles say nothing
- * about the new one and would otherwise cut it again. So there is at most one decrease per
- * "round trip", as in TCP's congestion control.
- *
- * Why the decrease is immediate by default: a throttle comes back in milliseconds, so while
- * the limit is above capacity the permits in excess cycle through one fast throttle after
- * another. Cutting only at the end of the window keeps the model a little busier but makes a
- * large share of attempts throttles (the limiter bench with `--decrease-on window` shows it),
- * and throttles are not free here: tier 1 moves a call to the fallback model after two in a
- * row and gives up after three retries.
- *
- * Windows are evaluated lazily, whenever a permit is requested or released (or `tick()` is
- * called, e.g. from a timer), on the injected clock, so tests drive them with a fake clock and
- * no timers. Nothing can change the limit while no permit moves, so lazy evaluation loses
- * nothing; a quiet stretch of several windows closes as one evaluation. A call's latency and
- * throttle count in the window in which it finishes, so `windowMs` should be several times the
- * calls' latency.
- *
- * When the limit drops below the permits in use, those calls finish normally and no new permit
- * is granted until fewer than `limit` are in use.
- *
- * Waiters are served earliest deadline first. A waiter's deadline is its arrival time plus
- * `agingMs` for each lane ahead of its own in `LANES` (realtime: arrival; batch: arrival +
- * `agingMs`). So realtime work goes ahead of batch work, but a batch waiter that has waited
- * `agingMs` longer than the oldest realtime waiter goes first: batch work cannot starve however
- * much realtime work arrives, and under overload realtime work waits at most as long as batch
- * work has waited beyond `agingMs`. Within a lane, waiters are served first come, first served.
+ * Adaptive concurrency for model calls, with priority lanes. Bedrock does not say how much
+ * concurrency a model takes; it answers ThrottlingException past its quota. The limiter
+ * probes for that limit in windows of `windowMs` and holds just under it; waiters are served
+ * earliest deadline first, later lanes aged in by `agingMs`. docs/architecture.md ("The
+ * limiter in detail") gives the rules and why each is so.
  *
  * @example
  * ```ts
