@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { watchChild } from './child-output.js';
 import { LocalStackError } from './errors.js';
 import { freePort } from './free-port.js';
 import { ensureLocalStack, LOCALSTACK_LIBS } from './localstack-install.js';
@@ -63,7 +64,6 @@ export async function startLocalStackServer(
   mkdirSync(dirname(libs), { recursive: true });
   if (!existsSync(libs)) symlinkSync(LOCALSTACK_LIBS, libs);
   const endpoint = `http://127.0.0.1:${port}`;
-  const output: string[] = [];
   const child: ChildProcess = spawn(install.python, ['-m', 'localstack.runtime.main'], {
     // Its own process group, so that stopping it stops DynamoDB Local's JVM too.
     detached: true,
@@ -89,19 +89,8 @@ export async function startLocalStackServer(
       LOCALSTACK_HOST: `127.0.0.1:${port}`,
     },
   });
-  const keep = (chunk: Buffer) => {
-    output.push(chunk.toString());
-    if (output.length > 80) output.shift();
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  let exited: number | null | undefined;
-  const gone = new Promise<void>((resolve) => {
-    child.once('exit', (code) => {
-      exited = code;
-      resolve();
-    });
-  });
+  const watched = watchChild(child, 80);
+  const { gone } = watched;
   const killGroup = (signal: NodeJS.Signals) => {
     try {
       if (child.pid) process.kill(-child.pid, signal);
@@ -119,19 +108,17 @@ export async function startLocalStackServer(
     last = await health(endpoint);
     const services = last?.services ?? {};
     if (last && LOCALSTACK_SERVICES.every((s) => ['available', 'running'].includes(services[s] ?? ''))) break;
+    const exited = watched.exitCode();
     if (exited !== undefined || Date.now() > deadline) {
       killGroup('SIGKILL');
       throw new LocalStackStartError(
         `LocalStack ${exited !== undefined ? `exited with code ${exited}` : `was not ready within ${timeoutMs} ms`} on ${endpoint} ` +
-          `(services: ${JSON.stringify(services)}). Its output:\n${output.join('').slice(-3000)}`,
+          `(services: ${JSON.stringify(services)}). Its output:\n${watched.output().slice(-3000)}`,
       );
     }
     await sleep(250);
   }
-  child.stdout?.off('data', keep);
-  child.stderr?.off('data', keep);
-  child.stdout?.resume();
-  child.stderr?.resume();
+  watched.quiet();
   return {
     endpoint,
     version: last.version ?? 'unknown',
@@ -141,7 +128,7 @@ export async function startLocalStackServer(
       process.off('exit', onExit);
       // LocalStack may start DynamoDB Local in a session of its own: note its children first.
       const children = descendantsOf(child.pid ?? 0);
-      if (exited === undefined) {
+      if (watched.exitCode() === undefined) {
         killGroup('SIGTERM');
         await Promise.race([gone, sleep(10_000)]);
       }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { watchChild } from './child-output.js';
 import { MotoStartError } from './errors.js';
 import { freePort } from './free-port.js';
 import { ensureMotoVenv, type MotoVenvOptions, PROJECT_ROOT } from './python-venv.js';
@@ -68,7 +69,6 @@ export async function startMotoServer(options: MotoServerOptions = {}): Promise<
   const python = join(dirname(ensureMotoVenv(options)), 'python');
   const port = options.port ?? (await freePort());
   const endpoint = `http://127.0.0.1:${port}`;
-  const output: string[] = [];
   const child = spawn(python, [SERVE_SCRIPT, '-H', '127.0.0.1', '-p', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -81,41 +81,25 @@ export async function startMotoServer(options: MotoServerOptions = {}): Promise<
   });
   installExitHook();
   running.add(child);
-  const keep = (chunk: Buffer) => {
-    output.push(chunk.toString());
-    if (output.length > 50) output.shift();
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  let exited: number | null | undefined;
-  const exitPromise = new Promise<void>((resolve) => {
-    child.once('exit', (code) => {
-      exited = code;
-      running.delete(child);
-      resolve();
-    });
-  });
+  const watched = watchChild(child, 50);
+  void watched.gone.then(() => running.delete(child));
 
   const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
   while (!(await answers(endpoint))) {
-    if (exited !== undefined) {
+    if (watched.exitCode() !== undefined) {
       throw new MotoStartError(
-        `moto_server exited with code ${exited} before answering on ${endpoint}. Its output:\n${output.join('').slice(-2000)}`,
+        `moto_server exited with code ${watched.exitCode()} before answering on ${endpoint}. Its output:\n${watched.output().slice(-2000)}`,
       );
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new MotoStartError(
-        `moto_server did not answer on ${endpoint} within ${options.startTimeoutMs ?? 30_000} ms. Its output:\n${output.join('').slice(-2000)}`,
+        `moto_server did not answer on ${endpoint} within ${options.startTimeoutMs ?? 30_000} ms. Its output:\n${watched.output().slice(-2000)}`,
       );
     }
     await sleep(100);
   }
-  // Past start-up its request log is noise; drop it instead of buffering it forever.
-  child.stdout?.off('data', keep);
-  child.stderr?.off('data', keep);
-  child.stdout?.resume();
-  child.stderr?.resume();
+  watched.quiet();
 
   return {
     endpoint,
@@ -126,12 +110,12 @@ export async function startMotoServer(options: MotoServerOptions = {}): Promise<
       await res.arrayBuffer();
     },
     async stop() {
-      if (exited !== undefined) return;
+      if (watched.exitCode() !== undefined) return;
       child.kill('SIGTERM');
-      const killed = await Promise.race([exitPromise.then(() => true), sleep(5000).then(() => false)]);
+      const killed = await Promise.race([watched.gone.then(() => true), sleep(5000).then(() => false)]);
       if (!killed) {
         child.kill('SIGKILL');
-        await exitPromise;
+        await watched.gone;
       }
     },
   };
