@@ -79,25 +79,13 @@ export class JobHolds {
    */
   async closeReview(jobId: string, how: 'completed' | 'expired'): Promise<boolean> {
     const field = how === 'completed' ? 'reviewCompletedAt' : 'reviewExpiredAt';
-    try {
-      await retryConflicts(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { pk: jobPk(jobId), sk: JOB_SK },
-            UpdateExpression: `SET ${field} = :at, updatedAt = :at`,
-            ConditionExpression:
-              '#status = :review AND attribute_not_exists(reviewCompletedAt) AND attribute_not_exists(reviewExpiredAt)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':at': this.iso(), ':review': 'awaiting_review' },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return this.jobs.stampOnce(
+      jobId,
+      field,
+      '#status = :review AND attribute_not_exists(reviewCompletedAt) AND attribute_not_exists(reviewExpiredAt)',
+      { ':review': 'awaiting_review' },
+      true,
+    );
   }
 
   private iso(): string {

@@ -348,14 +348,16 @@ export class Jobs {
   }
 
   /**
-   * Sets `field` to now unless it is set already, and only while `condition` holds. Returns
-   * false when it was set already or the condition failed (the loser of a race, or a repeat).
+   * Sets `field` to now unless it is set already, and only while `condition` holds (with
+   * `touch`, `updatedAt` too). Returns false when it was set already or the condition failed
+   * (the loser of a race, or a repeat).
    */
-  private async stampOnce(
+  async stampOnce(
     jobId: string,
     field: string,
     condition: string,
     values: Record<string, unknown> = {},
+    touch = false,
   ): Promise<boolean> {
     try {
       await retryConflicts(() =>
@@ -363,7 +365,7 @@ export class Jobs {
           new UpdateCommand({
             TableName: this.tableName,
             Key: { pk: jobPk(jobId), sk: JOB_SK },
-            UpdateExpression: `SET ${field} = :at`,
+            UpdateExpression: `SET ${field} = :at${touch ? ', updatedAt = :at' : ''}`,
             ConditionExpression: `attribute_not_exists(${field}) AND ${condition}`,
             ...(condition.includes('#status') ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
             ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString(), ...values },
