@@ -192,16 +192,7 @@ export class BatchLaneService extends Construct {
       },
     });
     const logGroup = new logs.LogGroup(this, 'WorkerLogs', { retention, removalPolicy });
-    const environment = runtimeEnvironment({
-      topology: t,
-      table: props.table,
-      intakeBucket: props.intakeBucket,
-      resultsBucket: props.resultsBucket,
-      queues: props.queues,
-      alertsTopic: props.alertsTopic,
-      models,
-      ...(props.tuning ? { tuning: props.tuning } : {}),
-    });
+    const environment = runtimeEnvironment({ ...props, models });
     this.taskDefinition.addContainer('Worker', {
       // Synth only stages the build context; the image is built at deploy time. The Dockerfile
       // builds in the build host's own architecture and only copies into the arm64 stage, so

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -14,7 +13,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LANES, sweepRules } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
-import { checkIntegerRange } from './checks.js';
+import { checkIntegerRange, checkProjectRoot } from './checks.js';
 import { resolveModelIds } from './model-access.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
@@ -84,10 +83,7 @@ export class OperationsFunctions extends Construct {
     checkIntegerRange('OperationsFunctions triageEveryMinutes', triageEvery, 1, 1440);
     checkIntegerRange('OperationsFunctions maxRedrives', maxRedrives, 0, 20);
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
-    const lockFile = join(projectRoot, 'package-lock.json');
-    if (!existsSync(lockFile)) {
-      throw new Error(`OperationsFunctions projectRoot must hold package-lock.json; got '${projectRoot}'`);
-    }
+    checkProjectRoot('OperationsFunctions', projectRoot);
     const environment = this.environmentOf(props, maxRedrives);
 
     const make = (name: 'Sweeper' | 'DlqTriage', entry: string, description: string, timeout: Duration) => {
@@ -168,16 +164,7 @@ export class OperationsFunctions extends Construct {
     const t = props.topology;
     const rules = sweepRules(t, (props.tuning?.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000);
     const environment: Record<string, string> = {
-      ...runtimeEnvironment({
-        topology: t,
-        table: props.table,
-        intakeBucket: props.intakeBucket,
-        resultsBucket: props.resultsBucket,
-        queues: props.queues,
-        alertsTopic: props.alertsTopic,
-        models: resolveModelIds(undefined),
-        ...(props.tuning ? { tuning: props.tuning } : {}),
-      }),
+      ...runtimeEnvironment({ ...props, models: resolveModelIds(undefined) }),
       STATUS_INDEX_NAME: t.table.indexes[0]?.name ?? 'byStatus',
       SWEEP_QUIET_SECONDS: keyedVariable(this, LANES, (lane) => Math.ceil(rules.quietMs[lane] / 1000)),
       SWEEP_FINALIZE_QUIET_SECONDS: String(Math.ceil(rules.finalizeQuietMs / 1000)),

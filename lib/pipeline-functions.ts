@@ -10,6 +10,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { LANES, lanesConsumedBy } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
+import { checkProjectRoot } from './checks.js';
 import {
   grantInvokeModels,
   grantModelLifecycleReads,
@@ -207,20 +208,8 @@ export class PipelineFunctions extends Construct {
         );
       }
     }
-    const lockFile = join(projectRoot, 'package-lock.json');
-    if (!existsSync(lockFile)) {
-      throw new Error(`PipelineFunctions projectRoot must hold package-lock.json; got '${projectRoot}'`);
-    }
-    const environment = runtimeEnvironment({
-      topology: t,
-      table: props.table,
-      intakeBucket: props.intakeBucket,
-      resultsBucket: props.resultsBucket,
-      queues: props.queues,
-      alertsTopic: props.alertsTopic,
-      models,
-      ...(props.tuning ? { tuning: props.tuning } : {}),
-    });
+    checkProjectRoot('PipelineFunctions', projectRoot);
+    const environment = runtimeEnvironment({ ...props, models });
 
     // A function drains each queue of `roles` through an event source of its own; its timeout is
     // the longest consumer timeout among them.

@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/contracts.js';
 import { API_ROUTES, LANES, type QueueRole } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
-import { checkIntegerRange } from './checks.js';
+import { checkIntegerRange, checkProjectRoot } from './checks.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { queueUrlsVariable, type RuntimeTuning } from './runtime-environment.js';
@@ -123,10 +123,7 @@ export class StatusApi extends Construct {
     const entry = join(projectRoot, props.entry ?? 'lambdas/api/handler.ts');
     if (!existsSync(entry))
       throw new Error(`StatusApi entry must name an existing handler file; got '${entry}'`);
-    const lockFile = join(projectRoot, 'package-lock.json');
-    if (!existsSync(lockFile)) {
-      throw new Error(`StatusApi projectRoot must hold package-lock.json; got '${projectRoot}'`);
-    }
+    checkProjectRoot('StatusApi', projectRoot);
     const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
