@@ -4,7 +4,7 @@ import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/jobs.js';
 import { seededRandom } from '../helpers/random.js';
 import { checkJob, checkRepeats, checkSpend, type JobFacts, p99 } from '../soak/checks.js';
-import { planJobs } from '../soak/soak.js';
+import { planJobs } from '../soak/plan.js';
 
 const at = '2026-03-01T10:00:00.000Z';
 

@@ -1,0 +1,219 @@
+/**
+ * The soak's rig: the local stack and pipeline with short leases, backoffs and quiet periods,
+ * the chaos bound to it, and one job driven from upload to its end with the user's actions
+ * (a re-sent S3 event, a cancel, a pause and resume, a reviewer's decision) at planned moments.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { LANES, type Lane } from '../../lambdas/core/contracts.js';
+import { cancelJob, type HoldDeps, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
+import { decide } from '../../lambdas/core/holds/review.js';
+import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
+import type { FaultPlan } from '../../localstack/bedrock/index.js';
+import type { ProvisionedResources } from '../../localstack/provision.js';
+import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
+import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { type ConflictCounter, countConflicts } from '../helpers/conflict-counter.js';
+import { Chaos } from './chaos.js';
+import type { JobPlan } from './plan.js';
+
+/** One job as the run saw it. */
+export interface Tracked {
+  readonly plan: JobPlan;
+  jobId?: string;
+  uploadedAt?: number;
+  endedAt?: number;
+  cancelled: boolean;
+  paused: boolean;
+  actionErrors: string[];
+}
+
+/** Everything a soak run drives and reads. */
+export interface Rig {
+  readonly stack: LocalStack;
+  readonly pipeline: LocalPipeline;
+  readonly resources: ProvisionedResources;
+  readonly jobs: Jobs;
+  readonly chaos: Chaos;
+  readonly holdDeps: HoldDeps;
+  readonly conflicts: ConflictCounter;
+  /** The pipeline's own log lines (the first 2,000), kept for a failure's story. */
+  readonly pipelineLog: string[];
+  /** No job starts, and none is waited for, past this time. */
+  readonly deadline: number;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts the local stack and pipeline with the soak's faults and short timings. */
+export async function startRig(
+  seed: number,
+  faults: Partial<FaultPlan>,
+  deadline: number,
+  random: () => number,
+): Promise<Rig> {
+  const pipelineLog: string[] = [];
+  const stack = await startLocalStack({ prefix: `soak${seed}`, seed, plan: faults });
+  const pipeline = startLocalPipeline({
+    awsEndpoint: stack.awsEndpoint,
+    bedrockEndpoint: stack.bedrock.url,
+    topology: stack.topology,
+    resources: stack.resources,
+    settings: {
+      ...LOCAL_RUN_DEFAULTS,
+      leaseSeconds: 8,
+      modelTimeoutMs: 4000,
+      redeliveryBackoffSeconds: [1, 2, 3],
+    },
+    batchWorkers: 2,
+    sweepIntervalMs: 1000,
+    sweepRules: {
+      quietMs: Object.fromEntries(LANES.map((lane) => [lane, 25_000])) as Record<Lane, number>,
+      finalizeQuietMs: 15_000,
+    },
+    log: (line) => {
+      if (pipelineLog.length < 2000) pipelineLog.push(line);
+    },
+  });
+  const r = stack.resources;
+  const { db, sqs, s3 } = pipeline.clients;
+  const dlqDeps = {
+    db,
+    sqs,
+    sns: stack.clients.sns,
+    tableName: r.tableName,
+    alertsTopicArn: r.alertsTopicArn,
+    queueUrls: r.queueUrls,
+    dlqUrls: r.dlqUrls,
+    dlqArns: r.dlqArns,
+  };
+  return {
+    stack,
+    pipeline,
+    resources: r,
+    jobs: new Jobs(db, r.tableName),
+    chaos: new Chaos(pipeline, r, dlqDeps, random),
+    holdDeps: {
+      db,
+      s3,
+      sqs,
+      tableName: r.tableName,
+      resultsBucket: r.resultsBucket,
+      laneQueueUrls: r.queueUrls,
+      finalizeQueueUrl: r.queueUrls.finalize,
+    },
+    conflicts: countConflicts(db),
+    pipelineLog,
+    deadline,
+  };
+}
+
+/** Uploads a job's contract with its own title line and the plan's metadata; returns the object. */
+async function upload(
+  rig: Rig,
+  t: Tracked,
+): Promise<{ key: string; size: number; versionId?: string; etag?: string }> {
+  const { plan } = t;
+  const r = rig.resources;
+  const name = basename(plan.file);
+  // Its own title: every question of this job is its own in the stand-in's books.
+  const body = `SOAK COPY ${String(plan.index).padStart(4, '0')} OF ${name.slice(0, 60).toUpperCase()}\n\n${readFileSync(plan.file, 'utf8')}`;
+  const key = `${r.intakePrefix}soak-${plan.index}-${name}`;
+  const metadata: Record<string, string> = { lane: plan.lane, 'cost-ceiling-usd': '50' };
+  if (plan.analysts) metadata.analysts = plan.analysts.join(',');
+  if (plan.tightCeilingUsd) {
+    metadata['cost-ceiling-usd'] = plan.tightCeilingUsd.toFixed(4);
+    metadata['allow-partial'] = 'true';
+  }
+  if (plan.gate) metadata.gate = plan.gate;
+  const put = await rig.pipeline.clients.s3.send(
+    new PutObjectCommand({ Bucket: r.intakeBucket, Key: key, Body: body, Metadata: metadata }),
+  );
+  t.uploadedAt = Date.now();
+  const object = {
+    key,
+    size: Buffer.byteLength(body),
+    ...(put.VersionId ? { versionId: put.VersionId } : {}),
+    ...(put.ETag ? { etag: put.ETag } : {}),
+  };
+  t.jobId = jobIdFor({ bucket: r.intakeBucket, ...object });
+  return object;
+}
+
+/** A person's action on a job, once intake has recorded it; refusals for an ended job are expected. */
+function actor(rig: Rig, t: Tracked, jobId: string) {
+  const recorded = (async () => {
+    for (const until = Date.now() + 60_000; Date.now() < until; await sleep(100)) {
+      if (await rig.jobs.find(jobId)) return;
+    }
+  })();
+  return async (what: string, run: () => Promise<unknown>) => {
+    await recorded;
+    try {
+      await run();
+    } catch (error) {
+      const message = String(error);
+      if (
+        !/already ended|only a running job|not paused|is (completed|incomplete|budget_exceeded|rejected|cancelled)/.test(
+          message,
+        )
+      ) {
+        t.actionErrors.push(`${what}: ${message}`);
+      }
+    }
+  };
+}
+
+/** Drives one job from upload to its end (or the deadline), with the plan's actions beside it. */
+export async function runJob(rig: Rig, t: Tracked): Promise<void> {
+  const { plan } = t;
+  const object = await upload(rig, t);
+  const jobId = t.jobId as string;
+  const act = actor(rig, t, jobId);
+  const actions: Promise<void>[] = [];
+  if (plan.resendEvent) {
+    actions.push(sleep(200).then(() => act('resend event', () => rig.chaos.duplicateEvent(object))));
+  }
+  if (plan.cancelAfterMs !== undefined) {
+    actions.push(
+      sleep(plan.cancelAfterMs).then(() =>
+        act('cancel', async () => {
+          if ((await cancelJob(jobId, 'cancelled by the soak', rig.holdDeps)).cancelled) t.cancelled = true;
+        }),
+      ),
+    );
+  }
+  if (plan.pauseAfterMs !== undefined) {
+    actions.push(
+      sleep(plan.pauseAfterMs).then(() =>
+        act('pause', async () => {
+          await pauseJob(jobId, 'soak', rig.holdDeps);
+          t.paused = true;
+          await sleep(plan.pauseForMs ?? 1000);
+          await resumeJob(jobId, rig.holdDeps);
+        }),
+      ),
+    );
+  }
+  for (;;) {
+    const job = await rig.jobs.find(jobId);
+    if (job?.finalizedAt || job?.status === 'rejected') break;
+    if (job?.status === 'awaiting_review' && !job.reviewCompletedAt && !job.reviewExpiredAt) {
+      await act('decide', () =>
+        decide(
+          job,
+          { findings: 'all-undecided', verdict: 'approve', note: 'soak' },
+          'arn:aws:iam::000000000000:user/soak-reviewer',
+          { ...rig.holdDeps, resultsPrefix: rig.resources.resultsPrefix },
+        ),
+      );
+    }
+    if (Date.now() > rig.deadline) break;
+    await sleep(400);
+  }
+  await Promise.all(actions);
+  t.endedAt = Date.now();
+}
