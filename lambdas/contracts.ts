@@ -9,7 +9,10 @@ export type { ApiConfig } from './api/config.js';
 export { API_ROUTES, type ApiRoute, routeKey } from './api/routes.js';
 export { checkPanelModels, type ModelChoice, panelModelIds } from './core/analysts/index.js';
 export {
+  byLane,
+  byRole,
   isLane,
+  keyed,
   LANE_CHOICES,
   LANE_CONSUMERS,
   LANES,

@@ -9,7 +9,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
-import { isLane, LANE_CHOICES, LANES, QUEUE_ROLES, type RuntimeConfig } from '../lambdas/contracts.js';
+import { isLane, keyed, LANE_CHOICES, LANES, QUEUE_ROLES, type RuntimeConfig } from '../lambdas/contracts.js';
 import { checkIntegerRange } from './checks.js';
 import type { ResolvedModelIds } from './model-access.js';
 import type { Lane, QueueRole, Topology } from './topology.js';
@@ -135,7 +135,7 @@ export function keyedVariable<K extends string>(
   keys: readonly K[],
   value: (key: K) => string | number,
 ): string {
-  return Stack.of(scope).toJsonString(Object.fromEntries(keys.map((key) => [key, value(key)])));
+  return Stack.of(scope).toJsonString(keyed(keys, value));
 }
 
 /** `QUEUE_URLS`: every work queue's URL by role. */

@@ -5,8 +5,10 @@
  *
  * Plain data and pure functions: no aws-cdk-lib import, so the CLI loads it cheaply.
  */
+
+import { byRole } from '../lambdas/contracts.js';
 import type { ProvisionedResources } from '../localstack/provision.js';
-import { QUEUE_ROLES, type QueueRole } from './topology.js';
+import type { QueueRole } from './topology.js';
 
 const pascal = (role: QueueRole) => `${role[0]?.toUpperCase() ?? ''}${role.slice(1)}`;
 
@@ -57,14 +59,12 @@ export function resourcesFromOutputs(
     }
     return value;
   };
-  const byRole = (key: (role: QueueRole) => string) =>
-    Object.fromEntries(QUEUE_ROLES.map((role) => [role, get(key(role))])) as Record<QueueRole, string>;
   const resources: ProvisionedResources = {
     prefix: get(STACK_OUTPUTS.prefix),
-    queueUrls: byRole(STACK_OUTPUTS.queueUrl),
-    queueArns: byRole(STACK_OUTPUTS.queueArn),
-    dlqUrls: byRole(STACK_OUTPUTS.dlqUrl),
-    dlqArns: byRole(STACK_OUTPUTS.dlqArn),
+    queueUrls: byRole((role) => get(STACK_OUTPUTS.queueUrl(role))),
+    queueArns: byRole((role) => get(STACK_OUTPUTS.queueArn(role))),
+    dlqUrls: byRole((role) => get(STACK_OUTPUTS.dlqUrl(role))),
+    dlqArns: byRole((role) => get(STACK_OUTPUTS.dlqArn(role))),
     tableName: get(STACK_OUTPUTS.tableName),
     intakeBucket: get(STACK_OUTPUTS.intakeBucket),
     intakePrefix: get(STACK_OUTPUTS.intakePrefix),

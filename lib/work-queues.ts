@@ -1,6 +1,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { byRole } from '../lambdas/contracts.js';
 import { QUEUE_ROLES, type QueueRole, type QueueSettings } from './topology.js';
 
 /** Properties of {@link WorkQueues}. */
@@ -72,11 +73,9 @@ export class WorkQueues extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkQueuesProps) {
     super(scope, id);
-    const pairs = Object.fromEntries(
-      QUEUE_ROLES.map((role) => [role, this.createPair(role, validate(role, props.settings[role]))]),
-    ) as Record<QueueRole, QueuePair>;
-    this.queues = mapRoles((role) => pairs[role].queue);
-    this.deadLetterQueues = mapRoles((role) => pairs[role].deadLetterQueue);
+    const pairs = byRole((role) => this.createPair(role, validate(role, props.settings[role])));
+    this.queues = byRole((role) => pairs[role].queue);
+    this.deadLetterQueues = byRole((role) => pairs[role].deadLetterQueue);
   }
 
   /** The queue and DLQ of one role. */
@@ -108,8 +107,4 @@ export class WorkQueues extends Construct {
     });
     return { queue, deadLetterQueue };
   }
-}
-
-function mapRoles<T>(pick: (role: QueueRole) => T): Record<QueueRole, T> {
-  return Object.fromEntries(QUEUE_ROLES.map((role) => [role, pick(role)])) as Record<QueueRole, T>;
 }

@@ -42,3 +42,14 @@ export const LANE_CHOICES = LANES.map((l) => `'${l}'`)
 
 /** True for a lane's name. */
 export const isLane = (value: unknown): value is Lane => LANES.includes(value as Lane);
+
+/** A record with one value per key of `keys`, in their order. */
+export function keyed<K extends string, T>(keys: readonly K[], value: (key: K) => T): Record<K, T> {
+  return Object.fromEntries(keys.map((key) => [key, value(key)])) as Record<K, T>;
+}
+
+/** One value per lane. */
+export const byLane = <T>(value: (lane: Lane) => T): Record<Lane, T> => keyed(LANES, value);
+
+/** One value per queue role. */
+export const byRole = <T>(value: (role: QueueRole) => T): Record<QueueRole, T> => keyed(QUEUE_ROLES, value);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keyed } from '../core/contracts.js';
 
 /**
  * An environment variable holding one value per key as a JSON object, e.g. `QUEUE_URLS` =
@@ -8,7 +9,7 @@ import { z } from 'zod';
  * naming the key that is missing, unknown or bad.
  */
 export function keyedJson<K extends string, V extends z.ZodType>(keys: readonly K[], value: V) {
-  const shape = Object.fromEntries(keys.map((key) => [key, value])) as Record<K, V>;
+  const shape = keyed(keys, () => value);
   return z
     .string()
     .transform((text, ctx) => {

@@ -1,5 +1,5 @@
 import { SNSClient } from '@aws-sdk/client-sns';
-import { LANES, type Lane } from '../core/contracts.js';
+import { byLane } from '../core/contracts.js';
 import type { DlqDeps } from '../core/dlq/index.js';
 import type { SweeperDeps } from '../core/sweeper/index.js';
 import { clientConfig } from './aws-clients.js';
@@ -28,10 +28,7 @@ export function sweeperDeps(
     laneQueueUrls: c.QUEUE_URLS,
     finalizeQueueUrl: c.QUEUE_URLS.finalize,
     rules: {
-      quietMs: Object.fromEntries(LANES.map((lane) => [lane, c.SWEEP_QUIET_SECONDS[lane] * 1000])) as Record<
-        Lane,
-        number
-      >,
+      quietMs: byLane((lane) => c.SWEEP_QUIET_SECONDS[lane] * 1000),
       finalizeQuietMs: c.SWEEP_FINALIZE_QUIET_SECONDS * 1000,
       maxReceiveCount: c.CHUNK_MAX_RECEIVE_COUNT,
       maxSpacingFactor: 8,

@@ -1,8 +1,8 @@
-import { QUEUE_ROLES } from '../../lambdas/core/contracts.js';
+import { byRole } from '../../lambdas/core/contracts.js';
 
 /** `QUEUE_URLS` as a test environment holds it: one URL per queue role under `base`. */
 export function queueUrlsVariable(base = 'https://sqs.us-east-1.amazonaws.com/1'): string {
-  return JSON.stringify(Object.fromEntries(QUEUE_ROLES.map((role) => [role, `${base}/${role}`])));
+  return JSON.stringify(byRole((role) => `${base}/${role}`));
 }
 
 /**

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { LANES, type Lane } from '../../lambdas/core/contracts.js';
+import { byLane } from '../../lambdas/core/contracts.js';
 import { cancelJob, type HoldDeps, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import { decide } from '../../lambdas/core/holds/review.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
@@ -71,7 +71,7 @@ export async function startRig(
     batchWorkers: 2,
     sweepIntervalMs: 1000,
     sweepRules: {
-      quietMs: Object.fromEntries(LANES.map((lane) => [lane, 25_000])) as Record<Lane, number>,
+      quietMs: byLane(() => 25_000),
       finalizeQuietMs: 15_000,
     },
     log: (line) => {

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LANE_CONSUMERS, LANES, lanesConsumedBy, QUEUE_ROLES } from '../../lambdas/core/contracts.js';
+import {
+  byLane,
+  byRole,
+  keyed,
+  LANE_CONSUMERS,
+  LANES,
+  lanesConsumedBy,
+  QUEUE_ROLES,
+} from '../../lambdas/core/contracts.js';
 import { ConfigError, loadConfig } from '../../lambdas/shared/config.js';
 import { keyedJson } from '../../lambdas/shared/keyed-json.js';
 import { loadOperationsConfig } from '../../lambdas/shared/ops-config.js';
@@ -58,6 +66,12 @@ describe('lanes', () => {
     expect([...lanesConsumedBy('lambda'), ...lanesConsumedBy('poller')].sort()).toEqual([...LANES].sort());
     expect(lanesConsumedBy('lambda')).toEqual(['realtime']);
     expect(lanesConsumedBy('poller')).toEqual(['batch']);
+  });
+
+  it('key records built from the lists: one value per lane or role, in list order', () => {
+    expect(keyed(['a', 'b'] as const, (k) => k.toUpperCase())).toEqual({ a: 'A', b: 'B' });
+    expect(Object.entries(byLane((lane) => lane.length))).toEqual(LANES.map((l) => [l, l.length]));
+    expect(Object.keys(byRole(() => 0))).toEqual([...QUEUE_ROLES]);
   });
 
   it('are queue roles between intake and finalize, in order', () => {

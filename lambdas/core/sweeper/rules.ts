@@ -1,4 +1,4 @@
-import { LANES, type Lane, type QueueRole } from '../contracts.js';
+import { byLane, type Lane, type QueueRole } from '../contracts.js';
 
 /** What the sweep rules read from the topology (lib/topology.ts's `Topology` has it). */
 export interface SweepTopology {
@@ -42,7 +42,7 @@ export function sweepRules(t: SweepTopology, leaseMs: number, graceMs = 60_000):
   const quiet = (lane: Lane) =>
     Math.max(t.queues[lane].visibilityTimeoutSeconds * 1000, 2 * leaseMs) + backoffMs + graceMs;
   return {
-    quietMs: Object.fromEntries(LANES.map((lane) => [lane, quiet(lane)])) as Record<Lane, number>,
+    quietMs: byLane(quiet),
     finalizeQuietMs: t.queues.finalize.visibilityTimeoutSeconds * 1000 + graceMs,
     maxReceiveCount: t.queues.realtime.maxReceiveCount,
     maxSpacingFactor: 8,

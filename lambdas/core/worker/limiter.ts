@@ -13,7 +13,7 @@
  *   .run(() => bedrock.send(new ConverseCommand(input)), { lane: job.lane });
  * ```
  */
-import { LANES, type Lane } from '../contracts.js';
+import { byLane, LANES, type Lane } from '../contracts.js';
 import { isThrottle } from './error-class.js';
 import type {
   AcquireOptions,
@@ -452,11 +452,6 @@ export class AdaptiveLimiter {
     this.lastWindow = snapshot;
     this.onWindow?.(snapshot);
   }
-}
-
-/** One value per lane. */
-function byLane<T>(value: (lane: Lane) => T): Record<Lane, T> {
-  return Object.fromEntries(LANES.map((lane) => [lane, value(lane)])) as Record<Lane, T>;
 }
 
 /** True when `lane` is served before `other` (it comes earlier in `LANES`). */
