@@ -5,7 +5,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { checkPanelModels } from '../../lambdas/core/analysts/index.js';
 import { isLane, LANE_CHOICES, LANE_CONSUMERS, LANES, type Lane } from '../../lambdas/core/contracts.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
-import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
 import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
 import { type Job, Jobs, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
@@ -226,12 +226,7 @@ async function upload(
       },
     }),
   );
-  const jobId = jobIdFor({
-    bucket: stack.resources.intakeBucket,
-    key,
-    ...(put.VersionId ? { versionId: put.VersionId } : {}),
-    ...(put.ETag ? { etag: put.ETag } : {}),
-  });
+  const jobId = jobIdOfPut(stack.resources.intakeBucket, key, put);
   console.log(`uploaded ${input.path} → s3://${stack.resources.intakeBucket}/${key} (job ${jobId})`);
   return { file: input.path, jobId };
 }

@@ -20,7 +20,7 @@ import {
 } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
-import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { MODEL_PRICES, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
@@ -59,12 +59,7 @@ export async function runCostBench(
     const put = await pipeline.clients.s3.send(
       new PutObjectCommand({ Bucket: stack.resources.intakeBucket, Key: key, Body: bytes }),
     );
-    const jobId = jobIdFor({
-      bucket: stack.resources.intakeBucket,
-      key,
-      ...(put.VersionId ? { versionId: put.VersionId } : {}),
-      ...(put.ETag ? { etag: put.ETag } : {}),
-    });
+    const jobId = jobIdOfPut(stack.resources.intakeBucket, key, put);
     const jobs = new Jobs(pipeline.clients.db, stack.resources.tableName);
     let job = await jobs.find(jobId);
     while (!job?.finalizedAt && job?.status !== 'rejected') {

@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { PRIMARY_MODEL_ID as LOCAL_RUN_PRIMARY_MODEL } from '../../lambdas/core/models.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import type { AccountingSnapshot } from '../../localstack/bedrock/index.js';
@@ -215,12 +215,7 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
             Metadata: { 'cost-ceiling-usd': '100' },
           }),
         );
-        return jobIdFor({
-          bucket: stack.resources.intakeBucket,
-          key,
-          ...(put.VersionId ? { versionId: put.VersionId } : {}),
-          ...(put.ETag ? { etag: put.ETag } : {}),
-        });
+        return jobIdOfPut(stack.resources.intakeBucket, key, put);
       }),
     );
     const ended = new Map<string, Job>();

@@ -6,7 +6,7 @@ import { afterAll, expect } from 'vitest';
 import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
-import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { costOf } from '../../lambdas/core/models.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import type { Delivery, WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
@@ -123,12 +123,7 @@ export async function startHarness(
           Metadata: metadata,
         }),
       );
-      return jobIdFor({
-        bucket: stack.resources.intakeBucket,
-        key,
-        ...(put.VersionId ? { versionId: put.VersionId } : {}),
-        ...(put.ETag ? { etag: put.ETag } : {}),
-      });
+      return jobIdOfPut(stack.resources.intakeBucket, key, put);
     },
     async waitForEnd(jobId, timeoutMs = 90_000) {
       const deadline = Date.now() + timeoutMs;
