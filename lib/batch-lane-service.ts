@@ -11,6 +11,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { LANE_CONSUMERS, type Lane, lanesConsumedBy, METRICS_NAMESPACE } from '../lambdas/contracts.js';
+import { checkIntegerRange } from './checks.js';
 import {
   grantInvokeModels,
   grantModelLifecycleReads,
@@ -306,23 +307,22 @@ function checkedSettings(props: BatchLaneServiceProps): {
       `BatchLaneService lane must be one drained by pollers (${lanesConsumedBy('poller').join(', ')}); got '${lane}'`,
     );
   }
-  const maxTasks = props.maxTasks ?? props.topology.queues[lane].maxConcurrency;
-  if (!Number.isInteger(maxTasks) || maxTasks < 1 || maxTasks > 100) {
-    throw new Error(`BatchLaneService maxTasks must be an integer from 1 to 100; got ${maxTasks}`);
-  }
-  const pollerConcurrency = props.pollerConcurrency ?? 2;
-  if (!Number.isInteger(pollerConcurrency) || pollerConcurrency < 1 || pollerConcurrency > 64) {
-    throw new Error(
-      `BatchLaneService pollerConcurrency must be an integer from 1 to 64; got ${pollerConcurrency}`,
-    );
-  }
+  const maxTasks = checkIntegerRange(
+    'BatchLaneService maxTasks',
+    props.maxTasks ?? props.topology.queues[lane].maxConcurrency,
+    1,
+    100,
+  );
+  const pollerConcurrency = checkIntegerRange(
+    'BatchLaneService pollerConcurrency',
+    props.pollerConcurrency ?? 2,
+    1,
+    64,
+  );
   const cpu = props.cpu ?? 512;
   if (!FARGATE_CPU.includes(cpu)) {
     throw new Error(`BatchLaneService cpu must be one of ${FARGATE_CPU.join(', ')}; got ${cpu}`);
   }
-  const memoryMiB = props.memoryMiB ?? 1024;
-  if (!Number.isInteger(memoryMiB) || memoryMiB < 512 || memoryMiB > 30_720) {
-    throw new Error(`BatchLaneService memoryMiB must be an integer from 512 to 30720; got ${memoryMiB}`);
-  }
+  const memoryMiB = checkIntegerRange('BatchLaneService memoryMiB', props.memoryMiB ?? 1024, 512, 30_720);
   return { lane, maxTasks, pollerConcurrency, cpu, memoryMiB };
 }

@@ -4,6 +4,7 @@ import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
+import { checkIntegerRange } from './checks.js';
 import type { BucketSettings, IntakeNotificationSettings } from './topology.js';
 
 /** Properties of {@link DocumentBuckets}. */
@@ -60,10 +61,7 @@ function checkBucketName(role: string, name: string): void {
 }
 
 function checkDays(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > 3650) {
-    throw new Error(`DocumentBuckets ${name} must be an integer from 1 to 3650; got ${value}`);
-  }
-  return value;
+  return checkIntegerRange(`DocumentBuckets ${name}`, value, 1, 3650);
 }
 
 /**

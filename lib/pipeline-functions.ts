@@ -10,7 +10,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { LANES, lanesConsumedBy } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
-import { checkProjectRoot } from './checks.js';
+import { checkIntegerRange, checkProjectRoot } from './checks.js';
 import {
   grantInvokeModels,
   grantModelLifecycleReads,
@@ -202,11 +202,7 @@ export class PipelineFunctions extends Construct {
     const entries = { ...DEFAULT_ENTRIES, ...props.entries };
     const memory = { ...DEFAULT_MEMORY, ...props.memoryMiB };
     for (const [name, mib] of Object.entries(memory)) {
-      if (!Number.isInteger(mib) || mib < 128 || mib > 10_240) {
-        throw new Error(
-          `PipelineFunctions memoryMiB.${name} must be an integer from 128 to 10240; got ${mib}`,
-        );
-      }
+      checkIntegerRange(`PipelineFunctions memoryMiB.${name}`, mib, 128, 10_240);
     }
     checkProjectRoot('PipelineFunctions', projectRoot);
     const environment = runtimeEnvironment({ ...props, models });
@@ -353,11 +349,7 @@ function validateConsumer(name: PipelineFunctionName, q: QueueSettings): void {
         `(${6 * timeout} s); got ${q.visibilityTimeoutSeconds} s`,
     );
   }
-  if (!Number.isInteger(q.batchSize) || q.batchSize < 1 || q.batchSize > 10) {
-    throw new Error(
-      `PipelineFunctions ${name} batchSize must be an integer from 1 to 10; got ${q.batchSize}`,
-    );
-  }
+  checkIntegerRange(`PipelineFunctions ${name} batchSize`, q.batchSize, 1, 10);
   if (!Number.isInteger(q.maxConcurrency) || q.maxConcurrency < 2 || q.maxConcurrency > 1000) {
     throw new Error(
       `PipelineFunctions ${name} maxConcurrency must be an integer from 2 to 1000 (Lambda's limits); got ${q.maxConcurrency}`,
