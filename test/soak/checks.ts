@@ -30,6 +30,35 @@ export interface JobFacts {
   readonly cancelled: boolean;
 }
 
+/**
+ * Where an unfinished job's chunk-stages stand, so a job left running at the bound says
+ * whether it was slow or stuck: the stages by status, and each unfinished one with its
+ * holder, lease and last change.
+ */
+export function standing(checkpoints: readonly Checkpoint[], now = Date.now()): string {
+  const byStatus: Record<string, number> = {};
+  for (const cp of checkpoints) byStatus[cp.status] = (byStatus[cp.status] ?? 0) + 1;
+  const open = checkpoints
+    .filter((cp) => cp.status !== 'done' && cp.status !== 'cancelled' && cp.status !== 'dead')
+    .slice(0, 6)
+    .map((cp) => {
+      const lease =
+        cp.claimExpiresAt !== undefined
+          ? `lease ${cp.claimExpiresAt > now ? 'held' : 'expired'} ${Math.round(Math.abs(cp.claimExpiresAt - now) / 1000)} s`
+          : 'no lease';
+      const last = [cp.startedAt, cp.failedAt, cp.sweptAt, cp.redrivenAt, cp.resumedAt, cp.pausedAt]
+        .filter((t): t is string => t !== undefined)
+        .sort()
+        .at(-1);
+      const since = last ? `, last change ${Math.round((now - Date.parse(last)) / 1000)} s ago` : '';
+      return `${cp.stage} ${cp.chunk} ${cp.status} (attempts ${cp.attempts}, ${lease}${since})`;
+    });
+  const counts = Object.entries(byStatus)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  return `stages ${counts || 'none'}${open.length ? `; open: ${open.join('; ')}` : ''}`;
+}
+
 const TERMINAL = new Set(['completed', 'incomplete', 'cancelled', 'budget_exceeded', 'rejected']);
 
 /**
@@ -47,7 +76,7 @@ export function checkJob(f: JobFacts): Violation[] {
     return out;
   }
   if (!TERMINAL.has(job.status) || (job.status !== 'rejected' && !job.finalizedAt)) {
-    v('terminal', `status ${job.status}, finalized ${job.finalizedAt ?? 'never'}`);
+    v('terminal', `status ${job.status}, finalized ${job.finalizedAt ?? 'never'}; ${standing(f.checkpoints)}`);
     return out;
   }
   if (job.status === 'rejected') {

@@ -3,7 +3,7 @@ import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/jobs.js';
 import { seededRandom } from '../helpers/random.js';
-import { checkJob, checkRepeats, checkSpend, type JobFacts, p99 } from '../soak/checks.js';
+import { checkJob, checkRepeats, checkSpend, type JobFacts, p99, standing } from '../soak/checks.js';
 import { planJobs } from '../soak/plan.js';
 
 const at = '2026-03-01T10:00:00.000Z';
@@ -105,6 +105,26 @@ describe('checkJob', () => {
       expect.objectContaining({ check: 'allotments', chunk: 0 }),
     ]);
     expect(checkJob(facts({ job: job({ costReserved: 10 }) }))[0]?.check).toBe('allotments');
+  });
+
+  it('says where an unfinished job stands: stages by status, each open one with its lease and last change', () => {
+    const now = Date.parse(at) + 90_000;
+    const cp = (chunk: number, over: Partial<Checkpoint>) =>
+      ({ jobId: 'j-1', chunk, stage: 'analyze', fence: 1, attempts: 1, ...over }) as Checkpoint;
+    const checkpoints = [
+      cp(0, { status: 'done' }),
+      cp(1, { status: 'running', claimExpiresAt: now + 20_000, startedAt: at }),
+      cp(2, { status: 'retrying', claimExpiresAt: now - 5_000, failedAt: at, attempts: 2 }),
+      cp(3, { status: 'pending' }),
+    ];
+    expect(standing(checkpoints, now)).toBe(
+      'stages done 1, running 1, retrying 1, pending 1; open: ' +
+        'analyze 1 running (attempts 1, lease held 20 s, last change 90 s ago); ' +
+        'analyze 2 retrying (attempts 2, lease expired 5 s, last change 90 s ago); ' +
+        'analyze 3 pending (attempts 1, no lease)',
+    );
+    const running = checkJob(facts({ job: job({ status: 'running', finalizedAt: undefined }), checkpoints }));
+    expect(running[0]?.detail).toMatch(/^status running, finalized never; stages done 1, running 1/);
   });
 
   it('names calls that are not accounted for, in the job and per chunk', () => {
