@@ -76,7 +76,10 @@ export function checkJob(f: JobFacts): Violation[] {
     return out;
   }
   if (!TERMINAL.has(job.status) || (job.status !== 'rejected' && !job.finalizedAt)) {
-    v('terminal', `status ${job.status}, finalized ${job.finalizedAt ?? 'never'}; ${standing(f.checkpoints)}`);
+    v(
+      'terminal',
+      `status ${job.status}, finalized ${job.finalizedAt ?? 'never'}; ${standing(f.checkpoints)}`,
+    );
     return out;
   }
   if (job.status === 'rejected') {
