@@ -12,7 +12,8 @@
  * (`LIMITER_INITIAL` 10, 2 s windows), sharing the model's limit through the table (`on`) or
  * each learning alone (`off`), and runs until the common end. Printed per mode: goodput once
  * every process has joined (and over the last half of the run) against the capacity bound,
- * the throttle rate, and the limit each process had at its first call.
+ * the throttle rate, and the limit each process had at its first call. With `FLEET_TRACE=1`
+ * each process prints its limiter's windows to stderr.
  *
  * `runFleetBench` is exported for test/bench/run-all.ts.
  */
@@ -84,6 +85,14 @@ async function child(values: Record<string, string | boolean | undefined>): Prom
     initial: INITIAL,
     windowMs: WINDOW_MS,
     p99TargetMs: 1_000,
+    ...(process.env.FLEET_TRACE
+      ? {
+          onWindow: (w) =>
+            process.stderr.write(
+              `${worker} ${Math.round((Date.now() - startAt) / 1000)}s ${w.limitBefore}->${w.limitAfter} thr ${w.throttles}/${w.staleThrottles} calls ${w.calls} peak ${w.peakActive} ${w.decision.reason}\n`,
+            ),
+        }
+      : {}),
     ...(values.sharing === 'on'
       ? {
           sharing: new SharedLimits({

@@ -78,19 +78,21 @@ describe('a model limit shared by processes through the state table', () => {
     first.release({ unused: true });
     expect((await item(model))?.total).toBe(19);
 
-    // A learns of B at its next report: its own window added 5, so the fleet holds 24, of
-    // which A's share is 12. B's next window adds 5 more: 29, and B's share is 14.
+    // A learns of B at its next report: its own window added 5 while it was alone, so the
+    // fleet holds 24, of which A's share is 12. B knows it shares with A: its window's +5 adds
+    // half, 2.5, so that two processes moving on the same signal move the total as one
+    // limiter would. The fleet holds 26.5; 26 permits go out, 13 of them B's.
     await cleanWindow(a, clock);
     await settled(() => a.limit === 12);
     expect((await item(model))?.total).toBe(24);
     await cleanWindow(b, clock);
-    await settled(async () => (await item(model))?.total === 29);
-    await settled(() => b.limit === 14);
+    await settled(async () => (await item(model))?.total === 26.5);
+    await settled(() => b.limit === 13);
 
     // A stops reporting (a frozen instance): after staleMs its share returns to B.
     clock.t += STALE + WINDOW;
     await cleanWindow(b, clock);
-    await settled(() => b.limit === 34); // 29 + its own 5, all of it B's
+    await settled(() => b.limit === 29); // 26.5 + half its own 5, all of it B's
     const after = await item(model);
     expect(Object.keys(after ?? {}).filter((k) => k.startsWith('member#'))).toEqual(['member#b']);
   });
@@ -123,8 +125,9 @@ describe('a model limit shared by processes through the state table', () => {
     expect(a.limit).toBe(4); // at once, before any report
     clock.t = 2 * WINDOW;
     a.tick();
-    await settled(async () => (await item(model))?.total === 9);
-    // The fleet holds 9 now: 5 for a (first in id order takes the remainder), 4 for b.
+    await settled(async () => (await item(model))?.total === 9.5);
+    // a's step down of one counts half (two share the model): the fleet holds 9.5, so 9
+    // permits go out: 5 for a (first in id order takes the remainder), 4 for b.
     await settled(() => a.limit === 5);
     clock.t = 3 * WINDOW;
     (await b.acquire('batch')).release({ unused: true });

@@ -26,6 +26,8 @@ interface Member {
   readonly limiter: AdaptiveLimiter;
   /** The part of the limiter's limit the shared total already accounts for. */
   share: number;
+  /** Processes sharing the model at the last report (this one included). */
+  members: number;
   sending: boolean;
   again: boolean;
 }
@@ -38,9 +40,11 @@ interface Member {
  *
  * A process's limiters keep deciding on their own at once (a throttle steps its limit down
  * before any request goes out); at the end of each of its windows the process adds what its
- * limiter moved since the last report to the model's shared total, refreshes its membership,
- * and takes its share of the total back: `floor(total / members)`, the remainder going to the
- * first members in id order. A new process grants nothing until its first report has told it
+ * limiter moved since the last report, divided by the processes sharing the model, to the
+ * model's shared total (every process's limiter reacts to the same model, so n whole moves
+ * would move the fleet n times as far as one limiter), refreshes its membership, and takes
+ * its share of the total's whole part back: `floor(total / members)`, the remainder going to
+ * the first members in id order. A new process grants nothing until its first report has told it
  * its share, so it starts where the fleet is, not at the start value. A process that stops
  * reporting (a frozen or ended Lambda instance) drops out after `staleMs`, and its share
  * returns to the others.
@@ -52,7 +56,7 @@ export class SharedLimits implements LimitSharing {
 
   join(modelId: string, limiter: AdaptiveLimiter): void {
     // The first report adds nothing: it reads the total and this process's share of it.
-    const member: Member = { limiter, share: limiter.limit, sending: false, again: false };
+    const member: Member = { limiter, share: limiter.limit, members: 1, sending: false, again: false };
     this.members.set(modelId, member);
     limiter.waitFor(this.sync(modelId, member));
   }
@@ -84,19 +88,27 @@ export class SharedLimits implements LimitSharing {
     const atSend = member.limiter.limit;
     let reading: SharedLimitReading;
     try {
-      reading = await limits.report({ modelId, workerId, delta: atSend - member.share, initial, staleMs });
+      // Each process's limiter reads the fleet's signal (a throttle, a clean window at the
+      // limit) and moves on it; n processes that each add their whole move would move the
+      // total n times as far as one limiter would, and overshoot by n on every probe. Each
+      // adds its 1/n part, so the fleet moves as one limiter does.
+      const delta = (atSend - member.share) / member.members;
+      reading = await limits.report({ modelId, workerId, delta, initial, staleMs });
     } catch (error) {
       // The limiter goes on alone; its moves are reported with the next window.
       this.options.log?.('shared-limit-unavailable', { modelId, error: String(error) });
       return;
     }
     const n = Math.max(1, reading.members.length);
-    const total = Math.min(max * n, Math.max(min * n, reading.total));
-    if (total !== reading.total) await limits.correct(modelId, reading.total, total);
+    const bounded = Math.min(max * n, Math.max(min * n, reading.total));
+    if (bounded !== reading.total) await limits.correct(modelId, reading.total, bounded);
+    // The total keeps the fractions of the moves; the permits handed out are its whole part.
+    const total = Math.floor(bounded);
     const rank = Math.max(0, reading.members.indexOf(workerId));
     const share = Math.floor(total / n) + (rank < total % n ? 1 : 0);
     // Moves the limiter made while the report was out are kept, and go out with the next one.
     member.limiter.rebase(share + (member.limiter.limit - atSend));
     member.share = share;
+    member.members = n;
   }
 }
