@@ -28,6 +28,18 @@ export interface RuntimeClients {
 }
 
 /**
+ * How the Bedrock runtime client holds its connections. The generated client sets
+ * `disableConcurrentStreams: true` on its HTTP/2 handler, which opens an isolated session for
+ * every request and closes it after the answer, so each Converse call would pay a TCP and TLS
+ * handshake before the model sees it (https://github.com/aws/aws-sdk-js-v3/issues/8279; the
+ * pooling defect that setting worked around is fixed in @smithy/node-http-handler 4.6.0,
+ * https://github.com/aws/aws-sdk-js-v3/issues/7936). Event-stream operations keep their
+ * isolated sessions whatever this says; unary calls share pooled sessions, each carrying up
+ * to 50 streams at once (a new session opens beyond that).
+ */
+export const BEDROCK_CONNECTIONS = { disableConcurrentStreams: false, maxConcurrentStreams: 50 } as const;
+
+/**
  * Creates the process's SDK clients. Bedrock's own SDK retries are off (`maxAttempts: 1`):
  * the worker's tier-1 retry owns backoff and the fallback model, and a hidden second layer
  * of retries would multiply attempts and blur the accounting.
@@ -59,6 +71,7 @@ export function createClients(
       ...config,
       ...(connection.bedrockEndpoint ? { endpoint: connection.bedrockEndpoint } : {}),
       maxAttempts: 1,
+      requestHandler: BEDROCK_CONNECTIONS,
     }),
     bedrockControl: new BedrockClient({
       ...config,

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
  * SDK's default HTTP/2 handler and NodeHttpHandler (HTTP/1.1).
  */
 import http from 'node:http';
+import net from 'node:net';
 import {
   AccessDeniedException,
   BedrockRuntimeClient,
@@ -25,6 +26,8 @@ import { isServerError, isThrottlingError, isTransientError } from '@smithy/core
 import { NodeHttpHandler, type NodeHttpHandlerOptions } from '@smithy/node-http-handler';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { BEDROCK_CONNECTIONS, createClients } from '../../lambdas/shared/runtime.js';
 import {
   type BedrockErrorName,
   type BedrockStandIn,
@@ -431,27 +434,33 @@ describe('capacity', () => {
     });
   });
 
-  it('a client process killed over HTTP/2 (default handler) is not billed for the calls it had open', async () => {
-    plan({ latency: { kind: 'fixed', ms: 5000 } });
-    // A separate process, so that its connection dies as a killed worker's does.
-    const script = `
+  it.each([
+    ['the SDK default handler (a session per call)', '{}'],
+    ["the worker's pooled sessions", JSON.stringify({ requestHandler: BEDROCK_CONNECTIONS })],
+  ])(
+    'a client process killed over HTTP/2 (%s) is not billed for the calls it had open',
+    async (_, options) => {
+      plan({ latency: { kind: 'fixed', ms: 5000 } });
+      // A separate process, so that its connection dies as a killed worker's does.
+      const script = `
       import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
       const client = new BedrockRuntimeClient({ endpoint: process.argv[1], region: 'us-east-1',
-        credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1, ...${options} });
       for (const text of ['a', 'b', 'c']) client.send(new ConverseCommand({ modelId: '${ON_DEMAND}',
         messages: [{ role: 'user', content: [{ text }] }] })).catch(() => {});`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, standIn.url], {
-      cwd: PROJECT_ROOT,
-      stdio: 'ignore',
-    });
-    await expect.poll(() => standIn.accounting().totals.calls, { timeout: 200 }).toBe(0);
-    await new Promise((r) => setTimeout(r, 1500));
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-    await expect.poll(() => standIn.accounting().byModel[ON_DEMAND]?.clientClosed?.calls).toBe(3);
-    expect(standIn.accounting().byModel[ON_DEMAND]?.success).toBeUndefined();
-  });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script, standIn.url], {
+        cwd: PROJECT_ROOT,
+        stdio: 'ignore',
+      });
+      await expect.poll(() => standIn.accounting().totals.calls, { timeout: 200 }).toBe(0);
+      await new Promise((r) => setTimeout(r, 1500));
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+      await expect.poll(() => standIn.accounting().byModel[ON_DEMAND]?.clientClosed?.calls).toBe(3);
+      expect(standIn.accounting().byModel[ON_DEMAND]?.success).toBeUndefined();
+    },
+  );
 
   it('tokensPerMinute: calls are admitted until the window is full', async () => {
     const first = await h1.send(new ConverseCommand(converseInput(clause(0))));
@@ -728,6 +737,56 @@ describe('reproducibility', () => {
       twinClient.destroy();
       otherClient.destroy();
       await Promise.all([twin.close(), other.close()]);
+    }
+  });
+});
+
+describe("the worker's Bedrock client", () => {
+  /** A TCP relay to the stand-in that counts the connections clients open through it. */
+  async function countingRelay(): Promise<{ url: string; connections: () => number; close(): void }> {
+    let connections = 0;
+    const target = new URL(standIn.url);
+    const relay = net.createServer((socket) => {
+      connections++;
+      const upstream = net.connect(Number(target.port), target.hostname);
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(relay.address() as net.AddressInfo).port}`,
+      connections: () => connections,
+      close: () => relay.close(),
+    };
+  }
+
+  const calls = async (client: BedrockRuntimeClient) => {
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) => client.send(new ConverseCommand(converseInput(clause(i))))),
+    );
+    for (let i = 0; i < 12; i++) await client.send(new ConverseCommand(converseInput(clause(i))));
+  };
+
+  it('sends every Converse call over one pooled HTTP/2 session, where the SDK default opens one per call', async () => {
+    const relay = await countingRelay();
+    try {
+      const worker = createClients({
+        bedrockEndpoint: relay.url,
+        region: 'us-east-1',
+        credentials: EMULATOR_CREDENTIALS,
+      }).bedrock;
+      await calls(worker);
+      expect(relay.connections()).toBe(1);
+      worker.destroy();
+
+      const before = relay.connections();
+      const sdkDefault = new BedrockRuntimeClient({ ...clientOptions, endpoint: relay.url, maxAttempts: 1 });
+      await calls(sdkDefault);
+      expect(relay.connections() - before).toBe(24);
+      sdkDefault.destroy();
+    } finally {
+      relay.close();
     }
   });
 });
