@@ -789,4 +789,36 @@ describe("the worker's Bedrock client", () => {
       relay.close();
     }
   });
+
+  it('an aborted call on a shared session is not billed, and the calls beside it finish', async () => {
+    plan({ latency: { kind: 'fixed', ms: 300 } });
+    const worker = createClients({
+      bedrockEndpoint: standIn.url,
+      region: 'us-east-1',
+      credentials: EMULATOR_CREDENTIALS,
+    }).bedrock;
+    try {
+      const abort = new AbortController();
+      const aborted = worker
+        .send(new ConverseCommand(converseInput(clause(0))), { abortSignal: abort.signal as never })
+        .then(
+          () => 'answered',
+          (error: Error) => error.name,
+        );
+      const beside = Array.from({ length: 3 }, (_, i) =>
+        worker.send(new ConverseCommand(converseInput(clause(i + 1)))),
+      );
+      setTimeout(() => abort.abort(), 100);
+      expect(await aborted).toBe('AbortError');
+      expect((await Promise.all(beside)).map((o) => o.stopReason)).toEqual([
+        'tool_use',
+        'tool_use',
+        'tool_use',
+      ]);
+      await expect.poll(() => standIn.accounting().byModel[ON_DEMAND]?.clientClosed?.calls).toBe(1);
+      expect(standIn.accounting().byModel[ON_DEMAND]?.success?.calls).toBe(3);
+    } finally {
+      worker.destroy();
+    }
+  });
 });
