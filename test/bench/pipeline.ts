@@ -78,6 +78,8 @@ export interface PipelineBenchResult {
   readonly limiterMeanActive: number;
   /** Share of those samples in which calls waited for a permit. */
   readonly limiterWaitingShare: number;
+  /** Mean time a permit was held (from its grant to the model's answer), against the stand-in's latency. */
+  readonly permitHeldMs: number;
   /** Upload to the first model call's end, as the limiter saw it. */
   readonly toFirstCallSeconds: number;
   /** From the first model call's end to the last one's: the stretch in which calls ran. */
@@ -152,6 +154,11 @@ function writesJobItem(command: string, input: Record<string, unknown>): boolean
     return items.some((i) => isJobKey(i.Update) || isJobKey(i.Put) || isJobKey(i.Delete));
   }
   return false;
+}
+
+/** Mean milliseconds a released permit was held. */
+function permitHeld(stats: { calls: number; heldMs: number } | undefined): number {
+  return stats && stats.calls > 0 ? stats.heldMs / stats.calls : Number.NaN;
 }
 
 export async function runPipelineBench(options: PipelineBenchOptions): Promise<PipelineBenchResult> {
@@ -274,6 +281,7 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       limiterMeanLimit: mean((x) => x.limit),
       limiterMeanActive: mean((x) => x.active),
       limiterWaitingShare: mean((x) => (x.waiting > 0 ? 1 : 0)),
+      permitHeldMs: permitHeld(pipeline.limiters?.stats()[LOCAL_RUN_PRIMARY_MODEL]),
       toFirstCallSeconds: (calls.first - started) / 1000,
       callingSeconds: (calls.last - calls.first) / 1000,
       afterLastCallSeconds: (finished - calls.last) / 1000,
@@ -309,6 +317,7 @@ export function formatPipelineBench(label: string, o: PipelineBenchOptions, r: P
     `  orchestration CPU per call         ${f(r.orchestrationCpuMsPerCall, 2)} ms (handlers, SDK clients, limiter)`,
     `  emulator (moto) CPU per call       ${f(r.emulatorCpuMsPerCall, 2)} ms`,
     `  primary model's limiter            mean limit ${f(r.limiterMeanLimit)}, mean permits in use ${f(r.limiterMeanActive)}; calls waiting for a permit in ${f(r.limiterWaitingShare * 100)} % of samples`,
+    `  permit held                        ${f(r.permitHeldMs)} ms on average, the model answering in ${o.latencyMs} ms`,
     `  requests by command                ${JSON.stringify(r.dynamoByCommand)}`,
   ].join('\n');
 }

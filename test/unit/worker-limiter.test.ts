@@ -282,6 +282,17 @@ describe('AdaptiveLimiter: the limit', () => {
     expect(s.snapshots[0]).toMatchObject({ peakActive: 9, decision: { reason: 'unsaturated' } });
   });
 
+  it('sums the time permits were held, leaving unused permits out', async () => {
+    const s = setup();
+    await loadedWindow(s, { latencyMs: 120 }); // 10 permits of 120 ms
+    const [unused] = await hold(s.limiter, 1);
+    s.advance(500);
+    unused?.release({ unused: true });
+    const [measured] = await hold(s.limiter, 1);
+    measured?.release({ latencyMs: 30 });
+    expect(s.limiter.stats()).toMatchObject({ calls: 11, heldMs: 10 * 120 + 30 });
+  });
+
   it('multiplies the limit by 0.7, floored, on a throttle', async () => {
     const s = setup();
     await loadedWindow(s); // 15

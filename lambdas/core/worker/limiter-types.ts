@@ -142,6 +142,8 @@ export interface LimiterStats {
   readonly calls: number;
   /** Throttled calls, stale ones included. */
   readonly throttles: number;
+  /** Milliseconds permits were held, summed over the released ones (unused permits excluded). */
+  readonly heldMs: number;
   readonly granted: Readonly<Record<Lane, number>>;
   /** Permits granted to a later lane (batch) while an earlier lane's (realtime) request waited, thanks to aging. */
   readonly agedBatchGrants: number;

@@ -109,6 +109,7 @@ export class AdaptiveLimiter {
     decreases: 0,
     calls: 0,
     throttles: 0,
+    heldMs: 0,
     agedBatchGrants: 0,
     granted: byLane(() => 0),
   };
@@ -273,6 +274,7 @@ export class AdaptiveLimiter {
       decreases: this.totals.decreases,
       calls: this.totals.calls,
       throttles: this.totals.throttles,
+      heldMs: this.totals.heldMs,
       granted: { ...this.totals.granted },
       agedBatchGrants: this.totals.agedBatchGrants,
       ...(this.lastWindow ? { lastWindow: this.lastWindow } : {}),
@@ -319,6 +321,7 @@ export class AdaptiveLimiter {
     this.roll();
     this.inUse--;
     this.totals.calls++;
+    this.totals.heldMs += latencyMs;
     this.window.calls++;
     if (throttled) {
       this.totals.throttles++;
