@@ -12,10 +12,12 @@ it, which makes each TransactWriteItems cost time in proportion to the table's s
 long contract's run slows to a crawl. Here a transaction backs up only the items it
 touches and restores exactly those when it is cancelled, with the same outcome.
 
-moto's Query on a table (not an index) walks every item of every partition, sorted, to pick
-the partition asked for: each Query costs time in proportion to the whole table, and a job
-of 10,000 calls holds that many ledger items. Here it walks only the partition asked for,
-which is what DynamoDB's key lookup does; the results, their order and paging are moto's own.
+moto's Query walks every item of every partition, sorted, to pick the partition asked for:
+each Query costs time in proportion to the whole table, and a job of 10,000 calls holds that
+many ledger items. Here a Query on the table walks only the partition asked for, which is what
+DynamoDB's key lookup does, and a Query on an index (the sweeper's status index) sorts only the
+items whose index key matches, after one plain pass over the table; the results, their order
+and paging are moto's own.
 
 moto writes each DynamoDB answer through a generic serializer driven by the service model,
 attribute by attribute: about half a millisecond per item, so reading a 10,000-call job's
@@ -208,15 +210,41 @@ def _patch_single_writes() -> None:
     DynamoDBBackend.delete_item = guarded(DynamoDBBackend.delete_item, first("key"))
 
 
+def _table_order(item):
+    return (item.hash_key, item.range_key) if item.range_key else item.hash_key
+
+
+def _equal(attr, value):
+    return attr is not None and attr == value
+
+
+def _index_partition(table, conditions):
+    """The items an index query's key conditions can match, in moto's own (table key) order."""
+    out = []
+    for hash_set in table.items.values():
+        for item in hash_set.values() if table.range_key_attr else (hash_set,):
+            if all(_equal(item.attrs.get(name), value) for name, value in conditions):
+                out.append(item)
+    return sorted(out, key=_table_order)
+
+
 def _patch_partition_query() -> None:
     original = Table.query
 
     def query(self, hash_key, *args, **kwargs):
         # moto's backend passes index_name as the eighth positional argument.
         index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
-        if index_name or hash_key is None or not self.range_key_attr:
+        conditions = kwargs.get("hash_key_conditions") or []
+        if index_name and conditions:
+            # moto sorts every item of the table before picking those with the index key asked
+            # for; here only those are picked (then sorted as moto sorts them), so an index
+            # query costs time in proportion to a cheap pass, not to sorting the whole table.
+            # moto's own key checks still run on what is handed to it.
+            partition = _index_partition(self, conditions)
+        elif index_name or hash_key is None or not self.range_key_attr:
             return original(self, hash_key, *args, **kwargs)
-        partition = list(self.items.get(hash_key, {}).values())
+        else:
+            partition = list(self.items.get(hash_key, {}).values())
         # Requests are serialised, so the override is seen by this call alone.
         self.all_items = lambda: partition
         try:

@@ -77,6 +77,62 @@ describe('Query on the base table (the launcher reads one partition, not the who
   });
 });
 
+describe('Query on the status index (the launcher sorts only the matching items)', () => {
+  it('returns exactly the items with the index key asked for, in index order, with filters and paging', async () => {
+    // Jobs spread over three statuses, written out of order, with ties on the index sort key
+    // and items that carry no index key at all.
+    const jobs = Array.from({ length: 90 }, (_, i) => ({
+      pk: `JOB#gsi-${String((i * 41) % 90).padStart(3, '0')}`,
+      sk: 'JOB',
+      gsi1pk: `STATUS#${['running', 'paused', 'completed'][i % 3]}`,
+      gsi1sk: `2026-11-25T10:00:${String(i % 7).padStart(2, '0')}`,
+      n: i,
+      ...(i % 5 === 0 ? { finalizedAt: 'x' } : {}),
+    }));
+    await put([...jobs, ...jobs.slice(0, 30).map((j) => ({ pk: j.pk, sk: 'CALL#0001' }))]);
+
+    const pages: Record<string, unknown>[][] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const r = await documents.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: 'byStatus',
+          KeyConditionExpression: 'gsi1pk = :s AND gsi1sk >= :from',
+          FilterExpression: 'attribute_not_exists(finalizedAt)',
+          ExpressionAttributeValues: { ':s': 'STATUS#running', ':from': '2026-11-25T10:00:02' },
+          Limit: 7,
+          ExclusiveStartKey: start,
+        }),
+      );
+      pages.push(r.Items ?? []);
+      start = r.LastEvaluatedKey;
+    } while (start);
+
+    const expected = jobs
+      .filter((j) => j.gsi1pk === 'STATUS#running' && j.gsi1sk >= '2026-11-25T10:00:02' && !j.finalizedAt)
+      .sort((a, b) => a.gsi1sk.localeCompare(b.gsi1sk) || a.pk.localeCompare(b.pk))
+      .map((j) => j.pk);
+    expect(pages.flat().map((i) => i.pk)).toEqual(expected);
+    expect(pages.length).toBeGreaterThan(2);
+
+    const backwards = await documents.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: 'byStatus',
+        KeyConditionExpression: 'gsi1pk = :s',
+        ExpressionAttributeValues: { ':s': 'STATUS#paused' },
+        ScanIndexForward: false,
+      }),
+    );
+    const paused = jobs
+      .filter((j) => j.gsi1pk === 'STATUS#paused')
+      .sort((a, b) => b.gsi1sk.localeCompare(a.gsi1sk) || b.pk.localeCompare(a.pk))
+      .map((j) => j.pk);
+    expect(backwards.Items?.map((i) => i.pk)).toEqual(paused);
+  });
+});
+
 describe('item reads answered as JSON directly (the launcher skips the generic serializer)', () => {
   it('gives back every attribute type as written, through Query, Scan, GetItem and BatchGetItem', async () => {
     const item = {
