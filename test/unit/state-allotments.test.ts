@@ -7,7 +7,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { Allotments, abandonedSpend, totalCost } from '../../lambdas/core/state/allotments.js';
+import { abandonedSpend, totalCost } from '../../lambdas/core/state/abandoned.js';
+import { Allotments } from '../../lambdas/core/state/allotments.js';
 import type { LedgerEntry } from '../../lambdas/core/state/call-ledger.js';
 import type { Lease } from '../../lambdas/core/state/claims.js';
 import { isLeaseLostError } from '../../lambdas/core/state/errors.js';
@@ -173,8 +174,15 @@ describe('Allotments.recover', () => {
     expect(spent).toBe(600 + 1_000);
     const tx = transactions()[0];
     const cp = update(tx, 'CHUNK#0007#analyze');
-    expect(cp?.ConditionExpression).toBe('claimedBy = :me AND fence = :fence AND allotmentOwner = :dead');
-    expect(cp?.ExpressionAttributeValues).toMatchObject({ ':dead': dead, ':ledger': 700, ':zero': 0 });
+    expect(cp?.ConditionExpression).toBe(
+      'claimedBy = :me AND fence = :fence AND allotment = :held AND allotmentOwner = :goneOwner',
+    );
+    expect(cp?.ExpressionAttributeValues).toMatchObject({
+      ':goneOwner': dead,
+      ':held': 40_000,
+      ':ledger': 700,
+      ':zero': 0,
+    });
     expect(update(tx, 'JOB')?.ExpressionAttributeValues).toMatchObject({
       ':committed': 1_600 - 40_000,
       ':held': 40_000,

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { abandonedReturn } from './abandoned.js';
 import type { LedgerEntry } from './call-ledger.js';
 import { type Checkpoint, fenceCondition, type Lease, leaseOwner } from './claims.js';
 import { isConditionFailure, LeaseLostError } from './errors.js';
@@ -117,22 +118,19 @@ export class Allotments {
    * Returns the allotment a dead holder left on the checkpoint, once the new holder has the
    * lease: what the dead holder may have spent is its settled cost not yet accounted (the
    * ledger's cost total over the checkpoint's `spentAccounted`) plus, for every intent it left
-   * in flight, that intent's reservation (the call's outcome is unknown, so it is counted at
-   * its worst case). That is capped by the allotment, which the holder could not exceed. The
-   * rest returns to the job. Returns the amount counted as spent.
+   * in flight, that intent's reservation (see {@link abandonedReturn}). The rest returns to the
+   * job. Returns the amount counted as spent.
    */
   async recover(
     lease: Lease,
     checkpoint: Pick<Checkpoint, 'allotment' | 'allotmentOwner' | 'spentAccounted'>,
     entries: Iterable<LedgerEntry>,
   ): Promise<number> {
-    const held = checkpoint.allotment ?? 0;
-    const dead = checkpoint.allotmentOwner;
-    if (held <= 0 || !dead || dead === leaseOwner(lease)) return 0;
-    const spent = abandonedSpend(checkpoint, entries);
+    if (checkpoint.allotmentOwner === leaseOwner(lease)) return 0;
+    const back = abandonedReturn(checkpoint, entries);
+    if (!back) return 0;
     const pk = jobPk(lease.jobId);
     const fence = fenceCondition(lease);
-    const ledgerCost = totalCost(entries);
     try {
       await transactWrite(this.db, {
         TransactItems: [
@@ -140,60 +138,25 @@ export class Allotments {
             Update: {
               TableName: this.tableName,
               Key: { pk, sk: checkpointSk(lease.chunk, lease.stage) },
-              UpdateExpression: 'SET allotment = :zero, spentAccounted = :ledger REMOVE allotmentOwner',
-              ConditionExpression: `${fence.condition} AND allotmentOwner = :dead`,
-              ExpressionAttributeValues: {
-                ...fence.values,
-                ':zero': 0,
-                ':ledger': ledgerCost,
-                ':dead': dead,
-              },
+              UpdateExpression: `SET ${back.checkpointSet} REMOVE ${back.checkpointRemove}`,
+              ConditionExpression: `${fence.condition} AND ${back.checkpointCondition}`,
+              ExpressionAttributeValues: { ...fence.values, ...back.values },
             },
           },
           {
             Update: {
               TableName: this.tableName,
               Key: { pk, sk: JOB_SK },
-              UpdateExpression:
-                'SET costCommitted = costCommitted + :committed, costReserved = costReserved - :held, costSpent = costSpent + :spent, updatedAt = :at',
-              ExpressionAttributeValues: {
-                ':committed': spent - held,
-                ':held': held,
-                ':spent': spent,
-                ':at': new Date(this.now()).toISOString(),
-              },
+              UpdateExpression: `SET ${back.jobSet}, updatedAt = :at`,
+              ExpressionAttributeValues: { ...back.values, ':at': new Date(this.now()).toISOString() },
             },
           },
         ],
       });
-      return spent;
+      return back.spent;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
     }
   }
-}
-
-/** Sum of the settled cost the ledger holds for a chunk. */
-export function totalCost(entries: Iterable<LedgerEntry>): number {
-  let sum = 0;
-  for (const e of entries) sum += e.cost ?? 0;
-  return sum;
-}
-
-/**
- * What a dead holder may have spent of its allotment: settled cost not yet accounted, plus the
- * reservation of every intent it left in flight, never more than the allotment.
- */
-export function abandonedSpend(
-  checkpoint: Pick<Checkpoint, 'allotment' | 'allotmentOwner' | 'spentAccounted'>,
-  entries: Iterable<LedgerEntry>,
-): number {
-  const held = checkpoint.allotment ?? 0;
-  let unknown = 0;
-  for (const e of entries) {
-    if (e.status === 'in-flight' && e.ownerFence === checkpoint.allotmentOwner) unknown += e.reservation ?? 0;
-  }
-  const settled = Math.max(0, totalCost(entries) - (checkpoint.spentAccounted ?? 0));
-  return Math.min(held, settled + unknown);
 }

@@ -1,4 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type AbandonedReturn, abandonedReturn } from './abandoned.js';
+import { CallLedger } from './call-ledger.js';
 import type { CallCounts, Checkpoint, ErrorClass } from './checkpoint.js';
 import { isConditionFailure, LeaseLostError } from './errors.js';
 import { CHECKPOINT_PREFIX, checkpointSk, JOB_SK, jobPk, STAGES, type Stage } from './keys.js';
@@ -397,6 +399,8 @@ export class Claims {
    *
    * Without `force`, a stage whose claim is still live is left to its holder. With it, the
    * claim is removed, so the holder's next fenced write fails and it commits nothing more.
+   * Either way no holder will return the stage's allotment, so it goes back to the job in the
+   * same transaction, less what the holder may have spent (see `abandonedReturn`).
    * Returns the stage marked, or undefined when the chunk was already terminal or held.
    */
   async markDead(
@@ -413,6 +417,7 @@ export class Claims {
     const at = new Date(now).toISOString();
     const previous = STAGES[STAGES.indexOf(live.stage) - 1];
     const unheld = options.force ? '' : ' AND (attribute_not_exists(claimedBy) OR claimExpiresAt < :now)';
+    const back = (live.allotment ?? 0) > 0 ? await this.allotmentBack(live) : undefined;
     try {
       await transactWrite(this.db, {
         TransactItems: [
@@ -420,12 +425,12 @@ export class Claims {
             Update: {
               TableName: this.tableName,
               Key: { pk: jobPk(jobId), sk: checkpointSk(chunk, live.stage) },
-              UpdateExpression:
-                'SET #status = :dead, finishedAt = :at, lastError = :err, errorClass = :class REMOVE claimedBy, claimExpiresAt',
-              ConditionExpression: `#status IN (${LIVE.join(', ')})${unheld}`,
+              UpdateExpression: `SET #status = :dead, finishedAt = :at, lastError = :err, errorClass = :class${back ? `, ${back.checkpointSet}` : ''} REMOVE claimedBy, claimExpiresAt${back ? `, ${back.checkpointRemove}` : ''}`,
+              ConditionExpression: `#status IN (${LIVE.join(', ')})${unheld}${back ? ` AND ${back.checkpointCondition}` : ''}`,
               ExpressionAttributeNames: { '#status': 'status' },
               ExpressionAttributeValues: {
                 ...liveValues,
+                ...back?.values,
                 ':dead': 'dead',
                 ':at': at,
                 ':err': failure.reason.slice(0, 1000),
@@ -453,8 +458,8 @@ export class Claims {
             Update: {
               TableName: this.tableName,
               Key: { pk: jobPk(jobId), sk: JOB_SK },
-              UpdateExpression: 'ADD chunksTerminal :one SET updatedAt = :at',
-              ExpressionAttributeValues: { ':one': 1, ':at': at },
+              UpdateExpression: `ADD chunksTerminal :one SET updatedAt = :at${back ? `, ${back.jobSet}` : ''}`,
+              ExpressionAttributeValues: { ':one': 1, ':at': at, ...back?.values },
             },
           },
         ],
@@ -464,5 +469,11 @@ export class Claims {
       if (isConditionFailure(error)) return undefined;
       throw error;
     }
+  }
+
+  /** How a stage's allotment returns to the job when no holder will return it. */
+  private async allotmentBack(cp: Checkpoint): Promise<AbandonedReturn | undefined> {
+    const entries = await new CallLedger(this.db, this.tableName, this.now).forChunk(cp.jobId, cp.chunk);
+    return abandonedReturn(cp, entries.values());
   }
 }

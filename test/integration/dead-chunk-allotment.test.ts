@@ -1,0 +1,136 @@
+/**
+ * A chunk marked dead without a lease holder (DLQ triage after its worker died, the sweeper at
+ * a job's deadline) returns the allotment its last holder took, so the job ends with nothing
+ * reserved and its spend counts what the holder may have spent. Found by the chaos soak (seed
+ * 7, 300 jobs): a job finalized with 783,600 µ$ still reserved on a dead chunk.
+ */
+import { describe, expect, it } from 'vitest';
+import { Allotments } from '../../lambdas/core/state/allotments.js';
+import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
+import { Claims, type Lease, leaseOwner } from '../../lambdas/core/state/claims.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { provisionTestStack } from '../helpers/local-aws.js';
+
+const stack = await provisionTestStack('dead-chunk-allotment');
+const db = stack.clients.documents;
+const table = stack.resources.tableName;
+const clock = { t: Date.UTC(2026, 10, 25, 12, 0, 0) };
+const now = () => clock.t;
+const jobs = new Jobs(db, table, now);
+const claims = new Claims(db, table, now);
+const allotments = new Allotments(db, table, now);
+const ledger = new CallLedger(db, table, now);
+const LEASE_MS = 8_000;
+
+/** A running job of one chunk whose analyze stage a worker holds with an allotment of 50,000 µ$. */
+async function heldChunk(jobId: string): Promise<Lease> {
+  await jobs.createIfAbsent({
+    jobId,
+    lane: 'batch',
+    bucket: 'b',
+    key: 'k',
+    analysts: ['a1', 'a2', 'a3'],
+    costLimit: 1_000_000,
+    deadline: clock.t + 600_000,
+  });
+  await claims.createAll(jobId, 1);
+  await jobs.recordPlan(jobId, {
+    chunkCount: 1,
+    clauseCount: 1,
+    callsPlanned: 3,
+    sha256: 'abc',
+    bytes: 10,
+    format: 'txt',
+  });
+  const claimed = await claims.claim(jobId, 0, 'analyze', 'worker-a', LEASE_MS);
+  if (!claimed.won) throw new Error('claim lost');
+  const { lease } = claimed;
+  expect(
+    await allotments.move(lease, { spent: 0, release: 0, take: 50_000 }, { costLimit: 1_000_000 }),
+  ).toEqual({ ok: true });
+  // Three calls: one answered (cost 1,200), one in flight (reserved 4,000), one not started.
+  const call = (analystId: string) => ({
+    call: { jobId, chunk: 0, clauseId: 'c0001', analystId, idempotencyKey: `k-${analystId}` },
+    owner: leaseOwner(lease),
+    reservation: 4_000,
+  });
+  await ledger.writeIntents([call('a1'), call('a2')]);
+  await ledger.settle(call('a1').call, leaseOwner(lease), {
+    status: 'done',
+    attempts: 1,
+    inputTokens: 100,
+    outputTokens: 50,
+    cost: 1_200,
+    result: '{}',
+  });
+  return lease;
+}
+
+async function money(jobId: string) {
+  const job = await jobs.get(jobId);
+  const [cp] = await claims.list(jobId);
+  return {
+    reserved: job.costReserved,
+    spent: job.costSpent,
+    committed: job.costCommitted,
+    terminal: job.chunksTerminal,
+    status: cp?.status,
+    allotment: cp?.allotment,
+    owner: cp?.allotmentOwner,
+  };
+}
+
+describe('a chunk marked dead without its holder', () => {
+  it('returns the dead holder’s allotment, counting its settled cost and its intents in flight as spent', async () => {
+    await heldChunk('j-dead-letter');
+    // The worker dies; its lease runs out; its message ends in the DLQ and triage marks the
+    // chunk dead.
+    clock.t += LEASE_MS + 1;
+    expect(
+      await claims.markDead('j-dead-letter', 0, {
+        reason: 'dead letter: infrastructure',
+        errorClass: 'infrastructure',
+      }),
+    ).toBe('analyze');
+    expect(await money('j-dead-letter')).toEqual({
+      reserved: 0,
+      spent: 1_200 + 4_000,
+      committed: 1_200 + 4_000,
+      terminal: 1,
+      status: 'dead',
+      allotment: 0,
+      owner: undefined,
+    });
+  });
+
+  it('returns a live holder’s allotment when the sweeper forces the chunk dead at the deadline, and the holder can move no more', async () => {
+    const lease = await heldChunk('j-deadline');
+    expect(
+      await claims.markDead(
+        'j-deadline',
+        0,
+        { reason: 'deadline: job deadline passed', errorClass: 'infrastructure' },
+        { force: true },
+      ),
+    ).toBe('analyze');
+    expect(await money('j-deadline')).toMatchObject({
+      reserved: 0,
+      spent: 5_200,
+      committed: 5_200,
+      allotment: 0,
+    });
+    // The holder, still running, tries to hand back what it has: its lease is gone.
+    await expect(
+      allotments.move(lease, { spent: 1_200, release: 48_800, take: 0 }, { costLimit: 1_000_000 }),
+    ).rejects.toMatchObject({ name: 'LeaseLostError' });
+    expect((await money('j-deadline')).reserved).toBe(0);
+  });
+
+  it('leaves a chunk whose holder is alive to that holder, allotment and all', async () => {
+    await heldChunk('j-held');
+    expect(
+      await claims.markDead('j-held', 0, { reason: 'dead letter: duplicate', errorClass: 'infrastructure' }),
+    ).toBeUndefined();
+    expect(await money('j-held')).toMatchObject({ reserved: 50_000, status: 'running', allotment: 50_000 });
+  });
+});
