@@ -1,12 +1,11 @@
 /**
- * `npm run bench`: the pipeline under load (three contract sizes, then ten jobs at once), the
- * bar it is measured against (a plain job queue, one message per model call, on the same
- * stand-in), then the adaptive limiter against the stand-in's capacity model, alone and as four processes
+ * `npm run bench`: the pipeline under load (three contract sizes, then ten jobs at once), then
+ * the adaptive limiter against the stand-in's capacity model, alone and as four processes
  * sharing one model's limit. Figures only; nothing here
  * asserts a time (machines are shared and noisy). The stand-in's own throughput is measured
  * by `npm run bench:standin`.
  *
- *   npm run bench [-- --only small,sample,largest,concurrent,baseline,cost,limiter,fleet,hostile]
+ *   npm run bench [-- --only small,sample,largest,concurrent,cost,limiter,fleet,hostile]
  */
 import { parseArgs } from 'node:util';
 import { formatCostBench, runCostBench } from './cost.js';
@@ -21,7 +20,6 @@ import {
   runPipelineBench,
   SMALL_CONTRACT,
 } from './pipeline.js';
-import { formatPlainQueueBench, runPlainQueueBench } from './plain-queue.js';
 
 const { values } = parseArgs({ options: { only: { type: 'string' } } });
 const only = values.only ? new Set(values.only.split(',')) : undefined;
@@ -46,17 +44,6 @@ for (const s of scenarios.filter((x) => want(x.name))) {
   };
   console.log(`\n== pipeline: ${s.label}`);
   console.log(formatPipelineBench(s.name, options, await runPipelineBench(options)));
-}
-
-if (want('baseline')) {
-  for (const [label, file] of [
-    ['README sample', BENCH_CONTRACT],
-    ['largest contract', LARGEST_CONTRACT],
-  ] as const) {
-    console.log(`\n== the bar: a plain job queue, one message per model call (${label})`);
-    const options = { latencyMs: 400, capacity: 12, file, log: (line: string) => console.error(line) };
-    console.log(formatPlainQueueBench(await runPlainQueueBench(options)));
-  }
 }
 
 if (want('cost')) {
