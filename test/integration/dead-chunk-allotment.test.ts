@@ -126,6 +126,51 @@ describe('a chunk marked dead without its holder', () => {
     expect((await money('j-deadline')).reserved).toBe(0);
   });
 
+  it('does not mark a chunk dead on a reading that missed an allotment taken since, by a holder whose claim ran out', async () => {
+    const jobId = 'j-late-take';
+    await jobs.createIfAbsent({
+      jobId,
+      lane: 'batch',
+      bucket: 'b',
+      key: 'k',
+      analysts: ['a1'],
+      costLimit: 1_000_000,
+      deadline: clock.t + 600_000,
+    });
+    await claims.createAll(jobId, 1);
+    await jobs.recordPlan(jobId, {
+      chunkCount: 1,
+      clauseCount: 1,
+      callsPlanned: 1,
+      sha256: 'abc',
+      bytes: 10,
+      format: 'txt',
+    });
+    const claimed = await claims.claim(jobId, 0, 'analyze', 'worker-slow', LEASE_MS);
+    if (!claimed.won) throw new Error('claim lost');
+    clock.t += LEASE_MS + 1;
+    // Triage reads the checkpoint (no money on it, the claim run out) ...
+    const reading = await claims.list(jobId);
+    // ... then the slow holder, its claim not yet taken by anyone, takes an allotment ...
+    expect(
+      await allotments.move(claimed.lease, { spent: 0, release: 0, take: 30_000 }, { costLimit: 1_000_000 }),
+    ).toEqual({ ok: true });
+    // ... and triage writes on what it read: refused, so the money is not stranded.
+    const stale = Object.assign(new Claims(db, table, now), { list: async () => reading });
+    expect(
+      await stale.markDead(jobId, 0, { reason: 'dead letter: infrastructure', errorClass: 'infrastructure' }),
+    ).toBeUndefined();
+    expect(await money(jobId)).toMatchObject({ reserved: 30_000, status: 'running', allotment: 30_000 });
+    // Read afresh, the chunk is marked dead and the money returns.
+    expect(
+      await claims.markDead(jobId, 0, {
+        reason: 'dead letter: infrastructure',
+        errorClass: 'infrastructure',
+      }),
+    ).toBe('analyze');
+    expect(await money(jobId)).toMatchObject({ reserved: 0, spent: 0, status: 'dead', allotment: 0 });
+  });
+
   it('leaves a chunk whose holder is alive to that holder, allotment and all', async () => {
     await heldChunk('j-held');
     expect(

@@ -426,11 +426,13 @@ export class Claims {
               TableName: this.tableName,
               Key: { pk: jobPk(jobId), sk: checkpointSk(chunk, live.stage) },
               UpdateExpression: `SET #status = :dead, finishedAt = :at, lastError = :err, errorClass = :class${back ? `, ${back.checkpointSet}` : ''} REMOVE claimedBy, claimExpiresAt${back ? `, ${back.checkpointRemove}` : ''}`,
-              ConditionExpression: `#status IN (${LIVE.join(', ')})${unheld}${back ? ` AND ${back.checkpointCondition}` : ''}`,
+              // Without money read, none may have arrived since: a holder whose claim ran out can
+              // still take an allotment until another claims the stage.
+              ConditionExpression: `#status IN (${LIVE.join(', ')})${unheld} AND ${back ? back.checkpointCondition : '(attribute_not_exists(allotment) OR allotment = :noMoney)'}`,
               ExpressionAttributeNames: { '#status': 'status' },
               ExpressionAttributeValues: {
                 ...liveValues,
-                ...back?.values,
+                ...(back ? back.values : { ':noMoney': 0 }),
                 ':dead': 'dead',
                 ':at': at,
                 ':err': failure.reason.slice(0, 1000),
