@@ -22,14 +22,14 @@ const allotments = new Allotments(db, table, now);
 const ledger = new CallLedger(db, table, now);
 const LEASE_MS = 8_000;
 
-/** A running job of one chunk whose analyze stage a worker holds with an allotment of 50,000 µ$. */
-async function heldChunk(jobId: string): Promise<Lease> {
+/** A running job of one chunk and `calls` planned calls. */
+async function runningJob(jobId: string, calls: number): Promise<void> {
   await jobs.createIfAbsent({
     jobId,
     lane: 'batch',
     bucket: 'b',
     key: 'k',
-    analysts: ['a1', 'a2', 'a3'],
+    analysts: ['a1', 'a2', 'a3'].slice(0, calls),
     costLimit: 1_000_000,
     deadline: clock.t + 600_000,
   });
@@ -37,11 +37,16 @@ async function heldChunk(jobId: string): Promise<Lease> {
   await jobs.recordPlan(jobId, {
     chunkCount: 1,
     clauseCount: 1,
-    callsPlanned: 3,
+    callsPlanned: calls,
     sha256: 'abc',
     bytes: 10,
     format: 'txt',
   });
+}
+
+/** A running job of one chunk whose analyze stage a worker holds with an allotment of 50,000 µ$. */
+async function heldChunk(jobId: string): Promise<Lease> {
+  await runningJob(jobId, 3);
   const claimed = await claims.claim(jobId, 0, 'analyze', 'worker-a', LEASE_MS);
   if (!claimed.won) throw new Error('claim lost');
   const { lease } = claimed;
@@ -128,24 +133,7 @@ describe('a chunk marked dead without its holder', () => {
 
   it('does not mark a chunk dead on a reading that missed an allotment taken since, by a holder whose claim ran out', async () => {
     const jobId = 'j-late-take';
-    await jobs.createIfAbsent({
-      jobId,
-      lane: 'batch',
-      bucket: 'b',
-      key: 'k',
-      analysts: ['a1'],
-      costLimit: 1_000_000,
-      deadline: clock.t + 600_000,
-    });
-    await claims.createAll(jobId, 1);
-    await jobs.recordPlan(jobId, {
-      chunkCount: 1,
-      clauseCount: 1,
-      callsPlanned: 1,
-      sha256: 'abc',
-      bytes: 10,
-      format: 'txt',
-    });
+    await runningJob(jobId, 1);
     const claimed = await claims.claim(jobId, 0, 'analyze', 'worker-slow', LEASE_MS);
     if (!claimed.won) throw new Error('claim lost');
     clock.t += LEASE_MS + 1;

@@ -3,6 +3,7 @@ import {
   BatchWriteCommand,
   GetCommand,
   QueryCommand,
+  type QueryCommandInput,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +23,18 @@ async function put(items: Record<string, unknown>[]) {
   }
 }
 
+/** Every page of a Query, as the emulator pages it. */
+async function queryPages(input: QueryCommandInput): Promise<Record<string, unknown>[][]> {
+  const pages: Record<string, unknown>[][] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const r = await documents.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    pages.push(r.Items ?? []);
+    start = r.LastEvaluatedKey;
+  } while (start);
+  return pages;
+}
+
 describe('Query on the base table (the launcher reads one partition, not the whole table)', () => {
   it('returns exactly the partition asked for, in sort-key order, with begins_with and paging', async () => {
     // Two neighbouring partitions, written interleaved and out of order.
@@ -34,21 +47,12 @@ describe('Query on the base table (the launcher reads one partition, not the who
     );
     await put([{ pk: 'JOB#a', sk: 'CHUNK#0001#analyze', v: 'a' }]);
 
-    const pages: Record<string, unknown>[][] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const r = await documents.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': 'JOB#a', ':p': 'CALL#' },
-          Limit: 50,
-          ExclusiveStartKey: start,
-        }),
-      );
-      pages.push(r.Items ?? []);
-      start = r.LastEvaluatedKey;
-    } while (start);
+    const pages = await queryPages({
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': 'JOB#a', ':p': 'CALL#' },
+      Limit: 50,
+    });
 
     const items = pages.flat();
     expect(pages.map((p) => p.length)).toEqual([50, 50, 20]);
@@ -91,23 +95,14 @@ describe('Query on the status index (the launcher sorts only the matching items)
     }));
     await put([...jobs, ...jobs.slice(0, 30).map((j) => ({ pk: j.pk, sk: 'CALL#0001' }))]);
 
-    const pages: Record<string, unknown>[][] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const r = await documents.send(
-        new QueryCommand({
-          TableName: table,
-          IndexName: 'byStatus',
-          KeyConditionExpression: 'gsi1pk = :s AND gsi1sk >= :from',
-          FilterExpression: 'attribute_not_exists(finalizedAt)',
-          ExpressionAttributeValues: { ':s': 'STATUS#running', ':from': '2026-11-25T10:00:02' },
-          Limit: 7,
-          ExclusiveStartKey: start,
-        }),
-      );
-      pages.push(r.Items ?? []);
-      start = r.LastEvaluatedKey;
-    } while (start);
+    const pages = await queryPages({
+      TableName: table,
+      IndexName: 'byStatus',
+      KeyConditionExpression: 'gsi1pk = :s AND gsi1sk >= :from',
+      FilterExpression: 'attribute_not_exists(finalizedAt)',
+      ExpressionAttributeValues: { ':s': 'STATUS#running', ':from': '2026-11-25T10:00:02' },
+      Limit: 7,
+    });
 
     const expected = jobs
       .filter((j) => j.gsi1pk === 'STATUS#running' && j.gsi1sk >= '2026-11-25T10:00:02' && !j.finalizedAt)
