@@ -183,6 +183,21 @@ describe('Allotments.recover', () => {
       ':ledger': 700,
       ':zero': 0,
     });
+    // DynamoDB refuses a value its expressions do not use: each update carries its own.
+    expect(Object.keys(cp?.ExpressionAttributeValues ?? {}).sort()).toEqual([
+      ':fence',
+      ':goneOwner',
+      ':held',
+      ':ledger',
+      ':me',
+      ':zero',
+    ]);
+    expect(Object.keys(update(tx, 'JOB')?.ExpressionAttributeValues ?? {}).sort()).toEqual([
+      ':at',
+      ':committed',
+      ':held',
+      ':spent',
+    ]);
     expect(update(tx, 'JOB')?.ExpressionAttributeValues).toMatchObject({
       ':committed': 1_600 - 40_000,
       ':held': 40_000,

@@ -34,7 +34,9 @@ export interface AbandonedReturn {
   readonly checkpointRemove: string;
   readonly checkpointCondition: string;
   readonly jobSet: string;
-  readonly values: Record<string, unknown>;
+  /** Values of the checkpoint's and the job's expressions, apart: DynamoDB refuses unused ones. */
+  readonly checkpointValues: Record<string, unknown>;
+  readonly jobValues: Record<string, unknown>;
 }
 
 /**
@@ -61,13 +63,7 @@ export function abandonedReturn(
     checkpointCondition: 'allotment = :held AND allotmentOwner = :goneOwner',
     jobSet:
       'costCommitted = costCommitted + :committed, costReserved = costReserved - :held, costSpent = costSpent + :spent',
-    values: {
-      ':zero': 0,
-      ':ledger': totalCost(list),
-      ':held': held,
-      ':goneOwner': owner,
-      ':committed': spent - held,
-      ':spent': spent,
-    },
+    checkpointValues: { ':zero': 0, ':ledger': totalCost(list), ':held': held, ':goneOwner': owner },
+    jobValues: { ':committed': spent - held, ':held': held, ':spent': spent },
   };
 }

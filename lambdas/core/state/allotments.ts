@@ -140,7 +140,7 @@ export class Allotments {
               Key: { pk, sk: checkpointSk(lease.chunk, lease.stage) },
               UpdateExpression: `SET ${back.checkpointSet} REMOVE ${back.checkpointRemove}`,
               ConditionExpression: `${fence.condition} AND ${back.checkpointCondition}`,
-              ExpressionAttributeValues: { ...fence.values, ...back.values },
+              ExpressionAttributeValues: { ...fence.values, ...back.checkpointValues },
             },
           },
           {
@@ -148,7 +148,7 @@ export class Allotments {
               TableName: this.tableName,
               Key: { pk, sk: JOB_SK },
               UpdateExpression: `SET ${back.jobSet}, updatedAt = :at`,
-              ExpressionAttributeValues: { ...back.values, ':at': new Date(this.now()).toISOString() },
+              ExpressionAttributeValues: { ...back.jobValues, ':at': new Date(this.now()).toISOString() },
             },
           },
         ],

@@ -432,7 +432,7 @@ export class Claims {
               ExpressionAttributeNames: { '#status': 'status' },
               ExpressionAttributeValues: {
                 ...liveValues,
-                ...(back ? back.values : { ':noMoney': 0 }),
+                ...(back ? back.checkpointValues : { ':noMoney': 0 }),
                 ':dead': 'dead',
                 ':at': at,
                 ':err': failure.reason.slice(0, 1000),
@@ -461,7 +461,7 @@ export class Claims {
               TableName: this.tableName,
               Key: { pk: jobPk(jobId), sk: JOB_SK },
               UpdateExpression: `ADD chunksTerminal :one SET updatedAt = :at${back ? `, ${back.jobSet}` : ''}`,
-              ExpressionAttributeValues: { ':one': 1, ':at': at, ...back?.values },
+              ExpressionAttributeValues: { ':one': 1, ':at': at, ...back?.jobValues },
             },
           },
         ],
