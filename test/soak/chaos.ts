@@ -3,7 +3,7 @@
  * that die mid-chunk, chunk messages and S3 events delivered twice, and DLQ triage run as the
  * schedule would. Each draws from the run's seeded random source.
  */
-import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { type DlqDeps, type TriageSummary, triageDeadLetters } from '../../lambdas/core/dlq/index.js';
 import {
   chunkMessagesOf,
@@ -170,29 +170,53 @@ export class Chaos {
 
   /**
    * Waits until no work message is left in flight (visible, invisible or delayed) on any work
-   * queue, at most `timeoutMs`: a duplicate that met a held lease comes back until it is acked
-   * or dead-lettered, and only then can the last triage see every dead letter.
+   * queue: a duplicate that met a held lease comes back until it is acked or dead-lettered, and
+   * only then can the last triage see every dead letter. A message whose consumer died before
+   * its first heartbeat (a worker killed in a long poll that had just taken it) is invisible for
+   * its queue's whole visibility timeout, so the wait lasts up to the longest timeout among the
+   * queues still holding messages, plus `graceMs`, and at least `minMs`. Returns what is still
+   * there at the end (each queue's counts, and the bodies of up to 10 visible messages, read
+   * without hiding them), or undefined when nothing is.
    */
-  async quiesce(timeoutMs = 120_000): Promise<boolean> {
-    for (const until = Date.now() + timeoutMs; Date.now() < until; ) {
-      let left = 0;
-      for (const url of Object.values(this.resources.queueUrls)) {
-        const r = await this.pipeline.clients.sqs.send(
+  async quiesce(minMs = 120_000, graceMs = 30_000): Promise<string | undefined> {
+    const { sqs } = this.pipeline.clients;
+    const started = Date.now();
+    let left: string[] = [];
+    for (let until = started + minMs; Date.now() < until; ) {
+      left = [];
+      for (const [queue, url] of Object.entries(this.resources.queueUrls)) {
+        const r = await sqs.send(
           new GetQueueAttributesCommand({
             QueueUrl: url,
             AttributeNames: [
               'ApproximateNumberOfMessages',
               'ApproximateNumberOfMessagesNotVisible',
               'ApproximateNumberOfMessagesDelayed',
+              'VisibilityTimeout',
             ],
           }),
         );
-        for (const v of Object.values(r.Attributes ?? {})) left += Number(v);
+        const a = r.Attributes ?? {};
+        const [visible, hidden, delayed] = [
+          a.ApproximateNumberOfMessages,
+          a.ApproximateNumberOfMessagesNotVisible,
+          a.ApproximateNumberOfMessagesDelayed,
+        ].map(Number);
+        if (!visible && !hidden && !delayed) continue;
+        until = Math.max(until, started + Number(a.VisibilityTimeout ?? 0) * 1000 + graceMs);
+        let bodies = '';
+        if (visible) {
+          const peek = await sqs.send(
+            new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+          );
+          bodies = `: ${(peek.Messages ?? []).map((m) => m.Body ?? '').join(' | ')}`;
+        }
+        left.push(`${queue} visible ${visible}, in flight ${hidden}, delayed ${delayed}${bodies}`);
       }
-      if (left === 0) return true;
+      if (left.length === 0) return undefined;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-    return false;
+    return left.join('; ');
   }
 
   /** Waits for the dying invocations still running. */

@@ -16,6 +16,8 @@ export interface Violation {
   readonly chunk?: number;
   readonly check: string;
   readonly detail: string;
+  /** What the table said about the broken piece, for tracing it after the stack is gone. */
+  readonly evidence?: string;
 }
 
 /** Everything the soak read about one job at the end. */
@@ -59,6 +61,51 @@ export function standing(checkpoints: readonly Checkpoint[], now = Date.now()): 
   return `stages ${counts || 'none'}${open.length ? `; open: ${open.join('; ')}` : ''}`;
 }
 
+/**
+ * A chunk-stage left holding money, as the table has it: the checkpoint's claim, fence and
+ * money fields, and its chunk's ledger by status and holder, with what each holder still has
+ * reserved.
+ */
+export function held(cp: Checkpoint, ledger: readonly LedgerEntry[]): string {
+  const fields = (
+    [
+      'status',
+      'claimedBy',
+      'fence',
+      'attempts',
+      'allotment',
+      'allotmentOwner',
+      'spentAccounted',
+      'startedAt',
+      'finishedAt',
+      'failedAt',
+      'sweeps',
+      'sweptAt',
+      'redrives',
+      'redrivenAt',
+      'errorClass',
+      'lastError',
+      'stoppedAt',
+    ] as const
+  )
+    .filter((k) => cp[k] !== undefined)
+    .map((k) => `${k}=${String(cp[k])}`);
+  const rows: Record<string, { n: number; cost: number; reserved: number }> = {};
+  for (const e of ledger) {
+    if (e.chunk !== cp.chunk) continue;
+    const key = `${e.status}@${e.ownerFence ?? '-'}`;
+    const row = rows[key] ?? { n: 0, cost: 0, reserved: 0 };
+    rows[key] = row;
+    row.n++;
+    row.cost += e.cost ?? 0;
+    row.reserved += e.reservation ?? 0;
+  }
+  const ledgerRows = Object.entries(rows).map(
+    ([k, r]) => `${k} ×${r.n} cost ${r.cost} reserved ${r.reserved}`,
+  );
+  return `${fields.join(' ')}; ledger: ${ledgerRows.join('; ') || 'none'}`;
+}
+
 const TERMINAL = new Set(['completed', 'incomplete', 'cancelled', 'budget_exceeded', 'rejected']);
 
 /**
@@ -91,7 +138,13 @@ export function checkJob(f: JobFacts): Violation[] {
   if (job.costReserved !== 0) v('allotments', `job still holds ${job.costReserved} µ$ of allotments`);
   for (const cp of f.checkpoints) {
     if ((cp.allotment ?? 0) !== 0)
-      v('allotments', `${cp.stage} still holds an allotment of ${cp.allotment} µ$`, cp.chunk);
+      out.push({
+        jobId: f.jobId,
+        chunk: cp.chunk,
+        check: 'allotments',
+        detail: `${cp.stage} still holds an allotment of ${cp.allotment} µ$`,
+        evidence: held(cp, f.ledger),
+      });
   }
   const report = f.report;
   if (!report) {

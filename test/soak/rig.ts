@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { byLane } from '../../lambdas/core/contracts.js';
 import { cancelJob, type HoldDeps, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import { decide } from '../../lambdas/core/holds/review.js';
@@ -19,6 +20,9 @@ import { type LocalStack, startLocalStack } from '../../localstack/runtime/local
 import { type ConflictCounter, countConflicts } from '../helpers/conflict-counter.js';
 import { Chaos } from './chaos.js';
 import type { JobPlan } from './plan.js';
+
+/** The chunk lanes' visibility timeout in a soak (see startRig). */
+const SOAK_VISIBILITY_SECONDS = 60;
 
 /** One job as the run saw it. */
 export interface Tracked {
@@ -80,6 +84,18 @@ export async function startRig(
   });
   const r = stack.resources;
   const { db, sqs, s3 } = pipeline.clients;
+  // A chunk message whose consumer died before its first heartbeat (a worker killed in a long
+  // poll that had just taken it) stays invisible for the lane's whole visibility timeout, 5 or
+  // 30 min as deployed; a minute keeps such a message inside the run, as the short leases and
+  // quiet periods above keep the sweeper's rounds inside it.
+  for (const lane of ['realtime', 'batch'] as const) {
+    await sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl: r.queueUrls[lane],
+        Attributes: { VisibilityTimeout: String(SOAK_VISIBILITY_SECONDS) },
+      }),
+    );
+  }
   const dlqDeps = {
     db,
     sqs,

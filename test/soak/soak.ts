@@ -76,10 +76,10 @@ export async function runSoak(o: Options) {
     actionErrors: [],
   }));
   const started = Date.now();
-  const quiet = await drive(rig, tracked, o.concurrency, random);
+  const left = await drive(rig, tracked, o.concurrency, random);
   const wallSeconds = (Date.now() - started) / 1000;
   const perJob = await checkJobs(rig, tracked);
-  const run = await checkRun(rig, perJob.recordedMicros, quiet);
+  const run = await checkRun(rig, perJob.recordedMicros, left);
   const violations = [...perJob.violations, ...run.violations];
   const { chaos } = rig;
   const summary = {
@@ -121,14 +121,15 @@ export async function runSoak(o: Options) {
 /**
  * Starts jobs `concurrency` at a time while the chaos runs beside them, every one or two
  * seconds, until the last has ended; then lets what is in flight settle and triages what is
- * in a DLQ, as the schedule would. False when work messages were still in flight 2 min later.
+ * in a DLQ, as the schedule would. Returns what was still on the work queues when the wait
+ * ended (see Chaos.quiesce), or undefined when they emptied.
  */
 async function drive(
   rig: Rig,
   tracked: Tracked[],
   concurrency: number,
   random: () => number,
-): Promise<boolean> {
+): Promise<string | undefined> {
   const { chaos } = rig;
   const started = Date.now();
   let next = 0;
@@ -174,9 +175,9 @@ async function drive(
   await chaos.settle();
   // Messages still in flight (duplicates meeting held leases) end acked or dead-lettered; then
   // what is in a DLQ gets one last triage, as the schedule would.
-  const quiet = await chaos.quiesce();
+  const left = await chaos.quiesce();
   await chaos.triage();
-  return quiet;
+  return left;
 }
 
 /** Every job held to the promises (checks.ts), with the run's tallies from the reports. */
@@ -248,7 +249,7 @@ async function factsOf(rig: Rig, jobId: string, cancelled: boolean): Promise<Job
  * could have had in flight, the bill at most the recorded spend, no worker that ended on its
  * own, and nothing left in flight or in a DLQ.
  */
-async function checkRun(rig: Rig, recordedMicros: number, quiet: boolean) {
+async function checkRun(rig: Rig, recordedMicros: number, left: string | undefined) {
   const { chaos } = rig;
   const books = rig.stack.bedrock.accounting();
   let billedMicros = 0;
@@ -262,11 +263,12 @@ async function checkRun(rig: Rig, recordedMicros: number, quiet: boolean) {
     (chaos.tally.workerKills * 2 + chaos.tally.dyingInvocations) * LOCAL_RUN_DEFAULTS.callConcurrency;
   const repeats = checkRepeats(books.successes, bound);
   const violations: Violation[] = [...repeats.violations, ...checkSpend(billedMicros, recordedMicros)];
-  if (!quiet) {
+  if (left) {
     violations.push({
       jobId: '*',
       check: 'triaged',
-      detail: 'work messages still in flight 2 min after the last job ended',
+      detail: 'work messages still on the queues past their visibility timeouts after the last job ended',
+      evidence: left,
     });
   }
   for (const crash of chaos.tally.workerCrashes) {
@@ -326,6 +328,7 @@ function printTable(s: Awaited<ReturnType<typeof runSoak>>): void {
     out(
       `    ${v.check}: job ${v.jobId}${v.chunk !== undefined ? ` chunk ${v.chunk}` : ''}: ${v.detail} (seed ${v.seed})`,
     );
+    if (v.evidence) out(`      ${v.evidence}`);
   }
 }
 

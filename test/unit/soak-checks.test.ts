@@ -100,9 +100,38 @@ describe('checkJob', () => {
       'terminal',
     );
     expect(checkJob(facts({ job: job({ costSpent: 1001 }) })).map((v) => v.check)).toEqual(['ceiling']);
-    const held = [{ jobId: 'j-1', chunk: 0, stage: 'analyze', allotment: 50 } as Checkpoint];
-    expect(checkJob(facts({ checkpoints: held }))).toEqual([
-      expect.objectContaining({ check: 'allotments', chunk: 0 }),
+    const held = [
+      {
+        jobId: 'j-1',
+        chunk: 0,
+        stage: 'analyze',
+        status: 'dead',
+        fence: 3,
+        allotment: 50,
+        allotmentOwner: 'w-1:2',
+      } as Checkpoint,
+    ];
+    const reserving = [
+      ...ledger,
+      {
+        chunk: 0,
+        clauseId: 'c0003',
+        analystId: 'a1',
+        status: 'intent',
+        reservation: 40,
+        ownerFence: 'w-1:2',
+      },
+      { chunk: 1, clauseId: 'c0009', analystId: 'a1', status: 'intent', reservation: 7, ownerFence: 'w-2:1' },
+    ] as unknown as JobFacts['ledger'];
+    // The evidence names the holder the money was taken for and what it still has reserved,
+    // from the chunk's own ledger rows only.
+    expect(checkJob(facts({ checkpoints: held, ledger: reserving }))).toEqual([
+      expect.objectContaining({
+        check: 'allotments',
+        chunk: 0,
+        evidence:
+          'status=dead fence=3 allotment=50 allotmentOwner=w-1:2; ledger: done@- ×4 cost 0 reserved 0; intent@w-1:2 ×1 cost 0 reserved 40',
+      }),
     ]);
     expect(checkJob(facts({ job: job({ costReserved: 10 }) }))[0]?.check).toBe('allotments');
   });
