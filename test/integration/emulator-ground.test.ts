@@ -15,6 +15,7 @@ import {
   BatchWriteCommand,
   GetCommand,
   PutCommand,
+  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -204,6 +205,98 @@ describe('DynamoDB conditional claims on the emulator', () => {
       documents.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
     expect((await read(counter)).Item?.n).toBe(5);
     expect((await read(fresh)).Item).toBeUndefined();
+  });
+});
+
+describe('unused expression placeholders on the emulator', () => {
+  const table = stack.resources.tableName;
+  const refusal = async (send: () => Promise<unknown>) => {
+    const error = await send().then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    return error && { name: error.name, message: error.message };
+  };
+
+  it('refuses a transaction action whose values or names an expression does not use, and applies nothing', async () => {
+    const pk = 'JOB#unused-tx';
+    await documents.send(new PutCommand({ TableName: table, Item: { pk, sk: 'A', n: 1 } }));
+    const transact = (values: Record<string, unknown>, names?: Record<string, string>) =>
+      documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: table, Item: { pk, sk: 'B', n: 1 } } },
+            {
+              Update: {
+                TableName: table,
+                Key: { pk, sk: 'A' },
+                UpdateExpression: 'SET n = n + :one',
+                ConditionExpression: 'n = :was',
+                ExpressionAttributeValues: values,
+                ...(names ? { ExpressionAttributeNames: names } : {}),
+              },
+            },
+          ],
+        }),
+      );
+    expect(await refusal(() => transact({ ':one': 1, ':was': 1, ':spare': 0 }))).toEqual({
+      name: 'ValidationException',
+      message: 'Value provided in ExpressionAttributeValues unused in expressions: keys: {:spare}',
+    });
+    expect(await refusal(() => transact({ ':one': 1, ':was': 1 }, { '#n': 'n' }))).toEqual({
+      name: 'ValidationException',
+      message: 'Value provided in ExpressionAttributeNames unused in expressions: keys: {#n}',
+    });
+    const a = await documents.send(new GetCommand({ TableName: table, Key: { pk, sk: 'A' } }));
+    const b = await documents.send(new GetCommand({ TableName: table, Key: { pk, sk: 'B' } }));
+    expect([a.Item?.n, b.Item]).toEqual([1, undefined]);
+    // The same transaction with only what its expressions use goes through.
+    await transact({ ':one': 1, ':was': 1 });
+    const after = await documents.send(new GetCommand({ TableName: table, Key: { pk, sk: 'A' } }));
+    expect(after.Item?.n).toBe(2);
+  });
+
+  it("refuses unused values on PutItem, DeleteItem and Query, with each operation's wording", async () => {
+    const pk = 'JOB#unused-single';
+    expect(
+      await refusal(() =>
+        documents.send(
+          new PutCommand({
+            TableName: table,
+            Item: { pk, sk: 'A' },
+            ConditionExpression: 'attribute_not_exists(pk) OR v = :v',
+            ExpressionAttributeValues: { ':v': 1, ':w': 2 },
+          }),
+        ),
+      ),
+    ).toEqual({
+      name: 'ValidationException',
+      message:
+        '1 validation error detected: Value provided in ExpressionAttributeValues unused in expressions: keys: {:w}',
+    });
+    expect(
+      await refusal(() =>
+        documents.send(
+          new QueryCommand({
+            TableName: table,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': pk, ':x': 1 },
+          }),
+        ),
+      ),
+    ).toEqual({
+      name: 'ValidationException',
+      message: 'Value provided in ExpressionAttributeValues unused in expressions: keys: {:x}',
+    });
+    // The refused put wrote nothing.
+    const items = await documents.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+      }),
+    );
+    expect(items.Items).toEqual([]);
   });
 });
 
