@@ -134,4 +134,32 @@ describe('a model limit shared by processes through the state table', () => {
     b.tick();
     await settled(() => b.limit === 4);
   });
+
+  it('holds a step up until the fleet has it, so processes stepping up together do not overshoot', async () => {
+    const model = 'model-step-up';
+    const clock = { t: 0 };
+    const a = processOn(clock, 'a', 10).for(model);
+    (await a.acquire('batch')).release({ unused: true });
+    const b = processOn(clock, 'b', 10).for(model);
+    (await b.acquire('batch')).release({ unused: true });
+    clock.t = WINDOW;
+    a.tick(); // a hears of b: 5 each
+    await settled(() => a.limit === 5);
+
+    // A clean, saturated window: a's limiter steps up by 5 to 10.
+    await cleanWindow(a, clock);
+    expect(a.limit).toBe(10);
+    // Its own 10 are not granted: calls wait until the report has scaled the step to half (two
+    // share the model), 2.5, and the fleet's 12.5 hands a 6.
+    const waiting = Array.from({ length: 8 }, () => a.acquire('batch'));
+    expect(a.active).toBe(0);
+    await settled(() => a.limit === 6);
+    expect((await item(model))?.total).toBe(12.5);
+    expect(a.active).toBe(6);
+    const granted = await Promise.all(waiting.slice(0, 6));
+    for (const p of granted) p.release();
+    await Promise.all(waiting.slice(6)).then((ps) => {
+      for (const p of ps) p.release({ unused: true });
+    });
+  });
 });

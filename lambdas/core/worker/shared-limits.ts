@@ -28,7 +28,8 @@ interface Member {
   share: number;
   /** Processes sharing the model at the last report (this one included). */
   members: number;
-  sending: boolean;
+  /** The report loop in flight, if any: it also carries a window that ended during it. */
+  sending: Promise<void> | undefined;
   again: boolean;
 }
 
@@ -44,7 +45,8 @@ interface Member {
  * model's shared total (every process's limiter reacts to the same model, so n whole moves
  * would move the fleet n times as far as one limiter), refreshes its membership, and takes
  * its share of the total's whole part back: `floor(total / members)`, the remainder going to
- * the first members in id order. A new process grants nothing until its first report has told it
+ * the first members in id order. A step down acts at once; a step up, when others share the
+ * model, is granted only once its report has landed. A new process grants nothing until its first report has told it
  * its share, so it starts where the fleet is, not at the start value. A process that stops
  * reporting (a frozen or ended Lambda instance) drops out after `staleMs`, and its share
  * returns to the others.
@@ -56,31 +58,43 @@ export class SharedLimits implements LimitSharing {
 
   join(modelId: string, limiter: AdaptiveLimiter): void {
     // The first report adds nothing: it reads the total and this process's share of it.
-    const member: Member = { limiter, share: limiter.limit, members: 1, sending: false, again: false };
+    const member: Member = { limiter, share: limiter.limit, members: 1, sending: undefined, again: false };
     this.members.set(modelId, member);
     limiter.waitFor(this.sync(modelId, member));
   }
 
   window(snapshot: WindowSnapshot): void {
     const member = snapshot.name === undefined ? undefined : this.members.get(snapshot.name);
-    if (member && snapshot.name !== undefined) void this.sync(snapshot.name, member);
+    if (!member || snapshot.name === undefined) return;
+    const reported = this.sync(snapshot.name, member);
+    // A step up waits for the fleet. Every process sees the same clean windows, so they step
+    // up together; granting the whole step at once, before the report scales it to its 1/n
+    // part, sent n steps' worth of calls to the model in the same moment, which throttled
+    // them and cut every limit by the decrease factor. A step down acts at once.
+    if (snapshot.decision.action === 'increase' && member.members > 1) member.limiter.waitFor(reported);
   }
 
-  /** One report at a time per model; a window that ends during one is reported after it. */
-  private async sync(modelId: string, member: Member): Promise<void> {
+  /**
+   * One report at a time per model; a window that ends during one is reported after it, and
+   * the promise returned settles once a report that includes it has landed.
+   */
+  private sync(modelId: string, member: Member): Promise<void> {
     if (member.sending) {
       member.again = true;
-      return;
+      return member.sending;
     }
-    member.sending = true;
-    try {
-      do {
-        member.again = false;
-        await this.report(modelId, member);
-      } while (member.again);
-    } finally {
-      member.sending = false;
-    }
+    const loop = (async () => {
+      try {
+        do {
+          member.again = false;
+          await this.report(modelId, member);
+        } while (member.again);
+      } finally {
+        member.sending = undefined;
+      }
+    })();
+    member.sending = loop;
+    return loop;
   }
 
   private async report(modelId: string, member: Member): Promise<void> {
