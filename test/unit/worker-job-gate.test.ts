@@ -56,6 +56,34 @@ describe('JobGate', () => {
     expect((await b).checkedAt).toBe(10);
   });
 
+  it('gives a caller the newest reading, else the read in flight, that began after it asked and not too long ago', async () => {
+    const r = controlledReads();
+    const gate = new JobGate(r.read, r.now);
+    r.tick(10);
+    const a = gate.check(); // began at 10
+    r.reads[0]?.resolve(running);
+    await a;
+    // Answered, begun after the ask at 5 and not before 0: no read.
+    expect(await gate.since(5, 0)).toEqual({ job: running, checkedAt: 10 });
+    expect(r.reads).toHaveLength(1);
+    r.tick(20);
+    const out = gate.check(); // began at 30, in flight
+    // The answered one is too old (before 25): the caller that asked at 20 takes the one in
+    // flight, begun after its ask, rather than a read after it.
+    const b = gate.since(20, 25);
+    // One that asked at 30 or later may not: that read may have begun before it.
+    const c = gate.since(30, 25);
+    expect(r.reads).toHaveLength(2);
+    r.reads[1]?.resolve({ status: 'cancelled' });
+    expect(await out).toEqual({ job: { status: 'cancelled' }, checkedAt: 30 });
+    expect(await b).toEqual({ job: { status: 'cancelled' }, checkedAt: 30 });
+    await flush();
+    expect(r.reads).toHaveLength(3);
+    r.reads[2]?.resolve(running);
+    expect((await c).checkedAt).toBe(30);
+    expect(r.reads[2]?.startedAt).toBe(30);
+  });
+
   it('passes a failed read on to its callers, and reads again for the next', async () => {
     let calls = 0;
     const gate = new JobGate(async () => {

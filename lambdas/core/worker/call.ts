@@ -348,15 +348,12 @@ function stopReasonOf(job: GateReading['job']): StopReason {
 export const GATE_LOOKAHEAD_MS = 100;
 
 /**
- * The job-status reading a call starts on: the newest one, if it began after the call asked
- * and at most {@link GATE_LOOKAHEAD_MS} before its permit, else a new one. Either way a cancel
- * recorded before the call asked is seen.
+ * The job-status reading a call starts on: one that began after the call asked and at most
+ * {@link GATE_LOOKAHEAD_MS} before its permit, the newest answered or the one in flight, else
+ * a new one. Either way a cancel recorded before the call asked is seen.
  */
 function gateReading(gate: JobGate, askedAt: number, grantedAt: number): Promise<GateReading> {
-  const reading = gate.latest(askedAt);
-  return reading && grantedAt - reading.checkedAt <= GATE_LOOKAHEAD_MS
-    ? Promise.resolve(reading)
-    : gate.check();
+  return gate.since(askedAt, grantedAt - GATE_LOOKAHEAD_MS);
 }
 
 /**

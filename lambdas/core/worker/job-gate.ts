@@ -23,6 +23,8 @@ export interface GateReading {
  */
 export class JobGate {
   private inFlight: Promise<GateReading> | undefined;
+  /** When the read in flight began. */
+  private inFlightAt = Number.NEGATIVE_INFINITY;
   private next: Promise<GateReading> | undefined;
   private last: GateReading | undefined;
   private watchers = 0;
@@ -51,6 +53,18 @@ export class JobGate {
    */
   latest(askedAt: number): GateReading | undefined {
     return this.last && this.last.checkedAt > askedAt ? this.last : undefined;
+  }
+
+  /**
+   * A reading that began after `askedAt` and not before `notBefore` (epoch ms): the newest
+   * answered one if it qualifies, else the read in flight if it does (a read that is already
+   * out is nearer than the next one), else the next read ({@link check}).
+   */
+  since(askedAt: number, notBefore: number): Promise<GateReading> {
+    const last = this.latest(askedAt);
+    if (last && last.checkedAt >= notBefore) return Promise.resolve(last);
+    if (this.inFlight && this.inFlightAt > askedAt && this.inFlightAt >= notBefore) return this.inFlight;
+    return this.check();
   }
 
   /**
@@ -91,6 +105,7 @@ export class JobGate {
     const checkedAt = this.now();
     const reading = this.read().then((job) => ({ job, checkedAt }));
     this.inFlight = reading;
+    this.inFlightAt = checkedAt;
     const clear = () => {
       if (this.inFlight === reading) this.inFlight = undefined;
     };
