@@ -41,6 +41,16 @@ export function emptyTally(): ChaosTally {
   };
 }
 
+/** A work queue still holding messages (see Chaos.quiesce). */
+interface QueueLeft {
+  readonly queue: string;
+  readonly url: string;
+  readonly visible: number;
+  readonly hidden: number;
+  readonly delayed: number;
+  readonly visibilityTimeoutSeconds: number;
+}
+
 /** The faults, bound to one run's pipeline. */
 export class Chaos {
   readonly tally = emptyTally();
@@ -176,47 +186,60 @@ export class Chaos {
    * its queue's whole visibility timeout, so the wait lasts up to the longest timeout among the
    * queues still holding messages, plus `graceMs`, and at least `minMs`. Returns what is still
    * there at the end (each queue's counts, and the bodies of up to 10 visible messages, read
-   * without hiding them), or undefined when nothing is.
+   * once without hiding them: a read counts as a receive, so reading on every round would walk
+   * a message to its DLQ), or undefined when nothing is.
    */
   async quiesce(minMs = 120_000, graceMs = 30_000): Promise<string | undefined> {
     const { sqs } = this.pipeline.clients;
     const started = Date.now();
-    let left: string[] = [];
+    let left: QueueLeft[] = [];
     for (let until = started + minMs; Date.now() < until; ) {
-      left = [];
-      for (const [queue, url] of Object.entries(this.resources.queueUrls)) {
-        const r = await sqs.send(
-          new GetQueueAttributesCommand({
-            QueueUrl: url,
-            AttributeNames: [
-              'ApproximateNumberOfMessages',
-              'ApproximateNumberOfMessagesNotVisible',
-              'ApproximateNumberOfMessagesDelayed',
-              'VisibilityTimeout',
-            ],
-          }),
-        );
-        const a = r.Attributes ?? {};
-        const [visible, hidden, delayed] = [
-          a.ApproximateNumberOfMessages,
-          a.ApproximateNumberOfMessagesNotVisible,
-          a.ApproximateNumberOfMessagesDelayed,
-        ].map(Number);
-        if (!visible && !hidden && !delayed) continue;
-        until = Math.max(until, started + Number(a.VisibilityTimeout ?? 0) * 1000 + graceMs);
+      left = await this.leftOnQueues();
+      if (left.length === 0) return undefined;
+      for (const q of left) until = Math.max(until, started + q.visibilityTimeoutSeconds * 1000 + graceMs);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    const described = await Promise.all(
+      left.map(async (q) => {
         let bodies = '';
-        if (visible) {
+        if (q.visible) {
           const peek = await sqs.send(
-            new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+            new ReceiveMessageCommand({ QueueUrl: q.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
           );
           bodies = `: ${(peek.Messages ?? []).map((m) => m.Body ?? '').join(' | ')}`;
         }
-        left.push(`${queue} visible ${visible}, in flight ${hidden}, delayed ${delayed}${bodies}`);
-      }
-      if (left.length === 0) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+        return `${q.queue} visible ${q.visible}, in flight ${q.hidden}, delayed ${q.delayed}${bodies}`;
+      }),
+    );
+    return described.join('; ');
+  }
+
+  /** The work queues holding messages, with their counts and visibility timeouts. */
+  private async leftOnQueues(): Promise<QueueLeft[]> {
+    const left: QueueLeft[] = [];
+    for (const [queue, url] of Object.entries(this.resources.queueUrls)) {
+      const r = await this.pipeline.clients.sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: [
+            'ApproximateNumberOfMessages',
+            'ApproximateNumberOfMessagesNotVisible',
+            'ApproximateNumberOfMessagesDelayed',
+            'VisibilityTimeout',
+          ],
+        }),
+      );
+      const a = r.Attributes ?? {};
+      const [visible, hidden, delayed, visibilityTimeoutSeconds] = [
+        a.ApproximateNumberOfMessages,
+        a.ApproximateNumberOfMessagesNotVisible,
+        a.ApproximateNumberOfMessagesDelayed,
+        a.VisibilityTimeout,
+      ].map((v) => Number(v ?? 0)) as [number, number, number, number];
+      if (visible || hidden || delayed)
+        left.push({ queue, url, visible, hidden, delayed, visibilityTimeoutSeconds });
     }
-    return left.join('; ');
+    return left;
   }
 
   /** Waits for the dying invocations still running. */
