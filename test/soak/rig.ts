@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { byLane } from '../../lambdas/core/contracts.js';
+import { byLane, LANES } from '../../lambdas/core/contracts.js';
 import { cancelJob, type HoldDeps, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import { decide } from '../../lambdas/core/holds/review.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
@@ -88,7 +88,7 @@ export async function startRig(
   // poll that had just taken it) stays invisible for the lane's whole visibility timeout, 5 or
   // 30 min as deployed; a minute keeps such a message inside the run, as the short leases and
   // quiet periods above keep the sweeper's rounds inside it.
-  for (const lane of ['realtime', 'batch'] as const) {
+  for (const lane of LANES) {
     await sqs.send(
       new SetQueueAttributesCommand({
         QueueUrl: r.queueUrls[lane],
