@@ -59,6 +59,23 @@ async function settled(check: () => boolean | Promise<boolean>): Promise<void> {
   throw new Error('reports did not land');
 }
 
+/**
+ * Two processes on a model whose fleet starts at 10: each joins, and once a's window has
+ * closed and reported it has heard of b, so each holds 5.
+ */
+async function twoSharing(model: string) {
+  const clock = { t: 0 };
+  const a = processOn(clock, 'a', 10).for(model);
+  (await a.acquire('batch')).release({ unused: true });
+  const b = processOn(clock, 'b', 10).for(model);
+  (await b.acquire('batch')).release({ unused: true });
+  expect(b.limit).toBe(5);
+  clock.t = WINDOW;
+  a.tick(); // a's window closes and reports: it hears of b
+  await settled(() => a.limit === 5);
+  return { clock, a, b };
+}
+
 describe('a model limit shared by processes through the state table', () => {
   it('gives a new process its share of what the fleet learned, not the start value, and returns a gone one', async () => {
     const model = 'model-share';
@@ -111,15 +128,7 @@ describe('a model limit shared by processes through the state table', () => {
 
   it('steps a throttled process down at once, and the fleet total with it', async () => {
     const model = 'model-throttle';
-    const clock = { t: 0 };
-    const a = processOn(clock, 'a', 10).for(model);
-    (await a.acquire('batch')).release({ unused: true });
-    const b = processOn(clock, 'b', 10).for(model);
-    (await b.acquire('batch')).release({ unused: true });
-    expect(b.limit).toBe(5);
-    clock.t = WINDOW;
-    a.tick(); // a's window closes and reports: it hears of b
-    await settled(() => a.limit === 5);
+    const { clock, a, b } = await twoSharing(model);
     const p = await a.acquire('batch');
     p.release({ throttled: true });
     expect(a.limit).toBe(4); // at once, before any report
@@ -137,14 +146,7 @@ describe('a model limit shared by processes through the state table', () => {
 
   it('holds a step up until the fleet has it, so processes stepping up together do not overshoot', async () => {
     const model = 'model-step-up';
-    const clock = { t: 0 };
-    const a = processOn(clock, 'a', 10).for(model);
-    (await a.acquire('batch')).release({ unused: true });
-    const b = processOn(clock, 'b', 10).for(model);
-    (await b.acquire('batch')).release({ unused: true });
-    clock.t = WINDOW;
-    a.tick(); // a hears of b: 5 each
-    await settled(() => a.limit === 5);
+    const { clock, a } = await twoSharing(model);
 
     // A clean, saturated window: a's limiter steps up by 5 to 10.
     await cleanWindow(a, clock);
