@@ -41,9 +41,9 @@ expressions: keys: {:x}", a ValidationException, before any table is read). moto
 UpdateItem, and for names only on PutItem, DeleteItem, Query and Scan; it accepts unused values
 there and accepts both in a TransactWriteItems action, which is where a shared set of values most
 easily slips in. Here each of those is checked as DynamoDB checks it: a transaction's actions
-one by one in request order, the first unused placeholder refused for the whole request. The wording per operation (with
-or without the "1 validation error detected: " prefix) is as measured against the live service in
-https://github.com/floci-io/floci/issues/2893 and
+one by one in request order, the first unused placeholder refused for the whole request. The
+wording per operation (with or without the "1 validation error detected: " prefix) is as
+measured against the live service in https://github.com/floci-io/floci/issues/2893 and
 https://github.com/paritysuite/dynamodb-conformance (tests/tier3/validation-ordering).
 
 Usage: python moto_serve.py -H 127.0.0.1 -p 5000
