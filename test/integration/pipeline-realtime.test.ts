@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readJobProgress } from '../../lambdas/core/state/progress.js';
 import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { expectCompleteReview, fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
 
@@ -38,4 +39,26 @@ describe('the pipeline on the realtime lane (Lambda handlers behind SQS event so
     expect(cost.quote?.expectedMicros).toBeGreaterThan(0);
     expect(cost.spentMicros).toBeLessThanOrEqual(cost.quote?.worstCaseMicros ?? 0);
   }, 240_000);
+
+  it('shows calls done moving while the calls of a chunk run, not only when it ends', async () => {
+    // One chunk of 77 calls at 600 ms each: several seconds inside one analyze stage.
+    h.bedrock.setPlan({ latency: { kind: 'fixed', ms: 600 } });
+    const jobId = await h.upload(`progress-${SMALL}`, fixture(SMALL));
+    const seen = new Set<number>();
+    let planned = 0;
+    for (;;) {
+      const p = await readJobProgress(h.pipeline.clients.db, h.stack.resources.tableName, jobId);
+      if (p && p.chunksTerminal === 0 && p.calls.done > 0) seen.add(p.calls.done);
+      if (p && p.chunksTerminal === p.chunkCount && p.chunkCount > 0) {
+        planned = p.calls.planned;
+        expect(p.calls.done).toBe(planned);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(planned).toBe(77);
+    // The counts went up at least twice before the chunk's stage ended.
+    expect([...seen].filter((n) => n < planned).length).toBeGreaterThanOrEqual(2);
+    expect((await h.waitForEnd(jobId)).status).toBe('completed');
+  }, 120_000);
 });

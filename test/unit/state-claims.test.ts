@@ -261,6 +261,33 @@ describe('Claims.heartbeat', () => {
   });
 });
 
+describe('Claims.recordCounts', () => {
+  it('writes the call counts so far under the fencing condition, leaving the lease as it is', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    const held = lease();
+    const counts = { done: 4, reused: 0, failed: 1, skipped: 0, cancelled: 0, retries: 2 };
+    await claims.recordCounts(held, counts);
+    expect(updates()).toEqual([
+      {
+        TableName: TABLE,
+        Key: { pk: 'JOB#job-1', sk: 'CHUNK#0007#analyze' },
+        UpdateExpression: 'SET calls = :calls',
+        ConditionExpression: FENCED,
+        ExpressionAttributeValues: { ':me': 'worker-a', ':fence': 3, ':calls': counts },
+      },
+    ]);
+    expect(held.expiresAt).toBe(NOW + 60_000);
+  });
+
+  it('throws LeaseLostError once another worker has taken over', async () => {
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    const error = await claims
+      .recordCounts(lease(), { done: 1, reused: 0, failed: 0, skipped: 0, retries: 0 })
+      .catch((e: unknown) => e);
+    expect(isLeaseLostError(error)).toBe(true);
+  });
+});
+
 describe('Claims.completeStage', () => {
   it('marks the stage done and gives up the claim, fenced', async () => {
     ddb.on(UpdateCommand).resolves({});

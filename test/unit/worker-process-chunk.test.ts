@@ -155,6 +155,8 @@ interface Scenario {
   /** This chunk's completion makes the job's count whole. */
   readonly lastChunk?: boolean;
   readonly heartbeat?: () => Error | undefined;
+  /** Outcome of recording the call counts between heartbeats (`Claims.recordCounts`). */
+  readonly recordCounts?: () => Error | undefined;
   readonly completeStage?: () => Error | undefined;
   /** Outcome of releasing a stage back to SQS (`Claims.release`). */
   readonly release?: () => Error | undefined;
@@ -193,11 +195,13 @@ function arrange(scenario: Scenario = {}) {
     }
     const failure = expression.startsWith('SET claimExpiresAt = :exp')
       ? scenario.heartbeat?.()
-      : expression.includes('calls = :calls')
-        ? scenario.completeStage?.()
-        : expression.includes('#status = :retrying')
-          ? scenario.release?.()
-          : undefined;
+      : expression === 'SET calls = :calls'
+        ? scenario.recordCounts?.()
+        : expression.includes('calls = :calls')
+          ? scenario.completeStage?.()
+          : expression.includes('#status = :retrying')
+            ? scenario.release?.()
+            : undefined;
     if (failure) throw failure;
     return {};
   });
@@ -226,8 +230,8 @@ function updates(match: (expression: string) => boolean) {
 
 const claimsSent = () => updates((e) => e.startsWith('SET claimedBy = :me'));
 const heartbeatsSent = () => updates((e) => e.startsWith('SET claimExpiresAt = :exp'));
-const stageCompletions = () =>
-  updates((e) => e.includes('calls = :calls') && !e.startsWith('SET claimExpiresAt'));
+const countsRecorded = () => updates((e) => e === 'SET calls = :calls');
+const stageCompletions = () => updates((e) => e.includes('#status = :done'));
 const releases = () => updates((e) => e.includes('#status = :retrying'));
 const finalizeClaims = () => updates((e) => e === 'SET finalizeEnqueuedAt = :at');
 const visibilityChanges = () => sqs.commandCalls(ChangeMessageVisibilityCommand).map((c) => c.args[0].input);
@@ -521,6 +525,57 @@ describe('processChunk: heartbeat', () => {
     expect(beats[0]?.ExpressionAttributeValues?.[':calls']).toMatchObject({ done: 0 });
   });
 
+  it('records the call counts between heartbeats when they moved, at most once a second', async () => {
+    vi.useFakeTimers({ now: NOW });
+    // Three calls, answered 1.5 s, 3.5 s and 25 s after they start.
+    const delays = [1_500, 3_500, 25_000];
+    let started = 0;
+    arrange({
+      bedrock: () => {
+        const ms = delays[started++] ?? 0;
+        return new Promise((resolve) => setTimeout(() => resolve(validAnswer()), ms));
+      },
+    });
+    const clauses = [0, 1, 2].map((index) => ({ ...clause, index, id: `c000${index + 1}` }));
+    const body = JSON.stringify({ v: 1, jobId: 'job-1', chunk: 3, lane: 'realtime', clauses });
+    const result = processChunk(delivery({ body }), deps({ now: () => Date.now() }));
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(await result).toEqual({ action: 'ack', outcome: 'done' });
+
+    // After the first answer and after the second; nothing while the counts stood still.
+    const recorded = countsRecorded();
+    expect(recorded.map((r) => r.ExpressionAttributeValues?.[':calls'].done)).toEqual([1, 2]);
+    for (const r of recorded) {
+      expect(r.Key).toEqual({ pk: 'JOB#job-1', sk: 'CHUNK#0003#analyze' });
+      expect(r.ConditionExpression).toBe(FENCED);
+      expect(r.ExpressionAttributeValues).toMatchObject({ ':me': 'worker-a', ':fence': FENCE.analyze });
+    }
+    // The heartbeats still renew at a third of the lease, with the counts as they stand.
+    expect(heartbeatsSent().map((b) => b.ExpressionAttributeValues?.[':calls'].done)).toEqual([2, 2]);
+  });
+
+  it('aborts the stage when recording the counts finds the lease taken over', async () => {
+    vi.useFakeTimers({ now: NOW });
+    const delays = [1_500, 25_000];
+    let started = 0;
+    arrange({
+      bedrock: () => {
+        const ms = delays[started++] ?? 0;
+        return new Promise((resolve) => setTimeout(() => resolve(validAnswer()), ms));
+      },
+      recordCounts: () => conditionFailed(),
+      release: () => conditionFailed(),
+    });
+    const clauses = [0, 1].map((index) => ({ ...clause, index, id: `c000${index + 1}` }));
+    const body = JSON.stringify({ v: 1, jobId: 'job-1', chunk: 3, lane: 'realtime', clauses });
+    const result = processChunk(delivery({ body }), deps({ now: () => Date.now() }));
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(await result).toMatchObject({ action: 'retry', reason: 'lease lost during analyze' });
+    expect(countsRecorded()).toHaveLength(1);
+    expect(heartbeatsSent()).toHaveLength(0);
+    expect(stageCompletions()).toHaveLength(0);
+  });
+
   it('stops once the stage is over', async () => {
     vi.useFakeTimers({ now: NOW });
     arrange();
@@ -572,9 +627,15 @@ describe('processChunk: heartbeat', () => {
     const result = processChunk(delivery(), deps({ now: () => Date.now() }));
     await vi.advanceTimersByTimeAsync(25_000);
     expect(await result).toEqual({ action: 'ack', outcome: 'done' });
-    expect(heartbeatsSent()).toHaveLength(2);
-    // At the two claims, and after the one heartbeat that succeeded.
-    expect(visibilityChanges()).toHaveLength(3);
+    // The failed one is tried again a second later, and the next comes a third of the lease
+    // after that: at 10 s, 11 s and 21 s.
+    expect(heartbeatsSent().map((b) => b.ExpressionAttributeValues?.[':exp'])).toEqual([
+      NOW + 10_000 + LEASE_MS,
+      NOW + 11_000 + LEASE_MS,
+      NOW + 21_000 + LEASE_MS,
+    ]);
+    // At the two claims, and after the two heartbeats that succeeded.
+    expect(visibilityChanges()).toHaveLength(4);
     expect(stageCompletions()).toHaveLength(1);
   });
 });

@@ -222,6 +222,25 @@ export class Claims {
     lease.expiresAt = exp;
   }
 
+  /**
+   * Records the stage's call counts so far under the lease, so progress moves between
+   * heartbeats; throws LeaseLostError when another worker has taken the stage over.
+   */
+  async recordCounts(lease: Lease, counts: CallCounts): Promise<void> {
+    const f = fenceCondition(lease);
+    await this.underLease(lease, () =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
+          UpdateExpression: 'SET calls = :calls',
+          ConditionExpression: f.condition,
+          ExpressionAttributeValues: { ...f.values, ':calls': { ...counts } },
+        }),
+      ),
+    );
+  }
+
   /** Finishes a stage that is not the chunk's last (the chunk counter is untouched). */
   async completeStage(
     lease: Lease,

@@ -25,8 +25,8 @@ export interface JobProgress {
 
 /**
  * The job's progress from its item and the call counts its analyze checkpoints carry: written
- * when a stage ends and, while it runs, with every heartbeat, so the counts move during a chunk
- * without a write per call. One GetItem and one Query of the checkpoints' counts only.
+ * when a stage ends and, while it runs, at most once a second when they moved, so the counts
+ * move during a chunk without a write per call. One GetItem and one Query of the checkpoints' counts only.
  */
 export async function readJobProgress(
   db: DynamoDBDocumentClient,

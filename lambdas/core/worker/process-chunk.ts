@@ -36,6 +36,11 @@ export interface WorkerDeps {
   readonly finalizeQueueUrl: string;
   readonly workerId: string;
   readonly leaseMs: number;
+  /**
+   * How often a running stage records its call counts on its checkpoint when they moved, so
+   * progress moves as calls end without a write per call. @default 1000
+   */
+  readonly progressMs?: number;
   readonly callConcurrency: number;
   readonly modelTimeoutMs: number;
   /** Tier-2 visibility backoff by receive count. */
@@ -95,8 +100,9 @@ interface Tables {
  * Keeps a claim alive while a stage runs: renews the lease and the message's visibility at
  * a third of the lease length. The visibility is brought down to twice the lease at once, so
  * that a worker dying before its first renewal leaves the message to come back within that,
- * not after the queue's (much longer) visibility timeout. If the lease is lost, it aborts the
- * stage so that nothing more is committed under it.
+ * not after the queue's (much longer) visibility timeout. Between renewals it records the
+ * stage's call counts when they moved, at most once per `progressMs`. If the lease is lost,
+ * it aborts the stage so that nothing more is committed under it.
  */
 function startHeartbeat(
   deps: WorkerDeps,
@@ -107,6 +113,7 @@ function startHeartbeat(
   progress: () => CallCounts | undefined,
 ) {
   const every = Math.max(1000, Math.floor(deps.leaseMs / 3));
+  const tick = Math.min(every, Math.max(100, deps.progressMs ?? 1000));
   const visibility = () =>
     deps.sqs.send(
       new ChangeMessageVisibilityCommand({
@@ -120,18 +127,41 @@ function startHeartbeat(
     deps.log?.('heartbeat-failed', { jobId: lease.jobId, chunk: lease.chunk, error: String(error) });
   };
   visibility().catch(failed);
+  // Time since the lease was last renewed, counted in ticks of the timer.
+  let sinceRenewal = 0;
+  // The counts as the checkpoint last got them: none yet, which reads as nothing done.
+  let recorded = JSON.stringify(undefined);
+  let writing = false;
+  // A write that was in flight when the stage ended is refused once the stage is done: not news.
+  let stopped = false;
   const timer = setInterval(() => {
+    sinceRenewal += tick;
+    if (writing || abort.signal.aborted) return;
+    const counts = progress();
+    const shown = JSON.stringify(counts);
+    const renew = sinceRenewal >= every;
+    if (!renew && (shown === recorded || !Object.values(counts ?? {}).some((n) => n > 0))) return;
+    writing = true;
     void (async () => {
       try {
-        await claims.heartbeat(lease, deps.leaseMs, progress());
-        await visibility();
+        if (renew) {
+          await claims.heartbeat(lease, deps.leaseMs, counts);
+          sinceRenewal = 0;
+          await visibility();
+        } else if (counts) await claims.recordCounts(lease, counts);
+        recorded = shown;
       } catch (error) {
-        failed(error);
+        if (!stopped) failed(error);
+      } finally {
+        writing = false;
       }
     })();
-  }, every);
+  }, tick);
   timer.unref?.();
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
 }
 
 /** What a stage holder does next. */
