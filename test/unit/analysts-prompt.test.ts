@@ -187,3 +187,47 @@ describe('buildConverseInput', () => {
     expect(repair.messages?.[1]?.content).toEqual([{ text: '(no answer)' }]);
   });
 });
+
+describe('the parts every call of a document shares', () => {
+  const context = {
+    title: 'Supply Agreement',
+    parties: 'Acme and Beta',
+    definitions: '"Goods" means goods.',
+    more: Array.from({ length: 3000 }, (_, i) => `Line ${i} of the contract.`).join('\n'),
+  };
+
+  it('gives every clause of a document the prefix a fresh build of its context gives', () => {
+    const first = buildConverseInput(analyst, clause, { modelId: PRIMARY_MODEL_ID, context });
+    const again = buildConverseInput(
+      analyst,
+      { ...clause, id: 'c0043' },
+      { modelId: PRIMARY_MODEL_ID, context },
+    );
+    const fresh = buildConverseInput(analyst, clause, { modelId: PRIMARY_MODEL_ID, context: { ...context } });
+    // Built once for the document and reused by the next clause, it is what a fresh build gives.
+    expect(again.messages?.[0]?.content?.[0]?.text).toBe(first.messages?.[0]?.content?.[0]?.text);
+    expect(fresh).toEqual(first);
+  });
+
+  it('builds another prefix for another model or another analyst, whose leading characters differ', () => {
+    const other = analystById('liability-counsel');
+    const prefix = (a: typeof analyst, modelId: string) =>
+      buildConverseInput(a, clause, { modelId, context }).messages?.[0]?.content?.[0]?.text ?? '';
+    const fresh = (a: typeof analyst, modelId: string) =>
+      buildConverseInput(a, clause, { modelId, context: { ...context } }).messages?.[0]?.content?.[0]?.text;
+    for (const [a, modelId] of [
+      [analyst, PRIMARY_MODEL_ID],
+      [analyst, FALLBACK_MODEL_ID],
+      [other, PRIMARY_MODEL_ID],
+    ] as const) {
+      expect(prefix(a, modelId)).toBe(fresh(a, modelId));
+    }
+    // The filler from the rest of the contract is cut to what each one's cache minimum needs.
+    expect(new Set([prefix(analyst, PRIMARY_MODEL_ID), prefix(other, PRIMARY_MODEL_ID)]).size).toBe(2);
+  });
+
+  it('hands out one tool configuration per set of categories', () => {
+    expect(toolConfigFor(analyst)).toBe(toolConfigFor(analystById('term-lifecycle')));
+    expect(toolConfigFor(analyst)).not.toEqual(toolConfigFor(analystById('liability-counsel')));
+  });
+});

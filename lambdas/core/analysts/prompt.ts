@@ -92,8 +92,21 @@ export function estimatedTokens(chars: number): number {
 
 /** Characters of the tool definitions and system prompts, which every request sends first. */
 function leadingChars(system: readonly { text?: string }[], toolConfig: unknown): number {
-  return JSON.stringify(toolConfig).length + system.reduce((n, s) => n + (s.text?.length ?? 0), 0);
+  return toolChars(toolConfig) + system.reduce((n, s) => n + (s.text?.length ?? 0), 0);
 }
+
+/** Characters of the tool definitions as sent, counted once per tool configuration. */
+function toolChars(toolConfig: unknown): number {
+  if (typeof toolConfig !== 'object' || toolConfig === null) return JSON.stringify(toolConfig).length;
+  let chars = TOOL_CHARS.get(toolConfig);
+  if (chars === undefined) {
+    chars = JSON.stringify(toolConfig).length;
+    TOOL_CHARS.set(toolConfig, chars);
+  }
+  return chars;
+}
+
+const TOOL_CHARS = new WeakMap<object, number>();
 
 /**
  * The characters of a request Bedrock counts as input: tool definitions, system prompts and the
@@ -125,6 +138,28 @@ export function sharedPrefix(
   system: readonly { text: string }[],
   toolConfig: unknown,
 ): { text: string; cacheable: boolean } {
+  // Every call of a document asks again with the same context: build each prefix once. The
+  // result depends on the system prompts and tools only through their length.
+  const lead = leadingChars(system, toolConfig);
+  const built = PREFIXES.get(context) ?? new Map<string, { text: string; cacheable: boolean }>();
+  PREFIXES.set(context, built);
+  const key = `${modelId}\n${lead}`;
+  let prefix = built.get(key);
+  if (!prefix) {
+    prefix = buildPrefix(context, modelId, lead);
+    built.set(key, prefix);
+  }
+  return prefix;
+}
+
+/** The prefixes built per document context, by model and leading characters. */
+const PREFIXES = new WeakMap<DocumentContext, Map<string, { text: string; cacheable: boolean }>>();
+
+function buildPrefix(
+  context: DocumentContext,
+  modelId: string,
+  lead: number,
+): { text: string; cacheable: boolean } {
   const parts: string[] = [];
   if (context.title) parts.push(`Title: ${context.title}`);
   if (context.parties) parts.push(`Parties: ${context.parties}`);
@@ -140,7 +175,7 @@ export function sharedPrefix(
   };
   let text = build(parts);
   if (min === undefined) return { text, cacheable: false };
-  const target = Math.ceil(min * CACHE_MARGIN) * CHARS_PER_TOKEN - leadingChars(system, toolConfig);
+  const target = Math.ceil(min * CACHE_MARGIN) * CHARS_PER_TOKEN - lead;
   if (text.length < target && context.more) {
     const need = target - text.length;
     const more = context.more.length <= need ? context.more : cutAtLine(context.more, need);

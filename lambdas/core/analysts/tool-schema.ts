@@ -124,6 +124,19 @@ export function answerJsonSchema(analyst: Pick<AnalystDefinition, 'categories'>)
  * model to call it, so that an answer is always structured (or visibly missing).
  */
 export function toolConfigFor(analyst: Pick<AnalystDefinition, 'categories'>): ToolConfiguration {
+  // Every call of an analyst sends the same tools: build them once per set of categories.
+  const key = analyst.categories.join(',');
+  let config = TOOL_CONFIGS.get(key);
+  if (!config) {
+    config = buildToolConfig(analyst);
+    TOOL_CONFIGS.set(key, config);
+  }
+  return config;
+}
+
+const TOOL_CONFIGS = new Map<string, ToolConfiguration>();
+
+function buildToolConfig(analyst: Pick<AnalystDefinition, 'categories'>): ToolConfiguration {
   return {
     tools: [
       {
