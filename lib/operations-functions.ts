@@ -19,7 +19,7 @@ import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { keyedVariable, type PipelineResourcesProps, runtimeEnvironment } from './runtime-environment.js';
 import { grantItemAccess } from './state-table.js';
-import { QUEUE_ROLES, type QueueRole } from './topology.js';
+import { QUEUE_ROLES, type QueueRole, SWEEP_EVERY_MINUTES } from './topology.js';
 
 /** Properties of {@link OperationsFunctions}. */
 export interface OperationsFunctionsProps extends PipelineResourcesProps {
@@ -76,7 +76,7 @@ export class OperationsFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: OperationsFunctionsProps) {
     super(scope, id);
-    const sweepEvery = props.sweepEveryMinutes ?? 1;
+    const sweepEvery = props.sweepEveryMinutes ?? SWEEP_EVERY_MINUTES;
     const triageEvery = props.triageEveryMinutes ?? 15;
     const maxRedrives = props.maxRedrives ?? 2;
     checkIntegerRange('OperationsFunctions sweepEveryMinutes', sweepEvery, 1, 60);

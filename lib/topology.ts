@@ -11,6 +11,9 @@ import { LANES, type Lane, QUEUE_ROLES, type QueueRole } from '../lambdas/contra
 
 export { LANES, type Lane, QUEUE_ROLES, type QueueRole };
 
+/** How often the deployed sweeper runs (its EventBridge schedule), in minutes, unless tuned. */
+export const SWEEP_EVERY_MINUTES = 1;
+
 /** Settings of one work queue and its dead-letter queue. */
 export interface QueueSettings {
   readonly role: QueueRole;

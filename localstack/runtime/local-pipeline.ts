@@ -17,7 +17,7 @@ import {
   workerDeps,
 } from '../../lambdas/shared/runtime.js';
 import { configureWorker, handler as workerHandler } from '../../lambdas/worker/handler.js';
-import type { Topology } from '../../lib/topology.js';
+import { SWEEP_EVERY_MINUTES, type Topology } from '../../lib/topology.js';
 import { LOCAL_REGION } from '../aws-clients.js';
 import type { ProvisionedResources } from '../provision.js';
 import { PROJECT_ROOT } from '../python-venv.js';
@@ -40,7 +40,11 @@ export interface LocalPipelineOptions {
   /** Extra worker dependencies for the in-process realtime lane (tests). */
   readonly workerOverrides?: Partial<WorkerDeps>;
   readonly log?: (line: string) => void;
-  /** How often the in-process sweeper runs; 0 turns it off. @default 5000 */
+  /**
+   * How often the in-process sweeper runs; 0 turns it off. @default the deployed schedule's
+   * (`SWEEP_EVERY_MINUTES`): a sweep queries every running job's checkpoints, and more sweeps
+   * than the deployed stack makes would load the ground with reads it never sees
+   */
   readonly sweepIntervalMs?: number;
   /** Overrides of the sweeper's timing (tests shorten the quiet periods). @default from the topology and lease */
   readonly sweepRules?: Partial<SweepRules>;
@@ -187,7 +191,7 @@ function startSweeper(
   clients: RuntimeClients,
   log: (line: string) => void,
 ): () => Promise<void> {
-  const every = options.sweepIntervalMs ?? 5000;
+  const every = options.sweepIntervalMs ?? SWEEP_EVERY_MINUTES * 60_000;
   if (every <= 0) return async () => {};
   const { resources, topology: t } = options;
   const rules = { ...sweepRules(t, config.LEASE_SECONDS * 1000), ...options.sweepRules };
