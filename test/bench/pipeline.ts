@@ -91,7 +91,7 @@ export interface PipelineBenchResult {
 }
 
 /** The stand-in in its own process, so its CPU is not counted as orchestration. */
-async function standInProcess(
+export async function standInProcess(
   plan: object,
 ): Promise<{ url: string; child: ChildProcess; accounting(): Promise<AccountingSnapshot> }> {
   const planFile = join(mkdtempSync(join(tmpdir(), 'clause-review-bench-')), 'plan.json');

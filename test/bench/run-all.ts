@@ -1,11 +1,11 @@
 /**
- * `npm run bench`: the pipeline under load (three contract sizes, then ten jobs at once), then
+ * `npm run bench`: a plain queue of model calls as the bar, the pipeline under load (three contract sizes, then ten jobs at once), then
  * the adaptive limiter against the stand-in's capacity model, alone and as four processes
  * sharing one model's limit. Figures only; nothing here
  * asserts a time (machines are shared and noisy). The stand-in's own throughput is measured
  * by `npm run bench:standin`.
  *
- *   npm run bench [-- --only small,sample,largest,concurrent,cost,limiter,fleet,hostile]
+ *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,limiter,fleet,hostile]
  */
 import { parseArgs } from 'node:util';
 import { formatCostBench, runCostBench } from './cost.js';
@@ -20,10 +20,22 @@ import {
   runPipelineBench,
   SMALL_CONTRACT,
 } from './pipeline.js';
+import { formatPlainQueueBench, runPlainQueueBench } from './plain-queue.js';
 
 const { values } = parseArgs({ options: { only: { type: 'string' } } });
 const only = values.only ? new Set(values.only.split(',')) : undefined;
 const want = (name: string) => !only || only.has(name);
+
+if (want('baseline')) {
+  console.log('\n== the bar: a plain queue, one request per model call (no ledger, ceiling or checkpoints)');
+  for (const [label, file] of [
+    ['README sample prompts', BENCH_CONTRACT],
+    ['Verizon prompts', LARGEST_CONTRACT],
+  ] as const) {
+    const r = await runPlainQueueBench({ file, latencyMs: 400, capacity: 12, seconds: 40 });
+    console.log(formatPlainQueueBench(label, r));
+  }
+}
 
 const scenarios: { name: string; label: string; files: string[] }[] = [
   { name: 'small', label: 'small contract (web hosting, 77 calls)', files: [SMALL_CONTRACT] },
