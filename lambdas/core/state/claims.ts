@@ -182,6 +182,28 @@ export class Claims {
     }
   }
 
+  /** One UpdateItem of the lease's checkpoint under the lease ({@link underLease}). */
+  private fencedUpdate(
+    lease: Lease,
+    update: string,
+    values: Record<string, unknown>,
+    names?: Record<string, string>,
+  ): Promise<void> {
+    const f = fenceCondition(lease);
+    return this.underLease(lease, () =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
+          UpdateExpression: update,
+          ConditionExpression: f.condition,
+          ...(names ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: { ...f.values, ...values },
+        }),
+      ),
+    );
+  }
+
   /**
    * A write under the lease, conditional on it (`fenceCondition`): a refusal means another
    * worker holds the stage now, and becomes LeaseLostError.
@@ -202,23 +224,11 @@ export class Claims {
    */
   async heartbeat(lease: Lease, leaseMs: number, progress?: CallCounts): Promise<void> {
     const exp = this.now() + leaseMs;
-    const f = fenceCondition(lease);
-    await this.underLease(lease, () =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
-          // The stage's call counts so far ride along, so progress shows without a write per call.
-          UpdateExpression: `SET claimExpiresAt = :exp${progress ? ', calls = :calls' : ''}`,
-          ConditionExpression: f.condition,
-          ExpressionAttributeValues: {
-            ...f.values,
-            ':exp': exp,
-            ...(progress ? { ':calls': { ...progress } } : {}),
-          },
-        }),
-      ),
-    );
+    // The stage's call counts so far ride along, so progress shows without a write per call.
+    await this.fencedUpdate(lease, `SET claimExpiresAt = :exp${progress ? ', calls = :calls' : ''}`, {
+      ':exp': exp,
+      ...(progress ? { ':calls': { ...progress } } : {}),
+    });
     lease.expiresAt = exp;
   }
 
@@ -227,18 +237,7 @@ export class Claims {
    * heartbeats; throws LeaseLostError when another worker has taken the stage over.
    */
   async recordCounts(lease: Lease, counts: CallCounts): Promise<void> {
-    const f = fenceCondition(lease);
-    await this.underLease(lease, () =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
-          UpdateExpression: 'SET calls = :calls',
-          ConditionExpression: f.condition,
-          ExpressionAttributeValues: { ...f.values, ':calls': { ...counts } },
-        }),
-      ),
-    );
+    await this.fencedUpdate(lease, 'SET calls = :calls', { ':calls': { ...counts } });
   }
 
   /** Finishes a stage that is not the chunk's last (the chunk counter is untouched). */
@@ -246,25 +245,17 @@ export class Claims {
     lease: Lease,
     fields: Pick<Checkpoint, 'calls' | 'unstarted'> & { result?: string } = {},
   ): Promise<void> {
-    const f = fenceCondition(lease);
-    await this.underLease(lease, () =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
-          UpdateExpression: `SET #status = :done, finishedAt = :at, calls = :calls, #result = :result${fields.unstarted ? ', unstarted = :unstarted' : ''} REMOVE claimedBy, claimExpiresAt, lastError, errorClass`,
-          ConditionExpression: f.condition,
-          ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
-          ExpressionAttributeValues: {
-            ...f.values,
-            ':done': 'done',
-            ':at': new Date(this.now()).toISOString(),
-            ':calls': fields.calls ?? null,
-            ':result': fields.result ?? null,
-            ...(fields.unstarted ? { ':unstarted': fields.unstarted } : {}),
-          },
-        }),
-      ),
+    await this.fencedUpdate(
+      lease,
+      `SET #status = :done, finishedAt = :at, calls = :calls, #result = :result${fields.unstarted ? ', unstarted = :unstarted' : ''} REMOVE claimedBy, claimExpiresAt, lastError, errorClass`,
+      {
+        ':done': 'done',
+        ':at': new Date(this.now()).toISOString(),
+        ':calls': fields.calls ?? null,
+        ':result': fields.result ?? null,
+        ...(fields.unstarted ? { ':unstarted': fields.unstarted } : {}),
+      },
+      { '#status': 'status', '#result': 'result' },
     );
   }
 
@@ -329,25 +320,16 @@ export class Claims {
    * its visibility backoff and the next claimant starts from the checkpoint.
    */
   async release(lease: Lease, failure: { lastError: string; errorClass: ErrorClass }): Promise<void> {
-    const f = fenceCondition(lease);
-    await this.underLease(lease, () =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
-          UpdateExpression:
-            'SET #status = :retrying, lastError = :err, errorClass = :class, failedAt = :at REMOVE claimedBy, claimExpiresAt',
-          ConditionExpression: f.condition,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ...f.values,
-            ':retrying': 'retrying',
-            ':err': failure.lastError.slice(0, 1000),
-            ':class': failure.errorClass,
-            ':at': new Date(this.now()).toISOString(),
-          },
-        }),
-      ),
+    await this.fencedUpdate(
+      lease,
+      'SET #status = :retrying, lastError = :err, errorClass = :class, failedAt = :at REMOVE claimedBy, claimExpiresAt',
+      {
+        ':retrying': 'retrying',
+        ':err': failure.lastError.slice(0, 1000),
+        ':class': failure.errorClass,
+        ':at': new Date(this.now()).toISOString(),
+      },
+      { '#status': 'status' },
     );
   }
 
@@ -357,22 +339,11 @@ export class Claims {
    * its message again.
    */
   async setAside(lease: Lease): Promise<void> {
-    const f = fenceCondition(lease);
-    await this.underLease(lease, () =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(lease.jobId), sk: checkpointSk(lease.chunk, lease.stage) },
-          UpdateExpression: 'SET #status = :pending, pausedAt = :at REMOVE claimedBy, claimExpiresAt',
-          ConditionExpression: f.condition,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ...f.values,
-            ':pending': 'pending',
-            ':at': new Date(this.now()).toISOString(),
-          },
-        }),
-      ),
+    await this.fencedUpdate(
+      lease,
+      'SET #status = :pending, pausedAt = :at REMOVE claimedBy, claimExpiresAt',
+      { ':pending': 'pending', ':at': new Date(this.now()).toISOString() },
+      { '#status': 'status' },
     );
   }
 
