@@ -82,6 +82,8 @@ describe('npx clause-review review', () => {
     expect(run.stdout).toMatch(/calls \d+ done, \d+ failed, \d+ skipped, \d+ cancelled of \d+/);
     expect(run.stdout).toMatch(/document\s+status\s+clauses/);
     expect(run.stdout).toContain(join(dir, 'report.html'));
+    // The in-process handlers' INFO logs stay out of the progress lines.
+    expect(run.stdout).not.toMatch(/^\{"level":"INFO"/m);
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
   }, 180_000);
 
