@@ -141,8 +141,11 @@ export function sharedPrefix(
   // Every call of a document asks again with the same context: build each prefix once. The
   // result depends on the system prompts and tools only through their length.
   const lead = leadingChars(system, toolConfig);
-  const built = PREFIXES.get(context) ?? new Map<string, { text: string; cacheable: boolean }>();
-  PREFIXES.set(context, built);
+  let built = PREFIXES.get(context);
+  if (!built) {
+    built = new Map();
+    PREFIXES.set(context, built);
+  }
   const key = `${modelId}\n${lead}`;
   let prefix = built.get(key);
   if (!prefix) {

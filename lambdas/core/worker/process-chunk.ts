@@ -36,11 +36,6 @@ export interface WorkerDeps {
   readonly finalizeQueueUrl: string;
   readonly workerId: string;
   readonly leaseMs: number;
-  /**
-   * How often a running stage records its call counts on its checkpoint when they moved, so
-   * progress moves as calls end without a write per call. @default 1000
-   */
-  readonly progressMs?: number;
   readonly callConcurrency: number;
   readonly modelTimeoutMs: number;
   /** Tier-2 visibility backoff by receive count. */
@@ -97,11 +92,17 @@ interface Tables {
 }
 
 /**
+ * How often a running stage records its call counts on its checkpoint when they moved, so
+ * progress moves as calls end without a write per call.
+ */
+const PROGRESS_MS = 1000;
+
+/**
  * Keeps a claim alive while a stage runs: renews the lease and the message's visibility at
  * a third of the lease length. The visibility is brought down to twice the lease at once, so
  * that a worker dying before its first renewal leaves the message to come back within that,
  * not after the queue's (much longer) visibility timeout. Between renewals it records the
- * stage's call counts when they moved, at most once per `progressMs`. If the lease is lost,
+ * stage's call counts when they moved, at most once per {@link PROGRESS_MS}. If the lease is lost,
  * it aborts the stage so that nothing more is committed under it.
  */
 function startHeartbeat(
@@ -113,7 +114,7 @@ function startHeartbeat(
   progress: () => CallCounts | undefined,
 ) {
   const every = Math.max(1000, Math.floor(deps.leaseMs / 3));
-  const tick = Math.min(every, Math.max(100, deps.progressMs ?? 1000));
+  const tick = Math.min(every, PROGRESS_MS);
   const visibility = () =>
     deps.sqs.send(
       new ChangeMessageVisibilityCommand({
@@ -130,7 +131,7 @@ function startHeartbeat(
   // Time since the lease was last renewed, counted in ticks of the timer.
   let sinceRenewal = 0;
   // The counts as the checkpoint last got them: none yet, which reads as nothing done.
-  let recorded = JSON.stringify(undefined);
+  let recorded: string | undefined;
   let writing = false;
   // A write that was in flight when the stage ended is refused once the stage is done: not news.
   let stopped = false;
