@@ -13,6 +13,7 @@ import {
   parseAnswer,
 } from '../analysts/index.js';
 import type { DocumentContext } from '../documents/document-context.js';
+import { jsonBytes } from '../json-bytes.js';
 import type { PipelineMetrics } from '../metrics/index.js';
 import type { Clause, Lane } from '../model.js';
 import { costOf, type ModelPrice } from '../models.js';
@@ -92,8 +93,7 @@ export type CallResult = { readonly modelId: string; readonly retries: number } 
 
 /** Upper bound of a call's input tokens: a token is at least one byte of what is sent. */
 export function worstCaseInputTokens(input: ConverseCommandInput): number {
-  const sent = JSON.stringify({ s: input.system, m: input.messages, t: input.toolConfig });
-  return Buffer.byteLength(sent, 'utf8') + 64;
+  return jsonBytes({ s: input.system, m: input.messages, t: input.toolConfig }) + 64;
 }
 
 /**
@@ -104,8 +104,7 @@ export function worstCasePrefixTokens(input: ConverseCommandInput): number {
   const content = input.messages?.[0]?.content ?? [];
   const at = content.findIndex((b) => 'cachePoint' in b && b.cachePoint !== undefined);
   if (at < 0) return 0;
-  const sent = JSON.stringify({ s: input.system, m: content.slice(0, at), t: input.toolConfig });
-  return Buffer.byteLength(sent, 'utf8');
+  return jsonBytes({ s: input.system, m: content.slice(0, at), t: input.toolConfig });
 }
 
 /**
