@@ -84,36 +84,67 @@ beforeEach(() => {
 });
 
 describe('Claims.createAll', () => {
-  it('writes one pending checkpoint per chunk and stage, each only if absent', async () => {
-    ddb.on(PutCommand).resolves({});
+  it('writes one pending checkpoint per chunk and stage, each only if absent, in one transaction', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
     await claims.createAll('job-1', 2);
-    const puts = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
-    expect(puts.map((p) => p.Item?.sk)).toEqual([
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+    const [tx, ...more] = transactions();
+    expect(more).toHaveLength(0);
+    const puts = (tx?.TransactItems ?? []).map((i) => i.Put);
+    expect(puts.map((p) => p?.Item?.sk)).toEqual([
       'CHUNK#0000#analyze',
       'CHUNK#0000#consolidate',
       'CHUNK#0001#analyze',
       'CHUNK#0001#consolidate',
     ]);
     for (const put of puts) {
-      expect(put.TableName).toBe(TABLE);
-      expect(put.ConditionExpression).toBe('attribute_not_exists(pk)');
-      expect(put.Item).toMatchObject({ pk: 'JOB#job-1', status: 'pending', fence: 0, attempts: 0 });
+      expect(put?.TableName).toBe(TABLE);
+      expect(put?.ConditionExpression).toBe('attribute_not_exists(pk)');
+      expect(put?.Item).toMatchObject({ pk: 'JOB#job-1', status: 'pending', fence: 0, attempts: 0 });
     }
   });
 
+  it('sends a long contract in transactions of at most 100 puts, together', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    ddb.on(TransactWriteCommand).callsFake(async () => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight--;
+      return {};
+    });
+    await claims.createAll('job-1', 122);
+    expect(transactions().map((t) => t.TransactItems?.length)).toEqual([100, 100, 44]);
+    expect(
+      new Set(transactions().flatMap((t) => (t.TransactItems ?? []).map((i) => i.Put?.Item?.sk))).size,
+    ).toBe(244);
+    expect(peak).toBe(3);
+  });
+
   it('leaves checkpoints that already exist alone, so a resumed intake never resets a started chunk', async () => {
-    ddb.on(PutCommand).rejects(conditionFailed());
+    ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed', 'None']));
+    ddb.on(PutCommand).rejectsOnce(conditionFailed()).resolves({});
     await expect(claims.createAll('job-1', 1)).resolves.toBeUndefined();
-    expect(ddb.commandCalls(PutCommand)).toHaveLength(2);
+    // The transaction wrote nothing; each checkpoint is put again on its own, only if absent.
+    const puts = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
+    expect(puts.map((p) => [p.Item?.sk, p.ConditionExpression])).toEqual([
+      ['CHUNK#0000#analyze', 'attribute_not_exists(pk)'],
+      ['CHUNK#0000#consolidate', 'attribute_not_exists(pk)'],
+    ]);
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 
   it('propagates any other failure', async () => {
-    ddb.on(PutCommand).rejects(new Error('ProvisionedThroughputExceeded'));
+    ddb.on(TransactWriteCommand).rejects(new Error('ProvisionedThroughputExceeded'));
     await expect(claims.createAll('job-1', 1)).rejects.toThrow('ProvisionedThroughputExceeded');
+    ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed']));
+    ddb.on(PutCommand).rejects(new Error('InternalServerError'));
+    await expect(claims.createAll('job-1', 1)).rejects.toThrow('InternalServerError');
   });
 
-  it('keeps at most 25 writes in flight for a long contract', async () => {
+  it('keeps at most 25 single puts in flight when a resumed long contract falls back to them', async () => {
+    ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed']));
     let inFlight = 0;
     let peak = 0;
     ddb.on(PutCommand).callsFake(async () => {

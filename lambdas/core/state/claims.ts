@@ -7,6 +7,9 @@ import { CHECKPOINT_PREFIX, checkpointSk, JOB_SK, jobPk, STAGES, type Stage } fr
 import { queryAll } from './query-all.js';
 import { transactWrite } from './transact.js';
 
+/** Actions one TransactWriteItems request may hold. */
+const TRANSACTION_ITEMS = 100;
+
 export type {
   CallCounts,
   Checkpoint,
@@ -76,36 +79,54 @@ export class Claims {
   ) {}
 
   /**
-   * Writes one pending checkpoint per chunk and stage, leaving existing ones alone, so an
-   * intake that is resumed after a crash never resets a chunk that workers already started.
+   * Creates every chunk's pending checkpoints, each only if absent. A fresh job's go in
+   * transactions of up to 100 puts (TransactWriteItems' limit:
+   * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html),
+   * sent together, so a long contract costs a few requests instead of one per checkpoint. A
+   * transaction refused because some already exist (a resumed intake) is done again one
+   * conditional put at a time, so a started chunk is never reset.
    */
   async createAll(jobId: string, chunkCount: number): Promise<void> {
-    const items: { chunk: number; stage: Stage }[] = [];
-    for (let chunk = 0; chunk < chunkCount; chunk++) for (const stage of STAGES) items.push({ chunk, stage });
-    const put = async ({ chunk, stage }: { chunk: number; stage: Stage }) => {
+    const items: Record<string, unknown>[] = [];
+    for (let chunk = 0; chunk < chunkCount; chunk++) {
+      for (const stage of STAGES) {
+        items.push({
+          pk: jobPk(jobId),
+          sk: checkpointSk(chunk, stage),
+          jobId,
+          chunk,
+          stage,
+          status: 'pending',
+          fence: 0,
+          attempts: 0,
+        });
+      }
+    }
+    const absent = 'attribute_not_exists(pk)';
+    const put = async (Item: Record<string, unknown>) => {
       try {
-        await this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: {
-              pk: jobPk(jobId),
-              sk: checkpointSk(chunk, stage),
-              jobId,
-              chunk,
-              stage,
-              status: 'pending',
-              fence: 0,
-              attempts: 0,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
+        await this.db.send(new PutCommand({ TableName: this.tableName, Item, ConditionExpression: absent }));
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
     };
-    // Bounded parallelism: a long contract has hundreds of items.
-    for (let i = 0; i < items.length; i += 25) await Promise.all(items.slice(i, i + 25).map(put));
+    const groups: Record<string, unknown>[][] = [];
+    for (let i = 0; i < items.length; i += TRANSACTION_ITEMS)
+      groups.push(items.slice(i, i + TRANSACTION_ITEMS));
+    await Promise.all(
+      groups.map(async (group) => {
+        try {
+          await transactWrite(this.db, {
+            TransactItems: group.map((Item) => ({
+              Put: { TableName: this.tableName, Item, ConditionExpression: absent },
+            })),
+          });
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+          for (let i = 0; i < group.length; i += 25) await Promise.all(group.slice(i, i + 25).map(put));
+        }
+      }),
+    );
   }
 
   /** One checkpoint, strongly consistent. */
