@@ -60,23 +60,28 @@ export function chunkMessagesOf(doc: StoredDocument, lane: Lane, only?: readonly
   });
 }
 
-/** Sends chunk messages ten at a time, sending again the entries SQS reports as failed. */
+/**
+ * Sends chunk messages ten to a request (SendMessageBatch's limit), the requests together, and
+ * sends again the entries SQS reports as failed.
+ */
 export async function sendChunkMessages(
   sqs: SQSClient,
   queueUrl: string,
   messages: readonly ChunkMessage[],
 ): Promise<void> {
-  for (let i = 0; i < messages.length; i += 10) {
-    let entries = messages
-      .slice(i, i + 10)
-      .map((m) => ({ Id: String(m.chunk), MessageBody: JSON.stringify(m) }));
-    for (let attempt = 0; entries.length > 0; attempt++) {
-      const r = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
-      const failed = new Set((r.Failed ?? []).map((f) => f.Id));
-      entries = entries.filter((e) => failed.has(e.Id));
-      if (entries.length > 0 && attempt >= 3) {
-        throw new Error(`SendMessageBatch kept failing for chunks ${entries.map((e) => e.Id).join(', ')}`);
+  const batches: ChunkMessage[][] = [];
+  for (let i = 0; i < messages.length; i += 10) batches.push(messages.slice(i, i + 10));
+  await Promise.all(
+    batches.map(async (batch) => {
+      let entries = batch.map((m) => ({ Id: String(m.chunk), MessageBody: JSON.stringify(m) }));
+      for (let attempt = 0; entries.length > 0; attempt++) {
+        const r = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+        const failed = new Set((r.Failed ?? []).map((f) => f.Id));
+        entries = entries.filter((e) => failed.has(e.Id));
+        if (entries.length > 0 && attempt >= 3) {
+          throw new Error(`SendMessageBatch kept failing for chunks ${entries.map((e) => e.Id).join(', ')}`);
+        }
       }
-    }
-  }
+    }),
+  );
 }
