@@ -298,17 +298,22 @@ async function fanOut(
     chunks: parsed.chunks,
     ...(context ? { context } : {}),
   };
-  await deps.s3.send(
-    new PutObjectCommand({
-      Bucket: deps.resultsBucket,
-      Key: documentKey(jobId),
-      Body: JSON.stringify(stored),
-      ContentType: 'application/json',
-    }),
-  );
-  await new Claims(deps.db, deps.tableName, now).createAll(jobId, parsed.chunks.length);
   const calls = parsed.clauses.length * options.analysts.length;
-  const current = await jobs.get(jobId);
+  // The document and the checkpoints go together, then the plan, which makes the job running
+  // (a pause or resume from then on finds both), then the chunk messages. An intake that dies
+  // before the fan-out is done is resumed and does each again.
+  const [, , current] = await Promise.all([
+    deps.s3.send(
+      new PutObjectCommand({
+        Bucket: deps.resultsBucket,
+        Key: documentKey(jobId),
+        Body: JSON.stringify(stored),
+        ContentType: 'application/json',
+      }),
+    ),
+    new Claims(deps.db, deps.tableName, now).createAll(jobId, parsed.chunks.length),
+    jobs.get(jobId),
+  ]);
   // A job cancelled while it was read still records its plan: its report accounts for every
   // planned call as cancelled, once workers have ended its chunks.
   if (current.status === 'intake' || (current.status === 'cancelled' && current.chunkCount === 0)) {
