@@ -16,8 +16,11 @@ moto's Query walks every item of every partition, sorted, to pick the partition 
 each Query costs time in proportion to the whole table, and a job of 10,000 calls holds that
 many ledger items. Here a Query on the table walks only the partition asked for, which is what
 DynamoDB's key lookup does, and a Query on an index (the sweeper's status index) sorts only the
-items whose index key matches, after one plain pass over the table; the results, their order
-and paging are moto's own.
+items whose index key matches, after one plain pass over the table. A plain Query on the table
+with string sort keys (no filter, no projection: the ledger and checkpoint reads) is paged here
+with moto's own key comparisons and size measure but without its per-page re-sort, item-by-item
+skip of earlier pages and deep copy, so reading a 10,000-call job's ledger costs time in
+proportion to its pages, not to its pages times the partition.
 
 moto writes each DynamoDB answer through a generic serializer driven by the service model,
 attribute by attribute: about half a millisecond per item, so reading a 10,000-call job's
@@ -69,9 +72,10 @@ from moto.dynamodb.exceptions import (
     MockValidationException,
     TransactionCanceledException,
 )
+from moto.dynamodb.comparisons import OpDefault
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
-from moto.dynamodb.models.table import Table
+from moto.dynamodb.models.table import RESULT_SIZE_LIMIT, Table
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
@@ -244,6 +248,45 @@ def _index_partition(table, conditions):
     return sorted(out, key=_table_order)
 
 
+def _string_keyed(table, partition, start):
+    """True when the partition's sort keys and the start key are all strings (type S), which
+    sort by their values as moto sorts them."""
+    if start is not None and set(start.get(table.range_key_attr) or {}) != {"S"}:
+        return False
+    return all(item.range_key is not None and item.range_key.type == "S" for item in partition)
+
+
+def _table_page(table, partition, range_comparison, range_objs, limit, start, forward):
+    """One page of a Query on the table's own key, with no index, filter or projection: the
+    items matching the key condition in sort-key order from just after the start key, up to
+    the limit or to 1 MB of items (moto's size measure), as DynamoDB pages a Query. moto walks
+    and re-sorts the whole partition with its typed comparisons for every page, skips the earlier
+    pages item by item and deep-copies the page; paging a 10,000-call ledger cost seconds."""
+    partition.sort(key=lambda item: item.range_key.value, reverse=not forward)
+    if start is not None:
+        after = start[table.range_key_attr]["S"]
+        partition = [
+            item
+            for item in partition
+            if (item.range_key.value > after if forward else item.range_key.value < after)
+        ]
+    results = []
+    size = 0
+    last_key = None
+    for item in partition:
+        if range_comparison and not item.range_key.compare(range_comparison, range_objs):
+            continue
+        item_size = item.size()
+        if len(results) == limit or size + item_size > RESULT_SIZE_LIMIT:
+            last_key = table._get_last_evaluated_key(results[-1], None) if results else None
+            break
+        results.append(item)
+        size += item_size
+    # The items are the table's own, not copies: the answer is written out while this request
+    # still holds the lock, and nothing here or there changes them.
+    return results, len(results), last_key
+
+
 def _patch_partition_query() -> None:
     original = Table.query
 
@@ -261,6 +304,16 @@ def _patch_partition_query() -> None:
             return original(self, hash_key, *args, **kwargs)
         else:
             partition = list(self.items.get(hash_key, {}).values())
+            range_comparison, range_objs, limit, start, forward, projection = args[:6]
+            filter_expression = args[8] if len(args) > 8 else kwargs.get("filter_expression")
+            plain = (
+                not projection
+                and (filter_expression is None or isinstance(filter_expression, OpDefault))
+                and len(kwargs.get("range_key_conditions") or []) <= 1
+                and not set(kwargs) - {"hash_key_conditions", "range_key_conditions"}
+            )
+            if plain and _string_keyed(self, partition, start):
+                return _table_page(self, partition, range_comparison, range_objs, limit, start, forward)
         # Requests are serialised, so the override is seen by this call alone.
         self.all_items = lambda: partition
         try:

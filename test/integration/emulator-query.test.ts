@@ -81,6 +81,66 @@ describe('Query on the base table (the launcher reads one partition, not the who
   });
 });
 
+describe('Query paging by size (the launcher pages a plain table query itself)', () => {
+  it('cuts pages at 1 MB of items, forwards and backwards, each item once and in order, and leaves filters and projections to moto', async () => {
+    // 30 items of about 90 KB each: 2.7 MB, so three pages whichever way it is read.
+    const blob = 'é'.repeat(45_000);
+    const sks = Array.from({ length: 30 }, (_, i) => `CALL#${String((i * 7) % 30).padStart(4, '0')}`);
+    await put(sks.map((sk, i) => ({ pk: 'JOB#big', sk, blob, n: i })));
+    await put([{ pk: 'JOB#big', sk: 'CHUNK#0000#analyze', n: -1 }]);
+    const base = {
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': 'JOB#big', ':p': 'CALL#' },
+      ConsistentRead: true,
+    };
+    const sorted = [...sks].sort();
+
+    const forwards = await queryPages(base);
+    expect(forwards.length).toBe(3);
+    for (const page of forwards) expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThan(1_100_000);
+    expect(forwards.flat().map((i) => i.sk)).toEqual(sorted);
+
+    const backwards = await queryPages({ ...base, ScanIndexForward: false });
+    expect(backwards.length).toBe(3);
+    expect(backwards.flat().map((i) => i.sk)).toEqual([...sorted].reverse());
+
+    const between = await queryPages({
+      ...base,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
+      ExpressionAttributeValues: { ':pk': 'JOB#big', ':a': 'CALL#0005', ':b': 'CALL#0009' },
+      Limit: 2,
+    });
+    expect(between.map((p) => p.map((i) => i.sk))).toEqual([
+      ['CALL#0005', 'CALL#0006'],
+      ['CALL#0007', 'CALL#0008'],
+      ['CALL#0009'],
+    ]);
+
+    const projected = await queryPages({
+      ...base,
+      ProjectionExpression: 'sk, n',
+      FilterExpression: 'n < :ten',
+      ExpressionAttributeValues: { ...base.ExpressionAttributeValues, ':ten': 10 },
+    });
+    const small = projected.flat();
+    expect(small.map((i) => i.n).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 10 }, (_, i) => i),
+    );
+    expect(small.every((i) => !('blob' in i))).toBe(true);
+
+    // The table is shared with the other cases, whose Scan reads only its first 1 MB page.
+    const keys = [...sks, 'CHUNK#0000#analyze'].map((sk) => ({ pk: 'JOB#big', sk }));
+    for (let i = 0; i < keys.length; i += 25) {
+      await documents.send(
+        new BatchWriteCommand({
+          RequestItems: { [table]: keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } })) },
+        }),
+      );
+    }
+  });
+});
+
 describe('Query on the status index (the launcher sorts only the matching items)', () => {
   it('returns exactly the items with the index key asked for, in index order, with filters and paging', async () => {
     // Jobs spread over three statuses, written out of order, with ties on the index sort key
