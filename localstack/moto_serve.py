@@ -53,9 +53,11 @@ Usage: python moto_serve.py -H 127.0.0.1 -p 5000
 """
 
 import argparse
+import bisect
 import copy
 import json
 import logging
+import operator
 import os
 import random
 import re
@@ -248,12 +250,15 @@ def _index_partition(table, conditions):
     return sorted(out, key=_table_order)
 
 
-def _string_keyed(table, partition, start):
-    """True when the partition's sort keys and the start key are all strings (type S), which
-    sort by their values as moto sorts them."""
-    if start is not None and set(start.get(table.range_key_attr) or {}) != {"S"}:
+def _string_keyed(table, start):
+    """True when the table's sort key is a string (type S; moto refuses items whose key has
+    another type) and so is the start key's, so items sort by their values as moto sorts them."""
+    if table.range_key_type != "S":
         return False
-    return all(item.range_key is not None and item.range_key.type == "S" for item in partition)
+    return start is None or set(start.get(table.range_key_attr) or {}) == {"S"}
+
+
+_SORT_VALUE = operator.attrgetter("range_key.value")
 
 
 def _table_page(table, partition, range_comparison, range_objs, limit, start, forward):
@@ -261,20 +266,29 @@ def _table_page(table, partition, range_comparison, range_objs, limit, start, fo
     items matching the key condition in sort-key order from just after the start key, up to
     the limit or to 1 MB of items (moto's size measure), as DynamoDB pages a Query. moto walks
     and re-sorts the whole partition with its typed comparisons for every page, skips the earlier
-    pages item by item and deep-copies the page; paging a 10,000-call ledger cost seconds."""
-    partition.sort(key=lambda item: item.range_key.value, reverse=not forward)
+    pages item by item and deep-copies the page; paging a 10,000-call ledger cost seconds, and
+    so did every Query of one chunk's entries in it. Here the walk starts where the start key or
+    a begins_with prefix puts it (a binary search), and a prefix's run ends at its first
+    non-matching item; moto's own comparison decides every item."""
+    partition.sort(key=_SORT_VALUE)
+    lo, hi = 0, len(partition)
     if start is not None:
         after = start[table.range_key_attr]["S"]
-        partition = [
-            item
-            for item in partition
-            if (item.range_key.value > after if forward else item.range_key.value < after)
-        ]
+        if forward:
+            lo = bisect.bisect_right(partition, after, key=_SORT_VALUE)
+        else:
+            hi = bisect.bisect_left(partition, after, key=_SORT_VALUE)
+    prefix = range_comparison == "BEGINS_WITH"
+    if prefix and forward:
+        lo = max(lo, bisect.bisect_left(partition, range_objs[0].value, key=_SORT_VALUE))
+    candidates = partition[lo:hi] if forward else partition[lo:hi][::-1]
     results = []
     size = 0
     last_key = None
-    for item in partition:
+    for item in candidates:
         if range_comparison and not item.range_key.compare(range_comparison, range_objs):
+            if prefix and results:
+                break
             continue
         item_size = item.size()
         if len(results) == limit or size + item_size > RESULT_SIZE_LIMIT:
@@ -312,7 +326,7 @@ def _patch_partition_query() -> None:
                 and len(kwargs.get("range_key_conditions") or []) <= 1
                 and not set(kwargs) - {"hash_key_conditions", "range_key_conditions"}
             )
-            if plain and _string_keyed(self, partition, start):
+            if plain and _string_keyed(self, start):
                 return _table_page(self, partition, range_comparison, range_objs, limit, start, forward)
         # Requests are serialised, so the override is seen by this call alone.
         self.all_items = lambda: partition
