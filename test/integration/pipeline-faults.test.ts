@@ -1,9 +1,28 @@
 import { describe, expect, it } from 'vitest';
+import type { CallOutcome } from '../../lambdas/core/state/call-ledger.js';
+import { CallLedger, outcomeOf } from '../../lambdas/core/state/call-ledger.js';
+import { Claims } from '../../lambdas/core/state/claims.js';
 import type { AccountingSnapshot } from '../../localstack/bedrock/index.js';
 import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { fixture, MEDIUM, startHarness } from '../helpers/pipeline.js';
 
 const h = await startHarness('faults');
+
+/**
+ * The call outcomes every chunk's consolidate checkpoint carries, which finalize reports from
+ * instead of reading the ledger: each chunk has them, and together they are the ledger's.
+ */
+async function expectOutcomesOnCheckpoints(jobId: string, chunkCount: number): Promise<void> {
+  const { db } = h.pipeline.clients;
+  const table = h.stack.resources.tableName;
+  const consolidated = (await new Claims(db, table).list(jobId)).filter((c) => c.stage === 'consolidate');
+  expect(consolidated.filter((c) => c.status === 'done' && c.outcomes)).toHaveLength(chunkCount);
+  const key = (o: CallOutcome) => `${o.chunk}#${o.clauseId}#${o.analystId}`;
+  const sorted = (list: CallOutcome[]) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
+  const recorded = consolidated.flatMap((c) => JSON.parse(c.outcomes ?? '[]') as CallOutcome[]);
+  const ledger = (await new CallLedger(db, table).forJob(jobId)).map(outcomeOf);
+  expect(sorted(recorded)).toEqual(sorted(ledger));
+}
 
 /** Calls per outcome over every model. */
 function outcomes(snapshot: AccountingSnapshot): Record<string, number> {
@@ -44,6 +63,7 @@ describe('transient faults on 5 % of calls', () => {
     expect(seen.success).toBe(job.callsPlanned);
     expect(report.clauses.every((c) => c.status === 'analysed')).toBe(true);
     expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+    await expectOutcomesOnCheckpoints(jobId, job.chunkCount);
   }, 180_000);
 });
 
@@ -74,5 +94,6 @@ describe('a permanent fault on some calls', () => {
     expect(report.coverage.tier1Retries).toBe(0);
     expect(report.coverage.unfinishedChunks).toEqual([]);
     expect(report.job.reason).toMatch(new RegExp(`${rejected} call`));
+    await expectOutcomesOnCheckpoints(jobId, job.chunkCount);
   }, 180_000);
 });

@@ -366,6 +366,19 @@ describe('Claims.finishChunk', () => {
     });
   });
 
+  it("keeps a done chunk's call outcomes on its checkpoint, for the report", async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    const outcomes = JSON.stringify([
+      { chunk: 7, clauseId: 'c1', analystId: 'a', status: 'done', attempts: 1 },
+    ]);
+    await claims.finishChunk(lease({ stage: 'consolidate' }), { status: 'done', result: '[]', outcomes });
+    const update = transactions()[0]?.TransactItems?.[0]?.Update;
+    expect(update?.UpdateExpression).toBe(
+      'SET #status = :status, finishedAt = :at, #result = :result, outcomes = :outcomes REMOVE claimedBy, claimExpiresAt',
+    );
+    expect(update?.ExpressionAttributeValues).toMatchObject({ ':result': '[]', ':outcomes': outcomes });
+  });
+
   it('records where a cancelled chunk stopped and counts it terminal but not done', async () => {
     ddb.on(TransactWriteCommand).resolves({});
     await claims.finishChunk(lease(), { status: 'cancelled', stoppedAt: 'cancelled-at-stage-1' });

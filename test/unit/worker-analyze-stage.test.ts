@@ -352,8 +352,7 @@ describe('analyzeStage: the call ledger', () => {
       ':checkedAt': NOW,
     });
     expect(JSON.parse(String(first?.ExpressionAttributeValues?.[':result']))).toHaveProperty('assessments');
-    if (outcome.kind === 'done')
-      expect(outcome.entries.get(callSk(3, 'c0001', liability.id))?.status).toBe('done');
+    expect(outcome.kind).toBe('done');
   });
 
   it('fails a call on an unpriced model at once, after its intent, without calling Bedrock', async () => {

@@ -1,6 +1,6 @@
 import { analystById, CATEGORIES, type ClauseAssessment, clauseFindings } from '../analysts/index.js';
 import type { StoredDocument } from '../intake/intake.js';
-import type { LedgerEntry } from '../state/call-ledger.js';
+import type { CallOutcome } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/claims.js';
 import type { Job } from '../state/jobs.js';
 import { STAGES } from '../state/keys.js';
@@ -61,7 +61,7 @@ export function buildReport(
   job: Job,
   doc: StoredDocument,
   checkpoints: readonly Checkpoint[],
-  ledger: readonly LedgerEntry[],
+  ledger: readonly CallOutcome[],
   finalizedAt: string,
   notice?: string,
 ): Report {
@@ -237,7 +237,7 @@ function reportChunks(doc: StoredDocument, byChunk: ByChunk): Report['chunks'] {
 function coverageOf(
   job: Job,
   checkpoints: readonly Checkpoint[],
-  ledger: readonly LedgerEntry[],
+  ledger: readonly CallOutcome[],
   calls: ReturnType<typeof classifyCalls>,
   unfinishedChunks: readonly Unfinished[],
 ): Report['coverage'] {
@@ -264,8 +264,8 @@ function coverageOf(
 }
 
 /** Tokens billed over the job's calls. */
-function tokenTotals(ledger: readonly LedgerEntry[]) {
-  const sum = (f: (e: LedgerEntry) => number | undefined) => ledger.reduce((n, e) => n + (f(e) ?? 0), 0);
+function tokenTotals(ledger: readonly CallOutcome[]) {
+  const sum = (f: (e: CallOutcome) => number | undefined) => ledger.reduce((n, e) => n + (f(e) ?? 0), 0);
   return {
     inputTokens: sum((e) => e.inputTokens),
     outputTokens: sum((e) => e.outputTokens),
@@ -283,7 +283,7 @@ export function classifyCalls(
   doc: Pick<StoredDocument, 'chunks'>,
   analysts: readonly string[],
   checkpoints: readonly Checkpoint[],
-  ledger: readonly LedgerEntry[],
+  ledger: readonly CallOutcome[],
 ): { done: number; skipped: number; cancelled: number; failed: ReportFailedCall[] } {
   const entries = new Map(ledger.map((e) => [`${e.chunk}#${e.clauseId}#${e.analystId}`, e]));
   const unstarted = new Map<string, 'budget' | 'cancelled'>();

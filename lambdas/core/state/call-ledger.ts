@@ -66,6 +66,45 @@ export interface LedgerEntry {
   readonly finishedAt?: string;
 }
 
+/**
+ * What a report needs of a ledger entry: where the call ended, its attempts and tokens, and
+ * why it failed. A chunk's consolidate stage records these on its checkpoint, so finalize
+ * reads them there instead of the whole ledger with every answer in it.
+ */
+export type CallOutcome = Pick<
+  LedgerEntry,
+  | 'chunk'
+  | 'clauseId'
+  | 'analystId'
+  | 'status'
+  | 'attempts'
+  | 'inputTokens'
+  | 'outputTokens'
+  | 'cacheReadInputTokens'
+  | 'cacheWriteInputTokens'
+  | 'failureKind'
+  | 'errorClass'
+  | 'lastError'
+>;
+
+/** An entry's outcome, with only the fields the entry has. */
+export function outcomeOf(e: CallOutcome): CallOutcome {
+  return {
+    chunk: e.chunk,
+    clauseId: e.clauseId,
+    analystId: e.analystId,
+    status: e.status,
+    attempts: e.attempts,
+    ...(e.inputTokens !== undefined ? { inputTokens: e.inputTokens } : {}),
+    ...(e.outputTokens !== undefined ? { outputTokens: e.outputTokens } : {}),
+    ...(e.cacheReadInputTokens !== undefined ? { cacheReadInputTokens: e.cacheReadInputTokens } : {}),
+    ...(e.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: e.cacheWriteInputTokens } : {}),
+    ...(e.failureKind !== undefined ? { failureKind: e.failureKind } : {}),
+    ...(e.errorClass !== undefined ? { errorClass: e.errorClass } : {}),
+    ...(e.lastError !== undefined ? { lastError: e.lastError } : {}),
+  };
+}
+
 /** Identity of a call inside its job. */
 export interface CallRef {
   readonly jobId: string;

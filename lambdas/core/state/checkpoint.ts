@@ -26,6 +26,11 @@ export interface Checkpoint {
   readonly stoppedAt?: string;
   /** Stage output (consolidate: the clause assessments as JSON). */
   readonly result?: string;
+  /**
+   * Consolidate: where each of the chunk's ledger entries ended (`CallOutcome[]` as JSON), read
+   * when the stage ran, so finalize need not read the chunk's ledger again.
+   */
+  readonly outcomes?: string;
   /** Call outcome counts of the analyze stage. */
   readonly calls?: CallCounts;
   /**

@@ -287,14 +287,16 @@ export class Claims {
   async finishChunk(
     lease: Lease,
     outcome:
-      | { status: 'done'; result?: string }
+      | ({ status: 'done'; result?: string } & Pick<Checkpoint, 'outcomes'>)
       | ({ status: 'cancelled'; stoppedAt: string } & Pick<Checkpoint, 'calls' | 'unstarted'>),
   ): Promise<void> {
     const f = fenceCondition(lease);
     const at = new Date(this.now()).toISOString();
     const done = outcome.status === 'done';
     const extra =
-      outcome.status === 'cancelled' ? { calls: outcome.calls, unstarted: outcome.unstarted } : {};
+      outcome.status === 'cancelled'
+        ? { calls: outcome.calls, unstarted: outcome.unstarted }
+        : { outcomes: outcome.outcomes };
     const extraSets = Object.entries(extra)
       .filter(([, v]) => v !== undefined)
       .map(([k]) => `, ${k} = :${k}`)

@@ -10,7 +10,7 @@ import { FALLBACK_MODEL_ID, MODEL_PRICES, type ModelPrice, PRIMARY_MODEL_ID } fr
 const DEFAULT_PANEL_MODELS: PanelModels = { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID };
 
 import { Allotments } from '../state/allotments.js';
-import { CallLedger, type CallRef, type LedgerEntry } from '../state/call-ledger.js';
+import { CallLedger, type CallRef, outcomeOf } from '../state/call-ledger.js';
 import { type CallCounts, type Checkpoint, Claims, isChunkTerminal, type Lease } from '../state/claims.js';
 import { isLeaseLostError } from '../state/errors.js';
 import { type Job, Jobs } from '../state/jobs.js';
@@ -298,8 +298,6 @@ interface StageRun {
   readonly hooks: ChunkHooks;
   readonly t: Tables;
   readonly message: ChunkMessage;
-  /** The analyze stage's answers, when this delivery ran it (consolidate needs no re-read). */
-  analyzed?: ReadonlyMap<string, Pick<LedgerEntry, 'status' | 'result'>>;
 }
 
 /** A stage claimed by this delivery. */
@@ -364,7 +362,6 @@ async function analyzeUnderLease(run: StageRun, held: HeldStage): Promise<Dispos
     calls: result.counts,
     ...(result.unstarted ? { unstarted: result.unstarted } : {}),
   });
-  run.analyzed = result.entries;
   return undefined;
 }
 
@@ -372,10 +369,16 @@ async function analyzeUnderLease(run: StageRun, held: HeldStage): Promise<Dispos
 async function consolidateUnderLease(run: StageRun, held: HeldStage): Promise<Disposition | undefined> {
   const { t, message } = run;
   if (held.job.status === 'cancelled') return finishCancelled(run, held);
-  const entries = run.analyzed ?? (await t.ledger.forChunk(message.jobId, message.chunk));
+  // One Query of the chunk's ledger: the answers to consolidate, and where every call ended,
+  // which the checkpoint keeps for the report.
+  const entries = await t.ledger.forChunk(message.jobId, message.chunk);
   const analysts = panelOf(held.job, run.deps);
   const assessments = consolidateChunk(message.chunk, message.clauses, analysts, entries);
-  await t.claims.finishChunk(held.lease, { status: 'done', result: JSON.stringify(assessments) });
+  await t.claims.finishChunk(held.lease, {
+    status: 'done',
+    result: JSON.stringify(assessments),
+    outcomes: JSON.stringify([...entries.values()].map(outcomeOf)),
+  });
   await enqueueFinalizeIfComplete(run.deps, message.jobId);
   return undefined;
 }

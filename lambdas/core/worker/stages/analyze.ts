@@ -62,8 +62,6 @@ export type AnalyzeResult =
   | {
       readonly kind: 'done';
       readonly counts: CallCounts;
-      /** Entries known at the end (the claim-time read plus this run's answers), for consolidate. */
-      readonly entries: ReadonlyMap<string, Pick<LedgerEntry, 'status' | 'result'>>;
       readonly unstarted?: { reason: 'budget'; calls: UnstartedCall[] };
     }
   | {
@@ -102,7 +100,7 @@ export async function analyzeStage(
     if (isLeaseLostError(error)) return { kind: 'lease-lost' };
     throw error;
   }
-  const tally = new Tally(entries, deps);
+  const tally = new Tally(deps);
   deps.onCounts?.(tally.counts);
   const planned = planCalls(job, lease, clauses, analysts, entries, tally, deps.context);
   const chunk = chunkCalls(job, lease, planned, deps, signal);
@@ -119,19 +117,13 @@ export async function analyzeStage(
   return tally.result(chunk.stopped());
 }
 
-/** What the stage's calls came to: counts, answers, calls not started, calls out of retries. */
+/** What the stage's calls came to: counts, calls not started, calls out of retries. */
 class Tally {
   readonly counts = { done: 0, reused: 0, failed: 0, skipped: 0, cancelled: 0, retries: 0 };
-  readonly known: Map<string, Pick<LedgerEntry, 'status' | 'result'>>;
   readonly unstarted: UnstartedCall[] = [];
   readonly exhausted: { call: CallRef; error: string }[] = [];
 
-  constructor(
-    entries: ReadonlyMap<string, LedgerEntry>,
-    private readonly deps: Pick<AnalyzeDeps, 'metrics'>,
-  ) {
-    this.known = new Map(entries);
-  }
+  constructor(private readonly deps: Pick<AnalyzeDeps, 'metrics'>) {}
 
   reused(modelId: string): void {
     this.counts.reused++;
@@ -141,13 +133,8 @@ class Tally {
   record(p: PlannedCall, r: CallResult): void {
     const counts = this.counts;
     counts.retries += r.retries;
-    if (r.kind === 'done') {
-      counts.done++;
-      this.known.set(callSk(p.ref.chunk, p.ref.clauseId, p.ref.analystId), {
-        status: 'done',
-        result: r.result,
-      });
-    } else if (r.kind === 'failed') counts.failed++;
+    if (r.kind === 'done') counts.done++;
+    else if (r.kind === 'failed') counts.failed++;
     else if (r.kind === 'exhausted') this.exhausted.push({ call: p.ref, error: r.error });
     else if (r.kind === 'unstarted' && r.reason !== 'paused') {
       this.unstarted.push({ clauseId: p.ref.clauseId, analystId: p.ref.analystId });
@@ -178,7 +165,6 @@ class Tally {
     return {
       kind: 'done',
       counts,
-      entries: this.known,
       ...(unstarted.length > 0 ? { unstarted: { reason: 'budget' as const, calls: unstarted } } : {}),
     };
   }
