@@ -3,6 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { sendChunkMessages } from '../../lambdas/core/intake/stored-document.js';
 import type { ChunkMessage } from '../../lambdas/core/worker/chunk-message.js';
+import { inFlightPeak } from '../helpers/in-flight.js';
 
 const sqs = mockClient(SQSClient);
 const QUEUE = 'https://sqs.us-east-1.amazonaws.com/000000000000/realtime';
@@ -17,19 +18,12 @@ beforeEach(() => sqs.reset());
 
 describe('sendChunkMessages', () => {
   it('sends every chunk once, ten to a request, the requests together', async () => {
-    let inFlight = 0;
-    let peak = 0;
-    sqs.on(SendMessageBatchCommand).callsFake(async () => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await new Promise((resolve) => setImmediate(resolve));
-      inFlight--;
-      return { Successful: [], Failed: [] };
-    });
+    const send = inFlightPeak(() => ({ Successful: [], Failed: [] }));
+    sqs.on(SendMessageBatchCommand).callsFake(send.fake);
     await sendChunkMessages(new SQSClient({}), QUEUE, messages(25));
     expect(sent().map((ids) => ids.length)).toEqual([10, 10, 5]);
     expect(sent().flat()).toEqual(Array.from({ length: 25 }, (_, i) => String(i)));
-    expect(peak).toBe(3);
+    expect(send.peak()).toBe(3);
     const body = JSON.parse(
       sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input.Entries?.[3]?.MessageBody ?? '',
     );

@@ -23,6 +23,7 @@ import {
   LeaseLostError,
   StateError,
 } from '../../lambdas/core/state/errors.js';
+import { inFlightPeak } from '../helpers/in-flight.js';
 
 const TABLE = 'state-table';
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -105,21 +106,14 @@ describe('Claims.createAll', () => {
   });
 
   it('sends a long contract in transactions of at most 100 puts, together', async () => {
-    let inFlight = 0;
-    let peak = 0;
-    ddb.on(TransactWriteCommand).callsFake(async () => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await new Promise((resolve) => setImmediate(resolve));
-      inFlight--;
-      return {};
-    });
+    const sent = inFlightPeak(() => ({}));
+    ddb.on(TransactWriteCommand).callsFake(sent.fake);
     await claims.createAll('job-1', 122);
     expect(transactions().map((t) => t.TransactItems?.length)).toEqual([100, 100, 44]);
     expect(
       new Set(transactions().flatMap((t) => (t.TransactItems ?? []).map((i) => i.Put?.Item?.sk))).size,
     ).toBe(244);
-    expect(peak).toBe(3);
+    expect(sent.peak()).toBe(3);
   });
 
   it('leaves checkpoints that already exist alone, so a resumed intake never resets a started chunk', async () => {
@@ -145,18 +139,11 @@ describe('Claims.createAll', () => {
 
   it('keeps at most 25 single puts in flight when a resumed long contract falls back to them', async () => {
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed']));
-    let inFlight = 0;
-    let peak = 0;
-    ddb.on(PutCommand).callsFake(async () => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await new Promise((resolve) => setImmediate(resolve));
-      inFlight--;
-      return {};
-    });
+    const put = inFlightPeak(() => ({}));
+    ddb.on(PutCommand).callsFake(put.fake);
     await claims.createAll('job-1', 40);
     expect(ddb.commandCalls(PutCommand)).toHaveLength(80);
-    expect(peak).toBe(25);
+    expect(put.peak()).toBe(25);
   });
 });
 

@@ -45,6 +45,7 @@ import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
 import { type AnalyzeDeps, analyzeStage } from '../../lambdas/core/worker/stages/analyze.js';
+import { inFlightPeak } from '../helpers/in-flight.js';
 
 const TABLE = 'state-table';
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -611,21 +612,17 @@ describe('analyzeStage: stopping', () => {
   });
 
   it('keeps at most `semaphore` model calls in flight', async () => {
-    let inFlight = 0;
-    let peak = 0;
     arrange();
-    bedrock.on(ConverseCommand).callsFake(async (input: ConverseCommandInput) => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await new Promise((r) => setTimeout(r, 2));
-      inFlight--;
-      return validAnswer(input);
-    });
+    const converse = inFlightPeak(
+      (input: ConverseCommandInput) => validAnswer(input),
+      () => new Promise((r) => setTimeout(r, 2)),
+    );
+    bedrock.on(ConverseCommand).callsFake(converse.fake);
     await run(
       Array.from({ length: 10 }, (_, i) => clause(i + 1)),
       { deps: { semaphore: new Semaphore(3) } },
     );
-    expect(peak).toBe(3);
+    expect(converse.peak()).toBe(3);
   });
 });
 
