@@ -18,6 +18,7 @@ import {
   type Intent,
   isFinalFor,
   type LedgerEntry,
+  outcomeOf,
 } from '../../lambdas/core/state/call-ledger.js';
 
 const TABLE = 'state-table';
@@ -89,6 +90,49 @@ describe('CallLedger.forChunk and forJob', () => {
       ':pk': 'JOB#job-1',
       ':prefix': 'CALL#',
     });
+  });
+});
+
+describe('outcomeOf', () => {
+  it('keeps where a call ended, its attempts, tokens and failure, and none of its answer or money', () => {
+    const entry: LedgerEntry = {
+      jobId: 'job-1',
+      chunk: 7,
+      clauseId: 'c0012',
+      analystId: 'liability-counsel',
+      status: 'failed',
+      idempotencyKey: 'key-v1',
+      modelId: 'model',
+      attempts: 3,
+      inputTokens: 900,
+      outputTokens: 40,
+      cacheReadInputTokens: 4_000,
+      cost: 1_234,
+      reservation: 5_000,
+      ownerFence: OWNER,
+      result: '{"assessments":[]}',
+      failureKind: 'permanent',
+      errorClass: 'logic',
+      lastError: 'ValidationException: bad',
+      finishedAt: '2026-01-15T12:00:00.000Z',
+    };
+    expect(outcomeOf(entry)).toEqual({
+      chunk: 7,
+      clauseId: 'c0012',
+      analystId: 'liability-counsel',
+      status: 'failed',
+      attempts: 3,
+      inputTokens: 900,
+      outputTokens: 40,
+      cacheReadInputTokens: 4_000,
+      failureKind: 'permanent',
+      errorClass: 'logic',
+      lastError: 'ValidationException: bad',
+    });
+    // Fields the entry lacks are left out, not written as undefined.
+    expect(Object.keys(outcomeOf({ ...entry, status: 'done', failureKind: undefined }))).not.toContain(
+      'failureKind',
+    );
   });
 });
 

@@ -71,38 +71,29 @@ export interface LedgerEntry {
  * why it failed. A chunk's consolidate stage records these on its checkpoint, so finalize
  * reads them there instead of the whole ledger with every answer in it.
  */
-export type CallOutcome = Pick<
-  LedgerEntry,
-  | 'chunk'
-  | 'clauseId'
-  | 'analystId'
-  | 'status'
-  | 'attempts'
-  | 'inputTokens'
-  | 'outputTokens'
-  | 'cacheReadInputTokens'
-  | 'cacheWriteInputTokens'
-  | 'failureKind'
-  | 'errorClass'
-  | 'lastError'
->;
+const OUTCOME_FIELDS = [
+  'chunk',
+  'clauseId',
+  'analystId',
+  'status',
+  'attempts',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadInputTokens',
+  'cacheWriteInputTokens',
+  'failureKind',
+  'errorClass',
+  'lastError',
+] as const satisfies readonly (keyof LedgerEntry)[];
+
+/** A ledger entry as a report reads it. */
+export type CallOutcome = Pick<LedgerEntry, (typeof OUTCOME_FIELDS)[number]>;
 
 /** An entry's outcome, with only the fields the entry has. */
 export function outcomeOf(e: CallOutcome): CallOutcome {
-  return {
-    chunk: e.chunk,
-    clauseId: e.clauseId,
-    analystId: e.analystId,
-    status: e.status,
-    attempts: e.attempts,
-    ...(e.inputTokens !== undefined ? { inputTokens: e.inputTokens } : {}),
-    ...(e.outputTokens !== undefined ? { outputTokens: e.outputTokens } : {}),
-    ...(e.cacheReadInputTokens !== undefined ? { cacheReadInputTokens: e.cacheReadInputTokens } : {}),
-    ...(e.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: e.cacheWriteInputTokens } : {}),
-    ...(e.failureKind !== undefined ? { failureKind: e.failureKind } : {}),
-    ...(e.errorClass !== undefined ? { errorClass: e.errorClass } : {}),
-    ...(e.lastError !== undefined ? { lastError: e.lastError } : {}),
-  };
+  return Object.fromEntries(
+    OUTCOME_FIELDS.flatMap((field) => (e[field] === undefined ? [] : [[field, e[field]]])),
+  ) as CallOutcome;
 }
 
 /** Identity of a call inside its job. */
