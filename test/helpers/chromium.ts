@@ -4,32 +4,107 @@
  * by a NUL byte), so tests can render a page and read what the browser computed without a
  * WebSocket client or a browser-automation package.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
+import { createBrotliDecompress } from 'node:zlib';
 
-/** Executables tried in order when CHROMIUM_PATH is unset (Debian's package first). */
+/** Executables tried in order on PATH when CHROMIUM_PATH is unset (a system browser first). */
 const CANDIDATES = ['chromium-headless-shell', 'chromium', 'chromium-browser', 'google-chrome'];
 
-/** The browser executable: CHROMIUM_PATH, or the first candidate on PATH; throws naming the fix. */
-export function chromiumPath(): string {
-  const explicit = process.env.CHROMIUM_PATH;
+/** Where the browser that ships inside the `@sparticuz/chromium` package is unpacked, per version. */
+const CACHE = join(dirname(dirname(import.meta.dirname)), 'node_modules', '.cache', 'clause-review-chromium');
+
+/** A system browser: CHROMIUM_PATH, or the first candidate on PATH; undefined when there is none. */
+export function systemChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const explicit = env.CHROMIUM_PATH;
   if (explicit) {
     if (!existsSync(explicit)) throw new Error(`CHROMIUM_PATH names '${explicit}', which does not exist`);
     return explicit;
   }
   for (const name of CANDIDATES) {
-    for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    for (const dir of (env.PATH ?? '').split(delimiter)) {
       if (dir && existsSync(join(dir, name))) return join(dir, name);
     }
   }
-  throw new Error(
-    `no headless Chromium found (tried ${CANDIDATES.join(', ')} on PATH): ` +
-      'install it with `apt-get install -y chromium-headless-shell` (.ci/run does), or set CHROMIUM_PATH',
+  return undefined;
+}
+
+/**
+ * Unpacks the headless Chromium that the `@sparticuz/chromium` package carries (a brotli file,
+ * so `npm ci` is all a fresh machine needs) into node_modules/.cache, once per package version.
+ * The file is written beside its final name and renamed, so test processes that start together
+ * never run a half-written browser. Fonts come from the system when it has any, else from the
+ * package's own set.
+ */
+export async function bundledChromium(): Promise<{ path: string; env: Record<string, string> }> {
+  const require = createRequire(import.meta.url);
+  const pkgDir = dirname(dirname(require.resolve('@sparticuz/chromium')));
+  const { version } = require(join(pkgDir, 'package.json')) as { version: string };
+  const dir = join(CACHE, version);
+  const path = join(dir, 'chromium');
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(path)) {
+    const partial = `${path}.${process.pid}.partial`;
+    await pipeline(
+      createReadStream(join(pkgDir, 'bin', 'chromium.br')),
+      createBrotliDecompress(),
+      createWriteStream(partial, { mode: 0o755 }),
+    );
+    renameSync(partial, path);
+  }
+  return { path, env: hasSystemFonts() ? {} : { FONTCONFIG_PATH: await bundledFonts(pkgDir, dir) } };
+}
+
+/** Unpacks the package's fonts beside the browser once, with a fontconfig file naming them. */
+async function bundledFonts(pkgDir: string, dir: string): Promise<string> {
+  const fonts = join(dir, 'fonts');
+  if (existsSync(join(fonts, 'fonts.conf'))) return fonts;
+  const staging = mkdtempSync(join(dir, 'fonts-'));
+  const tar = join(staging, 'fonts.tar');
+  await pipeline(
+    createReadStream(join(pkgDir, 'bin', 'fonts.tar.br')),
+    createBrotliDecompress(),
+    createWriteStream(tar),
   );
+  execFileSync('tar', ['-xf', tar, '-C', staging]);
+  rmSync(tar);
+  writeFileSync(
+    join(staging, 'fonts.conf'),
+    `<?xml version="1.0"?>\n<fontconfig><dir>${fonts}</dir><cachedir>${join(dir, 'fonts-cache')}</cachedir></fontconfig>\n`,
+  );
+  try {
+    renameSync(staging, fonts);
+  } catch {
+    rmSync(staging, { recursive: true, force: true }); // another process unpacked them first
+  }
+  return fonts;
+}
+
+/** Whether fontconfig's usual system folder holds any font (a minimal container may have none). */
+function hasSystemFonts(): boolean {
+  return existsSync('/usr/share/fonts') && readdirSync('/usr/share/fonts').length > 0;
+}
+
+/** The browser to run: a system one when present (CHROMIUM_PATH or PATH), else the bundled one. */
+export async function chromiumExecutable(): Promise<{ path: string; env: Record<string, string> }> {
+  const system = systemChromium();
+  return system ? { path: system, env: {} } : bundledChromium();
 }
 
 interface Reply {
@@ -78,8 +153,9 @@ export class Chromium {
   static async launch(): Promise<Chromium> {
     const profileDir = mkdtempSync(join(tmpdir(), 'clause-review-chromium-'));
     const pageDir = mkdtempSync(join(tmpdir(), 'clause-review-page-'));
+    const browserExe = await chromiumExecutable();
     const child = spawn(
-      chromiumPath(),
+      browserExe.path,
       [
         '--headless',
         '--remote-debugging-pipe',
@@ -92,7 +168,7 @@ export class Chromium {
         `--user-data-dir=${profileDir}`,
         'about:blank',
       ],
-      { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
+      { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, ...browserExe.env } },
     );
     const browser = new Chromium(child, profileDir, pageDir);
     try {
