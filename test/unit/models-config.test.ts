@@ -43,7 +43,13 @@ describe('the price table', () => {
       profileRegions: ['us-east-1', 'us-east-2', 'us-west-2'],
       cacheMinTokens: 4096,
     });
-    expect(modelSpec(FALLBACK_MODEL_ID).cacheMinTokens).toBe(1024);
+    expect(modelSpec(FALLBACK_MODEL_ID)).toMatchObject({
+      foundationModelId: 'anthropic.claude-sonnet-4-6',
+      profileRegions: ['us-east-1', 'us-east-2', 'us-west-2'],
+      cacheMinTokens: 2048,
+    });
+    // Sonnet 4.5 stays priced for stacks deployed with it, at its own cache minimum.
+    expect(modelSpec('us.anthropic.claude-sonnet-4-5-20250929-v1:0').cacheMinTokens).toBe(1024);
     expect(Object.keys(MODELS).some((id) => id.includes('claude-3-haiku'))).toBe(false);
   });
 
