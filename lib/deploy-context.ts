@@ -10,7 +10,7 @@
  * | `models` | JSON `{"primary":…,"fallback":…,"perAnalyst":{…}}` | lambdas/core/models.ts |
  * | `retentionDays` | days before S3 expires contracts, work files and reports, 1-3650 | 90 |
  * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
- * | `defaultBudget` | ceiling in USD of a job whose upload names none | 20 |
+ * | `defaultBudget` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_COST_CEILING_MICROS`) |
  * | `<lane>Concurrency` | `realtimeConcurrency` (Lambda, 2-1000), `batchConcurrency` (Fargate tasks, 1-100) | topology |
  *
  * CDK context values arrive as strings from `-c` and as JSON values from cdk.json; both are
@@ -90,8 +90,8 @@ const REMOVAL_POLICIES: Readonly<Record<string, RemovalPolicy>> = {
   retain: RemovalPolicy.RETAIN,
   destroy: RemovalPolicy.DESTROY,
 };
-/** Largest default budget accepted, in dollars: far above any contract's cost, below absurd. */
-const MAX_BUDGET_USD = 10_000;
+/** Largest default budget accepted, in dollars: the most an upload's own ceiling may say. */
+const MAX_BUDGET_USD = 100_000;
 
 /** Reads and checks every flag; throws {@link DeployContextError} naming the first bad one. */
 export function readDeployContext(read: ContextReader): DeployContext {

@@ -89,7 +89,7 @@ describe('readDeployContext', () => {
   it('converts dollars to micro-dollars on the digits', () => {
     expect(read({ defaultBudget: '0.01' }).defaultCostCeilingMicros).toBe(10_000);
     expect(read({ defaultBudget: '0.123456' }).defaultCostCeilingMicros).toBe(123_456);
-    expect(read({ defaultBudget: '10000' }).defaultCostCeilingMicros).toBe(10_000_000_000);
+    expect(read({ defaultBudget: '100000' }).defaultCostCeilingMicros).toBe(100_000_000_000);
   });
 
   it('refuses a malformed email, naming alertEmails', () => {
@@ -133,8 +133,8 @@ describe('readDeployContext', () => {
     );
   });
 
-  it('refuses a default budget that is not dollars from 0.01 to 10000', () => {
-    for (const bad of ['0', '0.009', '10000.01', '-1', '$20', '2.1234567', 'twenty']) {
+  it('refuses a default budget that is not dollars from 0.01 to 100000', () => {
+    for (const bad of ['0', '0.009', '100000.01', '-1', '$20', '2.1234567', 'twenty']) {
       expect(refusal({ defaultBudget: bad }, 'defaultBudget').message).toContain(`got '${bad}'`);
     }
   });
