@@ -20,7 +20,8 @@ import { RemovalPolicy, Token } from 'aws-cdk-lib';
 import { LANE_CONSUMERS, LANES, type Lane } from '../lambdas/contracts.js';
 import { checkIntegerRange } from './checks.js';
 import type { ClauseReviewStackProps } from './clause-review-stack.js';
-import type { ModelIds } from './model-access.js';
+import { type ModelIds, resolveModelIds } from './model-access.js';
+import { TopologyError, topology } from './topology.js';
 
 /** Raised when a context flag is malformed or out of range; the message names the flag. */
 export class DeployContextError extends Error {
@@ -104,7 +105,7 @@ export function readDeployContext(read: ContextReader): DeployContext {
   const budget = read('defaultBudget');
   const lanes = laneConcurrency(read);
   return {
-    prefix: prefix === undefined ? 'clause-review' : String(prefix),
+    prefix: prefix === undefined ? 'clause-review' : parsePrefix(prefix),
     ...(emails
       ? { alertEmails: checkEach('alertEmails', emails, EMAIL, 'an email address like ops@example.com') }
       : {}),
@@ -168,6 +169,18 @@ function integerFlag(flag: string, value: unknown, min: number, max: number): nu
       cause: error,
     });
   }
+}
+
+/** A prefix the topology accepts (resource names, bucket names and the stack name derive from it). */
+function parsePrefix(value: unknown): string {
+  const prefix = String(value);
+  try {
+    topology({ prefix });
+  } catch (error) {
+    if (!(error instanceof TopologyError)) throw error;
+    throw new DeployContextError('prefix', value, error.message, { cause: error });
+  }
+  return prefix;
 }
 
 function parseRemovalPolicy(value: unknown): RemovalPolicy {
@@ -250,6 +263,12 @@ function parseModels(value: unknown): ModelIds {
       value,
       `perAnalyst must be an object by analyst id; got ${JSON.stringify(perAnalyst)}`,
     );
+  }
+  try {
+    resolveModelIds(record as ModelIds);
+  } catch (error) {
+    // An unpriced model or an unknown analyst: the message names it and the priced ids.
+    throw new DeployContextError('models', value, (error as Error).message, { cause: error });
   }
   return record as ModelIds;
 }

@@ -151,6 +151,7 @@ describe('the CDK app with the deployer context flags', () => {
 
 describe('the CDK app refuses a bad flag before building anything', () => {
   it.each([
+    ['prefix', 'Bad_Prefix'],
     ['alertEmails', 'ops'],
     ['administrators', 'Admin'],
     ['models', '{not json'],
@@ -182,6 +183,6 @@ describe('the CDK app refuses a bad flag before building anything', () => {
       },
       outdir,
     });
-    expect(() => addClauseReviewStack(app)).toThrow(/modelIds: .*us\.example\.unpriced-v1/);
+    expect(() => addClauseReviewStack(app)).toThrow(/^-c models: modelIds: .*us\.example\.unpriced-v1/);
   });
 });

@@ -127,6 +127,21 @@ describe('readDeployContext', () => {
     refusal({ retentionDays: 1.5 }, 'retentionDays');
   });
 
+  it('refuses a prefix the resource names cannot take, naming prefix', () => {
+    expect(refusal({ prefix: 'Bad_Prefix' }, 'prefix').message).toMatch(
+      /^-c prefix: prefix must be 3-24 characters .*got 'Bad_Prefix'/,
+    );
+  });
+
+  it('refuses an unpriced model or an unknown analyst, naming models', () => {
+    expect(refusal({ models: '{"primary":"us.example.unpriced-v1"}' }, 'models').message).toMatch(
+      /^-c models: modelIds: model 'us.example.unpriced-v1' has no entry in the price table/,
+    );
+    expect(
+      refusal({ models: '{"perAnalyst":{"no-such-analyst":{"primary":"x"}}}' }, 'models').message,
+    ).toContain('no-such-analyst');
+  });
+
   it('refuses a removal policy other than retain or destroy', () => {
     expect(refusal({ removalPolicy: 'snapshot' }, 'removalPolicy').message).toBe(
       "-c removalPolicy: must be 'retain' or 'destroy'; got 'snapshot'",
