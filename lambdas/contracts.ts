@@ -11,6 +11,7 @@ export { checkPanelModels, type ModelChoice, panelModelIds } from './core/analys
 export {
   byLane,
   byRole,
+  DEFAULT_COST_CEILING_MICROS,
   isLane,
   keyed,
   LANE_CHOICES,

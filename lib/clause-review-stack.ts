@@ -7,6 +7,7 @@ import { type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/contracts.
 import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService, type BatchLaneServiceProps } from './batch-lane-service.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
+import { CONTEXT_PATTERNS, checkResolvedEach } from './deploy-context.js';
 import { DocumentBuckets } from './document-buckets.js';
 import { FunctionLogRetention } from './function-log-retention.js';
 import { type ModelIds, type ResolvedModelIds, resolveModelIds } from './model-access.js';
@@ -114,9 +115,13 @@ export interface ClauseReviewStackProps extends StackProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Concurrency of each lane's consumer: concurrent invocations of a Lambda-drained lane
+   * (2-1000), Fargate tasks of a poller lane (1-100, unless `batchLane.maxTasks` says otherwise).
+   * @default each lane's `topology().queues[lane].maxConcurrency` (realtime 20, batch 4)
+   */
+  readonly laneConcurrency?: Readonly<Partial<Record<Lane, number>>>;
 }
-
-const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 /**
  * clause-review on AWS: intake bucket → intake queue → intake function → realtime (Lambda) or
@@ -142,10 +147,12 @@ export class ClauseReviewStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ClauseReviewStackProps = {}) {
     super(scope, id, props);
-    for (const email of props.alertEmails ?? []) {
-      if (!EMAIL.test(email))
-        throw new Error(`alertEmails must hold email addresses like ops@example.com; got '${email}'`);
-    }
+    checkResolvedEach(
+      'alertEmails',
+      props.alertEmails ?? [],
+      CONTEXT_PATTERNS.email,
+      'email addresses like ops@example.com',
+    );
     this.topology = stackTopology(props);
     const t = this.topology;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
@@ -303,6 +310,7 @@ function stackTopology(props: ClauseReviewStackProps) {
     ...(props.redeliveryBackoffSeconds !== undefined
       ? { redeliveryBackoffSeconds: props.redeliveryBackoffSeconds }
       : {}),
+    ...(props.laneConcurrency !== undefined ? { laneConcurrency: props.laneConcurrency } : {}),
     bucketSuffix: props.bucketSuffix ?? `${Aws.ACCOUNT_ID}-${Aws.REGION}`,
   });
 }

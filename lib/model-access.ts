@@ -18,7 +18,7 @@ import {
 export interface ModelIds {
   /** @default PRIMARY_MODEL_ID of lambdas/core/models.ts (Claude Haiku 4.5, US profile) */
   readonly primary?: string;
-  /** @default FALLBACK_MODEL_ID of lambdas/core/models.ts (Claude Sonnet 4.5, US profile) */
+  /** @default FALLBACK_MODEL_ID of lambdas/core/models.ts (Claude Sonnet 4.6, US profile) */
   readonly fallback?: string;
   /** Models of single analysts, by analyst id, over the two above. */
   readonly perAnalyst?: Readonly<Record<string, Partial<ModelChoice>>>;

@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import { LANES, sweepRules } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkIntegerRange, checkProjectRoot } from './checks.js';
-import { resolveModelIds } from './model-access.js';
+import { type ModelIds, resolveModelIds } from './model-access.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { keyedVariable, type PipelineResourcesProps, runtimeEnvironment } from './runtime-environment.js';
@@ -49,6 +49,11 @@ export interface OperationsFunctionsProps extends PipelineResourcesProps {
   readonly logRetention?: logs.RetentionDays;
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * The analysts' models, named in the environment like every other handler's.
+   * @default the primary and fallback of lambdas/core/models.ts
+   */
+  readonly modelIds?: ModelIds;
 }
 
 /** Lease length the runtime uses when tuning names none (lambdas/shared/config.ts). */
@@ -164,7 +169,7 @@ export class OperationsFunctions extends Construct {
     const t = props.topology;
     const rules = sweepRules(t, (props.tuning?.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000);
     const environment: Record<string, string> = {
-      ...runtimeEnvironment({ ...props, models: resolveModelIds(undefined) }),
+      ...runtimeEnvironment({ ...props, models: resolveModelIds(props.modelIds) }),
       STATUS_INDEX_NAME: t.table.indexes[0]?.name ?? 'byStatus',
       SWEEP_QUIET_SECONDS: keyedVariable(this, LANES, (lane) => Math.ceil(rules.quietMs[lane] / 1000)),
       SWEEP_FINALIZE_QUIET_SECONDS: String(Math.ceil(rules.finalizeQuietMs / 1000)),

@@ -107,6 +107,12 @@ export interface TopologyOptions {
   readonly chunkMaxReceiveCount?: number;
   /** @default [30, 120, 300] */
   readonly redeliveryBackoffSeconds?: readonly number[];
+  /**
+   * Concurrency of a lane's consumer, over the lane's own `maxConcurrency`: concurrent Lambda
+   * invocations of a Lambda-drained lane, tasks of a poller lane.
+   * @default each lane's setting below
+   */
+  readonly laneConcurrency?: Readonly<Partial<Record<Lane, number>>>;
 }
 
 /** Raised when topology options are out of range; the message names the allowed range and the value given. */
@@ -159,6 +165,7 @@ export function topology(options: TopologyOptions = {}): Topology {
     );
   }
   const suffix = options.bucketSuffix ? `-${options.bucketSuffix}` : '';
+  const concurrency = laneConcurrencyOf(options);
   return {
     prefix,
     queues: {
@@ -178,7 +185,7 @@ export function topology(options: TopologyOptions = {}): Topology {
         maxReceiveCount: chunkReceives,
         receiveWaitSeconds: 20,
         batchSize: 1,
-        maxConcurrency: 20,
+        maxConcurrency: concurrency.realtime ?? 20,
         // Three receives with their 30 s / 2 min / 5 min backoffs and 5 min runs stay under 30 min.
         oldestMessageAlarmSeconds: 1800,
       }),
@@ -190,7 +197,7 @@ export function topology(options: TopologyOptions = {}): Topology {
         maxReceiveCount: chunkReceives,
         receiveWaitSeconds: 20,
         batchSize: 1,
-        maxConcurrency: 4,
+        maxConcurrency: concurrency.batch ?? 4,
         // Bulk work queues by design; two hours means the lane is not draining.
         oldestMessageAlarmSeconds: 7200,
       }),
@@ -227,6 +234,20 @@ export function topology(options: TopologyOptions = {}): Topology {
     alertsTopicName: `${prefix}-alerts`,
     redeliveryBackoffSeconds: backoff,
   };
+}
+
+/** The lane concurrency options, each a positive integer (the consumers check their own limits). */
+function laneConcurrencyOf(options: TopologyOptions): Partial<Record<Lane, number>> {
+  const given = options.laneConcurrency ?? {};
+  for (const [lane, n] of Object.entries(given)) {
+    if (!(LANES as readonly string[]).includes(lane)) {
+      throw new TopologyError(`laneConcurrency names lanes (${LANES.join(', ')}); got '${lane}'`);
+    }
+    if (n !== undefined && (!Number.isInteger(n) || n < 1)) {
+      throw new TopologyError(`laneConcurrency.${lane} must be a positive integer; got ${n}`);
+    }
+  }
+  return given;
 }
 
 /** The queue a lane's chunk messages go to. */

@@ -3,7 +3,14 @@ import { basename, resolve } from 'node:path';
 import type { BedrockClient } from '@aws-sdk/client-bedrock';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { checkPanelModels } from '../../lambdas/core/analysts/index.js';
-import { isLane, LANE_CHOICES, LANE_CONSUMERS, LANES, type Lane } from '../../lambdas/core/contracts.js';
+import {
+  DEFAULT_COST_CEILING_MICROS,
+  isLane,
+  LANE_CHOICES,
+  LANE_CONSUMERS,
+  LANES,
+  type Lane,
+} from '../../lambdas/core/contracts.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
@@ -39,7 +46,7 @@ export async function review(files: string[], values: Record<string, string | un
   if (files.length === 0) fail('name at least one contract file to review');
   const lane = values.lane ?? LANES[0];
   if (!isLane(lane)) fail(`--lane must be ${LANE_CHOICES}; got '${lane}'`);
-  const budget = num(values.budget, 'budget', 20);
+  const budget = num(values.budget, 'budget', DEFAULT_COST_CEILING_MICROS / 1_000_000);
   const faultRate = num(values['fault-rate'], 'fault-rate', 0);
   if (faultRate > 1) fail(`--fault-rate must be between 0 and 1; got ${faultRate}`);
   const workers = num(values.workers, 'workers', 2, 0);

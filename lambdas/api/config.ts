@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LANES, QUEUE_ROLES } from '../core/contracts.js';
+import { DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
 import { keyedJson } from '../shared/keyed-json.js';
 
 const schema = z.object({
@@ -12,7 +12,7 @@ const schema = z.object({
   QUEUE_URLS: keyedJson(QUEUE_ROLES, z.string().url()),
   /** Lane and ceiling a submission gets when it names none: the same defaults intake applies. */
   DEFAULT_LANE: z.enum(LANES).default(LANES[0]),
-  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(20_000_000),
+  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(DEFAULT_COST_CEILING_MICROS),
   /** Lifetime of the presigned upload URL. */
   UPLOAD_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
   /** Lifetime of the presigned report URLs. */

@@ -4,10 +4,17 @@
  * prices here are micro-dollars per 1,000 tokens so that cost = ceil(tokens × price / 1000)
  * stays integral.
  *
- * Claude 4.5 models on Bedrock are invoked through cross-region inference profiles only: the
- * `us.` / `eu.` id is what Converse receives, and the profile routes each call to one of its
+ * Claude 4.5 and 4.6 models on Bedrock are invoked through cross-region inference profiles only:
+ * the `us.` / `eu.` id is what Converse receives, and the profile routes each call to one of its
  * regions. IAM must allow the profile and the foundation model in every region it routes to
  * (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-prereq.html).
+ *
+ * The prices below are what the `us.` and `eu.` (geographic) profiles cost. From the Claude 4.5
+ * generation on, Bedrock prices a geographic profile 10% above the global profile, whose prices
+ * are the model's list prices ("approximately 10% savings on both input and output token pricing
+ * compared to geographic cross-Region inference",
+ * https://docs.aws.amazon.com/bedrock/latest/userguide/global-cross-region-inference.html); the
+ * cost ceiling is kept against what the call is billed, so the table carries the premium.
  */
 
 /** Price of one model, in micro-dollars per 1,000 tokens. */
@@ -38,28 +45,64 @@ export interface ModelSpec {
 const US = ['us-east-1', 'us-east-2', 'us-west-2'] as const;
 const EU = ['eu-central-1', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-3'] as const;
 
+/** A list price per million tokens with the geographic profile's 10% on top, per 1,000 tokens in µ$. */
+const geographic = (usdPerMillion: number): number => Math.round(usdPerMillion * 1100);
+
 /**
- * Claude Haiku 4.5: $1 in, $5 out, $1.25 cache write, $0.10 cache read per million tokens;
- * cache checkpoints of at least 4,096 tokens
+ * Claude Haiku 4.5: ACTIVE, "EOL no sooner than 10/1/2026" on its card; list prices $1 in, $5
+ * out, $1.25 cache write, $0.10 cache read per million tokens (through `us.`/`eu.`: $1.10,
+ * $5.50, $1.375, $0.11); cache checkpoints of at least 4,096 tokens
  * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-haiku-4-5.html,
  * https://aws.amazon.com/bedrock/pricing/).
  */
 const HAIKU_4_5 = {
   foundationModelId: 'anthropic.claude-haiku-4-5-20251001-v1:0',
-  price: { inputPer1k: 1000, outputPer1k: 5000, cacheReadPer1k: 100, cacheWritePer1k: 1250 },
+  price: {
+    inputPer1k: geographic(1),
+    outputPer1k: geographic(5),
+    cacheReadPer1k: geographic(0.1),
+    cacheWritePer1k: geographic(1.25),
+  },
   cacheMinTokens: 4096,
   samplingExclusive: true,
 } as const;
 
 /**
- * Claude Sonnet 4.5: $3 in, $15 out, $3.75 cache write, $0.30 cache read per million tokens;
- * cache checkpoints of at least 1,024 tokens
+ * Claude Sonnet 4.5: ACTIVE on Bedrock (Anthropic retires its own API's Sonnet 4.5 on 2026-11-30,
+ * a date Bedrock does not follow); list prices $3 in, $15 out, $3.75 cache write, $0.30 cache read
+ * per million tokens (through `us.`/`eu.`: $3.30, $16.50, $4.125, $0.33); cache checkpoints of at
+ * least 1,024 tokens
  * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-sonnet-4-5.html).
+ * Priced so that stacks deployed with it keep working; no longer a default.
  */
 const SONNET_4_5 = {
   foundationModelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
-  price: { inputPer1k: 3000, outputPer1k: 15000, cacheReadPer1k: 300, cacheWritePer1k: 3750 },
+  price: {
+    inputPer1k: geographic(3),
+    outputPer1k: geographic(15),
+    cacheReadPer1k: geographic(0.3),
+    cacheWritePer1k: geographic(3.75),
+  },
   cacheMinTokens: 1024,
+  samplingExclusive: true,
+} as const;
+
+/**
+ * Claude Sonnet 4.6: ACTIVE, launched 2026-02-17, no end-of-life date; the first dateless
+ * Bedrock id (`anthropic.claude-sonnet-4-6`, profiles `us.`, `eu.`, `global.`); the same prices
+ * as Sonnet 4.5, geographic premium included; cache checkpoints of at least 2,048 tokens, twice Sonnet 4.5's
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-sonnet-4-6.html,
+ * https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html).
+ */
+const SONNET_4_6 = {
+  foundationModelId: 'anthropic.claude-sonnet-4-6',
+  price: {
+    inputPer1k: geographic(3),
+    outputPer1k: geographic(15),
+    cacheReadPer1k: geographic(0.3),
+    cacheWritePer1k: geographic(3.75),
+  },
+  cacheMinTokens: 2048,
   samplingExclusive: true,
 } as const;
 
@@ -70,6 +113,8 @@ export const MODELS: Readonly<Record<string, ModelSpec>> = Object.fromEntries(
     { id: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0', profileRegions: EU, ...HAIKU_4_5 },
     { id: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', profileRegions: US, ...SONNET_4_5 },
     { id: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0', profileRegions: EU, ...SONNET_4_5 },
+    { id: 'us.anthropic.claude-sonnet-4-6', profileRegions: US, ...SONNET_4_6 },
+    { id: 'eu.anthropic.claude-sonnet-4-6', profileRegions: EU, ...SONNET_4_6 },
   ].map((m) => [m.id, m]),
 );
 
@@ -81,11 +126,11 @@ export const MODELS: Readonly<Record<string, ModelSpec>> = Object.fromEntries(
 export const PRIMARY_MODEL_ID = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
 
 /**
- * Default fallback after repeated throttling of the primary: Claude Sonnet 4.5, a separate
- * per-model quota with the same tool-use behaviour; it costs three times as much, and the
- * budget reserves its price for the calls that use it.
+ * Default fallback after repeated throttling of the primary: Claude Sonnet 4.6, the newest ACTIVE
+ * Sonnet, a separate per-model quota with the same tool-use behaviour; it costs three times as
+ * much, and the budget reserves its price for the calls that use it.
  */
-export const FALLBACK_MODEL_ID = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+export const FALLBACK_MODEL_ID = 'us.anthropic.claude-sonnet-4-6';
 
 /** Prices by model id, as the worker's cost accounting reads them. */
 export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = Object.fromEntries(
@@ -131,7 +176,7 @@ export interface TokenUsage {
  * Cost of a call in micro-dollars, each part rounded up so that estimates never undershoot.
  *
  * @example
- * costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 }); // 1000 + 1000 = 2000
+ * costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 }); // 1100 + 1100 = 2200
  */
 export function costOf(
   modelId: string,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkPanelModels, type PanelModels } from '../core/analysts/index.js';
-import { LANES, QUEUE_ROLES } from '../core/contracts.js';
+import { DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/models.js';
 import { keyedJson } from './keyed-json.js';
 
@@ -37,7 +37,7 @@ const schema = z.object({
     .min(1)
     .default(10 * 1024 * 1024),
   /** Cost ceiling of a job when its upload names none, in micro-dollars ($20: the README sample is quoted at about $6). */
-  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(20_000_000),
+  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(DEFAULT_COST_CEILING_MICROS),
   DEFAULT_LANE: z.enum(LANES).default(LANES[0]),
   /** Every analyst's primary model: an inference profile or foundation-model id with a price. */
   MODEL_ID: z.string().default(PRIMARY_MODEL_ID),

@@ -15,14 +15,33 @@
  *   https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html
  * - Prompt-caching minimum tokens per checkpoint and cacheable fields:
  *   https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html ("Supported models,
- *   Regions, and limits"): Claude Haiku 4.5 4,096; Claude Sonnet 4.5 1,024; Claude 3.5 Haiku
- *   2,048; Amazon Nova Micro/Lite/Pro 1,000 with system and messages only (tools not
- *   cacheable), 4 checkpoints per request. The Nova figure was checked against that page's
- *   table as reproduced by portkey.ai/docs/integrations/llms/bedrock/prompt-caching.
+ *   Regions, and limits") and each model card: Claude Haiku 4.5 4,096
+ *   (https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-haiku-4-5.html);
+ *   Claude Sonnet 4.5 1,024; Claude Sonnet 4.6 2,048, which the minimum table raised from the
+ *   1,024 it first listed (Anthropic's table as reproduced at docs.orq.ai/docs/proxy/prompt-caching,
+ *   and the observation in github.com/anthropics/anthropic-sdk-python/issues/1194 that a 1,024-token
+ *   prefix was not cached on Sonnet 4.6 while 2,048 was); Claude 3.5 Haiku 2,048; Amazon Nova
+ *   Micro/Lite/Pro 1,000 with system and messages only (tools not cacheable), 4 checkpoints per
+ *   request. The Nova figure was checked against that page's table as reproduced by
+ *   portkey.ai/docs/integrations/llms/bedrock/prompt-caching.
  * - Tool use through Converse: https://docs.aws.amazon.com/bedrock/latest/userguide/conversation-inference-supported-models-features.html.
  *   The control plane has no field for it (FoundationModelDetails carries modalities,
  *   streaming, customizations and inference types only), so `toolUse` below is the stand-in's
  *   own flag, visible only to code that imports this module; the product keeps its own table.
+ *
+ * - Claude Sonnet 4.6 (`anthropic.claude-sonnet-4-6`, the first dateless Bedrock id): ACTIVE, launched
+ *   2026-02-17, no end-of-life date; served through its `us.`, `eu.` and `global.` profiles, not
+ *   on demand in us-east-1 (the Claude model table at
+ *   https://platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock lists global,
+ *   us, eu and jp profiles; the control plane's ACTIVE state and the profile-only refusal as
+ *   reported in github.com/browser-use/browser-use/pull/5448 and
+ *   github.com/anomalyco/models.dev/pull/6790). Claude Haiku 4.5: ACTIVE, launched 2025-10-16,
+ *   "EOL no sooner than 10/1/2026" on its model card, which is a notice policy, not an
+ *   `endOfLifeTime` (the API sets that only once a model is LEGACY). Claude Sonnet 4.5: ACTIVE on
+ *   Bedrock as far as we could find; Anthropic retires its own API's Sonnet 4.5 on 2026-11-30,
+ *   a date that binds Anthropic-operated platforms only ("Partner-operated platforms (Amazon
+ *   Bedrock and Vertex AI) set their own retirement schedules",
+ *   https://platform.claude.com/docs/en/about-claude/model-deprecations).
  *
  * Lifecycle choices: Claude 3 Haiku (EOL 2026-09-10) and Claude 3 Sonnet are past end of life.
  * Claude 3.5 Haiku is also treated as end of life: a public report of 2026-08-29
@@ -126,7 +145,7 @@ export const DEFAULT_CATALOGUE: readonly CatalogueModel[] = [
     responseStreamingSupported: true,
     customizationsSupported: [],
     inferenceTypesSupported: ['INFERENCE_PROFILE'],
-    lifecycle: { status: 'ACTIVE', startOfLifeTime: '2025-10-15T00:00:00Z' },
+    lifecycle: { status: 'ACTIVE', startOfLifeTime: '2025-10-16T00:00:00Z' },
     profiles: { us: US_PROFILE_REGIONS, eu: EU_PROFILE_REGIONS, global: [] },
     toolUse: true,
     promptCaching: CLAUDE_CACHING(4_096),
@@ -145,6 +164,21 @@ export const DEFAULT_CATALOGUE: readonly CatalogueModel[] = [
     profiles: { us: US_PROFILE_REGIONS, eu: EU_PROFILE_REGIONS, global: [] },
     toolUse: true,
     promptCaching: CLAUDE_CACHING(1_024),
+    temperatureTopPExclusive: true,
+  },
+  {
+    modelId: 'anthropic.claude-sonnet-4-6',
+    modelName: 'Claude Sonnet 4.6',
+    providerName: 'Anthropic',
+    inputModalities: TEXT_IMAGE,
+    outputModalities: TEXT,
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: ['INFERENCE_PROFILE'],
+    lifecycle: { status: 'ACTIVE', startOfLifeTime: '2026-02-17T00:00:00Z' },
+    profiles: { us: US_PROFILE_REGIONS, eu: EU_PROFILE_REGIONS, global: [] },
+    toolUse: true,
+    promptCaching: CLAUDE_CACHING(2_048),
     temperatureTopPExclusive: true,
   },
   {

@@ -1,4 +1,4 @@
-import type { Lane } from '../../lambdas/core/contracts.js';
+import { DEFAULT_COST_CEILING_MICROS, type Lane } from '../../lambdas/core/contracts.js';
 import { LOCAL_REGION } from '../aws-clients.js';
 import type { ProvisionedResources } from '../provision.js';
 
@@ -26,7 +26,7 @@ export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
   leaseSeconds: 20,
   redeliveryBackoffSeconds: [1, 2, 4],
   modelTimeoutMs: 15_000,
-  defaultCostCeilingMicros: 20_000_000,
+  defaultCostCeilingMicros: DEFAULT_COST_CEILING_MICROS,
   defaultLane: 'realtime',
   maxDocumentBytes: 10 * 1024 * 1024,
   limiterInitial: 64,

@@ -147,7 +147,7 @@ describe('model ids', () => {
   it('default to current Claude models through US cross-region inference profiles', () => {
     expect(resolveModelIds()).toEqual({
       primary: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
-      fallback: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      fallback: 'us.anthropic.claude-sonnet-4-6',
       perAnalyst: {},
     });
   });

@@ -445,7 +445,7 @@ describe('Bedrock lifecycle reads', () => {
       const resources = asArray(statement.Resource).map(render).sort();
       if (action === 'bedrock:GetFoundationModel') {
         expect(resources).toEqual(
-          ['anthropic.claude-haiku-4-5-20251001-v1:0', 'anthropic.claude-sonnet-4-5-20250929-v1:0'].map(
+          ['anthropic.claude-haiku-4-5-20251001-v1:0', 'anthropic.claude-sonnet-4-6'].map(
             (id) => `arn:\${AWS::Partition}:bedrock:\${AWS::Region}::foundation-model/${id}`,
           ),
         );

@@ -74,7 +74,7 @@ describe('GetFoundationModel', () => {
       outputModalities: ['TEXT'],
       responseStreamingSupported: true,
       inferenceTypesSupported: ['INFERENCE_PROFILE'],
-      modelLifecycle: { status: 'ACTIVE', startOfLifeTime: new Date('2025-10-15T00:00:00Z') },
+      modelLifecycle: { status: 'ACTIVE', startOfLifeTime: new Date('2025-10-16T00:00:00Z') },
     });
     expect(modelDetails?.modelLifecycle?.endOfLifeTime).toBeUndefined();
   });

@@ -29,6 +29,7 @@ import {
 const HAIKU_45 = 'anthropic.claude-haiku-4-5-20251001-v1:0';
 const US_HAIKU_45 = `us.${HAIKU_45}`;
 const SONNET_45 = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
+const SONNET_46 = 'anthropic.claude-sonnet-4-6';
 const NOVA_LITE = 'amazon.nova-lite-v1:0';
 const CLAUDE_3_HAIKU = 'anthropic.claude-3-haiku-20240307-v1:0';
 const START = Date.parse('2026-11-23T12:00:00Z');
@@ -404,6 +405,17 @@ describe('prompt caching', () => {
     const read = longer.usage?.cacheReadInputTokens ?? 0;
     expect(read).toBeGreaterThanOrEqual(4_096);
     expect(longer.usage?.cacheWriteInputTokens).toBeGreaterThanOrEqual(4_096);
+  });
+
+  it('holds each Claude model to its own minimum: ~1,400 tokens cache on Sonnet 4.5 (1,024), not on Sonnet 4.6 (2,048)', async () => {
+    const middling: System = [{ text: LONG.slice(0, 5_600) }, { cachePoint: { type: 'default' } }];
+    const sonnet45 = await cached(`us.${SONNET_45}`, middling);
+    expect(sonnet45.usage?.cacheWriteInputTokens).toBeGreaterThanOrEqual(1_024);
+    expect(sonnet45.usage?.cacheWriteInputTokens).toBeLessThan(2_048);
+    const sonnet46 = await cached(`us.${SONNET_46}`, middling);
+    expect(sonnet46.usage).toMatchObject({ cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
+    const long = await cached(`us.${SONNET_46}`, withCheckpoint);
+    expect(long.usage?.cacheWriteInputTokens).toBeGreaterThanOrEqual(2_048);
   });
 
   it('ignores checkpoints below the model minimum, without error', async () => {

@@ -179,7 +179,7 @@ describe('npx clause-review review --model / doctor', () => {
     const run = await cli(['doctor', '--local']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/ok {3}us\.anthropic\.claude-haiku-4-5-20251001-v1:0 \(primary\): ACTIVE/);
-    expect(run.stdout).toMatch(/ok {3}us\.anthropic\.claude-sonnet-4-5-20250929-v1:0 \(fallback\): ACTIVE/);
+    expect(run.stdout).toMatch(/ok {3}us\.anthropic\.claude-sonnet-4-6 \(fallback\): ACTIVE/);
     expect(run.stdout).toContain('every model can be called');
   }, 60_000);
 });

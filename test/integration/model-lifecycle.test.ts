@@ -38,7 +38,7 @@ beforeEach(() => {
 function sonnetLegacyUntil(endOfLifeTime: string): void {
   standIn.setPlan({
     catalogue: {
-      lifecycle: { 'anthropic.claude-sonnet-4-5-20250929-v1:0': { status: 'LEGACY', endOfLifeTime } },
+      lifecycle: { 'anthropic.claude-sonnet-4-6': { status: 'LEGACY', endOfLifeTime } },
     },
   });
 }

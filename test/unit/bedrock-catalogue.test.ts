@@ -39,6 +39,38 @@ describe('catalogue lookup', () => {
   });
 });
 
+describe('the Claude models the pipeline defaults to', () => {
+  it('serves Sonnet 4.6 under its dateless id, through its us., eu. and global. profiles only', () => {
+    const sonnet = entry('anthropic.claude-sonnet-4-6');
+    expect(sonnet).toMatchObject({
+      modelName: 'Claude Sonnet 4.6',
+      inferenceTypesSupported: ['INFERENCE_PROFILE'],
+      lifecycle: { status: 'ACTIVE', startOfLifeTime: '2026-02-17T00:00:00Z' },
+      promptCaching: { minTokensPerCheckpoint: 2_048, maxCheckpoints: 4 },
+      temperatureTopPExclusive: true,
+      toolUse: true,
+    });
+    expect(Object.keys(sonnet.profiles).sort()).toEqual(['eu', 'global', 'us']);
+    expect(sonnet.lifecycle.endOfLifeTime).toBeUndefined();
+    expect(catalogue.resolve('us.anthropic.claude-sonnet-4-6')?.viaProfile?.geography).toBe('us');
+    expect(catalogue.resolve('apac.anthropic.claude-sonnet-4-6')).toBeUndefined();
+  });
+
+  it("keeps each model card's cache minimum: Haiku 4.5 4,096, Sonnet 4.5 1,024, Sonnet 4.6 2,048", () => {
+    expect(entry(HAIKU_45).promptCaching?.minTokensPerCheckpoint).toBe(4_096);
+    expect(entry('anthropic.claude-sonnet-4-5-20250929-v1:0').promptCaching?.minTokensPerCheckpoint).toBe(
+      1_024,
+    );
+    expect(entry('anthropic.claude-sonnet-4-6').promptCaching?.minTokensPerCheckpoint).toBe(2_048);
+  });
+
+  it('lists Haiku 4.5, Sonnet 4.5 and Sonnet 4.6 as ACTIVE', () => {
+    for (const id of [HAIKU_45, 'anthropic.claude-sonnet-4-5-20250929-v1:0', 'anthropic.claude-sonnet-4-6']) {
+      expect(entry(id).lifecycle.status).toBe('ACTIVE');
+    }
+  });
+});
+
 describe('effective lifecycle', () => {
   const model = entry(HAIKU_45);
   it('applies overrides and turns a passed end-of-life date into EOL', () => {

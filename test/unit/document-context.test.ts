@@ -97,7 +97,7 @@ describe('the shared, cacheable prefix', () => {
 });
 
 function priceOfPrimary() {
-  return { inputPer1k: 1000, outputPer1k: 5000, cacheReadPer1k: 100, cacheWritePer1k: 1250 };
+  return { inputPer1k: 1100, outputPer1k: 5500, cacheReadPer1k: 110, cacheWritePer1k: 1375 };
 }
 
 describe('the cost quote', () => {

@@ -43,13 +43,26 @@ describe('the price table', () => {
       profileRegions: ['us-east-1', 'us-east-2', 'us-west-2'],
       cacheMinTokens: 4096,
     });
-    expect(modelSpec(FALLBACK_MODEL_ID).cacheMinTokens).toBe(1024);
+    expect(modelSpec(FALLBACK_MODEL_ID)).toMatchObject({
+      foundationModelId: 'anthropic.claude-sonnet-4-6',
+      profileRegions: ['us-east-1', 'us-east-2', 'us-west-2'],
+      cacheMinTokens: 2048,
+    });
+    // Sonnet 4.5 stays priced for stacks deployed with it, at its own cache minimum.
+    expect(modelSpec('us.anthropic.claude-sonnet-4-5-20250929-v1:0').cacheMinTokens).toBe(1024);
     expect(Object.keys(MODELS).some((id) => id.includes('claude-3-haiku'))).toBe(false);
   });
 
   it('bills cached input at the cache prices, each part rounded up', () => {
-    // Haiku 4.5: $1 in, $5 out, $0.10 cache read, $1.25 cache write per million tokens.
-    expect(costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 })).toBe(1000 + 1000);
+    // Haiku 4.5 through the US profile: $1.10 in, $5.50 out, $0.11 cache read, $1.375 cache write
+    // per million tokens (the list prices of $1, $5, $0.10 and $1.25, and the profile's 10%).
+    expect(modelSpec(PRIMARY_MODEL_ID).price).toEqual({
+      inputPer1k: 1100,
+      outputPer1k: 5500,
+      cacheReadPer1k: 110,
+      cacheWritePer1k: 1375,
+    });
+    expect(costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 })).toBe(1100 + 1100);
     expect(
       costOf(PRIMARY_MODEL_ID, {
         inputTokens: 100,
@@ -57,7 +70,7 @@ describe('the price table', () => {
         cacheReadInputTokens: 5000,
         cacheWriteInputTokens: 1,
       }),
-    ).toBe(100 + 1000 + 500 + 2);
+    ).toBe(110 + 1100 + 550 + 2);
   });
 
   it('refuses a model without a price, naming it', () => {

@@ -40,6 +40,16 @@ describe('topology', () => {
     expect(t.redeliveryBackoffSeconds).toEqual([10, 20]);
   });
 
+  it("sets a lane's consumer concurrency over its default, leaving the other lanes as they are", () => {
+    const t = topology({ laneConcurrency: { batch: 9 } });
+    expect(t.queues.batch.maxConcurrency).toBe(9);
+    expect(t.queues.realtime.maxConcurrency).toBe(topology().queues.realtime.maxConcurrency);
+    expect(() => topology({ laneConcurrency: { batch: 0 } })).toThrow(
+      /laneConcurrency.batch must be a positive integer; got 0/,
+    );
+    expect(() => topology({ laneConcurrency: { intake: 3 } as never })).toThrow(/names lanes .*got 'intake'/);
+  });
+
   it('rejects out-of-range options with a message naming the range and the value', () => {
     expect(() => topology({ prefix: 'Bad_Prefix' })).toThrow(TopologyError);
     expect(() => topology({ prefix: 'Bad_Prefix' })).toThrow(/3-24 characters.*got 'Bad_Prefix'/);

@@ -1,0 +1,323 @@
+/**
+ * Everything a deployer sets, read from CDK context (`npx cdk deploy -c alertEmails=… -c …`) and
+ * checked before any construct is built, with a message that names the flag and what was given.
+ *
+ * | flag | value | default |
+ * |---|---|---|
+ * | `prefix` | resource name prefix, also the stack name | `clause-review` |
+ * | `alertEmails` | comma-separated email addresses subscribed to the alerts topic | none |
+ * | `administrators` | comma-separated IAM or STS ARNs that may act on every job | none |
+ * | `models` | JSON `{"primary":…,"fallback":…,"perAnalyst":{…}}` | lambdas/core/models.ts |
+ * | `retentionDays` | days before S3 expires contracts, work files and reports, 1-3650 | 90 |
+ * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
+ * | `defaultBudget` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_COST_CEILING_MICROS`) |
+ * | `<lane>Concurrency` | `realtimeConcurrency` (Lambda, 2-1000), `batchConcurrency` (Fargate tasks, 1-100) | topology |
+ *
+ * CDK context values arrive as strings from `-c` and as JSON values from cdk.json; both are
+ * accepted. See https://docs.aws.amazon.com/cdk/v2/guide/context.html.
+ */
+import { RemovalPolicy, Token } from 'aws-cdk-lib';
+import { LANE_CONSUMERS, LANES, type Lane } from '../lambdas/contracts.js';
+import { checkIntegerRange } from './checks.js';
+import type { ClauseReviewStackProps } from './clause-review-stack.js';
+import { type ModelIds, resolveModelIds } from './model-access.js';
+import { TopologyError, topology } from './topology.js';
+
+/** Raised when a context flag is malformed or out of range; the message names the flag. */
+export class DeployContextError extends Error {
+  override readonly name = 'DeployContextError';
+  constructor(
+    /** The flag, as it is passed to `-c`. */
+    readonly flag: string,
+    /** What was given. */
+    readonly value: unknown,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`-c ${flag}: ${message}`, options);
+  }
+}
+
+/** True for a {@link DeployContextError}. */
+export function isDeployContextError(error: unknown): error is DeployContextError {
+  return error instanceof DeployContextError;
+}
+
+/** The stack settings a deployer chose; anything left out keeps the stack's default. */
+export interface DeployContext {
+  readonly prefix: string;
+  readonly alertEmails?: readonly string[];
+  readonly administrators?: readonly string[];
+  readonly modelIds?: ModelIds;
+  readonly retentionDays?: number;
+  readonly removalPolicy?: RemovalPolicy;
+  /** The default cost ceiling, in micro-dollars. */
+  readonly defaultCostCeilingMicros?: number;
+  readonly laneConcurrency?: Readonly<Partial<Record<Lane, number>>>;
+}
+
+/** Reads one context key, as `app.node.tryGetContext` does. */
+export type ContextReader = (key: string) => unknown;
+
+/** The context flag of a lane's concurrency: `realtimeConcurrency`, `batchConcurrency`. */
+export const laneConcurrencyFlag = (lane: Lane): string => `${lane}Concurrency`;
+
+/**
+ * The range of a lane's concurrency: a Lambda event source's maximum concurrency is 2-1000
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html); a poller lane's
+ * Fargate tasks are kept to 1-100 (BatchLaneService's maxTasks).
+ */
+export const LANE_CONCURRENCY_RANGE = {
+  lambda: [2, 1000],
+  poller: [1, 100],
+} as const;
+
+/** Every flag this module reads, in the order the README lists them. */
+export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
+  'prefix',
+  'alertEmails',
+  'administrators',
+  'models',
+  'retentionDays',
+  'removalPolicy',
+  'defaultBudget',
+  ...LANES.map(laneConcurrencyFlag),
+];
+
+const EMAIL = /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/;
+/** IAM or STS principal ARNs, in any partition (the status API compares callers against them). */
+const PRINCIPAL_ARN = /^arn:aws[a-z-]*:(iam|sts)::\d{12}:[^\s,]+$/;
+const REMOVAL_POLICIES: Readonly<Record<string, RemovalPolicy>> = {
+  retain: RemovalPolicy.RETAIN,
+  destroy: RemovalPolicy.DESTROY,
+};
+/** Largest default budget accepted, in dollars: the most an upload's own ceiling may say. */
+const MAX_BUDGET_USD = 100_000;
+
+/** Reads and checks every flag; throws {@link DeployContextError} naming the first bad one. */
+export function readDeployContext(read: ContextReader): DeployContext {
+  const prefix = read('prefix');
+  const emails = listFlag(read, 'alertEmails');
+  const administrators = listFlag(read, 'administrators');
+  const models = read('models');
+  const retention = read('retentionDays');
+  const removal = read('removalPolicy');
+  const budget = read('defaultBudget');
+  const lanes = laneConcurrency(read);
+  return {
+    prefix: prefix === undefined ? 'clause-review' : parsePrefix(prefix),
+    ...(emails
+      ? { alertEmails: checkEach('alertEmails', emails, EMAIL, 'an email address like ops@example.com') }
+      : {}),
+    ...(administrators
+      ? {
+          administrators: checkEach(
+            'administrators',
+            administrators,
+            PRINCIPAL_ARN,
+            'an IAM or STS ARN like arn:aws:iam::123456789012:role/Admin',
+          ),
+        }
+      : {}),
+    ...(models !== undefined ? { modelIds: parseModels(models) } : {}),
+    ...(retention !== undefined ? { retentionDays: integerFlag('retentionDays', retention, 1, 3650) } : {}),
+    ...(removal !== undefined ? { removalPolicy: parseRemovalPolicy(removal) } : {}),
+    ...(budget !== undefined ? { defaultCostCeilingMicros: parseBudget(budget) } : {}),
+    ...(Object.keys(lanes).length > 0 ? { laneConcurrency: lanes } : {}),
+  };
+}
+
+/**
+ * A comma-separated list (from `-c`) or a JSON array of strings (from cdk.json); undefined when
+ * the flag is absent. Empty entries are refused, so a stray comma is not silently dropped.
+ */
+function listFlag(read: ContextReader, flag: string): string[] | undefined {
+  const value = read(flag);
+  if (value === undefined) return undefined;
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
+  if (!items || items.some((item) => typeof item !== 'string')) {
+    throw new DeployContextError(
+      flag,
+      value,
+      `must be a comma-separated list of strings; got ${JSON.stringify(value)}`,
+    );
+  }
+  const trimmed = (items as string[]).map((item) => item.trim());
+  if (trimmed.length === 0 || trimmed.some((item) => item === '')) {
+    throw new DeployContextError(flag, value, `has an empty entry; got '${items.join(',')}'`);
+  }
+  return trimmed;
+}
+
+function checkEach(flag: string, items: string[], pattern: RegExp, what: string): string[] {
+  for (const item of items) {
+    if (!pattern.test(item)) throw new DeployContextError(flag, item, `'${item}' is not ${what}`);
+  }
+  return items;
+}
+
+/** An integer flag in a range, through the project's one range check. */
+function integerFlag(flag: string, value: unknown, min: number, max: number): number {
+  const text = String(value).trim();
+  if (!/^-?\d+$/.test(text)) {
+    throw new DeployContextError(flag, value, `must be an integer from ${min} to ${max}; got '${text}'`);
+  }
+  try {
+    return checkIntegerRange(`-c ${flag}`, Number(text), min, max);
+  } catch (error) {
+    throw new DeployContextError(flag, value, `must be an integer from ${min} to ${max}; got ${text}`, {
+      cause: error,
+    });
+  }
+}
+
+/** A prefix the topology accepts (resource names, bucket names and the stack name derive from it). */
+function parsePrefix(value: unknown): string {
+  const prefix = String(value);
+  try {
+    topology({ prefix });
+  } catch (error) {
+    if (!(error instanceof TopologyError)) throw error;
+    throw new DeployContextError('prefix', value, error.message, { cause: error });
+  }
+  return prefix;
+}
+
+function parseRemovalPolicy(value: unknown): RemovalPolicy {
+  const policy = REMOVAL_POLICIES[String(value).trim().toLowerCase()];
+  if (policy === undefined) {
+    throw new DeployContextError(
+      'removalPolicy',
+      value,
+      `must be 'retain' or 'destroy'; got '${String(value)}'`,
+    );
+  }
+  return policy;
+}
+
+/**
+ * A dollar amount (`20`, `2.5`, at most six decimals) as integer micro-dollars, converted on the
+ * digits so no floating-point rounding enters money.
+ */
+function parseBudget(value: unknown): number {
+  const text = String(value).trim();
+  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(text);
+  const bad = (cause?: unknown) =>
+    new DeployContextError(
+      'defaultBudget',
+      value,
+      `must be dollars from 0.01 to ${MAX_BUDGET_USD} with at most six decimals, such as 20 or 2.5; got '${text}'`,
+      cause === undefined ? undefined : { cause },
+    );
+  if (!match) throw bad();
+  const micros = Number(match[1]) * 1_000_000 + Number((match[2] ?? '').padEnd(6, '0'));
+  try {
+    return checkIntegerRange('-c defaultBudget (micro-dollars)', micros, 10_000, MAX_BUDGET_USD * 1_000_000);
+  } catch (error) {
+    throw bad(error);
+  }
+}
+
+function parseModels(value: unknown): ModelIds {
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch (error) {
+      throw new DeployContextError(
+        'models',
+        value,
+        `must be JSON like '{"primary":"us.anthropic.claude-haiku-4-5-20251001-v1:0"}'; got '${value}'`,
+        { cause: error },
+      );
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new DeployContextError('models', value, `must be a JSON object; got ${JSON.stringify(parsed)}`);
+  }
+  const record = parsed as Record<string, unknown>;
+  const unknownKeys = Object.keys(record).filter((k) => !['primary', 'fallback', 'perAnalyst'].includes(k));
+  if (unknownKeys.length > 0) {
+    throw new DeployContextError(
+      'models',
+      value,
+      `takes primary, fallback and perAnalyst only; got ${unknownKeys.map((k) => `'${k}'`).join(', ')}`,
+    );
+  }
+  for (const key of ['primary', 'fallback'] as const) {
+    if (record[key] !== undefined && typeof record[key] !== 'string') {
+      throw new DeployContextError(
+        'models',
+        value,
+        `${key} must be a model id string; got ${JSON.stringify(record[key])}`,
+      );
+    }
+  }
+  const perAnalyst = record.perAnalyst;
+  if (
+    perAnalyst !== undefined &&
+    (typeof perAnalyst !== 'object' || perAnalyst === null || Array.isArray(perAnalyst))
+  ) {
+    throw new DeployContextError(
+      'models',
+      value,
+      `perAnalyst must be an object by analyst id; got ${JSON.stringify(perAnalyst)}`,
+    );
+  }
+  try {
+    resolveModelIds(record as ModelIds);
+  } catch (error) {
+    // An unpriced model or an unknown analyst: the message names it and the priced ids.
+    throw new DeployContextError('models', value, (error as Error).message, { cause: error });
+  }
+  return record as ModelIds;
+}
+
+function laneConcurrency(read: ContextReader): Partial<Record<Lane, number>> {
+  const out: Partial<Record<Lane, number>> = {};
+  for (const lane of LANES) {
+    const flag = laneConcurrencyFlag(lane);
+    const value = read(flag);
+    if (value === undefined) continue;
+    const [min, max] = LANE_CONCURRENCY_RANGE[LANE_CONSUMERS[lane]];
+    out[lane] = integerFlag(flag, value, min, max);
+  }
+  return out;
+}
+
+/**
+ * Checks lists a construct prop may carry as tokens (a CloudFormation parameter, an import):
+ * only resolved values are checked here, as aws-cdk-lib's own constructs do with
+ * `Token.isUnresolved`; CloudFormation checks the rest at deploy time.
+ */
+export function checkResolvedEach(
+  label: string,
+  items: readonly string[],
+  pattern: RegExp,
+  what: string,
+): void {
+  for (const item of items) {
+    if (!Token.isUnresolved(item) && !pattern.test(item)) {
+      throw new Error(`${label} must hold ${what}; got '${item}'`);
+    }
+  }
+}
+
+/** The patterns the stack checks resolved props against. */
+export const CONTEXT_PATTERNS = { email: EMAIL, principalArn: PRINCIPAL_ARN } as const;
+
+/** The stack props a deploy context sets; the stack's own defaults fill in the rest. */
+export function stackPropsOf(ctx: DeployContext): ClauseReviewStackProps {
+  return {
+    prefix: ctx.prefix,
+    ...(ctx.alertEmails ? { alertEmails: ctx.alertEmails } : {}),
+    ...(ctx.administrators ? { administrators: ctx.administrators } : {}),
+    ...(ctx.modelIds ? { modelIds: ctx.modelIds } : {}),
+    ...(ctx.retentionDays !== undefined ? { retentionDays: ctx.retentionDays } : {}),
+    ...(ctx.removalPolicy !== undefined ? { removalPolicy: ctx.removalPolicy } : {}),
+    ...(ctx.defaultCostCeilingMicros !== undefined
+      ? { tuning: { defaultCostCeilingMicros: ctx.defaultCostCeilingMicros } }
+      : {}),
+    ...(ctx.laneConcurrency ? { laneConcurrency: ctx.laneConcurrency } : {}),
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * The deployer's context flags: each is read from `-c` strings and cdk.json values alike, and
+ * each bad value is refused with a message that names the flag.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import {
+  DEPLOY_CONTEXT_FLAGS,
+  type DeployContextError,
+  isDeployContextError,
+  readDeployContext,
+  stackPropsOf,
+} from '../../lib/deploy-context.js';
+
+const read = (context: Record<string, unknown>) => readDeployContext((key) => context[key]);
+
+/** The error a context gives, asserting it is a DeployContextError naming `flag`. */
+function refusal(context: Record<string, unknown>, flag: string): DeployContextError {
+  try {
+    read(context);
+  } catch (error) {
+    expect(isDeployContextError(error)).toBe(true);
+    const e = error as DeployContextError;
+    expect(e.name).toBe('DeployContextError');
+    expect(e.flag).toBe(flag);
+    expect(e.message.startsWith(`-c ${flag}: `)).toBe(true);
+    return e;
+  }
+  throw new Error(`context ${JSON.stringify(context)} was accepted`);
+}
+
+describe('readDeployContext', () => {
+  it('sets nothing but the prefix when no flag is given', () => {
+    expect(read({})).toEqual({ prefix: 'clause-review' });
+    expect(stackPropsOf(read({}))).toEqual({ prefix: 'clause-review' });
+  });
+
+  it('reads every flag from -c strings', () => {
+    const ctx = read({
+      prefix: 'cr-prod',
+      alertEmails: 'ops@example.com, legal-ops@example.org',
+      administrators: 'arn:aws:iam::123456789012:role/Admin,arn:aws:sts::123456789012:assumed-role/Ops/jo',
+      models: '{"primary":"eu.anthropic.claude-haiku-4-5-20251001-v1:0"}',
+      retentionDays: '30',
+      removalPolicy: 'destroy',
+      defaultBudget: '2.5',
+      realtimeConcurrency: '50',
+      batchConcurrency: '8',
+    });
+    expect(ctx).toEqual({
+      prefix: 'cr-prod',
+      alertEmails: ['ops@example.com', 'legal-ops@example.org'],
+      administrators: [
+        'arn:aws:iam::123456789012:role/Admin',
+        'arn:aws:sts::123456789012:assumed-role/Ops/jo',
+      ],
+      modelIds: { primary: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0' },
+      retentionDays: 30,
+      removalPolicy: RemovalPolicy.DESTROY,
+      defaultCostCeilingMicros: 2_500_000,
+      laneConcurrency: { realtime: 50, batch: 8 },
+    });
+    expect(stackPropsOf(ctx)).toMatchObject({
+      tuning: { defaultCostCeilingMicros: 2_500_000 },
+      laneConcurrency: { realtime: 50, batch: 8 },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+  });
+
+  it('reads cdk.json values: arrays, numbers and objects', () => {
+    const ctx = read({
+      alertEmails: ['ops@example.com'],
+      administrators: ['arn:aws-us-gov:iam::123456789012:user/jo'],
+      models: { fallback: 'us.anthropic.claude-sonnet-4-6' },
+      retentionDays: 3650,
+      removalPolicy: 'RETAIN',
+      defaultBudget: 20,
+      realtimeConcurrency: 2,
+    });
+    expect(ctx.alertEmails).toEqual(['ops@example.com']);
+    expect(ctx.administrators).toEqual(['arn:aws-us-gov:iam::123456789012:user/jo']);
+    expect(ctx.modelIds).toEqual({ fallback: 'us.anthropic.claude-sonnet-4-6' });
+    expect(ctx.retentionDays).toBe(3650);
+    expect(ctx.removalPolicy).toBe(RemovalPolicy.RETAIN);
+    expect(ctx.defaultCostCeilingMicros).toBe(20_000_000);
+    expect(ctx.laneConcurrency).toEqual({ realtime: 2 });
+  });
+
+  it('converts dollars to micro-dollars on the digits', () => {
+    expect(read({ defaultBudget: '0.01' }).defaultCostCeilingMicros).toBe(10_000);
+    expect(read({ defaultBudget: '0.123456' }).defaultCostCeilingMicros).toBe(123_456);
+    expect(read({ defaultBudget: '100000' }).defaultCostCeilingMicros).toBe(100_000_000_000);
+  });
+
+  it('refuses a malformed email, naming alertEmails', () => {
+    expect(refusal({ alertEmails: 'ops' }, 'alertEmails').message).toBe(
+      "-c alertEmails: 'ops' is not an email address like ops@example.com",
+    );
+    expect(refusal({ alertEmails: 'ops@example.com,' }, 'alertEmails').message).toContain('empty entry');
+    expect(refusal({ alertEmails: 42 }, 'alertEmails').message).toContain('comma-separated list');
+  });
+
+  it('refuses what is not an IAM or STS ARN, naming administrators', () => {
+    expect(refusal({ administrators: 'Admin' }, 'administrators').message).toBe(
+      "-c administrators: 'Admin' is not an IAM or STS ARN like arn:aws:iam::123456789012:role/Admin",
+    );
+    refusal({ administrators: 'arn:aws:s3:::bucket' }, 'administrators');
+    refusal({ administrators: 'arn:aws:iam::1234:role/Admin' }, 'administrators');
+  });
+
+  it('refuses models that are not a JSON object of known keys', () => {
+    expect(refusal({ models: '{primary:' }, 'models').cause).toBeInstanceOf(SyntaxError);
+    expect(refusal({ models: '["a"]' }, 'models').message).toContain('must be a JSON object');
+    expect(refusal({ models: '{"primery":"x"}' }, 'models').message).toContain("got 'primery'");
+    expect(refusal({ models: '{"primary":1}' }, 'models').message).toContain('primary must be a model id');
+    expect(refusal({ models: '{"perAnalyst":[]}' }, 'models').message).toContain('perAnalyst');
+  });
+
+  it('refuses retention days outside 1-3650 through the range check', () => {
+    expect(refusal({ retentionDays: '0' }, 'retentionDays').message).toBe(
+      '-c retentionDays: must be an integer from 1 to 3650; got 0',
+    );
+    expect(refusal({ retentionDays: '3651' }, 'retentionDays').cause).toBeInstanceOf(Error);
+    expect(refusal({ retentionDays: '30d' }, 'retentionDays').message).toBe(
+      "-c retentionDays: must be an integer from 1 to 3650; got '30d'",
+    );
+    refusal({ retentionDays: 1.5 }, 'retentionDays');
+  });
+
+  it('refuses a prefix the resource names cannot take, naming prefix', () => {
+    expect(refusal({ prefix: 'Bad_Prefix' }, 'prefix').message).toMatch(
+      /^-c prefix: prefix must be 3-24 characters .*got 'Bad_Prefix'/,
+    );
+  });
+
+  it('refuses an unpriced model or an unknown analyst, naming models', () => {
+    expect(refusal({ models: '{"primary":"us.example.unpriced-v1"}' }, 'models').message).toMatch(
+      /^-c models: modelIds: model 'us.example.unpriced-v1' has no entry in the price table/,
+    );
+    expect(
+      refusal({ models: '{"perAnalyst":{"no-such-analyst":{"primary":"x"}}}' }, 'models').message,
+    ).toContain('no-such-analyst');
+  });
+
+  it('refuses a removal policy other than retain or destroy', () => {
+    expect(refusal({ removalPolicy: 'snapshot' }, 'removalPolicy').message).toBe(
+      "-c removalPolicy: must be 'retain' or 'destroy'; got 'snapshot'",
+    );
+  });
+
+  it('refuses a default budget that is not dollars from 0.01 to 100000', () => {
+    for (const bad of ['0', '0.009', '100000.01', '-1', '$20', '2.1234567', 'twenty']) {
+      expect(refusal({ defaultBudget: bad }, 'defaultBudget').message).toContain(`got '${bad}'`);
+    }
+  });
+
+  it("refuses a lane concurrency outside its consumer's limits", () => {
+    expect(refusal({ realtimeConcurrency: '1' }, 'realtimeConcurrency').message).toBe(
+      '-c realtimeConcurrency: must be an integer from 2 to 1000; got 1',
+    );
+    refusal({ realtimeConcurrency: '1001' }, 'realtimeConcurrency');
+    expect(refusal({ batchConcurrency: '0' }, 'batchConcurrency').message).toBe(
+      '-c batchConcurrency: must be an integer from 1 to 100; got 0',
+    );
+    refusal({ batchConcurrency: '101' }, 'batchConcurrency');
+  });
+
+  it('lists every flag it reads', () => {
+    expect(DEPLOY_CONTEXT_FLAGS).toEqual([
+      'prefix',
+      'alertEmails',
+      'administrators',
+      'models',
+      'retentionDays',
+      'removalPolicy',
+      'defaultBudget',
+      'realtimeConcurrency',
+      'batchConcurrency',
+    ]);
+  });
+});
