@@ -13,6 +13,8 @@ import { type ModelIds, type ResolvedModelIds, resolveModelIds } from './model-a
 import { Observability } from './observability.js';
 import { OperationsFunctions } from './operations-functions.js';
 import { type PipelineEntries, PipelineFunctions, type PipelineMemory } from './pipeline-functions.js';
+import { ReviewerAppHosting } from './reviewer-app-hosting.js';
+import { ReviewerSignIn } from './reviewer-sign-in.js';
 import type { RuntimeTuning } from './runtime-environment.js';
 import { STACK_OUTPUTS } from './stack-outputs.js';
 import { StateTable } from './state-table.js';
@@ -135,6 +137,10 @@ export class ClauseReviewStack extends Stack {
   readonly laneServices: Readonly<Partial<Record<Lane, BatchLaneService>>>;
   readonly deadLetterAlarms: DeadLetterAlarms;
   readonly statusApi: StatusApi;
+  /** Sign-in for people: user pool, identity pool, and the roles it hands out. */
+  readonly signIn: ReviewerSignIn;
+  /** The reviewer app's private bucket behind CloudFront. */
+  readonly app: ReviewerAppHosting;
   /** The sweeper and DLQ triage, on their schedules. */
   readonly operations: OperationsFunctions;
   /** Alarms (DLQ bursts, queue ages, function errors) and the dashboard. */
@@ -190,18 +196,11 @@ export class ClauseReviewStack extends Stack {
       settings: t.queues,
       topic: this.alerts.topic,
     });
-    this.statusApi = new StatusApi(this, 'StatusApi', {
-      topology: t,
-      table: this.stateTable.table,
-      intakeBucket: this.documentBuckets.intakeBucket,
-      resultsBucket: this.documentBuckets.resultsBucket,
-      queues: this.workQueues.queues,
-      ...(props.tuning ? { tuning: props.tuning } : {}),
-      ...(props.projectRoot ? { projectRoot: props.projectRoot } : {}),
-      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
-      ...(props.administrators ? { administrators: props.administrators } : {}),
-      removalPolicy,
-    });
+    ({
+      signIn: this.signIn,
+      statusApi: this.statusApi,
+      app: this.app,
+    } = this.peopleAndApi(props, removalPolicy));
     // Uploads through the API are made with URLs its role signed; only those may name their
     // submitter in metadata, so intake learns the role's unique id.
     this.functions.intakeFunction.addEnvironment('API_ROLE_ID', this.statusApi.role.roleId);
@@ -237,6 +236,35 @@ export class ClauseReviewStack extends Stack {
     this.acknowledgeFrameworkFindings();
   }
 
+  /**
+   * The status API, the sign-in that hands people credentials for it (the administrators
+   * group's role is one of the API's administrators), and the app's hosting.
+   */
+  private peopleAndApi(props: ClauseReviewStackProps, removalPolicy: RemovalPolicy) {
+    const signIn = new ReviewerSignIn(this, 'SignIn', { removalPolicy });
+    const statusApi = new StatusApi(this, 'StatusApi', {
+      topology: this.topology,
+      table: this.stateTable.table,
+      intakeBucket: this.documentBuckets.intakeBucket,
+      resultsBucket: this.documentBuckets.resultsBucket,
+      queues: this.workQueues.queues,
+      ...(props.tuning ? { tuning: props.tuning } : {}),
+      ...(props.projectRoot ? { projectRoot: props.projectRoot } : {}),
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      // Members of the user pool's administrators group sign in with this role.
+      administrators: [...(props.administrators ?? []), signIn.administratorRole.roleArn],
+      removalPolicy,
+    });
+    signIn.allowInvoke(statusApi.httpApi);
+    const app = new ReviewerAppHosting(this, 'App', {
+      api: statusApi.httpApi,
+      documentBuckets: [this.documentBuckets.intakeBucket, this.documentBuckets.resultsBucket],
+      accessLogsBucket: this.documentBuckets.accessLogsBucket,
+      removalPolicy,
+    });
+    return { signIn, statusApi, app };
+  }
+
   private addOutputs(models: ResolvedModelIds): void {
     const t = this.topology;
     const output = (key: string, value: string, description: string) =>
@@ -265,6 +293,18 @@ export class ClauseReviewStack extends Stack {
       STACK_OUTPUTS.apiUrl,
       this.statusApi.url,
       'Status API (IAM authorization): submit, status, cancel, report',
+    );
+    output(STACK_OUTPUTS.appUrl, this.app.url, 'The reviewer app (CloudFront, HTTPS only)');
+    output(
+      STACK_OUTPUTS.userPoolId,
+      this.signIn.userPool.userPoolId,
+      'Cognito user pool of the people who sign in',
+    );
+    output(STACK_OUTPUTS.userPoolClientId, this.signIn.client.userPoolClientId, "The app's user pool client");
+    output(
+      STACK_OUTPUTS.identityPoolId,
+      this.signIn.identityPool.ref,
+      'Cognito identity pool: temporary credentials for the status API',
     );
     for (const role of QUEUE_ROLES) {
       const { queue, deadLetterQueue } = this.workQueues.pair(role);

@@ -1,0 +1,158 @@
+import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+
+/** Properties of {@link ReviewerAppHosting}. */
+export interface ReviewerAppHostingProps {
+  /** The status API the app calls (its origin goes into the content security policy). */
+  readonly api: apigw.HttpApi;
+  /** Buckets the app talks to through presigned URLs: uploads (PUT) and report downloads. */
+  readonly documentBuckets: readonly s3.IBucket[];
+  /** Where the app bucket's and the CDN log bucket's own S3 access logs go. */
+  readonly accessLogsBucket: s3.IBucket;
+  /**
+   * Days the CDN's access logs are kept (1-3650).
+   * @default 90
+   */
+  readonly logDays?: number;
+  /** @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The content security policy of the app: its own scripts, styles and images only; requests
+ * only to its own origin, the status API, Cognito (sign-in and the identity pool) and the
+ * document buckets (presigned uploads and downloads); no framing, plugins or foreign forms.
+ */
+export function appContentSecurityPolicy(connect: readonly string[]): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${connect.join(' ')}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    'upgrade-insecure-requests',
+  ].join('; ');
+}
+
+/**
+ * The reviewer app's hosting: a private bucket (no public access, TLS only) that only the
+ * CloudFront distribution can read, through origin access control
+ * (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/private-content-restricting-access-to-s3.html);
+ * viewers are redirected to HTTPS, TLS 1.2 at least where a certificate allows choosing, and
+ * every answer carries security headers (HSTS, CSP, nosniff, frame denial, referrer policy).
+ */
+export class ReviewerAppHosting extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly distribution: cloudfront.Distribution;
+  readonly headers: cloudfront.ResponseHeadersPolicy;
+
+  constructor(scope: Construct, id: string, props: ReviewerAppHostingProps) {
+    super(scope, id);
+    const logDays = props.logDays ?? 90;
+    if (!Number.isInteger(logDays) || logDays < 1 || logDays > 3650) {
+      throw new Error(`ReviewerAppHosting logDays must be an integer from 1 to 3650; got ${logDays}`);
+    }
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const common = {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      serverAccessLogsBucket: props.accessLogsBucket,
+      removalPolicy,
+    } as const;
+    this.bucket = new s3.Bucket(this, 'Files', {
+      ...common,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      serverAccessLogsPrefix: 'app/',
+      lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(30) }],
+    });
+    // CloudFront's standard logs are delivered with an ACL, so this bucket keeps ACLs on
+    // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/standard-logging-legacy-s3.html).
+    const logs = new s3.Bucket(this, 'CdnLogs', {
+      ...common,
+      objectOwnership: s3.ObjectOwnership.OBJECT_WRITER,
+      serverAccessLogsPrefix: 'cdn-logs/',
+      lifecycleRules: [{ expiration: Duration.days(logDays) }],
+    });
+
+    const region = Aws.REGION;
+    const suffix = Aws.URL_SUFFIX;
+    const connect = [
+      `https://${props.api.apiId}.execute-api.${region}.${suffix}`,
+      `https://cognito-idp.${region}.${suffix}`,
+      `https://cognito-identity.${region}.${suffix}`,
+      ...props.documentBuckets.map((b) => `https://${b.bucketRegionalDomainName}`),
+    ];
+    this.headers = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      comment: 'clause-review reviewer app: security headers on every answer',
+      securityHeadersBehavior: {
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.days(365),
+          includeSubdomains: true,
+          override: true,
+        },
+        contentSecurityPolicy: { contentSecurityPolicy: appContentSecurityPolicy(connect), override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+        referrerPolicy: {
+          referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+          override: true,
+        },
+      },
+    });
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: 'clause-review reviewer app',
+      defaultRootObject: 'index.html',
+      defaultBehavior: {
+        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: this.headers,
+      },
+      minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      enableLogging: true,
+      logBucket: logs,
+      logFilePrefix: 'cdn/',
+    });
+    this.acknowledge();
+  }
+
+  /** The app's address. */
+  get url(): string {
+    return `https://${this.distribution.distributionDomainName}/`;
+  }
+
+  private acknowledge(): void {
+    Validations.of(this.distribution).acknowledge(
+      {
+        id: 'AwsSolutions-CFR1',
+        reason:
+          'The distribution serves only the static files of the sign-in app, which hold no data; the people who use ' +
+          'it may travel, and every request for data goes to the IAM-authorised status API, so no country is blocked.',
+      },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason:
+          'The distribution serves only the static files of the app (GET and HEAD, cached, no origin logic); contracts ' +
+          'and findings are reached only through the status API with SigV4 credentials, so a web ACL here would guard nothing.',
+      },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason:
+          "The distribution has no custom domain, and with CloudFront's default *.cloudfront.net certificate the viewer " +
+          'security policy cannot be chosen; TLSv1.2_2021 is set and applies as soon as a domain and certificate are added.',
+      },
+    );
+  }
+}
