@@ -22,8 +22,8 @@ import { LOCAL_REGION } from './aws-clients.js';
 /** The group whose members act on every job (the same name the stack gives it). */
 export const LOCAL_ADMINISTRATORS_GROUP = 'administrators';
 
-/** The local account moto runs as. */
-const ACCOUNT = '000000000000';
+/** moto's default account, which its queue ARNs and STS sessions carry too. */
+const ACCOUNT = '123456789012';
 
 /** What {@link provisionSignIn} made. */
 export interface LocalSignIn {

@@ -29,6 +29,7 @@ import { emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { type BedrockStandIn, startBedrockStandIn } from '../../localstack/bedrock/index.js';
 import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
 import { provision } from '../../localstack/provision.js';
+import { cognitoCallerLookup } from '../../localstack/runtime/cognito-callers.js';
 import { type LocalApi, startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
@@ -223,6 +224,19 @@ describe('two people signed in', () => {
     const erinsJob = await jobOf(erin);
     const femisJob = await jobOf(femi);
     expect(erinsJob.jobId).not.toBe(femisJob.jobId);
+    // Erin and Femi sign with sessions of the one reviewer role, Gail of the administrators role.
+    const lookup = cognitoCallerLookup(moto.endpoint);
+    const session = (roleArn: string) =>
+      `arn:aws:sts::123456789012:assumed-role/${roleArn.split('/').at(-1)}/CognitoIdentityCredentials`;
+    for (const p of [erin, femi]) {
+      expect((await lookup(p.credentials.accessKeyId))?.arn).toBe(session(signIn.reviewerRoleArn));
+    }
+    expect(await lookup(gail.credentials.accessKeyId)).toMatchObject({
+      arn: session(signIn.administratorRoleArn),
+      identityId: gail.identityId,
+      identityPoolId: signIn.identityPoolId,
+    });
+    expect(await lookup('ASIANOBODYHANDEDOUT1')).toBeUndefined();
 
     expect(await statusOf(erin, erinsJob.jobId)).toBe(200);
     expect(await statusOf(femi, femisJob.jobId)).toBe(200);
