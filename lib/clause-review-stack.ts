@@ -1,6 +1,7 @@
 import { Aspects, Aws, CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct, IConstruct } from 'constructs';
 import { type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/contracts.js';
@@ -258,7 +259,18 @@ export class ClauseReviewStack extends Stack {
     signIn.allowInvoke(statusApi.httpApi);
     const app = new ReviewerAppHosting(this, 'App', {
       api: statusApi.httpApi,
-      documentBuckets: [this.documentBuckets.intakeBucket, this.documentBuckets.resultsBucket],
+      documentBuckets: [
+        {
+          bucket: this.documentBuckets.intakeBucket,
+          name: this.topology.buckets.intake.name,
+          methods: [s3.HttpMethods.PUT],
+        },
+        {
+          bucket: this.documentBuckets.resultsBucket,
+          name: this.topology.buckets.results.name,
+          methods: [s3.HttpMethods.GET, s3.HttpMethods.HEAD],
+        },
+      ],
       accessLogsBucket: this.documentBuckets.accessLogsBucket,
       removalPolicy,
     });

@@ -5,12 +5,34 @@ import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 
+/** A bucket the app reaches with presigned URLs. */
+export interface DocumentBucketAccess {
+  readonly bucket: s3.Bucket;
+  /** Its name, known before deployment (`topology().buckets.…name`). */
+  readonly name: string;
+  /** What the browser does there: PUT (uploads) or GET (downloads). */
+  readonly methods: readonly s3.HttpMethods[];
+}
+
+/** Headers the app signs into its status API requests. */
+const SIGNED_HEADERS = [
+  'authorization',
+  'content-type',
+  'x-amz-date',
+  'x-amz-security-token',
+  'x-amz-content-sha256',
+];
+
 /** Properties of {@link ReviewerAppHosting}. */
 export interface ReviewerAppHostingProps {
-  /** The status API the app calls (its origin goes into the content security policy). */
+  /** The status API the app calls; it answers the app's CORS preflights. */
   readonly api: apigw.HttpApi;
-  /** Buckets the app talks to through presigned URLs: uploads (PUT) and report downloads. */
-  readonly documentBuckets: readonly s3.IBucket[];
+  /**
+   * Buckets the app talks to through presigned URLs (uploads with PUT, reports with GET), by
+   * the name the topology gives them: the content security policy names them by that name, so
+   * it does not depend on the buckets, whose CORS rules name the app's origin.
+   */
+  readonly documentBuckets: readonly DocumentBucketAccess[];
   /** Where the app bucket's and the CDN log bucket's own S3 access logs go. */
   readonly accessLogsBucket: s3.IBucket;
   /**
@@ -87,10 +109,13 @@ export class ReviewerAppHosting extends Construct {
     const region = Aws.REGION;
     const suffix = Aws.URL_SUFFIX;
     const connect = [
-      `https://${props.api.apiId}.execute-api.${region}.${suffix}`,
+      // The API's id cannot be named here: the API's CORS rule names the distribution, which
+      // names this policy, so the policy allows the region's execute-api hosts.
+      `https://*.execute-api.${region}.${suffix}`,
       `https://cognito-idp.${region}.${suffix}`,
       `https://cognito-identity.${region}.${suffix}`,
-      ...props.documentBuckets.map((b) => `https://${b.bucketRegionalDomainName}`),
+      // The S3 client presigns virtual-hosted URLs on the regional endpoint.
+      ...props.documentBuckets.map((b) => `https://${b.name}.s3.${region}.${suffix}`),
     ];
     this.headers = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'clause-review reviewer app: security headers on every answer',
@@ -125,7 +150,35 @@ export class ReviewerAppHosting extends Construct {
       logBucket: logs,
       logFilePrefix: 'cdn/',
     });
+    this.allowBrowser(props);
     this.acknowledge();
+  }
+
+  /**
+   * CORS for the app's origin alone: the status API answers its preflights (API Gateway does so
+   * before authorization: https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html)
+   * and the document buckets accept its presigned uploads and downloads
+   * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html).
+   */
+  private allowBrowser(props: ReviewerAppHostingProps): void {
+    const origin = `https://${this.distribution.distributionDomainName}`;
+    const api = props.api.node.defaultChild as apigw.CfnApi;
+    api.corsConfiguration = {
+      allowOrigins: [origin],
+      allowMethods: ['GET', 'POST'],
+      allowHeaders: SIGNED_HEADERS,
+      maxAge: 3600,
+    };
+    for (const { bucket, methods } of props.documentBuckets) {
+      bucket.addCorsRule({
+        allowedOrigins: [origin],
+        allowedMethods: [...methods],
+        allowedHeaders: ['*'],
+        // The CLI and the app read the uploaded version from the answer to the PUT.
+        exposedHeaders: ['ETag', 'x-amz-version-id'],
+        maxAge: 3600,
+      });
+    }
   }
 
   /** The app's address. */

@@ -231,13 +231,43 @@ describe('the app hosting', () => {
     expect(h.ReferrerPolicy).toEqual({ ReferrerPolicy: 'strict-origin-when-cross-origin', Override: true });
     const csp = JSON.stringify(h.ContentSecurityPolicy);
     expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).toContain(idOf(stack.statusApi.httpApi));
+    expect(csp).toContain('https://*.execute-api.');
+    expect(csp).toContain('https://cognito-identity.');
+    expect(csp).toContain('clause-review-intake-');
     const distribution = only('AWS::CloudFront::Distribution').Properties.DistributionConfig as {
       DefaultCacheBehavior: { ResponsePoliciesId?: unknown; ResponseHeadersPolicyId?: unknown };
     };
     expect(distribution.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({
       Ref: idOf(stack.app.headers),
     });
+  });
+
+  it("lets only the app's origin make CORS requests to the API and the document buckets", () => {
+    const origin = {
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [idOf(stack.app.distribution), 'DomainName'] }]],
+    };
+    const api = resources[idOf(stack.statusApi.httpApi)]?.Properties.CorsConfiguration as Record<
+      string,
+      unknown
+    >;
+    expect(api.AllowOrigins).toEqual([origin]);
+    expect(api.AllowMethods).toEqual(['GET', 'POST']);
+    expect(api.AllowHeaders).toEqual(
+      expect.arrayContaining(['authorization', 'x-amz-security-token', 'x-amz-date']),
+    );
+    const rules = (bucket: IConstruct) => {
+      const cors = resources[idOf(bucket)]?.Properties.CorsConfiguration as
+        | { CorsRules: Record<string, unknown>[] }
+        | undefined;
+      return cors?.CorsRules ?? [];
+    };
+    expect(rules(stack.documentBuckets.intakeBucket)).toEqual([
+      expect.objectContaining({ AllowedOrigins: [origin], AllowedMethods: ['PUT'] }),
+    ]);
+    expect(rules(stack.documentBuckets.resultsBucket)).toEqual([
+      expect.objectContaining({ AllowedOrigins: [origin], AllowedMethods: ['GET', 'HEAD'] }),
+    ]);
+    expect(rules(stack.documentBuckets.intakeBucket)[0]?.ExposedHeaders).toContain('x-amz-version-id');
   });
 
   it('lets the app connect only to its own origin and the hosts it names', () => {
