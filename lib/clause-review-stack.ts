@@ -4,7 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct, IConstruct } from 'constructs';
-import { type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/contracts.js';
+import { ANALYSTS, type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/contracts.js';
 import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService, type BatchLaneServiceProps } from './batch-lane-service.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
@@ -101,6 +101,12 @@ export interface ClauseReviewStackProps extends StackProps {
    * @default none: callers act only on the jobs they submitted
    */
   readonly administrators?: readonly string[];
+  /**
+   * The reviewer app's built files (a directory holding index.html), deployed into the app's
+   * bucket with a config.json naming the API and the sign-in pools.
+   * @default none: the app's bucket is left as it is
+   */
+  readonly appDirectory?: string;
   /**
    * How long the logs of every function (aws-cdk-lib's own helpers included), task and flow are kept.
    * @default logs.RetentionDays.ONE_MONTH
@@ -272,6 +278,9 @@ export class ClauseReviewStack extends Stack {
         },
       ],
       accessLogsBucket: this.documentBuckets.accessLogsBucket,
+      ...(props.appDirectory
+        ? { files: { directory: props.appDirectory, config: appConfig(statusApi, signIn) } }
+        : {}),
       removalPolicy,
     });
     return { signIn, statusApi, app };
@@ -348,6 +357,21 @@ export class ClauseReviewStack extends Stack {
 }
 
 /** The topology the stack's props ask for; bucket names end in the account and region. */
+/** What the app reads from config.json beside it: where the API is and how people sign in. */
+function appConfig(api: StatusApi, signIn: ReviewerSignIn): Record<string, unknown> {
+  return {
+    apiUrl: api.url,
+    region: Aws.REGION,
+    signIn: {
+      kind: 'cognito',
+      userPoolId: signIn.userPool.userPoolId,
+      clientId: signIn.client.userPoolClientId,
+      identityPoolId: signIn.identityPool.ref,
+    },
+    analysts: ANALYSTS.map((a) => ({ id: a.id, name: a.name })),
+  };
+}
+
 function stackTopology(props: ClauseReviewStackProps) {
   return topology({
     ...(props.prefix !== undefined ? { prefix: props.prefix } : {}),

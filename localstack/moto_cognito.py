@@ -139,9 +139,9 @@ def get_credentials_for_identity(self: CognitoIdentityResponse) -> str:
     identity_id = self._get_param("IdentityId")
     with _lock:
         login = _logins.get(identity_id)
-    if login is None:
+        pool_id = next((k[0] for k, v in _identities.items() if v == identity_id), None)
+    if login is None or pool_id is None:
         raise NotFound(f"Identity '{identity_id}' not found.")
-    pool_id = next(k[0] for k, v in _identities.items() if v == identity_id)
     pool = _pool(self, pool_id)
     provider, claims = _verified_login(self.current_account, pool, self._get_param("Logins"))
     if (provider, claims["sub"]) != login:

@@ -4,9 +4,12 @@
  * the status API), the administrators group's role known to the API, and the CloudFront
  * distribution (origin access control, HTTPS only, security headers).
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClauseReviewStack } from '../../lib/clause-review-stack.js';
@@ -276,5 +279,68 @@ describe('the app hosting', () => {
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("object-src 'none'");
     expect(csp).not.toContain('unsafe-');
+  });
+});
+
+describe("the app's files, when the stack is given them", () => {
+  let dir: string;
+  let withFiles: ClauseReviewStack;
+  let filesApp: App;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'app-files-'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>reviewer</title>');
+    const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
+      context: Record<string, unknown>;
+    };
+    filesApp = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+    withFiles = new ClauseReviewStack(filesApp, 'ClauseReview', { appDirectory: dir });
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    if (filesApp) rmSync(filesApp.outdir, { recursive: true, force: true });
+  });
+
+  it('are copied into the app bucket with a config.json naming the API and the pools, and the CDN refreshed', () => {
+    const json = Template.fromStack(withFiles).toJSON();
+    const copies = Object.values(json.Resources as Record<string, Resource>).filter(
+      (r) => r.Type === 'Custom::CDKBucketDeployment',
+    );
+    expect(copies).toHaveLength(1);
+    const copy = copies[0]?.Properties ?? {};
+    expect(copy.DestinationBucketName).toEqual({ Ref: idOf(withFiles.app.bucket) });
+    expect(copy.DistributionPaths).toEqual(['/*']);
+    expect(copy.Prune).toBe(true);
+    // config.json is the second source; its tokens are markers resolved at deployment.
+    const markers = JSON.stringify(copy.SourceMarkers);
+    for (const c of [withFiles.statusApi.httpApi, withFiles.signIn.userPool, withFiles.signIn.client]) {
+      expect(markers).toContain(`{"Ref":"${idOf(c)}"}`);
+    }
+    expect(markers).toContain(`{"Ref":"${idOf(withFiles.signIn.identityPool)}"}`);
+  });
+
+  it('leave cdk-nag nothing unacknowledged', () => {
+    const report = new AwsSolutionsChecks(filesApp).validateScope(withFiles);
+    const findings = report.violations.map(
+      (v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('must be a built app', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'no-app-'));
+    const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
+      context: Record<string, unknown>;
+    };
+    const other = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+    try {
+      expect(() => new ClauseReviewStack(other, 'NoApp', { appDirectory: empty })).toThrow(
+        /files.directory must hold the built app \(index.html\)/,
+      );
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+      rmSync(other.outdir, { recursive: true, force: true });
+    }
   });
 });
