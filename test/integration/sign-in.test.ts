@@ -33,7 +33,12 @@ import { cognitoCallerLookup } from '../../localstack/runtime/cognito-callers.js
 import { type LocalApi, startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { LOCAL_ADMINISTRATORS_GROUP, type LocalSignIn, provisionSignIn } from '../../localstack/sign-in.js';
+import {
+  isSignInProvisionError,
+  LOCAL_ADMINISTRATORS_GROUP,
+  type LocalSignIn,
+  provisionSignIn,
+} from '../../localstack/sign-in.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
 
@@ -271,5 +276,17 @@ describe('two people signed in', () => {
     expect(isApiRequestError(alsoRefused) && alsoRefused.status).toBe(403);
     // An unsigned request never reaches the handler either.
     expect((await send(url, 'GET', {})).status).toBe(403);
+  });
+});
+
+describe('provisioning sign-in', () => {
+  it('names the emulator and the reason when it cannot be done, so local up can go on without it', async () => {
+    const refused = await provisionSignIn('http://127.0.0.1:1', 'nowhere').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isSignInProvisionError(refused)).toBe(true);
+    expect((refused as Error).message).toMatch(/could not provision sign-in on http:\/\/127\.0\.0\.1:1: /);
+    expect((refused as Error).cause).toBeDefined();
   });
 });
