@@ -7,7 +7,7 @@
  */
 export type { ApiConfig } from './api/config.js';
 export { API_ROUTES, type ApiRoute, routeKey } from './api/routes.js';
-export { checkPanelModels, type ModelChoice, panelModelIds } from './core/analysts/index.js';
+export { ANALYSTS, checkPanelModels, type ModelChoice, panelModelIds } from './core/analysts/index.js';
 export {
   byLane,
   byRole,

@@ -1,9 +1,10 @@
 import { Aspects, Aws, CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct, IConstruct } from 'constructs';
-import { type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/contracts.js';
+import { ANALYSTS, type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/contracts.js';
 import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService, type BatchLaneServiceProps } from './batch-lane-service.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
@@ -14,6 +15,8 @@ import { type ModelIds, type ResolvedModelIds, resolveModelIds } from './model-a
 import { Observability } from './observability.js';
 import { OperationsFunctions } from './operations-functions.js';
 import { type PipelineEntries, PipelineFunctions, type PipelineMemory } from './pipeline-functions.js';
+import { ReviewerAppHosting } from './reviewer-app-hosting.js';
+import { ReviewerSignIn } from './reviewer-sign-in.js';
 import type { RuntimeTuning } from './runtime-environment.js';
 import { STACK_OUTPUTS } from './stack-outputs.js';
 import { StateTable } from './state-table.js';
@@ -100,6 +103,12 @@ export interface ClauseReviewStackProps extends StackProps {
    */
   readonly administrators?: readonly string[];
   /**
+   * The reviewer app's built files (a directory holding index.html), deployed into the app's
+   * bucket with a config.json naming the API and the sign-in pools.
+   * @default none: the app's bucket is left as it is
+   */
+  readonly appDirectory?: string;
+  /**
    * How long the logs of every function (aws-cdk-lib's own helpers included), task and flow are kept.
    * @default logs.RetentionDays.ONE_MONTH
    */
@@ -140,6 +149,10 @@ export class ClauseReviewStack extends Stack {
   readonly laneServices: Readonly<Partial<Record<Lane, BatchLaneService>>>;
   readonly deadLetterAlarms: DeadLetterAlarms;
   readonly statusApi: StatusApi;
+  /** Sign-in for people: user pool, identity pool, and the roles it hands out. */
+  readonly signIn: ReviewerSignIn;
+  /** The reviewer app's private bucket behind CloudFront. */
+  readonly app: ReviewerAppHosting;
   /** The sweeper and DLQ triage, on their schedules. */
   readonly operations: OperationsFunctions;
   /** Alarms (DLQ bursts, queue ages, function errors) and the dashboard. */
@@ -197,18 +210,11 @@ export class ClauseReviewStack extends Stack {
       settings: t.queues,
       topic: this.alerts.topic,
     });
-    this.statusApi = new StatusApi(this, 'StatusApi', {
-      topology: t,
-      table: this.stateTable.table,
-      intakeBucket: this.documentBuckets.intakeBucket,
-      resultsBucket: this.documentBuckets.resultsBucket,
-      queues: this.workQueues.queues,
-      ...(props.tuning ? { tuning: props.tuning } : {}),
-      ...(props.projectRoot ? { projectRoot: props.projectRoot } : {}),
-      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
-      ...(props.administrators ? { administrators: props.administrators } : {}),
-      removalPolicy,
-    });
+    ({
+      signIn: this.signIn,
+      statusApi: this.statusApi,
+      app: this.app,
+    } = this.peopleAndApi(props, removalPolicy));
     // Uploads through the API are made with URLs its role signed; only those may name their
     // submitter in metadata, so intake learns the role's unique id.
     this.functions.intakeFunction.addEnvironment('API_ROLE_ID', this.statusApi.role.roleId);
@@ -244,6 +250,49 @@ export class ClauseReviewStack extends Stack {
     this.acknowledgeFrameworkFindings();
   }
 
+  /**
+   * The status API, the sign-in that hands people credentials for it (the administrators
+   * group's role is one of the API's administrators), and the app's hosting.
+   */
+  private peopleAndApi(props: ClauseReviewStackProps, removalPolicy: RemovalPolicy) {
+    const signIn = new ReviewerSignIn(this, 'SignIn', { removalPolicy });
+    const statusApi = new StatusApi(this, 'StatusApi', {
+      topology: this.topology,
+      table: this.stateTable.table,
+      intakeBucket: this.documentBuckets.intakeBucket,
+      resultsBucket: this.documentBuckets.resultsBucket,
+      queues: this.workQueues.queues,
+      ...(props.tuning ? { tuning: props.tuning } : {}),
+      ...(props.projectRoot ? { projectRoot: props.projectRoot } : {}),
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      // Members of the user pool's administrators group sign in with this role.
+      administrators: [...(props.administrators ?? []), signIn.administratorRole.roleArn],
+      removalPolicy,
+    });
+    signIn.allowInvoke(statusApi.httpApi);
+    const app = new ReviewerAppHosting(this, 'App', {
+      api: statusApi.httpApi,
+      documentBuckets: [
+        {
+          bucket: this.documentBuckets.intakeBucket,
+          name: this.topology.buckets.intake.name,
+          methods: [s3.HttpMethods.PUT],
+        },
+        {
+          bucket: this.documentBuckets.resultsBucket,
+          name: this.topology.buckets.results.name,
+          methods: [s3.HttpMethods.GET, s3.HttpMethods.HEAD],
+        },
+      ],
+      accessLogsBucket: this.documentBuckets.accessLogsBucket,
+      ...(props.appDirectory
+        ? { files: { directory: props.appDirectory, config: appConfig(statusApi, signIn) } }
+        : {}),
+      removalPolicy,
+    });
+    return { signIn, statusApi, app };
+  }
+
   private addOutputs(models: ResolvedModelIds): void {
     const t = this.topology;
     const output = (key: string, value: string, description: string) =>
@@ -272,6 +321,18 @@ export class ClauseReviewStack extends Stack {
       STACK_OUTPUTS.apiUrl,
       this.statusApi.url,
       'Status API (IAM authorization): submit, status, cancel, report',
+    );
+    output(STACK_OUTPUTS.appUrl, this.app.url, 'The reviewer app (CloudFront, HTTPS only)');
+    output(
+      STACK_OUTPUTS.userPoolId,
+      this.signIn.userPool.userPoolId,
+      'Cognito user pool of the people who sign in',
+    );
+    output(STACK_OUTPUTS.userPoolClientId, this.signIn.client.userPoolClientId, "The app's user pool client");
+    output(
+      STACK_OUTPUTS.identityPoolId,
+      this.signIn.identityPool.ref,
+      'Cognito identity pool: temporary credentials for the status API',
     );
     for (const role of QUEUE_ROLES) {
       const { queue, deadLetterQueue } = this.workQueues.pair(role);
@@ -303,6 +364,21 @@ export class ClauseReviewStack extends Stack {
 }
 
 /** The topology the stack's props ask for; bucket names end in the account and region. */
+/** What the app reads from config.json beside it: where the API is and how people sign in. */
+function appConfig(api: StatusApi, signIn: ReviewerSignIn): Record<string, unknown> {
+  return {
+    apiUrl: api.url,
+    region: Aws.REGION,
+    signIn: {
+      kind: 'cognito',
+      userPoolId: signIn.userPool.userPoolId,
+      clientId: signIn.client.userPoolClientId,
+      identityPoolId: signIn.identityPool.ref,
+    },
+    analysts: ANALYSTS.map((a) => ({ id: a.id, name: a.name })),
+  };
+}
+
 function stackTopology(props: ClauseReviewStackProps) {
   return topology({
     ...(props.prefix !== undefined ? { prefix: props.prefix } : {}),

@@ -22,6 +22,12 @@ export const STACK_OUTPUTS = {
   resultsPrefix: 'ResultsPrefix',
   alertsTopicArn: 'AlertsTopicArn',
   apiUrl: 'ApiUrl',
+  /** The reviewer app's CloudFront URL. */
+  appUrl: 'AppUrl',
+  /** Sign-in: the Cognito user pool, its app client, and the identity pool. */
+  userPoolId: 'UserPoolId',
+  userPoolClientId: 'UserPoolClientId',
+  identityPoolId: 'IdentityPoolId',
   /** The analysts' models as JSON (primary, fallback, perAnalyst), for `clause-review doctor`. */
   models: 'Models',
   queueUrl: (role: QueueRole) => `${pascal(role)}QueueUrl`,

@@ -49,6 +49,9 @@ wording per operation (with or without the "1 validation error detected: " prefi
 measured against the live service in https://github.com/floci-io/floci/issues/2893 and
 https://github.com/paritysuite/dynamodb-conformance (tests/tier3/validation-ordering).
 
+Cognito identity pools, which moto answers with one fixed key for everyone, are modelled as
+Cognito hands out credentials; see moto_cognito.py.
+
 Usage: python moto_serve.py -H 127.0.0.1 -p 5000
 """
 
@@ -67,6 +70,8 @@ import threading
 import time
 
 from werkzeug.serving import run_simple
+
+from moto_cognito import CredentialLookup, patch_cognito
 
 import moto.dynamodb.models as dynamodb_models
 from moto.dynamodb.exceptions import (
@@ -437,6 +442,7 @@ def main() -> None:
     _patch_partition_query()
     _patch_fast_item_answers()
     _patch_unused_placeholders()
+    patch_cognito()
     _leave_with_parent()
     # One log line per request costs the server about a tenth of its time under load, and
     # nobody reads it: the launcher drops it once the server answers. Errors still show.
@@ -445,7 +451,7 @@ def main() -> None:
     run_simple(
         args.host,
         args.port,
-        SerialDynamoDB(app),
+        CredentialLookup(SerialDynamoDB(app)),
         threaded=True,
         request_handler=MotoRequestHandler,
     )

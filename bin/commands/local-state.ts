@@ -11,6 +11,10 @@ export interface LocalState {
   readonly awsEndpoint: string;
   readonly bedrockEndpoint: string;
   readonly apiUrl: string;
+  /** Sign-in for people on the emulator (absent where the emulator has no Cognito). */
+  readonly userPoolId?: string;
+  readonly userPoolClientId?: string;
+  readonly identityPoolId?: string;
   readonly resources: ProvisionedResources;
 }
 

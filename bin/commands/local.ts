@@ -4,11 +4,26 @@ import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { isSignInProvisionError, type LocalSignIn, provisionSignIn } from '../../localstack/sign-in.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { isAlive, localStateFile, readLocalState, removeLocalState, writeLocalState } from './local-state.js';
 
 const NOTICE =
   'Local run: answers come from the offline heuristic analyst of the Bedrock stand-in, not from a legal-grade model.';
+
+/**
+ * The user pool and identity pool people sign in with, on the emulator. An emulator without
+ * Cognito (LocalStack's community build) leaves the stack up without sign-in, and says so.
+ */
+async function localSignIn(endpoint: string, prefix: string, io: CliIo): Promise<LocalSignIn | undefined> {
+  try {
+    return await provisionSignIn(endpoint, prefix);
+  } catch (error) {
+    if (!isSignInProvisionError(error)) throw error;
+    io.err(`sign-in for people is not available on this emulator: ${error.message}`);
+    return undefined;
+  }
+}
 
 /**
  * `local up`: moto (or AWS_ENDPOINT_URL's emulator), the Bedrock stand-in, the provisioned
@@ -44,10 +59,12 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     notice: NOTICE,
     log: (l) => io.err(l),
   });
+  const signIn = await localSignIn(stack.awsEndpoint, stack.topology.prefix, io);
   const api = await startPipelineApi({
     awsEndpoint: stack.awsEndpoint,
     db: pipeline.clients.db,
     resources: stack.resources,
+    ...(signIn ? { signIn } : {}),
     log: (l) => io.err(l),
   });
   const state = {
@@ -57,6 +74,13 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     awsEndpoint: stack.awsEndpoint,
     bedrockEndpoint: stack.bedrock.url,
     apiUrl: api.url,
+    ...(signIn
+      ? {
+          userPoolId: signIn.userPoolId,
+          userPoolClientId: signIn.userPoolClientId,
+          identityPoolId: signIn.identityPoolId,
+        }
+      : {}),
     resources: stack.resources,
   };
   writeLocalState(state, file);

@@ -2,6 +2,11 @@
  * Who may act on a job. A job belongs to the principal that submitted it; the stack may name
  * administrator principals who may act on every job. Anyone else is told the job does not
  * exist, so a job id reveals nothing to a caller who does not own it.
+ *
+ * A person signed in through the stack's Cognito identity pool calls with temporary
+ * credentials of a role that every signed-in person shares (the session ARN is
+ * `arn:aws:sts::…:assumed-role/<AuthenticatedRole>/CognitoIdentityCredentials` for all of
+ * them), so for such a caller the owner is the person's Cognito identity, never the ARN.
  */
 import type { Job } from '../core/state/jobs.js';
 
@@ -14,6 +19,32 @@ export interface Principal {
    * session; S3 events name the same principal `AWS:` followed by this.
    */
   readonly userId?: string;
+  /**
+   * `requestContext.authorizer.iam.cognitoIdentity.identityId` (`us-east-1:…`): present when the
+   * request was signed with credentials from a Cognito identity pool. API Gateway's HTTP API
+   * passes it in the IAM authorizer's context (payload format 2.0:
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html;
+   * the same value as `$context.identity.cognitoIdentityId`:
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-logging-variables.html).
+   */
+  readonly cognitoIdentityId?: string;
+}
+
+/** The prefix of an owner that is a Cognito identity: `cognito-identity:us-east-1:…`. */
+export const COGNITO_OWNER_PREFIX = 'cognito-identity:';
+
+/**
+ * The name a job records as its owner (and a decision or a hold as who made it): the person's
+ * Cognito identity for a caller signed in through the identity pool, else the caller's ARN.
+ *
+ * @example
+ * ownerOf({ arn: 'arn:aws:sts::1:assumed-role/Auth/CognitoIdentityCredentials', cognitoIdentityId: 'us-east-1:ab' });
+ * // 'cognito-identity:us-east-1:ab'
+ */
+export function ownerOf(principal: Principal): string {
+  return principal.cognitoIdentityId !== undefined
+    ? `${COGNITO_OWNER_PREFIX}${principal.cognitoIdentityId}`
+    : principal.arn;
 }
 
 /**
@@ -35,8 +66,12 @@ function isAdministrator(principal: Principal, admin: string): boolean {
   return session !== undefined && role !== null && role[1] === session.account && role[2] === session.role;
 }
 
-/** Whether `owner` (as a job records it) names the caller. */
+/**
+ * Whether `owner` (as a job records it) names the caller. A Cognito caller is matched by
+ * identity alone: the role session it signs with is every signed-in person's.
+ */
 function isOwner(owner: string, principal: Principal): boolean {
+  if (principal.cognitoIdentityId !== undefined) return owner === ownerOf(principal);
   return owner === principal.arn || (principal.userId !== undefined && owner === `AWS:${principal.userId}`);
 }
 

@@ -6,7 +6,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { resendConflicts } from '../core/state/transact.js';
 import { clientConfig } from '../shared/aws-clients.js';
-import type { Principal } from './access.js';
+import { callerOf, type IamAuthorizerContext } from './caller.js';
 import { loadApiConfig } from './config.js';
 import { BadRequestError, isApiError, isBadRequestError, PayloadTooLargeError } from './errors.js';
 import { HoldsApi } from './holds-api.js';
@@ -59,9 +59,7 @@ function ensureApi() {
   return api;
 }
 
-type ApiEvent = APIGatewayProxyEventV2 & {
-  requestContext: { authorizer?: { iam?: { userArn?: string; userId?: string; accessKey?: string } } };
-};
+type ApiEvent = APIGatewayProxyEventV2 & { requestContext: { authorizer?: IamAuthorizerContext } };
 
 const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 => ({
   statusCode,
@@ -107,10 +105,7 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
       message: `no route ${event.requestContext.http.method} ${event.rawPath}; routes: ${API_ROUTES.map(routeKey).join(', ')}`,
     });
   }
-  const iam = event.requestContext.authorizer?.iam;
-  const caller: Principal | undefined = iam?.userArn
-    ? { arn: iam.userArn, ...(iam.userId ? { userId: iam.userId } : {}) }
-    : undefined;
+  const caller = callerOf(event.requestContext.authorizer);
   try {
     const { jobs, holds } = ensureApi();
     const id = r.id ?? '';

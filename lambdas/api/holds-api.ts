@@ -8,7 +8,7 @@ import {
   listFindings,
   MAX_NOTE_CHARS,
 } from '../core/holds/review.js';
-import type { Principal } from './access.js';
+import { ownerOf, type Principal } from './access.js';
 import { BadRequestError, JobStateConflictError } from './errors.js';
 import type { JobsApi, JobsApiDeps, JobView } from './jobs-api.js';
 
@@ -52,7 +52,7 @@ export class HoldsApi {
   /** POST /jobs/{id}/pause. @throws JobStateConflictError when the job is not running */
   async pause(id: string, caller?: Principal): Promise<JobView> {
     const job = await this.jobs.job(id, caller);
-    await this.refusals(() => pauseJob(job.jobId, caller?.arn ?? 'request', this.deps));
+    await this.refusals(() => pauseJob(job.jobId, caller ? ownerOf(caller) : 'request', this.deps));
     return this.jobs.status(job.jobId, caller);
   }
 
@@ -85,7 +85,12 @@ export class HoldsApi {
     const job = await this.jobs.job(id, caller);
     const { findings, allUndecided: _all, ...rest } = parsed.data;
     const outcome = await this.refusals(() =>
-      decide(job, { ...rest, findings: findings ?? 'all-undecided' }, caller?.arn ?? 'request', this.deps),
+      decide(
+        job,
+        { ...rest, findings: findings ?? 'all-undecided' },
+        caller ? ownerOf(caller) : 'request',
+        this.deps,
+      ),
     );
     return { jobId: job.jobId, ...outcome };
   }

@@ -18,7 +18,7 @@ import { isJobOptionError, MAX_REVIEW_HOURS, readJobOptions } from '../core/inta
 import { SUBMITTED_BY_METADATA } from '../core/intake/submitter.js';
 import type { Lane } from '../core/model.js';
 import { type Job, type JobStatus, Jobs, type ReviewGate } from '../core/state/jobs.js';
-import { mayActOn, type Principal } from './access.js';
+import { mayActOn, ownerOf, type Principal } from './access.js';
 import { BadRequestError, JobStateConflictError, JobUnknownError } from './errors.js';
 
 /** What the status API needs. */
@@ -260,7 +260,7 @@ export class JobsApi {
       throw error;
     }
     metadata.analysts = options.analysts.join(',');
-    if (caller) metadata[SUBMITTED_BY_METADATA] = caller.arn;
+    if (caller) metadata[SUBMITTED_BY_METADATA] = ownerOf(caller);
     const submissionId = this.deps.newSubmissionId?.() ?? `s-${randomBytes(10).toString('hex')}`;
     const key = `${this.deps.intakePrefix}${submissionId}/${request.filename}`;
     const headers = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`x-amz-meta-${k}`, v]));
@@ -366,7 +366,7 @@ export class JobsApi {
    */
   async cancel(id: string, caller?: Principal): Promise<JobView> {
     const job = await this.job(id, caller);
-    const by = caller?.arn;
+    const by = caller ? ownerOf(caller) : undefined;
     const result = await cancelJob(job.jobId, by ? `cancelled by ${by}` : 'cancelled by request', this.deps);
     if (!result.cancelled) {
       throw new JobStateConflictError(

@@ -13,7 +13,9 @@ import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../aws-clients.js';
 import type { ProvisionedResources } from '../provision.js';
+import type { LocalSignIn } from '../sign-in.js';
 import { checkSigV4Headers, verifySigV4 } from '../sigv4-verify.js';
+import { cognitoCallerLookup, type TemporaryCaller, type TemporaryCallerLookup } from './cognito-callers.js';
 import { LOCAL_RUN_DEFAULTS, type LocalRunSettings } from './local-env.js';
 
 /** Options of {@link startLocalApi}. */
@@ -24,6 +26,12 @@ export interface LocalApiOptions {
   readonly region?: string;
   /** Access key id → secret of the callers allowed in. @default the emulator credentials (test/test) */
   readonly credentials?: Readonly<Record<string, string>>;
+  /**
+   * Who is behind a temporary key (one a Cognito identity pool handed out), for keys not in
+   * `credentials`; such a request must carry the key's session token and be signed before it
+   * expires. @default none: only `credentials` are let in
+   */
+  readonly temporaryCallers?: TemporaryCallerLookup;
   /** @default 0 (a free port) */
   readonly port?: number;
   readonly log?: (line: string) => void;
@@ -137,8 +145,9 @@ function proxyEvent(r: {
   matched: NonNullable<ReturnType<typeof matchRoute>>;
   body: Buffer;
   accessKeyId: string;
-}): APIGatewayProxyEventV2 & { requestContext: { authorizer: { iam: Record<string, string | null> } } } {
-  const { req, method, url, rawPath, headers, matched, body, accessKeyId } = r;
+  temporary: TemporaryCaller | undefined;
+}): APIGatewayProxyEventV2 & { requestContext: { authorizer: { iam: Record<string, unknown> } } } {
+  const { req, method, url, rawPath, headers, matched, body, accessKeyId, temporary } = r;
   const now = new Date();
   return {
     version: '2.0',
@@ -171,15 +180,49 @@ function proxyEvent(r: {
         iam: {
           accessKey: accessKeyId,
           accountId: '000000000000',
-          callerId: accessKeyId,
-          cognitoIdentity: null,
+          callerId: temporary?.userId ?? accessKeyId,
+          cognitoIdentity: temporary
+            ? {
+                amr: [...temporary.amr],
+                identityId: temporary.identityId,
+                identityPoolId: temporary.identityPoolId,
+              }
+            : null,
           principalOrgId: 'local',
-          userArn: localCallerArn(accessKeyId),
-          userId: accessKeyId,
+          userArn: temporary?.arn ?? localCallerArn(accessKeyId),
+          userId: temporary?.userId ?? accessKeyId,
         },
       },
     },
   };
+}
+
+/** The temporary key a request is signed with, when it is not one of the static keys. */
+async function temporaryCaller(
+  headers: Record<string, string>,
+  secrets: Readonly<Record<string, string>>,
+  lookup: TemporaryCallerLookup | undefined,
+): Promise<{ key: string; caller: TemporaryCaller } | undefined> {
+  const key = /Credential=([^/,\s]+)\//.exec(headers.authorization ?? '')?.[1];
+  if (!key || !lookup || secrets[key] !== undefined) return undefined;
+  const caller = await lookup(key);
+  return caller ? { key, caller } : undefined;
+}
+
+/**
+ * Why API Gateway would refuse a request signed with a temporary key: without its session
+ * token, or after the key expired (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_use-resources.html).
+ */
+function sessionRefusal(
+  caller: TemporaryCaller,
+  headers: Record<string, string>,
+): { message: string; type: string } | undefined {
+  const type = 'UnrecognizedClientException';
+  if (headers['x-amz-security-token'] !== caller.sessionToken)
+    return { message: 'The security token included in the request is invalid.', type };
+  if (Date.now() >= caller.expiresAt)
+    return { message: 'The security token included in the request is expired', type };
+  return undefined;
 }
 
 /**
@@ -243,17 +286,19 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const matched = matchRoute(method, rawPath);
     if (!matched) return replyEarly(req, res, 404, { message: 'Not Found' });
     const query = queryOf(url);
-    const verifier = { region, secretOf: (id: string) => secrets[id] };
+    const temporary = await temporaryCaller(headers, secrets, options.temporaryCallers);
+    const verifier = {
+      region,
+      secretOf: (id: string) =>
+        secrets[id] ?? (temporary?.key === id ? temporary.caller.secretAccessKey : undefined),
+    };
     const early = checkSigV4Headers({ method, path: rawPath, query, headers }, verifier);
-    if (!early.ok) {
-      log(`local API: 403 ${method} ${rawPath}: ${early.message}`);
-      return replyEarly(
-        req,
-        res,
-        403,
-        { message: early.message },
-        { 'x-amzn-errortype': 'AccessDeniedException' },
-      );
+    const refusal = early.ok
+      ? temporary && sessionRefusal(temporary.caller, headers)
+      : { message: early.message, type: 'AccessDeniedException' };
+    if (refusal) {
+      log(`local API: 403 ${method} ${rawPath}: ${refusal.message}`);
+      return replyEarly(req, res, 403, { message: refusal.message }, { 'x-amzn-errortype': refusal.type });
     }
     const body = await readBody(req, MAX_BODY_BYTES);
     if (!body) {
@@ -277,6 +322,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       matched,
       body,
       accessKeyId: verdict.accessKeyId,
+      temporary: temporary?.key === verdict.accessKeyId ? temporary.caller : undefined,
     });
     const result = (await handler(event)) as APIGatewayProxyStructuredResultV2;
     const out: Record<string, string> = {};
@@ -326,6 +372,12 @@ export interface PipelineApiOptions {
    * of theirs, so without it nobody could read those jobs.
    */
   readonly administrators?: readonly string[];
+  /**
+   * The local sign-in: people signed in through its identity pool are let in with the keys it
+   * hands them (each their own caller), and its administrators role is an administrator.
+   * @default none
+   */
+  readonly signIn?: LocalSignIn;
   readonly log?: (line: string) => void;
 }
 
@@ -359,13 +411,17 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       defaultCostLimit: settings.defaultCostCeilingMicros,
       uploadUrlSeconds: 900,
       reportUrlSeconds: 900,
-      administrators: options.administrators ?? [localCallerArn(EMULATOR_CREDENTIALS.accessKeyId)],
+      administrators: [
+        ...(options.administrators ?? [localCallerArn(EMULATOR_CREDENTIALS.accessKeyId)]),
+        ...(options.signIn ? [options.signIn.administratorRoleArn] : []),
+      ],
       sqs,
       laneQueueUrls: resources.queueUrls,
       finalizeQueueUrl: resources.queueUrls.finalize,
       resultsPrefix: resources.resultsPrefix,
     },
     ...(options.credentials ? { credentials: options.credentials } : {}),
+    ...(options.signIn ? { temporaryCallers: cognitoCallerLookup(options.awsEndpoint) } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
   return {

@@ -710,6 +710,10 @@ describe('cdk-nag AwsSolutions', () => {
     }
     expect(acknowledged.sort()).toEqual(
       [
+        'ClauseReview/App/Distribution: AwsSolutions-CFR1',
+        'ClauseReview/App/Distribution: AwsSolutions-CFR2',
+        'ClauseReview/App/Distribution: AwsSolutions-CFR4',
+        'ClauseReview/SignIn/InvokeStatusApi: AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<StatusApiE9E0F2A1>/*/*/*]',
         'ClauseReview/BatchLane/TaskDefinition/ExecutionRole: AwsSolutions-IAM5[Resource::*]',
         'ClauseReview/BatchLane/TaskDefinition/TaskRole: AwsSolutions-IAM5[Resource::*]',
         'ClauseReview/BatchLane/TaskDefinition: AwsSolutions-ECS2',

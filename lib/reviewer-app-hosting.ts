@@ -1,0 +1,291 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import { Construct } from 'constructs';
+import { bucketLogicalId } from './bucket-logical-id.js';
+
+/** A bucket the app reaches with presigned URLs. */
+export interface DocumentBucketAccess {
+  readonly bucket: s3.Bucket;
+  /** Its name, known before deployment (`topology().buckets.…name`). */
+  readonly name: string;
+  /** What the browser does there: PUT (uploads) or GET (downloads). */
+  readonly methods: readonly s3.HttpMethods[];
+}
+
+/** Headers the app signs into its status API requests. */
+const SIGNED_HEADERS = [
+  'authorization',
+  'content-type',
+  'x-amz-date',
+  'x-amz-security-token',
+  'x-amz-content-sha256',
+];
+
+/** Properties of {@link ReviewerAppHosting}. */
+export interface ReviewerAppHostingProps {
+  /** The status API the app calls; it answers the app's CORS preflights. */
+  readonly api: apigw.HttpApi;
+  /**
+   * Buckets the app talks to through presigned URLs (uploads with PUT, reports with GET), by
+   * the name the topology gives them: the content security policy names them by that name, so
+   * it does not depend on the buckets, whose CORS rules name the app's origin.
+   */
+  readonly documentBuckets: readonly DocumentBucketAccess[];
+  /**
+   * The app's built files (a directory holding index.html, from `esbuild`) and the
+   * `config.json` written beside them (where the API and the pools are). Deployed into the
+   * bucket on every deployment, files no longer built removed, and the CDN's copies invalidated.
+   * @default none: the bucket is left as it is
+   */
+  readonly files?: { readonly directory: string; readonly config: Readonly<Record<string, unknown>> };
+  /** Where the app bucket's and the CDN log bucket's own S3 access logs go. */
+  readonly accessLogsBucket: s3.IBucket;
+  /**
+   * Days the CDN's access logs are kept (1-3650).
+   * @default 90
+   */
+  readonly logDays?: number;
+  /** @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The content security policy of the app: its own scripts, styles and images only; requests
+ * only to its own origin, the status API, Cognito (sign-in and the identity pool) and the
+ * document buckets (presigned uploads and downloads); no framing, plugins or foreign forms.
+ */
+export function appContentSecurityPolicy(connect: readonly string[]): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${connect.join(' ')}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    'upgrade-insecure-requests',
+  ].join('; ');
+}
+
+/**
+ * The reviewer app's hosting: a private bucket (no public access, TLS only) that only the
+ * CloudFront distribution can read, through origin access control
+ * (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/private-content-restricting-access-to-s3.html);
+ * viewers are redirected to HTTPS, and every answer carries security headers (HSTS, CSP, nosniff, frame denial, referrer policy).
+ */
+export class ReviewerAppHosting extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly distribution: cloudfront.Distribution;
+  readonly headers: cloudfront.ResponseHeadersPolicy;
+  /** The copy of the app's files into the bucket, when files were given. */
+  deployment?: s3deploy.BucketDeployment;
+
+  constructor(scope: Construct, id: string, props: ReviewerAppHostingProps) {
+    super(scope, id);
+    const logDays = props.logDays ?? 90;
+    if (!Number.isInteger(logDays) || logDays < 1 || logDays > 3650) {
+      throw new Error(`ReviewerAppHosting logDays must be an integer from 1 to 3650; got ${logDays}`);
+    }
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const common = {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      serverAccessLogsBucket: props.accessLogsBucket,
+      removalPolicy,
+    } as const;
+    this.bucket = new s3.Bucket(this, 'Files', {
+      ...common,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      serverAccessLogsPrefix: 'app/',
+      lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(30) }],
+    });
+    // CloudFront's standard logs are delivered with an ACL, so this bucket keeps ACLs on
+    // (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/standard-logging-legacy-s3.html).
+    const logs = new s3.Bucket(this, 'CdnLogs', {
+      ...common,
+      objectOwnership: s3.ObjectOwnership.OBJECT_WRITER,
+      serverAccessLogsPrefix: 'cdn-logs/',
+      lifecycleRules: [{ expiration: Duration.days(logDays) }],
+    });
+
+    const region = Aws.REGION;
+    const suffix = Aws.URL_SUFFIX;
+    const connect = [
+      // The API's id cannot be named here: the API's CORS rule names the distribution, which
+      // names this policy, so the policy allows the region's execute-api hosts.
+      `https://*.execute-api.${region}.${suffix}`,
+      `https://cognito-idp.${region}.${suffix}`,
+      `https://cognito-identity.${region}.${suffix}`,
+      // The S3 client presigns virtual-hosted URLs on the regional endpoint.
+      ...props.documentBuckets.map((b) => `https://${b.name}.s3.${region}.${suffix}`),
+    ];
+    this.headers = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      comment: 'clause-review reviewer app: security headers on every answer',
+      securityHeadersBehavior: {
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.days(365),
+          includeSubdomains: true,
+          override: true,
+        },
+        contentSecurityPolicy: { contentSecurityPolicy: appContentSecurityPolicy(connect), override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+        referrerPolicy: {
+          referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+          override: true,
+        },
+      },
+    });
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: 'clause-review reviewer app',
+      defaultRootObject: 'index.html',
+      defaultBehavior: {
+        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: this.headers,
+      },
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      enableLogging: true,
+      logBucket: logs,
+      logFilePrefix: 'cdn/',
+    });
+    this.allowBrowser(props);
+    if (props.files) this.deploy(props.files, removalPolicy);
+    this.acknowledge();
+  }
+
+  /** Copies the built app and its config.json into the bucket (a CloudFormation custom resource). */
+  private deploy(files: NonNullable<ReviewerAppHostingProps['files']>, removalPolicy: RemovalPolicy): void {
+    if (!existsSync(join(files.directory, 'index.html'))) {
+      throw new Error(
+        `ReviewerAppHosting files.directory must hold the built app (index.html); got '${files.directory}'`,
+      );
+    }
+    const deployment = new s3deploy.BucketDeployment(this, 'Deploy', {
+      sources: [
+        s3deploy.Source.asset(files.directory),
+        s3deploy.Source.jsonData('config.json', files.config),
+      ],
+      destinationBucket: this.bucket,
+      distribution: this.distribution,
+      distributionPaths: ['/*'],
+      prune: true,
+      memoryLimit: 256,
+      logGroup: new logs.LogGroup(this, 'DeployLogs', {
+        retention: logs.RetentionDays.ONE_MONTH,
+        removalPolicy,
+      }),
+    });
+    this.deployment = deployment;
+    acknowledgeDeploymentHandler(this, deployment, this.bucket);
+  }
+
+  /**
+   * CORS for the app's origin alone: the status API answers its preflights (API Gateway does so
+   * before authorization: https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html)
+   * and the document buckets accept its presigned uploads and downloads
+   * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html).
+   */
+  private allowBrowser(props: ReviewerAppHostingProps): void {
+    const origin = `https://${this.distribution.distributionDomainName}`;
+    const api = props.api.node.defaultChild as apigw.CfnApi;
+    api.corsConfiguration = {
+      allowOrigins: [origin],
+      allowMethods: ['GET', 'POST'],
+      allowHeaders: SIGNED_HEADERS,
+      maxAge: 3600,
+    };
+    for (const { bucket, methods } of props.documentBuckets) {
+      bucket.addCorsRule({
+        allowedOrigins: [origin],
+        allowedMethods: [...methods],
+        allowedHeaders: ['*'],
+        // The CLI and the app read the uploaded version from the answer to the PUT.
+        exposedHeaders: ['ETag', 'x-amz-version-id'],
+        maxAge: 3600,
+      });
+    }
+  }
+
+  /** The app's address. */
+  get url(): string {
+    return `https://${this.distribution.distributionDomainName}/`;
+  }
+
+  private acknowledge(): void {
+    Validations.of(this.distribution).acknowledge(
+      {
+        id: 'AwsSolutions-CFR1',
+        reason:
+          'The distribution serves only the static files of the sign-in app, which hold no data; the people who use ' +
+          'it may travel, and every request for data goes to the IAM-authorised status API, so no country is blocked.',
+      },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason:
+          'The distribution serves only the static files of the app (GET and HEAD, cached, no origin logic); contracts ' +
+          'and findings are reached only through the status API with SigV4 credentials, so a web ACL here would guard nothing.',
+      },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason:
+          "The distribution has no custom domain, and with CloudFront's default *.cloudfront.net certificate the viewer " +
+          'security policy cannot be chosen (CloudFront ignores one); a domain with an ACM certificate and TLSv1.2_2021 is the remedy.',
+      },
+    );
+  }
+}
+
+/** cdk-nag's findings on aws-cdk-lib's own copy function, which runs only during deployment. */
+function acknowledgeDeploymentHandler(
+  scope: Construct,
+  deployment: s3deploy.BucketDeployment,
+  bucket: s3.IBucket,
+): void {
+  const stack = Stack.of(scope);
+  const handler = stack.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
+  const role = deployment.handlerRole;
+  const why =
+    "aws-cdk-lib's BucketDeployment function, invoked only by CloudFormation while deploying the app's files";
+  if (handler) {
+    Validations.of(handler).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: `${why}; aws-cdk-lib chooses and updates its runtime (Python 3.13 in this version), not this stack.`,
+    });
+  }
+  Validations.of(role).acknowledge(
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: `${why}: the AWS-managed AWSLambdaBasicExecutionRole policy only lets it write its own CloudWatch logs.`,
+    },
+    ...['s3:GetBucket*', 's3:GetObject*', 's3:List*', 's3:Abort*', 's3:DeleteObject*'].map((action) => ({
+      id: `AwsSolutions-IAM5[Action::${action}]`,
+      reason: `${why}: it reads the staged files from the CDK assets bucket and writes and prunes objects in the app's bucket only.`,
+    })),
+    {
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+      reason: `${why}: it reads the staged app files, which CDK puts in its bootstrap assets bucket under content-hash keys.`,
+    },
+    {
+      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/*]`,
+      reason: `${why}: it replaces the app's files, whose names come from the build, in the app's own bucket.`,
+    },
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: `${why}: cloudfront:CreateInvalidation and GetInvalidation, so viewers get the new files at once; aws-cdk-lib grants them on '*'.`,
+    },
+  );
+}

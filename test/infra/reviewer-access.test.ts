@@ -1,0 +1,346 @@
+/**
+ * Sign-in for people and the app's hosting, read back from the synthesized ClauseReviewStack:
+ * the Cognito pools, the roles the identity pool hands out (allowed only execute-api:Invoke on
+ * the status API), the administrators group's role known to the API, and the CloudFront
+ * distribution (origin access control, HTTPS only, security headers).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, CfnElement, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClauseReviewStack } from '../../lib/clause-review-stack.js';
+import { PROJECT_ROOT } from '../../lib/project-root.js';
+import { appContentSecurityPolicy } from '../../lib/reviewer-app-hosting.js';
+import { ADMINISTRATORS_GROUP } from '../../lib/reviewer-sign-in.js';
+import { STACK_OUTPUTS } from '../../lib/stack-outputs.js';
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+
+let app: App;
+let stack: ClauseReviewStack;
+let resources: Record<string, Resource>;
+let outputs: Record<string, { Value: unknown }>;
+
+beforeAll(() => {
+  const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  // No handler is bundled: these tests read resources and policies, not code.
+  app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  stack = new ClauseReviewStack(app, 'ClauseReview', {
+    stackName: 'clause-review',
+    administrators: ['arn:aws:iam::123456789012:role/Ops'],
+  });
+  const json = Template.fromStack(stack).toJSON();
+  resources = json.Resources as Record<string, Resource>;
+  outputs = json.Outputs as Record<string, { Value: unknown }>;
+});
+
+afterAll(() => {
+  if (app) rmSync(app.outdir, { recursive: true, force: true });
+});
+
+const idOf = (c: IConstruct) =>
+  Stack.of(c).getLogicalId(c instanceof CfnElement ? c : (c.node.defaultChild as CfnElement));
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+function only(type: string): Resource {
+  const found = ofType(type);
+  expect(
+    found.map(([id]) => id),
+    type,
+  ).toHaveLength(1);
+  return (found[0] as [string, Resource])[1];
+}
+
+/** Every statement of every policy attached to a role (inline or managed), by role logical id. */
+function statementsOfRole(roleId: string): Statement[] {
+  const attached = Object.entries(resources).filter(([, r]) => {
+    if (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') {
+      const roles = (r.Properties.Roles ?? []) as { Ref?: string }[];
+      return roles.some((x) => x.Ref === roleId);
+    }
+    return false;
+  });
+  const inline = (
+    (resources[roleId]?.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]
+  ).flatMap((p) => p.PolicyDocument.Statement);
+  const managedArns = (resources[roleId]?.Properties.ManagedPolicyArns ?? []) as unknown[];
+  expect(managedArns.filter((a) => typeof a !== 'object' || !('Ref' in (a as object)))).toEqual([]);
+  return [
+    ...inline,
+    ...attached.flatMap(([, r]) => (r.Properties.PolicyDocument as { Statement: Statement[] }).Statement),
+  ];
+}
+
+describe('sign-in for people', () => {
+  it('has a user pool only administrators add people to, with a strong password policy and TOTP MFA required', () => {
+    const pool = only('AWS::Cognito::UserPool').Properties;
+    expect(pool.AdminCreateUserConfig).toMatchObject({ AllowAdminCreateUserOnly: true });
+    expect(pool.MfaConfiguration).toBe('ON');
+    expect(pool.EnabledMfas).toEqual(['SOFTWARE_TOKEN_MFA']);
+    expect(pool.Policies).toMatchObject({
+      PasswordPolicy: {
+        MinimumLength: 12,
+        RequireLowercase: true,
+        RequireUppercase: true,
+        RequireNumbers: true,
+        RequireSymbols: true,
+      },
+    });
+    expect(pool.UserPoolTier).toBe('PLUS');
+    const client = only('AWS::Cognito::UserPoolClient').Properties;
+    expect(client.GenerateSecret).toBe(false);
+    expect(client.PreventUserExistenceErrors).toBe('ENABLED');
+  });
+
+  it('has an administrators group mapped to the administrators role', () => {
+    const group = only('AWS::Cognito::UserPoolGroup').Properties;
+    expect(group.GroupName).toBe(ADMINISTRATORS_GROUP);
+    expect(group.RoleArn).toEqual({ 'Fn::GetAtt': [idOf(stack.signIn.administratorRole), 'Arn'] });
+  });
+
+  it('has an identity pool for the user pool only, with no guest identities, mapping roles by token', () => {
+    const identities = only('AWS::Cognito::IdentityPool').Properties;
+    expect(identities.AllowUnauthenticatedIdentities).toBe(false);
+    expect(identities.AllowClassicFlow).toBe(false);
+    expect(identities.CognitoIdentityProviders).toEqual([
+      expect.objectContaining({
+        ClientId: { Ref: idOf(stack.signIn.client) },
+        ServerSideTokenCheck: true,
+      }),
+    ]);
+    const attachment = only('AWS::Cognito::IdentityPoolRoleAttachment').Properties;
+    expect(attachment.Roles).toEqual({
+      authenticated: { 'Fn::GetAtt': [idOf(stack.signIn.reviewerRole), 'Arn'] },
+    });
+    const mappings = Object.values(attachment.RoleMappings as Record<string, Record<string, unknown>>);
+    expect(mappings).toEqual([
+      expect.objectContaining({ Type: 'Token', AmbiguousRoleResolution: 'AuthenticatedRole' }),
+    ]);
+  });
+
+  it("lets only the identity pool's authenticated identities assume either role", () => {
+    const poolRef = { Ref: idOf(stack.signIn.identityPool) };
+    for (const role of [stack.signIn.reviewerRole, stack.signIn.administratorRole]) {
+      const trust = resources[idOf(role)]?.Properties.AssumeRolePolicyDocument as { Statement: unknown[] };
+      expect(trust.Statement).toEqual([
+        {
+          Effect: 'Allow',
+          Principal: { Federated: 'cognito-identity.amazonaws.com' },
+          Action: 'sts:AssumeRoleWithWebIdentity',
+          Condition: {
+            StringEquals: { 'cognito-identity.amazonaws.com:aud': poolRef },
+            'ForAnyValue:StringLike': { 'cognito-identity.amazonaws.com:amr': 'authenticated' },
+          },
+        },
+      ]);
+    }
+  });
+
+  it('allows both roles execute-api:Invoke on the status API and nothing else', () => {
+    const apiId = idOf(stack.statusApi.httpApi);
+    for (const role of [stack.signIn.reviewerRole, stack.signIn.administratorRole]) {
+      const statements = statementsOfRole(idOf(role));
+      expect(statements).toHaveLength(1);
+      const [statement] = statements;
+      expect(statement?.Effect).toBe('Allow');
+      expect(statement?.Action).toBe('execute-api:Invoke');
+      expect(JSON.stringify(statement?.Resource)).toContain(`{"Ref":"${apiId}"}`);
+      expect(JSON.stringify(statement?.Resource)).toMatch(/"\/\*\/\*\/\*"\]\]\}$/);
+      expect(statement?.Condition).toBeUndefined();
+    }
+  });
+
+  it("names the administrators role, beside the stack's own administrators, to the status API", () => {
+    const fn = resources[idOf(stack.statusApi.handler)]?.Properties as {
+      Environment: { Variables: Record<string, unknown> };
+    };
+    const admins = JSON.stringify(fn.Environment.Variables.ADMIN_PRINCIPALS);
+    expect(admins).toContain('arn:aws:iam::123456789012:role/Ops');
+    expect(admins).toContain(idOf(stack.signIn.administratorRole));
+    expect(admins).not.toContain(idOf(stack.signIn.reviewerRole));
+  });
+
+  it('publishes the pools and the app for the app and the CLI', () => {
+    expect(outputs[STACK_OUTPUTS.userPoolId]?.Value).toEqual({ Ref: idOf(stack.signIn.userPool) });
+    expect(outputs[STACK_OUTPUTS.userPoolClientId]?.Value).toEqual({ Ref: idOf(stack.signIn.client) });
+    expect(outputs[STACK_OUTPUTS.identityPoolId]?.Value).toEqual({ Ref: idOf(stack.signIn.identityPool) });
+    expect(JSON.stringify(outputs[STACK_OUTPUTS.appUrl]?.Value)).toContain(idOf(stack.app.distribution));
+  });
+});
+
+describe('the app hosting', () => {
+  it('serves a private bucket through origin access control, and only CloudFront may read it', () => {
+    const config = only('AWS::CloudFront::Distribution').Properties.DistributionConfig as Record<
+      string,
+      unknown
+    >;
+    const [origin] = config.Origins as Record<string, unknown>[];
+    expect(origin?.OriginAccessControlId).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/OriginAccessControl/), 'Id'],
+    });
+    expect(origin?.S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    const oac = only('AWS::CloudFront::OriginAccessControl').Properties.OriginAccessControlConfig;
+    expect(oac).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always' });
+    const bucket = resources[idOf(stack.app.bucket)]?.Properties;
+    expect(bucket?.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    const policy = Object.values(resources).find(
+      (r) =>
+        r.Type === 'AWS::S3::BucketPolicy' &&
+        JSON.stringify(r.Properties.Bucket).includes(idOf(stack.app.bucket)),
+    );
+    if (!policy) throw new Error('the app bucket has no bucket policy');
+    const allows = (
+      policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }
+    ).Statement.filter((s) => s.Effect === 'Allow');
+    expect(allows).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'cloudfront.amazonaws.com' },
+        Action: 's3:GetObject',
+        Condition: { StringEquals: { 'AWS:SourceArn': expect.anything() } },
+      }),
+    ]);
+  });
+
+  it('redirects viewers to HTTPS, with TLS 1.2 where the certificate lets it be chosen', () => {
+    const config = only('AWS::CloudFront::Distribution').Properties.DistributionConfig as Record<
+      string,
+      Record<string, unknown>
+    >;
+    expect(config.DefaultCacheBehavior?.ViewerProtocolPolicy).toBe('redirect-to-https');
+    expect(config.DefaultCacheBehavior?.AllowedMethods).toEqual(['GET', 'HEAD']);
+    expect(config.CacheBehaviors).toBeUndefined();
+    expect(config.Logging).toMatchObject({ Prefix: 'cdn/' });
+  });
+
+  it('answers with HSTS, a content security policy, nosniff, frame denial and a referrer policy', () => {
+    const config = only('AWS::CloudFront::ResponseHeadersPolicy').Properties.ResponseHeadersPolicyConfig as {
+      SecurityHeadersConfig: Record<string, Record<string, unknown>>;
+    };
+    const h = config.SecurityHeadersConfig;
+    expect(h.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 31_536_000, Override: true });
+    expect(h.ContentTypeOptions).toEqual({ Override: true });
+    expect(h.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
+    expect(h.ReferrerPolicy).toEqual({ ReferrerPolicy: 'strict-origin-when-cross-origin', Override: true });
+    const csp = JSON.stringify(h.ContentSecurityPolicy);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain('https://*.execute-api.');
+    expect(csp).toContain('https://cognito-identity.');
+    expect(csp).toContain('clause-review-intake-');
+    const distribution = only('AWS::CloudFront::Distribution').Properties.DistributionConfig as {
+      DefaultCacheBehavior: { ResponsePoliciesId?: unknown; ResponseHeadersPolicyId?: unknown };
+    };
+    expect(distribution.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({
+      Ref: idOf(stack.app.headers),
+    });
+  });
+
+  it("lets only the app's origin make CORS requests to the API and the document buckets", () => {
+    const origin = {
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [idOf(stack.app.distribution), 'DomainName'] }]],
+    };
+    const api = resources[idOf(stack.statusApi.httpApi)]?.Properties.CorsConfiguration as Record<
+      string,
+      unknown
+    >;
+    expect(api.AllowOrigins).toEqual([origin]);
+    expect(api.AllowMethods).toEqual(['GET', 'POST']);
+    expect(api.AllowHeaders).toEqual(
+      expect.arrayContaining(['authorization', 'x-amz-security-token', 'x-amz-date']),
+    );
+    const rules = (bucket: IConstruct) => {
+      const cors = resources[idOf(bucket)]?.Properties.CorsConfiguration as
+        | { CorsRules: Record<string, unknown>[] }
+        | undefined;
+      return cors?.CorsRules ?? [];
+    };
+    expect(rules(stack.documentBuckets.intakeBucket)).toEqual([
+      expect.objectContaining({ AllowedOrigins: [origin], AllowedMethods: ['PUT'] }),
+    ]);
+    expect(rules(stack.documentBuckets.resultsBucket)).toEqual([
+      expect.objectContaining({ AllowedOrigins: [origin], AllowedMethods: ['GET', 'HEAD'] }),
+    ]);
+    expect(rules(stack.documentBuckets.intakeBucket)[0]?.ExposedHeaders).toContain('x-amz-version-id');
+  });
+
+  it('lets the app connect only to its own origin and the hosts it names', () => {
+    const csp = appContentSecurityPolicy(['https://api.example', 'https://cognito-idp.example']);
+    expect(csp.split('; ')).toContain("connect-src 'self' https://api.example https://cognito-idp.example");
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("object-src 'none'");
+    expect(csp).not.toContain('unsafe-');
+  });
+});
+
+describe("the app's files, when the stack is given them", () => {
+  let dir: string;
+  let withFiles: ClauseReviewStack;
+  let filesApp: App;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'app-files-'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>reviewer</title>');
+    const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
+      context: Record<string, unknown>;
+    };
+    filesApp = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+    withFiles = new ClauseReviewStack(filesApp, 'ClauseReview', { appDirectory: dir });
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    if (filesApp) rmSync(filesApp.outdir, { recursive: true, force: true });
+  });
+
+  it('are copied into the app bucket with a config.json naming the API and the pools, and the CDN refreshed', () => {
+    const json = Template.fromStack(withFiles).toJSON();
+    const copies = Object.values(json.Resources as Record<string, Resource>).filter(
+      (r) => r.Type === 'Custom::CDKBucketDeployment',
+    );
+    expect(copies).toHaveLength(1);
+    const copy = copies[0]?.Properties ?? {};
+    expect(copy.DestinationBucketName).toEqual({ Ref: idOf(withFiles.app.bucket) });
+    expect(copy.DistributionPaths).toEqual(['/*']);
+    expect(copy.Prune).toBe(true);
+    // config.json is the second source; its tokens are markers resolved at deployment.
+    const markers = JSON.stringify(copy.SourceMarkers);
+    for (const c of [withFiles.statusApi.httpApi, withFiles.signIn.userPool, withFiles.signIn.client]) {
+      expect(markers).toContain(`{"Ref":"${idOf(c)}"}`);
+    }
+    expect(markers).toContain(`{"Ref":"${idOf(withFiles.signIn.identityPool)}"}`);
+  });
+
+  it('leave cdk-nag nothing unacknowledged', () => {
+    const report = new AwsSolutionsChecks(filesApp).validateScope(withFiles);
+    const findings = report.violations.map(
+      (v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('must be a built app', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'no-app-'));
+    const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
+      context: Record<string, unknown>;
+    };
+    const other = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+    try {
+      expect(() => new ClauseReviewStack(other, 'NoApp', { appDirectory: empty })).toThrow(
+        /files.directory must hold the built app \(index.html\)/,
+      );
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+      rmSync(other.outdir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,292 @@
+/**
+ * Sign-in for people on the local ground: the user pool and identity pool `local up`
+ * provisions, people created and signed in through the real Cognito SDK clients, temporary
+ * credentials from the identity pool, and the status API called with them, signed with SigV4
+ * as the CLI signs. Every signed-in person signs with a session of the same role, yet each sees
+ * only their own jobs; a member of the administrators group sees everyone's.
+ *
+ * Cognito identity pools that hand each person their own key exist only in the project's moto
+ * launcher (moto_cognito.py), so this file starts one of its own on any ground.
+ */
+import {
+  CognitoIdentityClient,
+  GetCredentialsForIdentityCommand,
+  GetIdCommand,
+} from '@aws-sdk/client-cognito-identity';
+import {
+  AdminAddUserToGroupCommand,
+  AdminCreateUserCommand,
+  CognitoIdentityProviderClient,
+  InitiateAuthCommand,
+  RespondToAuthChallengeCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
+import type { JobView } from '../../lambdas/api/jobs-api.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { topology } from '../../lib/topology.js';
+import { emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { type BedrockStandIn, startBedrockStandIn } from '../../localstack/bedrock/index.js';
+import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
+import { provision } from '../../localstack/provision.js';
+import { cognitoCallerLookup } from '../../localstack/runtime/cognito-callers.js';
+import { type LocalApi, startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
+import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import {
+  isSignInProvisionError,
+  LOCAL_ADMINISTRATORS_GROUP,
+  type LocalSignIn,
+  provisionSignIn,
+} from '../../localstack/sign-in.js';
+import { uniquePrefix } from '../helpers/local-aws.js';
+import { fixture, SMALL } from '../helpers/pipeline.js';
+
+interface Person {
+  readonly email: string;
+  readonly idToken: string;
+  readonly identityId: string;
+  readonly credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string };
+  readonly api: ApiClient;
+}
+
+let moto: MotoServer;
+let bedrock: BedrockStandIn;
+let pipeline: LocalPipeline;
+let localApi: LocalApi;
+let signIn: LocalSignIn;
+let idp: CognitoIdentityProviderClient;
+let identity: CognitoIdentityClient;
+let clients: ReturnType<typeof emulatorClients>;
+
+beforeAll(async () => {
+  moto = await startMotoServer();
+  const t = topology({ prefix: uniquePrefix('signin') });
+  clients = emulatorClients(moto.endpoint);
+  const resources = await provision(t, clients);
+  bedrock = await startBedrockStandIn({ seed: 7 });
+  pipeline = startLocalPipeline({
+    awsEndpoint: moto.endpoint,
+    bedrockEndpoint: bedrock.url,
+    topology: t,
+    resources,
+    settings: LOCAL_RUN_DEFAULTS,
+    batchWorkers: 0,
+  });
+  signIn = await provisionSignIn(moto.endpoint, t.prefix);
+  localApi = await startPipelineApi({
+    awsEndpoint: moto.endpoint,
+    db: pipeline.clients.db,
+    resources,
+    signIn,
+  });
+  // Sign-in calls are unsigned on AWS; the clients still need some credentials to start.
+  const config = { endpoint: moto.endpoint, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
+  idp = new CognitoIdentityProviderClient(config);
+  identity = new CognitoIdentityClient(config);
+}, 120_000);
+
+afterAll(async () => {
+  idp?.destroy();
+  identity?.destroy();
+  await localApi?.close();
+  await pipeline?.stop();
+  await bedrock?.close();
+  clients?.destroy();
+  await moto?.stop();
+});
+
+const provider = () => `cognito-idp.${LOCAL_REGION}.amazonaws.com/${signIn.userPoolId}`;
+
+/** An administrator creates the account; the person signs in and sets a password of their own. */
+async function createAndSignIn(email: string, groups: string[] = []): Promise<string> {
+  await idp.send(
+    new AdminCreateUserCommand({
+      UserPoolId: signIn.userPoolId,
+      Username: email,
+      TemporaryPassword: 'Temporary-passw0rd!',
+      MessageAction: 'SUPPRESS',
+      UserAttributes: [{ Name: 'email', Value: email }],
+    }),
+  );
+  for (const group of groups) {
+    await idp.send(
+      new AdminAddUserToGroupCommand({ UserPoolId: signIn.userPoolId, Username: email, GroupName: group }),
+    );
+  }
+  const first = await idp.send(
+    new InitiateAuthCommand({
+      ClientId: signIn.userPoolClientId,
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      AuthParameters: { USERNAME: email, PASSWORD: 'Temporary-passw0rd!' },
+    }),
+  );
+  expect(first.ChallengeName).toBe('NEW_PASSWORD_REQUIRED');
+  const done = await idp.send(
+    new RespondToAuthChallengeCommand({
+      ClientId: signIn.userPoolClientId,
+      ChallengeName: 'NEW_PASSWORD_REQUIRED',
+      Session: first.Session,
+      ChallengeResponses: { USERNAME: email, NEW_PASSWORD: `Own-${email}-passw0rd!` },
+    }),
+  );
+  const idToken = done.AuthenticationResult?.IdToken;
+  if (!idToken) throw new Error(`no ID token for ${email}: ${JSON.stringify(done)}`);
+  return idToken;
+}
+
+/** The identity pool's exchange: an ID token for an identity and temporary credentials. */
+async function person(email: string, groups: string[] = []): Promise<Person> {
+  const idToken = await createAndSignIn(email, groups);
+  const logins = { [provider()]: idToken };
+  const id = await identity.send(new GetIdCommand({ IdentityPoolId: signIn.identityPoolId, Logins: logins }));
+  const identityId = id.IdentityId ?? '';
+  const got = await identity.send(
+    new GetCredentialsForIdentityCommand({ IdentityId: identityId, Logins: logins }),
+  );
+  const c = got.Credentials;
+  if (!c?.AccessKeyId || !c.SecretKey || !c.SessionToken) throw new Error(`no credentials for ${email}`);
+  const credentials = {
+    accessKeyId: c.AccessKeyId,
+    secretAccessKey: c.SecretKey,
+    sessionToken: c.SessionToken,
+  };
+  return {
+    email,
+    idToken,
+    identityId,
+    credentials,
+    api: new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials }),
+  };
+}
+
+async function statusOf(p: Person, id: string): Promise<number> {
+  try {
+    await p.api.status(id);
+    return 200;
+  } catch (error) {
+    if (isApiRequestError(error)) return error.status;
+    throw error;
+  }
+}
+
+async function jobOf(p: Person): Promise<JobView> {
+  const submission = await p.api.submit({ filename: SMALL, lane: 'realtime', costCeilingUsd: 1 });
+  expect(submission.upload.headers['x-amz-meta-submitted-by']).toBe(`cognito-identity:${p.identityId}`);
+  await uploadDocument(submission, fixture(SMALL));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const view = await p.api.status(submission.submissionId);
+    if (view.status !== 'queued') return view;
+    if (Date.now() > deadline) throw new Error(`intake never took ${submission.submissionId}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('signing in', () => {
+  it('gives each person one identity of their own and keys of their own, for the same reviewer role', async () => {
+    const anna = await person('anna@example.com');
+    const ben = await person('ben@example.com');
+    expect(anna.identityId).toMatch(/^us-east-1:[0-9a-f-]{36}$/);
+    expect(ben.identityId).not.toBe(anna.identityId);
+    expect(ben.credentials.accessKeyId).not.toBe(anna.credentials.accessKeyId);
+    // Signing in again is the same person: the same identity.
+    const again = await identity.send(
+      new GetIdCommand({ IdentityPoolId: signIn.identityPoolId, Logins: { [provider()]: anna.idToken } }),
+    );
+    expect(again.IdentityId).toBe(anna.identityId);
+  });
+
+  it('refuses guests, foreign tokens and another person’s identity', async () => {
+    await expect(
+      identity.send(new GetIdCommand({ IdentityPoolId: signIn.identityPoolId })),
+    ).rejects.toMatchObject({
+      name: 'NotAuthorizedException',
+    });
+    await expect(
+      identity.send(
+        new GetIdCommand({ IdentityPoolId: signIn.identityPoolId, Logins: { [provider()]: 'a.b.c' } }),
+      ),
+    ).rejects.toMatchObject({ name: 'NotAuthorizedException' });
+    const clara = await person('clara@example.com');
+    const dan = await person('dan@example.com');
+    await expect(
+      identity.send(
+        new GetCredentialsForIdentityCommand({
+          IdentityId: clara.identityId,
+          Logins: { [provider()]: dan.idToken },
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'NotAuthorizedException' });
+  });
+});
+
+describe('two people signed in', () => {
+  it('see only their own jobs; a member of the administrators group sees both', async () => {
+    const erin = await person('erin@example.com');
+    const femi = await person('femi@example.com');
+    const gail = await person('gail@example.com', [LOCAL_ADMINISTRATORS_GROUP]);
+    const erinsJob = await jobOf(erin);
+    const femisJob = await jobOf(femi);
+    expect(erinsJob.jobId).not.toBe(femisJob.jobId);
+    // Erin and Femi sign with sessions of the one reviewer role, Gail of the administrators role.
+    const lookup = cognitoCallerLookup(moto.endpoint);
+    const session = (roleArn: string) =>
+      `arn:aws:sts::123456789012:assumed-role/${roleArn.split('/').at(-1)}/CognitoIdentityCredentials`;
+    for (const p of [erin, femi]) {
+      expect((await lookup(p.credentials.accessKeyId))?.arn).toBe(session(signIn.reviewerRoleArn));
+    }
+    expect(await lookup(gail.credentials.accessKeyId)).toMatchObject({
+      arn: session(signIn.administratorRoleArn),
+      identityId: gail.identityId,
+      identityPoolId: signIn.identityPoolId,
+    });
+    expect(await lookup('ASIANOBODYHANDEDOUT1')).toBeUndefined();
+
+    expect(await statusOf(erin, erinsJob.jobId)).toBe(200);
+    expect(await statusOf(femi, femisJob.jobId)).toBe(200);
+    // Though both sign with a session of the same role, neither sees the other's job.
+    expect(await statusOf(erin, femisJob.jobId)).toBe(404);
+    expect(await statusOf(femi, erinsJob.jobId)).toBe(404);
+    expect(await statusOf(femi, erinsJob.submissionId ?? '')).toBe(404);
+    // The administrators group's role is an administrator of the API.
+    expect(await statusOf(gail, erinsJob.jobId)).toBe(200);
+    expect(await statusOf(gail, femisJob.jobId)).toBe(200);
+  }, 120_000);
+
+  it('are refused with a key whose session token is missing or wrong', async () => {
+    const hana = await person('hana@example.com');
+    const { sessionToken: _, ...withoutToken } = hana.credentials;
+    const url = new URL('jobs/j-00000000000000000000', localApi.url);
+    const bare = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: withoutToken });
+    const refused = await bare.status('j-00000000000000000000').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isApiRequestError(refused) && refused.status).toBe(403);
+    const forged = new ApiClient({
+      url: localApi.url,
+      region: LOCAL_REGION,
+      credentials: { ...hana.credentials, sessionToken: 'forged' },
+    });
+    const alsoRefused = await forged.status('j-00000000000000000000').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isApiRequestError(alsoRefused) && alsoRefused.status).toBe(403);
+    // An unsigned request never reaches the handler either.
+    expect((await send(url, 'GET', {})).status).toBe(403);
+  });
+});
+
+describe('provisioning sign-in', () => {
+  it('names the emulator and the reason when it cannot be done, so local up can go on without it', async () => {
+    const refused = await provisionSignIn('http://127.0.0.1:1', 'nowhere').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isSignInProvisionError(refused)).toBe(true);
+    expect((refused as Error).message).toMatch(/could not provision sign-in on http:\/\/127\.0\.0\.1:1: /);
+    expect((refused as Error).cause).toBeDefined();
+  });
+});

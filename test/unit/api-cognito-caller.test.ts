@@ -1,0 +1,181 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { COGNITO_OWNER_PREFIX, mayActOn, ownerOf } from '../../lambdas/api/access.js';
+import { callerOf, type IamAuthorizerContext } from '../../lambdas/api/caller.js';
+import { configureApi, handler } from '../../lambdas/api/handler.js';
+import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
+
+const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
+// Every person signed in through the identity pool signs with a session of the same role.
+const SIGNED_IN = 'arn:aws:sts::123456789012:assumed-role/ReviewerRole/CognitoIdentityCredentials';
+const ADMIN_ROLE = 'arn:aws:iam::123456789012:role/ReviewerAdminRole';
+const ADMIN_SESSION = 'arn:aws:sts::123456789012:assumed-role/ReviewerAdminRole/CognitoIdentityCredentials';
+const POOL = 'us-east-1:00000000-0000-0000-0000-00000000000f';
+const ANNA = 'us-east-1:11111111-1111-1111-1111-111111111111';
+const BEN = 'us-east-1:22222222-2222-2222-2222-222222222222';
+const CLARA = 'us-east-1:33333333-3333-3333-3333-333333333333';
+
+function cognitoContext(identityId: string, arn = SIGNED_IN, amr = ['authenticated']): IamAuthorizerContext {
+  return {
+    iam: {
+      accessKey: 'ASIAEXAMPLE',
+      userArn: arn,
+      userId: 'AROAEXAMPLE:CognitoIdentityCredentials',
+      cognitoIdentity: { identityId, identityPoolId: POOL, amr },
+    },
+  };
+}
+
+describe('callerOf', () => {
+  it('reads an IAM caller as its ARN and user id', () => {
+    expect(
+      callerOf({ iam: { userArn: 'arn:aws:iam::1:user/alice', userId: 'AIDA1', cognitoIdentity: null } }),
+    ).toEqual({ arn: 'arn:aws:iam::1:user/alice', userId: 'AIDA1' });
+  });
+
+  it("reads a Cognito caller's identity beside the shared role session", () => {
+    expect(callerOf(cognitoContext(ANNA))).toEqual({
+      arn: SIGNED_IN,
+      userId: 'AROAEXAMPLE:CognitoIdentityCredentials',
+      cognitoIdentityId: ANNA,
+    });
+  });
+
+  it('admits no unauthenticated (guest) Cognito identity and no caller without an ARN', () => {
+    expect(callerOf(cognitoContext(ANNA, SIGNED_IN, ['unauthenticated']))).toBeUndefined();
+    expect(
+      callerOf({
+        iam: { userArn: SIGNED_IN, cognitoIdentity: { identityId: null, amr: ['authenticated'] } },
+      }),
+    ).toBeUndefined();
+    expect(callerOf({ iam: { userArn: null } })).toBeUndefined();
+    expect(callerOf(undefined)).toBeUndefined();
+  });
+});
+
+describe('owners that are Cognito identities', () => {
+  const anna = { arn: SIGNED_IN, cognitoIdentityId: ANNA };
+  const ben = { arn: SIGNED_IN, cognitoIdentityId: BEN };
+
+  it('name the identity, not the role session', () => {
+    expect(ownerOf(anna)).toBe(`${COGNITO_OWNER_PREFIX}${ANNA}`);
+    expect(ownerOf({ arn: 'arn:aws:iam::1:user/alice' })).toBe('arn:aws:iam::1:user/alice');
+  });
+
+  it('let only that person in, though everyone signs with the same role session', () => {
+    const job = { owner: ownerOf(anna) };
+    expect(mayActOn(job, anna, [])).toBe(true);
+    expect(mayActOn(job, ben, [])).toBe(false);
+    // A job some IAM caller recorded under the shared session ARN is no signed-in person's.
+    expect(mayActOn({ owner: SIGNED_IN }, anna, [])).toBe(false);
+    // Nor may an IAM caller holding the ARN act on a person's job.
+    expect(mayActOn(job, { arn: SIGNED_IN }, [])).toBe(false);
+  });
+
+  it('let a session of the administrators role in to every job', () => {
+    const clara = { arn: ADMIN_SESSION, cognitoIdentityId: CLARA };
+    expect(mayActOn({ owner: ownerOf(anna) }, clara, [ADMIN_ROLE])).toBe(true);
+    expect(mayActOn({ owner: ownerOf(anna) }, clara, [])).toBe(false);
+  });
+});
+
+describe('the handler with Cognito callers', () => {
+  const ddb = mockClient(DynamoDBDocumentClient);
+  const job = {
+    jobId: 'j-0123456789abcdef0123',
+    status: 'running',
+    lane: 'realtime',
+    bucket: 'intake-bucket',
+    key: 'incoming/s-00000000000000000001/msa.txt',
+    owner: `${COGNITO_OWNER_PREFIX}${ANNA}`,
+    chunkCount: 2,
+    chunksTerminal: 0,
+    chunksDone: 0,
+    clauseCount: 10,
+    callsPlanned: 110,
+    costLimit: 1_000_000,
+    costSpent: 0,
+    costReserved: 0,
+    createdAt: 'c',
+    updatedAt: 'u',
+  };
+  configureApi({
+    db: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+    s3: new S3Client({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' },
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+    }),
+    tableName: 'state',
+    intakeBucket: 'intake-bucket',
+    intakePrefix: 'incoming/',
+    resultsBucket: 'results-bucket',
+    defaultLane: 'realtime',
+    defaultCostLimit: 1_000_000,
+    uploadUrlSeconds: 600,
+    reportUrlSeconds: 300,
+    now: () => NOW,
+    newSubmissionId: () => 's-00000000000000000001',
+    administrators: [ADMIN_ROLE],
+    sqs: new SQSClient({ region: 'us-east-1' }),
+    laneQueueUrls: { realtime: 'https://sqs/rt', batch: 'https://sqs/b' },
+    finalizeQueueUrl: 'https://sqs/fin',
+    resultsPrefix: 'reports/',
+  });
+  beforeEach(() => ddb.reset());
+
+  async function call(method: string, path: string, context: IamAuthorizerContext, body?: string) {
+    const matched = matchRoute(method, path);
+    const event = {
+      version: '2.0',
+      routeKey: matched ? routeKey(matched.route) : '$default',
+      rawPath: path,
+      rawQueryString: '',
+      headers: {},
+      ...(matched ? { pathParameters: matched.pathParameters } : {}),
+      ...(body !== undefined ? { body } : {}),
+      isBase64Encoded: false,
+      requestContext: {
+        http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+        requestId: 'r',
+        routeKey: '',
+        stage: '$default',
+        timeEpoch: NOW,
+        authorizer: context,
+      },
+    } as unknown as APIGatewayProxyEventV2;
+    const r = (await handler(event)) as APIGatewayProxyStructuredResultV2;
+    return { status: r.statusCode, body: JSON.parse(r.body ?? '{}') as Record<string, unknown> };
+  }
+
+  it("signs the person's identity into the upload as its submitter", async () => {
+    const r = await call('POST', '/jobs', cognitoContext(BEN), JSON.stringify({ filename: 'msa.txt' }));
+    expect(r.status).toBe(201);
+    const upload = r.body.upload as { headers: Record<string, string> };
+    expect(upload.headers['x-amz-meta-submitted-by']).toBe(`${COGNITO_OWNER_PREFIX}${BEN}`);
+  });
+
+  it("shows a person's job to them and to an administrator, and a 404 to another person", async () => {
+    ddb.on(GetCommand).resolves({ Item: job });
+    expect((await call('GET', `/jobs/${job.jobId}`, cognitoContext(ANNA))).status).toBe(200);
+    expect((await call('GET', `/jobs/${job.jobId}`, cognitoContext(CLARA, ADMIN_SESSION))).status).toBe(200);
+    const other = await call('GET', `/jobs/${job.jobId}`, cognitoContext(BEN));
+    expect(other.status).toBe(404);
+    expect(other.body.error).toBe('JobUnknownError');
+  });
+
+  it('records the person, not the shared role, as who cancelled', async () => {
+    ddb.on(GetCommand).resolves({ Item: job });
+    ddb.on(UpdateCommand).resolves({ Attributes: { ...job, status: 'cancelled' } });
+    await call('POST', `/jobs/${job.jobId}/cancel`, cognitoContext(ANNA));
+    const update = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
+    expect(JSON.stringify(update?.ExpressionAttributeValues)).toContain(
+      `cancelled by ${COGNITO_OWNER_PREFIX}${ANNA}`,
+    );
+  });
+});
