@@ -81,7 +81,13 @@ describe('the CDK app with the deployer context flags', () => {
       .filter((v) => v !== undefined);
     expect(admins).toHaveLength(1);
     expect(JSON.stringify(admins[0])).toContain(ADMIN);
-    expect([...environments(plain).values()].some((env) => env.ADMIN_PRINCIPALS !== undefined)).toBe(false);
+    // Without the flag the only administrator is the sign-in's administrators-group role.
+    const plainAdmins = [...environments(plain).values()]
+      .map((env) => env.ADMIN_PRINCIPALS)
+      .filter((v) => v !== undefined);
+    expect(plainAdmins).toHaveLength(1);
+    expect(JSON.stringify(plainAdmins[0])).not.toContain(ADMIN);
+    expect(JSON.stringify(plainAdmins[0])).toContain('AdministratorRole');
   });
 
   it('-c models sets the workers’ primary model and the IAM grant', () => {
