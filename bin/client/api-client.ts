@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { DecisionResponse, decisionRequestSchema } from '../../lambdas/api/holds-api.js';
 import type { JobView, ReportLinks, Submission, SubmitRequest } from '../../lambdas/api/jobs-api.js';
 import type { FindingsView } from '../../lambdas/core/holds/review.js';
+import type { JobListView, LiveFindingsView } from '../../lambdas/core/live/index.js';
 import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
 
@@ -165,6 +166,19 @@ export class ApiClient {
   /** GET /jobs/{id}/findings. */
   findings(id: string): Promise<FindingsView> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/findings`);
+  }
+
+  /** GET /jobs/{id}/findings?after=: clauses of chunks consolidated since `after` ('' from the start). */
+  liveFindings(id: string, after: string): Promise<LiveFindingsView> {
+    return this.call('GET', `jobs/${encodeURIComponent(id)}/findings?after=${encodeURIComponent(after)}`);
+  }
+
+  /** GET /jobs: the caller's jobs, newest first. */
+  jobs(query: { after?: string; limit?: number; owner?: string } = {}): Promise<JobListView> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const search = params.toString();
+    return this.call('GET', `jobs${search ? `?${search}` : ''}`);
   }
 
   /** POST /jobs/{id}/decisions. */

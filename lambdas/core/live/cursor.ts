@@ -2,7 +2,7 @@
  * The cursor of a job's findings: which chunks a reader has been given. Chunks consolidate in
  * any order, so a position ("after chunk 7") would skip chunk 3 when it finishes after chunk 7;
  * the cursor is instead the set of chunks delivered, one bit per chunk (`v1.` and the bits in
- * base64url: 2,500 chunks fit in 420 characters of a query string).
+ * base64url: 2,500 chunks fit in 421 characters of a query string).
  */
 import { CursorError } from './errors.js';
 
