@@ -43,6 +43,8 @@ export interface ApiResponse {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly text: string;
   readonly body: unknown;
+  /** The body as received (a download that is not text, such as report.docx). */
+  readonly bytes: Uint8Array;
 }
 
 /** Sends one HTTP request; the signer's headers are sent exactly as signed (host included). */
@@ -59,14 +61,15 @@ export function send(
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         let parsed: unknown = text;
         try {
           parsed = text ? JSON.parse(text) : undefined;
         } catch {
           // not JSON: keep the text
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed, bytes });
       });
     });
     req.on('error', reject);

@@ -406,6 +406,20 @@ describe('pipeline functions', () => {
     // The prefixes granted are the ones the runtime writes to.
     expect(documentKey('j-1').startsWith('work/')).toBe(true);
     expect(reportKeys(stack.topology.buckets.results.prefix, 'j-1').json.startsWith('reports/')).toBe(true);
+    expect(reportKeys(stack.topology.buckets.results.prefix, 'j-1').docx.startsWith('reports/')).toBe(true);
+  });
+
+  it('lets finalize read uploads (to comment a DOCX in report.docx) under the intake prefix only, and write none', () => {
+    const intake = idOf(stack.documentBuckets.intakeBucket);
+    const onIntake = statementsOfRole(idOf(stack.functions.finalizeFunction.role as IConstruct)).filter((s) =>
+      asArray(s.Resource).some((r) => render(r).includes(intake)),
+    );
+    expect(onIntake.map((s) => [asArray(s.Action).sort(), asArray(s.Resource).map(render)])).toEqual([
+      [
+        ['s3:GetObject', 's3:GetObjectVersion'],
+        [`\${${intake}.Arn}/${stack.topology.buckets.intake.prefix}*`],
+      ],
+    ]);
   });
 });
 

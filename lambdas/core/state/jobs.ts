@@ -88,6 +88,8 @@ export interface Job {
   readonly finalizedAt?: string;
   readonly reportKey?: string;
   readonly htmlReportKey?: string;
+  /** report.docx: the contract with a comment on each clause at medium risk or above. */
+  readonly docxReportKey?: string;
   /** When `clause-review purge` deleted the job's document, work files, report and other items. */
   readonly purgedAt?: string;
   /** What that purge deleted: object versions and delete markers, and state-table items. */
@@ -412,7 +414,10 @@ export class Jobs {
     jobId: string,
     status: JobStatus,
     fields: Partial<
-      Pick<Job, 'reason' | 'reportKey' | 'htmlReportKey' | 'sha256' | 'bytes' | 'format' | 'rejection'>
+      Pick<
+        Job,
+        'reason' | 'reportKey' | 'htmlReportKey' | 'docxReportKey' | 'sha256' | 'bytes' | 'format' | 'rejection'
+      >
     >,
     from: readonly JobStatus[] = ['running', 'intake'],
   ): Promise<boolean> {
