@@ -416,7 +416,14 @@ export class Jobs {
     fields: Partial<
       Pick<
         Job,
-        'reason' | 'reportKey' | 'htmlReportKey' | 'docxReportKey' | 'sha256' | 'bytes' | 'format' | 'rejection'
+        | 'reason'
+        | 'reportKey'
+        | 'htmlReportKey'
+        | 'docxReportKey'
+        | 'sha256'
+        | 'bytes'
+        | 'format'
+        | 'rejection'
       >
     >,
     from: readonly JobStatus[] = ['running', 'intake'],
