@@ -367,7 +367,7 @@ describe('pipeline functions', () => {
     expect(env.API_ROLE_ID).toEqual({ 'Fn::GetAtt': [idOf(stack.statusApi.role), 'RoleId'] });
   });
 
-  it('let only the intake function read uploads, and only under the intake prefix', () => {
+  it('let only intake (to review) and finalize (to comment a DOCX) read uploads, and only under the intake prefix', () => {
     const intake = idOf(stack.documentBuckets.intakeBucket);
     const readers = policies().filter((p) =>
       p.statements.some(
@@ -378,6 +378,7 @@ describe('pipeline functions', () => {
     );
     expect(readers.flatMap((p) => p.roles)).toEqual([
       `\${${idOf(stack.functions.intakeFunction.role as IConstruct)}}`,
+      `\${${idOf(stack.functions.finalizeFunction.role as IConstruct)}}`,
     ]);
     const read = readers[0]?.statements.find((s) => asArray(s.Action).includes('s3:GetObject'));
     expect(asArray(read?.Action ?? []).sort()).toEqual([
@@ -736,6 +737,7 @@ describe('cdk-nag AwsSolutions', () => {
         'ClauseReview/BatchLane/TaskDefinition/TaskRole: AwsSolutions-IAM5[Resource::*]',
         'ClauseReview/BatchLane/TaskDefinition: AwsSolutions-ECS2',
         'ClauseReview/BucketNotificationsHandler: AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        'ClauseReview/Functions/FinalizeRole: AwsSolutions-IAM5[Resource::<DocumentsIntake.Arn>/incoming/*]',
         'ClauseReview/Functions/FinalizeRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/reports/*]',
         'ClauseReview/Functions/FinalizeRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/work/*]',
         'ClauseReview/Functions/IntakeRole: AwsSolutions-IAM5[Resource::<DocumentsIntake.Arn>/incoming/*]',
