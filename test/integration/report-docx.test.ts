@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../bin/client/api-client.js';
 import { reportCommand } from '../../bin/commands/api-commands.js';
 import type { Target } from '../../bin/commands/target.js';
+import { reportDocx } from '../../lambdas/core/finalize/docx-output.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { commented, paragraphTexts } from '../../lambdas/core/report-docx/index.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
@@ -102,5 +103,20 @@ describe('report.docx', () => {
     const path = lines.find((l) => l.endsWith('report.docx'));
     expect(path).toBe(join(scratch, jobId, 'report.docx'));
     expect(Buffer.from(readFileSync(path ?? '')).equals(Buffer.from(docx))).toBe(true);
+
+    // A DOCX upload gone by the time finalize runs (deleted, expired) still gets its comments,
+    // on a document generated from the text, and finalize is told why.
+    const gone = await reportDocx(
+      h.pipeline.clients.s3,
+      {
+        bucket: h.stack.resources.intakeBucket,
+        key: `${h.stack.resources.intakePrefix}gone.docx`,
+        format: 'docx',
+      },
+      { text: stored.text, format: 'docx' },
+      report,
+    );
+    expect(gone.outcome).toMatchObject({ source: 'generated', comments: risky.length });
+    expect(gone.outcome.fallback).toMatch(/key does not exist|NoSuchKey/i);
   });
 });

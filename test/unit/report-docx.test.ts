@@ -21,7 +21,7 @@ import {
   paragraphTexts,
   renderReportDocx,
 } from '../../lambdas/core/report-docx/index.js';
-import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
+import { buildStyledDocx, buildZip, styledParagraphs } from '../fixtures/documents/builders.js';
 import { seededRandom } from '../helpers/random.js';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -165,6 +165,61 @@ describe('report.docx from a DOCX upload', () => {
     expect(types).toContain('/word/comments.xml');
     const rels = strFromU8(partsOf(out.bytes)['word/_rels/document.xml.rels'] ?? new Uint8Array());
     expect(rels).toContain('relationships/comments');
+  });
+
+  it('keeps the comments a document has, numbers its own after them, and anchors inside hyperlinks and insertions', async () => {
+    const NS =
+      'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+    const p = (inner: string) => `<w:p>${inner}</w:p>`;
+    const r = (text: string, props = '') =>
+      `<w:r>${props ? `<w:rPr>${props}</w:rPr>` : ''}<w:t xml:space="preserve">${text}</w:t></w:r>`;
+    const body = [
+      p(
+        r('1. Fees. Client shall pay ') +
+          `<w:hyperlink r:id="rId9">${r('each invoice', '<w:u w:val="single"/>')}</w:hyperlink>` +
+          r(' within 30 days.'),
+      ),
+      p(
+        `<w:ins w:id="1" w:author="A" w:date="2026-01-01T00:00:00Z">${r('2. Term. This Agreement ', '<w:b/>')}</w:ins>` +
+          r('continues for two years.'),
+      ),
+      p(
+        `<w:commentRangeStart w:id="7"/>${r('3. Notices. Notices go in writing.')}<w:commentRangeEnd w:id="7"/><w:r><w:commentReference w:id="7"/></w:r>`,
+      ),
+    ].join('');
+    const original = buildZip({
+      '[Content_Types].xml':
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/word/comments.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml"/></Types>',
+      '_rels/.rels':
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+      'word/_rels/document.xml.rels':
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments" Target="comments.xml"/><Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com" TargetMode="External"/></Relationships>',
+      'word/document.xml': `<?xml version="1.0" encoding="UTF-8"?><w:document ${NS}><w:body>${body}</w:body></w:document>`,
+      'word/comments.xml': `<?xml version="1.0" encoding="UTF-8"?><w:comments ${NS}><w:comment w:id="7" w:author="Counsel"><w:p><w:r><w:t>Check the notice address.</w:t></w:r></w:p></w:comment></w:comments>`,
+    });
+    const parsed = await parseDocument(original, { key: 'c.docx', maxBytes: 1024 * 1024 });
+    const report = reportOf(parsed.clauses, () => 0.99); // every clause critical
+    const out = renderReportDocx({ report, text: parsed.text, original });
+    expect(out.comments).toBe(parsed.clauses.length);
+    const after = xmlPart(out.bytes, 'word/document.xml');
+    expect(paragraphTexts(after)).toEqual(paragraphTexts(xmlPart(original, 'word/document.xml')));
+    expect(styledChars(after)).toEqual(styledChars(xmlPart(original, 'word/document.xml')));
+    const comments = xmlPart(out.bytes, 'word/comments.xml').getElementsByTagNameNS(W, 'comment');
+    const ids = Array.from({ length: comments.length }, (_, i) =>
+      (comments.item(i) as Element).getAttributeNS(W, 'id'),
+    );
+    expect(ids[0]).toBe('7');
+    expect((comments.item(0) as Element).textContent).toBe('Check the notice address.');
+    expect(ids.slice(1).map(Number)).toEqual(parsed.clauses.map((_, i) => 8 + i));
+    const ranges = rangedText(after);
+    for (const [i, clause] of parsed.clauses.entries())
+      expect(squeeze(ranges.get(String(8 + i)) ?? '')).toBe(squeeze(clause.text));
+    // The one comments part the document names, and no second relationship to it.
+    expect(
+      strFromU8(partsOf(out.bytes)['word/_rels/document.xml.rels'] ?? new Uint8Array()).match(
+        /relationships\/comments/g,
+      ),
+    ).toHaveLength(1);
   });
 
   it('refuses bytes that are not a Word package, naming why', () => {
