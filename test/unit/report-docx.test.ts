@@ -260,3 +260,51 @@ describe('report.docx from a text upload', () => {
     );
   });
 });
+
+describe('a clause’s comment', () => {
+  it('says the risk, the categories scored, each finding’s reasons, analysts and quote, and the reviewer’s decision', () => {
+    const report = reportOf(
+      [
+        {
+          id: 'c0007',
+          index: 6,
+          start: 0,
+          end: 80,
+          text: 'Liability is capped at fees paid in the prior twelve months, save for fraud.',
+        },
+      ],
+      () => 0.99,
+    );
+    const [base] = report.clauses;
+    if (!base) throw new Error('one clause');
+    const category = CATEGORIES[0]?.id ?? '';
+    const clause: ReportClause = {
+      ...base,
+      risk: 'low',
+      model: { risk: 'critical', maxScore: 3, scores: base.scores },
+      findings: base.findings.map((f) => ({
+        ...f,
+        review: {
+          findingId: `c0007/${category}`,
+          decision: 'overridden',
+          modelScore: 3,
+          decidedScore: 1,
+          by: 'arn:aws:iam::1:user/counsel',
+          at: '2026-03-01T09:00:00.000Z',
+          note: 'market-standard cap',
+        },
+      })),
+    };
+    // Decided down to low, but the panel had it critical: it still gets its comment.
+    expect(commented(clause)).toBe(true);
+    expect(commented({ ...clause, model: undefined })).toBe(false);
+    const lines = commentParagraphs(report, clause);
+    expect(lines[0]).toBe('Risk: LOW (panel: CRITICAL) · clause c0007');
+    expect(lines[1]).toBe(`Categories: ${CATEGORIES[0]?.name} 3 (severe)`);
+    expect(lines[2]).toBe(`${CATEGORIES[0]?.name} 3: why c0007 <matters> & "binds" (Liability counsel)`);
+    expect(lines[3]).toBe('“Liability is capped at fees pa”');
+    expect(lines[4]).toBe(
+      `Reviewer: ${CATEGORIES[0]?.name} overridden (score 3 → 1) by arn:aws:iam::1:user/counsel at 2026-03-01T09:00:00.000Z: “market-standard cap”`,
+    );
+  });
+});

@@ -42,17 +42,16 @@ export function commentParagraphs(
 ): string[] {
   const category = new Map(report.categories.map((x) => [x.id, x.name]));
   const analyst = new Map(report.analystPanel.map((a) => [a.id, a.name]));
+  const upper = (r: Risk | null) => (r ?? 'none').toUpperCase();
   const risk =
-    c.model && c.model.risk !== c.risk
-      ? `${c.risk ?? 'none'} (panel: ${c.model.risk ?? 'none'})`
-      : `${c.risk ?? 'none'}`;
+    c.model && c.model.risk !== c.risk ? `${upper(c.risk)} (panel: ${upper(c.model.risk)})` : upper(c.risk);
   const where = [c.label, c.heading].filter(Boolean).join(' ');
   const scored = Object.entries(c.scores)
     .filter((e): e is [string, number] => e[1] !== null && e[1] >= 2)
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .map(([id, s]) => `${category.get(id) ?? id} ${s} (${SCORE_WORDS[s] ?? s})`);
   const out = [
-    `Risk: ${risk.toUpperCase()} · clause ${c.id}${where ? ` (${where})` : ''}`,
+    `Risk: ${risk} · clause ${c.id}${where ? ` (${where})` : ''}`,
     `Categories: ${scored.join('; ') || 'none scored significant'}`,
   ];
   const findings = [...c.findings].sort(
