@@ -116,7 +116,13 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
   try {
     const { jobs, holds, live } = ensureApi();
     const id = r.id ?? '';
-    const query = event.queryStringParameters ?? {};
+    // The raw query too: `?after=` (empty, to start) must count as given whether or not the
+    // parsed parameters keep an empty value.
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html
+    const query = {
+      ...Object.fromEntries(new URLSearchParams(event.rawQueryString ?? '')),
+      ...event.queryStringParameters,
+    };
     switch (r.name) {
       case 'submit':
         return json(201, await jobs.submit(body(event), caller));

@@ -345,6 +345,10 @@ describe('GET /jobs and findings as they happen', () => {
       chunks: { total: 10, consolidated: 0, delivered: 0 },
     });
     expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(0);
+    // `?after=` in the raw query alone is the same request.
+    const raw = event('GET', `/jobs/${running.jobId}/findings`);
+    const viaRaw = (await handler({ ...raw, rawQueryString: 'after=' })) as APIGatewayProxyStructuredResultV2;
+    expect(JSON.parse(viaRaw.body ?? '{}')).toEqual(r.body);
     expect(
       (await call('GET', `/jobs/${running.jobId}/findings`, undefined, MALLORY, { after: '' })).status,
     ).toBe(404);
