@@ -381,7 +381,7 @@ export class JobsApi {
   }
 
   /**
-   * Presigned GET URLs of report.json and report.html.
+   * Presigned GET URLs of report.json, report.html and report.docx.
    * @throws JobStateConflictError while the job has no report (not finalized yet, or rejected).
    */
   async report(id: string, caller?: Principal): Promise<ReportLinks> {
