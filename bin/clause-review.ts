@@ -10,6 +10,7 @@ import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
 import { dlqCommand } from './commands/dlq.js';
 import { DOCTOR_USAGE, doctorCommand } from './commands/doctor.js';
 import { decideCommand, findingsCommand, pauseCommand, resumeCommand } from './commands/hold-commands.js';
+import { jobsCommand, liveFindingsCommand } from './commands/live-commands.js';
 import { localCommand } from './commands/local.js';
 import { PURGE_USAGE, purgeCommand } from './commands/purge.js';
 import { review } from './commands/review.js';
@@ -25,7 +26,11 @@ Usage:
   clause-review cancel <job>                 cancel a job that has not ended (paused or awaiting review included)
   clause-review pause <job>                  stop starting model calls; chunks in flight stop at their next check
   clause-review resume <job>                 continue a paused job from its checkpoints (no answered call is made again)
-  clause-review findings <job> [--gated]     the findings a review gate holds (or, once reported, every significant one)
+  clause-review jobs [--limit N] [--after CURSOR]
+                                             your jobs, newest first: status, chunks done, cost
+  clause-review findings <job> [--once] [--json]
+                                             each clause (id, risk, categories) as its chunk consolidates, until the job ends
+  clause-review findings <job> --gated       the findings a review gate holds (or, once reported, every significant one)
   clause-review decide <job> <finding...> approve|override --score N|reject [--note TEXT]
   clause-review decide <job> --approve-all [--note TEXT]
                                              record a reviewer's decision; the last one lets the report be written
@@ -116,7 +121,11 @@ async function main(argv: string[]): Promise<number> {
     case 'resume':
       return resumeCommand(rest, PROCESS_IO);
     case 'findings':
-      return findingsCommand(rest, PROCESS_IO);
+      return rest.includes('--gated')
+        ? findingsCommand(rest, PROCESS_IO)
+        : liveFindingsCommand(rest, PROCESS_IO);
+    case 'jobs':
+      return jobsCommand(rest, PROCESS_IO);
     case 'decide':
       return decideCommand(rest, PROCESS_IO);
     case 'local':

@@ -294,6 +294,13 @@ export class PipelineFunctions extends Construct {
     for (const f of [this.intakeFunction, this.workerFunction]) grantModelLifecycleReads(f, this, models);
 
     const resultsPrefix = t.buckets.results.prefix;
+    // Finalize reads a DOCX upload, at the version reviewed, to put report.docx's comments in it.
+    this.finalizeFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject', 's3:GetObjectVersion'],
+        resources: [props.intakeBucket.arnForObjects(`${intakePrefix}*`)],
+      }),
+    );
     this.finalizeFunction.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['s3:GetObject'],
@@ -313,6 +320,7 @@ export class PipelineFunctions extends Construct {
       [this.intakeFunction.role, props.intakeBucket, intakePrefix, 'reads uploads'],
       [this.intakeFunction.role, props.resultsBucket, WORK_PREFIX, 'stores normalised documents'],
       [this.finalizeFunction.role, props.resultsBucket, WORK_PREFIX, 'reads normalised documents'],
+      [this.finalizeFunction.role, props.intakeBucket, intakePrefix, 'reads DOCX uploads to comment them'],
       [this.finalizeFunction.role, props.resultsBucket, resultsPrefix, 'writes reports'],
     ];
     for (const [role, bucket, prefix, what] of objectPatterns) {

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { DecisionResponse, decisionRequestSchema } from '../../lambdas/api/holds-api.js';
 import type { JobView, ReportLinks, Submission, SubmitRequest } from '../../lambdas/api/jobs-api.js';
 import type { FindingsView } from '../../lambdas/core/holds/review.js';
+import type { JobListView, LiveFindingsView } from '../../lambdas/core/live/index.js';
 import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
 
@@ -42,6 +43,8 @@ export interface ApiResponse {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly text: string;
   readonly body: unknown;
+  /** The body as received (a download that is not text, such as report.docx). */
+  readonly bytes: Uint8Array;
 }
 
 /** Sends one HTTP request; the signer's headers are sent exactly as signed (host included). */
@@ -58,14 +61,15 @@ export function send(
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         let parsed: unknown = text;
         try {
           parsed = text ? JSON.parse(text) : undefined;
         } catch {
           // not JSON: keep the text
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed, bytes });
       });
     });
     req.on('error', reject);
@@ -165,6 +169,19 @@ export class ApiClient {
   /** GET /jobs/{id}/findings. */
   findings(id: string): Promise<FindingsView> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/findings`);
+  }
+
+  /** GET /jobs/{id}/findings?after=: clauses of chunks consolidated since `after` ('' from the start). */
+  liveFindings(id: string, after: string): Promise<LiveFindingsView> {
+    return this.call('GET', `jobs/${encodeURIComponent(id)}/findings?after=${encodeURIComponent(after)}`);
+  }
+
+  /** GET /jobs: the caller's jobs, newest first. */
+  jobs(query: { after?: string; limit?: number; owner?: string } = {}): Promise<JobListView> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const search = params.toString();
+    return this.call('GET', `jobs${search ? `?${search}` : ''}`);
   }
 
   /** POST /jobs/{id}/decisions. */

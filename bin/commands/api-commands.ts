@@ -282,18 +282,21 @@ export async function reportCommand(argv: string[], io: CliIo, resolveWith: Targ
     if (!values.out) {
       io.out(`report.json  ${links.json.url}`);
       io.out(`report.html  ${links.html.url}`);
+      if (links.docx) io.out(`report.docx  ${links.docx.url}`);
       io.err(`(links valid until ${links.expiresAt})`);
       if (values.open) openInBrowser(links.html.url);
       return 0;
     }
-    const files: Record<string, string> = {};
+    const files: Record<string, string | Uint8Array> = {};
     for (const [name, link] of [
       ['report.json', links.json],
       ['report.html', links.html],
+      ['report.docx', links.docx],
     ] as const) {
+      if (!link) continue;
       const r = await send(new URL(link.url), 'GET', {});
       if (r.status !== 200) throw new CliError(`downloading ${name} failed (HTTP ${r.status})`, 1);
-      files[name] = r.text;
+      files[name] = name.endsWith('.docx') ? r.bytes : r.text;
     }
     const written = writeConfined(values.out, links.jobId, files);
     for (const path of written) io.out(path);

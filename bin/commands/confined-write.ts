@@ -19,7 +19,7 @@ function inside(root: string, path: string): boolean {
 export function writeConfined(
   outDir: string,
   name: string,
-  files: Readonly<Record<string, string>>,
+  files: Readonly<Record<string, string | Uint8Array>>,
 ): string[] {
   const segment = /^(?!\.{1,2}$)[^/\\\0]+$/;
   for (const part of [name, ...Object.keys(files)]) {

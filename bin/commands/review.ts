@@ -349,7 +349,7 @@ async function writeResults(
   for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
   if (written > 0) {
     console.log(
-      `\n${written} report(s) written under ${o.outDir} (report.json and report.html per document)`,
+      `\n${written} report(s) written under ${o.outDir} (report.json, report.html and report.docx per document)`,
     );
   } else console.log('\nno report was written');
   if (unfinished.length > 0) {
@@ -360,7 +360,7 @@ async function writeResults(
   return exitCode;
 }
 
-/** Copies one finalized job's report.json and report.html under `outDir`; its results row. */
+/** Copies one finalized job's report.json, report.html and report.docx under `outDir`; its results row. */
 async function writeReport(
   { pipeline, stack }: Session,
   s: Submitted,
@@ -375,9 +375,17 @@ async function writeReport(
       )
     ).Body?.transformToString() ?? '';
   const json = await get(job.reportKey ?? '');
+  const docx = job.docxReportKey
+    ? await (
+        await pipeline.clients.s3.send(
+          new GetObjectCommand({ Bucket: stack.resources.resultsBucket, Key: job.docxReportKey }),
+        )
+      ).Body?.transformToByteArray()
+    : undefined;
   const [, htmlPath] = writeConfined(outDir, reportDirName(s.file, used), {
     'report.json': json,
     'report.html': await get(job.htmlReportKey ?? ''),
+    ...(docx ? { 'report.docx': docx } : {}),
   });
   const report = JSON.parse(json) as Report;
   const c = report.coverage;

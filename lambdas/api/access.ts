@@ -92,3 +92,16 @@ export function mayActOn(
   if (administrators.some((admin) => isAdministrator(principal, admin))) return true;
   return job.owner !== undefined && isOwner(job.owner, principal);
 }
+
+/** Whether the caller is one of the administrators the stack names. */
+export function isAdministratorOf(
+  principal: Principal | undefined,
+  administrators: readonly string[],
+): boolean {
+  return principal !== undefined && administrators.some((admin) => isAdministrator(principal, admin));
+}
+
+/** The owner names a caller's jobs may be recorded under: the ARN, and `AWS:` + user id for direct uploads. */
+export function ownerNamesOf(principal: Principal): string[] {
+  return [principal.arn, ...(principal.userId ? [`AWS:${principal.userId}`] : [])];
+}

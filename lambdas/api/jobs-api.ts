@@ -174,6 +174,8 @@ export interface ReportLinks {
   readonly status: JobStatus;
   readonly json: { readonly key: string; readonly url: string };
   readonly html: { readonly key: string; readonly url: string };
+  /** report.docx (absent for jobs finalized before it was written). */
+  readonly docx?: { readonly key: string; readonly url: string };
   readonly expiresAt: string;
 }
 
@@ -379,7 +381,7 @@ export class JobsApi {
   }
 
   /**
-   * Presigned GET URLs of report.json and report.html.
+   * Presigned GET URLs of report.json, report.html and report.docx.
    * @throws JobStateConflictError while the job has no report (not finalized yet, or rejected).
    */
   async report(id: string, caller?: Principal): Promise<ReportLinks> {
@@ -404,12 +406,17 @@ export class JobsApi {
       getSignedUrl(this.deps.s3, new GetObjectCommand({ Bucket: this.deps.resultsBucket, Key: key }), {
         expiresIn: this.deps.reportUrlSeconds,
       });
-    const [jsonUrl, htmlUrl] = await Promise.all([sign(job.reportKey), sign(job.htmlReportKey)]);
+    const [jsonUrl, htmlUrl, docxUrl] = await Promise.all([
+      sign(job.reportKey),
+      sign(job.htmlReportKey),
+      job.docxReportKey ? sign(job.docxReportKey) : undefined,
+    ]);
     return {
       jobId: job.jobId,
       status: job.status,
       json: { key: job.reportKey, url: jsonUrl },
       html: { key: job.htmlReportKey, url: htmlUrl },
+      ...(job.docxReportKey && docxUrl ? { docx: { key: job.docxReportKey, url: docxUrl } } : {}),
       expiresAt: new Date(this.now() + this.deps.reportUrlSeconds * 1000).toISOString(),
     };
   }

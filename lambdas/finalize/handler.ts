@@ -29,7 +29,18 @@ function ensureDeps(): FinalizeDeps {
 async function recordHandler(record: SQSRecord): Promise<void> {
   const { jobId } = finalizeMessageSchema.parse(JSON.parse(record.body));
   const result = await finalizeJob(jobId, ensureDeps());
-  logger.info('finalize', { jobId, finalized: result.finalized, status: result.report?.job.status });
+  logger.info('finalize', {
+    jobId,
+    finalized: result.finalized,
+    status: result.report?.job.status,
+    ...(result.docx ? { docx: { source: result.docx.source, comments: result.docx.comments } } : {}),
+  });
+  if (result.docx?.fallback) {
+    logger.warn('report.docx was generated from the text: the uploaded DOCX could not be used', {
+      jobId,
+      reason: result.docx.fallback,
+    });
+  }
   if (result.finalized && result.report) {
     metrics?.job({ lane: result.report.job.lane, costSpentMicros: result.report.cost.spentMicros });
   }

@@ -264,7 +264,7 @@ describe('work queues', () => {
 });
 
 describe('state table', () => {
-  it('is on-demand, recoverable to any second, encrypted, keyed pk/sk with the byStatus index and TTL', () => {
+  it('is on-demand, recoverable to any second, encrypted, keyed pk/sk with the byStatus and byOwner indexes and TTL', () => {
     const t = stack.topology.table;
     const table = props(idOf(stack.stateTable.table));
     expect(table).toMatchObject({
@@ -284,6 +284,14 @@ describe('state table', () => {
         KeySchema: [
           { AttributeName: 'gsi1pk', KeyType: 'HASH' },
           { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: 'byOwner',
+        KeySchema: [
+          { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+          { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
         ],
         Projection: { ProjectionType: 'ALL' },
       },
@@ -359,7 +367,7 @@ describe('pipeline functions', () => {
     expect(env.API_ROLE_ID).toEqual({ 'Fn::GetAtt': [idOf(stack.statusApi.role), 'RoleId'] });
   });
 
-  it('let only the intake function read uploads, and only under the intake prefix', () => {
+  it('let only intake (to review) and finalize (to comment a DOCX) read uploads, and only under the intake prefix', () => {
     const intake = idOf(stack.documentBuckets.intakeBucket);
     const readers = policies().filter((p) =>
       p.statements.some(
@@ -370,6 +378,7 @@ describe('pipeline functions', () => {
     );
     expect(readers.flatMap((p) => p.roles)).toEqual([
       `\${${idOf(stack.functions.intakeFunction.role as IConstruct)}}`,
+      `\${${idOf(stack.functions.finalizeFunction.role as IConstruct)}}`,
     ]);
     const read = readers[0]?.statements.find((s) => asArray(s.Action).includes('s3:GetObject'));
     expect(asArray(read?.Action ?? []).sort()).toEqual([
@@ -398,6 +407,20 @@ describe('pipeline functions', () => {
     // The prefixes granted are the ones the runtime writes to.
     expect(documentKey('j-1').startsWith('work/')).toBe(true);
     expect(reportKeys(stack.topology.buckets.results.prefix, 'j-1').json.startsWith('reports/')).toBe(true);
+    expect(reportKeys(stack.topology.buckets.results.prefix, 'j-1').docx.startsWith('reports/')).toBe(true);
+  });
+
+  it('lets finalize read uploads (to comment a DOCX in report.docx) under the intake prefix only, and write none', () => {
+    const intake = idOf(stack.documentBuckets.intakeBucket);
+    const onIntake = statementsOfRole(idOf(stack.functions.finalizeFunction.role as IConstruct)).filter((s) =>
+      asArray(s.Resource).some((r) => render(r).includes(intake)),
+    );
+    expect(onIntake.map((s) => [asArray(s.Action).sort(), asArray(s.Resource).map(render)])).toEqual([
+      [
+        ['s3:GetObject', 's3:GetObjectVersion'],
+        [`\${${intake}.Arn}/${stack.topology.buckets.intake.prefix}*`],
+      ],
+    ]);
   });
 });
 
@@ -718,6 +741,7 @@ describe('cdk-nag AwsSolutions', () => {
         'ClauseReview/BatchLane/TaskDefinition/TaskRole: AwsSolutions-IAM5[Resource::*]',
         'ClauseReview/BatchLane/TaskDefinition: AwsSolutions-ECS2',
         'ClauseReview/BucketNotificationsHandler: AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        'ClauseReview/Functions/FinalizeRole: AwsSolutions-IAM5[Resource::<DocumentsIntake.Arn>/incoming/*]',
         'ClauseReview/Functions/FinalizeRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/reports/*]',
         'ClauseReview/Functions/FinalizeRole: AwsSolutions-IAM5[Resource::<DocumentsResults.Arn>/work/*]',
         'ClauseReview/Functions/IntakeRole: AwsSolutions-IAM5[Resource::<DocumentsIntake.Arn>/incoming/*]',

@@ -100,7 +100,7 @@ describe('npx clause-review review', () => {
       expect(readdirSync(out).sort()).not.toContain('report.html');
       expect(readdirSync(dest).sort()).toEqual(['document', 'pdf']);
       for (const dir of readdirSync(dest)) {
-        expect(readdirSync(join(dest, dir)).sort()).toEqual(['report.html', 'report.json']);
+        expect(readdirSync(join(dest, dir)).sort()).toEqual(['report.docx', 'report.html', 'report.json']);
       }
     } finally {
       rmSync(docs, { recursive: true, force: true });

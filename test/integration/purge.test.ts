@@ -95,7 +95,8 @@ describe('purge', () => {
     expect((await versions(resultsBucket, workPrefix)).versions).toContainEqual(
       expect.objectContaining({ key: documentKey(job.jobId) }),
     );
-    expect((await versions(resultsBucket, reportPrefix)).versions).toHaveLength(2);
+    // report.json, report.html and report.docx.
+    expect((await versions(resultsBucket, reportPrefix)).versions).toHaveLength(3);
     expect((await items(job.jobId)).length).toBeGreaterThan(1);
     // Someone deleted the upload the plain way: on a versioned bucket that only hides it
     // behind a delete marker, and the contract is still there as a noncurrent version.
@@ -121,6 +122,7 @@ describe('purge', () => {
     expect(record?.purge?.objects).toBeGreaterThanOrEqual(5);
     expect(record).not.toHaveProperty('reportKey');
     expect(record).not.toHaveProperty('htmlReportKey');
+    expect(record).not.toHaveProperty('docxReportKey');
     expect(record).not.toHaveProperty('sha256');
     expect(record?.status).toBe('completed');
 
@@ -175,8 +177,8 @@ describe('purge', () => {
       versions: [{ key: first.key, versionId: second.versionId }],
       markers: [],
     });
-    // The second job is untouched.
-    expect((await versions(resultsBucket, `${resultsPrefix}${second.jobId}/`)).versions).toHaveLength(2);
+    // The second job is untouched: its report.json, report.html and report.docx.
+    expect((await versions(resultsBucket, `${resultsPrefix}${second.jobId}/`)).versions).toHaveLength(3);
     expect((await items(second.jobId)).length).toBeGreaterThan(1);
     expect((await h.jobs.find(second.jobId))?.purgedAt).toBeUndefined();
   }, 240_000);

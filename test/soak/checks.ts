@@ -261,3 +261,47 @@ export function p99(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)] ?? Number.NaN;
 }
+
+/** What the status API answered one caller about one job, as the soak's owner probe asked it. */
+export interface OwnerAnswer {
+  /** The request, e.g. `GET /jobs/{id}/findings?after=`. */
+  readonly route: string;
+  /** `stranger`: neither owner nor administrator; `administrator`: may see every job. */
+  readonly as: 'stranger' | 'administrator';
+  readonly status: number;
+  /** For the administrator's findings read: the clauses read over every page. */
+  readonly clauses?: number;
+}
+
+/**
+ * Owner separation: a stranger gets the 404 of a missing job on every route of a job, its
+ * findings as they happen included; an administrator gets each, and the findings read to the
+ * end are the report's clauses, every one once.
+ */
+export function checkOwnerSeparation(
+  jobId: string,
+  answers: readonly OwnerAnswer[],
+  reportClauses: number | undefined,
+): Violation[] {
+  const out: Violation[] = [];
+  for (const a of answers) {
+    const want = a.as === 'stranger' ? 404 : 200;
+    // A job may have no report (cancelled before finalize, held for review): 409 is its answer.
+    const reportPending = a.route.endsWith('/report') && reportClauses === undefined && a.status === 409;
+    if (a.status !== want && !(a.as === 'administrator' && reportPending)) {
+      out.push({
+        jobId,
+        check: 'owner',
+        detail: `${a.as} got ${a.status} from ${a.route}, expected ${want}`,
+      });
+    }
+    if (a.clauses !== undefined && reportClauses !== undefined && a.clauses !== reportClauses) {
+      out.push({
+        jobId,
+        check: 'owner',
+        detail: `${a.route} read ${a.clauses} clause(s) to the end; the report has ${reportClauses}`,
+      });
+    }
+  }
+  return out;
+}

@@ -23,7 +23,16 @@ import { Claims } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/jobs.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { seededRandom } from '../helpers/random.js';
-import { checkJob, checkRepeats, checkSpend, type JobFacts, p99, type Violation } from './checks.js';
+import {
+  checkJob,
+  checkOwnerSeparation,
+  checkRepeats,
+  checkSpend,
+  type JobFacts,
+  p99,
+  type Violation,
+} from './checks.js';
+import { type OwnerProbe, startOwnerProbe } from './owner-probe.js';
 import { planJobs, SOAK_FAULTS, soakContracts } from './plan.js';
 import { type Rig, runJob, sleep, startRig, type Tracked } from './rig.js';
 
@@ -78,7 +87,8 @@ export async function runSoak(o: Options) {
   const started = Date.now();
   const left = await drive(rig, tracked, o.concurrency, random);
   const wallSeconds = (Date.now() - started) / 1000;
-  const perJob = await checkJobs(rig, tracked);
+  const probe = await startOwnerProbe(rig);
+  const perJob = await checkJobs(rig, tracked, probe).finally(() => probe.close());
   const run = await checkRun(rig, perJob.recordedMicros, left);
   const violations = [...perJob.violations, ...run.violations];
   const { chaos } = rig;
@@ -181,7 +191,7 @@ async function drive(
 }
 
 /** Every job held to the promises (checks.ts), with the run's tallies from the reports. */
-async function checkJobs(rig: Rig, tracked: readonly Tracked[]) {
+async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: OwnerProbe) {
   const violations: Violation[] = [];
   const endStates: Record<string, number> = {};
   const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, notRun: 0 };
@@ -201,6 +211,11 @@ async function checkJobs(rig: Rig, tracked: readonly Tracked[]) {
     const facts = await factsOf(rig, t.jobId, t.cancelled);
     violations.push(...checkJob(facts));
     const { job, report } = facts;
+    // The clauses findings-as-they-happen can give: those of the chunks that consolidated.
+    const readable = report?.chunks
+      .filter((c) => c.stages.consolidate?.status === 'done')
+      .reduce((n, c) => n + c.clauseIds.length, 0);
+    violations.push(...checkOwnerSeparation(t.jobId, await probe.answers(t.jobId), readable));
     const state = job?.status ?? 'missing';
     endStates[state] = (endStates[state] ?? 0) + 1;
     recordedMicros += job?.costSpent ?? 0;

@@ -1,7 +1,13 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -103,8 +109,17 @@ function event(method: string, path: string, body?: string, caller = ALICE): API
   };
 }
 
-async function call(method: string, path: string, body?: string, caller = ALICE) {
-  const r = (await handler(event(method, path, body, caller))) as APIGatewayProxyStructuredResultV2;
+async function call(
+  method: string,
+  path: string,
+  body?: string,
+  caller = ALICE,
+  query?: Record<string, string>,
+) {
+  const e = event(method, path, body, caller);
+  const r = (await handler(
+    query ? { ...e, queryStringParameters: query } : e,
+  )) as APIGatewayProxyStructuredResultV2;
   return { status: r.statusCode, body: JSON.parse(r.body ?? '{}') as Record<string, unknown> };
 }
 
@@ -270,6 +285,93 @@ describe('POST /jobs/{id}/cancel and GET /jobs/{id}/report', () => {
     expect(json.pathname).toBe(`/reports/${running.jobId}/report.json`);
     expect(json.hostname).toBe('results-bucket.s3.us-east-1.amazonaws.com');
     expect(json.searchParams.get('X-Amz-Expires')).toBe('300');
+  });
+});
+
+describe('GET /jobs and findings as they happen', () => {
+  it('lists the caller’s jobs from the byOwner index under both names a job may record, newest first', async () => {
+    ddb.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: Record<string, string> }) => ({
+      Items:
+        input.ExpressionAttributeValues[':pk'] === `OWNER#${ALICE}`
+          ? [{ ...running, gsi2sk: `2026-01-15T11:00:00.000Z#${running.jobId}` }]
+          : [
+              {
+                ...running,
+                jobId: 'j-1111111111aaaaaaaaaa',
+                gsi2sk: '2026-01-15T11:30:00.000Z#j-1111111111aaaaaaaaaa',
+              },
+            ],
+    }));
+    const r = await call('GET', '/jobs', undefined, ALICE, { limit: '5' });
+    expect(r.status).toBe(200);
+    expect((r.body.jobs as { jobId: string }[]).map((j) => j.jobId)).toEqual([
+      'j-1111111111aaaaaaaaaa',
+      running.jobId,
+    ]);
+    const queried = ddb.commandCalls(QueryCommand).map((c) => c.args[0].input);
+    expect(queried.map((q) => q.IndexName)).toEqual(['byOwner', 'byOwner']);
+    expect(queried.map((q) => q.ExpressionAttributeValues?.[':pk']).sort()).toEqual(
+      ['OWNER#AWS:alice', `OWNER#${ALICE}`].sort(),
+    );
+    expect(queried.every((q) => q.ScanIndexForward === false && q.Limit === 6)).toBe(true);
+  });
+
+  it('lets an administrator name another owner, and nobody else; refuses a bad limit or cursor', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    expect((await call('GET', '/jobs', undefined, MALLORY, { owner: ALICE })).status).toBe(400);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
+    const admin = await call('GET', '/jobs', undefined, ADMIN_SESSION, { owner: ALICE });
+    expect(admin.status).toBe(200);
+    expect(
+      ddb.commandCalls(QueryCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':pk']),
+    ).toEqual([`OWNER#${ALICE}`]);
+    expect((await call('GET', '/jobs', undefined, ALICE, { limit: '0' })).body.message).toMatch(
+      /limit must be/,
+    );
+    expect((await call('GET', '/jobs', undefined, ALICE, { after: 'page-2' })).body.message).toMatch(
+      /jobs cursor/,
+    );
+  });
+
+  it('answers ?after= with the live findings (nothing consolidated yet: no batch read), 404 to others, 400 for a bad cursor', async () => {
+    ddb.on(GetCommand).resolves({ Item: running });
+    ddb.on(QueryCommand).resolves({ Items: [{ chunk: 0, stage: 'consolidate', status: 'pending' }] });
+    const r = await call('GET', `/jobs/${running.jobId}/findings`, undefined, ALICE, { after: '' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      clauses: [],
+      ended: false,
+      more: false,
+      chunks: { total: 10, consolidated: 0, delivered: 0 },
+    });
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(0);
+    // `?after=` in the raw query alone is the same request.
+    const raw = event('GET', `/jobs/${running.jobId}/findings`);
+    const viaRaw = (await handler({ ...raw, rawQueryString: 'after=' })) as APIGatewayProxyStructuredResultV2;
+    expect(JSON.parse(viaRaw.body ?? '{}')).toEqual(r.body);
+    expect(
+      (await call('GET', `/jobs/${running.jobId}/findings`, undefined, MALLORY, { after: '' })).status,
+    ).toBe(404);
+    const bad = await call('GET', `/jobs/${running.jobId}/findings`, undefined, ALICE, { after: 'chunk-7' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/findings cursor 'chunk-7' does not start with 'v1\.'/);
+  });
+
+  it('presigns report.docx beside the other two once finalize wrote it', async () => {
+    ddb.on(GetCommand).resolves({
+      Item: {
+        ...running,
+        status: 'completed',
+        finalizedAt: 'f',
+        reportKey: `reports/${running.jobId}/report.json`,
+        htmlReportKey: `reports/${running.jobId}/report.html`,
+        docxReportKey: `reports/${running.jobId}/report.docx`,
+      },
+    });
+    const r = await call('GET', `/jobs/${running.jobId}/report`);
+    expect(new URL((r.body.docx as { url: string }).url).pathname).toBe(
+      `/reports/${running.jobId}/report.docx`,
+    );
   });
 });
 

@@ -3,7 +3,15 @@ import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/jobs.js';
 import { seededRandom } from '../helpers/random.js';
-import { checkJob, checkRepeats, checkSpend, type JobFacts, p99, standing } from '../soak/checks.js';
+import {
+  checkJob,
+  checkOwnerSeparation,
+  checkRepeats,
+  checkSpend,
+  type JobFacts,
+  p99,
+  standing,
+} from '../soak/checks.js';
 import { planJobs } from '../soak/plan.js';
 
 const at = '2026-03-01T10:00:00.000Z';
@@ -209,5 +217,53 @@ describe('planJobs', () => {
     expect(plan.filter((p) => p.tightCeilingUsd !== undefined).length).toBeGreaterThan(15);
     expect(plan.filter((p) => p.gate).length).toBeGreaterThan(10);
     expect(new Set(plan.map((p) => p.lane))).toEqual(new Set(['realtime', 'batch']));
+  });
+});
+
+describe('checkOwnerSeparation', () => {
+  const findings = 'GET /jobs/{id}/findings?after=';
+  it('passes a stranger refused everywhere and an administrator who reads every readable clause', () => {
+    expect(
+      checkOwnerSeparation(
+        'j-1',
+        [
+          { route: 'GET /jobs/{id}', as: 'stranger', status: 404 },
+          { route: findings, as: 'stranger', status: 404 },
+          { route: findings, as: 'administrator', status: 200, clauses: 12 },
+          { route: 'GET /jobs/{id}/report', as: 'administrator', status: 200 },
+        ],
+        12,
+      ),
+    ).toEqual([]);
+  });
+
+  it('names a stranger who was shown findings, and a read that lost or repeated clauses', () => {
+    const v = checkOwnerSeparation(
+      'j-1',
+      [
+        { route: findings, as: 'stranger', status: 200, clauses: 3 },
+        { route: findings, as: 'administrator', status: 200, clauses: 11 },
+      ],
+      12,
+    );
+    expect(v.map((x) => x.detail)).toEqual([
+      `stranger got 200 from ${findings}, expected 404`,
+      `${findings} read 3 clause(s) to the end; the report has 12`,
+      `${findings} read 11 clause(s) to the end; the report has 12`,
+    ]);
+    expect(v.every((x) => x.check === 'owner' && x.jobId === 'j-1')).toBe(true);
+  });
+
+  it('lets an administrator be told a report is not written yet, and nothing else', () => {
+    const report = 'GET /jobs/{id}/report';
+    expect(
+      checkOwnerSeparation('j-1', [{ route: report, as: 'administrator', status: 409 }], undefined),
+    ).toEqual([]);
+    expect(
+      checkOwnerSeparation('j-1', [{ route: report, as: 'administrator', status: 409 }], 4),
+    ).toHaveLength(1);
+    expect(
+      checkOwnerSeparation('j-1', [{ route: findings, as: 'administrator', status: 500 }], 4),
+    ).toHaveLength(1);
   });
 });

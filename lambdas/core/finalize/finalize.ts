@@ -11,6 +11,7 @@ import { Claims } from '../state/claims.js';
 import { JobHolds } from '../state/job-holds.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { buildReport } from './build-report.js';
+import { type DocxOutcome, reportDocx } from './docx-output.js';
 import { renderReportHtml } from './report-html.js';
 import type { Report } from './report-types.js';
 
@@ -27,12 +28,16 @@ export interface FinalizeDeps {
 }
 
 /** Where a job's reports go. */
-export function reportKeys(prefix: string, jobId: string): { json: string; html: string } {
-  return { json: `${prefix}${jobId}/report.json`, html: `${prefix}${jobId}/report.html` };
+export function reportKeys(prefix: string, jobId: string): { json: string; html: string; docx: string } {
+  return {
+    json: `${prefix}${jobId}/report.json`,
+    html: `${prefix}${jobId}/report.html`,
+    docx: `${prefix}${jobId}/report.docx`,
+  };
 }
 
 /**
- * Writes report.json and report.html and moves the job to its terminal status. Idempotent:
+ * Writes report.json, report.html and report.docx and moves the job to its terminal status. Idempotent:
  * a finalized job is left alone, and the report is rewritten identically if a previous
  * attempt died between writing it and recording the status.
  */
@@ -42,7 +47,9 @@ export async function finalizeJob(
 ): Promise<{
   finalized: boolean;
   report?: Report;
-  keys?: { json: string; html: string };
+  keys?: { json: string; html: string; docx: string };
+  /** How report.docx was made (in the upload, or a generated document), and its comments. */
+  docx?: DocxOutcome;
   /** Findings a review gate holds: the job waits in `awaiting_review` and gets no report yet. */
   awaitingReview?: number;
 }> {
@@ -62,7 +69,16 @@ export async function finalizeJob(
   if (review.kind === 'hold') return { finalized: false, awaitingReview: review.held };
   if (review.kind === 'reviewed') report = review.report;
   const keys = reportKeys(deps.resultsPrefix, jobId);
+  const docx = await reportDocx(deps.s3, job, doc, report);
   await Promise.all([
+    deps.s3.send(
+      new PutObjectCommand({
+        Bucket: deps.resultsBucket,
+        Key: keys.docx,
+        Body: docx.bytes,
+        ContentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      }),
+    ),
     deps.s3.send(
       new PutObjectCommand({
         Bucket: deps.resultsBucket,
@@ -87,10 +103,11 @@ export async function finalizeJob(
       ...(report.job.reason ? { reason: report.job.reason } : {}),
       reportKey: keys.json,
       htmlReportKey: keys.html,
+      docxReportKey: keys.docx,
     },
     job.status === 'cancelled' ? ['cancelled'] : ['running', 'awaiting_review'],
   );
-  return { finalized: finished, report, keys };
+  return { finalized: finished, report, keys, docx: docx.outcome };
 }
 
 /** Chunk ledgers read at once for chunks whose checkpoints do not carry their outcomes. */

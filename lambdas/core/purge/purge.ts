@@ -200,7 +200,7 @@ export async function purgeJob(jobId: string, deps: PurgeDeps): Promise<PurgeRes
       TableName: deps.tableName,
       Key: { pk: jobPk(jobId), sk: JOB_SK },
       UpdateExpression:
-        'SET purgedAt = :at, purge = :record, updatedAt = :at REMOVE reportKey, htmlReportKey, sha256, etag',
+        'SET purgedAt = :at, purge = :record, updatedAt = :at REMOVE reportKey, htmlReportKey, docxReportKey, sha256, etag',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':at': purgedAt, ':record': record },
     }),

@@ -3,7 +3,7 @@ import type { PanelModels } from '../analysts/panel-models.js';
 import type { Lane } from '../contracts.js';
 import type { CostQuote } from '../intake/quote.js';
 import { isConditionFailure, JobNotFoundError } from './errors.js';
-import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
+import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk, statusGsiPk } from './keys.js';
 import { statusChange } from './status-change.js';
 import { retryConflicts } from './transact.js';
 
@@ -88,6 +88,8 @@ export interface Job {
   readonly finalizedAt?: string;
   readonly reportKey?: string;
   readonly htmlReportKey?: string;
+  /** report.docx: the contract with a comment on each clause at medium risk or above. */
+  readonly docxReportKey?: string;
   /** When `clause-review purge` deleted the job's document, work files, report and other items. */
   readonly purgedAt?: string;
   /** What that purge deleted: object versions and delete markers, and state-table items. */
@@ -123,6 +125,11 @@ export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' 
 
 function statusIndex(status: JobStatus, at: string, jobId: string) {
   return { gsi1pk: statusGsiPk(status), gsi1sk: `${at}#${jobId}` };
+}
+
+/** The owner index's keys, written once with the job: the owner and creation time never change. */
+function ownerIndex(owner: string | undefined, at: string, jobId: string) {
+  return owner ? { gsi2pk: ownerGsiPk(owner), gsi2sk: ownerGsiSk(at, jobId) } : {};
 }
 
 /** Reads and writes job items. */
@@ -193,7 +200,13 @@ export class Jobs {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { pk: jobPk(job.jobId), sk: JOB_SK, ...item, ...statusIndex('intake', at, job.jobId) },
+          Item: {
+            pk: jobPk(job.jobId),
+            sk: JOB_SK,
+            ...item,
+            ...statusIndex('intake', at, job.jobId),
+            ...ownerIndex(job.owner, at, job.jobId),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -401,7 +414,17 @@ export class Jobs {
     jobId: string,
     status: JobStatus,
     fields: Partial<
-      Pick<Job, 'reason' | 'reportKey' | 'htmlReportKey' | 'sha256' | 'bytes' | 'format' | 'rejection'>
+      Pick<
+        Job,
+        | 'reason'
+        | 'reportKey'
+        | 'htmlReportKey'
+        | 'docxReportKey'
+        | 'sha256'
+        | 'bytes'
+        | 'format'
+        | 'rejection'
+      >
     >,
     from: readonly JobStatus[] = ['running', 'intake'],
   ): Promise<boolean> {

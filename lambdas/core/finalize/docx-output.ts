@@ -1,0 +1,47 @@
+/**
+ * report.docx for a finalized report: the uploaded DOCX with the comments in it, or a plain
+ * document of the contract's text for any other upload. The upload is read from the intake
+ * bucket at the version the job reviewed, so a later upload to the same key changes nothing.
+ */
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { StoredDocument } from '../intake/stored-document.js';
+import { type ReportDocx, renderReportDocx } from '../report-docx/index.js';
+import type { Job } from '../state/jobs.js';
+import type { Report } from './report-types.js';
+
+/** What became of report.docx: how it was made, and why not from the upload when it was one. */
+export interface DocxOutcome extends Omit<ReportDocx, 'bytes'> {
+  /** Why a DOCX upload got a generated document instead (it was deleted, or could not be read). */
+  readonly fallback?: string;
+}
+
+/** report.docx's bytes, and how it was made. */
+export async function reportDocx(
+  s3: S3Client,
+  job: Pick<Job, 'bucket' | 'key' | 'versionId' | 'format'>,
+  doc: Pick<StoredDocument, 'text' | 'format'>,
+  report: Report,
+): Promise<{ bytes: Uint8Array; outcome: DocxOutcome }> {
+  if ((job.format ?? doc.format) === 'docx') {
+    try {
+      const r = await s3.send(
+        new GetObjectCommand({
+          Bucket: job.bucket,
+          Key: job.key,
+          ...(job.versionId ? { VersionId: job.versionId } : {}),
+        }),
+      );
+      const original = await r.Body?.transformToByteArray();
+      if (original) {
+        const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text, original });
+        return { bytes, outcome };
+      }
+    } catch (error) {
+      // The report is still owed: the comments go on a plain document of the text instead.
+      const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text });
+      return { bytes, outcome: { ...outcome, fallback: (error as Error).message } };
+    }
+  }
+  const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text });
+  return { bytes, outcome };
+}

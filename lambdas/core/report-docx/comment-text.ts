@@ -1,0 +1,72 @@
+/**
+ * What a clause's Word comment says: its risk, the categories scored, each finding with the
+ * analysts' reasons and quotes, and the reviewer's decision when there was one. Plain
+ * paragraphs of text; the XML is built from them through the DOM.
+ */
+import type { FindingReview, Report, ReportClause, Risk } from '../finalize/report-types.js';
+
+const RISK_ORDER: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
+const SCORE_WORDS: readonly string[] = ['standard', 'minor', 'significant', 'severe'];
+/** The lowest clause risk that gets a comment. */
+export const COMMENT_RISK: Risk = 'medium';
+
+const atLeast = (risk: Risk | null | undefined, floor: Risk) =>
+  risk != null && RISK_ORDER.indexOf(risk) >= RISK_ORDER.indexOf(floor);
+
+/**
+ * Whether a clause gets a comment: its risk, or the panel's before a reviewer's decisions, is
+ * medium or above (so a clause a reviewer brought down still shows what was decided, and why).
+ */
+export const commented = (c: ReportClause): boolean =>
+  atLeast(c.risk, COMMENT_RISK) || atLeast(c.model?.risk, COMMENT_RISK);
+
+const DECISION_WORDS: Readonly<Record<FindingReview['decision'], string>> = {
+  approved: 'approved',
+  overridden: 'overridden',
+  rejected: 'rejected',
+  unreviewed: 'not reviewed before the deadline',
+};
+
+function decisionLine(name: string, r: FindingReview): string {
+  if (r.decision === 'unreviewed')
+    return `Reviewer: ${name} ${DECISION_WORDS.unreviewed}; the panel's score ${r.modelScore} stands.`;
+  const score =
+    r.decidedScore === r.modelScore ? `score ${r.decidedScore}` : `score ${r.modelScore} → ${r.decidedScore}`;
+  return `Reviewer: ${name} ${DECISION_WORDS[r.decision]} (${score})${r.by ? ` by ${r.by}` : ''}${r.at ? ` at ${r.at}` : ''}${r.note ? `: “${r.note}”` : ''}`;
+}
+
+/** The paragraphs of a clause's comment. */
+export function commentParagraphs(
+  report: Pick<Report, 'categories' | 'analystPanel'>,
+  c: ReportClause,
+): string[] {
+  const category = new Map(report.categories.map((x) => [x.id, x.name]));
+  const analyst = new Map(report.analystPanel.map((a) => [a.id, a.name]));
+  const upper = (r: Risk | null) => (r ?? 'none').toUpperCase();
+  const risk =
+    c.model && c.model.risk !== c.risk ? `${upper(c.risk)} (panel: ${upper(c.model.risk)})` : upper(c.risk);
+  const where = [c.label, c.heading].filter(Boolean).join(' ');
+  const scored = Object.entries(c.scores)
+    .filter((e): e is [string, number] => e[1] !== null && e[1] >= 2)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([id, s]) => `${category.get(id) ?? id} ${s} (${SCORE_WORDS[s] ?? s})`);
+  const out = [
+    `Risk: ${risk} · clause ${c.id}${where ? ` (${where})` : ''}`,
+    `Categories: ${scored.join('; ') || 'none scored significant'}`,
+  ];
+  const findings = [...c.findings].sort(
+    (a, b) => (b.score ?? 0) - (a.score ?? 0) || a.category.localeCompare(b.category),
+  );
+  const decided = new Set<string>();
+  for (const f of findings) {
+    const name = category.get(f.category) ?? f.category;
+    const by = f.analysts.map((a) => analyst.get(a) ?? a).join(', ');
+    out.push(`${name} ${f.score ?? '-'}: ${f.rationale}${by ? ` (${by})` : ''}`);
+    if (f.quote) out.push(`“${f.quote}”`);
+    if (f.review && !decided.has(f.review.findingId)) {
+      decided.add(f.review.findingId);
+      out.push(decisionLine(name, f.review));
+    }
+  }
+  return out;
+}
