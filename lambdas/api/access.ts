@@ -101,7 +101,12 @@ export function isAdministratorOf(
   return principal !== undefined && administrators.some((admin) => isAdministrator(principal, admin));
 }
 
-/** The owner names a caller's jobs may be recorded under: the ARN, and `AWS:` + user id for direct uploads. */
+/**
+ * The owner names a caller's jobs may be recorded under: a person signed in through the
+ * identity pool only as their Cognito identity (every signed-in person shares the role session
+ * ARN); anyone else as the ARN, and `AWS:` + user id for direct uploads.
+ */
 export function ownerNamesOf(principal: Principal): string[] {
+  if (principal.cognitoIdentityId !== undefined) return [ownerOf(principal)];
   return [principal.arn, ...(principal.userId ? [`AWS:${principal.userId}`] : [])];
 }

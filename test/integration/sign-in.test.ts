@@ -252,6 +252,10 @@ describe('two people signed in', () => {
     // The administrators group's role is an administrator of the API.
     expect(await statusOf(gail, erinsJob.jobId)).toBe(200);
     expect(await statusOf(gail, femisJob.jobId)).toBe(200);
+    // GET /jobs lists each person's own job, under their identity rather than the shared role.
+    const listed = async (p: typeof erin) => (await p.api.jobs()).jobs.map((j) => j.jobId);
+    expect(await listed(erin)).toEqual([erinsJob.jobId]);
+    expect(await listed(femi)).toEqual([femisJob.jobId]);
   }, 120_000);
 
   it('are refused with a key whose session token is missing or wrong', async () => {

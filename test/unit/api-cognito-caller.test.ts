@@ -5,7 +5,7 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { COGNITO_OWNER_PREFIX, mayActOn, ownerOf } from '../../lambdas/api/access.js';
+import { COGNITO_OWNER_PREFIX, mayActOn, ownerNamesOf, ownerOf } from '../../lambdas/api/access.js';
 import { callerOf, type IamAuthorizerContext } from '../../lambdas/api/caller.js';
 import { configureApi, handler } from '../../lambdas/api/handler.js';
 import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
@@ -75,6 +75,16 @@ describe('owners that are Cognito identities', () => {
     expect(mayActOn({ owner: SIGNED_IN }, anna, [])).toBe(false);
     // Nor may an IAM caller holding the ARN act on a person's job.
     expect(mayActOn(job, { arn: SIGNED_IN }, [])).toBe(false);
+  });
+
+  it("list a person's jobs under their identity only, never the shared role session", () => {
+    expect(ownerNamesOf({ ...anna, userId: 'AROAEXAMPLE:CognitoIdentityCredentials' })).toEqual([
+      ownerOf(anna),
+    ]);
+    expect(ownerNamesOf({ arn: 'arn:aws:iam::1:user/alice', userId: 'AIDA1' })).toEqual([
+      'arn:aws:iam::1:user/alice',
+      'AWS:AIDA1',
+    ]);
   });
 
   it('let a session of the administrators role in to every job', () => {
