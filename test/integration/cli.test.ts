@@ -72,7 +72,12 @@ describe('submit, status, report', () => {
     expect(report.stdout).toEqual([
       join(scratch, jobId ?? '', 'report.json'),
       join(scratch, jobId ?? '', 'report.html'),
+      join(scratch, jobId ?? '', 'report.docx'),
     ]);
+    // A DOCX is a zip: its first bytes are the local file header's signature.
+    expect(readFileSync(join(scratch, jobId ?? '', 'report.docx')).subarray(0, 4)).toEqual(
+      Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+    );
     const json = JSON.parse(readFileSync(join(scratch, jobId ?? '', 'report.json'), 'utf8')) as {
       job: { jobId: string; status: string };
     };
