@@ -67,7 +67,9 @@ export interface LocalStackServerOptions {
  * pipeline uses) as available. DynamoDB starts on first use; {@link LocalStackServer.stop} ends
  * it with LocalStack.
  */
-export async function startLocalStackServer(options: LocalStackServerOptions = {}): Promise<LocalStackServer> {
+export async function startLocalStackServer(
+  options: LocalStackServerOptions = {},
+): Promise<LocalStackServer> {
   const wanted = options.services ?? LOCALSTACK_SERVICES;
   const install = ensureLocalStack(options.log ? { log: options.log } : {});
   const port = await freePort();
