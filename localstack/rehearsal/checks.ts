@@ -153,7 +153,7 @@ async function checkQueues(
     results.push({
       what: `queue ${name}`,
       ok: problems.length === 0,
-      detail: problems.join('; ') || notes.join(', '),
+      detail: problems.join('; ') || notes.join(', ') || 'as the template sets',
     });
   }
   return results;
