@@ -2,8 +2,9 @@
  * Which resource types the rehearsal's LocalStack can create through CloudFormation, read from
  * the installed LocalStack itself: its free edition registers one CloudFormation resource
  * provider per supported type (the `localstack.cloudformation.resource_providers` entry points of
- * localstack-core). Types without one are Pro-only in LocalStack's coverage tables
- * (https://docs.localstack.cloud/aws/services/): ECS, API Gateway v2, Application Auto Scaling,
+ * localstack-core). Types without one are Pro-only in LocalStack's coverage catalog, which
+ * names each service's minimum plan (https://docs.localstack.cloud/api-coverage/v1/index.md):
+ * ECS, API Gateway v2, Application Auto Scaling,
  * CloudWatch dashboards, EC2 flow logs and custom resources (localstack-core's
  * `get_resource_type` notes "overwritten in PRO to add support for custom resources").
  */
