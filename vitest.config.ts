@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The deploy rehearsal starts a LocalStack with CloudFormation of its own and runs with the
+    // LocalStack suite (localstack/test-localstack.ts sets the variable), not with npm test.
+    exclude: process.env.CLAUSE_REVIEW_LOCALSTACK_SUITE ? [] : ['test/integration/deploy-rehearsal.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

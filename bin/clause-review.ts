@@ -20,8 +20,9 @@ const USAGE = `clause-review — failure-tolerant contract review
 
 Usage:
   clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
-                       [--gate none|critical|high] [--review-hours H]
+                       [--gate none|critical|high] [--review-hours H] [--dry-run]
                                              upload a contract through the status API; prints the job id
+                                             (--dry-run: print the signed request and where it would go; send nothing)
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
   clause-review cancel <job>                 cancel a job that has not ended (paused or awaiting review included)
   clause-review pause <job>                  stop starting model calls; chunks in flight stop at their next check

@@ -46,15 +46,31 @@ async function health(endpoint: string): Promise<Health | undefined> {
   }
 }
 
+/** How to start LocalStack. */
+export interface LocalStackServerOptions {
+  readonly log?: (line: string) => void;
+  /** @default 120000 */
+  readonly startTimeoutMs?: number;
+  /**
+   * The services to load and wait for (LocalStack's names, e.g. 'cloudformation').
+   * @default {@link LOCALSTACK_SERVICES}
+   */
+  readonly services?: readonly string[];
+  /** More of LocalStack's configuration variables (they win over the launcher's own). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
 /**
  * Starts LocalStack in host mode (no Docker) from the project's install (made on first use,
  * see localstack-install.ts) on a free loopback port, with its file system under `.localstack/`,
- * and resolves once its health endpoint lists every service the pipeline uses as available.
- * DynamoDB starts on first use; {@link LocalStackServer.stop} ends it with LocalStack.
+ * and resolves once its health endpoint lists every service asked for (by default those the
+ * pipeline uses) as available. DynamoDB starts on first use; {@link LocalStackServer.stop} ends
+ * it with LocalStack.
  */
 export async function startLocalStackServer(
-  options: { log?: (line: string) => void; startTimeoutMs?: number } = {},
+  options: LocalStackServerOptions = {},
 ): Promise<LocalStackServer> {
+  const wanted = options.services ?? LOCALSTACK_SERVICES;
   const install = ensureLocalStack(options.log ? { log: options.log } : {});
   const port = await freePort();
   // Each server gets a file system of its own (state, temporary files, DynamoDB Local's
@@ -75,7 +91,7 @@ export async function startLocalStackServer(
       // Host mode with every directory inside the project, never /var/lib/localstack.
       OVERRIDE_IN_DOCKER: '0',
       FILESYSTEM_ROOT: root,
-      SERVICES: LOCALSTACK_SERVICES.join(','),
+      SERVICES: wanted.join(','),
       EAGER_SERVICE_LOADING: '1',
       // Offline: no certificate download, no DNS server, no analytics.
       SKIP_SSL_CERT_DOWNLOAD: '1',
@@ -87,6 +103,7 @@ export async function startLocalStackServer(
       // queue URL's host.
       SQS_ENDPOINT_STRATEGY: 'path',
       LOCALSTACK_HOST: `127.0.0.1:${port}`,
+      ...options.env,
     },
   });
   const watched = watchChild(child, 80);
@@ -107,7 +124,7 @@ export async function startLocalStackServer(
   for (;;) {
     last = await health(endpoint);
     const services = last?.services ?? {};
-    if (last && LOCALSTACK_SERVICES.every((s) => ['available', 'running'].includes(services[s] ?? ''))) break;
+    if (last && wanted.every((s) => ['available', 'running'].includes(services[s] ?? ''))) break;
     const exited = watched.exitCode();
     if (exited !== undefined || Date.now() > deadline) {
       killGroup('SIGKILL');

@@ -2,7 +2,8 @@
  * `npm run test:localstack`: the integration suite against LocalStack instead of moto. Starts
  * LocalStack in host mode (installing it into the project on first use), runs vitest on
  * test/integration (or the files given) with AWS_ENDPOINT_URL pointing at it, as a Docker
- * LocalStack would be used, and stops it, DynamoDB Local included, whatever the outcome.
+ * LocalStack would be used, and stops it, DynamoDB Local included, whatever the outcome. The
+ * deploy rehearsal's test (test/integration/deploy-rehearsal.test.ts) runs only here.
  *
  *   npm run test:localstack [-- test/integration/intake.test.ts …]
  */
@@ -25,7 +26,11 @@ async function main(files: string[]): Promise<number> {
         'run',
         ...(files.length > 0 ? files : ['test/integration']),
       ],
-      { cwd: PROJECT_ROOT, stdio: 'inherit', env: { ...process.env, AWS_ENDPOINT_URL: server.endpoint } },
+      {
+        cwd: PROJECT_ROOT,
+        stdio: 'inherit',
+        env: { ...process.env, AWS_ENDPOINT_URL: server.endpoint, CLAUSE_REVIEW_LOCALSTACK_SUITE: '1' },
+      },
     );
     return await new Promise<number>((resolve) => vitest.once('exit', (code) => resolve(code ?? 1)));
   } finally {

@@ -115,6 +115,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     'allow-partial': { type: 'boolean' },
     gate: { type: 'string' },
     'review-hours': { type: 'string' },
+    'dry-run': { type: 'boolean' },
   });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0)
@@ -138,15 +139,17 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     .map((s) => s.trim())
     .filter(Boolean);
   const review = reviewOptions(values.gate, values['review-hours']);
+  const request = {
+    filename: basename(file),
+    ...(lane ? { lane } : {}),
+    ...(budget !== undefined ? { costCeilingUsd: budget } : {}),
+    ...(analysts ? { analysts } : {}),
+    ...(values['allow-partial'] ? { allowPartial: true } : {}),
+    ...review,
+  };
   return withTarget(values, resolveWith, async (target) => {
-    const submission = await target.api.submit({
-      filename: basename(file),
-      ...(lane ? { lane } : {}),
-      ...(budget !== undefined ? { costCeilingUsd: budget } : {}),
-      ...(analysts ? { analysts } : {}),
-      ...(values['allow-partial'] ? { allowPartial: true } : {}),
-      ...review,
-    });
+    if (values['dry-run']) return dryRunSubmit(target, request, file, bytes.length, io);
+    const submission = await target.api.submit(request);
     await uploadDocument(submission, bytes);
     // Until intake records the job, only the submission id resolves; wait a little for it, and
     // for the quote intake computes once it has read the document.
@@ -179,6 +182,27 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     io.err(`follow it: clause-review status ${handle} --watch${flag}`);
     return 0;
   });
+}
+
+/**
+ * `submit --dry-run`: what `submit` would do on this target, read from its outputs, with the
+ * request signed by the caller's credentials as it would be sent; nothing is sent or uploaded.
+ */
+async function dryRunSubmit(target: Target, request: object, file: string, bytes: number, io: CliIo) {
+  const signed = await target.api.sign('POST', 'jobs', request);
+  const r = target.resources;
+  io.out(
+    `dry run on ${target.kind === 'local' ? 'the local stack' : `stack '${target.name}' (${target.region})`}: nothing sent`,
+  );
+  io.out(`  would POST ${signed.url.href} ${signed.payload ?? ''}`);
+  io.out(`    signed: ${signed.headers.authorization?.split(',')[0] ?? 'no authorization header'}`);
+  io.out(
+    `  then PUT ${file} (${bytes} bytes) to the presigned URL it returns, under s3://${r.intakeBucket}/${r.intakePrefix}`,
+  );
+  io.out(
+    `  intake queue ${r.queueUrls.intake}; reports in s3://${r.resultsBucket}/${r.resultsPrefix}; state table ${r.tableName}`,
+  );
+  return 0;
 }
 
 /** True while a job waits for a person: paused, or held for a reviewer who has not finished. */

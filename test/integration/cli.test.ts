@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ApiClient } from '../../bin/client/api-client.js';
 import {
@@ -82,6 +83,31 @@ describe('submit, status, report', () => {
       job: { jobId: string; status: string };
     };
     expect(json.job).toMatchObject({ jobId, status: 'completed' });
+  });
+
+  it('with --dry-run, prints the signed request and where the upload would go, and sends nothing', async () => {
+    const file = join(scratch, `dry-${SMALL}`);
+    writeFileSync(file, fixture(SMALL));
+    const listed = () =>
+      h.stack.clients.s3.send(
+        new ListObjectsV2Command({
+          Bucket: h.stack.resources.intakeBucket,
+          Prefix: h.stack.resources.intakePrefix,
+        }),
+      );
+    const before = (await listed()).KeyCount;
+    const io = capture();
+    expect(await submitCommand([file, '--lane', 'batch', '--budget', '2', '--dry-run'], io, target)).toBe(0);
+    const out = io.stdout.join('\n');
+    expect(out).toMatch(/^dry run on the local stack: nothing sent/);
+    expect(out).toContain(
+      `would POST ${new URL('jobs', localApi.url).href} {"filename":"dry-${SMALL}","lane":"batch","costCeilingUsd":2}`,
+    );
+    expect(out).toMatch(
+      /signed: AWS4-HMAC-SHA256 Credential=\w+\/\d{8}\/us-east-1\/execute-api\/aws4_request/,
+    );
+    expect(out).toContain(`under s3://${h.stack.resources.intakeBucket}/${h.stack.resources.intakePrefix}`);
+    expect((await listed()).KeyCount).toBe(before);
   });
 
   it('cancels a running job, and explains an unknown id and a second cancel', async () => {

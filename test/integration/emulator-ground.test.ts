@@ -256,7 +256,10 @@ describe('unused expression placeholders on the emulator', () => {
     expect(after.Item?.n).toBe(2);
   });
 
-  it("refuses unused values on PutItem, DeleteItem and Query, with each operation's wording", async () => {
+  // The words around the key differ by ground: DynamoDB prefixes a PutItem or DeleteItem refusal
+  // with "1 validation error detected: ", DynamoDB Local does not. What both say is checked
+  // here; the launcher's per-operation wording, in moto-launcher-wording.test.ts.
+  it('refuses unused values on PutItem and Query with a ValidationException naming the key, and writes nothing', async () => {
     const pk = 'JOB#unused-single';
     expect(
       await refusal(() =>
@@ -271,8 +274,9 @@ describe('unused expression placeholders on the emulator', () => {
       ),
     ).toEqual({
       name: 'ValidationException',
-      message:
-        '1 validation error detected: Value provided in ExpressionAttributeValues unused in expressions: keys: {:w}',
+      message: expect.stringMatching(
+        /^(1 validation error detected: )?Value provided in ExpressionAttributeValues unused in expressions: keys: \{:w\}$/,
+      ),
     });
     expect(
       await refusal(() =>
