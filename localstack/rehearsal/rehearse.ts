@@ -103,7 +103,7 @@ function synth(outDir: string, context: Readonly<Record<string, string>>): Promi
     'synth',
     '--quiet',
     '--app',
-    'npx tsx localstack/rehearsal/app.ts',
+    'npx tsx bin/app.ts',
     '--output',
     outDir,
     ...Object.entries(context).flatMap(([k, v]) => ['--context', `${k}=${v}`]),
