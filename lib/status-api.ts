@@ -12,7 +12,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/contracts.js';
-import { API_ROUTES, LANES, type QueueRole } from '../lambdas/contracts.js';
+import { API_ROUTES, LANES, OWNER_INDEX, type QueueRole } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkIntegerRange, checkProjectRoot } from './checks.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
@@ -198,11 +198,26 @@ function grantAccess(role: iam.Role, props: StatusApiProps): void {
   // Job partitions only (partition keys JOB#…): GetItem for status; the conditional UpdateItems
   // of cancel, pause and resume; Query of a job's checkpoints (resume) and review trail;
   // PutItem of a reviewer's decision, appended to the trail.
+  // BatchGetItem reads the assessments of consolidated chunks for GET /jobs/{id}/findings?after=.
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+      ],
       resources: [props.table.tableArn],
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
+    }),
+  );
+  // GET /jobs: a Query of the jobs-by-owner index, and of no other index. The index holds job
+  // items only; which owner's partition is read is the API's rule (the caller's own names).
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${props.table.tableArn}/index/${OWNER_INDEX}`],
     }),
   );
   const intakePrefix = t.buckets.intake.prefix;

@@ -7,7 +7,7 @@
  * the AWS SDK, so runtime code, the CLI and tests can load it cheaply.
  */
 
-import { LANES, type Lane, QUEUE_ROLES, type QueueRole } from '../lambdas/contracts.js';
+import { LANES, type Lane, OWNER_INDEX, QUEUE_ROLES, type QueueRole } from '../lambdas/contracts.js';
 
 export { LANES, type Lane, QUEUE_ROLES, type QueueRole };
 
@@ -216,6 +216,13 @@ export function topology(options: TopologyOptions = {}): Topology {
           sortKey: 'gsi1sk',
           purpose:
             'jobs by status (STATUS#<status> / <updatedAt>#<jobId>), for the sweeper and `status` listings',
+        },
+        {
+          name: OWNER_INDEX,
+          partitionKey: 'gsi2pk',
+          sortKey: 'gsi2sk',
+          purpose:
+            "jobs by owner (OWNER#<owner> / <createdAt>#<jobId>), for `GET /jobs`: a caller's own jobs, newest first, without a Scan",
         },
       ],
     },

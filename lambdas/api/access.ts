@@ -35,6 +35,19 @@ function isAdministrator(principal: Principal, admin: string): boolean {
   return session !== undefined && role !== null && role[1] === session.account && role[2] === session.role;
 }
 
+/** Whether the caller is one of the administrators the stack names. */
+export function isAdministratorOf(
+  principal: Principal | undefined,
+  administrators: readonly string[],
+): boolean {
+  return principal !== undefined && administrators.some((admin) => isAdministrator(principal, admin));
+}
+
+/** The owner names a caller's jobs may be recorded under: the ARN, and `AWS:` + user id for direct uploads. */
+export function ownerNamesOf(principal: Principal): string[] {
+  return [principal.arn, ...(principal.userId ? [`AWS:${principal.userId}`] : [])];
+}
+
 /** Whether `owner` (as a job records it) names the caller. */
 function isOwner(owner: string, principal: Principal): boolean {
   return owner === principal.arn || (principal.userId !== undefined && owner === `AWS:${principal.userId}`);

@@ -12,14 +12,15 @@ import { BadRequestError, isApiError, isBadRequestError, PayloadTooLargeError } 
 import { HoldsApi } from './holds-api.js';
 import { JobsApi, type JobsApiDeps } from './jobs-api.js';
 import { MAX_BODY_BYTES } from './limits.js';
+import { LiveApi } from './live-api.js';
 import { API_ROUTES, matchRoute, type RouteName, routeKey } from './routes.js';
 
 const logger = new Logger({ serviceName: 'clause-review-api' });
-let api: { jobs: JobsApi; holds: HoldsApi } | undefined;
+let api: { jobs: JobsApi; holds: HoldsApi; live: LiveApi } | undefined;
 
 function build(deps: JobsApiDeps) {
   const jobs = new JobsApi(deps);
-  return { jobs, holds: new HoldsApi(jobs, deps) };
+  return { jobs, holds: new HoldsApi(jobs, deps), live: new LiveApi(jobs, deps) };
 }
 
 /** Lets tests and the local API server inject dependencies instead of reading the environment. */
@@ -94,7 +95,8 @@ function body(event: ApiEvent): unknown {
 /**
  * The status API behind API Gateway (HTTP API, IAM authorization, payload format 2.0):
  * POST /jobs, GET /jobs/{id}, POST /jobs/{id}/cancel, GET /jobs/{id}/report, and the holds:
- * POST /jobs/{id}/pause, POST /jobs/{id}/resume, GET /jobs/{id}/findings, POST /jobs/{id}/decisions.
+ * POST /jobs/{id}/pause, POST /jobs/{id}/resume, GET /jobs/{id}/findings, POST /jobs/{id}/decisions;
+ * and the reads as a job goes: GET /jobs/{id}/findings?after= and GET /jobs.
  * API Gateway has refused unsigned and wrongly signed requests before this runs. A job is
  * shown only to the principal that submitted it and to the administrators the stack names
  * (`mayActOn`); anyone else gets the 404 of a missing job.
@@ -112,8 +114,9 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
     ? { arn: iam.userArn, ...(iam.userId ? { userId: iam.userId } : {}) }
     : undefined;
   try {
-    const { jobs, holds } = ensureApi();
+    const { jobs, holds, live } = ensureApi();
     const id = r.id ?? '';
+    const query = event.queryStringParameters ?? {};
     switch (r.name) {
       case 'submit':
         return json(201, await jobs.submit(body(event), caller));
@@ -128,9 +131,13 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
       case 'resume':
         return json(200, await holds.resume(id, caller));
       case 'findings':
+        // `after=` (empty to start) asks for the clauses as their chunks consolidate.
+        if (query.after !== undefined) return json(200, await live.findings(id, query.after, caller));
         return json(200, await holds.findings(id, caller));
       case 'decide':
         return json(200, await holds.decide(id, body(event), caller));
+      case 'list':
+        return json(200, await live.list(query, caller));
     }
   } catch (error) {
     if (isApiError(error)) {

@@ -13,7 +13,8 @@ export type RouteName =
   | 'pause'
   | 'resume'
   | 'findings'
-  | 'decide';
+  | 'decide'
+  | 'list';
 
 /** One route: an HTTP method and an API Gateway path template. */
 export interface ApiRoute {
@@ -33,6 +34,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'resume', method: 'POST', path: '/jobs/{id}/resume' },
   { name: 'findings', method: 'GET', path: '/jobs/{id}/findings' },
   { name: 'decide', method: 'POST', path: '/jobs/{id}/decisions' },
+  { name: 'list', method: 'GET', path: '/jobs' },
 ];
 
 /** API Gateway's route key of a route, as `event.routeKey` carries it: `GET /jobs/{id}`. */

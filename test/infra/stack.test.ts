@@ -264,7 +264,7 @@ describe('work queues', () => {
 });
 
 describe('state table', () => {
-  it('is on-demand, recoverable to any second, encrypted, keyed pk/sk with the byStatus index and TTL', () => {
+  it('is on-demand, recoverable to any second, encrypted, keyed pk/sk with the byStatus and byOwner indexes and TTL', () => {
     const t = stack.topology.table;
     const table = props(idOf(stack.stateTable.table));
     expect(table).toMatchObject({
@@ -284,6 +284,14 @@ describe('state table', () => {
         KeySchema: [
           { AttributeName: 'gsi1pk', KeyType: 'HASH' },
           { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: 'byOwner',
+        KeySchema: [
+          { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+          { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
         ],
         Projection: { ProjectionType: 'ALL' },
       },

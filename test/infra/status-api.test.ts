@@ -176,9 +176,23 @@ describe('StatusApi', () => {
     const dynamo = allowed.filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
     expect(dynamo).toEqual([
       {
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        actions: [
+          'dynamodb:BatchGetItem',
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:Query',
+          'dynamodb:UpdateItem',
+        ],
         resource: JSON.stringify({ 'Fn::GetAtt': [idOf(table), 'Arn'] }),
         condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
+      },
+      // GET /jobs reads the jobs-by-owner index, and no other.
+      {
+        actions: ['dynamodb:Query'],
+        resource: JSON.stringify({
+          'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf(table), 'Arn'] }, '/index/byOwner']],
+        }),
+        condition: undefined,
       },
     ]);
     const s3Statements = allowed.filter((s) => s.actions.some((a) => a.startsWith('s3:')));

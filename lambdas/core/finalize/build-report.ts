@@ -155,7 +155,8 @@ function reportClauses(
   return { clauses, unfinishedChunks };
 }
 
-function reportClause(
+/** A clause as the report shows it, from its chunk's assessment (undefined: not analysed yet). */
+export function reportClause(
   clause: StoredDocument['chunks'][number]['clauses'][number],
   chunk: number,
   a: ClauseAssessment | undefined,

@@ -3,7 +3,7 @@ import type { PanelModels } from '../analysts/panel-models.js';
 import type { Lane } from '../contracts.js';
 import type { CostQuote } from '../intake/quote.js';
 import { isConditionFailure, JobNotFoundError } from './errors.js';
-import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
+import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk, statusGsiPk } from './keys.js';
 import { statusChange } from './status-change.js';
 import { retryConflicts } from './transact.js';
 
@@ -125,6 +125,11 @@ function statusIndex(status: JobStatus, at: string, jobId: string) {
   return { gsi1pk: statusGsiPk(status), gsi1sk: `${at}#${jobId}` };
 }
 
+/** The owner index's keys, written once with the job: the owner and creation time never change. */
+function ownerIndex(owner: string | undefined, at: string, jobId: string) {
+  return owner ? { gsi2pk: ownerGsiPk(owner), gsi2sk: ownerGsiSk(at, jobId) } : {};
+}
+
 /** Reads and writes job items. */
 export class Jobs {
   constructor(
@@ -193,7 +198,13 @@ export class Jobs {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { pk: jobPk(job.jobId), sk: JOB_SK, ...item, ...statusIndex('intake', at, job.jobId) },
+          Item: {
+            pk: jobPk(job.jobId),
+            sk: JOB_SK,
+            ...item,
+            ...statusIndex('intake', at, job.jobId),
+            ...ownerIndex(job.owner, at, job.jobId),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

@@ -28,6 +28,12 @@ export const chunkCallPrefix = (chunk: number) => `CALL#${pad(chunk)}#`;
 export const CALL_PREFIX = 'CALL#';
 /** Partition key of the jobs-by-status index. */
 export const statusGsiPk = (status: string) => `STATUS#${status}`;
+/** Name of the index of jobs by owner: `OWNER#<owner>` / `<createdAt>#<jobId>`, newest last. */
+export const OWNER_INDEX = 'byOwner';
+/** Partition key of the jobs-by-owner index (attribute `gsi2pk`). */
+export const ownerGsiPk = (owner: string) => `OWNER#${owner}`;
+/** Sort key of the jobs-by-owner index (attribute `gsi2sk`): creation time first, so newest sorts last. */
+export const ownerGsiSk = (createdAt: string, jobId: string) => `${createdAt}#${jobId}`;
 /** Partition key of a model's concurrency shared by every process that calls it. */
 export const modelLimitPk = (modelId: string) => `MODEL#${modelId}`;
 /** Sort key of a model's shared concurrency. */
