@@ -306,7 +306,7 @@ export class Jobs {
   async markRejected(
     jobId: string,
     reason: string,
-    facts: Partial<Pick<Job, 'sha256' | 'bytes' | 'format' | 'rejection'>> = {},
+    facts: Partial<Pick<Job, 'sha256' | 'bytes' | 'format' | 'rejection' | 'quote'>> = {},
   ) {
     await this.finish(jobId, 'rejected', { reason, ...facts }, ['intake']);
   }
@@ -412,7 +412,10 @@ export class Jobs {
     jobId: string,
     status: JobStatus,
     fields: Partial<
-      Pick<Job, 'reason' | 'reportKey' | 'htmlReportKey' | 'sha256' | 'bytes' | 'format' | 'rejection'>
+      Pick<
+        Job,
+        'reason' | 'reportKey' | 'htmlReportKey' | 'sha256' | 'bytes' | 'format' | 'rejection' | 'quote'
+      >
     >,
     from: readonly JobStatus[] = ['running', 'intake'],
   ): Promise<boolean> {
