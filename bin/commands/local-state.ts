@@ -11,6 +11,8 @@ export interface LocalState {
   readonly awsEndpoint: string;
   readonly bedrockEndpoint: string;
   readonly apiUrl: string;
+  /** The reviewer app, served on loopback beside the API. */
+  readonly appUrl?: string;
   readonly resources: ProvisionedResources;
 }
 

@@ -1,25 +1,41 @@
 import { parseArgs } from 'node:util';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { allowAppOrigin, startLocalApp } from '../../localstack/runtime/local-app.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { bundleApp } from '../app-bundle.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { isAlive, localStateFile, readLocalState, removeLocalState, writeLocalState } from './local-state.js';
 
 const NOTICE =
   'Local run: answers come from the offline heuristic analyst of the Bedrock stand-in, not from a legal-grade model.';
 
-/**
- * `local up`: moto (or AWS_ENDPOINT_URL's emulator), the Bedrock stand-in, the provisioned
- * topology, the pipeline's handlers and the status API on loopback, until Ctrl-C or
- * `local down`. Writes `.clause-review/local.json` so other terminals can use `--local`.
- */
-async function up(argv: string[], io: CliIo): Promise<number> {
+/** The options of `local up`, checked. */
+function upOptions(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
-    options: { prefix: { type: 'string' }, workers: { type: 'string' } },
+    options: { prefix: { type: 'string' }, workers: { type: 'string' }, 'latency-ms': { type: 'string' } },
   });
+  const workers = Number(values.workers ?? '1');
+  if (!Number.isInteger(workers) || workers < 0)
+    throw new CliError(`--workers must be a whole number; got '${values.workers}'`);
+  const latencyMs = Number(values['latency-ms'] ?? '0');
+  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 60_000)
+    throw new CliError(
+      `--latency-ms must be a whole number of milliseconds from 0 to 60000; got '${values['latency-ms']}'`,
+    );
+  return { prefix: values.prefix, workers, latencyMs };
+}
+
+/**
+ * `local up`: moto (or AWS_ENDPOINT_URL's emulator), the Bedrock stand-in, the provisioned
+ * topology, the pipeline's handlers, the status API and the reviewer app on loopback, until
+ * Ctrl-C or `local down`. Writes `.clause-review/local.json` so other terminals can use `--local`.
+ */
+async function up(argv: string[], io: CliIo): Promise<number> {
+  const values = upOptions(argv);
   const file = localStateFile();
   const existing = readLocalState(file);
   if (existing && isAlive(existing.pid)) {
@@ -27,11 +43,11 @@ async function up(argv: string[], io: CliIo): Promise<number> {
       `a local stack is already running (process ${existing.pid}, API ${existing.apiUrl}); stop it with 'clause-review local down'`,
     );
   }
-  const workers = Number(values.workers ?? '1');
-  if (!Number.isInteger(workers) || workers < 0)
-    throw new CliError(`--workers must be a whole number; got '${values.workers}'`);
+  const { workers } = values;
+  const files = await bundleApp();
   const stack = await startLocalStack({
     ...(values.prefix ? { prefix: values.prefix } : {}),
+    ...(values.latencyMs > 0 ? { plan: { latency: { kind: 'fixed', ms: values.latencyMs } } } : {}),
     log: (l) => io.err(l),
   });
   const pipeline = startLocalPipeline({
@@ -44,12 +60,26 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     notice: NOTICE,
     log: (l) => io.err(l),
   });
+  const appOrigins = new Set<string>();
   const api = await startPipelineApi({
     awsEndpoint: stack.awsEndpoint,
     db: pipeline.clients.db,
     resources: stack.resources,
+    allowOrigin: (origin) => appOrigins.has(origin),
     log: (l) => io.err(l),
   });
+  const app = await startLocalApp({
+    files,
+    apiUrl: api.url,
+    region: LOCAL_REGION,
+    connect: [new URL(api.url).origin, new URL(stack.awsEndpoint).origin],
+  });
+  appOrigins.add(app.origin);
+  await allowAppOrigin(
+    stack.clients.s3,
+    { intake: stack.resources.intakeBucket, results: stack.resources.resultsBucket },
+    app.origin,
+  );
   const state = {
     pid: process.pid,
     startedAt: new Date().toISOString(),
@@ -57,11 +87,13 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     awsEndpoint: stack.awsEndpoint,
     bedrockEndpoint: stack.bedrock.url,
     apiUrl: api.url,
+    appUrl: app.url,
     resources: stack.resources,
   };
   writeLocalState(state, file);
   io.out(JSON.stringify(state, null, 2));
   io.err(`local stack is up; use it with --local (e.g. clause-review submit contract.pdf --local).`);
+  io.err(`reviewer app: ${app.url} (sign in with access key 'test', secret 'test')`);
   io.err(`stop it with Ctrl-C here or 'clause-review local down' elsewhere (state: ${file})`);
   await new Promise<void>((resolveStop) => {
     process.once('SIGINT', resolveStop);
@@ -69,6 +101,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
   });
   io.err('stopping the local stack…');
   try {
+    await app.close();
     await api.close();
     await pipeline.stop();
     await stack.stop();
