@@ -16,7 +16,12 @@ const NOTICE =
 function upOptions(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
-    options: { prefix: { type: 'string' }, workers: { type: 'string' }, 'latency-ms': { type: 'string' } },
+    options: {
+      prefix: { type: 'string' },
+      workers: { type: 'string' },
+      'latency-ms': { type: 'string' },
+      invocations: { type: 'string' },
+    },
   });
   const workers = Number(values.workers ?? '1');
   if (!Number.isInteger(workers) || workers < 0)
@@ -26,7 +31,10 @@ function upOptions(argv: string[]) {
     throw new CliError(
       `--latency-ms must be a whole number of milliseconds from 0 to 60000; got '${values['latency-ms']}'`,
     );
-  return { prefix: values.prefix, workers, latencyMs };
+  const invocations = values.invocations === undefined ? undefined : Number(values.invocations);
+  if (invocations !== undefined && !(Number.isInteger(invocations) && invocations >= 1 && invocations <= 100))
+    throw new CliError(`--invocations must be a whole number from 1 to 100; got '${values.invocations}'`);
+  return { prefix: values.prefix, workers, latencyMs, invocations };
 }
 
 /**
@@ -57,6 +65,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     resources: stack.resources,
     settings: LOCAL_RUN_DEFAULTS,
     batchWorkers: workers,
+    ...(values.invocations ? { realtimeConcurrency: values.invocations } : {}),
     notice: NOTICE,
     log: (l) => io.err(l),
   });

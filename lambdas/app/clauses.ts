@@ -10,20 +10,6 @@ export const RISKS: readonly Risk[] = ['critical', 'high', 'medium', 'low', 'non
 /** A clause's risk as the filters and styles name it (`none` for a clause without one). */
 export const riskOf = (clause: Pick<ReportClause, 'risk'>): Risk => clause.risk ?? 'none';
 
-/** Adds clauses to those held, keeping document order and dropping repeats. Returns how many were new. */
-export function mergeClauses(held: ReportClause[], incoming: readonly ReportClause[]): number {
-  const seen = new Set(held.map((c) => c.id));
-  let added = 0;
-  for (const clause of incoming) {
-    if (seen.has(clause.id)) continue;
-    seen.add(clause.id);
-    held.push(clause);
-    added++;
-  }
-  held.sort((a, b) => a.index - b.index);
-  return added;
-}
-
 /** The filters of the contract view; an empty set or undefined means "any". */
 export interface ClauseFilter {
   readonly risks: ReadonlySet<Risk>;

@@ -136,8 +136,8 @@ function requestOf(f: UploadForm, file: File): SubmitRequest {
 export function uploadView(ctx: ViewContext): View {
   const f = buildForm(ctx);
   const quoteOut = h('div', { id: 'quote', 'aria-live': 'polite' });
-  const quoteButton = h('button', { type: 'button' }, 'Get a quote');
-  const startButton = h('button', { type: 'submit', disabled: true }, 'Start the review');
+  const quoteButton = h('button', { type: 'button', id: 'get-quote' }, 'Get a quote');
+  const startButton = h('button', { type: 'submit', id: 'start-review', disabled: true }, 'Start the review');
   f.form.append(h('div', { class: 'actions' }, quoteButton, startButton), quoteOut);
   const chosen = (): File => {
     const file = f.file.files?.[0];
