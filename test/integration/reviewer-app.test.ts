@@ -127,6 +127,14 @@ describe('the reviewer app on local up', () => {
 
     await browser.click('a[href="#/new"]');
     await browser.waitForSelector('#up-file');
+    // By keyboard: the view's heading has the focus, and Tab goes to the file input, drawn with a focus ring.
+    expect(await browser.evaluate('document.activeElement?.id')).toBe('upload-title');
+    await browser.press('Tab');
+    expect(
+      await browser.evaluate(
+        `[document.activeElement?.id, getComputedStyle(document.activeElement).outlineStyle]`,
+      ),
+    ).toEqual(['up-file', 'solid']);
     const file = join(scratch, CONTRACT);
     writeFileSync(file, fixture(CONTRACT));
     await browser.setFiles('#up-file', [file]);
@@ -205,7 +213,9 @@ describe('the reviewer app on local up', () => {
       const docx = readdirSync(downloads).find((f) => f.endsWith('.docx')) ?? '';
       expect(readFileSync(join(downloads, docx)).subarray(0, 2).toString()).toBe('PK');
     }
-    const shot = await browser.screenshot('main', 1200, 1500);
+    await browser.click('#f-risk-high');
+    await browser.click('#f-risk-medium');
+    const shot = await browser.screenshot('main', 1200, 1800);
     writeFileSync(join(PROJECT_ROOT, 'docs/reviewer-app.png'), shot);
   }, 420_000);
 });

@@ -2,6 +2,8 @@
  * The reviewer app's logic outside the browser: signing with Web Crypto (checked by the local
  * API's verifier), its configuration, the contract view's filters and quote highlights.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppApi, isAppApiError } from '../../lambdas/app/api.js';
 import { facets, matches, money, segments } from '../../lambdas/app/clauses.js';
@@ -13,6 +15,35 @@ import { Sha256 } from '../../lambdas/shared/sha256.js';
 import { verifySigV4 } from '../../localstack/sigv4-verify.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+const APP = resolve(import.meta.dirname, '../../lambdas/app');
+
+/** Imports of an app file that reach outside lambdas/app/ with values, not only types. */
+function valueImportsOutside(file: string, text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(/^(import|export)(\s+type)?\b[^;]*?from\s+['"](\.[^'"]+)['"]/gms)) {
+    const target = resolve(dirname(file), m[3] ?? '');
+    if (!target.startsWith(`${APP}/`) && !m[2])
+      found.push(`${relative(APP, file)} → ${relative(APP, target)}`);
+  }
+  return found;
+}
+
+describe('the app bundle boundary', () => {
+  it('browser code takes only types from the rest of lambdas/ (nothing of node or the pipeline is bundled)', () => {
+    const files = readdirSync(APP, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(5);
+    expect(
+      files.flatMap((f) => valueImportsOutside(join(APP, f), readFileSync(join(APP, f), 'utf8'))),
+    ).toEqual([]);
+    expect(
+      valueImportsOutside(
+        join(APP, 'x.ts'),
+        "import { ANALYSTS } from '../core/analysts/registry.js';\nimport type { Job } from '../core/state/jobs.js';",
+      ),
+    ).toEqual(['x.ts → ../core/analysts/registry.js']);
+  });
+});
 
 describe('WebSha256', () => {
   it('hashes and HMACs as node:crypto does, across several updates', async () => {

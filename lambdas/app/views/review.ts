@@ -139,6 +139,12 @@ export function reviewPanel(
 ): HTMLElement {
   const open = view.status === 'awaiting_review' && view.undecided > 0;
   const gated = view.findings.filter((f) => f.gated);
+  // Once the review is closed, the findings fold away behind the trail.
+  const list = h(
+    'ul',
+    { class: 'gated-list' },
+    ...gated.map((f) => findingItem(jobId, f, api, open && !f.decision, changed)),
+  );
   const all = h('button', { type: 'button', id: 'approve-all' }, `Approve all ${view.undecided} undecided`);
   const out = h('div', { 'aria-live': 'polite' });
   all.addEventListener('click', async () => {
@@ -167,11 +173,14 @@ export function reviewPanel(
       ),
       open ? h('p', {}, all) : null,
       out,
-      h(
-        'ul',
-        { class: 'gated-list' },
-        ...gated.map((f) => findingItem(jobId, f, api, open && !f.decision, changed)),
-      ),
+      open
+        ? list
+        : h(
+            'details',
+            { class: 'gated-done' },
+            h('summary', {}, `The ${gated.length} gated finding(s) and their quotes`),
+            list,
+          ),
     ),
     trail(view),
   );
