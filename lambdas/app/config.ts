@@ -11,6 +11,8 @@ export type SignInConfig =
       readonly userPoolId: string;
       readonly clientId: string;
       readonly identityPoolId: string;
+      /** Both Cognito services on one URL (an emulator); absent on AWS. */
+      readonly endpoint?: string;
     };
 
 /** An analyst of the panel, as the upload form offers it. */
@@ -85,6 +87,7 @@ export function readAppConfig(value: unknown, url = 'config.json'): AppConfig {
         userPoolId: String(s.userPoolId),
         clientId: String(s.clientId),
         identityPoolId: String(s.identityPoolId),
+        ...(typeof s.endpoint === 'string' ? { endpoint: s.endpoint } : {}),
       },
     };
   }

@@ -4,6 +4,7 @@
  * asks again, and nothing long-lived is stored in the browser.
  */
 import type { Credentials } from './api.js';
+import { cognitoCredentials, isCognitoError } from './cognito.js';
 import type { SignInConfig } from './config.js';
 
 /** A signed-in person. */
@@ -43,8 +44,13 @@ export function signInLabels(config: SignInConfig): { name: string; secret: stri
     : { name: 'Email or user name', secret: 'Password' };
 }
 
-/** Signs in. @throws SignInError */
-export async function signIn(config: SignInConfig, input: SignInInput): Promise<Session> {
+/** Signs in (`region`: the Cognito pools'). @throws SignInError */
+export async function signIn(
+  config: SignInConfig,
+  input: SignInInput,
+  region = '',
+  fetcher?: typeof fetch,
+): Promise<Session> {
   const name = input.name.trim();
   if (name === '' || input.secret === '') {
     throw new SignInError(
@@ -58,10 +64,16 @@ export async function signIn(config: SignInConfig, input: SignInInput): Promise<
     const credentials: Credentials = { accessKeyId: name, secretAccessKey: input.secret };
     return { who: name, credentials: async () => credentials };
   }
-  throw new SignInError(
-    'this build of the app signs in with access keys only; Cognito sign-in is configured but not built in',
-    {
-      kind: config.kind,
-    },
-  );
+  try {
+    const credentials = await cognitoCredentials({ ...config, region }, name, input.secret, fetcher);
+    return { who: name, credentials };
+  } catch (error) {
+    if (!isCognitoError(error)) throw error;
+    const wrong = error.code === 'NotAuthorizedException' || error.code === 'UserNotFoundException';
+    throw new SignInError(
+      `sign-in refused: ${wrong ? 'the name or password is not right' : error.message}`,
+      { kind: config.kind },
+      { cause: error },
+    );
+  }
 }

@@ -11,8 +11,22 @@ export interface LocalAppOptions {
   readonly region: string;
   /** Origins the app talks to besides its own (the API, the emulator's presigned URLs). */
   readonly connect: readonly string[];
+  /**
+   * The emulator's user pool and identity pool: people sign in through them (at `endpoint`)
+   * instead of typing the emulator's access key pair. @default the key pair
+   */
+  readonly cognito?: LocalCognito;
   /** @default 0 (a free port) */
   readonly port?: number;
+}
+
+/** Cognito pools on the emulator, as the app's config.json names them. */
+export interface LocalCognito {
+  readonly userPoolId: string;
+  readonly clientId: string;
+  readonly identityPoolId: string;
+  /** The emulator, which serves both Cognito services. */
+  readonly endpoint: string;
 }
 
 /** The reviewer app on loopback. */
@@ -24,15 +38,17 @@ export interface LocalApp {
   close(): Promise<void>;
 }
 
-/** The config.json of a local app: sign-in with the emulator's access keys. */
-export function localAppConfig(apiUrl: string, region: string) {
+/** The config.json of a local app: sign-in through the emulator's Cognito pools, else with its access keys. */
+export function localAppConfig(apiUrl: string, region: string, cognito?: LocalCognito) {
   return {
     apiUrl,
     region,
-    signIn: {
-      kind: 'keys',
-      hint: "On the local stack, sign in with the emulator's access key pair (test / test).",
-    },
+    signIn: cognito
+      ? { kind: 'cognito', ...cognito }
+      : {
+          kind: 'keys',
+          hint: "On the local stack, sign in with the emulator's access key pair (test / test).",
+        },
     analysts: ANALYSTS.map((a) => ({ id: a.id, name: a.name })),
   };
 }
@@ -63,7 +79,9 @@ function securityHeaders(connect: readonly string[]): Record<string, string> {
  * is 405, an unknown path 404), with the hosted app's security headers.
  */
 export async function startLocalApp(options: LocalAppOptions): Promise<LocalApp> {
-  const config = Buffer.from(JSON.stringify(localAppConfig(options.apiUrl, options.region), null, 2));
+  const config = Buffer.from(
+    JSON.stringify(localAppConfig(options.apiUrl, options.region, options.cognito), null, 2),
+  );
   const headers = securityHeaders(options.connect);
   const send = (res: ServerResponse, status: number, type: string, body: Buffer, head: boolean) => {
     res.writeHead(status, { ...headers, 'content-type': type, 'content-length': String(body.length) });

@@ -12,6 +12,7 @@ import { isSignInError, signIn } from '../../lambdas/app/session.js';
 import { WebSha256 } from '../../lambdas/app/sha256-web.js';
 import type { ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
+import { localAppConfig } from '../../localstack/runtime/local-app.js';
 import { verifySigV4 } from '../../localstack/sigv4-verify.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -139,6 +140,22 @@ describe('readAppConfig and signIn', () => {
     expect(bad({ apiUrl: 'http://x', region: 'r', signIn: { kind: 'keys' }, analysts: [] })).toMatch(
       /analysts/,
     );
+  });
+
+  it("reads what local up serves: the emulator's keys, or its Cognito pools at the emulator's endpoint", () => {
+    const keys = readAppConfig(localAppConfig('http://127.0.0.1:1/', 'us-east-1'));
+    expect(keys.signIn.kind).toBe('keys');
+    expect(keys.analysts.map((a) => a.id)).toContain('liability-counsel');
+    const pools = {
+      userPoolId: 'us-east-1_x',
+      clientId: 'c',
+      identityPoolId: 'us-east-1:i',
+      endpoint: 'http://127.0.0.1:2',
+    };
+    expect(readAppConfig(localAppConfig('http://127.0.0.1:1/', 'us-east-1', pools)).signIn).toEqual({
+      kind: 'cognito',
+      ...pools,
+    });
   });
 
   it('signs in with a key pair held in memory, and refuses an empty field', async () => {

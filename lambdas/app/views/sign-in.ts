@@ -32,7 +32,7 @@ export function signInView(config: AppConfig, done: (session: Session) => void):
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
-      done(await signIn(config.signIn, { name: name.value, secret: secret.value }));
+      done(await signIn(config.signIn, { name: name.value, secret: secret.value }, config.region));
     } catch (error) {
       out.replaceChildren(errorBox(error));
     }
