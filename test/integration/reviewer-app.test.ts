@@ -196,6 +196,11 @@ describe('the reviewer app on local up', () => {
     expect(trail.every((r) => (r[4] ?? '') !== '')).toBe(true);
 
     await browser.waitForSelector('a.download', 60_000);
+    // The contract now shows the clauses as decided: the overridden finding says so.
+    const clauseId = first.split('/')[0] ?? '';
+    await browser.waitFor(
+      `/overridden by arn:/.test(document.querySelector('#clause-${clauseId}')?.textContent ?? '')`,
+    );
     const links = await browser.evaluate<Record<string, string>>(
       `Object.fromEntries([...document.querySelectorAll('a.download')].map((a) => [a.dataset.file, a.href]))`,
     );
@@ -213,6 +218,21 @@ describe('the reviewer app on local up', () => {
       const docx = readdirSync(downloads).find((f) => f.endsWith('.docx')) ?? '';
       expect(readFileSync(join(downloads, docx)).subarray(0, 2).toString()).toBe('PK');
     }
+    // The list shows the job, completed, and the quote's dry run, refused before any call.
+    const jobId = (await browser.evaluate<string>('location.hash')).split('/').at(-1) ?? '';
+    await browser.click('a[href="#/jobs"]');
+    await browser.waitFor(`!!document.querySelector('a[href="#/jobs/${jobId}"]')`);
+    const rows = await browser.evaluate<string[]>(
+      `[...document.querySelectorAll('table.jobs tbody tr')].map((r) => r.cells[1].textContent)`,
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toBe('completed');
+    expect(rows[1]).toMatch(/^rejected.*below this job's expected cost/);
+    expect(await browser.seriousA11yViolations(), 'job list with jobs').toEqual([]);
+    // Back to the job by keyboard: its link focused, then Enter.
+    await browser.evaluate(`document.querySelector('a[href="#/jobs/${jobId}"]').focus()`);
+    await browser.press('Enter');
+    await browser.waitForSelector('a.download', 60_000);
     await browser.click('#f-risk-high');
     await browser.click('#f-risk-medium');
     const shot = await browser.screenshot('main', 1200, 1800);

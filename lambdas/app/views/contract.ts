@@ -42,6 +42,9 @@ function clauseElement(clause: ReportClause): HTMLElement {
       categories.length > 0
         ? h('span', { class: 'muted small' }, ` — ${categories.map(human).join(', ')}`)
         : null,
+      clause.model && clause.model.risk !== clause.risk
+        ? h('span', { class: 'small' }, ` (as decided; the panel said ${clause.model.risk ?? 'none'})`)
+        : null,
     ),
     text,
     findings.length > 0

@@ -1,5 +1,5 @@
 /** One job: status, cost, controls, the contract filling in live, its review and its reports. */
-import type { JobView } from '../api.js';
+import type { JobView, ReportClause, Reports } from '../api.js';
 import { money } from '../clauses.js';
 import { announce, errorBox, h, when } from '../dom.js';
 import type { View, ViewContext } from './context.js';
@@ -71,7 +71,14 @@ function controls(ctx: ViewContext, view: JobView, refresh: () => void): HTMLEle
   );
 }
 
-async function downloads(ctx: ViewContext, jobId: string): Promise<HTMLElement> {
+/** The report's clauses, which carry the reviewer's decisions and the risk they make. */
+async function decidedClauses(url: string): Promise<readonly ReportClause[]> {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`report.json could not be read (HTTP ${r.status})`);
+  return ((await r.json()) as { clauses: readonly ReportClause[] }).clauses;
+}
+
+async function downloads(ctx: ViewContext, jobId: string): Promise<{ element: HTMLElement; links: Reports }> {
   const links = await ctx.api.reports(jobId);
   const file = (name: string, l: { url: string } | undefined) =>
     l
@@ -81,7 +88,7 @@ async function downloads(ctx: ViewContext, jobId: string): Promise<HTMLElement> 
           h('a', { href: l.url, download: name, class: 'download', 'data-file': name }, `Download ${name}`),
         )
       : null;
-  return h(
+  const element = h(
     'section',
     { 'aria-labelledby': 'reports-title' },
     h('h2', { id: 'reports-title' }, 'Reports'),
@@ -93,6 +100,7 @@ async function downloads(ctx: ViewContext, jobId: string): Promise<HTMLElement> 
       file('report.docx', links.docx),
     ),
   );
+  return { element, links };
 }
 
 /** The job page; polls while the job moves and reads findings as chunks consolidate. */
@@ -150,8 +158,12 @@ export function jobView(ctx: ViewContext, jobId: string): View {
       }
       if (view.status !== 'queued' && view.status !== 'intake') await readFindings();
       await readReview(view);
-      if (view.reportReady && reports.childElementCount === 0)
-        reports.replaceChildren(await downloads(ctx, jobId));
+      if (view.reportReady && reports.childElementCount === 0) {
+        const d = await downloads(ctx, jobId);
+        reports.replaceChildren(d.element);
+        // A reviewed job: the clauses as decided replace the panel's.
+        if (view.review?.startedAt) contract.add(await decidedClauses(d.links.json.url), true);
+      }
       if (!(view.finished && findingsEnded && view.reportReady))
         timer = setTimeout(() => void tick(), POLL_MS);
     } catch (error) {
