@@ -21,7 +21,7 @@ import type { LocalState } from '../../bin/commands/local-state.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { Chromium } from '../helpers/chromium.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
-import { fixture } from '../helpers/pipeline.js';
+import { fixture, MEDIUM } from '../helpers/pipeline.js';
 
 /** Held back from the other tests: 12.6 KB, a few chunks of eight clauses. */
 const CONTRACT = 'TURNKEYCAPITAL_INC_07_20_2017-EX-1_1-Strategic_Alliance_Agreement.txt';
@@ -236,6 +236,33 @@ describe('the reviewer app on local up', () => {
     await browser.click('#f-risk-high');
     await browser.click('#f-risk-medium');
     const shot = await browser.screenshot('main', 1200, 1800);
-    writeFileSync(join(PROJECT_ROOT, 'docs/reviewer-app.png'), shot);
+    expect(shot.subarray(1, 4).toString()).toBe('PNG');
+    // The README's picture: REVIEWER_APP_SCREENSHOT=docs/reviewer-app.png writes it there.
+    const target = process.env.REVIEWER_APP_SCREENSHOT;
+    if (target) writeFileSync(join(PROJECT_ROOT, target), shot);
   }, 420_000);
+
+  it('pauses, resumes and cancels a running job from its page', async () => {
+    await browser.evaluate(`location.hash = '#/new'`);
+    await browser.waitForSelector('#up-file');
+    const file = join(scratch, MEDIUM);
+    writeFileSync(file, fixture(MEDIUM));
+    await browser.setFiles('#up-file', [file]);
+    await browser.click('#get-quote');
+    await browser.waitFor(`/Quote:/.test(document.querySelector('#quote')?.textContent ?? '')`, 60_000);
+    await browser.click('#start-review');
+    const status = (s: string) => `document.querySelector('#job-status')?.dataset.status === '${s}'`;
+    await browser.waitForSelector('#job-pause', 60_000);
+    await browser.click('#job-pause');
+    await browser.waitFor(status('paused'));
+    await browser.waitForSelector('#job-resume');
+    await browser.click('#job-resume');
+    await browser.waitFor(`${status('running')} || ${status('intake')}`);
+    await browser.waitForSelector('#job-cancel');
+    await browser.click('#job-cancel');
+    await browser.waitFor(status('cancelled'), 60_000);
+    expect(await browser.evaluate(`!!document.querySelector('#job-pause, #job-resume, #job-cancel')`)).toBe(
+      false,
+    );
+  }, 180_000);
 });
