@@ -6,14 +6,17 @@ import { MOVING, type View, type ViewContext } from './context.js';
 
 const POLL_MS = 2000;
 
-/** GET /jobs, or, where the API does not serve it yet, the jobs this page submitted. */
-async function loadJobs(ctx: ViewContext): Promise<readonly JobSummary[]> {
+/** A page of GET /jobs, or, where the API does not serve it yet, the jobs this page submitted. */
+async function loadJobs(
+  ctx: ViewContext,
+  after?: string,
+): Promise<{ jobs: readonly JobSummary[]; cursor?: string }> {
   try {
-    return (await ctx.api.listJobs()).jobs;
+    return await ctx.api.listJobs(after);
   } catch (error) {
     if (!(isAppApiError(error) && error.status === 404)) throw error;
     const views = await Promise.all(ctx.submitted.map((id) => ctx.api.status(id)));
-    return views.map((v) => ({
+    const jobs = views.map((v) => ({
       jobId: v.jobId,
       status: v.status,
       document: v.document.key,
@@ -25,6 +28,7 @@ async function loadJobs(ctx: ViewContext): Promise<readonly JobSummary[]> {
       ...(v.review ? { gate: v.review.gate } : {}),
       ...(v.reason ? { reason: v.reason } : {}),
     }));
+    return { jobs };
   }
 }
 
@@ -87,20 +91,43 @@ export function jobsView(ctx: ViewContext): View {
       body,
     ),
   );
+  // GET /jobs pages newest first; older pages are read on request and kept below the first.
+  const older = h('button', { type: 'button', id: 'older-jobs', hidden: true }, 'Show older jobs');
+  element.append(older);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
+  let first: readonly JobSummary[] = [];
+  let rest: JobSummary[] = [];
+  let cursor: string | undefined;
+  const render = () => {
+    const jobs = [...first, ...rest.filter((j) => !first.some((f) => f.jobId === j.jobId))];
+    body.replaceChildren(...jobs.map(row));
+    note.textContent = jobs.length === 0 ? 'No jobs yet.' : `${jobs.length} job(s).`;
+    older.hidden = cursor === undefined;
+  };
   const refresh = async () => {
     try {
-      const jobs = await loadJobs(ctx);
+      const page = await loadJobs(ctx);
       if (stopped) return;
-      body.replaceChildren(...jobs.map(row));
-      note.textContent = jobs.length === 0 ? 'No jobs yet.' : `${jobs.length} job(s).`;
-      if (jobs.some((j) => MOVING.has(j.status))) timer = setTimeout(refresh, POLL_MS);
+      first = page.jobs;
+      if (rest.length === 0) cursor = page.cursor;
+      render();
+      if (first.some((j) => MOVING.has(j.status))) timer = setTimeout(refresh, POLL_MS);
     } catch (error) {
       note.replaceWith(errorBox(error));
       note.textContent = describeError(error);
     }
   };
+  older.addEventListener('click', async () => {
+    try {
+      const page = await loadJobs(ctx, cursor);
+      rest = [...rest, ...page.jobs];
+      cursor = page.cursor;
+      render();
+    } catch (error) {
+      older.after(errorBox(error));
+    }
+  });
   void refresh();
   return {
     element,
