@@ -4,11 +4,18 @@
  * credentials with a session token; a wrong password and an account that must first set its
  * password are refused with a reason.
  */
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { isSignInError, signIn } from '../../lambdas/app/session.js';
+import { startMotoServer } from '../../localstack/moto-server.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
 
-const endpoint = inject('awsEndpoint');
+// LocalStack's community build serves no Cognito: on that ground the pools come from a moto of
+// this file's own.
+const own = inject('awsEmulator') === 'moto' ? undefined : await startMotoServer();
+afterAll(async () => {
+  await own?.stop();
+});
+const endpoint = own?.endpoint ?? inject('awsEndpoint');
 const REGION = 'us-east-1';
 
 /** One JSON call to the emulator, as the provisioning side (an administrator) makes it. */
