@@ -15,6 +15,8 @@ export interface LocalState {
   readonly userPoolId?: string;
   readonly userPoolClientId?: string;
   readonly identityPoolId?: string;
+  /** The reviewer app, served on loopback beside the API. */
+  readonly appUrl?: string;
   readonly resources: ProvisionedResources;
 }
 

@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { allowAppOrigin, startLocalApp } from '../../localstack/runtime/local-app.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { isSignInProvisionError, type LocalSignIn, provisionSignIn } from '../../localstack/sign-in.js';
+import { bundleApp } from '../app-bundle.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { isAlive, localStateFile, readLocalState, removeLocalState, writeLocalState } from './local-state.js';
 
@@ -26,15 +28,66 @@ async function localSignIn(endpoint: string, prefix: string, io: CliIo): Promise
 }
 
 /**
- * `local up`: moto (or AWS_ENDPOINT_URL's emulator), the Bedrock stand-in, the provisioned
- * topology, the pipeline's handlers and the status API on loopback, until Ctrl-C or
- * `local down`. Writes `.clause-review/local.json` so other terminals can use `--local`.
+ * The reviewer app on loopback, signing people in through the emulator's pools when there are
+ * any, and allowed to call the API and the buckets from its origin.
  */
-async function up(argv: string[], io: CliIo): Promise<number> {
+async function serveApp(stack: LocalStack, apiUrl: string, signIn: LocalSignIn | undefined) {
+  const app = await startLocalApp({
+    files: await bundleApp(),
+    apiUrl,
+    region: LOCAL_REGION,
+    connect: [new URL(apiUrl).origin, new URL(stack.awsEndpoint).origin],
+    ...(signIn
+      ? {
+          cognito: {
+            userPoolId: signIn.userPoolId,
+            clientId: signIn.userPoolClientId,
+            identityPoolId: signIn.identityPoolId,
+            endpoint: stack.awsEndpoint,
+          },
+        }
+      : {}),
+  });
+  await allowAppOrigin(
+    stack.clients.s3,
+    { intake: stack.resources.intakeBucket, results: stack.resources.resultsBucket },
+    app.origin,
+  );
+  return app;
+}
+
+/** The options of `local up`, checked. */
+function upOptions(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
-    options: { prefix: { type: 'string' }, workers: { type: 'string' } },
+    options: {
+      prefix: { type: 'string' },
+      workers: { type: 'string' },
+      'latency-ms': { type: 'string' },
+      invocations: { type: 'string' },
+    },
   });
+  const workers = Number(values.workers ?? '1');
+  if (!Number.isInteger(workers) || workers < 0)
+    throw new CliError(`--workers must be a whole number; got '${values.workers}'`);
+  const latencyMs = Number(values['latency-ms'] ?? '0');
+  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 60_000)
+    throw new CliError(
+      `--latency-ms must be a whole number of milliseconds from 0 to 60000; got '${values['latency-ms']}'`,
+    );
+  const invocations = values.invocations === undefined ? undefined : Number(values.invocations);
+  if (invocations !== undefined && !(Number.isInteger(invocations) && invocations >= 1 && invocations <= 100))
+    throw new CliError(`--invocations must be a whole number from 1 to 100; got '${values.invocations}'`);
+  return { prefix: values.prefix, workers, latencyMs, invocations };
+}
+
+/**
+ * `local up`: moto (or AWS_ENDPOINT_URL's emulator), the Bedrock stand-in, the provisioned
+ * topology, the pipeline's handlers, the status API and the reviewer app on loopback, until
+ * Ctrl-C or `local down`. Writes `.clause-review/local.json` so other terminals can use `--local`.
+ */
+async function up(argv: string[], io: CliIo): Promise<number> {
+  const values = upOptions(argv);
   const file = localStateFile();
   const existing = readLocalState(file);
   if (existing && isAlive(existing.pid)) {
@@ -42,11 +95,10 @@ async function up(argv: string[], io: CliIo): Promise<number> {
       `a local stack is already running (process ${existing.pid}, API ${existing.apiUrl}); stop it with 'clause-review local down'`,
     );
   }
-  const workers = Number(values.workers ?? '1');
-  if (!Number.isInteger(workers) || workers < 0)
-    throw new CliError(`--workers must be a whole number; got '${values.workers}'`);
+  const { workers } = values;
   const stack = await startLocalStack({
     ...(values.prefix ? { prefix: values.prefix } : {}),
+    ...(values.latencyMs > 0 ? { plan: { latency: { kind: 'fixed', ms: values.latencyMs } } } : {}),
     log: (l) => io.err(l),
   });
   const pipeline = startLocalPipeline({
@@ -56,17 +108,22 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     resources: stack.resources,
     settings: LOCAL_RUN_DEFAULTS,
     batchWorkers: workers,
+    ...(values.invocations ? { realtimeConcurrency: values.invocations } : {}),
     notice: NOTICE,
     log: (l) => io.err(l),
   });
   const signIn = await localSignIn(stack.awsEndpoint, stack.topology.prefix, io);
+  const appOrigins = new Set<string>();
   const api = await startPipelineApi({
     awsEndpoint: stack.awsEndpoint,
     db: pipeline.clients.db,
     resources: stack.resources,
     ...(signIn ? { signIn } : {}),
+    allowOrigin: (origin) => appOrigins.has(origin),
     log: (l) => io.err(l),
   });
+  const app = await serveApp(stack, api.url, signIn);
+  appOrigins.add(app.origin);
   const state = {
     pid: process.pid,
     startedAt: new Date().toISOString(),
@@ -81,11 +138,17 @@ async function up(argv: string[], io: CliIo): Promise<number> {
           identityPoolId: signIn.identityPoolId,
         }
       : {}),
+    appUrl: app.url,
     resources: stack.resources,
   };
   writeLocalState(state, file);
   io.out(JSON.stringify(state, null, 2));
   io.err(`local stack is up; use it with --local (e.g. clause-review submit contract.pdf --local).`);
+  io.err(
+    signIn
+      ? `reviewer app: ${app.url} (sign in as a person of user pool ${signIn.userPoolId}; README, "Sign-in for people", says how to add one)`
+      : `reviewer app: ${app.url} (this emulator has no Cognito: sign in with access key 'test', secret 'test')`,
+  );
   io.err(`stop it with Ctrl-C here or 'clause-review local down' elsewhere (state: ${file})`);
   await new Promise<void>((resolveStop) => {
     process.once('SIGINT', resolveStop);
@@ -93,6 +156,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
   });
   io.err('stopping the local stack…');
   try {
+    await app.close();
     await api.close();
     await pipeline.stop();
     await stack.stop();

@@ -34,7 +34,56 @@ export interface LocalApiOptions {
   readonly temporaryCallers?: TemporaryCallerLookup;
   /** @default 0 (a free port) */
   readonly port?: number;
+  /** Browser origins allowed to call the API (the reviewer app's), as the API's CORS rule names them. @default none */
+  readonly allowOrigin?: (origin: string) => boolean;
   readonly log?: (line: string) => void;
+}
+
+/** Request headers a browser may send cross-origin: what SigV4 signing adds. */
+export const CORS_ALLOW_HEADERS = [
+  'authorization',
+  'content-type',
+  'x-amz-date',
+  'x-amz-security-token',
+  'x-amz-content-sha256',
+] as const;
+/** Methods of the API's routes. */
+export const CORS_ALLOW_METHODS = ['GET', 'POST'] as const;
+/** Seconds a browser may keep a preflight's answer. */
+export const CORS_MAX_AGE_SECONDS = 600;
+
+/**
+ * CORS as API Gateway's HTTP API does it once configured: it answers a preflight OPTIONS
+ * itself, without authorization or a route, and adds the CORS headers to every answer to an
+ * allowed origin
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html).
+ * Returns true when the request was a preflight and has been answered.
+ */
+function applyCors(
+  req: IncomingMessage,
+  res: ServerResponse,
+  allowOrigin: ((origin: string) => boolean) | undefined,
+): boolean {
+  const origin = req.headers.origin;
+  const allowed = origin !== undefined && allowOrigin?.(origin) === true;
+  if (allowed) {
+    res.setHeader('access-control-allow-origin', origin);
+    res.setHeader('vary', 'origin');
+  }
+  if (req.method !== 'OPTIONS' || req.headers['access-control-request-method'] === undefined) return false;
+  res.writeHead(
+    204,
+    allowed
+      ? {
+          'access-control-allow-methods': CORS_ALLOW_METHODS.join(','),
+          'access-control-allow-headers': CORS_ALLOW_HEADERS.join(','),
+          'access-control-max-age': String(CORS_MAX_AGE_SECONDS),
+        }
+      : {},
+  );
+  res.end();
+  drain(req);
+  return true;
 }
 
 /** A running local status API. */
@@ -270,6 +319,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const url = new URL(req.url ?? '/', 'http://localhost');
     const rawPath = (req.url ?? '/').split('?')[0] ?? '/';
     const headers = singleValued(req);
+    if (applyCors(req, res, options.allowOrigin)) return;
     // Sizes first, from the request line and the length header alone, then the route and the
     // signature's header part: nothing of the body is read for a request that will be refused.
     try {
@@ -365,6 +415,8 @@ export interface PipelineApiOptions {
   readonly settings?: LocalRunSettings;
   /** Access key id → secret of the callers allowed in. @default the emulator credentials (test/test) */
   readonly credentials?: Readonly<Record<string, string>>;
+  /** Browser origins allowed to call the API. @default none */
+  readonly allowOrigin?: (origin: string) => boolean;
   /**
    * Principals who may act on every job (`localCallerArn` of a key).
    * @default the emulator key's caller: on a local stack the person at the keyboard owns the
@@ -422,6 +474,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
     },
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.signIn ? { temporaryCallers: cognitoCallerLookup(options.awsEndpoint) } : {}),
+    ...(options.allowOrigin ? { allowOrigin: options.allowOrigin } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
   return {

@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -230,6 +231,113 @@ export class Chromium {
     };
     if (r.errorText) throw new Error(`Chromium could not load ${file}: ${r.errorText}`);
     await loaded;
+  }
+
+  /** Navigates to a URL (an app served on loopback) and waits for its load event. */
+  async navigate(url: string): Promise<void> {
+    const loaded = this.event('Page.loadEventFired');
+    const r = (await this.send('Page.navigate', { url }, this.sessionId)) as { errorText?: string };
+    if (r.errorText) throw new Error(`Chromium could not load ${url}: ${r.errorText}`);
+    await loaded;
+  }
+
+  /**
+   * Waits until a page expression is truthy and returns its value.
+   * @throws Error naming the expression when `timeoutMs` passes first
+   */
+  async waitFor<T>(expression: string, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await this.evaluate<T>(expression);
+      if (value) return value;
+      if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${expression}`);
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+
+  /** Waits for an element matching `selector` to be in the page. */
+  waitForSelector(selector: string, timeoutMs = 30_000): Promise<boolean> {
+    return this.waitFor(`!!document.querySelector(${JSON.stringify(selector)})`, timeoutMs);
+  }
+
+  /**
+   * Clicks the middle of the first element matching `selector` with the mouse, as a person
+   * would (pressed and released where the element is drawn, after scrolling it into view).
+   * @throws Error when no element matches
+   */
+  async click(selector: string): Promise<void> {
+    const at = await this.evaluate<{ x: number; y: number } | null>(
+      `(() => { const el = document.querySelector(${JSON.stringify(selector)}); if (!el) return null;
+        el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect();
+        return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()`,
+    );
+    if (!at) throw new Error(`no element matches ${selector}`);
+    for (const type of ['mouseMoved', 'mousePressed', 'mouseReleased']) {
+      await this.send(
+        'Input.dispatchMouseEvent',
+        { type, x: at.x, y: at.y, button: 'left', clickCount: type === 'mouseMoved' ? 0 : 1 },
+        this.sessionId,
+      );
+    }
+  }
+
+  /** Focuses the element matching `selector` and types `text` into it. */
+  async type(selector: string, text: string): Promise<void> {
+    const found = await this.evaluate<boolean>(
+      `(() => { const el = document.querySelector(${JSON.stringify(selector)}); if (!el) return false; el.focus(); return true; })()`,
+    );
+    if (!found) throw new Error(`no element matches ${selector}`);
+    await this.send('Input.insertText', { text }, this.sessionId);
+  }
+
+  /** Presses a key (`Tab`, `Enter`, ` `) on whatever has the focus. */
+  async press(key: 'Tab' | 'Enter' | ' '): Promise<void> {
+    const codes = { Tab: 9, Enter: 13, ' ': 32 } as const;
+    const base = { key, code: key === ' ' ? 'Space' : key, windowsVirtualKeyCode: codes[key] };
+    await this.send(
+      'Input.dispatchKeyEvent',
+      { type: 'keyDown', ...base, ...(key === 'Enter' ? { text: '\r' } : key === ' ' ? { text: ' ' } : {}) },
+      this.sessionId,
+    );
+    await this.send('Input.dispatchKeyEvent', { type: 'keyUp', ...base }, this.sessionId);
+  }
+
+  /** Puts files into the file input matching `selector`, as choosing them in the dialog does. */
+  async setFiles(selector: string, files: readonly string[]): Promise<void> {
+    const { root } = (await this.send('DOM.getDocument', { depth: 0 }, this.sessionId)) as {
+      root: { nodeId: number };
+    };
+    const { nodeId } = (await this.send(
+      'DOM.querySelector',
+      { nodeId: root.nodeId, selector },
+      this.sessionId,
+    )) as { nodeId: number };
+    if (!nodeId) throw new Error(`no element matches ${selector}`);
+    await this.send('DOM.setFileInputFiles', { nodeId, files }, this.sessionId);
+  }
+
+  /** Lets the page download files into `dir` (each under the name the server or link gives it). */
+  async allowDownloads(dir: string): Promise<void> {
+    await this.send('Browser.setDownloadBehavior', {
+      behavior: 'allow',
+      downloadPath: dir,
+      eventsEnabled: true,
+    });
+  }
+
+  /**
+   * Runs axe-core in the page (injected from the `axe-core` package) and returns the
+   * violations at `serious` or `critical` impact, with the elements each was found on.
+   */
+  async seriousA11yViolations(): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
+    const require = createRequire(import.meta.url);
+    const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+    await this.evaluate<unknown>(`${source};0`);
+    return this.evaluate(
+      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
+    );
   }
 
   /** Evaluates a JavaScript expression in the page and returns its (JSON) value. */

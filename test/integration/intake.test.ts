@@ -103,6 +103,9 @@ describe('intake of bad input', () => {
       /the cost ceiling \$0\.01 is below this job's expected cost \$\d+\.\d\d \(worst case \$\d+\.\d\d/,
     );
     expect(job.reason).toMatch(/allow-partial=true/);
+    expect(job.quote?.expectedMicros).toBeGreaterThan(10_000);
+    expect(job.quote?.worstCaseMicros).toBeGreaterThanOrEqual(job.quote?.expectedMicros ?? 0);
+    expect(job.costSpent).toBe(0);
   });
 
   it('refuses a job whose model Bedrock no longer serves, before any call', async () => {

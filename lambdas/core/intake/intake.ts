@@ -144,6 +144,8 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
       sha256: parsed.sha256,
       bytes: parsed.bytes,
       rejection: 'budget-below-quote',
+      // Kept so that a submission made to learn the price reads it from the job: nothing was spent.
+      quote,
     });
     return { outcome: 'rejected', jobId, reason };
   }

@@ -308,7 +308,7 @@ export class Jobs {
   async markRejected(
     jobId: string,
     reason: string,
-    facts: Partial<Pick<Job, 'sha256' | 'bytes' | 'format' | 'rejection'>> = {},
+    facts: Partial<Pick<Job, 'sha256' | 'bytes' | 'format' | 'rejection' | 'quote'>> = {},
   ) {
     await this.finish(jobId, 'rejected', { reason, ...facts }, ['intake']);
   }
@@ -424,6 +424,7 @@ export class Jobs {
         | 'bytes'
         | 'format'
         | 'rejection'
+        | 'quote'
       >
     >,
     from: readonly JobStatus[] = ['running', 'intake'],

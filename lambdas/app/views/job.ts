@@ -1,0 +1,182 @@
+/** One job: status, cost, controls, the contract filling in live, its review and its reports. */
+import type { JobView, ReportClause, Reports } from '../api.js';
+import { money } from '../clauses.js';
+import { announce, errorBox, h, when } from '../dom.js';
+import type { View, ViewContext } from './context.js';
+import { contractPanel } from './contract.js';
+import { reviewPanel } from './review.js';
+
+const POLL_MS = 1500;
+const ENDED = new Set(['completed', 'incomplete', 'cancelled', 'budget_exceeded', 'rejected']);
+
+function summary(view: JobView): HTMLElement {
+  const p = view.progress;
+  const quote = view.cost.quote;
+  return h(
+    'dl',
+    { class: 'summary' },
+    h('dt', {}, 'Status'),
+    h(
+      'dd',
+      { id: 'job-status', 'data-status': view.status },
+      h('span', { class: `status status-${view.status}` }, view.status.replace('_', ' ')),
+      view.reason && view.status !== 'running' ? ` (${view.reason})` : '',
+    ),
+    h('dt', {}, 'Progress'),
+    h(
+      'dd',
+      {},
+      h('progress', {
+        max: Math.max(p.chunksTotal, 1),
+        value: p.chunksTerminal,
+        'aria-label': 'Chunks finished',
+      }),
+      ` ${p.chunksTerminal}/${p.chunksTotal} chunks · ${p.clauses} clauses · ${p.callsPlanned} calls planned`,
+    ),
+    h('dt', {}, 'Cost'),
+    h(
+      'dd',
+      {},
+      `${money(view.cost.spentMicros)} spent of ${money(view.cost.ceilingMicros)}`,
+      quote ? ` · quoted $${quote.expectedUsd.toFixed(2)} (worst $${quote.worstCaseUsd.toFixed(2)})` : '',
+    ),
+    h('dt', {}, 'Submitted'),
+    h('dd', {}, when(view.createdAt), view.lane ? ` · lane ${view.lane}` : ''),
+  );
+}
+
+function controls(ctx: ViewContext, view: JobView, refresh: () => void): HTMLElement {
+  const out = h('div', { 'aria-live': 'polite' });
+  const act = (action: 'pause' | 'resume' | 'cancel', label: string) => {
+    const b = h('button', { type: 'button', id: `job-${action}` }, label);
+    b.addEventListener('click', async () => {
+      try {
+        const v = await ctx.api.control(view.jobId, action);
+        announce(`The job is ${v.status.replace('_', ' ')}.`);
+        refresh();
+      } catch (error) {
+        out.replaceChildren(errorBox(error));
+      }
+    });
+    return b;
+  };
+  const ended = ENDED.has(view.status);
+  return h(
+    'div',
+    { class: 'actions', role: 'group', 'aria-label': 'Job controls' },
+    view.status === 'running' ? act('pause', 'Pause') : null,
+    view.status === 'paused' ? act('resume', 'Resume') : null,
+    !ended && view.status !== 'queued' ? act('cancel', 'Cancel') : null,
+    out,
+  );
+}
+
+/** The report's clauses, which carry the reviewer's decisions and the risk they make. */
+async function decidedClauses(url: string): Promise<readonly ReportClause[]> {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`report.json could not be read (HTTP ${r.status})`);
+  return ((await r.json()) as { clauses: readonly ReportClause[] }).clauses;
+}
+
+async function downloads(ctx: ViewContext, jobId: string): Promise<{ element: HTMLElement; links: Reports }> {
+  const links = await ctx.api.reports(jobId);
+  const file = (name: string, l: { url: string } | undefined) =>
+    l
+      ? h(
+          'li',
+          {},
+          h('a', { href: l.url, download: name, class: 'download', 'data-file': name }, `Download ${name}`),
+        )
+      : null;
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'reports-title' },
+    h('h2', { id: 'reports-title' }, 'Reports'),
+    h(
+      'ul',
+      { class: 'downloads' },
+      file('report.json', links.json),
+      file('report.html', links.html),
+      file('report.docx', links.docx),
+    ),
+  );
+  return { element, links };
+}
+
+/** The job page; polls while the job moves and reads findings as chunks consolidate. */
+export function jobView(ctx: ViewContext, jobId: string): View {
+  const title = h('h1', { id: 'job-title', tabindex: '-1' }, jobId);
+  const head = h('div', {});
+  const bar = h('div', {});
+  const review = h('div', { id: 'review' });
+  const reports = h('div', { id: 'reports' });
+  const contract = contractPanel();
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'job-title' },
+    title,
+    head,
+    bar,
+    reports,
+    review,
+    contract.element,
+  );
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cursor = '';
+  let findingsEnded = false;
+  let shownStatus = '';
+  let reviewKey = '';
+
+  const readFindings = async () => {
+    for (let more = true; more && !findingsEnded && !stopped; ) {
+      const page = await ctx.api.liveFindings(jobId, cursor);
+      cursor = page.cursor;
+      more = page.more;
+      findingsEnded = page.ended;
+      if (page.clauses.length > 0) contract.add(page.clauses);
+    }
+  };
+  const readReview = async (view: JobView) => {
+    if (!view.review?.startedAt) return;
+    const findings = await ctx.api.gatedFindings(jobId);
+    const key = `${findings.status}:${findings.undecided}:${findings.findings.filter((f) => f.decision).length}`;
+    if (key === reviewKey) return;
+    reviewKey = key;
+    review.replaceChildren(reviewPanel(jobId, findings, ctx.api, () => void tick()));
+  };
+  const tick = async () => {
+    clearTimeout(timer);
+    try {
+      const view = await ctx.api.status(jobId);
+      if (stopped) return;
+      title.textContent = view.document.key.split('/').at(-1) ?? jobId;
+      head.replaceChildren(summary(view));
+      if (view.status !== shownStatus) {
+        shownStatus = view.status;
+        bar.replaceChildren(controls(ctx, view, () => void tick()));
+      }
+      if (view.status !== 'queued' && view.status !== 'intake') await readFindings();
+      await readReview(view);
+      if (view.reportReady && reports.childElementCount === 0) {
+        const d = await downloads(ctx, jobId);
+        reports.replaceChildren(d.element);
+        // A reviewed job: the clauses as decided replace the panel's.
+        if (view.review?.startedAt) contract.add(await decidedClauses(d.links.json.url), true);
+      }
+      if (!(view.finished && findingsEnded && view.reportReady))
+        timer = setTimeout(() => void tick(), POLL_MS);
+    } catch (error) {
+      bar.replaceChildren(errorBox(error));
+      if (!stopped) timer = setTimeout(() => void tick(), POLL_MS * 2);
+    }
+  };
+  void tick();
+  return {
+    element,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

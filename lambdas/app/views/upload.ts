@@ -1,0 +1,218 @@
+/**
+ * Upload a contract: lane, ceiling, gate and analysts, a quote before anything is spent, then
+ * the review. The quote is a dry run through the same presigned submit: the document is
+ * uploaded with a one-micro-dollar ceiling, so intake reads it, prices every call and refuses
+ * it (budget-below-quote) before any model call, keeping the quote on that job.
+ */
+import { type JobView, type SubmitRequest, uploadDocument } from '../api.js';
+import { announce, errorBox, h } from '../dom.js';
+import type { View, ViewContext } from './context.js';
+
+/** The ceiling of a quote's dry run: below any real job's expected cost. */
+const QUOTE_CEILING_USD = 0.000001;
+const WAIT_MS = 60_000;
+
+/** Submits, uploads, and waits until intake has read the document (or the wait runs out). */
+async function submitAndWait(ctx: ViewContext, file: File, request: SubmitRequest): Promise<JobView> {
+  const submission = await ctx.api.submit(request);
+  await uploadDocument(submission, await file.arrayBuffer());
+  const deadline = Date.now() + WAIT_MS;
+  let view = await ctx.api.status(submission.submissionId);
+  while ((view.status === 'queued' || view.status === 'intake') && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 400));
+    view = await ctx.api.status(submission.submissionId);
+  }
+  return view;
+}
+
+function field(label: string, id: string, control: HTMLElement, hint?: string): HTMLElement {
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    control,
+    hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null,
+  );
+}
+
+interface UploadForm {
+  readonly form: HTMLFormElement;
+  readonly file: HTMLInputElement;
+  readonly lane: HTMLSelectElement;
+  readonly ceiling: HTMLInputElement;
+  readonly gate: HTMLSelectElement;
+  readonly partial: HTMLInputElement;
+  readonly analysts: HTMLInputElement[];
+}
+
+function buildForm(ctx: ViewContext): UploadForm {
+  const file = h('input', {
+    id: 'up-file',
+    name: 'file',
+    type: 'file',
+    required: true,
+    accept: '.txt,.md,.html,.htm,.docx,.pdf',
+  });
+  const lane = h(
+    'select',
+    { id: 'up-lane', name: 'lane' },
+    h('option', { value: 'realtime' }, 'realtime (on demand)'),
+    h('option', { value: 'batch' }, 'batch (cheaper, slower)'),
+  );
+  const ceiling = h('input', {
+    id: 'up-ceiling',
+    name: 'ceiling',
+    type: 'number',
+    min: '0.01',
+    step: '0.01',
+    value: '5',
+    required: true,
+    'aria-describedby': 'up-ceiling-hint',
+  });
+  const gate = h(
+    'select',
+    { id: 'up-gate', name: 'gate', 'aria-describedby': 'up-gate-hint' },
+    h('option', { value: 'none' }, 'none'),
+    h('option', { value: 'high' }, 'high and critical'),
+    h('option', { value: 'critical' }, 'critical only'),
+  );
+  const partial = h('input', { id: 'up-partial', name: 'partial', type: 'checkbox' });
+  const analysts = ctx.config.analysts.map((a) =>
+    h('input', { type: 'checkbox', name: 'analyst', value: a.id, id: `up-analyst-${a.id}`, checked: true }),
+  );
+  const form = h(
+    'form',
+    { class: 'upload', novalidate: true },
+    field('Contract file', 'up-file', file),
+    field('Lane', 'up-lane', lane),
+    field('Cost ceiling (US dollars)', 'up-ceiling', ceiling, 'The job never spends more than this.'),
+    field(
+      'Review gate',
+      'up-gate',
+      gate,
+      'Findings at this risk wait for your decision before the report is final.',
+    ),
+    h(
+      'div',
+      { class: 'field' },
+      partial,
+      h('label', { for: 'up-partial' }, ' Review as much as the ceiling allows when it is below the quote'),
+    ),
+    h(
+      'fieldset',
+      { class: 'analysts' },
+      h('legend', {}, 'Analysts'),
+      ...ctx.config.analysts.map((a, i) =>
+        h(
+          'div',
+          { class: 'check' },
+          analysts[i] ?? null,
+          h('label', { for: `up-analyst-${a.id}` }, ` ${a.name}`),
+        ),
+      ),
+    ),
+  );
+  return { form, file, lane, ceiling, gate, partial, analysts };
+}
+
+/** The request the form describes. @throws Error naming the field at fault */
+function requestOf(f: UploadForm, file: File): SubmitRequest {
+  const ceiling = Number(f.ceiling.value);
+  if (!(Number.isFinite(ceiling) && ceiling > 0))
+    throw new Error('Cost ceiling: enter a number of dollars above 0.');
+  const analysts = f.analysts.filter((a) => a.checked).map((a) => a.value);
+  if (analysts.length === 0) throw new Error('Analysts: choose at least one.');
+  return {
+    filename: file.name,
+    lane: f.lane.value === 'batch' ? 'batch' : 'realtime',
+    costCeilingUsd: ceiling,
+    analysts,
+    ...(f.gate.value === 'high' || f.gate.value === 'critical' ? { gate: f.gate.value } : {}),
+    ...(f.partial.checked ? { allowPartial: true } : {}),
+  };
+}
+
+/** The upload form with its quote and start buttons. */
+export function uploadView(ctx: ViewContext): View {
+  const f = buildForm(ctx);
+  const quoteOut = h('div', { id: 'quote', 'aria-live': 'polite' });
+  const quoteButton = h('button', { type: 'button', id: 'get-quote' }, 'Get a quote');
+  const startButton = h('button', { type: 'submit', id: 'start-review', disabled: true }, 'Start the review');
+  f.form.append(h('div', { class: 'actions' }, quoteButton, startButton), quoteOut);
+  const chosen = (): File => {
+    const file = f.file.files?.[0];
+    if (!file) throw new Error('Contract file: choose the document to review.');
+    return file;
+  };
+  const busy = (on: boolean) => {
+    quoteButton.disabled = on;
+    startButton.disabled = on || !quoteOut.dataset.expected;
+  };
+  f.form.addEventListener('input', () => {
+    delete quoteOut.dataset.expected;
+    startButton.disabled = true;
+  });
+  quoteButton.addEventListener('click', async () => {
+    busy(true);
+    quoteOut.replaceChildren(h('p', {}, 'Reading the document and pricing every call…'));
+    try {
+      const file = chosen();
+      const request = { ...requestOf(f, file), costCeilingUsd: QUOTE_CEILING_USD, allowPartial: false };
+      const { gate: _gate, ...dry } = request;
+      const view = await submitAndWait(ctx, file, dry);
+      if (view.status === 'running' || view.status === 'intake') await ctx.api.control(view.jobId, 'cancel');
+      const quote = view.cost.quote;
+      if (!quote) throw new Error(view.reason ?? `the document could not be priced (status ${view.status})`);
+      quoteOut.dataset.expected = String(quote.expectedUsd);
+      const ceiling = Number(f.ceiling.value);
+      const below = ceiling < quote.expectedUsd && !f.partial.checked;
+      quoteOut.replaceChildren(
+        h(
+          'p',
+          { class: 'quote' },
+          h('strong', {}, `Quote: $${quote.expectedUsd.toFixed(2)} expected`),
+          `, $${quote.worstCaseUsd.toFixed(2)} at worst. Nothing has been spent.`,
+        ),
+        ...(below
+          ? [
+              h(
+                'p',
+                { class: 'warning' },
+                `The ceiling $${ceiling.toFixed(2)} is below the quote: raise it, or tick "review as much as the ceiling allows".`,
+              ),
+            ]
+          : []),
+      );
+      announce(`Quote ready: $${quote.expectedUsd.toFixed(2)} expected.`);
+    } catch (error) {
+      quoteOut.replaceChildren(errorBox(error));
+    } finally {
+      busy(false);
+    }
+  });
+  f.form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    busy(true);
+    try {
+      const file = chosen();
+      const view = await submitAndWait(ctx, file, requestOf(f, file));
+      ctx.submitted.unshift(view.jobId);
+      ctx.go(`#/jobs/${view.jobId}`);
+    } catch (error) {
+      quoteOut.replaceChildren(errorBox(error));
+      busy(false);
+    }
+  });
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'upload-title' },
+    h('h1', { id: 'upload-title', tabindex: '-1' }, 'Review a new contract'),
+    h(
+      'p',
+      {},
+      'Get a quote first: the document is read and every model call priced, and nothing is spent until you start the review.',
+    ),
+    f.form,
+  );
+  return { element, stop() {} };
+}

@@ -1,0 +1,146 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { AppFiles } from '../../bin/app-bundle.js';
+import { ANALYSTS } from '../../lambdas/core/analysts/registry.js';
+
+/** What the served app is told: the configuration its config.json carries. */
+export interface LocalAppOptions {
+  readonly files: AppFiles;
+  readonly apiUrl: string;
+  readonly region: string;
+  /** Origins the app talks to besides its own (the API, the emulator's presigned URLs). */
+  readonly connect: readonly string[];
+  /**
+   * The emulator's user pool and identity pool: people sign in through them (at `endpoint`)
+   * instead of typing the emulator's access key pair. @default the key pair
+   */
+  readonly cognito?: LocalCognito;
+  /** @default 0 (a free port) */
+  readonly port?: number;
+}
+
+/** Cognito pools on the emulator, as the app's config.json names them. */
+export interface LocalCognito {
+  readonly userPoolId: string;
+  readonly clientId: string;
+  readonly identityPoolId: string;
+  /** The emulator, which serves both Cognito services. */
+  readonly endpoint: string;
+}
+
+/** The reviewer app on loopback. */
+export interface LocalApp {
+  /** Base URL, ending in '/'. */
+  readonly url: string;
+  /** The app's origin, as the API's CORS rule and the buckets' name it. */
+  readonly origin: string;
+  close(): Promise<void>;
+}
+
+/** The config.json of a local app: sign-in through the emulator's Cognito pools, else with its access keys. */
+export function localAppConfig(apiUrl: string, region: string, cognito?: LocalCognito) {
+  return {
+    apiUrl,
+    region,
+    signIn: cognito
+      ? { kind: 'cognito', ...cognito }
+      : {
+          kind: 'keys',
+          hint: "On the local stack, sign in with the emulator's access key pair (test / test).",
+        },
+    analysts: ANALYSTS.map((a) => ({ id: a.id, name: a.name })),
+  };
+}
+
+/** The security headers the hosted app is served with; the same policy locally. */
+function securityHeaders(connect: readonly string[]): Record<string, string> {
+  return {
+    'content-security-policy': [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      `connect-src 'self' ${connect.join(' ')}`,
+      "object-src 'none'",
+      "base-uri 'self'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'cache-control': 'no-store',
+  };
+}
+
+/**
+ * Serves the bundled app and its config.json on loopback (GET and HEAD only; anything else
+ * is 405, an unknown path 404), with the hosted app's security headers.
+ */
+export async function startLocalApp(options: LocalAppOptions): Promise<LocalApp> {
+  const config = Buffer.from(
+    JSON.stringify(localAppConfig(options.apiUrl, options.region, options.cognito), null, 2),
+  );
+  const headers = securityHeaders(options.connect);
+  const send = (res: ServerResponse, status: number, type: string, body: Buffer, head: boolean) => {
+    res.writeHead(status, { ...headers, 'content-type': type, 'content-length': String(body.length) });
+    res.end(head ? undefined : body);
+  };
+  const server = createServer((req, res) => {
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' });
+      res.end();
+      return;
+    }
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/^\/+/, '') || 'index.html';
+    if (path === 'config.json') return send(res, 200, 'application/json', config, method === 'HEAD');
+    const file = options.files.get(path);
+    if (!file)
+      return send(res, 404, 'text/plain; charset=utf-8', Buffer.from('Not Found'), method === 'HEAD');
+    send(res, 200, file.contentType, file.body, method === 'HEAD');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * Lets the app's origin use the buckets through presigned URLs, as a bucket's CORS rules do
+ * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html): PUT of an upload, with
+ * the metadata headers signed into its URL, to the intake bucket, and GET of the reports.
+ */
+export async function allowAppOrigin(
+  s3: S3Client,
+  buckets: { readonly intake: string; readonly results: string },
+  origin: string,
+): Promise<void> {
+  const rule = (methods: string[]) => ({
+    AllowedOrigins: [origin],
+    AllowedMethods: methods,
+    AllowedHeaders: ['*'],
+    ExposeHeaders: ['x-amz-version-id', 'etag'],
+    MaxAgeSeconds: 600,
+  });
+  await s3.send(
+    new PutBucketCorsCommand({ Bucket: buckets.intake, CORSConfiguration: { CORSRules: [rule(['PUT'])] } }),
+  );
+  await s3.send(
+    new PutBucketCorsCommand({
+      Bucket: buckets.results,
+      CORSConfiguration: { CORSRules: [rule(['GET', 'HEAD'])] },
+    }),
+  );
+}

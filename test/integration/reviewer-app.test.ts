@@ -1,0 +1,312 @@
+/**
+ * The reviewer app in headless Chromium against `local up` (a real process): sign in, upload a
+ * contract with a `high` gate after its quote, watch clauses appear while the job runs, decide
+ * its gated findings (one override, the rest approved), and download its reports; axe-core on
+ * the job list, the contract view and the review view.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  AdminCreateUserCommand,
+  AdminSetUserPasswordCommand,
+  CognitoIdentityProviderClient,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { LocalState } from '../../bin/commands/local-state.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { PROJECT_ROOT } from '../../localstack/python-venv.js';
+import { Chromium } from '../helpers/chromium.js';
+import { uniquePrefix } from '../helpers/local-aws.js';
+import { fixture, MEDIUM } from '../helpers/pipeline.js';
+
+/** Held back from the other tests: 12.6 KB, a few chunks of eight clauses. */
+const CONTRACT = 'TURNKEYCAPITAL_INC_07_20_2017-EX-1_1-Strategic_Alliance_Agreement.txt';
+/** Analysts kept for the run (the rest are unticked in the form). */
+const ANALYSTS = ['liability-counsel', 'ip-counsel', 'term-lifecycle', 'risk-transfer'];
+
+const scratch = mkdtempSync(join(tmpdir(), 'clause-review-app-'));
+let up: ChildProcess | undefined;
+let exited: Promise<number | null> | undefined;
+let state: LocalState;
+let browser: Chromium;
+/** Who signs in: a person of the local user pool where the emulator serves Cognito, else its keys. */
+let person: { name: string; secret: string; kind: 'cognito' | 'keys' };
+
+/** A person with a permanent password in the user pool `local up` provisioned. */
+async function createPerson(userPoolId: string): Promise<{ name: string; secret: string }> {
+  const idp = new CognitoIdentityProviderClient({
+    endpoint: inject('awsEndpoint'),
+    region: LOCAL_REGION,
+    credentials: EMULATOR_CREDENTIALS,
+  });
+  const name = 'reviewer@example.com';
+  const secret = 'Reviewer-passw0rd!';
+  await idp.send(
+    new AdminCreateUserCommand({
+      UserPoolId: userPoolId,
+      Username: name,
+      MessageAction: 'SUPPRESS',
+      UserAttributes: [{ Name: 'email', Value: name }],
+    }),
+  );
+  await idp.send(
+    new AdminSetUserPasswordCommand({
+      UserPoolId: userPoolId,
+      Username: name,
+      Password: secret,
+      Permanent: true,
+    }),
+  );
+  idp.destroy();
+  return { name, secret };
+}
+
+beforeAll(async () => {
+  const env = {
+    ...process.env,
+    CLAUSE_REVIEW_STATE_DIR: join(scratch, 'state'),
+    AWS_ENDPOINT_URL: inject('awsEndpoint'),
+    POWERTOOLS_LOG_LEVEL: 'WARN',
+  };
+  const cli = join(PROJECT_ROOT, 'bin/clause-review.js');
+  // One realtime invocation at a time, and the stand-in answering each call after 1 s: the
+  // chunks consolidate one after another, seconds apart.
+  const args = ['local', 'up', '--prefix', uniquePrefix('app'), '--latency-ms', '1000', '--invocations', '1'];
+  up = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  exited = new Promise((resolve) => up?.once('exit', (code) => resolve(code)));
+  let stderr = '';
+  up.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-8000);
+  });
+  up.stdout?.resume();
+  const file = join(scratch, 'state', 'local.json');
+  for (let i = 0; i < 900 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!existsSync(file)) throw new Error(`local up did not start: ${stderr}`);
+  state = JSON.parse(readFileSync(file, 'utf8')) as LocalState;
+  // LocalStack's community build serves no Cognito, and local up then offers the emulator's keys.
+  person = state.userPoolId
+    ? { ...(await createPerson(state.userPoolId)), kind: 'cognito' }
+    : { name: 'test', secret: 'test', kind: 'keys' };
+  browser = await Chromium.launch();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  up?.kill('SIGTERM');
+  await exited;
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Samples the job page until `until` holds: the clause count and status at each sample. */
+async function watch(until: (s: { status: string; received: number }) => boolean, timeoutMs: number) {
+  const samples: { status: string; received: number; error?: string }[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await browser.evaluate<{ status: string; received: number; error?: string }>(
+      `({ status: document.querySelector('#job-status')?.dataset.status ?? '',
+          received: Number(document.querySelector('#clause-count')?.dataset.received ?? 0),
+          error: document.querySelector('main .error')?.textContent ?? undefined,
+          progress: document.querySelector('.summary progress')?.value, at: Math.round(performance.now()) })`,
+    );
+    samples.push(s);
+    if (until(s)) return samples;
+    if (Date.now() > deadline) throw new Error(`gave up waiting; last ${JSON.stringify(samples.slice(-3))}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+describe('the reviewer app on local up', () => {
+  it('prints appUrl beside apiUrl and serves the app with its configuration and security headers', async () => {
+    expect(state.appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const page = await fetch(state.appUrl ?? '');
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    expect(await page.text()).toMatch(/<script type="module" src="app\.js">/);
+    const config = (await (await fetch(new URL('config.json', state.appUrl))).json()) as {
+      apiUrl: string;
+      signIn: { kind: string };
+    };
+    expect(config).toMatchObject({ apiUrl: state.apiUrl, signIn: { kind: person.kind } });
+    if (inject('awsEmulator') === 'moto') expect(person.kind).toBe('cognito');
+    // The API answers the app's preflight as API Gateway's CORS rule does, and no other origin's.
+    const preflight = (origin: string) =>
+      fetch(new URL('jobs', state.apiUrl), {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+    const ok = await preflight(new URL(state.appUrl ?? '').origin);
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get('access-control-allow-headers')).toMatch(/authorization/);
+    expect(
+      (await preflight('http://elsewhere.example')).headers.get('access-control-allow-origin'),
+    ).toBeNull();
+  });
+
+  it('uploads with a high gate after a quote, fills in live, takes decisions and gives the reports', async () => {
+    await browser.navigate(state.appUrl ?? '');
+    await browser.waitForSelector('#si-name');
+    await browser.type('#si-name', person.name);
+    await browser.type('#si-secret', person.secret);
+    await browser.press('Enter');
+    await browser.waitFor(`document.querySelector('h1')?.textContent === 'Your jobs'`);
+    await browser.waitFor(
+      `/job/.test(document.querySelector('main p.muted, main .error')?.textContent ?? '')`,
+    );
+    expect(await browser.seriousA11yViolations(), 'job list').toEqual([]);
+
+    await browser.click('a[href="#/new"]');
+    await browser.waitForSelector('#up-file');
+    // By keyboard: the view's heading has the focus, and Tab goes to the file input, drawn with a focus ring.
+    expect(await browser.evaluate('document.activeElement?.id')).toBe('upload-title');
+    await browser.press('Tab');
+    expect(
+      await browser.evaluate(
+        `[document.activeElement?.id, getComputedStyle(document.activeElement).outlineStyle]`,
+      ),
+    ).toEqual(['up-file', 'solid']);
+    const file = join(scratch, CONTRACT);
+    writeFileSync(file, fixture(CONTRACT));
+    await browser.setFiles('#up-file', [file]);
+    await browser.evaluate(
+      `(() => { const g = document.querySelector('#up-gate'); g.value = 'high'; g.dispatchEvent(new Event('input', { bubbles: true })); })()`,
+    );
+    for (const id of await browser.evaluate<string[]>(
+      `[...document.querySelectorAll('input[name=analyst]')].map((b) => b.value)`,
+    )) {
+      if (!ANALYSTS.includes(id)) await browser.click(`#up-analyst-${id}`);
+    }
+    await browser.click('#get-quote');
+    const quote = await browser.waitFor<string>(
+      `(() => { const t = document.querySelector('#quote')?.textContent ?? ''; return /Quote:/.test(t) || document.querySelector('#quote .error') ? t : ''; })()`,
+      60_000,
+    );
+    expect(quote).toMatch(/Quote: \$\d+\.\d\d expected, \$\d+\.\d\d at worst\. Nothing has been spent\./);
+    expect(await browser.seriousA11yViolations(), 'upload form').toEqual([]);
+
+    await browser.click('#start-review');
+    await browser.waitFor(`/^#\\/jobs\\/j-/.test(location.hash)`, 60_000);
+    const samples = await watch((s) => !['', 'queued', 'intake', 'running'].includes(s.status), 240_000);
+    const running = samples.filter((s) => s.status === 'running').map((s) => s.received);
+    const rises = running.filter((n, i) => i > 0 && n > (running[i - 1] ?? 0)).length + (running[0] ? 1 : 0);
+    expect(rises, JSON.stringify(samples)).toBeGreaterThanOrEqual(2);
+    expect(samples.at(-1)?.status).toBe('awaiting_review');
+    expect(await browser.seriousA11yViolations(), 'contract view').toEqual([]);
+
+    await browser.waitForSelector('form.decision');
+    const forms = await browser.evaluate<string[]>(
+      `[...document.querySelectorAll('form.decision')].map((f) => f.dataset.finding)`,
+    );
+    const first = forms[0] ?? '';
+    const key = first.replace(/[^a-zA-Z0-9_-]/g, '-');
+    await browser.click(`#v-${key}-override`);
+    await browser.evaluate(
+      `(() => { const s = document.querySelector('#score-${key}'); s.value = '1'; s.dispatchEvent(new Event('change', { bubbles: true })); })()`,
+    );
+    await browser.type(`#note-${key}`, 'market-standard cap');
+    await browser.click(`form[data-finding="${first}"] button[type=submit]`);
+    await browser.waitFor(`document.querySelectorAll('#trail tbody tr').length === 1`);
+    expect(await browser.seriousA11yViolations(), 'review view').toEqual([]);
+
+    await browser.click('#approve-all');
+    await browser.waitFor(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 120_000);
+    await browser.waitFor(`document.querySelectorAll('#trail tbody tr').length === ${forms.length}`);
+    const trail = await browser.evaluate<string[][]>(
+      `[...document.querySelectorAll('#trail tbody tr')].map((r) => [...r.cells].map((c) => c.textContent))`,
+    );
+    expect(trail.find((r) => r[0] === first)).toEqual([
+      first,
+      'override',
+      '1',
+      // Who decided: the signed-in person's Cognito identity, not the role session they share.
+      expect.stringMatching(person.kind === 'cognito' ? /^cognito-identity:us-east-1:[0-9a-f-]+$/ : /test$/),
+      expect.any(String),
+      'market-standard cap',
+    ]);
+    expect(trail.filter((r) => r[1] === 'approve')).toHaveLength(forms.length - 1);
+    expect(trail.every((r) => (r[4] ?? '') !== '')).toBe(true);
+
+    await browser.waitForSelector('a.download', 60_000);
+    // The contract now shows the clauses as decided: the overridden finding says so.
+    const clauseId = first.split('/')[0] ?? '';
+    await browser.waitFor(
+      `/overridden by ${person.kind === 'cognito' ? 'cognito-identity:' : 'arn:'}/.test(document.querySelector('#clause-${clauseId}')?.textContent ?? '')`,
+    );
+    const links = await browser.evaluate<Record<string, string>>(
+      `Object.fromEntries([...document.querySelectorAll('a.download')].map((a) => [a.dataset.file, a.href]))`,
+    );
+    const json = (await (await fetch(links['report.json'] ?? '')).json()) as {
+      review?: { trail: unknown[] };
+    };
+    expect(json.review?.trail).toHaveLength(forms.length);
+    if (links['report.docx']) {
+      const downloads = join(scratch, 'downloads');
+      mkdirSync(downloads, { recursive: true });
+      await browser.allowDownloads(downloads);
+      await browser.click('a[data-file="report.docx"]');
+      for (let i = 0; i < 100 && !readdirSync(downloads).some((f) => f.endsWith('.docx')); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      const docx = readdirSync(downloads).find((f) => f.endsWith('.docx')) ?? '';
+      expect(readFileSync(join(downloads, docx)).subarray(0, 2).toString()).toBe('PK');
+    }
+    // The list shows the job, completed, and the quote's dry run, refused before any call.
+    const jobId = (await browser.evaluate<string>('location.hash')).split('/').at(-1) ?? '';
+    await browser.click('a[href="#/jobs"]');
+    await browser.waitFor(`!!document.querySelector('a[href="#/jobs/${jobId}"]')`);
+    const rows = await browser.evaluate<string[]>(
+      `[...document.querySelectorAll('table.jobs tbody tr')].map((r) => r.cells[1].textContent)`,
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toBe('completed');
+    expect(rows[1]).toMatch(/^rejected.*below this job's expected cost/);
+    expect(await browser.seriousA11yViolations(), 'job list with jobs').toEqual([]);
+    // Back to the job by keyboard: its link focused, then Enter.
+    await browser.evaluate(`document.querySelector('a[href="#/jobs/${jobId}"]').focus()`);
+    await browser.press('Enter');
+    await browser.waitForSelector('a.download', 60_000);
+    await browser.click('#f-risk-high');
+    await browser.click('#f-risk-medium');
+    const shot = await browser.screenshot('main', 1200, 1800);
+    expect(shot.subarray(1, 4).toString()).toBe('PNG');
+    // The README's picture: REVIEWER_APP_SCREENSHOT=docs/reviewer-app.png writes it there.
+    const target = process.env.REVIEWER_APP_SCREENSHOT;
+    if (target) writeFileSync(join(PROJECT_ROOT, target), shot);
+  }, 420_000);
+
+  it('pauses, resumes and cancels a running job from its page', async () => {
+    await browser.evaluate(`location.hash = '#/new'`);
+    await browser.waitForSelector('#up-file');
+    const file = join(scratch, MEDIUM);
+    writeFileSync(file, fixture(MEDIUM));
+    await browser.setFiles('#up-file', [file]);
+    await browser.click('#get-quote');
+    await browser.waitFor(`/Quote:/.test(document.querySelector('#quote')?.textContent ?? '')`, 60_000);
+    await browser.click('#start-review');
+    const status = (s: string) => `document.querySelector('#job-status')?.dataset.status === '${s}'`;
+    await browser.waitForSelector('#job-pause', 60_000);
+    await browser.click('#job-pause');
+    await browser.waitFor(status('paused'));
+    await browser.waitForSelector('#job-resume');
+    await browser.click('#job-resume');
+    await browser.waitFor(`${status('running')} || ${status('intake')}`);
+    await browser.waitForSelector('#job-cancel');
+    await browser.click('#job-cancel');
+    await browser.waitFor(status('cancelled'), 60_000);
+    expect(await browser.evaluate(`!!document.querySelector('#job-pause, #job-resume, #job-cancel')`)).toBe(
+      false,
+    );
+  }, 180_000);
+});
