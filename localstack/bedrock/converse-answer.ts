@@ -7,7 +7,7 @@ import type { MalformedAccountingKind } from './accounting.js';
 import type { ConverseRequest } from './converse-request.js';
 import type { MalformedKind, PlannedStopReason } from './fault-plan.js';
 import { analyze } from './heuristic-analyst.js';
-import { type AnalystAnswer, STAND_IN_LABEL } from './heuristic-types.js';
+import { type AnalystAnswer, type OfflineAnalystName, STAND_IN_LABEL } from './heuristic-types.js';
 import { breakSchema, corruptQuotes, truncatedJson } from './malformed.js';
 import { type CacheUse, blockChars as oneBlockChars } from './prompt-cache.js';
 import type { Random } from './random.js';
@@ -94,13 +94,22 @@ function contentOf(analysis: AnalystAnswer, toolUseId: string): unknown[] {
  * the token estimate used for capacity admission is exact for well-formed answers. `annotate`
  * keeps the handles a malformed-answer injector needs (see `analyze`).
  */
-export function prepareAnswer(request: ConverseRequest, toolUseId: string, annotate = false): PreparedAnswer {
+export function prepareAnswer(
+  request: ConverseRequest,
+  toolUseId: string,
+  annotate = false,
+  analyst?: OfflineAnalystName,
+): PreparedAnswer {
   let chars = 0;
   for (const message of request.messages) chars += blockChars(message.content);
   chars += blockChars(request.system);
   const tools = request.toolConfig ? toolConfigInfo(request.toolConfig) : undefined;
   chars += tools?.chars ?? 0;
-  const analysis = analyze(request, { schemaOf: tools && ((name) => tools.schemas.get(name)), annotate });
+  const analysis = analyze(request, {
+    schemaOf: tools && ((name) => tools.schemas.get(name)),
+    annotate,
+    analyst,
+  });
   const contentJson = JSON.stringify(contentOf(analysis, toolUseId));
   return {
     analysis,

@@ -40,8 +40,10 @@ export interface SegmentMatch {
   readonly terms: readonly string[];
   /** High-risk wording found in the segment. */
   readonly riskTerms: readonly string[];
-  /** 1..3 for this passage alone. */
+  /** 0..3 for this passage alone (the heuristic gives 1..3). */
   readonly level: number;
+  /** What the passage says, in plain words (the learned analyst's; the heuristic lists terms instead). */
+  readonly reason?: string;
 }
 
 /** How a whole clause matched a category. */
@@ -53,6 +55,8 @@ export interface CategoryMatch {
   readonly riskTerms: readonly string[];
   /** Matching segments in clause order. */
   readonly segments: readonly SegmentMatch[];
+  /** What the clause says about the category, in plain words (the learned analyst's). */
+  readonly reason?: string;
 }
 
 // Notation: `word*` is a prefix stem, a bare word matches itself and its plural, spaces make a
