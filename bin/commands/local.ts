@@ -1,14 +1,12 @@
 import { parseArgs } from 'node:util';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
 import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { isAlive, localStateFile, readLocalState, removeLocalState, writeLocalState } from './local-state.js';
-
-const NOTICE =
-  'Local run: answers come from the offline heuristic analyst of the Bedrock stand-in, not from a legal-grade model.';
 
 /**
  * `local up`: moto (or AWS_ENDPOINT_URL's emulator), the Bedrock stand-in, the provisioned
@@ -41,7 +39,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     resources: stack.resources,
     settings: LOCAL_RUN_DEFAULTS,
     batchWorkers: workers,
-    notice: NOTICE,
+    notice: offlineAnalystNotice(),
     log: (l) => io.err(l),
   });
   const api = await startPipelineApi({

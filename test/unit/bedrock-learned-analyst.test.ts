@@ -5,7 +5,11 @@ import { analystById, buildConverseInput, parseAnswer } from '../../lambdas/core
 import type { Clause } from '../../lambdas/core/model.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
-import { type AnalystRequest, LEARNED_LABEL, STAND_IN_LABEL } from '../../localstack/bedrock/heuristic-types.js';
+import {
+  type AnalystRequest,
+  LEARNED_LABEL,
+  STAND_IN_LABEL,
+} from '../../localstack/bedrock/heuristic-types.js';
 import { MIN_OVERLAP_CHARS, readLabelledContract } from '../../localstack/bedrock/learned/cuad-data.js';
 import { featureStrings, words } from '../../localstack/bedrock/learned/features.js';
 import {
@@ -66,7 +70,15 @@ describe('logistic regression and its stored form', () => {
     { features: Int32Array.from([3, 2]), count: 2, labels: new Set<number>() },
     { features: Int32Array.from([3, 1]), count: 2, labels: new Set<number>() },
   ];
-  const options = { labels: 1, dimensions: 4, epochs: 30, learningRate: 0.5, l2: 0, positiveWeight: 1, seed: 3 };
+  const options = {
+    labels: 1,
+    dimensions: 4,
+    epochs: 30,
+    learningRate: 0.5,
+    l2: 0,
+    positiveWeight: 1,
+    seed: 3,
+  };
 
   it('is deterministic from its seed and separates what the labels separate', () => {
     const a = trainLogistic(examples, options);
@@ -126,7 +138,11 @@ describe('reading a passage', () => {
   });
 
   it('names the law, the period and the amount a passage states', () => {
-    const law = readPassage('governing law', 'This Agreement is governed by the laws of the State of New York.', 'x');
+    const law = readPassage(
+      'governing law',
+      'This Agreement is governed by the laws of the State of New York.',
+      'x',
+    );
     expect(law.reason).toContain('the law of the State of New York');
     const notice = readPassage(
       'termination for convenience',

@@ -11,9 +11,13 @@
  * (`../shared/corpus/contracts`) is only scored, never trained or tuned on.
  * Deterministic: the same data and `--seed` give the same file.
  *
- *   npm run train:analyst [-- --train DIR --dev DIR --seed N --out FILE]
+ *   npm run train:analyst [-- --train DIR --dev DIR --seed N --out FILE --cv-cache FILE]
+ *
+ * `--cv-cache` keeps the cross-validation's out-of-fold predictions in FILE and reuses them
+ * when FILE exists (same data, seed and settings), so changing only how thresholds are chosen
+ * does not repeat the cross-validation.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CATEGORY_IDS } from '../../../lambdas/core/analysts/categories.js';
 import { type LabelledContract, RISK_OF_CUAD, readLabelledContracts } from './cuad-data.js';
@@ -25,16 +29,19 @@ import { packWeights, type StoredLabel, type StoredModel } from './weights-forma
 /** Training settings, recorded in the weights file. */
 export const SETTINGS = {
   minDocumentFrequency: 3,
+  /** The vocabulary: the most frequent words and word pairs, so every weight can ship. */
+  maxFeatures: 20000,
   epochs: 4,
   learningRate: 0.5,
   l2: 1e-6,
   positiveWeight: 2,
   folds: 5,
-  /** Each risk category's threshold: the highest whose out-of-fold recall is at least this. */
-  targetRecall: 0.65,
-  /** Weights stored per risk category and per CUAD category (the largest in magnitude). */
-  storedRiskWeights: 4000,
-  storedCuadWeights: 1500,
+  /**
+   * Each risk category's threshold maximises F-beta of its out-of-fold pairs with this beta:
+   * recall weighs more than precision, since a clause a reviewer never sees flagged costs more
+   * than one they dismiss.
+   */
+  beta: 1.5,
 } as const;
 
 const CUAD_LABELS: readonly string[] = [...RISK_OF_CUAD.keys()];
@@ -61,10 +68,11 @@ function vocabularyOf(contracts: readonly LabelledContract[]): Map<string, numbe
   for (const c of contracts)
     for (const clause of c.clauses)
       for (const f of featureStrings(clause.text)) df.set(f, (df.get(f) ?? 0) + 1);
-  const vocab = new Map<string, number>();
-  for (const [f, n] of [...df].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
-    if (n >= SETTINGS.minDocumentFrequency) vocab.set(f, vocab.size);
-  return vocab;
+  const frequent = [...df]
+    .filter(([, n]) => n >= SETTINGS.minDocumentFrequency)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, SETTINGS.maxFeatures);
+  return new Map(frequent.map(([f], i) => [f, i]));
 }
 
 function examplesOf(contracts: readonly LabelledContract[], vocab: Map<string, number>): Example[] {
@@ -110,6 +118,23 @@ function crossValidate(contracts: readonly LabelledContract[], vocab: Map<string
   return { truth, probs };
 }
 
+/** The out-of-fold predictions, read from `file` when it has them, else computed (and written there). */
+function cachedCrossValidation(
+  file: string | undefined,
+  compute: () => { truth: Set<number>[]; probs: Float64Array[] },
+): { truth: Set<number>[]; probs: Float64Array[] } {
+  if (file && existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { truth: number[][]; probs: number[][] };
+    return { truth: saved.truth.map((t) => new Set(t)), probs: saved.probs.map((p) => Float64Array.from(p)) };
+  }
+  const cv = compute();
+  if (file) {
+    const json = { truth: cv.truth.map((t) => [...t]), probs: cv.probs.map((p) => Array.from(p)) };
+    writeFileSync(file, JSON.stringify(json));
+  }
+  return cv;
+}
+
 function countsAt(truth: Set<number>[], probs: Float64Array[], label: number, threshold: number): Counts {
   const c = { tp: 0, fp: 0, fn: 0 };
   probs.forEach((p, i) => {
@@ -122,19 +147,24 @@ function countsAt(truth: Set<number>[], probs: Float64Array[], label: number, th
   return c;
 }
 
-/**
- * Per risk category, the highest threshold whose out-of-fold recall reaches the target (the
- * lowest tried, 0.1, when none does), and the figures at it.
- */
+/** F-beta of pair counts. */
+function fBeta(c: Counts): number {
+  const { precision, recall } = scoreCounts(c);
+  const b2 = SETTINGS.beta * SETTINGS.beta;
+  return ratio((1 + b2) * precision * recall, b2 * precision + recall);
+}
+
+/** Per risk category, the threshold with the best out-of-fold F-beta, and the figures at it. */
 function chooseThresholds(truth: Set<number>[], probs: Float64Array[]) {
   return CATEGORY_IDS.map((id, label) => {
-    let best = { threshold: 0.1, counts: countsAt(truth, probs, label, 0.1) };
+    let best = { threshold: 0.5, score: -1, counts: countsAt(truth, probs, label, 0.5) };
     for (let step = 2; step <= 18; step++) {
       const threshold = step / 20;
       const counts = countsAt(truth, probs, label, threshold);
-      if (scoreCounts(counts).recall >= SETTINGS.targetRecall) best = { threshold, counts };
+      const score = fBeta(counts);
+      if (score > best.score) best = { threshold, score, counts };
     }
-    return { id, ...best };
+    return { id, threshold: best.threshold, counts: best.counts };
   });
 }
 
@@ -177,38 +207,11 @@ function scoreStored(model: LearnedModel, contracts: readonly LabelledContract[]
 
 const round = (x: number): number => Math.round(x * 1000) / 1000;
 
-/** The magnitude of a label's `count`-th largest weight: the smallest it stores. */
-function smallestStored(model: LogisticModel, label: number, count: number): number {
-  const row = model.weights.subarray(label * model.dimensions, (label + 1) * model.dimensions);
-  const sorted = Float32Array.from(row, Math.abs).sort();
-  return sorted[Math.max(0, sorted.length - count)] ?? 0;
-}
-
-/** Keeps each label's largest weights, renumbers the features they use, and packs every label. */
+/** Packs every label's weights (each as int8 steps of its own scale) over the whole vocabulary. */
 function store(model: LogisticModel, vocab: Map<string, number>, thresholds: readonly number[]) {
-  const names = [...vocab.keys()];
-  const minimum = LABEL_NAMES.map((_, l) =>
-    smallestStored(
-      model,
-      l,
-      l < CATEGORY_IDS.length ? SETTINGS.storedRiskWeights : SETTINGS.storedCuadWeights,
-    ),
-  );
-  const keep: number[] = [];
-  for (let f = 0; f < model.dimensions; f++) {
-    for (let l = 0; l < model.labels; l++) {
-      if (Math.abs(model.weights[l * model.dimensions + f] as number) >= (minimum[l] as number)) {
-        keep.push(f);
-        break;
-      }
-    }
-  }
   const labels: StoredLabel[] = LABEL_NAMES.map((name, l) => {
-    const dense = new Float32Array(keep.length);
-    keep.forEach((f, i) => {
-      dense[i] = model.weights[l * model.dimensions + f] as number;
-    });
-    const packed = packWeights(dense, minimum[l] as number);
+    const dense = model.weights.subarray(l * model.dimensions, (l + 1) * model.dimensions);
+    const packed = packWeights(dense, 0);
     return {
       name,
       kind: l < CATEGORY_IDS.length ? 'risk' : 'cuad',
@@ -218,7 +221,7 @@ function store(model: LogisticModel, vocab: Map<string, number>, thresholds: rea
       weights: packed.weights,
     };
   });
-  return { features: keep.map((f) => names[f] as string), labels };
+  return { features: [...vocab.keys()], labels };
 }
 
 async function main(): Promise<void> {
@@ -228,13 +231,14 @@ async function main(): Promise<void> {
       dev: { type: 'string', default: '../shared/corpus/contracts' },
       seed: { type: 'string', default: '20251126' },
       out: { type: 'string', default: 'localstack/bedrock/learned/weights.json' },
+      'cv-cache': { type: 'string' },
     },
   });
   const seed = Number(values.seed);
   const train = await readLabelledContracts(values.train);
   const vocab = vocabularyOf(train);
   console.error(`${train.length} training contracts, ${vocab.size} features`);
-  const cv = crossValidate(train, vocab, seed);
+  const cv = cachedCrossValidation(values['cv-cache'], () => crossValidate(train, vocab, seed));
   const chosen = chooseThresholds(cv.truth, cv.probs);
   const final = trainModels(examplesOf(train, vocab), vocab.size, LABEL_NAMES.length, seed);
   const thresholds = LABEL_NAMES.map((_, l) => chosen[l]?.threshold ?? 0.5);
@@ -243,7 +247,7 @@ async function main(): Promise<void> {
     data: `CUAD v1 training set: ${train.length} contracts, ${train.reduce((n, c) => n + c.clauses.length, 0)} clauses`,
     seed,
     settings: SETTINGS,
-    features: `${vocab.size} words and word pairs in ${SETTINGS.minDocumentFrequency}+ training clauses; ${stored.features.length} stored`,
+    features: `the ${vocab.size} most frequent words and word pairs of the training clauses`,
     thresholds: Object.fromEntries(chosen.map((c) => [c.id, c.threshold])),
     crossValidation: { folds: SETTINGS.folds, ...figures(chosen) },
   };
