@@ -447,7 +447,7 @@ export function analyze(request: AnalystRequest, options: AnalyzeOptions = {}): 
   const spec = tool?.toolSpec;
   if (!spec) {
     const out: Annotations = { annotate: false, quotes: [], findings: [], breakPoints: [], categories: [] };
-    return { clause, text: summarySentence({ index, analyst, key: '', out }) };
+    return { label: analyst.label, clause, text: summarySentence({ index, analyst, key: '', out }) };
   }
   const schemaJson = spec.inputSchema?.json ?? {};
   const node = schemaOf?.(spec.name) ?? compileToolSchema(JSON.stringify(schemaJson), schemaJson);
@@ -464,5 +464,10 @@ export function analyze(request: AnalystRequest, options: AnalyzeOptions = {}): 
     annotate,
     analyst,
   );
-  return { clause, text: analyst.label, tool: { name: spec.name, input, ...annotations } };
+  return {
+    label: analyst.label,
+    clause,
+    text: analyst.label,
+    tool: { name: spec.name, input, ...annotations },
+  };
 }

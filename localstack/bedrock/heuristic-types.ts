@@ -88,6 +88,8 @@ export interface ToolAnswer {
 
 /** The analyst's whole answer. */
 export interface AnalystAnswer {
+  /** The label of the analyst that answered ({@link STAND_IN_LABEL} or {@link LEARNED_LABEL}). */
+  readonly label: string;
   /** The clause as extracted from the request (quotes are substrings of it). */
   readonly clause: string;
   /** Text block content: the label (followed by a one-line summary when no tool is offered). */
