@@ -727,8 +727,8 @@ describe('reproducibility', () => {
     standIn.reset(); // reseeds with the same seed
     expect(await sequence(standIn, h2)).toEqual(first);
 
-    const twin = await startBedrockStandIn({ seed: 7, plan: FAULTS });
-    const other = await startBedrockStandIn({ seed: 8, plan: FAULTS });
+    const twin = await startBedrockStandIn({ seed: 7, plan: FAULTS, analyst: 'heuristic' });
+    const other = await startBedrockStandIn({ seed: 8, plan: FAULTS, analyst: 'heuristic' });
     const twinClient = new BedrockRuntimeClient({ ...clientOptions, endpoint: twin.url, maxAttempts: 1 });
     const otherClient = new BedrockRuntimeClient({ ...clientOptions, endpoint: other.url, maxAttempts: 1 });
     try {

@@ -153,6 +153,16 @@ describe('reading a passage', () => {
     expect(notice.reason).toContain('$5,000');
     expect(notice.level).toBe(3);
   });
+
+  it('reads a disclaimer of exclusivity as no restriction', () => {
+    const open = readPassage(
+      'exclusivity',
+      'Nothing herein shall be construed as creating an exclusive relationship.',
+      'x',
+    );
+    expect(open).toEqual({ reason: 'This passage says the dealing is not exclusive.', level: 0 });
+    expect(readPassage('exclusivity', 'Distributor shall be the exclusive distributor.', 'x').level).toBe(2);
+  });
 });
 
 describe('the learned analyst through the panel request', () => {

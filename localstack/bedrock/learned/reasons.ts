@@ -79,6 +79,9 @@ const CAPPED =
   /\b(shall not exceed|will not exceed|in no event shall|limited to|maximum (?:aggregate )?liability|aggregate liability)\b/i;
 const STANDARD = /\b(not (?:to )?be unreasonably withheld|reasonable|customary|commercially reasonable)\b/i;
 
+/** Wording that says a dealing is not exclusive ("non-exclusive", "nothing … exclusive"). */
+const NOT_EXCLUSIVE = /\bnon-?exclusive\b|\b(?:not|nothing|no)\b[^.;]{0,80}\bexclusiv/i;
+
 /** The reason and severity of one passage. */
 export interface PassageReading {
   readonly reason: string;
@@ -99,6 +102,9 @@ function particulars(text: string): string[] {
 
 /** Reads one passage as a clause of CUAD kind `cuad` (lower case; unknown kinds read as generic). */
 export function readPassage(cuad: string | undefined, text: string, riskName: string): PassageReading {
+  if (cuad === 'exclusivity' && NOT_EXCLUSIVE.test(text)) {
+    return { reason: 'This passage says the dealing is not exclusive.', level: 0 };
+  }
   const kind = (cuad && KINDS[cuad]) || { says: `addresses ${riskName.toLowerCase()}`, base: 1 };
   let level = kind.base;
   const notes: string[] = [];
