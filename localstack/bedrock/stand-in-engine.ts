@@ -63,10 +63,7 @@ export interface WireResponse {
   readonly body: string;
 }
 
-/**
- * Header on every answer, so logs and callers can tell the stand-in from Bedrock; its value
- * names the offline analyst that answers (`offline-learned` or `offline-heuristic`).
- */
+/** Header on every answer, naming the offline analyst (`offline-learned` or `offline-heuristic`). */
 export const STAND_IN_HEADER = { name: 'x-clause-review-stand-in', value: 'offline-heuristic' } as const;
 
 /** Options of a {@link StandInEngine}. */
@@ -81,7 +78,7 @@ export interface StandInEngineOptions {
   now?: () => number;
   /** The models Bedrock knows (default: catalogue.ts's {@link Catalogue}). */
   catalogue?: Catalogue;
-  /** Which offline analyst answers (default `learned`; the heuristic if its weights cannot load). */
+  /** The offline analyst (default `learned`; the heuristic if its weights cannot load). */
   analyst?: OfflineAnalystName;
 }
 
@@ -145,13 +142,11 @@ export class StandInEngine {
   /** The catalogue this engine serves (read by the control plane). */
   readonly catalogue: Catalogue;
   private readonly promptCache: PromptCache;
-  /** The offline analyst that answers, as resolved at start. */
+  /** The offline analyst that answers. */
   readonly analyst: OfflineAnalystName;
-  private readonly headerValue: string;
 
   constructor(options: StandInEngineOptions = {}) {
     this.analyst = offlineAnalyst(options.analyst).name;
-    this.headerValue = `offline-${this.analyst}`;
     this.seed = options.seed ?? 1;
     this.random = createRandom(this.seed);
     this.ids = createRandom(this.seed ^ ID_STREAM_SALT);
@@ -237,7 +232,7 @@ export class StandInEngine {
         'content-type': 'application/json',
         'x-amzn-RequestId': requestId,
         'x-amzn-ErrorType': error.errorType,
-        [STAND_IN_HEADER.name]: this.headerValue,
+        [STAND_IN_HEADER.name]: `offline-${this.analyst}`,
       },
       body: JSON.stringify({ message: error.message }),
     };
@@ -350,7 +345,7 @@ export class StandInEngine {
       headers: {
         'content-type': 'application/json',
         'x-amzn-RequestId': requestId,
-        [STAND_IN_HEADER.name]: this.headerValue,
+        [STAND_IN_HEADER.name]: `offline-${this.analyst}`,
       },
       body: renderAnswerBody(answer, Math.round(performance.now() - started)),
     };
