@@ -43,10 +43,6 @@ export function offlineAnalyst(name: OfflineAnalystName = 'learned'): OfflineAna
   return name === 'learned' ? (learnedAnalyst() ?? HEURISTIC_ANALYST) : HEURISTIC_ANALYST;
 }
 
-/** Whether a value names an offline analyst. */
-export const isOfflineAnalystName = (value: unknown): value is OfflineAnalystName =>
-  value === 'learned' || value === 'heuristic';
-
 /** The line local reports and the CLI print: which offline analyst answered. */
 export function offlineAnalystNotice(name: OfflineAnalystName = 'learned'): string {
   const analyst = offlineAnalyst(name);

@@ -73,7 +73,7 @@ const squash = (text: string): string =>
     .trim();
 
 /** Where a label piece lies in the text ([start, end) offsets), or undefined when it is not there. */
-export function locatePiece(
+function locatePiece(
   doc: Collapsed & { readonly lower: string },
   piece: string,
 ): [number, number] | undefined {
@@ -128,7 +128,7 @@ export async function readLabelledContract(dir: string, name: string): Promise<L
 }
 
 /** Names of the labelled contracts in a folder (`NAME.txt` with a `NAME.labels.json` beside it). */
-export function contractNames(dir: string): string[] {
+function contractNames(dir: string): string[] {
   const files = new Set(readdirSync(dir));
   return [...files]
     .filter((f) => f.endsWith('.txt') && files.has(f.replace(/\.txt$/, '.labels.json')))

@@ -12,7 +12,7 @@ import { evidence, featuresOf, type LearnedModel, probability, riskIndex } from 
 import { readPassage } from './reasons.js';
 
 /** At most this many sentences are quoted as findings of one category. */
-export const MAX_EVIDENCE = 3;
+const MAX_EVIDENCE = 3;
 /** A further sentence is quoted when its evidence is at least this share of the strongest's. */
 const EVIDENCE_SHARE = 0.5;
 

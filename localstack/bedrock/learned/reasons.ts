@@ -134,6 +134,3 @@ export function readPassage(cuad: string | undefined, text: string, riskName: st
   const sentence = `This passage ${what}${how}.`;
   return { reason: sentence, level: Math.max(0, Math.min(3, level)) };
 }
-
-/** Whether the reason table knows a CUAD category (lower case). */
-export const knowsKind = (cuad: string): boolean => cuad in KINDS;

@@ -57,7 +57,7 @@ interface Counts {
 const ratio = (a: number, b: number): number => (b === 0 ? 0 : a / b);
 
 /** Precision, recall and F1 of pair counts. */
-export function scoreCounts(c: Counts): { precision: number; recall: number; f1: number } {
+function scoreCounts(c: Counts): { precision: number; recall: number; f1: number } {
   const precision = ratio(c.tp, c.tp + c.fp);
   const recall = ratio(c.tp, c.tp + c.fn);
   return { precision, recall, f1: ratio(2 * precision * recall, precision + recall) };
