@@ -60,7 +60,7 @@ Options of review:
   --allow-partial           run even when --budget is below the quote's expected cost, up to the ceiling
   --model ID                every analyst's primary model for this run (checked before upload: a retired model is refused)
 
-Answers on the local stack come from the stand-in's offline heuristic analyst, not a legal-grade model.`;
+Answers on the local stack come from the stand-in's offline learned analyst (trained on CUAD lawyer labels), not a legal-grade model.`;
 
 const REVIEW_OPTIONS = {
   lane: { type: 'string' },

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
 import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { allowAppOrigin, startLocalApp } from '../../localstack/runtime/local-app.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
@@ -9,9 +10,6 @@ import { isSignInProvisionError, type LocalSignIn, provisionSignIn } from '../..
 import { bundleApp } from '../app-bundle.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { isAlive, localStateFile, readLocalState, removeLocalState, writeLocalState } from './local-state.js';
-
-const NOTICE =
-  'Local run: answers come from the offline heuristic analyst of the Bedrock stand-in, not from a legal-grade model.';
 
 /**
  * The user pool and identity pool people sign in with, on the emulator. An emulator without
@@ -109,7 +107,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     settings: LOCAL_RUN_DEFAULTS,
     batchWorkers: workers,
     ...(values.invocations ? { realtimeConcurrency: values.invocations } : {}),
-    notice: NOTICE,
+    notice: offlineAnalystNotice(),
     log: (l) => io.err(l),
   });
   const signIn = await localSignIn(stack.awsEndpoint, stack.topology.prefix, io);

@@ -18,15 +18,13 @@ import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
 import { type Job, Jobs, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
 import { readJobProgress } from '../../lambdas/core/state/progress.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { CliError } from './cli-error.js';
 import { writeConfined } from './confined-write.js';
 import { pause } from './pause.js';
-
-const NOTICE =
-  'Local run: answers come from the offline heuristic analyst of the Bedrock stand-in, not from a legal-grade model.';
 
 function fail(message: string): never {
   throw new CliError(message);
@@ -206,7 +204,7 @@ async function startSession(o: RunOptions): Promise<Session> {
     resources: stack.resources,
     settings: { ...LOCAL_RUN_DEFAULTS, callConcurrency: o.concurrency, defaultLane: o.lane },
     batchWorkers: LANE_CONSUMERS[o.lane] === 'poller' ? Math.max(1, o.workers) : o.workers,
-    notice: NOTICE,
+    notice: offlineAnalystNotice(),
     log: (line) => console.error(line),
   });
   return { stack, pipeline, jobs: new Jobs(pipeline.clients.db, stack.resources.tableName) };

@@ -7,7 +7,7 @@ import type { MalformedAccountingKind } from './accounting.js';
 import type { ConverseRequest } from './converse-request.js';
 import type { MalformedKind, PlannedStopReason } from './fault-plan.js';
 import { analyze } from './heuristic-analyst.js';
-import { type AnalystAnswer, STAND_IN_LABEL } from './heuristic-types.js';
+import type { AnalystAnswer, OfflineAnalystName } from './heuristic-types.js';
 import { breakSchema, corruptQuotes, truncatedJson } from './malformed.js';
 import { type CacheUse, blockChars as oneBlockChars } from './prompt-cache.js';
 import type { Random } from './random.js';
@@ -94,13 +94,22 @@ function contentOf(analysis: AnalystAnswer, toolUseId: string): unknown[] {
  * the token estimate used for capacity admission is exact for well-formed answers. `annotate`
  * keeps the handles a malformed-answer injector needs (see `analyze`).
  */
-export function prepareAnswer(request: ConverseRequest, toolUseId: string, annotate = false): PreparedAnswer {
+export function prepareAnswer(
+  request: ConverseRequest,
+  toolUseId: string,
+  annotate = false,
+  analyst?: OfflineAnalystName,
+): PreparedAnswer {
   let chars = 0;
   for (const message of request.messages) chars += blockChars(message.content);
   chars += blockChars(request.system);
   const tools = request.toolConfig ? toolConfigInfo(request.toolConfig) : undefined;
   chars += tools?.chars ?? 0;
-  const analysis = analyze(request, { schemaOf: tools && ((name) => tools.schemas.get(name)), annotate });
+  const analysis = analyze(request, {
+    schemaOf: tools && ((name) => tools.schemas.get(name)),
+    annotate,
+    analyst,
+  });
   const contentJson = JSON.stringify(contentOf(analysis, toolUseId));
   return {
     analysis,
@@ -123,13 +132,13 @@ export function estimatedTokens(prepared: PreparedAnswer): number {
 }
 
 /** Text-only content holding a prefix of `json` that fits within `maxTokens`. */
-function truncatedContent(json: string, maxTokens: number): string {
+function truncatedContent(json: string, maxTokens: number, label: string): string {
   const budget = maxTokens * 4;
-  let length = Math.max(0, budget - STAND_IN_LABEL.length - 16);
-  let content = JSON.stringify([{ text: `${STAND_IN_LABEL}\n${json.slice(0, length)}` }]);
+  let length = Math.max(0, budget - label.length - 16);
+  let content = JSON.stringify([{ text: `${label}\n${json.slice(0, length)}` }]);
   while (content.length > budget && length > 0) {
     length = Math.floor(length * 0.8);
-    content = JSON.stringify([{ text: `${STAND_IN_LABEL}\n${json.slice(0, length)}` }]);
+    content = JSON.stringify([{ text: `${label}\n${json.slice(0, length)}` }]);
   }
   return content;
 }
@@ -152,7 +161,7 @@ export function finishAnswer(
   let malformed: MalformedAccountingKind | undefined;
   if (kind === 'invalidJson') {
     const payload = analysis.tool ? analysis.tool.input : { summary: analysis.text };
-    contentJson = JSON.stringify([{ text: `${STAND_IN_LABEL}\n${truncatedJson(payload)}` }]);
+    contentJson = JSON.stringify([{ text: `${analysis.label}\n${truncatedJson(payload)}` }]);
     stopReason = 'end_turn';
     malformed = kind;
   } else if (kind === 'schemaViolation' && analysis.tool && breakSchema(analysis.tool, random)) {
@@ -166,7 +175,7 @@ export function finishAnswer(
   if (maxTokens !== undefined && outputTokens > maxTokens) {
     // The model ran out of room mid-answer: the tool call never completed.
     const payload = analysis.tool ? JSON.stringify(analysis.tool.input) : analysis.text;
-    contentJson = truncatedContent(payload, maxTokens);
+    contentJson = truncatedContent(payload, maxTokens, analysis.label);
     stopReason = 'max_tokens';
     outputTokens = maxTokens;
     malformed = 'maxTokens';
@@ -195,7 +204,11 @@ function forcedStop(prepared: PreparedAnswer, reason: PlannedStopReason): FinalA
       // Show at most 60 % of the answer, so the cut is visible even under a generous cap.
       const shown = Math.max(1, Math.min(cap, Math.ceil(prepared.naturalOutputTokens * 0.6)));
       return {
-        contentJson: truncatedContent(payload.slice(0, Math.ceil(payload.length * 0.6)), shown),
+        contentJson: truncatedContent(
+          payload.slice(0, Math.ceil(payload.length * 0.6)),
+          shown,
+          prepared.analysis.label,
+        ),
         stopReason: 'max_tokens',
         inputTokens,
         outputTokens: cap,

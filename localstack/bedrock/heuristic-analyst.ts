@@ -30,25 +30,21 @@ import {
   TEXT_KEYS,
 } from './heuristic-keys.js';
 import { fitString, summarySentence, textFor, verbatimQuote } from './heuristic-text.js';
-import {
-  type AnalystAnswer,
-  type AnalystRequest,
-  type Annotations,
-  type CategoryContext,
-  type Container,
-  type Ctx,
-  STAND_IN_LABEL,
-  type ToolAnswer,
-  type ToolLike,
+import type {
+  AnalystAnswer,
+  AnalystRequest,
+  Annotations,
+  CategoryContext,
+  Container,
+  Ctx,
+  OfflineAnalyst,
+  OfflineAnalystName,
+  ToolAnswer,
+  ToolLike,
 } from './heuristic-types.js';
 import { compileSchema, integerBounds, isObjectNode, type SchemaNode } from './json-schema.js';
-import {
-  ANY_CATEGORY,
-  type CategorySpec,
-  matchCategory,
-  type SegmentMatch,
-  triggersLexicon,
-} from './risk-lexicon.js';
+import { HEURISTIC_ANALYST, offlineAnalyst } from './offline-analysts.js';
+import { ANY_CATEGORY, type CategorySpec, type SegmentMatch, triggersLexicon } from './risk-lexicon.js';
 
 const SCHEMA_CACHE_LIMIT = 256;
 const schemaCache = new Map<string, SchemaNode>();
@@ -82,7 +78,7 @@ export function chosenTool(request: AnalystRequest): ToolLike | undefined {
 function levelFor(ctx: Ctx): number | undefined {
   if (ctx.finding) return ctx.finding.level;
   if (ctx.category) return ctx.category.match.present ? ctx.category.match.level : undefined;
-  const any = matchCategory(ctx.index, ANY_CATEGORY);
+  const any = ctx.analyst.match(ctx.index, ANY_CATEGORY);
   return any.present ? any.level : undefined;
 }
 
@@ -217,7 +213,7 @@ function noteBreakPoints(
 }
 
 function categoryContext(ctx: Ctx, spec: CategorySpec): CategoryContext {
-  const category = { spec, match: matchCategory(ctx.index, spec) };
+  const category = { spec, match: ctx.analyst.match(ctx.index, spec) };
   ctx.out.categories.push(category);
   return category;
 }
@@ -304,7 +300,7 @@ function fillFindings(node: SchemaNode, items: SchemaNode, ctx: Ctx): unknown[] 
     const bySegment = new Map<Segment, { finding: SegmentMatch; category: CategoryContext }>();
     for (const name of named.names) {
       const spec = { key: name, description: name };
-      const match = matchCategory(ctx.index, spec);
+      const match = ctx.analyst.match(ctx.index, spec);
       for (const finding of match.segments) {
         if (!bySegment.has(finding.segment))
           bySegment.set(finding.segment, { finding, category: { spec, match } });
@@ -312,7 +308,7 @@ function fillFindings(node: SchemaNode, items: SchemaNode, ctx: Ctx): unknown[] 
     }
     candidates = [...bySegment.values()].sort((a, b) => a.finding.segment.start - b.finding.segment.start);
   } else {
-    candidates = matchCategory(ctx.index, ANY_CATEGORY).segments.map((finding) => ({ finding }));
+    candidates = ctx.analyst.match(ctx.index, ANY_CATEGORY).segments.map((finding) => ({ finding }));
   }
   const chosen = candidates.slice(0, cap);
   // Satisfy minItems with further passages, verbatim, marked as carrying no risk wording.
@@ -369,7 +365,7 @@ function fillArray(node: SchemaNode, ctx: Ctx): unknown[] {
   const cap = node.maxItems ?? Number.POSITIVE_INFINITY;
   if (TERMS_KEYS.has(key) && items.types.includes('string')) {
     const terms =
-      ctx.finding?.terms ?? ctx.category?.match.terms ?? matchCategory(ctx.index, ANY_CATEGORY).terms;
+      ctx.finding?.terms ?? ctx.category?.match.terms ?? ctx.analyst.match(ctx.index, ANY_CATEGORY).terms;
     const out = terms.slice(0, cap).map((term) => fitString(term, items));
     while (out.length < (node.minItems ?? 0)) out.push(fitString('n/a', items));
     return out;
@@ -418,9 +414,10 @@ export function fillSchema(
   index: ClauseIndex,
   rootCategory?: CategorySpec,
   annotate = true,
+  analyst: OfflineAnalyst = HEURISTIC_ANALYST,
 ): { input: unknown; annotations: Omit<ToolAnswer, 'name' | 'input'> } {
   const out: Annotations = { annotate, quotes: [], findings: [], breakPoints: [], categories: [] };
-  const input = fill(schema, { index, key: '', out, rootCategory });
+  const input = fill(schema, { index, analyst, key: '', out, rootCategory });
   return { input, annotations: { quotes: out.quotes, findings: out.findings, breakPoints: out.breakPoints } };
 }
 
@@ -433,6 +430,8 @@ export interface AnalyzeOptions {
    * answers need them, so the hot path turns them off.
    */
   annotate?: boolean;
+  /** Which offline analyst answers (default `learned`, the heuristic when its weights cannot load). */
+  analyst?: OfflineAnalystName;
 }
 
 /**
@@ -441,13 +440,14 @@ export interface AnalyzeOptions {
  */
 export function analyze(request: AnalystRequest, options: AnalyzeOptions = {}): AnalystAnswer {
   const { schemaOf, annotate = true } = options;
+  const analyst = offlineAnalyst(options.analyst);
   const clause = extractClauseText(request.messages);
   const index = clauseIndexFor(clause);
   const tool = chosenTool(request);
   const spec = tool?.toolSpec;
   if (!spec) {
     const out: Annotations = { annotate: false, quotes: [], findings: [], breakPoints: [], categories: [] };
-    return { clause, text: summarySentence({ index, key: '', out }) };
+    return { label: analyst.label, clause, text: summarySentence({ index, analyst, key: '', out }) };
   }
   const schemaJson = spec.inputSchema?.json ?? {};
   const node = schemaOf?.(spec.name) ?? compileToolSchema(JSON.stringify(schemaJson), schemaJson);
@@ -462,6 +462,12 @@ export function analyze(request: AnalystRequest, options: AnalyzeOptions = {}): 
     index,
     triggersLexicon(named) ? named : ANY_CATEGORY,
     annotate,
+    analyst,
   );
-  return { clause, text: STAND_IN_LABEL, tool: { name: spec.name, input, ...annotations } };
+  return {
+    label: analyst.label,
+    clause,
+    text: analyst.label,
+    tool: { name: spec.name, input, ...annotations },
+  };
 }

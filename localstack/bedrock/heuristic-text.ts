@@ -1,8 +1,8 @@
 /** The heuristic analyst's sentences and quotes: what it writes into text properties. */
 import type { ClauseIndex, Segment } from './clause-text.js';
-import { type CategoryContext, type Ctx, STAND_IN_LABEL } from './heuristic-types.js';
+import type { CategoryContext, Ctx } from './heuristic-types.js';
 import type { SchemaNode } from './json-schema.js';
-import { ANY_CATEGORY, matchCategory, type SegmentMatch } from './risk-lexicon.js';
+import { ANY_CATEGORY, type SegmentMatch } from './risk-lexicon.js';
 
 const CAMEL_BOUNDARY = /([a-z])([A-Z])/g;
 const SEPARATORS = /[-_]+/g;
@@ -49,41 +49,46 @@ export function verbatimQuote(index: ClauseIndex, segment: Segment, node: Schema
   return text;
 }
 
-export function findingSentence(finding: SegmentMatch | undefined): string {
+export function findingSentence(finding: SegmentMatch | undefined, who = 'heuristic'): string {
+  if (finding?.reason) return finding.reason;
   if (!finding || finding.terms.length === 0) {
-    return 'No specific risk wording in this passage (offline heuristic).';
+    return `No specific risk wording in this passage (offline ${who}).`;
   }
   const mentioned = [...finding.terms];
   for (const term of finding.riskTerms) if (!mentioned.includes(term)) mentioned.push(term);
   return `Mentions ${quoteList(mentioned)} (offline heuristic).`;
 }
 
-export function categorySentence(category: CategoryContext): string {
+export function categorySentence(category: CategoryContext, who = 'heuristic'): string {
   const label = humanize(category.spec.key);
   const { match } = category;
-  if (!match.present) return `No ${label} language found (offline heuristic).`;
+  if (!match.present) return `No ${label} language found (offline ${who}).`;
+  if (match.reason) return match.reason;
   const passages = `${match.segments.length} passage${match.segments.length === 1 ? '' : 's'}`;
   const risk = match.riskTerms.length > 0 ? `; high-risk wording ${quoteList(match.riskTerms)}` : '';
   return `${label} language in ${passages}: ${quoteList(match.terms)}${risk} (offline heuristic).`;
 }
 
 export function summarySentence(ctx: Ctx): string {
+  const label = ctx.analyst.label;
   const flagged = ctx.out.categories.filter((c) => c.match.present);
   if (ctx.out.categories.length > 0) {
-    if (flagged.length === 0) return `${STAND_IN_LABEL} No risk category matched this clause.`;
+    if (flagged.length === 0) return `${label} No risk category matched this clause.`;
+    const reasoned = flagged.filter((c) => c.match.reason).sort((a, b) => b.match.level - a.match.level);
+    if (reasoned.length > 0) return `${label} ${reasoned.map((c) => c.match.reason).join(' ')}`;
     const list = flagged.map((c) => `${humanize(c.spec.key)} (${c.match.level})`).join(', ');
     const others = ctx.out.categories.length - flagged.length;
     const rest =
       others === 0 ? '' : `; ${others} other ${others === 1 ? 'category' : 'categories'} not addressed`;
-    return `${STAND_IN_LABEL} Flagged ${list}${rest}.`;
+    return `${label} Flagged ${list}${rest}.`;
   }
-  const any = matchCategory(ctx.index, ANY_CATEGORY);
-  if (!any.present) return `${STAND_IN_LABEL} No risk wording matched this clause.`;
-  return `${STAND_IN_LABEL} ${any.segments.length} passage(s) mention ${quoteList(any.terms)}.`;
+  const any = ctx.analyst.match(ctx.index, ANY_CATEGORY);
+  if (!any.present) return `${label} No risk wording matched this clause.`;
+  return `${label} ${any.segments.length} passage(s) mention ${quoteList(any.terms)}.`;
 }
 
 export function textFor(ctx: Ctx): string {
-  if (ctx.finding) return findingSentence(ctx.finding);
-  if (ctx.category) return categorySentence(ctx.category);
+  if (ctx.finding) return findingSentence(ctx.finding, ctx.analyst.name);
+  if (ctx.category) return categorySentence(ctx.category, ctx.analyst.name);
   return summarySentence(ctx);
 }

@@ -2,9 +2,26 @@
 import type { ClauseIndex } from './clause-text.js';
 import type { CategoryMatch, CategorySpec, SegmentMatch } from './risk-lexicon.js';
 
-/** Every answer's text block starts with this, so no one mistakes it for a model's opinion. */
+/** Every heuristic answer's text block starts with this, so no one mistakes it for a model's opinion. */
 export const STAND_IN_LABEL =
   'Offline heuristic analyst (clause-review Bedrock stand-in): not a legal-grade model.';
+
+/** Every learned answer's text block starts with this. */
+export const LEARNED_LABEL =
+  'Offline learned analyst (clause-review Bedrock stand-in, trained on CUAD lawyer labels): not a legal-grade model.';
+
+/** Name of the keyword analyst. */
+export const HEURISTIC_LABEL_NAME = 'heuristic';
+
+/** The two offline analysts: `learned` (trained weights) and `heuristic` (keyword lexicon). */
+export type OfflineAnalystName = 'learned' | 'heuristic';
+
+/** An offline analyst: its name, the label its answers start with, and how it matches a category. */
+export interface OfflineAnalyst {
+  readonly name: OfflineAnalystName;
+  readonly label: string;
+  match(index: ClauseIndex, category: CategorySpec): CategoryMatch;
+}
 
 /** The parts of a Converse request the analyst reads. */
 export interface AnalystRequest {
@@ -71,6 +88,8 @@ export interface ToolAnswer {
 
 /** The analyst's whole answer. */
 export interface AnalystAnswer {
+  /** The label of the analyst that answered ({@link STAND_IN_LABEL} or {@link LEARNED_LABEL}). */
+  readonly label: string;
   /** The clause as extracted from the request (quotes are substrings of it). */
   readonly clause: string;
   /** Text block content: the label (followed by a one-line summary when no tool is offered). */
@@ -88,6 +107,8 @@ export interface CategoryContext {
 
 export interface Ctx {
   readonly index: ClauseIndex;
+  /** The analyst whose judgements fill the schema. */
+  readonly analyst: OfflineAnalyst;
   /** Category a root-level assessment is about (from the tool's name and description). */
   readonly rootCategory?: CategorySpec;
   readonly key: string;

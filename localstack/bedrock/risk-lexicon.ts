@@ -1,11 +1,9 @@
 /**
- * Keyword matching for the heuristic analyst: which passages of a clause touch a risk category,
- * and how alarming their wording is. Categories are whatever the caller's schema names, so
- * keywords come from the category's key and description, topped up by a built-in lexicon of
- * legal risk terms for the categories contracts usually have.
- *
- * Everything here is compiled once (per category signature, per clause) and reused: no regular
- * expressions are built on the request path.
+ * Keyword matching for the heuristic analyst: which passages of a clause touch a risk category, and how
+ * alarming their wording is. Categories are whatever the caller's schema names, so keywords come from the
+ * category's key and description, topped up by a built-in lexicon of legal risk terms for the categories
+ * contracts usually have. Everything is compiled once (per category signature, per clause) and reused:
+ * no regular expressions are built on the request path.
  */
 import { type ClauseIndex, indexKey, type Segment } from './clause-text.js';
 
@@ -40,8 +38,9 @@ export interface SegmentMatch {
   readonly terms: readonly string[];
   /** High-risk wording found in the segment. */
   readonly riskTerms: readonly string[];
-  /** 1..3 for this passage alone. */
+  /** 0..3 for this passage alone (heuristic: 1..3); `reason`, here and on a match, is the learned analyst's. */
   readonly level: number;
+  readonly reason?: string;
 }
 
 /** How a whole clause matched a category. */
@@ -53,6 +52,7 @@ export interface CategoryMatch {
   readonly riskTerms: readonly string[];
   /** Matching segments in clause order. */
   readonly segments: readonly SegmentMatch[];
+  readonly reason?: string;
 }
 
 // Notation: `word*` is a prefix stem, a bare word matches itself and its plural, spaces make a

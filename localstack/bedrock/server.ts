@@ -20,6 +20,7 @@ import { type Catalogue, DEFAULT_REGION } from './catalogue.js';
 import { controlPlane, isControlPlanePath, regionOfAuthorization } from './control-plane.js';
 import { bedrockError, UNKNOWN_OPERATION } from './errors.js';
 import { type FaultPlan, type FaultPlanPatch, isFaultPlanError } from './fault-plan.js';
+import type { OfflineAnalystName } from './heuristic-types.js';
 import { type CallChannel, STAND_IN_HEADER, StandInEngine, type WireResponse } from './stand-in-engine.js';
 
 /** Options of {@link startBedrockStandIn}. */
@@ -39,6 +40,8 @@ export interface BedrockStandInOptions {
   now?: () => number;
   /** The models Bedrock knows (default: catalogue.ts). */
   catalogue?: Catalogue;
+  /** Which offline analyst answers (default `learned`; `heuristic` for the keyword lexicon). */
+  analyst?: OfflineAnalystName;
 }
 
 /** A running stand-in. */
@@ -156,6 +159,7 @@ export async function startBedrockStandIn(options: BedrockStandInOptions = {}): 
     plan: options.plan,
     now: options.now,
     catalogue: options.catalogue,
+    analyst: options.analyst,
   });
 
   const server = await listen(requestHandler(engine), host, options.port ?? 0);

@@ -42,7 +42,9 @@ import {
   parseFaultPlanPatch,
   resolveModelPlan,
 } from './fault-plan.js';
+import type { OfflineAnalystName } from './heuristic-types.js';
 import { sampleLatencyMs } from './latency.js';
+import { offlineAnalyst } from './offline-analysts.js';
 import { type CacheUse, cacheCheckpoints, hasCachePoints, PromptCache } from './prompt-cache.js';
 import { createRandom, type Random, randomUuid } from './random.js';
 
@@ -61,7 +63,7 @@ export interface WireResponse {
   readonly body: string;
 }
 
-/** Header on every answer, so logs and callers can tell the stand-in from Bedrock. */
+/** Header on every answer, naming the offline analyst (`offline-learned` or `offline-heuristic`). */
 export const STAND_IN_HEADER = { name: 'x-clause-review-stand-in', value: 'offline-heuristic' } as const;
 
 /** Options of a {@link StandInEngine}. */
@@ -76,6 +78,8 @@ export interface StandInEngineOptions {
   now?: () => number;
   /** The models Bedrock knows (default: catalogue.ts's {@link Catalogue}). */
   catalogue?: Catalogue;
+  /** The offline analyst (default `learned`; the heuristic if its weights cannot load). */
+  analyst?: OfflineAnalystName;
 }
 
 /** Per-call facts the transport knows: the region of the SigV4 credential scope. */
@@ -138,8 +142,11 @@ export class StandInEngine {
   /** The catalogue this engine serves (read by the control plane). */
   readonly catalogue: Catalogue;
   private readonly promptCache: PromptCache;
+  /** The offline analyst that answers. */
+  readonly analyst: OfflineAnalystName;
 
   constructor(options: StandInEngineOptions = {}) {
+    this.analyst = offlineAnalyst(options.analyst).name;
     this.seed = options.seed ?? 1;
     this.random = createRandom(this.seed);
     this.ids = createRandom(this.seed ^ ID_STREAM_SALT);
@@ -225,7 +232,7 @@ export class StandInEngine {
         'content-type': 'application/json',
         'x-amzn-RequestId': requestId,
         'x-amzn-ErrorType': error.errorType,
-        [STAND_IN_HEADER.name]: STAND_IN_HEADER.value,
+        [STAND_IN_HEADER.name]: `offline-${this.analyst}`,
       },
       body: JSON.stringify({ message: error.message }),
     };
@@ -272,6 +279,7 @@ export class StandInEngine {
       request,
       this.toolUseId(),
       kind === 'schemaViolation' || kind === 'badQuote',
+      this.analyst,
     );
     const admission = this.capacityFor(modelId).tryAdmit(plan.capacity, estimatedTokens(prepared));
     if (!admission.admitted) {
@@ -337,7 +345,7 @@ export class StandInEngine {
       headers: {
         'content-type': 'application/json',
         'x-amzn-RequestId': requestId,
-        [STAND_IN_HEADER.name]: STAND_IN_HEADER.value,
+        [STAND_IN_HEADER.name]: `offline-${this.analyst}`,
       },
       body: renderAnswerBody(answer, Math.round(performance.now() - started)),
     };

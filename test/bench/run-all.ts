@@ -5,9 +5,10 @@
  * asserts a time (machines are shared and noisy). The stand-in's own throughput is measured
  * by `npm run bench:standin`.
  *
- *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,limiter,fleet,hostile]
+ *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,limiter,fleet,hostile,agreement]
  */
 import { parseArgs } from 'node:util';
+import { runAgreementBench } from './agreement.js';
 import { formatCostBench, runCostBench } from './cost.js';
 import { formatHostileBench, runHostileBench } from './hostile.js';
 import { formatLimiterBench, runLimiterBench } from './limiter.js';
@@ -76,4 +77,13 @@ if (want('fleet')) {
 if (want('hostile')) {
   console.log('\n== hostile documents through the bounded parser (one process per case)');
   console.log(formatHostileBench(runHostileBench()));
+}
+
+if (want('agreement')) {
+  console.log(
+    '\n== offline analysts against CUAD lawyer labels (development set, pairs of clause and risk category)',
+  );
+  console.log(
+    (await runAgreementBench()) ?? 'skipped: the development set (../shared/corpus/contracts) is not here',
+  );
 }

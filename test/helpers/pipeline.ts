@@ -92,7 +92,13 @@ export async function startHarness(
   } = {},
 ): Promise<PipelineHarness> {
   const stack = await provisionTestStack(label);
-  const bedrock = await startBedrockStandIn({ seed: 7, ...(options.plan ? { plan: options.plan } : {}) });
+  // The keyword heuristic answers here: these suites test the pipeline around the calls (faults,
+  // holds, gates), and its judgements are the ones they were written against.
+  const bedrock = await startBedrockStandIn({
+    seed: 7,
+    analyst: 'heuristic',
+    ...(options.plan ? { plan: options.plan } : {}),
+  });
   const pipeline = startLocalPipeline({
     awsEndpoint: stack.endpoint,
     bedrockEndpoint: bedrock.url,

@@ -104,7 +104,7 @@ const plan = (patch: FaultPlanPatch): void => {
 };
 
 beforeAll(async () => {
-  standIn = await startBedrockStandIn({ seed: 3, now: () => START });
+  standIn = await startBedrockStandIn({ seed: 3, now: () => START, analyst: 'heuristic' });
   usEast1 = new BedrockRuntimeClient({
     region: 'us-east-1',
     endpoint: standIn.url,

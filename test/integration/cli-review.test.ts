@@ -76,7 +76,7 @@ describe('npx clause-review review', () => {
     expect(existsSync(join(dir, 'report.html'))).toBe(true);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
     expectCompleteReview(report, fixture(SMALL).toString('utf8'));
-    expect(report.notice).toMatch(/offline heuristic/);
+    expect(report.notice).toMatch(/offline learned analyst/);
     // Progress while it ran, then the summary table naming the report.
     expect(run.stdout).toMatch(/chunks \d+\/\d+/);
     expect(run.stdout).toMatch(/calls \d+ done, \d+ failed, \d+ skipped, \d+ cancelled of \d+/);

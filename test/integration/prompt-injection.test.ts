@@ -22,7 +22,9 @@ let standIn: BedrockStandIn;
 let bedrock: BedrockRuntimeClient;
 
 beforeAll(async () => {
-  standIn = await startBedrockStandIn({ seed: 11 });
+  // The keyword heuristic: it reads the risk wording of these short, made-up clauses, which the
+  // learned analyst (trained on real contract clauses) mostly leaves unscored.
+  standIn = await startBedrockStandIn({ seed: 11, analyst: 'heuristic' });
   bedrock = new BedrockRuntimeClient({
     region: 'us-east-1',
     endpoint: standIn.url,

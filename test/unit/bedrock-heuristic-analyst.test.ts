@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { extractClauseText, segmentClause } from '../../localstack/bedrock/clause-text.js';
-import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
+import { analyze as analyzeWith } from '../../localstack/bedrock/heuristic-analyst.js';
 import { type AnalystRequest, STAND_IN_LABEL } from '../../localstack/bedrock/heuristic-types.js';
 
 const CLAUSE =
@@ -37,6 +37,9 @@ const requestFor = (schema: unknown, text: string, toolChoice?: string): Analyst
     toolChoice: { tool: { name: toolChoice ?? 'record_assessment' } },
   },
 });
+
+/** This suite pins the keyword heuristic; the learned analyst has its own. */
+const analyze = (request: AnalystRequest) => analyzeWith(request, { analyst: 'heuristic' });
 
 const wrapped = `Assess the clause below.\n<clause>\n${CLAUSE}\n</clause>\nAnswer with the tool.`;
 

@@ -7,7 +7,8 @@
  * ledger, so they must never change once reports exist. The descriptions go into the
  * prompt and the tool schema; they are deliberately rich in the words such clauses use,
  * because the offline heuristic analyst of the local Bedrock stand-in derives its
- * keywords from the schema's property names and descriptions.
+ * keywords from the schema's property names and descriptions. The stand-in's learned
+ * analyst was trained on the CUAD labels this mapping groups, and knows the categories by id.
  */
 
 /** Shape of one risk category. */

@@ -1,0 +1,271 @@
+/**
+ * `npm run train:analyst`: trains the stand-in's learned offline analyst on CUAD lawyer labels
+ * and writes its weights (`localstack/bedrock/learned/weights.json`).
+ *
+ * Data: the training set (default `../shared/cuad-train/contracts`), split into clauses as
+ * intake splits them and labelled by docs/offline-analyst.md's matching rule. Model: one
+ * logistic regression per risk category (whether a clause addresses it) and one per mapped CUAD
+ * category (what kind of clause it is, for reasons and severity), over words and word pairs.
+ * Each risk category's threshold is the one with the best F1 on out-of-fold predictions of a
+ * contract-level cross-validation over the training set. The development set
+ * (`../shared/corpus/contracts`) is only scored, never trained or tuned on.
+ * Deterministic: the same data and `--seed` give the same file.
+ *
+ *   npm run train:analyst [-- --train DIR --dev DIR --seed N --out FILE --cv-cache FILE]
+ *
+ * `--cv-cache` keeps the cross-validation's out-of-fold predictions in FILE and reuses them
+ * when FILE exists (same data, seed and settings), so changing only how thresholds are chosen
+ * does not repeat the cross-validation.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { CATEGORY_IDS } from '../../../lambdas/core/analysts/categories.js';
+import { type LabelledContract, RISK_OF_CUAD, readLabelledContracts } from './cuad-data.js';
+import { featureStrings } from './features.js';
+import { featuresOf, type LearnedModel, loadLearnedModel, probability } from './learned-model.js';
+import { type Example, type LogisticModel, predict, seededRandom, trainLogistic } from './logistic.js';
+import { packWeights, type StoredLabel, type StoredModel } from './weights-format.js';
+
+/** Training settings, recorded in the weights file. */
+export const SETTINGS = {
+  minDocumentFrequency: 3,
+  /** The vocabulary: the most frequent words and word pairs, so every weight can ship. */
+  maxFeatures: 20000,
+  epochs: 4,
+  learningRate: 0.5,
+  l2: 1e-6,
+  positiveWeight: 2,
+  folds: 5,
+  /**
+   * Each risk category's threshold maximises F-beta of its out-of-fold pairs with this beta:
+   * recall weighs more than precision, since a clause a reviewer never sees flagged costs more
+   * than one they dismiss.
+   */
+  beta: 1.5,
+} as const;
+
+const CUAD_LABELS: readonly string[] = [...RISK_OF_CUAD.keys()];
+/** Label ids: the twelve risk categories, then the CUAD categories. */
+const LABEL_NAMES: readonly string[] = [...CATEGORY_IDS, ...CUAD_LABELS];
+
+interface Counts {
+  tp: number;
+  fp: number;
+  fn: number;
+}
+
+const ratio = (a: number, b: number): number => (b === 0 ? 0 : a / b);
+
+/** Precision, recall and F1 of pair counts. */
+function scoreCounts(c: Counts): { precision: number; recall: number; f1: number } {
+  const precision = ratio(c.tp, c.tp + c.fp);
+  const recall = ratio(c.tp, c.tp + c.fn);
+  return { precision, recall, f1: ratio(2 * precision * recall, precision + recall) };
+}
+
+function vocabularyOf(contracts: readonly LabelledContract[]): Map<string, number> {
+  const df = new Map<string, number>();
+  for (const c of contracts)
+    for (const clause of c.clauses)
+      for (const f of featureStrings(clause.text)) df.set(f, (df.get(f) ?? 0) + 1);
+  const frequent = [...df]
+    .filter(([, n]) => n >= SETTINGS.minDocumentFrequency)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, SETTINGS.maxFeatures);
+  return new Map(frequent.map(([f], i) => [f, i]));
+}
+
+function examplesOf(contracts: readonly LabelledContract[], vocab: Map<string, number>): Example[] {
+  return contracts.flatMap((c) =>
+    c.clauses.map((clause) => {
+      const ids: number[] = [];
+      const strings = featureStrings(clause.text);
+      for (const f of strings) {
+        const id = vocab.get(f);
+        if (id !== undefined) ids.push(id);
+      }
+      const labels = new Set<number>();
+      for (const r of clause.risks) labels.add(LABEL_NAMES.indexOf(r));
+      for (const k of clause.cuad) labels.add(LABEL_NAMES.indexOf(k));
+      return { features: Int32Array.from(ids).sort(), count: strings.size, labels };
+    }),
+  );
+}
+
+const trainModels = (
+  examples: readonly Example[],
+  dimensions: number,
+  labels: number,
+  seed: number,
+): LogisticModel => trainLogistic(examples, { ...SETTINGS, labels, dimensions, seed });
+
+/** Out-of-fold risk probabilities by contract-level cross-validation. */
+function crossValidate(contracts: readonly LabelledContract[], vocab: Map<string, number>, seed: number) {
+  const random = seededRandom(seed ^ 0x9e3779b9);
+  const fold = new Map(contracts.map((c) => [c.name, Math.floor(random() * SETTINGS.folds)]));
+  const truth: Set<number>[] = [];
+  const probs: Float64Array[] = [];
+  for (let k = 0; k < SETTINGS.folds; k++) {
+    const trainSet = contracts.filter((c) => fold.get(c.name) !== k);
+    const testSet = contracts.filter((c) => fold.get(c.name) === k);
+    const model = trainModels(examplesOf(trainSet, vocab), vocab.size, CATEGORY_IDS.length, seed + k);
+    for (const e of examplesOf(testSet, vocab)) {
+      probs.push(predict(model, e.features, e.count));
+      truth.push(new Set([...e.labels].filter((l) => l < CATEGORY_IDS.length)));
+    }
+    console.error(`fold ${k + 1}/${SETTINGS.folds}: ${testSet.length} contracts held out`);
+  }
+  return { truth, probs };
+}
+
+/** The out-of-fold predictions, read from `file` when it has them, else computed (and written there). */
+function cachedCrossValidation(
+  file: string | undefined,
+  compute: () => { truth: Set<number>[]; probs: Float64Array[] },
+): { truth: Set<number>[]; probs: Float64Array[] } {
+  if (file && existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { truth: number[][]; probs: number[][] };
+    return { truth: saved.truth.map((t) => new Set(t)), probs: saved.probs.map((p) => Float64Array.from(p)) };
+  }
+  const cv = compute();
+  if (file) {
+    const json = { truth: cv.truth.map((t) => [...t]), probs: cv.probs.map((p) => Array.from(p)) };
+    writeFileSync(file, JSON.stringify(json));
+  }
+  return cv;
+}
+
+function countsAt(truth: Set<number>[], probs: Float64Array[], label: number, threshold: number): Counts {
+  const c = { tp: 0, fp: 0, fn: 0 };
+  probs.forEach((p, i) => {
+    const flagged = (p[label] as number) >= threshold;
+    const held = truth[i]?.has(label) ?? false;
+    if (flagged && held) c.tp++;
+    else if (flagged) c.fp++;
+    else if (held) c.fn++;
+  });
+  return c;
+}
+
+/** F-beta of pair counts. */
+function fBeta(c: Counts): number {
+  const { precision, recall } = scoreCounts(c);
+  const b2 = SETTINGS.beta * SETTINGS.beta;
+  return ratio((1 + b2) * precision * recall, b2 * precision + recall);
+}
+
+/** Per risk category, the threshold with the best out-of-fold F-beta, and the figures at it. */
+function chooseThresholds(truth: Set<number>[], probs: Float64Array[]) {
+  return CATEGORY_IDS.map((id, label) => {
+    let best = { threshold: 0.5, score: -1, counts: countsAt(truth, probs, label, 0.5) };
+    for (let step = 2; step <= 18; step++) {
+      const threshold = step / 20;
+      const counts = countsAt(truth, probs, label, threshold);
+      const score = fBeta(counts);
+      if (score > best.score) best = { threshold, score, counts };
+    }
+    return { id, threshold: best.threshold, counts: best.counts };
+  });
+}
+
+function figures(rows: readonly { id: string; counts: Counts }[]) {
+  const all = { tp: 0, fp: 0, fn: 0 };
+  const perCategory: Record<string, unknown> = {};
+  for (const { id, counts } of rows) {
+    all.tp += counts.tp;
+    all.fp += counts.fp;
+    all.fn += counts.fn;
+    const s = scoreCounts(counts);
+    perCategory[id] = {
+      precision: round(s.precision),
+      recall: round(s.recall),
+      labelled: counts.tp + counts.fn,
+    };
+  }
+  const s = scoreCounts(all);
+  return { precision: round(s.precision), recall: round(s.recall), pairs: all, perCategory };
+}
+
+const FORMAT = 'clause-review-offline-analyst/1';
+
+/** Pair counts per risk category of a loaded model on labelled contracts. */
+function scoreStored(model: LearnedModel, contracts: readonly LabelledContract[]) {
+  const rows = CATEGORY_IDS.map((id) => ({ id, counts: { tp: 0, fp: 0, fn: 0 } }));
+  for (const clause of contracts.flatMap((c) => c.clauses)) {
+    const { ids, count } = featuresOf(model, clause.text);
+    model.risk.forEach((label, l) => {
+      const row = rows[l] as (typeof rows)[number];
+      const flagged = probability(label, ids, count) >= label.threshold;
+      const held = clause.risks.has(row.id);
+      if (flagged && held) row.counts.tp++;
+      else if (flagged) row.counts.fp++;
+      else if (held) row.counts.fn++;
+    });
+  }
+  return rows;
+}
+
+const round = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** Packs every label's weights (each as int8 steps of its own scale) over the whole vocabulary. */
+function store(model: LogisticModel, vocab: Map<string, number>, thresholds: readonly number[]) {
+  const labels: StoredLabel[] = LABEL_NAMES.map((name, l) => {
+    const dense = model.weights.subarray(l * model.dimensions, (l + 1) * model.dimensions);
+    const packed = packWeights(dense, 0);
+    return {
+      name,
+      kind: l < CATEGORY_IDS.length ? 'risk' : 'cuad',
+      bias: round(model.bias[l] as number),
+      threshold: thresholds[l] ?? 0.5,
+      scale: packed.scale,
+      weights: packed.weights,
+    };
+  });
+  return { features: [...vocab.keys()], labels };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      train: { type: 'string', default: '../shared/cuad-train/contracts' },
+      dev: { type: 'string', default: '../shared/corpus/contracts' },
+      seed: { type: 'string', default: '20251126' },
+      out: { type: 'string', default: 'localstack/bedrock/learned/weights.json' },
+      'cv-cache': { type: 'string' },
+    },
+  });
+  const seed = Number(values.seed);
+  const train = await readLabelledContracts(values.train);
+  const vocab = vocabularyOf(train);
+  console.error(`${train.length} training contracts, ${vocab.size} features`);
+  const cv = cachedCrossValidation(values['cv-cache'], () => crossValidate(train, vocab, seed));
+  const chosen = chooseThresholds(cv.truth, cv.probs);
+  const final = trainModels(examplesOf(train, vocab), vocab.size, LABEL_NAMES.length, seed);
+  const thresholds = LABEL_NAMES.map((_, l) => chosen[l]?.threshold ?? 0.5);
+  const stored = store(final, vocab, thresholds);
+  const training = {
+    data: `CUAD v1 training set: ${train.length} contracts, ${train.reduce((n, c) => n + c.clauses.length, 0)} clauses`,
+    seed,
+    settings: SETTINGS,
+    features: `the ${vocab.size} most frequent words and word pairs of the training clauses`,
+    thresholds: Object.fromEntries(chosen.map((c) => [c.id, c.threshold])),
+    crossValidation: { folds: SETTINGS.folds, ...figures(chosen) },
+  };
+  writeFileSync(values.out, `${JSON.stringify({ format: FORMAT, training, ...stored })}\n`);
+  // The development set is scored with the weights as stored, never trained or tuned on.
+  const dev = await readLabelledContracts(values.dev);
+  const development = {
+    data: `CUAD v1 development set: ${dev.length} contracts, ${dev.reduce((n, c) => n + c.clauses.length, 0)} clauses (scored only)`,
+    ...figures(scoreStored(loadLearnedModel(values.out), dev)),
+  };
+  const model: StoredModel = { format: FORMAT, training: { ...training, development }, ...stored };
+  writeFileSync(values.out, `${JSON.stringify(model)}\n`);
+  const cvFig = model.training.crossValidation as { precision: number; recall: number };
+  const devFig = model.training.development as { precision: number; recall: number };
+  console.log(
+    `wrote ${values.out}: ${stored.features.length} features, ${LABEL_NAMES.length} labels; ` +
+      `cross-validation P ${cvFig.precision} R ${cvFig.recall}; development P ${devFig.precision} R ${devFig.recall}`,
+  );
+}
+
+await main();
