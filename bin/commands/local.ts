@@ -63,6 +63,7 @@ function upOptions(argv: string[]) {
       workers: { type: 'string' },
       'latency-ms': { type: 'string' },
       invocations: { type: 'string' },
+      analyst: { type: 'string' },
     },
   });
   const workers = Number(values.workers ?? '1');
@@ -76,7 +77,10 @@ function upOptions(argv: string[]) {
   const invocations = values.invocations === undefined ? undefined : Number(values.invocations);
   if (invocations !== undefined && !(Number.isInteger(invocations) && invocations >= 1 && invocations <= 100))
     throw new CliError(`--invocations must be a whole number from 1 to 100; got '${values.invocations}'`);
-  return { prefix: values.prefix, workers, latencyMs, invocations };
+  const analyst = values.analyst ?? 'learned';
+  if (analyst !== 'learned' && analyst !== 'heuristic')
+    throw new CliError(`--analyst must be 'learned' or 'heuristic'; got '${analyst}'`);
+  return { prefix: values.prefix, workers, latencyMs, invocations, analyst } as const;
 }
 
 /**
@@ -97,6 +101,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
   const stack = await startLocalStack({
     ...(values.prefix ? { prefix: values.prefix } : {}),
     ...(values.latencyMs > 0 ? { plan: { latency: { kind: 'fixed', ms: values.latencyMs } } } : {}),
+    analyst: values.analyst,
     log: (l) => io.err(l),
   });
   const pipeline = startLocalPipeline({
@@ -107,7 +112,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     settings: LOCAL_RUN_DEFAULTS,
     batchWorkers: workers,
     ...(values.invocations ? { realtimeConcurrency: values.invocations } : {}),
-    notice: offlineAnalystNotice(),
+    notice: offlineAnalystNotice(values.analyst),
     log: (l) => io.err(l),
   });
   const signIn = await localSignIn(stack.awsEndpoint, stack.topology.prefix, io);

@@ -1,5 +1,6 @@
 import { type Topology, topology } from '../../lib/topology.js';
 import { type EmulatorClients, emulatorClients } from '../aws-clients.js';
+import type { OfflineAnalystName } from '../bedrock/heuristic-types.js';
 import type { FaultPlan } from '../bedrock/index.js';
 import { type BedrockStandIn, startBedrockStandIn } from '../bedrock/index.js';
 import { type MotoServer, startMotoServer } from '../moto-server.js';
@@ -21,6 +22,8 @@ export interface LocalStackOptions {
   readonly prefix?: string;
   readonly seed?: number;
   readonly plan?: Partial<FaultPlan>;
+  /** Which offline analyst of the stand-in answers. @default 'learned' */
+  readonly analyst?: OfflineAnalystName;
   readonly log?: (line: string) => void;
 }
 
@@ -37,6 +40,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const bedrock = await startBedrockStandIn({
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.plan ? { plan: options.plan } : {}),
+    ...(options.analyst ? { analyst: options.analyst } : {}),
   });
   const t = topology({ prefix: options.prefix ?? 'clause-review' });
   const clients = emulatorClients(awsEndpoint);

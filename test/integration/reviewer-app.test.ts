@@ -82,7 +82,12 @@ beforeAll(async () => {
   const cli = join(PROJECT_ROOT, 'bin/clause-review.js');
   // One realtime invocation at a time, and the stand-in answering each call after 1 s: the
   // chunks consolidate one after another, seconds apart.
-  const args = ['local', 'up', '--prefix', uniquePrefix('app'), '--latency-ms', '1000', '--invocations', '1'];
+  // The keyword heuristic answers: it rates enough of this short contract high for the gate to
+  // hold findings to decide (the learned analyst rates few clauses high, as lawyers would).
+  const args = [
+    ...['local', 'up', '--prefix', uniquePrefix('app'), '--latency-ms', '1000', '--invocations', '1'],
+    ...['--analyst', 'heuristic'],
+  ];
   up = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   exited = new Promise((resolve) => up?.once('exit', (code) => resolve(code)));
   let stderr = '';
