@@ -49,6 +49,9 @@ wording per operation (with or without the "1 validation error detected: " prefi
 measured against the live service in https://github.com/floci-io/floci/issues/2893 and
 https://github.com/paritysuite/dynamodb-conformance (tests/tier3/validation-ordering).
 
+SQS standard queues whose messages carry a MessageGroupId deliver as fair queues do (quiet
+tenants first; see moto_fair_queues.py). MOTO_FAIR_QUEUES=0 leaves moto's send order.
+
 Usage: python moto_serve.py -H 127.0.0.1 -p 5000
 """
 
@@ -67,6 +70,8 @@ import threading
 import time
 
 from werkzeug.serving import run_simple
+
+import moto_fair_queues
 
 import moto.dynamodb.models as dynamodb_models
 from moto.dynamodb.exceptions import (
@@ -437,6 +442,7 @@ def main() -> None:
     _patch_partition_query()
     _patch_fast_item_answers()
     _patch_unused_placeholders()
+    moto_fair_queues.install()
     _leave_with_parent()
     # One log line per request costs the server about a tenth of its time under load, and
     # nobody reads it: the launcher drops it once the server answers. Errors still show.
