@@ -170,7 +170,15 @@ def install() -> None:
                     m._fair_received_at = None
         original_delete(self, receipt_handle)
 
+    original_groups = Queue.pending_message_groups.fget
+
+    def pending_message_groups(self):
+        # Only a FIFO queue blocks a group with messages in flight; moto works the set out (and
+        # copies it) for every receive of a standard queue too, which grouped messages make costly.
+        return original_groups(self) if self.fifo_queue else set()
+
     Queue.messages = property(messages)
+    Queue.pending_message_groups = property(pending_message_groups)
     Message.mark_received = mark_received
     Queue.add_message = add_message
     Queue.delete_message = delete_message
