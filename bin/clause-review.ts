@@ -12,6 +12,7 @@ import { DOCTOR_USAGE, doctorCommand } from './commands/doctor.js';
 import { decideCommand, findingsCommand, pauseCommand, resumeCommand } from './commands/hold-commands.js';
 import { jobsCommand, liveFindingsCommand } from './commands/live-commands.js';
 import { localCommand } from './commands/local.js';
+import { PLAN_USAGE, planCommand } from './commands/plan.js';
 import { PURGE_USAGE, purgeCommand } from './commands/purge.js';
 import { review } from './commands/review.js';
 import { resolveTarget, splitTargetArgs, TARGET_USAGE } from './commands/target.js';
@@ -44,6 +45,7 @@ Usage:
   clause-review purge <job>                  delete an ended job's document (every version), work files, reports and items
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)
   clause-review doctor [--local] [--model ID] check every configured Bedrock model: lifecycle, access, how it is invoked
+  clause-review plan <file...> [--defaults]  time, cost and the binding limit of a batch at the account's quotas (plan --help)
 
 ${TARGET_USAGE}
 
@@ -105,7 +107,15 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    PROCESS_IO.out(command === 'doctor' ? DOCTOR_USAGE : command === 'purge' ? PURGE_USAGE : USAGE);
+    PROCESS_IO.out(
+      command === 'doctor'
+        ? DOCTOR_USAGE
+        : command === 'purge'
+          ? PURGE_USAGE
+          : command === 'plan'
+            ? PLAN_USAGE
+            : USAGE,
+    );
     return 0;
   }
   switch (command) {
@@ -135,6 +145,8 @@ async function main(argv: string[]): Promise<number> {
       return purgeCommand(rest, PROCESS_IO);
     case 'doctor':
       return doctorCommand(rest, PROCESS_IO);
+    case 'plan':
+      return planCommand(rest, PROCESS_IO);
     case 'review': {
       const { positionals, values } = parseArgs({
         args: rest,

@@ -31,6 +31,11 @@ export interface MotoServerOptions extends MotoVenvOptions {
    * DynamoDB refuses them (moto_serve.py); 0 turns conflicts off. @default 10
    */
   readonly transactionHoldMs?: number;
+  /**
+   * Whether SQS standard queues deliver as fair queues do when their messages carry a
+   * MessageGroupId (`moto_fair_queues.py`); false leaves moto's send order. @default true
+   */
+  readonly fairQueues?: boolean;
 }
 
 const running = new Set<ChildProcess>();
@@ -77,6 +82,7 @@ export async function startMotoServer(options: MotoServerOptions = {}): Promise<
       ...(options.transactionHoldMs !== undefined
         ? { MOTO_TRANSACTION_HOLD_MS: String(options.transactionHoldMs) }
         : {}),
+      ...(options.fairQueues === false ? { MOTO_FAIR_QUEUES: '0' } : {}),
     },
   });
   installExitHook();

@@ -52,6 +52,9 @@ https://github.com/paritysuite/dynamodb-conformance (tests/tier3/validation-orde
 Cognito identity pools, which moto answers with one fixed key for everyone, are modelled as
 Cognito hands out credentials; see moto_cognito.py.
 
+SQS standard queues whose messages carry a MessageGroupId deliver as fair queues do (quiet
+tenants first; see moto_fair_queues.py). MOTO_FAIR_QUEUES=0 leaves moto's send order.
+
 Usage: python moto_serve.py -H 127.0.0.1 -p 5000
 """
 
@@ -72,6 +75,7 @@ import time
 from werkzeug.serving import run_simple
 
 from moto_cognito import CredentialLookup, patch_cognito
+import moto_fair_queues
 
 import moto.dynamodb.models as dynamodb_models
 from moto.dynamodb.exceptions import (
@@ -443,6 +447,7 @@ def main() -> None:
     _patch_fast_item_answers()
     _patch_unused_placeholders()
     patch_cognito()
+    moto_fair_queues.install()
     _leave_with_parent()
     # One log line per request costs the server about a tenth of its time under load, and
     # nobody reads it: the launcher drops it once the server answers. Errors still show.

@@ -129,6 +129,7 @@ export class Chaos {
       this.pipeline.clients.sqs,
       this.resources.queueUrls[job.lane],
       chunkMessagesOf(doc, job.lane, [chunk]),
+      job.owner,
     );
     this.tally.duplicateChunks++;
   }

@@ -17,6 +17,8 @@ export interface DeadLetter {
   /** When the message was first sent to its source queue (epoch ms). */
   readonly sentAt: number;
   readonly receiveCount: number;
+  /** The message's MessageGroupId (a chunk message's owner, its tenant on a fair queue), if any. */
+  readonly groupId?: string;
 }
 
 /** Message attribute counting redrives of messages that have no checkpoint (intake, finalize). */
@@ -30,6 +32,7 @@ function toDeadLetter(m: Message): DeadLetter {
     attributes: m.MessageAttributes ?? {},
     sentAt: Number(m.Attributes?.SentTimestamp ?? Date.now()),
     receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? '1'),
+    ...(m.Attributes?.MessageGroupId ? { groupId: m.Attributes.MessageGroupId } : {}),
   };
 }
 
@@ -53,7 +56,7 @@ export async function receiveAll(
         MaxNumberOfMessages: Math.min(10, max - out.length),
         WaitTimeSeconds: empty === 0 ? 0 : 1,
         VisibilityTimeout: options.holdSeconds ?? 120,
-        MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount'],
+        MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount', 'MessageGroupId'],
         MessageAttributeNames: ['All'],
       }),
     );
@@ -83,8 +86,9 @@ export async function remove(sqs: SQSClient, queueUrl: string, m: DeadLetter): P
 
 /**
  * Moves one message back to its source queue: the body is sent unchanged (it carries the job
- * identity the call ledger is keyed on), its attributes are kept with the redrive count
- * raised, and only then is the dead letter deleted. A crash in between leaves a duplicate,
+ * identity the call ledger is keyed on), its attributes and MessageGroupId (its owner's tenant on
+ * the lane's fair queue) are kept with the redrive count raised, and only then is the dead
+ * letter deleted. A crash in between leaves a duplicate,
  * which claims make harmless, never a loss.
  */
 export async function moveBack(
@@ -98,6 +102,7 @@ export async function moveBack(
     new SendMessageCommand({
       QueueUrl: sourceUrl,
       MessageBody: m.body,
+      ...(m.groupId ? { MessageGroupId: m.groupId } : {}),
       MessageAttributes: {
         ...m.attributes,
         [REDRIVES_ATTRIBUTE]: { DataType: 'Number', StringValue: String(redrives) },

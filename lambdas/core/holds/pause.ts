@@ -94,6 +94,11 @@ async function sendUnfinished(job: Job, deps: HoldDeps): Promise<number> {
   const doc = await readStoredDocument(deps.s3, deps.resultsBucket, job.jobId);
   const resend: number[] = [];
   for (const cp of live) if (await claims.recordResend(cp, 'resume')) resend.push(cp.chunk);
-  await sendChunkMessages(deps.sqs, deps.laneQueueUrls[job.lane], chunkMessagesOf(doc, job.lane, resend));
+  await sendChunkMessages(
+    deps.sqs,
+    deps.laneQueueUrls[job.lane],
+    chunkMessagesOf(doc, job.lane, resend),
+    job.owner,
+  );
   return resend.length;
 }

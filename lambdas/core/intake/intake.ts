@@ -329,7 +329,12 @@ async function fanOut(
       quote,
     });
   }
-  await sendChunkMessages(deps.sqs, deps.laneQueueUrls[options.lane], chunkMessagesOf(stored, options.lane));
+  await sendChunkMessages(
+    deps.sqs,
+    deps.laneQueueUrls[options.lane],
+    chunkMessagesOf(stored, options.lane),
+    current.owner,
+  );
   await jobs.markFannedOut(jobId);
   return { outcome: 'started', jobId, chunks: parsed.chunks.length, calls };
 }

@@ -31,16 +31,56 @@ export interface CostQuote {
 /** Output tokens of an answer on the stand-in: a base plus a share per category scored. */
 export const OUTPUT_TOKENS = { perCall: 80, perCategory: 50 } as const;
 
+/** What one model is expected to take for a job: calls and tokens, as the quote counts them. */
+export interface ModelLoad {
+  readonly calls: number;
+  /** Input tokens not read from the cache. */
+  readonly inputTokens: number;
+  readonly cacheReadInputTokens: number;
+  readonly cacheWriteInputTokens: number;
+  /** Output tokens as calibrated ({@link OUTPUT_TOKENS}). */
+  readonly outputTokens: number;
+}
+
+/** A job's quote and, per model id, the load its expected calls put on the model. */
+export interface JobEstimate {
+  readonly quote: CostQuote;
+  readonly loads: Readonly<Record<string, ModelLoad>>;
+}
+
+type MutableLoad = { -readonly [K in keyof ModelLoad]: ModelLoad[K] };
+
 /** The quote of `clauses` × `analysts`, with the prompt each call will send. */
 export function quoteJob(
   clauses: readonly Clause[],
   analysts: readonly AnalystDefinition[],
   context: DocumentContext | undefined,
 ): CostQuote {
+  return estimateJob(clauses, analysts, context).quote;
+}
+
+/**
+ * The quote and the expected load per model of `clauses` × `analysts`: one walk over the
+ * requests the calls will send, so the capacity plan and the quote never disagree.
+ */
+export function estimateJob(
+  clauses: readonly Clause[],
+  analysts: readonly AnalystDefinition[],
+  context: DocumentContext | undefined,
+): JobEstimate {
   let expected = 0;
   let worst = 0;
+  const loads: Record<string, MutableLoad> = {};
   for (const analyst of analysts) {
     const modelId = analyst.modelId;
+    const load: MutableLoad = loads[modelId] ?? {
+      calls: 0,
+      inputTokens: 0,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      outputTokens: 0,
+    };
+    loads[modelId] = load;
     const output = OUTPUT_TOKENS.perCall + OUTPUT_TOKENS.perCategory * analyst.categories.length;
     let prefixTokens: number | undefined;
     for (const clause of clauses) {
@@ -59,13 +99,19 @@ export function quoteJob(
         cacheWriteInputTokens: prefix,
         outputTokens: analyst.maxTokens,
       });
+      load.calls++;
+      load.inputTokens += all - prefix;
+      load.cacheReadInputTokens += prefix;
+      load.outputTokens += output;
     }
     // The first call of each analyst writes the prefix instead of reading it.
     if (prefixTokens) {
       expected +=
         costOf(modelId, { inputTokens: 0, outputTokens: 0, cacheWriteInputTokens: prefixTokens }) -
         costOf(modelId, { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: prefixTokens });
+      load.cacheReadInputTokens -= prefixTokens;
+      load.cacheWriteInputTokens += prefixTokens;
     }
   }
-  return { expectedMicros: expected, worstCaseMicros: worst };
+  return { quote: { expectedMicros: expected, worstCaseMicros: worst }, loads };
 }

@@ -4,6 +4,7 @@ import type { DocumentContext } from '../documents/document-context.js';
 import { findDocumentContext } from '../documents/document-context.js';
 import type { Chunk, Lane } from '../model.js';
 import type { ChunkMessage } from '../worker/chunk-message.js';
+import { messageGroupOf } from './message-group.js';
 
 /** Where intake stores a job's parsed document, in the results bucket. */
 export const documentKey = (jobId: string) => `work/${jobId}/document.json`;
@@ -62,18 +63,27 @@ export function chunkMessagesOf(doc: StoredDocument, lane: Lane, only?: readonly
 
 /**
  * Sends chunk messages ten to a request (SendMessageBatch's limit), the requests together, and
- * sends again the entries SQS reports as failed.
+ * sends again the entries SQS reports as failed. Each carries the job's owner as its
+ * MessageGroupId ({@link messageGroupOf}), which makes the lane's standard queue a fair queue.
+ *
+ * @param owner the job's owner (`Job.owner`); undefined for a job that records none
  */
 export async function sendChunkMessages(
   sqs: SQSClient,
   queueUrl: string,
   messages: readonly ChunkMessage[],
+  owner: string | undefined,
 ): Promise<void> {
+  const group = messageGroupOf(owner);
   const batches: ChunkMessage[][] = [];
   for (let i = 0; i < messages.length; i += 10) batches.push(messages.slice(i, i + 10));
   await Promise.all(
     batches.map(async (batch) => {
-      let entries = batch.map((m) => ({ Id: String(m.chunk), MessageBody: JSON.stringify(m) }));
+      let entries = batch.map((m) => ({
+        Id: String(m.chunk),
+        MessageBody: JSON.stringify(m),
+        MessageGroupId: group,
+      }));
       for (let attempt = 0; entries.length > 0; attempt++) {
         const r = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
         const failed = new Set((r.Failed ?? []).map((f) => f.Id));

@@ -4,6 +4,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
 import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
+import { messageGroupOf } from '../intake/message-group.js';
 import { chunkMessagesOf, readStoredDocument } from '../intake/stored-document.js';
 import type { PipelineMetrics } from '../metrics/index.js';
 import { Claims } from '../state/claims.js';
@@ -78,6 +79,7 @@ export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: Sweep
           new SendMessageCommand({
             QueueUrl: deps.laneQueueUrls[job.lane],
             MessageBody: JSON.stringify(message),
+            MessageGroupId: messageGroupOf(job.owner),
           }),
         );
         summary?.resent.push({ jobId, chunk: cp.chunk, stage: cp.stage });
