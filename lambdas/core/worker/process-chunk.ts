@@ -324,7 +324,8 @@ async function finishCancelled(
 /** The analyze stage under its lease; undefined when the chunk goes on to consolidate. */
 async function analyzeUnderLease(run: StageRun, held: HeldStage): Promise<Disposition | undefined> {
   const { t, deps, delivery } = run;
-  if (held.job.status === 'cancelled') return finishCancelled(run, held);
+  // A cancelled job's chunk still goes through the stage, whose takeover returns the
+  // allotment a dead holder left.
   const result = await runAnalyze(
     held.job,
     held.lease,
@@ -349,6 +350,7 @@ async function analyzeUnderLease(run: StageRun, held: HeldStage): Promise<Dispos
     await t.claims.release(held.lease, { lastError: result.reason, errorClass: 'transient' });
     return { action: 'retry', reason: 'tier-1 retries exhausted', visibilitySeconds: backoff };
   }
+  if (result.kind === 'cancelled-before-start') return finishCancelled(run, held);
   if (result.kind === 'cancelled') {
     return finishCancelled(run, held, { calls: result.counts, unstarted: result.unstarted });
   }

@@ -69,6 +69,8 @@ export type AnalyzeResult =
       readonly counts: CallCounts;
       readonly unstarted: { reason: 'cancelled'; calls: UnstartedCall[] };
     }
+  /** The job was cancelled before the lease was won: no call was planned. */
+  | { readonly kind: 'cancelled-before-start' }
   /** The job was paused: the calls not started wait for its resume, and the lease is given up. */
   | { readonly kind: 'paused'; readonly counts: CallCounts }
   | { readonly kind: 'retry'; readonly reason: string }
@@ -80,6 +82,9 @@ export type AnalyzeResult =
  * with bounded concurrency against the chunk's allotment, and the money left returns to the
  * job when the stage ends. When the job is cancelled or its ceiling reached, the calls not
  * started are returned as one list, for one write.
+ *
+ * The takeover comes first whatever the job's status: a lease won on a job cancelled since
+ * still returns what a dead holder left, then ends without planning a call.
  */
 export async function analyzeStage(
   job: Job,
@@ -90,16 +95,21 @@ export async function analyzeStage(
   deps: AnalyzeDeps,
   signal: AbortSignal,
 ): Promise<AnalyzeResult> {
+  const cancelled = job.status === 'cancelled';
   // Only a lease holder writes a chunk's ledger entries, and every claim counts an attempt: on
-  // the first claim there is nothing to read, and most chunks skip the partition query.
+  // the first claim there is nothing to read, and most chunks skip the partition query. A
+  // cancelled job's chunk reads it only to return a dead holder's allotment.
   const entries: ReadonlyMap<string, LedgerEntry> =
-    lease.attempts <= 1 ? new Map() : await deps.ledger.forChunk(job.jobId, lease.chunk);
+    lease.attempts <= 1 || (cancelled && !holdsGoneMoney(lease, checkpoint))
+      ? new Map()
+      : await deps.ledger.forChunk(job.jobId, lease.chunk);
   try {
     await deps.allotments.recover(lease, checkpoint, entries.values());
   } catch (error) {
     if (isLeaseLostError(error)) return { kind: 'lease-lost' };
     throw error;
   }
+  if (cancelled) return { kind: 'cancelled-before-start' };
   const tally = new Tally(deps);
   deps.onCounts?.(tally.counts);
   const planned = planCalls(job, lease, clauses, analysts, entries, tally, deps.context);
@@ -115,6 +125,11 @@ export async function analyzeStage(
     throw error;
   }
   return tally.result(chunk.stopped());
+}
+
+/** True when the checkpoint holds an allotment an earlier holder of the stage took. */
+function holdsGoneMoney(lease: Lease, checkpoint: Pick<Checkpoint, 'allotment' | 'allotmentOwner'>): boolean {
+  return (checkpoint.allotment ?? 0) > 0 && checkpoint.allotmentOwner !== leaseOwner(lease);
 }
 
 /** What the stage's calls came to: counts, calls not started, calls out of retries. */
