@@ -19,12 +19,12 @@ import type { Clause, Lane } from '../model.js';
 import { costOf, type ModelPrice } from '../models.js';
 import type { CallFailureKind, CallLedger, CallRef, LedgerEntry, Settlement } from '../state/call-ledger.js';
 import type { UnstartedReason } from '../state/claims.js';
+import { AttemptScope } from './attempt-scope.js';
 import { type BackoffPolicy, fullJitterDelay, mayRetry } from './backoff.js';
 import type { ChunkBudget } from './chunk-budget.js';
 import { classifyCallError, describeError, isThrottle } from './error-class.js';
 import type { GateReading, JobGate } from './job-gate.js';
 import type { LimiterRegistry } from './limiter-registry.js';
-import type { Permit } from './limiter-types.js';
 
 /** What every call of a process shares. */
 export interface CallDeps {
@@ -190,10 +190,9 @@ interface CallState {
   repair: { previousAnswer: string; error: string } | undefined;
 }
 
-/** One attempt's money, permit and the status reading that let it start. */
+/** One attempt's resources, and the status reading that let it start. */
 interface Started {
-  readonly estimate: number;
-  readonly permit: Permit | undefined;
+  readonly scope: AttemptScope;
   readonly checkedAt: number;
 }
 
@@ -242,9 +241,12 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
     });
     const start = await startAttempt(s, input);
     if ('kind' in start) return start;
+    // Whatever the attempt still holds goes back when this iteration ends, however it ends.
+    using scope = start.scope;
     ctx.deps.onCallStart?.(ctx.call, s.modelId);
     s.totals.attempts++;
     const sentAt = ctx.deps.now();
+    scope.sending();
     let output: ConverseCommandOutput;
     try {
       output = await ctx.deps.bedrock.send(new ConverseCommand(input), {
@@ -255,7 +257,6 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
           AbortSignal.timeout(ctx.deps.modelTimeoutMs),
         ]) as never,
       });
-      start.permit?.release();
     } catch (error) {
       const result = await afterError(s, start, error, sentAt);
       if (result) return result;
@@ -267,8 +268,10 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
 }
 
 /**
- * Everything before the request: the worst case priced, reserved, the intent written, a permit
- * taken and the job read. Returns the result instead when the call cannot start.
+ * Everything before the request, taken in one scope: the worst case priced and reserved, the
+ * intent written, a permit taken and the job read. Returns the result instead when the call
+ * cannot start, and the scope's `using` gives back what was taken by then; otherwise the
+ * attempt's resources move to the caller.
  */
 async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<Started | CallResult> {
   const { ctx } = s;
@@ -277,21 +280,10 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
   try {
     estimate = worstCaseCost(input, s.modelId, ctx.analyst.maxTokens, deps.prices);
   } catch (error) {
-    // Recorded on the entry's intent like any other outcome.
-    await chunk.intentOf(ctx.index);
-    const lastError = describeError(error);
-    return ended(
-      s,
-      { status: 'failed', failureKind: 'permanent', errorClass: 'logic', lastError },
-      {
-        kind: 'failed',
-        failureKind: 'permanent',
-        retries: s.retries,
-        modelId: s.modelId,
-      },
-    );
+    return unpriced(s, error);
   }
   if (chunk.stopped()) return stoppedResult(chunk, s.modelId, s.retries);
+  using scope = new AttemptScope(chunk.budget);
   // Money first, then the permit: a call waiting for room under the ceiling holds no permit.
   const reserved = await chunk.budget.reserve(estimate, chunk.halt);
   if (!reserved.ok) {
@@ -299,38 +291,39 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
     else if (!chunk.stopped()) chunk.stop(reserved.why === 'paused' ? 'paused' : 'cancelled');
     return stoppedResult(chunk, s.modelId, s.retries);
   }
+  scope.reserved(estimate);
   // The intent goes first too, so that no permit waits on a ledger write.
   await chunk.intentOf(ctx.index);
   const askedAt = deps.now();
   // While this call is next in line, its job's status is kept fresh (see JobGate.watch).
-  let unwatch: (() => void) | undefined;
   const permit = await deps.limiters
     ?.for(s.modelId)
-    .acquire(chunk.lane, {
-      signal: chunk.halt,
-      onNext: () => {
-        unwatch = chunk.gate.watch();
-      },
-    })
+    .acquire(chunk.lane, { signal: chunk.halt, onNext: () => scope.watch(chunk.gate) })
     .catch(() => undefined);
-  unwatch?.();
-  if (chunk.halt.aborted) {
-    chunk.budget.release(estimate);
-    permit?.release({ unused: true });
-    return stoppedResult(chunk, s.modelId, s.retries);
-  }
+  scope.holds(permit);
+  scope.unwatched();
+  if (chunk.halt.aborted) return stoppedResult(chunk, s.modelId, s.retries);
   const { job, checkedAt } = await gateReading(chunk.gate, askedAt, deps.now());
   if (!chunk.leaseHeld()) chunk.stop('lease-lost');
   if (job?.status !== 'running' || job.budgetExceededAt || chunk.stopped()) {
-    chunk.budget.release(estimate);
-    permit?.release({ unused: true });
     if (!chunk.stopped()) chunk.stop(stopReasonOf(job));
     if (s.totals.attempts > s.priorAttempts) {
       await settle(s, { status: 'retryable', lastError: 'stopped before the next attempt' });
     }
     return stoppedResult(chunk, s.modelId, s.retries);
   }
-  return { estimate, permit, checkedAt };
+  return { scope: scope.move(), checkedAt };
+}
+
+/** A call whose model has no price fails before any request, recorded on its intent. */
+async function unpriced(s: CallState, error: unknown): Promise<CallResult> {
+  await s.ctx.chunk.intentOf(s.ctx.index);
+  const lastError = describeError(error);
+  return ended(
+    s,
+    { status: 'failed', failureKind: 'permanent', errorClass: 'logic', lastError },
+    { kind: 'failed', failureKind: 'permanent', retries: s.retries, modelId: s.modelId },
+  );
 }
 
 /** Why a job read stops a chunk's calls: its ceiling, a pause, or (any other status) a cancel. */
@@ -366,8 +359,7 @@ async function afterError(
   sentAt: number,
 ): Promise<CallResult | undefined> {
   const { chunk, deps, analyst } = s.ctx;
-  chunk.budget.release(start.estimate);
-  start.permit?.release({ throttled: isThrottle(error) });
+  start.scope.failed(isThrottle(error));
   deps.metrics?.attempt({ model: s.modelId, latencyMs: deps.now() - sentAt, throttled: isThrottle(error) });
   const errorClass = classifyCallError(error);
   const lastError = describeError(error);
@@ -420,7 +412,7 @@ async function afterAnswer(
   output: ConverseCommandOutput,
   sentAt: number,
 ): Promise<CallResult | undefined> {
-  const { chunk, deps, analyst, clause } = s.ctx;
+  const { deps, analyst, clause } = s.ctx;
   const usage = {
     inputTokens: output.usage?.inputTokens ?? 0,
     outputTokens: output.usage?.outputTokens ?? 0,
@@ -428,7 +420,7 @@ async function afterAnswer(
     cacheWriteInputTokens: output.usage?.cacheWriteInputTokens ?? 0,
   };
   const cost = costOf(s.modelId, usage, deps.prices);
-  chunk.budget.settle(start.estimate, cost);
+  start.scope.answered(cost);
   s.totals.inputTokens += usage.inputTokens;
   s.totals.outputTokens += usage.outputTokens;
   s.totals.cacheReadInputTokens += usage.cacheReadInputTokens;

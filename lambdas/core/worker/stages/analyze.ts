@@ -50,7 +50,7 @@ export interface AnalyzeDeps extends CallDeps {
 }
 
 /** One (clause × analyst) call of a chunk. */
-interface PlannedCall {
+export interface PlannedCall {
   readonly ref: CallRef;
   readonly clause: Clause;
   readonly analyst: AnalystDefinition;
@@ -214,7 +214,7 @@ function planCalls(
 }
 
 /** What the chunk's calls share: its budget, gate, intents and stop switch. */
-function chunkCalls(
+export function chunkCalls(
   job: Job,
   lease: Lease,
   planned: readonly PlannedCall[],
