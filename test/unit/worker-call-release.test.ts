@@ -29,6 +29,7 @@ import type { Lease } from '../../lambdas/core/state/claims.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
 import { type CallResult, idempotencyKey, makeCall } from '../../lambdas/core/worker/call.js';
+import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
@@ -104,7 +105,7 @@ function answer(input: ConverseCommandInput): ConverseCommandOutput {
 
 /** One call of a one-call chunk, through the chunk's real budget, gate, intents and limiter. */
 async function oneCall(scenario: Scenario) {
-  const signal = new AbortController();
+  const stop = new ChunkStop();
   ddb.on(BatchWriteCommand).resolves({});
   ddb.on(UpdateCommand).resolves({});
   ddb.on(TransactWriteCommand).resolves({});
@@ -116,7 +117,7 @@ async function oneCall(scenario: Scenario) {
   bedrock.on(ConverseCommand).callsFake((input: ConverseCommandInput) => {
     requests++;
     if (scenario.loseLeaseInFlight) {
-      signal.abort();
+      stop.stop('lease-lost');
       throw Object.assign(new Error('Request aborted'), { name: 'AbortError' });
     }
     const r = scenario.bedrock ? scenario.bedrock(requests) : answer(input);
@@ -164,7 +165,7 @@ async function oneCall(scenario: Scenario) {
     idempotencyKey: idempotencyKey(liability, clause),
   };
   const planned: PlannedCall[] = [{ ref, clause, analyst: liability, prior: undefined }];
-  const chunk = chunkCalls(job, lease, planned, deps, signal.signal);
+  const chunk = chunkCalls(job, lease, planned, deps, stop);
   const limiter = limiters.for(PRIMARY_MODEL_ID);
   const before = { reserved: chunk.budget.reserved, permits: limiter.active };
   const run = makeCall({ call: ref, index: 0, clause, analyst: liability, prior: undefined, chunk, deps });
@@ -173,7 +174,7 @@ async function oneCall(scenario: Scenario) {
     result,
     before,
     after: { reserved: chunk.budget.reserved, permits: limiter.active },
-    stopped: chunk.stopped(),
+    stopped: stop.reason,
     requests,
   };
 }
@@ -188,6 +189,7 @@ describe('makeCall gives back what a call holds on every exit', () => {
   it('at the ceiling, read when its permit came', async () => {
     const r = await oneCall({ gate: { budgetExceededAt: new Date(NOW).toISOString() } });
     expect(r.result).toMatchObject({ kind: 'unstarted', reason: 'budget' });
+    expect(r.stopped).toBe('ceiling');
     expect(r.requests).toBe(0);
     expect(r.after).toEqual(r.before);
   });
@@ -195,18 +197,21 @@ describe('makeCall gives back what a call holds on every exit', () => {
   it('on a cancel, read when its permit came', async () => {
     const r = await oneCall({ gate: { status: 'cancelled' } });
     expect(r.result).toMatchObject({ kind: 'unstarted', reason: 'cancelled' });
+    expect(r.stopped).toBe('cancelled');
     expect(r.after).toEqual(r.before);
   });
 
   it('on a pause, read when its permit came', async () => {
     const r = await oneCall({ gate: { status: 'paused' } });
     expect(r.result).toMatchObject({ kind: 'unstarted', reason: 'paused' });
+    expect(r.stopped).toBe('paused');
     expect(r.after).toEqual(r.before);
   });
 
   it('when the lease is too near its end to start the request', async () => {
     const r = await oneCall({ leaseEndsSoon: true });
     expect(r.result).toMatchObject({ kind: 'lease-lost' });
+    expect(r.stopped).toBe('lease-lost');
     expect(r.requests).toBe(0);
     expect(r.after).toEqual(r.before);
   });

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { type AnalystDefinition, buildConverseInput } from '../../analysts/index.js';
 import type { DocumentContext } from '../../documents/document-context.js';
 import type { Clause, Lane } from '../../model.js';
@@ -10,7 +9,6 @@ import {
   type Lease,
   leaseOwner,
   type UnstartedCall,
-  type UnstartedReason,
 } from '../../state/claims.js';
 import { isLeaseLostError } from '../../state/errors.js';
 import type { Job, Jobs } from '../../state/jobs.js';
@@ -21,10 +19,10 @@ import {
   type ChunkCalls,
   idempotencyKey,
   makeCall,
-  type StopReason,
   worstCaseCost,
 } from '../call.js';
 import { ChunkBudget } from '../chunk-budget.js';
+import { type ChunkStop, type StopReason, unstartedReason } from '../chunk-stop.js';
 import { IntentWindow } from '../intent-window.js';
 import type { JobGate } from '../job-gate.js';
 import type { Semaphore } from '../semaphore.js';
@@ -93,7 +91,7 @@ export async function analyzeStage(
   clauses: readonly Clause[],
   analysts: readonly AnalystDefinition[],
   deps: AnalyzeDeps,
-  signal: AbortSignal,
+  stop: ChunkStop,
 ): Promise<AnalyzeResult> {
   const cancelled = job.status === 'cancelled';
   // Only a lease holder writes a chunk's ledger entries, and every claim counts an attempt: on
@@ -113,9 +111,9 @@ export async function analyzeStage(
   const tally = new Tally(deps);
   deps.onCounts?.(tally.counts);
   const planned = planCalls(job, lease, clauses, analysts, entries, tally, deps.context);
-  const chunk = chunkCalls(job, lease, planned, deps, signal);
+  const chunk = chunkCalls(job, lease, planned, deps, stop);
   await runCalls(planned, chunk, tally, deps);
-  if (chunk.stopped() === 'lease-lost') return { kind: 'lease-lost' };
+  if (stop.endsRequests) return { kind: 'lease-lost' };
   // Every call has settled: what the lease holds goes back to the job.
   try {
     await deps.allotments.move(lease, chunk.budget.closing(), job);
@@ -124,7 +122,7 @@ export async function analyzeStage(
     if (isLeaseLostError(error)) return { kind: 'lease-lost' };
     throw error;
   }
-  return tally.result(chunk.stopped());
+  return tally.result(stop.reason);
 }
 
 /** True when the checkpoint holds an allotment an earlier holder of the stage took. */
@@ -213,13 +211,13 @@ function planCalls(
   return planned;
 }
 
-/** What the chunk's calls share: its budget, gate, intents and stop switch. */
+/** What the chunk's calls share: its budget, gate, intents and stop signal. */
 export function chunkCalls(
   job: Job,
   lease: Lease,
   planned: readonly PlannedCall[],
   deps: AnalyzeDeps,
-  signal: AbortSignal,
+  stop: ChunkStop,
 ): ChunkCalls & { callEnded(): void } {
   const owner = leaseOwner(lease);
   const intents: Intent[] = planned.map((p) => ({
@@ -230,11 +228,6 @@ export function chunkCalls(
   }));
   const window = new IntentWindow(deps.ledger, intents);
   let callsLeft = planned.length;
-  const halt = new AbortController();
-  let stopReason: StopReason | undefined;
-  const abort = AbortSignal.any([signal, halt.signal]);
-  // Every call of the chunk waits on these signals at once (limiter, backoff sleeps).
-  setMaxListeners(0, abort, halt.signal, signal);
   return {
     owner,
     lane: deps.lane,
@@ -257,14 +250,7 @@ export function chunkCalls(
     // before this holder's intent is visible to it.
     leaseHeld: () => lease.expiresAt - deps.now() >= (deps.leaseMarginMs ?? 1000),
     intentOf: (index) => window.ensure(index),
-    // Only a lost lease or a shutdown aborts requests in flight; a cancel lets them finish.
-    abort: signal,
-    stop(why) {
-      stopReason ??= why;
-      halt.abort();
-    },
-    stopped: () => stopReason ?? (signal.aborted ? 'lease-lost' : undefined),
-    halt: abort,
+    stop,
     callEnded() {
       callsLeft--;
     },
@@ -284,11 +270,12 @@ async function runCalls(
     planned.map((p, index) =>
       deps.semaphore.run(async () => {
         if (--notStarted === 0) deps.onDraining?.();
-        const stopped = chunk.stopped();
+        const stopped = chunk.stop.reason;
         if (stopped) {
           tally.record(p, {
             kind: 'unstarted',
-            reason: unstartedReason(stopped),
+            reason:
+              stopped === 'lease-lost' || stopped === 'deadline' ? 'cancelled' : unstartedReason(stopped),
             modelId: p.analyst.modelId,
             retries: 0,
           });
@@ -304,17 +291,13 @@ async function runCalls(
           deps,
         });
         chunk.callEnded();
-        if (r.kind === 'lease-lost') chunk.stop('lease-lost');
+        if (r.kind === 'lease-lost') chunk.stop.stop('lease-lost');
         tally.record(p, r);
       }),
     ),
   );
   const crashed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (crashed && chunk.stopped() !== 'lease-lost') throw crashed.reason;
-}
-
-function unstartedReason(why: StopReason | undefined): UnstartedReason | 'paused' {
-  return why === 'budget' || why === 'paused' ? why : 'cancelled';
+  if (crashed && !chunk.stop.endsRequests) throw crashed.reason;
 }
 
 /**
