@@ -24,6 +24,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { analystById, buildConverseInput } from '../../lambdas/core/analysts/index.js';
@@ -165,14 +166,18 @@ function arrange(scenario: Scenario = {}) {
     return {};
   });
   ddb.on(TransactWriteCommand).callsFake((input: TransactWriteCommandInput) => {
-    const job = input.TransactItems?.find((i) => i.Update?.Key?.sk === 'JOB')?.Update;
-    const takes = Boolean(job?.ConditionExpression);
+    const jobWrite = input.TransactItems?.find((i) => i.Update?.Key?.sk === 'JOB')?.Update;
+    const takes = Boolean(jobWrite?.ConditionExpression);
     events.push(takes ? 'take' : 'return');
     if (takes && scenario.refuseAllotments) {
       throw new TransactionCanceledException({
         message: 'cancelled',
         ...meta,
-        CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }],
+        // The job as it stood, sent with the refusal (ReturnValuesOnConditionCheckFailure).
+        CancellationReasons: [
+          { Code: 'None' },
+          { Code: 'ConditionalCheckFailed', Item: marshall({ ...job, ...scenario.refuseAllotments }) },
+        ],
       });
     }
     return {};
