@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client
 import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -246,7 +247,13 @@ describe('POST /jobs/{id}/cancel and GET /jobs/{id}/report', () => {
     );
     ddb.reset();
     ddb.on(GetCommand).resolves({ Item: { ...running, status: 'completed' } });
-    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
+    ddb.on(UpdateCommand).rejects(
+      new ConditionalCheckFailedException({
+        message: 'failed',
+        $metadata: {},
+        Item: marshall({ ...running, status: 'completed' }),
+      }),
+    );
     const late = await call('POST', `/jobs/${running.jobId}/cancel`);
     expect(late.status).toBe(409);
     expect(late.body.message).toMatch(/already ended with status 'completed'/);

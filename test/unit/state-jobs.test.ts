@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isJobNotFoundError } from '../../lambdas/core/state/errors.js';
@@ -23,8 +24,13 @@ const newJob: NewJob = {
   deadline: NOW + 3_600_000,
 };
 
-function conditionFailed(): ConditionalCheckFailedException {
-  return new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+/** DynamoDB's refusal; with `item`, the item as it stood (ReturnValuesOnConditionCheckFailure). */
+function conditionFailed(item?: Record<string, unknown>): ConditionalCheckFailedException {
+  return new ConditionalCheckFailedException({
+    message: 'The conditional request failed',
+    $metadata: {},
+    ...(item ? { Item: marshall(item) } : {}),
+  });
 }
 
 function updates() {
@@ -84,9 +90,9 @@ describe('Jobs.createIfAbsent', () => {
 
   it('returns the existing job when a repeated S3 event finds it', async () => {
     const existing = { jobId: 'job-1', status: 'running', fanoutCompletedAt: AT };
-    ddb.on(PutCommand).rejects(conditionFailed());
-    ddb.on(GetCommand).resolves({ Item: existing });
+    ddb.on(PutCommand).rejects(conditionFailed(existing));
     expect(await jobs.createIfAbsent(newJob)).toEqual({ created: false, job: existing });
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
   });
 });
 
@@ -142,9 +148,14 @@ describe('Jobs.cancel', () => {
 
   it('returns false with the current job when it had already ended', async () => {
     const completed = { jobId: 'job-1', status: 'completed' };
-    ddb.on(UpdateCommand).rejects(conditionFailed());
-    ddb.on(GetCommand).resolves({ Item: completed });
+    ddb.on(UpdateCommand).rejects(conditionFailed(completed));
     expect(await jobs.cancel('job-1')).toEqual({ cancelled: false, job: completed });
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('throws JobNotFoundError when the refusal sends no job back', async () => {
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    await expect(jobs.cancel('job-1')).rejects.toMatchObject({ name: 'JobNotFoundError' });
   });
 });
 

@@ -2,10 +2,10 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } fr
 import type { PanelModels } from '../analysts/panel-models.js';
 import type { Lane } from '../contracts.js';
 import type { CostQuote } from '../intake/quote.js';
-import { isConditionFailure, JobNotFoundError } from './errors.js';
+import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
 import { statusChange } from './status-change.js';
-import { retryConflicts } from './transact.js';
+import { refusable, retryConflicts } from './transact.js';
 
 /**
  * Where a job is. `intake` → `running` → one of the terminal statuses. A running job may be
@@ -190,17 +190,21 @@ export class Jobs {
       updatedAt: at,
     };
     try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { pk: jobPk(job.jobId), sk: JOB_SK, ...item, ...statusIndex('intake', at, job.jobId) },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
+      await refusable(job.jobId, 'job', (returnOnRefusal) =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { pk: jobPk(job.jobId), sk: JOB_SK, ...item, ...statusIndex('intake', at, job.jobId) },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ...returnOnRefusal,
+          }),
+        ),
       );
       return { created: true, job: item };
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return { created: false, job: await this.get(job.jobId) };
+      if (!isWriteRefused(error)) throw error;
+      // The job that is there already, sent with the refusal.
+      return { created: false, job: existing(job.jobId, error.item) };
     }
   }
 
@@ -308,9 +312,10 @@ export class Jobs {
   async cancel(jobId: string, reason = 'cancelled by request'): Promise<{ cancelled: boolean; job: Job }> {
     const at = new Date(this.now()).toISOString();
     try {
-      const r = await retryConflicts(() =>
+      const r = await refusable(jobId, 'job', (returnOnRefusal) =>
         this.db.send(
           new UpdateCommand({
+            ...returnOnRefusal,
             TableName: this.tableName,
             Key: { pk: jobPk(jobId), sk: JOB_SK },
             UpdateExpression:
@@ -334,8 +339,9 @@ export class Jobs {
       );
       return { cancelled: true, job: r.Attributes as Job };
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return { cancelled: false, job: await this.get(jobId) };
+      if (!isWriteRefused(error)) throw error;
+      // The job as it stood, sent with the refusal: already ended, or not there at all.
+      return { cancelled: false, job: existing(jobId, error.item) };
     }
   }
 
@@ -456,4 +462,10 @@ export class Jobs {
       throw error;
     }
   }
+}
+
+/** The job a refusal sent back; a refusal with no item means there is no such job. */
+function existing(jobId: string, item: Record<string, unknown> | undefined): Job {
+  if (!item) throw new JobNotFoundError(jobId);
+  return item as unknown as Job;
 }
