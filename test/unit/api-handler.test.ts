@@ -243,7 +243,7 @@ describe('POST /jobs/{id}/cancel and GET /jobs/{id}/report', () => {
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('cancelled');
     expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.ConditionExpression).toBe(
-      '#status IN (:intake, :running, :paused, :review)',
+      'attribute_exists(pk) AND #status IN (:from0, :from1, :from2, :from3)',
     );
     ddb.reset();
     ddb.on(GetCommand).resolves({ Item: { ...running, status: 'completed' } });

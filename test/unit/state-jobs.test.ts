@@ -108,15 +108,17 @@ describe('Jobs.markRunning and markFannedOut', () => {
       format: 'pdf',
     });
     const [input] = updates();
-    expect(input?.ConditionExpression).toBe('#status = :intake');
+    expect(input?.ConditionExpression).toBe('attribute_exists(pk) AND #status IN (:from0)');
     expect(input?.ExpressionAttributeValues).toMatchObject({
-      ':running': 'running',
-      ':intake': 'intake',
-      ':chunks': 4,
-      ':clauses': 30,
-      ':calls': 330,
+      ':status': 'running',
+      ':from0': 'intake',
+      ':chunkCount': 4,
+      ':clauseCount': 30,
+      ':callsPlanned': 330,
+      ':format': 'pdf',
       ':gpk': 'STATUS#running',
     });
+    expect(input?.UpdateExpression).toContain('gsi1sk = :gsk');
   });
 
   it('records the fan-out time once', async () => {
@@ -134,15 +136,20 @@ describe('Jobs.cancel', () => {
     ddb.on(UpdateCommand).resolves({ Attributes: cancelled });
     expect(await jobs.cancel('job-1', 'wrong file')).toEqual({ cancelled: true, job: cancelled });
     const [input] = updates();
-    expect(input?.ConditionExpression).toBe('#status IN (:intake, :running, :paused, :review)');
+    expect(input?.ConditionExpression).toBe(
+      'attribute_exists(pk) AND #status IN (:from0, :from1, :from2, :from3)',
+    );
     expect(input?.ExpressionAttributeValues).toMatchObject({
-      ':cancelled': 'cancelled',
-      ':intake': 'intake',
-      ':running': 'running',
+      ':status': 'cancelled',
+      ':from0': 'intake',
+      ':from1': 'running',
+      ':from2': 'paused',
+      ':from3': 'awaiting_review',
       ':reason': 'wrong file',
       ':at': AT,
       ':gpk': 'STATUS#cancelled',
     });
+    expect(input?.UpdateExpression).toContain('cancelledAt = :at');
     expect(input?.ReturnValues).toBe('ALL_NEW');
   });
 

@@ -3,8 +3,8 @@ import type { PanelModels } from '../analysts/panel-models.js';
 import type { Lane } from '../contracts.js';
 import type { CostQuote } from '../intake/quote.js';
 import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
-import { JOB_SK, jobPk, statusGsiPk } from './keys.js';
-import { statusChange } from './status-change.js';
+import { JOB_SK, jobPk } from './keys.js';
+import { statusChange, statusIndex } from './status-change.js';
 import { refusable, retryConflicts } from './transact.js';
 
 /**
@@ -120,10 +120,6 @@ export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' 
       'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner' | 'gate' | 'reviewHours'
     >
   >;
-
-function statusIndex(status: JobStatus, at: string, jobId: string) {
-  return { gsi1pk: statusGsiPk(status), gsi1sk: `${at}#${jobId}` };
-}
 
 /** Reads and writes job items. */
 export class Jobs {
@@ -262,23 +258,17 @@ export class Jobs {
       new UpdateCommand({
         TableName: this.tableName,
         Key: { pk: jobPk(jobId), sk: JOB_SK },
-        UpdateExpression: `SET #status = :running, chunkCount = :chunks, clauseCount = :clauses, callsPlanned = :calls, sha256 = :sha, bytes = :bytes, #format = :format, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk${plan.quote ? ', quote = :quote' : ''}`,
-        ConditionExpression: '#status = :intake',
-        ExpressionAttributeNames: { '#status': 'status', '#format': 'format' },
-        ExpressionAttributeValues: {
-          ':running': 'running',
-          ':intake': 'intake',
-          ':sha': plan.sha256,
-          ':bytes': plan.bytes,
-          ':format': plan.format,
-          ':chunks': plan.chunkCount,
-          ':clauses': plan.clauseCount,
-          ':calls': plan.callsPlanned,
-          ':at': at,
-          ':gpk': statusGsiPk('running'),
-          ':gsk': `${at}#${jobId}`,
-          ...(plan.quote ? { ':quote': plan.quote } : {}),
-        },
+        ...statusChange(jobId, ['intake'], 'running', at, {
+          set: {
+            chunkCount: plan.chunkCount,
+            clauseCount: plan.clauseCount,
+            callsPlanned: plan.callsPlanned,
+            sha256: plan.sha256,
+            bytes: plan.bytes,
+            format: plan.format,
+            quote: plan.quote,
+          },
+        }),
       }),
     );
   }
@@ -318,21 +308,10 @@ export class Jobs {
             ...returnOnRefusal,
             TableName: this.tableName,
             Key: { pk: jobPk(jobId), sk: JOB_SK },
-            UpdateExpression:
-              'SET #status = :cancelled, cancelledAt = :at, reason = :reason, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk',
-            ConditionExpression: '#status IN (:intake, :running, :paused, :review)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':cancelled': 'cancelled',
-              ':intake': 'intake',
-              ':running': 'running',
-              ':paused': 'paused',
-              ':review': 'awaiting_review',
-              ':at': at,
-              ':reason': reason,
-              ':gpk': statusGsiPk('cancelled'),
-              ':gsk': `${at}#${jobId}`,
-            },
+            ...statusChange(jobId, ['intake', 'running', 'paused', 'awaiting_review'], 'cancelled', at, {
+              set: { reason },
+              stamp: ['cancelledAt'],
+            }),
             ReturnValues: 'ALL_NEW',
           }),
         ),
