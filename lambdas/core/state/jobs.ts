@@ -2,6 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } fr
 import type { PanelModels } from '../analysts/panel-models.js';
 import type { Lane } from '../contracts.js';
 import type { CostQuote } from '../intake/quote.js';
+import type { JobRejection } from '../intake/rejections.js';
 import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk } from './keys.js';
 import { statusChange, statusIndex } from './status-change.js';
@@ -75,8 +76,8 @@ export interface Job {
   readonly updatedAt: string;
   readonly deadline: number;
   readonly reason?: string;
-  /** Machine-readable cause of a `rejected` job (a document rejection reason, `invalid-options` or `deleted`). */
-  readonly rejection?: string;
+  /** Machine-readable cause of a `rejected` job: a document's rejection reason or a job's. */
+  readonly rejection?: JobRejection;
   readonly cancelledAt?: string;
   /** Set when a chunk found no room left under the ceiling; no allotment is taken after it. */
   readonly budgetExceededAt?: string;
