@@ -3,12 +3,20 @@
  * a job's deadline) returns the allotment its last holder took, so the job ends with nothing
  * reserved and its spend counts what the holder may have spent. Found by the chaos soak (seed
  * 7, 300 jobs): a job finalized with 783,600 µ$ still reserved on a dead chunk.
+ *
+ * A chunk taken over from a dead holder on a job cancelled meanwhile returns that holder's
+ * allotment as a takeover on the analyze path does. Found by the chaos soak (seed 42, 150 jobs,
+ * concurrency 12): a chunk ended `cancelled-at-stage-1` at fence 2 still holding its dead
+ * holder's 706,176 µ$ allotment, with 25 of that holder's intents in flight.
  */
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
+import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
 import { Allotments } from '../../lambdas/core/state/allotments.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { Claims, type Lease, leaseOwner } from '../../lambdas/core/state/claims.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { processChunk, type WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
 
 const stack = await provisionTestStack('dead-chunk-allotment');
@@ -29,7 +37,7 @@ async function runningJob(jobId: string, calls: number): Promise<void> {
     lane: 'batch',
     bucket: 'b',
     key: 'k',
-    analysts: ['a1', 'a2', 'a3'].slice(0, calls),
+    analysts: ANALYSTS.slice(0, calls).map((a) => a.id),
     costLimit: 1_000_000,
     deadline: clock.t + 600_000,
   });
@@ -165,5 +173,64 @@ describe('a chunk marked dead without its holder', () => {
       await claims.markDead('j-held', 0, { reason: 'dead letter: duplicate', errorClass: 'infrastructure' }),
     ).toBeUndefined();
     expect(await money('j-held')).toMatchObject({ reserved: 50_000, status: 'running', allotment: 50_000 });
+  });
+});
+
+describe('a chunk taken over from a dead holder, its job cancelled meanwhile', () => {
+  /** Worker dependencies for one delivery; no model request is made on a cancelled job. */
+  function workerDeps(workerId: string): WorkerDeps {
+    return {
+      db,
+      sqs: stack.clients.sqs,
+      bedrock: new BedrockRuntimeClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9' }),
+      tableName: table,
+      finalizeQueueUrl: stack.resources.queueUrls.finalize,
+      workerId,
+      leaseMs: LEASE_MS,
+      callConcurrency: 4,
+      modelTimeoutMs: 1_000,
+      redeliveryBackoffSeconds: [1],
+      now,
+    };
+  }
+
+  it('returns the dead holder’s allotment, counting its intents in flight as spent, when it ends the chunk cancelled', async () => {
+    const jobId = 'j-cancel-takeover';
+    await heldChunk(jobId);
+    // The holder dies with its allotment and an intent in flight; the job is cancelled; the
+    // chunk's message comes back after the lease ran out and another worker takes it over.
+    clock.t += LEASE_MS + 1;
+    expect((await jobs.cancel(jobId)).cancelled).toBe(true);
+    const queueUrl = stack.resources.queueUrls.batch;
+    const body = JSON.stringify({
+      v: 1,
+      jobId,
+      chunk: 0,
+      lane: 'batch',
+      clauses: [{ index: 0, id: 'c0001', start: 0, end: 4, text: 'text' }],
+    });
+    const disposition = await processChunk(
+      { messageId: 'm-1', receiptHandle: 'gone', body, receiveCount: 2, queueUrl },
+      workerDeps('worker-b'),
+    );
+    expect(disposition).toEqual({ action: 'ack', outcome: 'cancelled-at-stage-1' });
+    const [cp] = await claims.list(jobId);
+    expect(cp).toMatchObject({
+      status: 'cancelled',
+      fence: 2,
+      attempts: 2,
+      allotment: 0,
+      spentAccounted: 1_200,
+    });
+    expect(cp?.allotmentOwner).toBeUndefined();
+    // As a takeover on the analyze path counts it: the settled cost and the intent in flight
+    // are spent, the rest of the allotment is the job's again.
+    expect(await money(jobId)).toMatchObject({
+      reserved: 0,
+      spent: 1_200 + 4_000,
+      committed: 1_200 + 4_000,
+      terminal: 1,
+      allotment: 0,
+    });
   });
 });

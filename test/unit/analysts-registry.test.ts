@@ -16,7 +16,10 @@ import {
   selectAnalysts,
   UnknownAnalystError,
 } from '../../lambdas/core/analysts/index.js';
+import { analystsOf, SPECS } from '../../lambdas/core/analysts/registry.js';
+import type { Clause } from '../../lambdas/core/model.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { idempotencyKey } from '../../lambdas/core/worker/call.js';
 
 /** The 41 CUAD categories, copied from the corpus README table (not from the code under test). */
 const CUAD_41 = [
@@ -136,10 +139,31 @@ describe('analyst registry', () => {
     for (const a of ANALYSTS) {
       expect(a.modelId).toBe(PRIMARY_MODEL_ID);
       expect(a.fallbackModelId).toBe(FALLBACK_MODEL_ID);
-      expect(a.promptVersion).toBe('v2');
+      expect(a.promptVersion).toBe('v3');
       expect(a.temperature).toBe(0);
       expect(a.maxTokens).toBeGreaterThanOrEqual(1024);
       expect(a.maxTokens).toBeLessThanOrEqual(2048);
+    }
+  });
+
+  it('takes a twelfth analyst without changing the prompt or the call keys of the others', () => {
+    const text = '1. The Supplier shall not be liable for any indirect or consequential damages.';
+    const clause: Clause = { index: 0, id: 'c0001', start: 0, end: text.length, text };
+    const twelfth = { ...SPECS[0], id: 'twelfth-counsel', name: 'Twelfth counsel' } as (typeof SPECS)[number];
+    const grown = analystsOf([...SPECS, twelfth]);
+    expect(grown).toHaveLength(ANALYSTS.length + 1);
+    expect(grown.slice(0, ANALYSTS.length)).toEqual(ANALYSTS);
+    // Nor does a prompt state the panel's size, which the twelfth would have to change.
+    for (const a of ANALYSTS) {
+      expect(a.systemPrompt).not.toMatch(
+        /\b(ten|eleven|twelve|thirteen)\b.{0,40}(reviewers|analysts|panel)/i,
+      );
+      expect(a.systemPrompt).not.toMatch(new RegExp(`\\b${ANALYSTS.length}\\b.{0,40}(reviewers|analysts)`));
+    }
+    for (const [i, a] of ANALYSTS.entries()) {
+      const same = grown[i];
+      if (!same) throw new Error(`no analyst ${i}`);
+      expect(idempotencyKey(same, clause)).toBe(idempotencyKey(a, clause));
     }
   });
 

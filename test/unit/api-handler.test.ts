@@ -8,6 +8,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -257,11 +258,17 @@ describe('POST /jobs/{id}/cancel and GET /jobs/{id}/report', () => {
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('cancelled');
     expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.ConditionExpression).toBe(
-      '#status IN (:intake, :running, :paused, :review)',
+      'attribute_exists(pk) AND #status IN (:from0, :from1, :from2, :from3)',
     );
     ddb.reset();
     ddb.on(GetCommand).resolves({ Item: { ...running, status: 'completed' } });
-    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
+    ddb.on(UpdateCommand).rejects(
+      new ConditionalCheckFailedException({
+        message: 'failed',
+        $metadata: {},
+        Item: marshall({ ...running, status: 'completed' }),
+      }),
+    );
     const late = await call('POST', `/jobs/${running.jobId}/cancel`);
     expect(late.status).toBe(409);
     expect(late.body.message).toMatch(/already ended with status 'completed'/);

@@ -5,6 +5,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { abandonedSpend, totalCost } from '../../lambdas/core/state/abandoned.js';
@@ -111,12 +112,19 @@ describe('Allotments.move', () => {
     expect(transactions()).toHaveLength(0);
   });
 
-  it('returns the job as read after a refusal by the job item, so the caller can tell why', async () => {
-    ddb.on(TransactWriteCommand).rejects(cancelled(['None', 'ConditionalCheckFailed']));
-    ddb.on(GetCommand).resolves({ Item: { jobId: 'job-1', status: 'cancelled' } });
+  it('returns the job DynamoDB sent with its refusal, read from no other request, so the caller can tell why', async () => {
+    const refusal = cancelled(['None', 'ConditionalCheckFailed']);
+    const reason = refusal.CancellationReasons?.[1];
+    if (reason) reason.Item = marshall({ jobId: 'job-1', status: 'cancelled', costCommitted: 10 });
+    ddb.on(TransactWriteCommand).rejects(refusal);
     const r = await allotments.move(lease, { spent: 0, release: 0, take: 1 }, JOB);
-    expect(r).toEqual({ ok: false, job: { jobId: 'job-1', status: 'cancelled' } });
-    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.ConsistentRead).toBe(true);
+    expect(r).toEqual({ ok: false, job: { jobId: 'job-1', status: 'cancelled', costCommitted: 10 } });
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+    // Each conditional item asks for the item as it stood if its condition fails.
+    for (const item of transactions()[0]?.TransactItems ?? []) {
+      if (item.Update?.ConditionExpression)
+        expect(item.Update.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+    }
   });
 
   it('throws LeaseLostError when the checkpoint refuses the fence', async () => {

@@ -11,6 +11,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Checkpoint, Claims, isChunkTerminal, type Lease } from '../../lambdas/core/state/claims.js';
@@ -34,8 +35,13 @@ const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' 
 let clock = NOW;
 const claims = new Claims(db, TABLE, () => clock);
 
-function conditionFailed(): ConditionalCheckFailedException {
-  return new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+/** DynamoDB's refusal; with `item`, the item as it stood (ReturnValuesOnConditionCheckFailure). */
+function conditionFailed(item?: Record<string, unknown>): ConditionalCheckFailedException {
+  return new ConditionalCheckFailedException({
+    message: 'The conditional request failed',
+    $metadata: {},
+    ...(item ? { Item: marshall(item) } : {}),
+  });
 }
 
 function transactionCancelled(codes: string[]): TransactionCanceledException {
@@ -221,20 +227,30 @@ describe('Claims.claim', () => {
     });
   });
 
-  it('tells the loser of the race who holds the stage, from a consistent read', async () => {
+  it('tells the loser of the race who holds the stage, from the checkpoint sent with the refusal', async () => {
     const held = checkpoint({
       status: 'running',
       claimedBy: 'worker-b',
       claimExpiresAt: NOW + 5000,
       fence: 4,
     });
-    ddb.on(UpdateCommand).rejects(conditionFailed());
-    ddb.on(GetCommand).resolves({ Item: held });
+    ddb.on(UpdateCommand).rejects(conditionFailed({ ...held }));
     expect(await claims.claim('job-1', 7, 'analyze', 'worker-a', 90_000)).toEqual({
       won: false,
       checkpoint: held,
     });
-    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.ConsistentRead).toBe(true);
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.ReturnValuesOnConditionCheckFailure).toBe(
+      'ALL_OLD',
+    );
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('finds no checkpoint when the refusal sends none back', async () => {
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    expect(await claims.claim('job-1', 7, 'analyze', 'worker-a', 90_000)).toEqual({
+      won: false,
+      checkpoint: undefined,
+    });
   });
 
   it('propagates failures that are not a lost race', async () => {

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isJobNotFoundError } from '../../lambdas/core/state/errors.js';
@@ -23,8 +24,13 @@ const newJob: NewJob = {
   deadline: NOW + 3_600_000,
 };
 
-function conditionFailed(): ConditionalCheckFailedException {
-  return new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+/** DynamoDB's refusal; with `item`, the item as it stood (ReturnValuesOnConditionCheckFailure). */
+function conditionFailed(item?: Record<string, unknown>): ConditionalCheckFailedException {
+  return new ConditionalCheckFailedException({
+    message: 'The conditional request failed',
+    $metadata: {},
+    ...(item ? { Item: marshall(item) } : {}),
+  });
 }
 
 function updates() {
@@ -84,9 +90,9 @@ describe('Jobs.createIfAbsent', () => {
 
   it('returns the existing job when a repeated S3 event finds it', async () => {
     const existing = { jobId: 'job-1', status: 'running', fanoutCompletedAt: AT };
-    ddb.on(PutCommand).rejects(conditionFailed());
-    ddb.on(GetCommand).resolves({ Item: existing });
+    ddb.on(PutCommand).rejects(conditionFailed(existing));
     expect(await jobs.createIfAbsent(newJob)).toEqual({ created: false, job: existing });
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
   });
 });
 
@@ -102,15 +108,17 @@ describe('Jobs.markRunning and markFannedOut', () => {
       format: 'pdf',
     });
     const [input] = updates();
-    expect(input?.ConditionExpression).toBe('#status = :intake');
+    expect(input?.ConditionExpression).toBe('attribute_exists(pk) AND #status IN (:from0)');
     expect(input?.ExpressionAttributeValues).toMatchObject({
-      ':running': 'running',
-      ':intake': 'intake',
-      ':chunks': 4,
-      ':clauses': 30,
-      ':calls': 330,
+      ':status': 'running',
+      ':from0': 'intake',
+      ':chunkCount': 4,
+      ':clauseCount': 30,
+      ':callsPlanned': 330,
+      ':format': 'pdf',
       ':gpk': 'STATUS#running',
     });
+    expect(input?.UpdateExpression).toContain('gsi1sk = :gsk');
   });
 
   it('records the fan-out time once', async () => {
@@ -128,23 +136,33 @@ describe('Jobs.cancel', () => {
     ddb.on(UpdateCommand).resolves({ Attributes: cancelled });
     expect(await jobs.cancel('job-1', 'wrong file')).toEqual({ cancelled: true, job: cancelled });
     const [input] = updates();
-    expect(input?.ConditionExpression).toBe('#status IN (:intake, :running, :paused, :review)');
+    expect(input?.ConditionExpression).toBe(
+      'attribute_exists(pk) AND #status IN (:from0, :from1, :from2, :from3)',
+    );
     expect(input?.ExpressionAttributeValues).toMatchObject({
-      ':cancelled': 'cancelled',
-      ':intake': 'intake',
-      ':running': 'running',
+      ':status': 'cancelled',
+      ':from0': 'intake',
+      ':from1': 'running',
+      ':from2': 'paused',
+      ':from3': 'awaiting_review',
       ':reason': 'wrong file',
       ':at': AT,
       ':gpk': 'STATUS#cancelled',
     });
+    expect(input?.UpdateExpression).toContain('cancelledAt = :at');
     expect(input?.ReturnValues).toBe('ALL_NEW');
   });
 
   it('returns false with the current job when it had already ended', async () => {
     const completed = { jobId: 'job-1', status: 'completed' };
-    ddb.on(UpdateCommand).rejects(conditionFailed());
-    ddb.on(GetCommand).resolves({ Item: completed });
+    ddb.on(UpdateCommand).rejects(conditionFailed(completed));
     expect(await jobs.cancel('job-1')).toEqual({ cancelled: false, job: completed });
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('throws JobNotFoundError when the refusal sends no job back', async () => {
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    await expect(jobs.cancel('job-1')).rejects.toMatchObject({ name: 'JobNotFoundError' });
   });
 });
 

@@ -41,6 +41,7 @@ import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import { callSk } from '../../lambdas/core/state/keys.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
 import { idempotencyKey } from '../../lambdas/core/worker/call.js';
+import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
@@ -242,7 +243,7 @@ describe('analyze stage metrics', () => {
       [reused, throttled, denied],
       [liability],
       deps(metrics),
-      new AbortController().signal,
+      new ChunkStop(),
     );
 
     expect(deniedSeen).toBe(true);
@@ -271,7 +272,7 @@ describe('analyze stage metrics', () => {
       [clause(1)],
       [liability],
       deps(),
-      new AbortController().signal,
+      new ChunkStop(),
     );
     expect(countsOf(outcome)).toMatchObject({ done: 1, failed: 0 });
   });

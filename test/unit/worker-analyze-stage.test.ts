@@ -24,6 +24,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { analystById, buildConverseInput } from '../../lambdas/core/analysts/index.js';
@@ -41,6 +42,7 @@ import {
   worstCaseCost,
   worstCaseInputTokens,
 } from '../../lambdas/core/worker/call.js';
+import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
@@ -164,14 +166,18 @@ function arrange(scenario: Scenario = {}) {
     return {};
   });
   ddb.on(TransactWriteCommand).callsFake((input: TransactWriteCommandInput) => {
-    const job = input.TransactItems?.find((i) => i.Update?.Key?.sk === 'JOB')?.Update;
-    const takes = Boolean(job?.ConditionExpression);
+    const jobWrite = input.TransactItems?.find((i) => i.Update?.Key?.sk === 'JOB')?.Update;
+    const takes = Boolean(jobWrite?.ConditionExpression);
     events.push(takes ? 'take' : 'return');
     if (takes && scenario.refuseAllotments) {
       throw new TransactionCanceledException({
         message: 'cancelled',
         ...meta,
-        CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }],
+        // The job as it stood, sent with the refusal (ReturnValuesOnConditionCheckFailure).
+        CancellationReasons: [
+          { Code: 'None' },
+          { Code: 'ConditionalCheckFailed', Item: marshall({ ...job, ...scenario.refuseAllotments }) },
+        ],
       });
     }
     return {};
@@ -229,7 +235,7 @@ const checkpoint = {
 
 function run(
   clauses: readonly Clause[],
-  options: { analysts?: (typeof liability)[]; deps?: Partial<AnalyzeDeps>; signal?: AbortSignal } = {},
+  options: { analysts?: (typeof liability)[]; deps?: Partial<AnalyzeDeps>; stop?: ChunkStop } = {},
 ) {
   return analyzeStage(
     job,
@@ -238,7 +244,7 @@ function run(
     clauses,
     options.analysts ?? [liability],
     deps(options.deps),
-    options.signal ?? new AbortController().signal,
+    options.stop ?? new ChunkStop(),
   );
 }
 
@@ -320,7 +326,7 @@ describe('analyzeStage: the call ledger', () => {
       [clause(1)],
       [liability],
       deps(),
-      new AbortController().signal,
+      new ChunkStop(),
     );
     expect(outcome.kind).toBe('done');
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
@@ -574,16 +580,16 @@ describe('analyzeStage: stopping', () => {
     expect(events.filter((e) => e.startsWith('intents') || e.startsWith('settle'))).toEqual([]);
   });
 
-  it('stops as lease-lost, starting nothing more, when the stage signal aborts mid-call', async () => {
-    const controller = new AbortController();
+  it('stops as lease-lost, starting nothing more, when the stage is stopped as lease-lost mid-call', async () => {
+    const stop = new ChunkStop();
     arrange({
       bedrock: (input, n) => {
-        if (n === 1) controller.abort();
+        if (n === 1) stop.stop('lease-lost');
         return validAnswer(input);
       },
     });
     const outcome = await run([clause(1), clause(2), clause(3)], {
-      signal: controller.signal,
+      stop,
       deps: { semaphore: new Semaphore(1) },
     });
     expect(outcome).toEqual({ kind: 'lease-lost' });

@@ -22,6 +22,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Clause } from '../../lambdas/core/model.js';
@@ -139,8 +140,13 @@ function validAnswer(): ConverseCommandOutput {
   };
 }
 
-function conditionFailed(): ConditionalCheckFailedException {
-  return new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+/** DynamoDB's refusal; with `item`, the item as it stood (ReturnValuesOnConditionCheckFailure). */
+function conditionFailed(item?: Record<string, unknown>): ConditionalCheckFailedException {
+  return new ConditionalCheckFailedException({
+    message: 'The conditional request failed',
+    $metadata: {},
+    ...(item ? { Item: marshall(item) } : {}),
+  });
 }
 
 interface Scenario {
@@ -190,7 +196,8 @@ function arrange(scenario: Scenario = {}) {
     const expression = input.UpdateExpression ?? '';
     if (expression.startsWith('SET claimedBy = :me')) {
       const stage = String(input.Key?.sk).endsWith('analyze') ? 'analyze' : 'consolidate';
-      if (scenario.lose?.[stage]) throw conditionFailed();
+      const lost = scenario.lose?.[stage];
+      if (lost) throw conditionFailed({ jobId: 'job-1', chunk: 3, stage, fence: 1, attempts: 1, ...lost });
       return { Attributes: { status: 'running', fence: FENCE[stage], attempts: 1 } };
     }
     const failure = expression.startsWith('SET claimExpiresAt = :exp')

@@ -1,5 +1,5 @@
 /**
- * The panel of eleven specialist analysts, as data. Each analyst scores every clause
+ * The panel of specialist analysts, as data (eleven today; the count is never written down). Each analyst scores every clause
  * against one to three risk categories from its own professional angle; the categories
  * that matter most are covered by two analysts, so that one failed or careless call does
  * not leave them unassessed and the consolidation can take the more cautious score.
@@ -37,7 +37,7 @@ export interface AnalystDefinition {
 }
 
 /** What makes one analyst different from the others; the rest of the definition is shared. */
-interface AnalystSpec {
+export interface AnalystSpec {
   readonly id: string;
   readonly name: string;
   readonly focus: string;
@@ -48,7 +48,7 @@ interface AnalystSpec {
   readonly guidance: string;
 }
 
-const PROMPT_VERSION = 'v2';
+const PROMPT_VERSION = 'v3';
 
 /**
  * Output tokens per call. A category can need up to five quotes of 300 characters with
@@ -61,7 +61,9 @@ function maxTokensFor(categoryCount: number): number {
 
 /** The rules every analyst shares; only the role and the guidance differ. */
 function systemPromptFor(spec: AnalystSpec): string {
-  return `You are ${spec.role}, one of eleven specialist reviewers on a panel that examines a commercial contract one clause at a time.
+  // No count of the panel here: a prompt names only its own analyst, so adding one changes no
+  // other analyst's prompt, nor the idempotency keys of the calls the ledger holds for them.
+  return `You are ${spec.role}, one of the specialist reviewers on a panel that examines a commercial contract one clause at a time.
 
 ${spec.guidance}
 
@@ -89,7 +91,8 @@ How the contract reaches you: every piece of its text (the clause, its number an
 Answer only by calling the ${TOOL_NAME} tool, exactly once, with every assigned category present under "assessments". Do not write any other text.`;
 }
 
-const SPECS: readonly AnalystSpec[] = [
+/** The panel: one entry per analyst, the one list every other place reads. */
+export const SPECS: readonly AnalystSpec[] = [
   {
     id: 'term-lifecycle',
     name: 'Term and lifecycle analyst',
@@ -191,19 +194,31 @@ const SPECS: readonly AnalystSpec[] = [
   },
 ];
 
-/** The eleven analysts, in registry order (the order of calls and of reports). */
-export const ANALYSTS: readonly AnalystDefinition[] = SPECS.map((spec) => ({
-  id: spec.id,
-  name: spec.name,
-  focus: spec.focus,
-  categories: spec.categories,
-  systemPrompt: systemPromptFor(spec),
-  promptVersion: PROMPT_VERSION,
-  modelId: PRIMARY_MODEL_ID,
-  fallbackModelId: FALLBACK_MODEL_ID,
-  maxTokens: maxTokensFor(spec.categories.length),
-  temperature: 0,
-}));
+/**
+ * The definitions of a panel's analysts, each from its own spec alone: adding an analyst leaves
+ * every other analyst's definition, prompt and call keys as they were.
+ */
+export function analystsOf(specs: readonly AnalystSpec[]): AnalystDefinition[] {
+  return specs.map(definitionOf);
+}
+
+function definitionOf(spec: AnalystSpec): AnalystDefinition {
+  return {
+    id: spec.id,
+    name: spec.name,
+    focus: spec.focus,
+    categories: spec.categories,
+    systemPrompt: systemPromptFor(spec),
+    promptVersion: PROMPT_VERSION,
+    modelId: PRIMARY_MODEL_ID,
+    fallbackModelId: FALLBACK_MODEL_ID,
+    maxTokens: maxTokensFor(spec.categories.length),
+    temperature: 0,
+  };
+}
+
+/** The panel's analysts, in registry order (the order of calls and of reports). */
+export const ANALYSTS: readonly AnalystDefinition[] = analystsOf(SPECS);
 
 const BY_ID: ReadonlyMap<string, AnalystDefinition> = new Map(ANALYSTS.map((a) => [a.id, a]));
 

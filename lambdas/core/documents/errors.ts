@@ -1,28 +1,24 @@
 /**
- * Why an uploaded document cannot be reviewed. Each reason maps to one thing the uploader can fix:
- * - `empty`: the file has no content, or no readable text once extracted (e.g. a scan without a text layer);
- * - `binary`: the bytes are not text although the name says they are;
- * - `corrupt`: the file claims a format (PDF, DOCX) but cannot be opened as one;
- * - `encrypted`: the file is password-protected;
- * - `too-large`: the file is over the configured size limit;
- * - `too-large-inflated`: a DOCX's entries or a PDF's streams unpack to more than the limit;
- * - `too-many-pages`: a PDF has more pages than the limit;
- * - `too-complex`: reading it took longer or more memory than allowed, or it holds more text or
- *   clauses than one job reviews;
- * - `unsupported-type`: the format is not one the pipeline reads;
- * - `no-clauses`: text was found, but nothing in it forms a clause.
+ * Why an uploaded document cannot be reviewed, each with the one thing it tells the uploader to
+ * fix. The one list: the type, the check of an error's shape and every reader come from it, so a
+ * new reason is one entry here and the place that throws it.
  */
-export type RejectionReason =
-  | 'empty'
-  | 'binary'
-  | 'corrupt'
-  | 'encrypted'
-  | 'too-large'
-  | 'too-large-inflated'
-  | 'too-many-pages'
-  | 'too-complex'
-  | 'unsupported-type'
-  | 'no-clauses';
+export const REJECTION_REASONS = {
+  empty: 'the file has no content, or no readable text once extracted (e.g. a scan without a text layer)',
+  binary: 'the bytes are not text although the name says they are',
+  corrupt: 'the file claims a format (PDF, DOCX) but cannot be opened as one',
+  encrypted: 'the file is password-protected',
+  'too-large': 'the file is over the configured size limit',
+  'too-large-inflated': "a DOCX's entries or a PDF's streams unpack to more than the limit",
+  'too-many-pages': 'a PDF has more pages than the limit',
+  'too-complex':
+    'reading it took longer or more memory than allowed, or it holds more text or clauses than one job reviews',
+  'unsupported-type': 'the format is not one the pipeline reads',
+  'no-clauses': 'text was found, but nothing in it forms a clause',
+} as const satisfies Record<string, string>;
+
+/** Why an uploaded document cannot be reviewed (see {@link REJECTION_REASONS}). */
+export type RejectionReason = keyof typeof REJECTION_REASONS;
 
 /** Facts behind a rejection (sizes, extension, page count), for logs and the job record. */
 export type RejectionDetail = Readonly<Record<string, string | number | boolean>>;
@@ -62,15 +58,4 @@ export function isDocumentRejectedError(e: unknown): e is DocumentRejectedError 
   );
 }
 
-const REASONS: ReadonlySet<string> = new Set<RejectionReason>([
-  'empty',
-  'binary',
-  'corrupt',
-  'encrypted',
-  'too-large',
-  'too-large-inflated',
-  'too-many-pages',
-  'too-complex',
-  'unsupported-type',
-  'no-clauses',
-]);
+const REASONS: ReadonlySet<string> = new Set(Object.keys(REJECTION_REASONS));

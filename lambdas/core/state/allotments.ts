@@ -2,10 +2,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { abandonedReturn } from './abandoned.js';
 import type { LedgerEntry } from './call-ledger.js';
 import { type Checkpoint, fenceCondition, type Lease, leaseOwner } from './claims.js';
-import { isConditionFailure, LeaseLostError } from './errors.js';
-import { type Job, Jobs } from './jobs.js';
+import { isWriteRefused, LeaseLostError } from './errors.js';
+import type { Job } from './jobs.js';
 import { checkpointSk, JOB_SK, jobPk } from './keys.js';
-import { transactWrite } from './transact.js';
+import { transactLabelled } from './transact.js';
 
 /**
  * One move of a chunk's money, from the chunk lease's point of view:
@@ -43,8 +43,9 @@ export class Allotments {
   /**
    * Moves money between the lease's allotment and the job in one transaction: the checkpoint
    * write is fenced to the lease, and the job write is conditional on the job running, the
-   * ceiling not reached and room for `take`. Returns `{ ok: false, job }` when the job refused
-   * (read afterwards, so the caller can tell a cancel from a full budget); throws
+   * ceiling not reached and room for `take`. Returns `{ ok: false, job }` when the job refused,
+   * with the job as DynamoDB returned it with the refusal (so the caller can tell a cancel from
+   * a full budget without a read); throws
    * LeaseLostError when the lease is gone.
    */
   async move(lease: Lease, move: AllotmentMove, job: Pick<Job, 'costLimit'>): Promise<MoveResult> {
@@ -55,9 +56,10 @@ export class Allotments {
     const at = new Date(this.now()).toISOString();
     const asks = move.take > 0;
     try {
-      await transactWrite(this.db, {
-        TransactItems: [
-          {
+      await transactLabelled(this.db, lease.jobId, [
+        {
+          label: 'checkpoint',
+          item: {
             Update: {
               TableName: this.tableName,
               Key: { pk, sk: checkpointSk(lease.chunk, lease.stage) },
@@ -73,7 +75,10 @@ export class Allotments {
               },
             },
           },
-          {
+        },
+        {
+          label: 'job',
+          item: {
             Update: {
               TableName: this.tableName,
               Key: { pk, sk: JOB_SK },
@@ -97,21 +102,17 @@ export class Allotments {
               },
             },
           },
-        ],
-      });
+        },
+      ]);
       return { ok: true };
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-      if (reasons?.[0]?.Code === 'ConditionalCheckFailed') {
+      if (!isWriteRefused(error)) throw error;
+      if (error.label === 'checkpoint') {
         throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
       }
-      return { ok: false, job: await this.job(lease.jobId) };
+      // The job as it stood when it refused: the caller tells a cancel from a full budget.
+      return { ok: false, job: error.item as Job | undefined };
     }
-  }
-
-  private job(jobId: string): Promise<Job | undefined> {
-    return new Jobs(this.db, this.tableName, this.now).find(jobId);
   }
 
   /**
@@ -132,9 +133,10 @@ export class Allotments {
     const pk = jobPk(lease.jobId);
     const fence = fenceCondition(lease);
     try {
-      await transactWrite(this.db, {
-        TransactItems: [
-          {
+      await transactLabelled(this.db, lease.jobId, [
+        {
+          label: 'checkpoint',
+          item: {
             Update: {
               TableName: this.tableName,
               Key: { pk, sk: checkpointSk(lease.chunk, lease.stage) },
@@ -143,7 +145,10 @@ export class Allotments {
               ExpressionAttributeValues: { ...fence.values, ...back.checkpointValues },
             },
           },
-          {
+        },
+        {
+          label: 'job',
+          item: {
             Update: {
               TableName: this.tableName,
               Key: { pk, sk: JOB_SK },
@@ -151,11 +156,11 @@ export class Allotments {
               ExpressionAttributeValues: { ...back.jobValues, ':at': new Date(this.now()).toISOString() },
             },
           },
-        ],
-      });
+        },
+      ]);
       return back.spent;
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isWriteRefused(error)) throw error;
       throw new LeaseLostError(lease.jobId, lease.chunk, lease.stage, { cause: error });
     }
   }

@@ -2,10 +2,10 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } fr
 import { type AbandonedReturn, abandonedReturn } from './abandoned.js';
 import { CallLedger } from './call-ledger.js';
 import type { CallCounts, Checkpoint, ErrorClass } from './checkpoint.js';
-import { isConditionFailure, LeaseLostError } from './errors.js';
+import { isConditionFailure, isWriteRefused, LeaseLostError } from './errors.js';
 import { CHECKPOINT_PREFIX, checkpointSk, JOB_SK, jobPk, STAGES, type Stage } from './keys.js';
 import { queryAll } from './query-all.js';
-import { transactWrite } from './transact.js';
+import { refusable, transactWrite } from './transact.js';
 
 /** Actions one TransactWriteItems request may hold. */
 const TRANSACTION_ITEMS = 100;
@@ -164,24 +164,27 @@ export class Claims {
   ): Promise<ClaimResult> {
     const now = this.now();
     try {
-      const r = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(jobId), sk: checkpointSk(chunk, stage) },
-          UpdateExpression:
-            'SET claimedBy = :me, claimExpiresAt = :exp, #status = :running, startedAt = if_not_exists(startedAt, :at) ADD fence :one, attempts :one',
-          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(claimedBy) OR claimExpiresAt < :now) AND #status IN (${LIVE.join(', ')})`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':me': workerId,
-            ':exp': now + leaseMs,
-            ':now': now,
-            ':one': 1,
-            ':at': new Date(now).toISOString(),
-            ...liveValues,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
+      const r = await refusable(jobId, 'checkpoint', (returnOnRefusal) =>
+        this.db.send(
+          new UpdateCommand({
+            ...returnOnRefusal,
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: checkpointSk(chunk, stage) },
+            UpdateExpression:
+              'SET claimedBy = :me, claimExpiresAt = :exp, #status = :running, startedAt = if_not_exists(startedAt, :at) ADD fence :one, attempts :one',
+            ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(claimedBy) OR claimExpiresAt < :now) AND #status IN (${LIVE.join(', ')})`,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':me': workerId,
+              ':exp': now + leaseMs,
+              ':now': now,
+              ':one': 1,
+              ':at': new Date(now).toISOString(),
+              ...liveValues,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
       );
       const item = r.Attributes as Checkpoint;
       return {
@@ -198,8 +201,9 @@ export class Claims {
         },
       };
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return { won: false, checkpoint: await this.get(jobId, chunk, stage) };
+      if (!isWriteRefused(error)) throw error;
+      // The checkpoint as it stood, sent with the refusal: held, finished, or not there.
+      return { won: false, checkpoint: error.item as Checkpoint | undefined };
     }
   }
 

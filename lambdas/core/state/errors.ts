@@ -34,6 +34,30 @@ export class JobNotFoundError extends StateError {
   }
 }
 
+/**
+ * A conditional write DynamoDB refused, with the item as it stood when it refused (asked for
+ * with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`, so no read is needed to learn why),
+ * and, in a transaction, the label of the item whose condition failed. `item` is undefined
+ * when there was no item.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html#DDB-UpdateItem-request-ReturnValuesOnConditionCheckFailure
+ */
+export class WriteRefusedError<Item = Record<string, unknown>> extends StateError {
+  constructor(
+    jobId: string,
+    readonly label: string,
+    readonly item: Item | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(`the ${label} write of job ${jobId} was refused by its condition`, jobId, options);
+    this.name = 'WriteRefusedError';
+  }
+}
+
+/** True when a conditional write was refused (see {@link WriteRefusedError}). */
+export function isWriteRefused(error: unknown): error is WriteRefusedError {
+  return error instanceof WriteRefusedError;
+}
+
 /** True when the worker lost its claim. */
 export function isLeaseLostError(error: unknown): error is LeaseLostError {
   return error instanceof LeaseLostError;

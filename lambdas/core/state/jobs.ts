@@ -2,10 +2,11 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } fr
 import type { PanelModels } from '../analysts/panel-models.js';
 import type { Lane } from '../contracts.js';
 import type { CostQuote } from '../intake/quote.js';
-import { isConditionFailure, JobNotFoundError } from './errors.js';
-import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk, statusGsiPk } from './keys.js';
-import { statusChange } from './status-change.js';
-import { retryConflicts } from './transact.js';
+import type { JobRejection } from '../intake/rejections.js';
+import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
+import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk } from './keys.js';
+import { statusChange, statusIndex } from './status-change.js';
+import { refusable, retryConflicts } from './transact.js';
 
 /**
  * Where a job is. `intake` → `running` → one of the terminal statuses. A running job may be
@@ -75,8 +76,8 @@ export interface Job {
   readonly updatedAt: string;
   readonly deadline: number;
   readonly reason?: string;
-  /** Machine-readable cause of a `rejected` job (a document rejection reason, `invalid-options` or `deleted`). */
-  readonly rejection?: string;
+  /** Machine-readable cause of a `rejected` job: a document's rejection reason or a job's. */
+  readonly rejection?: JobRejection;
   readonly cancelledAt?: string;
   /** Set when a chunk found no room left under the ceiling; no allotment is taken after it. */
   readonly budgetExceededAt?: string;
@@ -122,10 +123,6 @@ export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' 
       'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner' | 'gate' | 'reviewHours'
     >
   >;
-
-function statusIndex(status: JobStatus, at: string, jobId: string) {
-  return { gsi1pk: statusGsiPk(status), gsi1sk: `${at}#${jobId}` };
-}
 
 /** The owner index's keys, written once with the job: the owner and creation time never change. */
 function ownerIndex(owner: string | undefined, at: string, jobId: string) {
@@ -197,23 +194,27 @@ export class Jobs {
       updatedAt: at,
     };
     try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            pk: jobPk(job.jobId),
-            sk: JOB_SK,
-            ...item,
-            ...statusIndex('intake', at, job.jobId),
-            ...ownerIndex(job.owner, at, job.jobId),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
+      await refusable(job.jobId, 'job', (returnOnRefusal) =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              pk: jobPk(job.jobId),
+              sk: JOB_SK,
+              ...item,
+              ...statusIndex('intake', at, job.jobId),
+              ...ownerIndex(job.owner, at, job.jobId),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ...returnOnRefusal,
+          }),
+        ),
       );
       return { created: true, job: item };
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return { created: false, job: await this.get(job.jobId) };
+      if (!isWriteRefused(error)) throw error;
+      // The job that is there already, sent with the refusal.
+      return { created: false, job: existing(job.jobId, error.item) };
     }
   }
 
@@ -271,23 +272,17 @@ export class Jobs {
       new UpdateCommand({
         TableName: this.tableName,
         Key: { pk: jobPk(jobId), sk: JOB_SK },
-        UpdateExpression: `SET #status = :running, chunkCount = :chunks, clauseCount = :clauses, callsPlanned = :calls, sha256 = :sha, bytes = :bytes, #format = :format, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk${plan.quote ? ', quote = :quote' : ''}`,
-        ConditionExpression: '#status = :intake',
-        ExpressionAttributeNames: { '#status': 'status', '#format': 'format' },
-        ExpressionAttributeValues: {
-          ':running': 'running',
-          ':intake': 'intake',
-          ':sha': plan.sha256,
-          ':bytes': plan.bytes,
-          ':format': plan.format,
-          ':chunks': plan.chunkCount,
-          ':clauses': plan.clauseCount,
-          ':calls': plan.callsPlanned,
-          ':at': at,
-          ':gpk': statusGsiPk('running'),
-          ':gsk': `${at}#${jobId}`,
-          ...(plan.quote ? { ':quote': plan.quote } : {}),
-        },
+        ...statusChange(jobId, ['intake'], 'running', at, {
+          set: {
+            chunkCount: plan.chunkCount,
+            clauseCount: plan.clauseCount,
+            callsPlanned: plan.callsPlanned,
+            sha256: plan.sha256,
+            bytes: plan.bytes,
+            format: plan.format,
+            quote: plan.quote,
+          },
+        }),
       }),
     );
   }
@@ -321,34 +316,25 @@ export class Jobs {
   async cancel(jobId: string, reason = 'cancelled by request'): Promise<{ cancelled: boolean; job: Job }> {
     const at = new Date(this.now()).toISOString();
     try {
-      const r = await retryConflicts(() =>
+      const r = await refusable(jobId, 'job', (returnOnRefusal) =>
         this.db.send(
           new UpdateCommand({
+            ...returnOnRefusal,
             TableName: this.tableName,
             Key: { pk: jobPk(jobId), sk: JOB_SK },
-            UpdateExpression:
-              'SET #status = :cancelled, cancelledAt = :at, reason = :reason, updatedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk',
-            ConditionExpression: '#status IN (:intake, :running, :paused, :review)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':cancelled': 'cancelled',
-              ':intake': 'intake',
-              ':running': 'running',
-              ':paused': 'paused',
-              ':review': 'awaiting_review',
-              ':at': at,
-              ':reason': reason,
-              ':gpk': statusGsiPk('cancelled'),
-              ':gsk': `${at}#${jobId}`,
-            },
+            ...statusChange(jobId, ['intake', 'running', 'paused', 'awaiting_review'], 'cancelled', at, {
+              set: { reason },
+              stamp: ['cancelledAt'],
+            }),
             ReturnValues: 'ALL_NEW',
           }),
         ),
       );
       return { cancelled: true, job: r.Attributes as Job };
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return { cancelled: false, job: await this.get(jobId) };
+      if (!isWriteRefused(error)) throw error;
+      // The job as it stood, sent with the refusal: already ended, or not there at all.
+      return { cancelled: false, job: existing(jobId, error.item) };
     }
   }
 
@@ -480,4 +466,10 @@ export class Jobs {
       throw error;
     }
   }
+}
+
+/** The job a refusal sent back; a refusal with no item means there is no such job. */
+function existing(jobId: string, item: Record<string, unknown> | undefined): Job {
+  if (!item) throw new JobNotFoundError(jobId);
+  return item as unknown as Job;
 }

@@ -13,10 +13,16 @@ export interface StatusChangeFields {
   readonly values?: Readonly<Record<string, unknown>>;
 }
 
+/** The status index keys (`gsi1pk`, `gsi1sk`) of a job item with `status` since `at`. */
+export function statusIndex(status: JobStatus, at: string, jobId: string) {
+  return { gsi1pk: statusGsiPk(status), gsi1sk: `${at}#${jobId}` };
+}
+
 /**
  * The expression of one conditional status change of a job item: `to` from one of `from`, the
  * status index (`gsi1pk`, `gsi1sk`) and `updatedAt` moved along, and `change` applied. Every
- * status change (finish, pause, resume, review) is built here.
+ * status change (start, cancel, finish, pause, resume, review) is built here, and a new job's
+ * index keys by {@link statusIndex}; `test/unit/status-writes.test.ts` fails on any other.
  */
 export function statusChange(
   jobId: string,
@@ -31,11 +37,12 @@ export function statusChange(
   ExpressionAttributeValues: Record<string, unknown>;
 } {
   const names: Record<string, string> = { '#status': 'status' };
+  const index = statusIndex(to, at, jobId);
   const values: Record<string, unknown> = {
     ':status': to,
     ':at': at,
-    ':gpk': statusGsiPk(to),
-    ':gsk': `${at}#${jobId}`,
+    ':gpk': index.gsi1pk,
+    ':gsk': index.gsi1sk,
     ...change.values,
   };
   const sets = [

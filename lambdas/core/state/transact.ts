@@ -1,10 +1,11 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { isTransactionConflict } from './errors.js';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { isTransactionConflict, WriteRefusedError } from './errors.js';
 
 /** Sends of one request before a conflict is given up on and thrown. */
 const CONFLICT_ATTEMPTS = 6;
@@ -51,4 +52,77 @@ export function resendConflicts(client: DynamoDBClient, random: () => number = M
     name: 'resendTransactionConflicts',
   });
   return client;
+}
+
+/** One item of a transaction, named where it is built so its refusal can be told by name. */
+export interface LabelledItem<Label extends string> {
+  readonly label: Label;
+  readonly item: NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+}
+
+/** The conditional part of a transaction item, whichever kind it is. */
+function conditional(item: LabelledItem<string>['item']) {
+  return item.Update ?? item.Put ?? item.Delete ?? item.ConditionCheck;
+}
+
+/**
+ * Sends a transaction of labelled items, each conditional one asking for the item as it stood
+ * if its condition fails. A refusal throws {@link WriteRefusedError} for the first item whose
+ * condition failed, matched to its label by position: DynamoDB returns the cancellation reasons
+ * in the order of the request's items, with a `None` code for an item that did not fail
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CancellationReason.html).
+ */
+export async function transactLabelled<Label extends string>(
+  db: DynamoDBDocumentClient,
+  jobId: string,
+  items: readonly LabelledItem<Label>[],
+): Promise<void> {
+  const TransactItems = items.map(({ item }) => {
+    const c = conditional(item);
+    if (!c?.ConditionExpression) return item;
+    const key = item.Update ? 'Update' : item.Put ? 'Put' : item.Delete ? 'Delete' : 'ConditionCheck';
+    return { [key]: { ...c, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
+  });
+  try {
+    await transactWrite(db, { TransactItems });
+  } catch (error) {
+    const refused = refusalOf(error, items);
+    if (refused) throw new WriteRefusedError(jobId, refused.label, refused.item, { cause: error });
+    throw error;
+  }
+}
+
+/** The first item a cancelled transaction names as refused by its condition, by label. */
+function refusalOf<Label extends string>(
+  error: unknown,
+  items: readonly LabelledItem<Label>[],
+): { label: Label; item: Record<string, unknown> | undefined } | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const reasons =
+    (error as { CancellationReasons?: { Code?: string; Item?: Record<string, AttributeValue> }[] })
+      .CancellationReasons ?? [];
+  for (const [at, reason] of reasons.entries()) {
+    const labelled = items[at];
+    if (reason.Code !== 'ConditionalCheckFailed' || !labelled) continue;
+    return { label: labelled.label, item: reason.Item ? unmarshall(reason.Item) : undefined };
+  }
+  return undefined;
+}
+
+/**
+ * Sends one conditional write asking for the item as it stood if its condition fails; a
+ * refusal throws {@link WriteRefusedError} carrying that item under `label`.
+ */
+export async function refusable<T>(
+  jobId: string,
+  label: string,
+  send: (returnOnRefusal: { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }) => Promise<T>,
+): Promise<T> {
+  try {
+    return await retryConflicts(() => send({ ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+  } catch (error) {
+    if (!(error instanceof Error) || error.name !== 'ConditionalCheckFailedException') throw error;
+    const item = (error as { Item?: Record<string, AttributeValue> }).Item;
+    throw new WriteRefusedError(jobId, label, item ? unmarshall(item) : undefined, { cause: error });
+  }
 }

@@ -19,12 +19,13 @@ import type { Clause, Lane } from '../model.js';
 import { costOf, type ModelPrice } from '../models.js';
 import type { CallFailureKind, CallLedger, CallRef, LedgerEntry, Settlement } from '../state/call-ledger.js';
 import type { UnstartedReason } from '../state/claims.js';
+import { AttemptScope } from './attempt-scope.js';
 import { type BackoffPolicy, fullJitterDelay, mayRetry } from './backoff.js';
-import type { ChunkBudget } from './chunk-budget.js';
+import type { BudgetRefusal, ChunkBudget } from './chunk-budget.js';
+import { type ChunkStop, type StopReason, unstartedReason } from './chunk-stop.js';
 import { classifyCallError, describeError, isThrottle } from './error-class.js';
 import type { GateReading, JobGate } from './job-gate.js';
 import type { LimiterRegistry } from './limiter-registry.js';
-import type { Permit } from './limiter-types.js';
 
 /** What every call of a process shares. */
 export interface CallDeps {
@@ -46,13 +47,7 @@ export interface CallDeps {
   readonly metrics?: PipelineMetrics;
 }
 
-/**
- * Why a chunk stops starting calls. A pause is not an end: the calls it leaves unstarted are
- * made after the job is resumed, so they are not recorded as unstarted.
- */
-export type StopReason = UnstartedReason | 'paused' | 'lease-lost';
-
-/** What a chunk's calls share: its budget, status gate and intents, and its stop switch. */
+/** What a chunk's calls share: its budget, status gate and intents, and its stop signal. */
 export interface ChunkCalls {
   readonly owner: string;
   readonly lane: Lane;
@@ -62,12 +57,8 @@ export interface ChunkCalls {
   readonly leaseHeld: () => boolean;
   /** Resolves once the intent of the call at this position is written. */
   readonly intentOf: (index: number) => Promise<void>;
-  /** Aborts requests in flight: the lease is lost, or the process is shutting down. */
-  readonly abort: AbortSignal;
-  /** Set when no further call may start; `halt` aborts waits. */
-  stop(why: StopReason): void;
-  readonly stopped: () => StopReason | undefined;
-  readonly halt: AbortSignal;
+  /** The run's one stop signal: no further call starts once it is aborted, with its reason. */
+  readonly stop: ChunkStop;
 }
 
 /** The inputs of one call, bundled. */
@@ -163,10 +154,10 @@ function answerText(output: ConverseCommandOutput): string {
 
 /** The unstarted result for the reason the chunk stopped. */
 function stoppedResult(chunk: ChunkCalls, modelId: string, retries: number): CallResult {
-  const why = chunk.stopped() ?? 'lease-lost';
-  return why === 'lease-lost'
+  const why = chunk.stop.reason ?? 'lease-lost';
+  return why === 'lease-lost' || why === 'deadline'
     ? { kind: 'lease-lost', modelId, retries }
-    : { kind: 'unstarted', reason: why, modelId, retries };
+    : { kind: 'unstarted', reason: unstartedReason(why), modelId, retries };
 }
 
 /** What changes from one attempt of a call to the next. */
@@ -190,10 +181,9 @@ interface CallState {
   repair: { previousAnswer: string; error: string } | undefined;
 }
 
-/** One attempt's money, permit and the status reading that let it start. */
+/** One attempt's resources, and the status reading that let it start. */
 interface Started {
-  readonly estimate: number;
-  readonly permit: Permit | undefined;
+  readonly scope: AttemptScope;
   readonly checkedAt: number;
 }
 
@@ -242,20 +232,20 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
     });
     const start = await startAttempt(s, input);
     if ('kind' in start) return start;
+    // Whatever the attempt still holds goes back when this iteration ends, however it ends.
+    using scope = start.scope;
+    // A cancel stops new calls but lets started ones finish (they are reserved and billed);
+    // only a lost lease or the process's end aborts them.
+    using request = ctx.chunk.stop.request(ctx.deps.modelTimeoutMs);
     ctx.deps.onCallStart?.(ctx.call, s.modelId);
     s.totals.attempts++;
     const sentAt = ctx.deps.now();
+    scope.sending();
     let output: ConverseCommandOutput;
     try {
       output = await ctx.deps.bedrock.send(new ConverseCommand(input), {
-        // A cancel stops new calls but lets started ones finish (they are reserved and billed);
-        // only a lost lease or a shutdown aborts them.
-        abortSignal: AbortSignal.any([
-          ctx.chunk.abort,
-          AbortSignal.timeout(ctx.deps.modelTimeoutMs),
-        ]) as never,
+        abortSignal: request.signal as never,
       });
-      start.permit?.release();
     } catch (error) {
       const result = await afterError(s, start, error, sentAt);
       if (result) return result;
@@ -267,8 +257,10 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
 }
 
 /**
- * Everything before the request: the worst case priced, reserved, the intent written, a permit
- * taken and the job read. Returns the result instead when the call cannot start.
+ * Everything before the request, taken in one scope: the worst case priced and reserved, the
+ * intent written, a permit taken and the job read. Returns the result instead when the call
+ * cannot start, and the scope's `using` gives back what was taken by then; otherwise the
+ * attempt's resources move to the caller.
  */
 async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<Started | CallResult> {
   const { ctx } = s;
@@ -277,67 +269,65 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
   try {
     estimate = worstCaseCost(input, s.modelId, ctx.analyst.maxTokens, deps.prices);
   } catch (error) {
-    // Recorded on the entry's intent like any other outcome.
-    await chunk.intentOf(ctx.index);
-    const lastError = describeError(error);
-    return ended(
-      s,
-      { status: 'failed', failureKind: 'permanent', errorClass: 'logic', lastError },
-      {
-        kind: 'failed',
-        failureKind: 'permanent',
-        retries: s.retries,
-        modelId: s.modelId,
-      },
-    );
+    return unpriced(s, error);
   }
-  if (chunk.stopped()) return stoppedResult(chunk, s.modelId, s.retries);
+  const { stop } = chunk;
+  if (stop.reason) return stoppedResult(chunk, s.modelId, s.retries);
+  using scope = new AttemptScope(chunk.budget);
   // Money first, then the permit: a call waiting for room under the ceiling holds no permit.
-  const reserved = await chunk.budget.reserve(estimate, chunk.halt);
+  const reserved = await chunk.budget.reserve(estimate, stop.signal);
   if (!reserved.ok) {
-    if (reserved.why === 'budget') chunk.stop('budget');
-    else if (!chunk.stopped()) chunk.stop(reserved.why === 'paused' ? 'paused' : 'cancelled');
+    stop.stop(refusalStop[reserved.why]);
     return stoppedResult(chunk, s.modelId, s.retries);
   }
+  scope.reserved(estimate);
   // The intent goes first too, so that no permit waits on a ledger write.
   await chunk.intentOf(ctx.index);
   const askedAt = deps.now();
   // While this call is next in line, its job's status is kept fresh (see JobGate.watch).
-  let unwatch: (() => void) | undefined;
   const permit = await deps.limiters
     ?.for(s.modelId)
-    .acquire(chunk.lane, {
-      signal: chunk.halt,
-      onNext: () => {
-        unwatch = chunk.gate.watch();
-      },
-    })
+    .acquire(chunk.lane, { signal: stop.signal, onNext: () => scope.watch(chunk.gate) })
     .catch(() => undefined);
-  unwatch?.();
-  if (chunk.halt.aborted) {
-    chunk.budget.release(estimate);
-    permit?.release({ unused: true });
-    return stoppedResult(chunk, s.modelId, s.retries);
-  }
+  scope.holds(permit);
+  scope.unwatched();
+  if (stop.signal.aborted) return stoppedResult(chunk, s.modelId, s.retries);
   const { job, checkedAt } = await gateReading(chunk.gate, askedAt, deps.now());
-  if (!chunk.leaseHeld()) chunk.stop('lease-lost');
-  if (job?.status !== 'running' || job.budgetExceededAt || chunk.stopped()) {
-    chunk.budget.release(estimate);
-    permit?.release({ unused: true });
-    if (!chunk.stopped()) chunk.stop(stopReasonOf(job));
+  if (!chunk.leaseHeld()) stop.stop('lease-lost');
+  if (job?.status !== 'running' || job.budgetExceededAt || stop.reason) {
+    // The first reason stands: a lease found lost is not made a cancel.
+    stop.stop(stopReasonOf(job));
     if (s.totals.attempts > s.priorAttempts) {
       await settle(s, { status: 'retryable', lastError: 'stopped before the next attempt' });
     }
     return stoppedResult(chunk, s.modelId, s.retries);
   }
-  return { estimate, permit, checkedAt };
+  return { scope: scope.move(), checkedAt };
+}
+
+/** A call whose model has no price fails before any request, recorded on its intent. */
+async function unpriced(s: CallState, error: unknown): Promise<CallResult> {
+  await s.ctx.chunk.intentOf(s.ctx.index);
+  const lastError = describeError(error);
+  return ended(
+    s,
+    { status: 'failed', failureKind: 'permanent', errorClass: 'logic', lastError },
+    { kind: 'failed', failureKind: 'permanent', retries: s.retries, modelId: s.modelId },
+  );
 }
 
 /** Why a job read stops a chunk's calls: its ceiling, a pause, or (any other status) a cancel. */
 function stopReasonOf(job: GateReading['job']): StopReason {
-  if (job?.status === 'running' && job.budgetExceededAt) return 'budget';
+  if (job?.status === 'running' && job.budgetExceededAt) return 'ceiling';
   return job?.status === 'paused' ? 'paused' : 'cancelled';
 }
+
+/** Why a refused reservation stops a chunk's calls. */
+const refusalStop = {
+  budget: 'ceiling',
+  paused: 'paused',
+  stopped: 'cancelled',
+} as const satisfies Record<BudgetRefusal, StopReason>;
 
 /**
  * How long before its permit a call's job-status read may have begun. Reads of a job with a
@@ -366,8 +356,7 @@ async function afterError(
   sentAt: number,
 ): Promise<CallResult | undefined> {
   const { chunk, deps, analyst } = s.ctx;
-  chunk.budget.release(start.estimate);
-  start.permit?.release({ throttled: isThrottle(error) });
+  start.scope.failed(isThrottle(error));
   deps.metrics?.attempt({ model: s.modelId, latencyMs: deps.now() - sentAt, throttled: isThrottle(error) });
   const errorClass = classifyCallError(error);
   const lastError = describeError(error);
@@ -382,7 +371,7 @@ async function afterError(
     } as const;
     return ended(s, fields, { kind: 'failed', failureKind: 'permanent', retries, modelId });
   }
-  if (chunk.abort.aborted) return { kind: 'lease-lost', retries, modelId };
+  if (chunk.stop.endsRequests) return { kind: 'lease-lost', retries, modelId };
   if (isThrottle(error)) {
     s.consecutiveThrottles++;
     if (
@@ -399,7 +388,7 @@ async function afterError(
     return ended(s, fields, { kind: 'exhausted', error: lastError, retries, modelId: s.modelId });
   }
   s.retries++;
-  await deps.sleep(delay, chunk.halt);
+  await deps.sleep(delay, chunk.stop.signal);
   return undefined;
 }
 
@@ -420,7 +409,7 @@ async function afterAnswer(
   output: ConverseCommandOutput,
   sentAt: number,
 ): Promise<CallResult | undefined> {
-  const { chunk, deps, analyst, clause } = s.ctx;
+  const { deps, analyst, clause } = s.ctx;
   const usage = {
     inputTokens: output.usage?.inputTokens ?? 0,
     outputTokens: output.usage?.outputTokens ?? 0,
@@ -428,7 +417,7 @@ async function afterAnswer(
     cacheWriteInputTokens: output.usage?.cacheWriteInputTokens ?? 0,
   };
   const cost = costOf(s.modelId, usage, deps.prices);
-  chunk.budget.settle(start.estimate, cost);
+  start.scope.answered(cost);
   s.totals.inputTokens += usage.inputTokens;
   s.totals.outputTokens += usage.outputTokens;
   s.totals.cacheReadInputTokens += usage.cacheReadInputTokens;

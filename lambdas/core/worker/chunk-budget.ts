@@ -79,6 +79,11 @@ export class ChunkBudget {
     this.spent += actual;
   }
 
+  /** Micro-dollars reserved by attempts whose outcome is not yet known. */
+  get reserved(): number {
+    return this.used - this.spent;
+  }
+
   /** An attempt that was not billed (refused, throttled, failed): its reservation is free again. */
   release(estimate: number): void {
     this.used -= estimate;

@@ -17,7 +17,9 @@ import { type Job, Jobs } from '../state/jobs.js';
 import { STAGES, type Stage } from '../state/keys.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
+import { ChunkStop } from './chunk-stop.js';
 import { type Delivery, type Disposition, redeliveryDelay } from './disposition.js';
+import { Heartbeat } from './heartbeat.js';
 import { JobGates } from './job-gate.js';
 import type { LimiterRegistry } from './limiter-registry.js';
 import { Semaphore } from './semaphore.js';
@@ -91,78 +93,31 @@ interface Tables {
   readonly allotments: Allotments;
 }
 
-/**
- * How often a running stage records its call counts on its checkpoint when they moved, so
- * progress moves as calls end without a write per call.
- */
-const PROGRESS_MS = 1000;
-
-/**
- * Keeps a claim alive while a stage runs: renews the lease and the message's visibility at
- * a third of the lease length. The visibility is brought down to twice the lease at once, so
- * that a worker dying before its first renewal leaves the message to come back within that,
- * not after the queue's (much longer) visibility timeout. Between renewals it records the
- * stage's call counts when they moved, at most once per {@link PROGRESS_MS}. If the lease is lost,
- * it aborts the stage so that nothing more is committed under it.
- */
+/** The heartbeat of a stage held under `lease`, started (see {@link Heartbeat}). */
 function startHeartbeat(
   deps: WorkerDeps,
   claims: Claims,
   lease: Lease,
   delivery: Delivery,
-  abort: AbortController,
+  stop: ChunkStop,
   progress: () => CallCounts | undefined,
-) {
-  const every = Math.max(1000, Math.floor(deps.leaseMs / 3));
-  const tick = Math.min(every, PROGRESS_MS);
-  const visibility = () =>
-    deps.sqs.send(
-      new ChangeMessageVisibilityCommand({
-        QueueUrl: delivery.queueUrl,
-        ReceiptHandle: delivery.receiptHandle,
-        VisibilityTimeout: Math.ceil((deps.leaseMs * 2) / 1000),
-      }),
-    );
-  const failed = (error: unknown) => {
-    if (isLeaseLostError(error)) abort.abort(error);
-    deps.log?.('heartbeat-failed', { jobId: lease.jobId, chunk: lease.chunk, error: String(error) });
-  };
-  visibility().catch(failed);
-  // Time since the lease was last renewed, counted in ticks of the timer.
-  let sinceRenewal = 0;
-  // The counts as the checkpoint last got them: none yet, which reads as nothing done.
-  let recorded: string | undefined;
-  let writing = false;
-  // A write that was in flight when the stage ended is refused once the stage is done: not news.
-  let stopped = false;
-  const timer = setInterval(() => {
-    sinceRenewal += tick;
-    if (writing || abort.signal.aborted) return;
-    const counts = progress();
-    const shown = JSON.stringify(counts);
-    const renew = sinceRenewal >= every;
-    if (!renew && (shown === recorded || !Object.values(counts ?? {}).some((n) => n > 0))) return;
-    writing = true;
-    void (async () => {
-      try {
-        if (renew) {
-          await claims.heartbeat(lease, deps.leaseMs, counts);
-          sinceRenewal = 0;
-          await visibility();
-        } else if (counts) await claims.recordCounts(lease, counts);
-        recorded = shown;
-      } catch (error) {
-        if (!stopped) failed(error);
-      } finally {
-        writing = false;
-      }
-    })();
-  }, tick);
-  timer.unref?.();
-  return () => {
-    stopped = true;
-    clearInterval(timer);
-  };
+): Heartbeat {
+  return new Heartbeat({
+    claims,
+    lease,
+    leaseMs: deps.leaseMs,
+    holdMessage: () =>
+      deps.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: delivery.queueUrl,
+          ReceiptHandle: delivery.receiptHandle,
+          VisibilityTimeout: Math.ceil((deps.leaseMs * 2) / 1000),
+        }),
+      ),
+    progress,
+    stop,
+    ...(deps.log ? { log: deps.log } : {}),
+  }).start();
 }
 
 /** What a stage holder does next. */
@@ -239,22 +194,15 @@ export async function processChunk(
     if (claimed.kind === 'disposition') return claimed.disposition;
     if (claimed.kind === 'stage-done') continue;
     const current = stageIndex === 0 ? job : await t.jobs.get(message.jobId);
-    const abort = new AbortController();
+    const stop = new ChunkStop();
     const progress: { counts?: CallCounts } = {};
-    const stopHeartbeat = startHeartbeat(
-      deps,
-      t.claims,
-      claimed.lease,
-      delivery,
-      abort,
-      () => progress.counts,
-    );
+    using _heartbeat = startHeartbeat(deps, t.claims, claimed.lease, delivery, stop, () => progress.counts);
     try {
       const held = {
         ...claimed,
         job: current,
         stoppedAt: `cancelled-at-stage-${stageIndex + 1}`,
-        abort,
+        stop,
         progress,
       };
       const disposition = await (stage === 'analyze'
@@ -264,8 +212,6 @@ export async function processChunk(
     } catch (error) {
       if (isLeaseLostError(error)) return { action: 'retry', reason: error.message };
       throw error;
-    } finally {
-      stopHeartbeat();
     }
     deps.log?.('stage-done', { jobId: message.jobId, chunk: message.chunk, stage });
   }
@@ -306,7 +252,8 @@ interface HeldStage {
   readonly checkpoint: Checkpoint;
   readonly job: Job;
   readonly stoppedAt: string;
-  readonly abort: AbortController;
+  /** The stage run's one stop signal. */
+  readonly stop: ChunkStop;
   readonly progress: { counts?: CallCounts };
 }
 
@@ -324,31 +271,24 @@ async function finishCancelled(
 /** The analyze stage under its lease; undefined when the chunk goes on to consolidate. */
 async function analyzeUnderLease(run: StageRun, held: HeldStage): Promise<Disposition | undefined> {
   const { t, deps, delivery } = run;
-  if (held.job.status === 'cancelled') return finishCancelled(run, held);
-  const result = await runAnalyze(
-    held.job,
-    held.lease,
-    held.checkpoint,
-    run.message,
-    deps,
-    t,
-    held.abort.signal,
-    {
-      ...run.hooks,
-      onCounts: (counts) => {
-        held.progress.counts = counts;
-        run.hooks.onCounts?.(counts);
-      },
+  // A cancelled job's chunk still goes through the stage, whose takeover returns the
+  // allotment a dead holder left.
+  const result = await runAnalyze(held.job, held.lease, held.checkpoint, run.message, deps, t, held.stop, {
+    ...run.hooks,
+    onCounts: (counts) => {
+      held.progress.counts = counts;
+      run.hooks.onCounts?.(counts);
     },
-  );
+  });
   const backoff = redeliveryDelay(delivery.receiveCount, deps.redeliveryBackoffSeconds);
-  if (result.kind === 'lease-lost' || held.abort.signal.aborted) {
+  if (result.kind === 'lease-lost' || held.stop.endsRequests) {
     return { ...(await leaseLost(t, held.lease, 'lease lost during analyze')), visibilitySeconds: backoff };
   }
   if (result.kind === 'retry') {
     await t.claims.release(held.lease, { lastError: result.reason, errorClass: 'transient' });
     return { action: 'retry', reason: 'tier-1 retries exhausted', visibilitySeconds: backoff };
   }
+  if (result.kind === 'cancelled-before-start') return finishCancelled(run, held);
   if (result.kind === 'cancelled') {
     return finishCancelled(run, held, { calls: result.counts, unstarted: result.unstarted });
   }
@@ -389,21 +329,23 @@ function panelOf(job: Job, deps: WorkerDeps): readonly AnalystDefinition[] {
 }
 
 /** The analyze stage with this process's dependencies. */
-function runAnalyze(
+async function runAnalyze(
   job: Job,
   lease: Lease,
   checkpoint: Checkpoint,
   message: ChunkMessage,
   deps: WorkerDeps,
   t: Tables,
-  signal: AbortSignal,
+  stop: ChunkStop,
   hooks: ChunkHooks,
 ): Promise<AnalyzeResult> {
   const shutdown = deps.signal;
   // Every chunk the process runs at once listens on its shutdown signal.
   if (shutdown) setMaxListeners(0, shutdown);
+  // The process shutting down stops the stage, ending its requests in flight.
+  using _shutdown = stop.follow(shutdown, 'deadline');
   const { gate, release } = gatesOf(deps, t.jobs).acquire(job.jobId);
-  return analyzeStage(
+  return await analyzeStage(
     job,
     lease,
     checkpoint,
@@ -431,7 +373,7 @@ function runAnalyze(
       ...(hooks.onDraining ? { onDraining: hooks.onDraining } : {}),
       ...(hooks.onCounts ? { onCounts: hooks.onCounts } : {}),
     },
-    shutdown ? AbortSignal.any([signal, shutdown]) : signal,
+    stop,
   ).finally(release);
 }
 

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { type AnalystDefinition, buildConverseInput } from '../../analysts/index.js';
 import type { DocumentContext } from '../../documents/document-context.js';
 import type { Clause, Lane } from '../../model.js';
@@ -10,7 +9,6 @@ import {
   type Lease,
   leaseOwner,
   type UnstartedCall,
-  type UnstartedReason,
 } from '../../state/claims.js';
 import { isLeaseLostError } from '../../state/errors.js';
 import type { Job, Jobs } from '../../state/jobs.js';
@@ -21,10 +19,10 @@ import {
   type ChunkCalls,
   idempotencyKey,
   makeCall,
-  type StopReason,
   worstCaseCost,
 } from '../call.js';
 import { ChunkBudget } from '../chunk-budget.js';
+import { type ChunkStop, type StopReason, unstartedReason } from '../chunk-stop.js';
 import { IntentWindow } from '../intent-window.js';
 import type { JobGate } from '../job-gate.js';
 import type { Semaphore } from '../semaphore.js';
@@ -50,7 +48,7 @@ export interface AnalyzeDeps extends CallDeps {
 }
 
 /** One (clause × analyst) call of a chunk. */
-interface PlannedCall {
+export interface PlannedCall {
   readonly ref: CallRef;
   readonly clause: Clause;
   readonly analyst: AnalystDefinition;
@@ -69,6 +67,8 @@ export type AnalyzeResult =
       readonly counts: CallCounts;
       readonly unstarted: { reason: 'cancelled'; calls: UnstartedCall[] };
     }
+  /** The job was cancelled before the lease was won: no call was planned. */
+  | { readonly kind: 'cancelled-before-start' }
   /** The job was paused: the calls not started wait for its resume, and the lease is given up. */
   | { readonly kind: 'paused'; readonly counts: CallCounts }
   | { readonly kind: 'retry'; readonly reason: string }
@@ -80,6 +80,9 @@ export type AnalyzeResult =
  * with bounded concurrency against the chunk's allotment, and the money left returns to the
  * job when the stage ends. When the job is cancelled or its ceiling reached, the calls not
  * started are returned as one list, for one write.
+ *
+ * The takeover comes first whatever the job's status: a lease won on a job cancelled since
+ * still returns what a dead holder left, then ends without planning a call.
  */
 export async function analyzeStage(
   job: Job,
@@ -88,24 +91,29 @@ export async function analyzeStage(
   clauses: readonly Clause[],
   analysts: readonly AnalystDefinition[],
   deps: AnalyzeDeps,
-  signal: AbortSignal,
+  stop: ChunkStop,
 ): Promise<AnalyzeResult> {
+  const cancelled = job.status === 'cancelled';
   // Only a lease holder writes a chunk's ledger entries, and every claim counts an attempt: on
-  // the first claim there is nothing to read, and most chunks skip the partition query.
+  // the first claim there is nothing to read, and most chunks skip the partition query. A
+  // cancelled job's chunk reads it only to return a dead holder's allotment.
   const entries: ReadonlyMap<string, LedgerEntry> =
-    lease.attempts <= 1 ? new Map() : await deps.ledger.forChunk(job.jobId, lease.chunk);
+    lease.attempts <= 1 || (cancelled && !holdsGoneMoney(lease, checkpoint))
+      ? new Map()
+      : await deps.ledger.forChunk(job.jobId, lease.chunk);
   try {
     await deps.allotments.recover(lease, checkpoint, entries.values());
   } catch (error) {
     if (isLeaseLostError(error)) return { kind: 'lease-lost' };
     throw error;
   }
+  if (cancelled) return { kind: 'cancelled-before-start' };
   const tally = new Tally(deps);
   deps.onCounts?.(tally.counts);
   const planned = planCalls(job, lease, clauses, analysts, entries, tally, deps.context);
-  const chunk = chunkCalls(job, lease, planned, deps, signal);
+  const chunk = chunkCalls(job, lease, planned, deps, stop);
   await runCalls(planned, chunk, tally, deps);
-  if (chunk.stopped() === 'lease-lost') return { kind: 'lease-lost' };
+  if (stop.endsRequests) return { kind: 'lease-lost' };
   // Every call has settled: what the lease holds goes back to the job.
   try {
     await deps.allotments.move(lease, chunk.budget.closing(), job);
@@ -114,7 +122,12 @@ export async function analyzeStage(
     if (isLeaseLostError(error)) return { kind: 'lease-lost' };
     throw error;
   }
-  return tally.result(chunk.stopped());
+  return tally.result(stop.reason);
+}
+
+/** True when the checkpoint holds an allotment an earlier holder of the stage took. */
+function holdsGoneMoney(lease: Lease, checkpoint: Pick<Checkpoint, 'allotment' | 'allotmentOwner'>): boolean {
+  return (checkpoint.allotment ?? 0) > 0 && checkpoint.allotmentOwner !== leaseOwner(lease);
 }
 
 /** What the stage's calls came to: counts, calls not started, calls out of retries. */
@@ -198,13 +211,13 @@ function planCalls(
   return planned;
 }
 
-/** What the chunk's calls share: its budget, gate, intents and stop switch. */
-function chunkCalls(
+/** What the chunk's calls share: its budget, gate, intents and stop signal. */
+export function chunkCalls(
   job: Job,
   lease: Lease,
   planned: readonly PlannedCall[],
   deps: AnalyzeDeps,
-  signal: AbortSignal,
+  stop: ChunkStop,
 ): ChunkCalls & { callEnded(): void } {
   const owner = leaseOwner(lease);
   const intents: Intent[] = planned.map((p) => ({
@@ -215,11 +228,6 @@ function chunkCalls(
   }));
   const window = new IntentWindow(deps.ledger, intents);
   let callsLeft = planned.length;
-  const halt = new AbortController();
-  let stopReason: StopReason | undefined;
-  const abort = AbortSignal.any([signal, halt.signal]);
-  // Every call of the chunk waits on these signals at once (limiter, backoff sleeps).
-  setMaxListeners(0, abort, halt.signal, signal);
   return {
     owner,
     lane: deps.lane,
@@ -242,14 +250,7 @@ function chunkCalls(
     // before this holder's intent is visible to it.
     leaseHeld: () => lease.expiresAt - deps.now() >= (deps.leaseMarginMs ?? 1000),
     intentOf: (index) => window.ensure(index),
-    // Only a lost lease or a shutdown aborts requests in flight; a cancel lets them finish.
-    abort: signal,
-    stop(why) {
-      stopReason ??= why;
-      halt.abort();
-    },
-    stopped: () => stopReason ?? (signal.aborted ? 'lease-lost' : undefined),
-    halt: abort,
+    stop,
     callEnded() {
       callsLeft--;
     },
@@ -269,11 +270,12 @@ async function runCalls(
     planned.map((p, index) =>
       deps.semaphore.run(async () => {
         if (--notStarted === 0) deps.onDraining?.();
-        const stopped = chunk.stopped();
+        const stopped = chunk.stop.reason;
         if (stopped) {
           tally.record(p, {
             kind: 'unstarted',
-            reason: unstartedReason(stopped),
+            reason:
+              stopped === 'lease-lost' || stopped === 'deadline' ? 'cancelled' : unstartedReason(stopped),
             modelId: p.analyst.modelId,
             retries: 0,
           });
@@ -289,17 +291,13 @@ async function runCalls(
           deps,
         });
         chunk.callEnded();
-        if (r.kind === 'lease-lost') chunk.stop('lease-lost');
+        if (r.kind === 'lease-lost') chunk.stop.stop('lease-lost');
         tally.record(p, r);
       }),
     ),
   );
   const crashed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (crashed && chunk.stopped() !== 'lease-lost') throw crashed.reason;
-}
-
-function unstartedReason(why: StopReason | undefined): UnstartedReason | 'paused' {
-  return why === 'budget' || why === 'paused' ? why : 'cancelled';
+  if (crashed && !chunk.stop.endsRequests) throw crashed.reason;
 }
 
 /**
