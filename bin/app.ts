@@ -6,13 +6,22 @@
  * AwsSolutions checks). The account and region come from the CLI's credentials when there are
  * any; without them the stack is environment-agnostic and still synthesizes.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { addClauseReviewStack } from '../lib/clause-review-app.js';
 import { isDeployContextError } from '../lib/deploy-context.js';
+import { writeApp } from './app-bundle.js';
+
+// The reviewer app (lambdas/app/), bundled here so `cdk deploy` puts it behind the stack's AppUrl.
+const appDirectory = join(import.meta.dirname, '..', '.clause-review', 'app-build');
+rmSync(appDirectory, { recursive: true, force: true });
+await writeApp(appDirectory);
 
 const app = new App();
 try {
   addClauseReviewStack(app, {
+    appDirectory,
     ...(process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT } : {}),
     ...(process.env.CDK_DEFAULT_REGION ? { region: process.env.CDK_DEFAULT_REGION } : {}),
   });

@@ -12,6 +12,11 @@ import { readDeployContext, stackPropsOf } from './deploy-context.js';
 export interface DeployTarget {
   readonly account?: string;
   readonly region?: string;
+  /**
+   * The reviewer app's built files, which the stack deploys behind its CloudFront URL.
+   * @default none: the app's bucket is left as it is
+   */
+  readonly appDirectory?: string;
 }
 
 /**
@@ -25,6 +30,7 @@ export function addClauseReviewStack(app: App, target: DeployTarget = {}): Claus
     ...stackPropsOf(ctx),
     stackName: ctx.prefix,
     description: 'clause-review: contract review by eleven LLM analysts on Amazon Bedrock',
+    ...(target.appDirectory ? { appDirectory: target.appDirectory } : {}),
     ...(target.account
       ? { env: { account: target.account, ...(target.region ? { region: target.region } : {}) } }
       : {}),

@@ -305,7 +305,13 @@ export class Jobs {
     reason: string,
     facts: Partial<Pick<Job, 'sha256' | 'bytes' | 'format' | 'rejection' | 'quote'>> = {},
   ) {
-    await this.finish(jobId, 'rejected', { reason, ...facts }, ['intake']);
+    if (await this.finish(jobId, 'rejected', { reason, ...facts }, ['intake'])) return;
+    // Cancelled while intake read the document, before any plan: no chunk will run and no
+    // finalize will come, so the refusal is recorded on the cancelled job, which ends here.
+    await this.finish(jobId, 'cancelled', { reason, ...facts }, ['cancelled'], {
+      condition: 'chunkCount = :zero',
+      values: { ':zero': 0 },
+    });
   }
 
   /**
@@ -414,11 +420,15 @@ export class Jobs {
       >
     >,
     from: readonly JobStatus[] = ['running', 'intake'],
+    also:
+      | { readonly condition: string; readonly values: Readonly<Record<string, unknown>> }
+      | undefined = undefined,
   ): Promise<boolean> {
     const change = statusChange(jobId, from, status, new Date(this.now()).toISOString(), {
       set: fields,
       stamp: ['finalizedAt'],
-      condition: 'attribute_not_exists(finalizedAt)',
+      condition: `attribute_not_exists(finalizedAt)${also ? ` AND ${also.condition}` : ''}`,
+      ...(also ? { values: also.values } : {}),
     });
     try {
       await retryConflicts(() =>
