@@ -364,7 +364,17 @@ describe('provisioner', () => {
       { AttributeName: 'pk', KeyType: 'HASH' },
       { AttributeName: 'sk', KeyType: 'RANGE' },
     ]);
-    expect(table.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['byStatus']);
+    // Each index the topology names, keyed as it says (the status index and the owner index).
+    expect(
+      (table.Table?.GlobalSecondaryIndexes ?? [])
+        .map((i) => ({ name: i.IndexName, keys: i.KeySchema?.map((k) => k.AttributeName) }))
+        .sort((a, b) => String(a.name).localeCompare(String(b.name))),
+    ).toEqual(
+      stack.topology.table.indexes
+        .map((i) => ({ name: i.name, keys: [i.partitionKey, i.sortKey] }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    );
+    expect(stack.topology.table.indexes.map((i) => i.name).sort()).toEqual(['byOwner', 'byStatus']);
     const ttl = await dynamodb.send(new DescribeTimeToLiveCommand({ TableName: stack.resources.tableName }));
     expect(ttl.TimeToLiveDescription).toMatchObject({
       AttributeName: 'expiresAt',
