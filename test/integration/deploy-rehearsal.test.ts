@@ -57,7 +57,7 @@ describe('the deploy rehearsal on LocalStack', () => {
       report.checks.find((c) => c.what.startsWith('queue ') && c.detail.includes('redrive-allow')),
     ).toBeDefined();
     expect(report.checks.find((c) => c.what.startsWith('table '))?.detail).toMatch(
-      /indexes byStatus, TTL on expiresAt/,
+      /indexes byStatus, byOwner, TTL on expiresAt/,
     );
     expect(
       report.checks.some((c) => c.what.startsWith('bucket ') && /notifies .*intake/.test(c.detail)),
