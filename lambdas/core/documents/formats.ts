@@ -115,7 +115,7 @@ export type DocumentFormat = keyof typeof FORMATS;
 export type FormatExtension = (typeof FORMATS)[DocumentFormat]['extensions'][number];
 
 /** The format ids, in registry order. */
-export const FORMAT_IDS = Object.keys(FORMATS) as DocumentFormat[];
+export const FORMAT_IDS: readonly DocumentFormat[] = Object.keys(FORMATS) as DocumentFormat[];
 
 /** The entry of a format, as the general shape every reader of the registry handles. */
 export function formatSpec(format: DocumentFormat): FormatSpec {
