@@ -4,6 +4,7 @@
  * uploaded with a one-micro-dollar ceiling, so intake reads it, prices every call and refuses
  * it (budget-below-quote) before any model call, keeping the quote on that job.
  */
+import type { FormatExtension } from '../../core/documents/formats.js';
 import { type JobView, type SubmitRequest, uploadDocument } from '../api.js';
 import { announce, errorBox, h } from '../dom.js';
 import type { View, ViewContext } from './context.js';
@@ -11,6 +12,22 @@ import type { View, ViewContext } from './context.js';
 /** The ceiling of a quote's dry run: below any real job's expected cost. */
 const QUOTE_CEILING_USD = 0.000001;
 const WAIT_MS = 60_000;
+
+/**
+ * The extensions the file picker offers: every one intake reads. Keyed by the format registry's
+ * extensions (a type only: the app bundles no reader), so the compiler names this list when a
+ * format is added or an extension dropped.
+ */
+const PICKABLE: Readonly<Record<FormatExtension, true>> = {
+  txt: true,
+  text: true,
+  md: true,
+  markdown: true,
+  html: true,
+  htm: true,
+  docx: true,
+  pdf: true,
+};
 
 /** Submits, uploads, and waits until intake has read the document (or the wait runs out). */
 async function submitAndWait(ctx: ViewContext, file: File, request: SubmitRequest): Promise<JobView> {
@@ -51,7 +68,9 @@ function buildForm(ctx: ViewContext): UploadForm {
     name: 'file',
     type: 'file',
     required: true,
-    accept: '.txt,.md,.html,.htm,.docx,.pdf',
+    accept: Object.keys(PICKABLE)
+      .map((extension) => `.${extension}`)
+      .join(','),
   });
   const lane = h(
     'select',

@@ -4,9 +4,11 @@
  * that matter most are covered by two analysts, so that one failed or careless call does
  * not leave them unassessed and the consolidation can take the more cautious score.
  *
- * `promptVersion` is part of the call ledger key: change it whenever the prompt, the
- * categories' descriptions or the tool schema change, so that answers given to an older
- * prompt are not reused for the new one.
+ * `promptVersion` is a label for people and is not in the call ledger key: that key hashes the
+ * request itself (`idempotencyKey` in core/worker/call.ts: the analyst's id and its whole Converse
+ * input, so the prompt, the categories' descriptions, the tool schema, the parameters and the
+ * model), so answers given to an older prompt are never reused for a new one, version bump or not,
+ * and a change to one analyst leaves the others' keys alone.
  */
 
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
@@ -26,7 +28,7 @@ export interface AnalystDefinition {
   readonly categories: readonly CategoryId[];
   /** The system prompt (the category list with descriptions is added when the call is built). */
   readonly systemPrompt: string;
-  /** Version of the prompt and schema; part of the call ledger key. */
+  /** Revision of the prompt and schema, for people; the call ledger key hashes the request itself. */
   readonly promptVersion: string;
   readonly modelId: string;
   /** Model used after repeated throttling of `modelId` (a separate quota). */

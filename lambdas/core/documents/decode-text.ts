@@ -1,9 +1,16 @@
-import { DocumentRejectedError } from './errors.js';
-import { SUPPORTED_EXTENSIONS } from './supported-extensions.js';
 import { decodeWindows1252 } from './windows-1252.js';
 
-/** The formats whose bytes are text in some character encoding. */
-export type TextFormat = 'txt' | 'md' | 'html';
+/** How a text format's encoding is found (a text format's entry in the format registry). */
+export interface TextEncodingRule {
+  /** True when the text may name its own encoding in a `<meta charset>` (an HTML page). */
+  readonly metaCharset: boolean;
+}
+
+/** Why bytes said to be text are not: what the uploader is told, and the decoder's error if any. */
+export interface NotText {
+  readonly why: string;
+  readonly cause?: unknown;
+}
 
 /** How much of a text file is inspected for binary content: enough to be sure, cheap on big files. */
 const SNIFF_BYTES = 64 * 1024;
@@ -13,11 +20,11 @@ const SNIFF_BYTES = 64 * 1024;
  * one), then an HTML page's own `charset` declaration (old EDGAR filings are windows-1252), else
  * UTF-8, the only encoding a bare text file is accepted in.
  */
-export function textEncodingOf(bytes: Uint8Array, format: TextFormat): string {
+export function textEncodingOf(bytes: Uint8Array, rule: TextEncodingRule): string {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
-  if (format === 'html') {
+  if (rule.metaCharset) {
     const head = new TextDecoder('latin1').decode(bytes.subarray(0, 2048));
     const declared = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1]?.toLowerCase();
     const encoding = declared === undefined ? undefined : canonicalEncoding(declared);
@@ -42,46 +49,36 @@ function decode(bytes: Uint8Array, encoding: string, options: { fatal: boolean; 
 }
 
 /**
- * Refuses a text-named upload whose first 64 KB are not text: NUL bytes, more than 10% control
- * characters, or invalid UTF-8 (in the encoding chosen by {@link textEncodingOf}). UTF-16 is
- * checked after decoding, since every other byte of ASCII in UTF-16 is a NUL.
- *
- * @throws {DocumentRejectedError} `binary`
+ * Why the first 64 KB of a text-named upload are not text, or undefined when they are: NUL
+ * bytes, more than 10% control characters, or invalid UTF-8 (in the encoding chosen by
+ * {@link textEncodingOf}). UTF-16 is checked after decoding, since every other byte of ASCII in
+ * UTF-16 is a NUL.
  */
-export function assertLooksLikeText(bytes: Uint8Array, format: TextFormat): void {
+export function notTextBecause(bytes: Uint8Array, rule: TextEncodingRule): NotText | undefined {
   const head = bytes.subarray(0, SNIFF_BYTES);
   let text: string;
   try {
     // stream: true tolerates a multi-byte character cut in half by the 64 KB window.
-    text = decode(head, textEncodingOf(bytes, format), { fatal: true, stream: true });
+    text = decode(head, textEncodingOf(bytes, rule), { fatal: true, stream: true });
   } catch (cause) {
-    throw binary(format, 'it is not valid UTF-8 text', cause);
+    return { why: 'it is not valid UTF-8 text', cause };
   }
   let control = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0) throw binary(format, 'it contains NUL bytes');
+    if (c === 0) return { why: 'it contains NUL bytes' };
     // Tab, LF, CR and form feed are ordinary in text (form feeds separate pages in converted PDFs).
     if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0c) || c === 0x7f) control++;
   }
-  if (control > text.length * 0.1) throw binary(format, 'more than 10% of it is control characters');
+  if (control > text.length * 0.1) return { why: 'more than 10% of it is control characters' };
+  return undefined;
 }
 
 /**
  * Decodes a whole text upload, dropping the byte-order mark. Not fatal: bytes past the sniffed
  * window that are invalid become U+FFFD rather than failing a document that is 99% fine.
  */
-export function decodeText(bytes: Uint8Array, format: TextFormat): string {
+export function decodeText(bytes: Uint8Array, rule: TextEncodingRule): string {
   // TextDecoder strips a BOM matching its encoding by default (ignoreBOM: false).
-  return decode(bytes, textEncodingOf(bytes, format), { fatal: false, stream: false });
-}
-
-function binary(format: TextFormat, why: string, cause?: unknown): DocumentRejectedError {
-  const kind = format === 'html' ? 'an HTML page' : format === 'md' ? 'a Markdown file' : 'a text file';
-  return new DocumentRejectedError(
-    'binary',
-    `The file is named as ${kind}, but its contents are not readable text (${why}). ` +
-      `It may be a different kind of file that was renamed. Upload the contract as one of: ${SUPPORTED_EXTENSIONS}.`,
-    cause === undefined ? { detail: { format } } : { cause, detail: { format } },
-  );
+  return decode(bytes, textEncodingOf(bytes, rule), { fatal: false, stream: false });
 }

@@ -1,9 +1,14 @@
-import { assertLooksLikeText } from './decode-text.js';
+import { notTextBecause } from './decode-text.js';
 import { DocumentRejectedError } from './errors.js';
-import { SUPPORTED_EXTENSIONS } from './supported-extensions.js';
-
-/** The formats the pipeline can read text from. */
-export type DocumentFormat = 'txt' | 'md' | 'html' | 'docx' | 'pdf';
+import {
+  type DocumentFormat,
+  formatOfContentType,
+  formatOfExtension,
+  formatOfMagic,
+  formatSpec,
+  SUPPORTED_EXTENSIONS,
+} from './formats.js';
+import { indexOfAscii, isZip, startsWith } from './magic-bytes.js';
 
 /** What is known about an upload besides its bytes. */
 export interface FormatHints {
@@ -13,30 +18,10 @@ export interface FormatHints {
   readonly contentType?: string;
 }
 
-const EXTENSIONS: Readonly<Record<string, DocumentFormat>> = {
-  txt: 'txt',
-  text: 'txt',
-  md: 'md',
-  markdown: 'md',
-  html: 'html',
-  htm: 'html',
-  docx: 'docx',
-  pdf: 'pdf',
-};
-
-const CONTENT_TYPES: Readonly<Record<string, DocumentFormat>> = {
-  'text/plain': 'txt',
-  'text/markdown': 'md',
-  'text/x-markdown': 'md',
-  'text/html': 'html',
-  'application/xhtml+xml': 'html',
-  'application/pdf': 'pdf',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-};
-
 /**
- * Decides the format of an upload from its bytes first (PDF and DOCX carry magic numbers that
- * cannot be faked by accident), then its extension, then its declared content type.
+ * Decides the format of an upload from its bytes first (the container formats of the registry,
+ * PDF and DOCX, carry magic numbers that cannot be faked by accident), then its extension, then
+ * its declared content type.
  *
  * @throws {DocumentRejectedError} `unsupported-type` for anything that is not one of
  *   {@link DocumentFormat} (images, spreadsheets, archives, programs, unknown extensions),
@@ -45,11 +30,12 @@ const CONTENT_TYPES: Readonly<Record<string, DocumentFormat>> = {
  */
 export function detectFormat(bytes: Uint8Array, hints: FormatHints): DocumentFormat {
   const ext = extensionOf(hints.key);
-  const named = ext === undefined ? undefined : EXTENSIONS[ext];
+  const named = ext === undefined ? undefined : formatOfExtension(ext);
   const declared = contentTypeFormat(hints.contentType);
 
-  const sniffed = sniffContainer(bytes);
-  if (sniffed === 'pdf' || sniffed === 'docx') return sniffed;
+  const proven = formatOfMagic(bytes);
+  if (proven !== undefined) return proven;
+  const sniffed = sniffForeign(bytes);
   if (sniffed === 'encrypted-office') {
     throw new DocumentRejectedError(
       'encrypted',
@@ -81,18 +67,25 @@ export function detectFormat(bytes: Uint8Array, hints: FormatHints): DocumentFor
     );
   }
 
-  if (format === 'pdf' || format === 'docx') {
+  const spec = formatSpec(format);
+  if (spec.kind === 'container') {
     // The name promises a container format but the bytes do not start like one.
-    const label = format === 'pdf' ? 'PDF' : 'Word (.docx) document';
     throw new DocumentRejectedError(
       'corrupt',
-      `The file is named as a ${label} but its contents are not a valid ${label}; it may be damaged or renamed. ` +
+      `The file is named as ${spec.article} ${spec.name} but its contents are not a valid ${spec.name}; it may be damaged or renamed. ` +
         'Export the contract again and upload the new file.',
       { detail: { extension: ext ?? '', format } },
     );
   }
-
-  assertLooksLikeText(bytes, format);
+  const notText = notTextBecause(bytes, spec);
+  if (notText !== undefined) {
+    throw new DocumentRejectedError(
+      'binary',
+      `The file is named as ${spec.article} ${spec.name}, but its contents are not readable text (${notText.why}). ` +
+        `It may be a different kind of file that was renamed. Upload the contract as one of: ${SUPPORTED_EXTENSIONS}.`,
+      notText.cause === undefined ? { detail: { format } } : { cause: notText.cause, detail: { format } },
+    );
+  }
   return format;
 }
 
@@ -108,31 +101,39 @@ export function extensionOf(key: string): string | undefined {
 function contentTypeFormat(contentType: string | undefined): DocumentFormat | undefined {
   if (contentType === undefined) return undefined;
   const base = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return CONTENT_TYPES[base];
+  return formatOfContentType(base);
 }
 
+/**
+ * The kinds of file refused by their magic number. A kind that becomes a format of the registry
+ * stops type-checking here, so its refusal is removed with the format's arrival.
+ */
+type ForeignKind = Exclude<
+  | 'xlsx'
+  | 'pptx'
+  | 'odf'
+  | 'zip'
+  | 'ole'
+  | 'png'
+  | 'jpeg'
+  | 'gif'
+  | 'tiff'
+  | 'elf'
+  | 'exe'
+  | 'gzip'
+  | 'rar'
+  | '7z'
+  | 'rtf',
+  DocumentFormat
+>;
+
 interface ForeignFormat {
-  readonly kind: string;
+  readonly kind: ForeignKind;
   readonly description: string;
   readonly advice?: string;
 }
 
-type Sniffed = 'pdf' | 'docx' | 'encrypted-office' | ForeignFormat | undefined;
-
-const startsWith = (bytes: Uint8Array, ...sig: number[]): boolean =>
-  bytes.length >= sig.length && sig.every((b, i) => bytes[i] === b);
-
-/** Index of an ASCII needle in the first `limit` bytes, or -1. */
-function indexOfAscii(bytes: Uint8Array, needle: string, limit = bytes.length): number {
-  const end = Math.min(bytes.length, limit) - needle.length;
-  const first = needle.charCodeAt(0);
-  outer: for (let i = 0; i <= end; i++) {
-    if (bytes[i] !== first) continue;
-    for (let j = 1; j < needle.length; j++) if (bytes[i + j] !== needle.charCodeAt(j)) continue outer;
-    return i;
-  }
-  return -1;
-}
+type Sniffed = 'encrypted-office' | ForeignFormat | undefined;
 
 const utf16le = (s: string): string =>
   Array.from(s)
@@ -140,15 +141,12 @@ const utf16le = (s: string): string =>
     .join('');
 
 /**
- * Recognises formats by their magic numbers. ZIP entry names are stored uncompressed in the local
- * and central headers, so a DOCX is told apart from other ZIPs (XLSX, PPTX, plain archives) by
- * looking for its main part's name in the bytes.
+ * Recognises, by their magic numbers, the files that are none of the registry's formats (asked
+ * only once no container format's magic matched). ZIP entry names are stored uncompressed in the
+ * local and central headers, so a ZIP's kind is told by its main part's name in the bytes.
  */
-function sniffContainer(bytes: Uint8Array): Sniffed {
-  // PDF readers accept junk before the header (mail gateways add some); so does pdf.js.
-  if (indexOfAscii(bytes, '%PDF-', 1024) >= 0) return 'pdf';
-  if (startsWith(bytes, 0x50, 0x4b, 0x03, 0x04) || startsWith(bytes, 0x50, 0x4b, 0x05, 0x06)) {
-    if (indexOfAscii(bytes, 'word/document.xml') >= 0) return 'docx';
+function sniffForeign(bytes: Uint8Array): Sniffed {
+  if (isZip(bytes)) {
     if (indexOfAscii(bytes, 'xl/workbook') >= 0) {
       return { kind: 'xlsx', description: 'an Excel spreadsheet' };
     }

@@ -5,11 +5,13 @@
 export { parseDocumentBounded } from './bounded-parse.js';
 export type { ChunkOptions } from './chunker.js';
 export { chunkClauses, DEFAULT_MAX_CHARS, DEFAULT_MAX_CLAUSES } from './chunker.js';
-export type { DocumentFormat, FormatHints } from './detect-format.js';
+export type { FormatHints } from './detect-format.js';
 export { detectFormat } from './detect-format.js';
 export type { RejectionDetail, RejectionReason } from './errors.js';
 export { DocumentRejectedError, isDocumentRejectedError } from './errors.js';
 export { extractText } from './extract-text.js';
+export type { DocumentFormat, FormatExtension, FormatSpec } from './formats.js';
+export { FORMAT_IDS, FORMATS, SUPPORTED_EXTENSIONS } from './formats.js';
 export { checkPdfInflation, checkZipInflation } from './inflate-guard.js';
 export type { DocumentLimits } from './limits.js';
 export { DEFAULT_DOCUMENT_LIMITS } from './limits.js';
@@ -23,4 +25,3 @@ export {
   frontMatterSpan,
   splitClauses,
 } from './split-clauses.js';
-export { SUPPORTED_EXTENSIONS } from './supported-extensions.js';

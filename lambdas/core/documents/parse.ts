@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Chunk, Clause } from '../model.js';
 import { type ChunkOptions, chunkClauses } from './chunker.js';
-import { type DocumentFormat, detectFormat } from './detect-format.js';
+import { detectFormat } from './detect-format.js';
 import { DocumentRejectedError } from './errors.js';
 import { extractText } from './extract-text.js';
 import { formatBytes } from './format-bytes.js';
+import { type DocumentFormat, formatSpec } from './formats.js';
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './limits.js';
 import { normaliseText } from './normalise.js';
 import { type SplitOptions, splitClauses } from './split-clauses.js';
@@ -127,14 +128,5 @@ function isBlank(bytes: Uint8Array): boolean {
 }
 
 function noText(format: DocumentFormat): DocumentRejectedError {
-  const message =
-    format === 'pdf'
-      ? 'The PDF has no text layer: it is probably a scanned image, so there is no text to review. ' +
-        'Run it through OCR (text recognition) or export the original document as PDF, then upload that.'
-      : format === 'docx'
-        ? 'The Word document contains no text (it may hold only images). Upload a version with the contract text.'
-        : format === 'html'
-          ? 'The web page contains no visible text. Upload the contract text itself.'
-          : 'The file contains no readable text. Upload the contract file again.';
-  return new DocumentRejectedError('empty', message, { detail: { format } });
+  return new DocumentRejectedError('empty', formatSpec(format).noText, { detail: { format } });
 }
