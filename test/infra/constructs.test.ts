@@ -61,9 +61,28 @@ describe('ClauseReviewStack props', () => {
     );
   });
 
-  it('rejects an alert email that is not an address', () => {
+  it("scopes a topology option's error to the stack, keeping topology's own as the cause", () => {
+    let caught: unknown;
+    try {
+      new ClauseReviewStack(app(), 'S', { chunkMaxReceiveCount: 0 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(TopologyError);
+    expect((caught as TopologyError).constructPath).toBe('S');
+    expect((caught as TopologyError).message).toBe(
+      'chunkMaxReceiveCount must be an integer from 1 to 1000; got 0',
+    );
+    expect((caught as TopologyError).cause).toBeInstanceOf(TopologyError);
+    expect(((caught as TopologyError).cause as TopologyError).constructPath).toBeUndefined();
+  });
+
+  it('rejects an alert email that is not an address, scoped to the stack', () => {
     expect(() => new ClauseReviewStack(app(), 'S', { alertEmails: ['ops'] })).toThrow(
       "alertEmails must hold email addresses like ops@example.com; got 'ops'",
+    );
+    expect(() => new ClauseReviewStack(app(), 'S', { alertEmails: ['ops'] })).toThrow(
+      expect.objectContaining({ name: 'ValidationError', constructPath: 'S' }),
     );
   });
 });
