@@ -319,15 +319,11 @@ function checkedSettings(
     props.maxTasks ?? props.topology.queues[lane].maxConcurrency,
     { min: 1, max: 100 },
   );
-  const pollerConcurrency = checkRange(
-    scope,
-    'BatchLaneService pollerConcurrency',
-    props.pollerConcurrency ?? 2,
-    {
-      min: 1,
-      max: 64,
-    },
-  );
+  const pollers = props.pollerConcurrency ?? 2;
+  const pollerConcurrency = checkRange(scope, 'BatchLaneService pollerConcurrency', pollers, {
+    min: 1,
+    max: 64,
+  });
   const cpu = props.cpu ?? 512;
   if (!Token.isUnresolved(cpu) && !FARGATE_CPU.includes(cpu)) {
     throw new ValidationError(

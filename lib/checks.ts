@@ -52,11 +52,13 @@ export function checkProjectRoot(scope: IConstruct, label: string, projectRoot: 
 
 /**
  * Checks that a file a construct builds from exists, or throws naming the property (`label`,
- * e.g. `StatusApi entry`), what it must be and the path given.
+ * e.g. `StatusApi entry`), the rule (`rule`, e.g. `name an existing handler file`) and the path
+ * given.
  */
-export function checkFileExists(scope: IConstruct, label: string, path: string, what: string): string {
-  if (!existsSync(path))
-    throw new ValidationError('MissingFile', `${label} must ${what}; got '${path}'`, scope);
+export function checkFileExists(scope: IConstruct, label: string, path: string, rule: string): string {
+  if (!existsSync(path)) {
+    throw new ValidationError('MissingFile', `${label} must ${rule}; got '${path}'`, scope);
+  }
   return path;
 }
 

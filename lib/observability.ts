@@ -269,14 +269,8 @@ export class Observability extends Construct {
 
 /** Refuses props out of range, naming the value; returns the function error threshold. */
 function checkProps(scope: IConstruct, props: ObservabilityProps): number {
-  const errorThreshold = checkRange(
-    scope,
-    'Observability functionErrorThreshold',
-    props.functionErrorThreshold ?? 1,
-    {
-      min: 1,
-    },
-  );
+  const threshold = props.functionErrorThreshold ?? 1;
+  const errorThreshold = checkRange(scope, 'Observability functionErrorThreshold', threshold, { min: 1 });
   if (props.modelIds.length === 0) {
     throw new ValidationError(
       'Empty',
