@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { checkPattern } from './checks.js';
 
 /** Properties of {@link AlertsTopic}. */
 export interface AlertsTopicProps {
@@ -34,11 +35,13 @@ export class AlertsTopic extends Construct {
 
   constructor(scope: Construct, id: string, props: AlertsTopicProps) {
     super(scope, id);
-    if (!TOPIC_NAME.test(props.topicName)) {
-      throw new Error(
-        `AlertsTopic topicName must be 1-256 characters of A-Z, a-z, 0-9, '_' and '-'; got '${props.topicName}'`,
-      );
-    }
+    checkPattern(
+      this,
+      'AlertsTopic topicName',
+      props.topicName,
+      TOPIC_NAME,
+      "be 1-256 characters of A-Z, a-z, 0-9, '_' and '-'",
+    );
     this.encryptionKey = props.encryptionKey ?? this.createKey(props.removalPolicy ?? RemovalPolicy.RETAIN);
     this.topic = new sns.Topic(this, 'Topic', {
       topicName: props.topicName,

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -9,9 +8,10 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as ecsPatterns from 'aws-cdk-lib/aws-ecs-patterns';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { LANE_CONSUMERS, type Lane, lanesConsumedBy, METRICS_NAMESPACE } from '../lambdas/contracts.js';
-import { checkIntegerRange } from './checks.js';
+import { checkFileExists, checkRange } from './checks.js';
+import { ValidationError } from './errors.js';
 import {
   grantInvokeModels,
   grantModelLifecycleReads,
@@ -157,16 +157,17 @@ export class BatchLaneService extends Construct {
   constructor(scope: Construct, id: string, props: BatchLaneServiceProps) {
     super(scope, id);
     const t = props.topology;
-    const models = resolveModelIds(props.modelIds);
-    validateTuning(props.tuning ?? {}, t);
+    const models = resolveModelIds(props.modelIds, this);
+    validateTuning(this, props.tuning ?? {}, t);
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     const dockerfile = props.dockerfile ?? 'lambdas/batch-worker/Dockerfile';
-    if (!existsSync(join(projectRoot, dockerfile))) {
-      throw new Error(
-        `BatchLaneService dockerfile must exist under projectRoot; got '${join(projectRoot, dockerfile)}'`,
-      );
-    }
-    const { lane, maxTasks, pollerConcurrency, cpu, memoryMiB } = checkedSettings(props);
+    checkFileExists(
+      this,
+      'BatchLaneService dockerfile',
+      join(projectRoot, dockerfile),
+      'exist under projectRoot',
+    );
+    const { lane, maxTasks, pollerConcurrency, cpu, memoryMiB } = checkedSettings(this, props);
     const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
@@ -294,7 +295,10 @@ export class BatchLaneService extends Construct {
 }
 
 /** The service's settings with their defaults, each checked against what ECS and the lane allow. */
-function checkedSettings(props: BatchLaneServiceProps): {
+function checkedSettings(
+  scope: IConstruct,
+  props: BatchLaneServiceProps,
+): {
   lane: Lane;
   maxTasks: number;
   pollerConcurrency: number;
@@ -303,26 +307,34 @@ function checkedSettings(props: BatchLaneServiceProps): {
 } {
   const lane = props.lane ?? 'batch';
   if (LANE_CONSUMERS[lane] !== 'poller') {
-    throw new Error(
+    throw new ValidationError(
+      'BadValue',
       `BatchLaneService lane must be one drained by pollers (${lanesConsumedBy('poller').join(', ')}); got '${lane}'`,
+      scope,
     );
   }
-  const maxTasks = checkIntegerRange(
+  const maxTasks = checkRange(
+    scope,
     'BatchLaneService maxTasks',
     props.maxTasks ?? props.topology.queues[lane].maxConcurrency,
-    1,
-    100,
+    { min: 1, max: 100 },
   );
-  const pollerConcurrency = checkIntegerRange(
-    'BatchLaneService pollerConcurrency',
-    props.pollerConcurrency ?? 2,
-    1,
-    64,
-  );
+  const pollers = props.pollerConcurrency ?? 2;
+  const pollerConcurrency = checkRange(scope, 'BatchLaneService pollerConcurrency', pollers, {
+    min: 1,
+    max: 64,
+  });
   const cpu = props.cpu ?? 512;
-  if (!FARGATE_CPU.includes(cpu)) {
-    throw new Error(`BatchLaneService cpu must be one of ${FARGATE_CPU.join(', ')}; got ${cpu}`);
+  if (!Token.isUnresolved(cpu) && !FARGATE_CPU.includes(cpu)) {
+    throw new ValidationError(
+      'BadValue',
+      `BatchLaneService cpu must be one of ${FARGATE_CPU.join(', ')}; got ${cpu}`,
+      scope,
+    );
   }
-  const memoryMiB = checkIntegerRange('BatchLaneService memoryMiB', props.memoryMiB ?? 1024, 512, 30_720);
+  const memoryMiB = checkRange(scope, 'BatchLaneService memoryMiB', props.memoryMiB ?? 1024, {
+    min: 512,
+    max: 30_720,
+  });
   return { lane, maxTasks, pollerConcurrency, cpu, memoryMiB };
 }

@@ -25,7 +25,7 @@ export interface DeployTarget {
  * plugin unless `-c nag=false`. Throws `DeployContextError` naming a bad flag.
  */
 export function addClauseReviewStack(app: App, target: DeployTarget = {}): ClauseReviewStack {
-  const ctx = readDeployContext((key) => app.node.tryGetContext(key));
+  const ctx = readDeployContext((key) => app.node.tryGetContext(key), app);
   const stack = new ClauseReviewStack(app, 'ClauseReview', {
     ...stackPropsOf(ctx),
     stackName: ctx.prefix,

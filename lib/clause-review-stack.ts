@@ -7,8 +7,9 @@ import type { Construct, IConstruct } from 'constructs';
 import { ANALYSTS, type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/contracts.js';
 import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService, type BatchLaneServiceProps } from './batch-lane-service.js';
+import { checkPattern } from './checks.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
-import { CONTEXT_PATTERNS, checkResolvedEach } from './deploy-context.js';
+import { CONTEXT_PATTERNS } from './deploy-context.js';
 import { DocumentBuckets } from './document-buckets.js';
 import { FunctionLogRetention } from './function-log-retention.js';
 import { type ModelIds, type ResolvedModelIds, resolveModelIds } from './model-access.js';
@@ -21,7 +22,7 @@ import type { RuntimeTuning } from './runtime-environment.js';
 import { STACK_OUTPUTS } from './stack-outputs.js';
 import { StateTable } from './state-table.js';
 import { StatusApi } from './status-api.js';
-import { QUEUE_ROLES, type Topology, topology } from './topology.js';
+import { isTopologyError, QUEUE_ROLES, type Topology, TopologyError, topology } from './topology.js';
 import { WorkQueues } from './work-queues.js';
 
 /** Settings of the Fargate batch lane. */
@@ -160,13 +161,16 @@ export class ClauseReviewStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ClauseReviewStackProps = {}) {
     super(scope, id, props);
-    checkResolvedEach(
-      'alertEmails',
-      props.alertEmails ?? [],
-      CONTEXT_PATTERNS.email,
-      'email addresses like ops@example.com',
-    );
-    this.topology = stackTopology(props);
+    for (const email of props.alertEmails ?? []) {
+      checkPattern(
+        this,
+        'alertEmails',
+        email,
+        CONTEXT_PATTERNS.email,
+        'hold email addresses like ops@example.com',
+      );
+    }
+    this.topology = stackTopology(this, props);
     const t = this.topology;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const shared = {
@@ -225,7 +229,7 @@ export class ClauseReviewStack extends Stack {
       deadLetterQueues: this.workQueues.deadLetterQueues,
     });
 
-    const models = resolveModelIds(props.modelIds);
+    const models = resolveModelIds(props.modelIds, this);
     this.observability = new Observability(this, 'Observability', {
       topology: t,
       queues: this.workQueues.queues,
@@ -379,7 +383,17 @@ function appConfig(api: StatusApi, signIn: ReviewerSignIn): Record<string, unkno
   };
 }
 
-function stackTopology(props: ClauseReviewStackProps) {
+/** The stack's topology; a {@link TopologyError} is rethrown scoped to the stack. */
+function stackTopology(scope: IConstruct, props: ClauseReviewStackProps): Topology {
+  try {
+    return topologyOf(props);
+  } catch (error) {
+    if (!isTopologyError(error)) throw error;
+    throw new TopologyError(error.message, { scope, cause: error });
+  }
+}
+
+function topologyOf(props: ClauseReviewStackProps): Topology {
   return topology({
     ...(props.prefix !== undefined ? { prefix: props.prefix } : {}),
     ...(props.chunkMaxReceiveCount !== undefined ? { chunkMaxReceiveCount: props.chunkMaxReceiveCount } : {}),

@@ -4,6 +4,7 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { checkRange } from './checks.js';
 import { QUEUE_ROLES, type QueueRole, type QueueSettings } from './topology.js';
 
 /** Properties of {@link DeadLetterAlarms}. */
@@ -41,17 +42,13 @@ export class DeadLetterAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: DeadLetterAlarmsProps) {
     super(scope, id);
-    const threshold = props.threshold ?? 1;
-    if (!Number.isInteger(threshold) || threshold < 1) {
-      throw new Error(`DeadLetterAlarms threshold must be an integer of at least 1; got ${threshold}`);
-    }
+    const threshold = checkRange(this, 'DeadLetterAlarms threshold', props.threshold ?? 1, { min: 1 });
     const period = props.period ?? Duration.minutes(1);
-    const minutes = period.toMinutes({ integral: false });
-    if (!Number.isInteger(minutes) || minutes < 1 || minutes > 60) {
-      throw new Error(
-        `DeadLetterAlarms period must be a whole number of minutes from 1 to 60; got ${minutes}`,
-      );
-    }
+    checkRange(this, 'DeadLetterAlarms period', period.toMinutes({ integral: false }), {
+      min: 1,
+      max: 60,
+      unit: 'minutes',
+    });
     const suffix = props.alarmNameSuffix ?? 'not-empty';
     const action = new actions.SnsAction(props.topic);
     const entries = QUEUE_ROLES.map((role) => {

@@ -16,15 +16,21 @@
  * CDK context values arrive as strings from `-c` and as JSON values from cdk.json; both are
  * accepted. See https://docs.aws.amazon.com/cdk/v2/guide/context.html.
  */
-import { RemovalPolicy, Token } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
 import { LANE_CONSUMERS, LANES, type Lane } from '../lambdas/contracts.js';
-import { checkIntegerRange } from './checks.js';
+import { checkRange } from './checks.js';
 import type { ClauseReviewStackProps } from './clause-review-stack.js';
+import { ValidationError } from './errors.js';
 import { type ModelIds, resolveModelIds } from './model-access.js';
-import { TopologyError, topology } from './topology.js';
+import { describeRange, type NumberRange } from './number-range.js';
+import { isTopologyError, topology } from './topology.js';
 
-/** Raised when a context flag is malformed or out of range; the message names the flag. */
-export class DeployContextError extends Error {
+/**
+ * Raised when a context flag is malformed or out of range; the message names the flag. A
+ * {@link ValidationError} scoped to the construct whose context held the flag (the app).
+ */
+export class DeployContextError extends ValidationError {
   override readonly name = 'DeployContextError';
   constructor(
     /** The flag, as it is passed to `-c`. */
@@ -32,9 +38,9 @@ export class DeployContextError extends Error {
     /** What was given. */
     readonly value: unknown,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; scope?: IConstruct | undefined },
   ) {
-    super(`-c ${flag}: ${message}`, options);
+    super('BadContextFlag', `-c ${flag}: ${message}`, options?.scope, options);
   }
 }
 
@@ -68,9 +74,9 @@ export const laneConcurrencyFlag = (lane: Lane): string => `${lane}Concurrency`;
  * Fargate tasks are kept to 1-100 (BatchLaneService's maxTasks).
  */
 export const LANE_CONCURRENCY_RANGE = {
-  lambda: [2, 1000],
-  poller: [1, 100],
-} as const;
+  lambda: { min: 2, max: 1000 },
+  poller: { min: 1, max: 100 },
+} as const satisfies Record<string, NumberRange>;
 
 /** Every flag this module reads, in the order the README lists them. */
 export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
@@ -94,35 +100,33 @@ const REMOVAL_POLICIES: Readonly<Record<string, RemovalPolicy>> = {
 /** Largest default budget accepted, in dollars: the most an upload's own ceiling may say. */
 const MAX_BUDGET_USD = 100_000;
 
-/** Reads and checks every flag; throws {@link DeployContextError} naming the first bad one. */
-export function readDeployContext(read: ContextReader): DeployContext {
+/**
+ * Reads and checks every flag; throws {@link DeployContextError} naming the first bad one,
+ * scoped to `scope`, the construct whose context `read` reads (the app).
+ */
+export function readDeployContext(read: ContextReader, scope?: IConstruct): DeployContext {
   const prefix = read('prefix');
-  const emails = listFlag(read, 'alertEmails');
-  const administrators = listFlag(read, 'administrators');
+  const emails = listFlag(read, 'alertEmails', scope);
+  const administrators = listFlag(read, 'administrators', scope);
   const models = read('models');
   const retention = read('retentionDays');
   const removal = read('removalPolicy');
   const budget = read('defaultBudget');
-  const lanes = laneConcurrency(read);
+  const lanes = laneConcurrency(read, scope);
+  const email = 'an email address like ops@example.com';
+  const arn = 'an IAM or STS ARN like arn:aws:iam::123456789012:role/Admin';
   return {
-    prefix: prefix === undefined ? 'clause-review' : parsePrefix(prefix),
-    ...(emails
-      ? { alertEmails: checkEach('alertEmails', emails, EMAIL, 'an email address like ops@example.com') }
-      : {}),
+    prefix: prefix === undefined ? 'clause-review' : parsePrefix(prefix, scope),
+    ...(emails ? { alertEmails: checkEach('alertEmails', emails, EMAIL, email, scope) } : {}),
     ...(administrators
-      ? {
-          administrators: checkEach(
-            'administrators',
-            administrators,
-            PRINCIPAL_ARN,
-            'an IAM or STS ARN like arn:aws:iam::123456789012:role/Admin',
-          ),
-        }
+      ? { administrators: checkEach('administrators', administrators, PRINCIPAL_ARN, arn, scope) }
       : {}),
-    ...(models !== undefined ? { modelIds: parseModels(models) } : {}),
-    ...(retention !== undefined ? { retentionDays: integerFlag('retentionDays', retention, 1, 3650) } : {}),
-    ...(removal !== undefined ? { removalPolicy: parseRemovalPolicy(removal) } : {}),
-    ...(budget !== undefined ? { defaultCostCeilingMicros: parseBudget(budget) } : {}),
+    ...(models !== undefined ? { modelIds: parseModels(models, scope) } : {}),
+    ...(retention !== undefined
+      ? { retentionDays: integerFlag('retentionDays', retention, { min: 1, max: 3650 }, scope) }
+      : {}),
+    ...(removal !== undefined ? { removalPolicy: parseRemovalPolicy(removal, scope) } : {}),
+    ...(budget !== undefined ? { defaultCostCeilingMicros: parseBudget(budget, scope) } : {}),
     ...(Object.keys(lanes).length > 0 ? { laneConcurrency: lanes } : {}),
   };
 }
@@ -131,7 +135,7 @@ export function readDeployContext(read: ContextReader): DeployContext {
  * A comma-separated list (from `-c`) or a JSON array of strings (from cdk.json); undefined when
  * the flag is absent. Empty entries are refused, so a stray comma is not silently dropped.
  */
-function listFlag(read: ContextReader, flag: string): string[] | undefined {
+function listFlag(read: ContextReader, flag: string, scope: IConstruct | undefined): string[] | undefined {
   const value = read(flag);
   if (value === undefined) return undefined;
   const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
@@ -140,56 +144,73 @@ function listFlag(read: ContextReader, flag: string): string[] | undefined {
       flag,
       value,
       `must be a comma-separated list of strings; got ${JSON.stringify(value)}`,
+      { scope },
     );
   }
   const trimmed = (items as string[]).map((item) => item.trim());
   if (trimmed.length === 0 || trimmed.some((item) => item === '')) {
-    throw new DeployContextError(flag, value, `has an empty entry; got '${items.join(',')}'`);
+    throw new DeployContextError(flag, value, `has an empty entry; got '${items.join(',')}'`, { scope });
   }
   return trimmed;
 }
 
-function checkEach(flag: string, items: string[], pattern: RegExp, what: string): string[] {
+function checkEach(
+  flag: string,
+  items: string[],
+  pattern: RegExp,
+  what: string,
+  scope: IConstruct | undefined,
+): string[] {
   for (const item of items) {
-    if (!pattern.test(item)) throw new DeployContextError(flag, item, `'${item}' is not ${what}`);
+    if (!pattern.test(item)) throw new DeployContextError(flag, item, `'${item}' is not ${what}`, { scope });
   }
   return items;
 }
 
-/** An integer flag in a range, through the project's one range check. */
-function integerFlag(flag: string, value: unknown, min: number, max: number): number {
+/**
+ * An integer flag in a range, through the project's one range check (a flag is a literal, so
+ * the check always applies); the error it throws becomes the cause of the flag's own.
+ */
+function integerFlag(
+  flag: string,
+  value: unknown,
+  range: NumberRange,
+  scope: IConstruct | undefined,
+): number {
   const text = String(value).trim();
-  if (!/^-?\d+$/.test(text)) {
-    throw new DeployContextError(flag, value, `must be an integer from ${min} to ${max}; got '${text}'`);
-  }
-  try {
-    return checkIntegerRange(`-c ${flag}`, Number(text), min, max);
-  } catch (error) {
-    throw new DeployContextError(flag, value, `must be an integer from ${min} to ${max}; got ${text}`, {
-      cause: error,
+  const refuse = (got: string, cause?: unknown) =>
+    new DeployContextError(flag, value, `must be ${describeRange(range)}; got ${got}`, {
+      scope,
+      cause,
     });
+  if (!/^-?\d+$/.test(text)) throw refuse(`'${text}'`);
+  try {
+    return checkRange(scope, `-c ${flag}`, Number(text), range);
+  } catch (error) {
+    throw refuse(text, error);
   }
 }
 
 /** A prefix the topology accepts (resource names, bucket names and the stack name derive from it). */
-function parsePrefix(value: unknown): string {
+function parsePrefix(value: unknown, scope: IConstruct | undefined): string {
   const prefix = String(value);
   try {
     topology({ prefix });
   } catch (error) {
-    if (!(error instanceof TopologyError)) throw error;
-    throw new DeployContextError('prefix', value, error.message, { cause: error });
+    if (!isTopologyError(error)) throw error;
+    throw new DeployContextError('prefix', value, error.message, { cause: error, scope });
   }
   return prefix;
 }
 
-function parseRemovalPolicy(value: unknown): RemovalPolicy {
+function parseRemovalPolicy(value: unknown, scope: IConstruct | undefined): RemovalPolicy {
   const policy = REMOVAL_POLICIES[String(value).trim().toLowerCase()];
   if (policy === undefined) {
     throw new DeployContextError(
       'removalPolicy',
       value,
       `must be 'retain' or 'destroy'; got '${String(value)}'`,
+      { scope },
     );
   }
   return policy;
@@ -199,7 +220,7 @@ function parseRemovalPolicy(value: unknown): RemovalPolicy {
  * A dollar amount (`20`, `2.5`, at most six decimals) as integer micro-dollars, converted on the
  * digits so no floating-point rounding enters money.
  */
-function parseBudget(value: unknown): number {
+function parseBudget(value: unknown, scope: IConstruct | undefined): number {
   const text = String(value).trim();
   const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(text);
   const bad = (cause?: unknown) =>
@@ -207,18 +228,21 @@ function parseBudget(value: unknown): number {
       'defaultBudget',
       value,
       `must be dollars from 0.01 to ${MAX_BUDGET_USD} with at most six decimals, such as 20 or 2.5; got '${text}'`,
-      cause === undefined ? undefined : { cause },
+      { cause, scope },
     );
   if (!match) throw bad();
   const micros = Number(match[1]) * 1_000_000 + Number((match[2] ?? '').padEnd(6, '0'));
   try {
-    return checkIntegerRange('-c defaultBudget (micro-dollars)', micros, 10_000, MAX_BUDGET_USD * 1_000_000);
+    return checkRange(scope, '-c defaultBudget (micro-dollars)', micros, {
+      min: 10_000,
+      max: MAX_BUDGET_USD * 1_000_000,
+    });
   } catch (error) {
     throw bad(error);
   }
 }
 
-function parseModels(value: unknown): ModelIds {
+function parseModels(value: unknown, scope: IConstruct | undefined): ModelIds {
   let parsed: unknown = value;
   if (typeof value === 'string') {
     try {
@@ -228,12 +252,14 @@ function parseModels(value: unknown): ModelIds {
         'models',
         value,
         `must be JSON like '{"primary":"us.anthropic.claude-haiku-4-5-20251001-v1:0"}'; got '${value}'`,
-        { cause: error },
+        { cause: error, scope },
       );
     }
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new DeployContextError('models', value, `must be a JSON object; got ${JSON.stringify(parsed)}`);
+    throw new DeployContextError('models', value, `must be a JSON object; got ${JSON.stringify(parsed)}`, {
+      scope,
+    });
   }
   const record = parsed as Record<string, unknown>;
   const unknownKeys = Object.keys(record).filter((k) => !['primary', 'fallback', 'perAnalyst'].includes(k));
@@ -242,6 +268,7 @@ function parseModels(value: unknown): ModelIds {
       'models',
       value,
       `takes primary, fallback and perAnalyst only; got ${unknownKeys.map((k) => `'${k}'`).join(', ')}`,
+      { scope },
     );
   }
   for (const key of ['primary', 'fallback'] as const) {
@@ -250,6 +277,7 @@ function parseModels(value: unknown): ModelIds {
         'models',
         value,
         `${key} must be a model id string; got ${JSON.stringify(record[key])}`,
+        { scope },
       );
     }
   }
@@ -262,45 +290,27 @@ function parseModels(value: unknown): ModelIds {
       'models',
       value,
       `perAnalyst must be an object by analyst id; got ${JSON.stringify(perAnalyst)}`,
+      { scope },
     );
   }
   try {
-    resolveModelIds(record as ModelIds);
+    resolveModelIds(record as ModelIds, scope);
   } catch (error) {
     // An unpriced model or an unknown analyst: the message names it and the priced ids.
-    throw new DeployContextError('models', value, (error as Error).message, { cause: error });
+    throw new DeployContextError('models', value, (error as Error).message, { cause: error, scope });
   }
   return record as ModelIds;
 }
 
-function laneConcurrency(read: ContextReader): Partial<Record<Lane, number>> {
+function laneConcurrency(read: ContextReader, scope: IConstruct | undefined): Partial<Record<Lane, number>> {
   const out: Partial<Record<Lane, number>> = {};
   for (const lane of LANES) {
     const flag = laneConcurrencyFlag(lane);
     const value = read(flag);
     if (value === undefined) continue;
-    const [min, max] = LANE_CONCURRENCY_RANGE[LANE_CONSUMERS[lane]];
-    out[lane] = integerFlag(flag, value, min, max);
+    out[lane] = integerFlag(flag, value, LANE_CONCURRENCY_RANGE[LANE_CONSUMERS[lane]], scope);
   }
   return out;
-}
-
-/**
- * Checks lists a construct prop may carry as tokens (a CloudFormation parameter, an import):
- * only resolved values are checked here, as aws-cdk-lib's own constructs do with
- * `Token.isUnresolved`; CloudFormation checks the rest at deploy time.
- */
-export function checkResolvedEach(
-  label: string,
-  items: readonly string[],
-  pattern: RegExp,
-  what: string,
-): void {
-  for (const item of items) {
-    if (!Token.isUnresolved(item) && !pattern.test(item)) {
-      throw new Error(`${label} must hold ${what}; got '${item}'`);
-    }
-  }
 }
 
 /** The patterns the stack checks resolved props against. */

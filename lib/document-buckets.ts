@@ -1,10 +1,11 @@
-import { Duration, FeatureFlags, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Duration, FeatureFlags, RemovalPolicy } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as cxapi from 'aws-cdk-lib/cx-api';
-import { Construct } from 'constructs';
-import { checkIntegerRange } from './checks.js';
+import { Construct, type IConstruct } from 'constructs';
+import { checkPattern, checkRange } from './checks.js';
+import { ValidationError } from './errors.js';
 import type { BucketSettings, IntakeNotificationSettings } from './topology.js';
 
 /** Properties of {@link DocumentBuckets}. */
@@ -51,17 +52,19 @@ export const DEFAULT_RETENTION_DAYS = 90;
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const EVENT_TYPES = new Set<string>(Object.values(s3.EventType));
 
-function checkBucketName(role: string, name: string): void {
+function checkBucketName(scope: IConstruct, role: string, name: string): void {
   // Names holding tokens (account, region) are checked by S3 at deploy time.
-  if (!Token.isUnresolved(name) && !BUCKET_NAME.test(name)) {
-    throw new Error(
-      `DocumentBuckets ${role} bucket name must be 3-63 characters of a-z, 0-9, '.' and '-'; got '${name}'`,
-    );
-  }
+  checkPattern(
+    scope,
+    `DocumentBuckets ${role} bucket name`,
+    name,
+    BUCKET_NAME,
+    "be 3-63 characters of a-z, 0-9, '.' and '-'",
+  );
 }
 
-function checkDays(name: string, value: number): number {
-  return checkIntegerRange(`DocumentBuckets ${name}`, value, 1, 3650);
+function checkDays(scope: IConstruct, name: string, value: number): number {
+  return checkRange(scope, `DocumentBuckets ${name}`, value, { min: 1, max: 3650 });
 }
 
 /**
@@ -81,17 +84,19 @@ export class DocumentBuckets extends Construct {
     // Without the flag, S3 delivers access logs through the bucket ACL, which the buckets here
     // disable (object ownership BucketOwnerEnforced) so that only bucket policies grant access.
     if (!FeatureFlags.of(this).isEnabled(cxapi.S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY)) {
-      throw new Error(
+      throw new ValidationError(
+        'MissingFeatureFlag',
         `DocumentBuckets needs the feature flag '${cxapi.S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY}' set to true ` +
           '(cdk.json context); got it unset or false',
+        this,
       );
     }
-    checkBucketName('intake', settings.intake.name);
-    checkBucketName('results', settings.results.name);
-    const noncurrentDays = checkDays('noncurrentVersionDays', props.noncurrentVersionDays ?? 30);
-    const accessLogDays = checkDays('accessLogDays', props.accessLogDays ?? 90);
+    checkBucketName(this, 'intake', settings.intake.name);
+    checkBucketName(this, 'results', settings.results.name);
+    const noncurrentDays = checkDays(this, 'noncurrentVersionDays', props.noncurrentVersionDays ?? 30);
+    const accessLogDays = checkDays(this, 'accessLogDays', props.accessLogDays ?? 90);
     const retention = Duration.days(
-      checkDays('retentionDays', props.retentionDays ?? DEFAULT_RETENTION_DAYS),
+      checkDays(this, 'retentionDays', props.retentionDays ?? DEFAULT_RETENTION_DAYS),
     );
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const common = {
@@ -149,13 +154,19 @@ export class DocumentBuckets extends Construct {
         prefix: settings.intake.prefix,
       };
       if (notification.events.length === 0) {
-        throw new Error('DocumentBuckets notification.events must name at least one S3 event type; got none');
+        throw new ValidationError(
+          'Empty',
+          'DocumentBuckets notification.events must name at least one S3 event type; got none',
+          this,
+        );
       }
       const destination = new s3n.SqsDestination(props.intakeQueue);
       for (const event of notification.events) {
         if (!EVENT_TYPES.has(event)) {
-          throw new Error(
+          throw new ValidationError(
+            'BadValue',
             `DocumentBuckets notification event must be an S3 event type such as 's3:ObjectCreated:*'; got '${event}'`,
+            this,
           );
         }
         this.intakeBucket.addEventNotification(event as s3.EventType, destination, {

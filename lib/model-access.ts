@@ -13,6 +13,7 @@ import {
   PRIMARY_MODEL_ID,
   panelModelIds,
 } from '../lambdas/contracts.js';
+import { UnscopedValidationError, ValidationError } from './errors.js';
 
 /** The analysts' models: the primary, the fallback used after repeated throttling, per-analyst overrides. */
 export interface ModelIds {
@@ -32,9 +33,10 @@ export interface ResolvedModelIds extends ModelChoice {
 /**
  * Fills in defaults and checks the configuration up front: every model has an entry in the
  * price table (the runtime refuses to spend on an unpriced model, so deploying one would fail
- * every call) and every override names a known analyst.
+ * every call) and every override names a known analyst. The error is scoped to `scope`, the
+ * construct the ids were given to, when there is one (a context flag is read before any).
  */
-export function resolveModelIds(ids: ModelIds = {}): ResolvedModelIds {
+export function resolveModelIds(ids: ModelIds = {}, scope?: IConstruct): ResolvedModelIds {
   const resolved = {
     primary: ids.primary ?? PRIMARY_MODEL_ID,
     fallback: ids.fallback ?? FALLBACK_MODEL_ID,
@@ -43,9 +45,10 @@ export function resolveModelIds(ids: ModelIds = {}): ResolvedModelIds {
   try {
     checkPanelModels(resolved);
   } catch (error) {
-    throw new Error(
-      `modelIds: ${(error as Error).message}. Choose priced ids such as '${PRIMARY_MODEL_ID}' (priced: ${Object.keys(MODEL_PRICES).join(', ')}), or add the model's prices to lambdas/core/models.ts`,
-    );
+    const message = `modelIds: ${(error as Error).message}. Choose priced ids such as '${PRIMARY_MODEL_ID}' (priced: ${Object.keys(MODEL_PRICES).join(', ')}), or add the model's prices to lambdas/core/models.ts`;
+    throw scope
+      ? new ValidationError('BadModelIds', message, scope, { cause: error })
+      : new UnscopedValidationError('BadModelIds', message, { cause: error });
   }
   return resolved;
 }

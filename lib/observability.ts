@@ -4,9 +4,11 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from '../lambdas/contracts.js';
+import { checkRange } from './checks.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
+import { ValidationError } from './errors.js';
 import { LANES, QUEUE_ROLES, type QueueRole, type Topology } from './topology.js';
 
 /** Properties of {@link Observability}. */
@@ -78,7 +80,7 @@ export class Observability extends Construct {
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
     const t = props.topology;
-    const errorThreshold = checkProps(props);
+    const errorThreshold = checkProps(this, props);
     const action = new actions.SnsAction(props.topic);
     const notify = (alarm: cloudwatch.Alarm) => {
       alarm.addAlarmAction(action);
@@ -98,12 +100,12 @@ export class Observability extends Construct {
     this.queueAgeAlarms = Object.fromEntries(
       QUEUE_ROLES.map((role) => {
         const settings = t.queues[role];
-        const limit = settings.oldestMessageAlarmSeconds;
-        if (!Number.isInteger(limit) || limit < 60) {
-          throw new Error(
-            `Observability: queue '${settings.name}' oldestMessageAlarmSeconds must be an integer of at least 60; got ${limit}`,
-          );
-        }
+        const limit = checkRange(
+          this,
+          `Observability: queue '${settings.name}' oldestMessageAlarmSeconds`,
+          settings.oldestMessageAlarmSeconds,
+          { min: 60 },
+        );
         const alarm = new cloudwatch.Alarm(this, `${role}OldestMessage`, {
           alarmName: `${settings.name}-oldest-message-age`,
           alarmDescription:
@@ -266,20 +268,22 @@ export class Observability extends Construct {
 }
 
 /** Refuses props out of range, naming the value; returns the function error threshold. */
-function checkProps(props: ObservabilityProps): number {
-  const errorThreshold = props.functionErrorThreshold ?? 1;
-  if (!Number.isInteger(errorThreshold) || errorThreshold < 1) {
-    throw new Error(
-      `Observability functionErrorThreshold must be an integer of at least 1; got ${errorThreshold}`,
-    );
-  }
+function checkProps(scope: IConstruct, props: ObservabilityProps): number {
+  const threshold = props.functionErrorThreshold ?? 1;
+  const errorThreshold = checkRange(scope, 'Observability functionErrorThreshold', threshold, { min: 1 });
   if (props.modelIds.length === 0) {
-    throw new Error('Observability modelIds must name at least one model; got none');
+    throw new ValidationError(
+      'Empty',
+      'Observability modelIds must name at least one model; got none',
+      scope,
+    );
   }
   for (const name of Object.keys(props.functions)) {
     if (!FUNCTION_KEY.test(name)) {
-      throw new Error(
+      throw new ValidationError(
+        'BadName',
         `Observability function names must be 1-40 characters of A-Z, a-z, 0-9 and '-', starting with a letter; got '${name}'`,
+        scope,
       );
     }
   }

@@ -13,7 +13,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LANES, sweepRules } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
-import { checkIntegerRange, checkProjectRoot } from './checks.js';
+import { checkProjectRoot, checkRange } from './checks.js';
 import { type ModelIds, resolveModelIds } from './model-access.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
@@ -84,11 +84,11 @@ export class OperationsFunctions extends Construct {
     const sweepEvery = props.sweepEveryMinutes ?? SWEEP_EVERY_MINUTES;
     const triageEvery = props.triageEveryMinutes ?? 15;
     const maxRedrives = props.maxRedrives ?? 2;
-    checkIntegerRange('OperationsFunctions sweepEveryMinutes', sweepEvery, 1, 60);
-    checkIntegerRange('OperationsFunctions triageEveryMinutes', triageEvery, 1, 1440);
-    checkIntegerRange('OperationsFunctions maxRedrives', maxRedrives, 0, 20);
+    checkRange(this, 'OperationsFunctions sweepEveryMinutes', sweepEvery, { min: 1, max: 60 });
+    checkRange(this, 'OperationsFunctions triageEveryMinutes', triageEvery, { min: 1, max: 1440 });
+    checkRange(this, 'OperationsFunctions maxRedrives', maxRedrives, { min: 0, max: 20 });
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
-    checkProjectRoot('OperationsFunctions', projectRoot);
+    checkProjectRoot(this, 'OperationsFunctions', projectRoot);
     const environment = this.environmentOf(props, maxRedrives);
 
     const make = (name: 'Sweeper' | 'DlqTriage', entry: string, description: string, timeout: Duration) => {
@@ -169,7 +169,7 @@ export class OperationsFunctions extends Construct {
     const t = props.topology;
     const rules = sweepRules(t, (props.tuning?.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000);
     const environment: Record<string, string> = {
-      ...runtimeEnvironment({ ...props, models: resolveModelIds(props.modelIds) }),
+      ...runtimeEnvironment({ ...props, models: resolveModelIds(props.modelIds, this) }),
       STATUS_INDEX_NAME: t.table.indexes[0]?.name ?? 'byStatus',
       SWEEP_QUIET_SECONDS: keyedVariable(this, LANES, (lane) => Math.ceil(rules.quietMs[lane] / 1000)),
       SWEEP_FINALIZE_QUIET_SECONDS: String(Math.ceil(rules.finalizeQuietMs / 1000)),

@@ -1,16 +1,15 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { LANES, lanesConsumedBy } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
-import { checkIntegerRange, checkProjectRoot } from './checks.js';
+import { checkFileExists, checkProjectRoot, checkRange } from './checks.js';
 import {
   grantInvokeModels,
   grantModelLifecycleReads,
@@ -196,27 +195,23 @@ export class PipelineFunctions extends Construct {
   constructor(scope: Construct, id: string, props: PipelineFunctionsProps) {
     super(scope, id);
     const t = props.topology;
-    const models = resolveModelIds(props.modelIds);
-    validateTuning(props.tuning ?? {}, t);
+    const models = resolveModelIds(props.modelIds, this);
+    validateTuning(this, props.tuning ?? {}, t);
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     const entries = { ...DEFAULT_ENTRIES, ...props.entries };
     const memory = { ...DEFAULT_MEMORY, ...props.memoryMiB };
     for (const [name, mib] of Object.entries(memory)) {
-      checkIntegerRange(`PipelineFunctions memoryMiB.${name}`, mib, 128, 10_240);
+      checkRange(this, `PipelineFunctions memoryMiB.${name}`, mib, { min: 128, max: 10_240 });
     }
-    checkProjectRoot('PipelineFunctions', projectRoot);
+    checkProjectRoot(this, 'PipelineFunctions', projectRoot);
     const environment = runtimeEnvironment({ ...props, models });
 
     // A function drains each queue of `roles` through an event source of its own; its timeout is
     // the longest consumer timeout among them.
     const make = (name: PipelineFunctionName, roles: readonly QueueRole[], description: string) => {
       const entry = join(projectRoot, entries[name]);
-      if (!existsSync(entry)) {
-        throw new Error(
-          `PipelineFunctions entries.${name} must name an existing handler file; got '${entry}'`,
-        );
-      }
-      for (const role of roles) validateConsumer(name, t.queues[role]);
+      checkFileExists(this, `PipelineFunctions entries.${name}`, entry, 'name an existing handler file');
+      for (const role of roles) validateConsumer(this, name, t.queues[role]);
       const timeoutSeconds = Math.max(...roles.map((role) => t.queues[role].consumerTimeoutSeconds));
       const { fn } = handlerFunction(this, pascal(name), {
         entry,
@@ -344,23 +339,40 @@ function pascal(name: string): string {
   return `${name[0]?.toUpperCase() ?? ''}${name.slice(1)}`;
 }
 
-function validateConsumer(name: PipelineFunctionName, q: QueueSettings): void {
-  const timeout = q.consumerTimeoutSeconds;
-  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 900) {
-    throw new Error(
-      `PipelineFunctions ${name} timeout (consumerTimeoutSeconds) must be 1-900 s; got ${timeout}`,
+/**
+ * Checks a queue against the function that drains it: Lambda's timeout, batch size and event
+ * source concurrency limits, and a visibility timeout of at least six times the function's
+ * timeout, as AWS advises for SQS event sources
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-lambda-function-trigger.html).
+ */
+function validateConsumer(scope: IConstruct, name: PipelineFunctionName, q: QueueSettings): void {
+  const timeout = checkRange(
+    scope,
+    `PipelineFunctions ${name} timeout (consumerTimeoutSeconds)`,
+    q.consumerTimeoutSeconds,
+    {
+      min: 1,
+      max: 900,
+      unit: 's',
+    },
+  );
+  // Six times a timeout known only at deploy time is not known here either.
+  if (!Token.isUnresolved(timeout)) {
+    checkRange(
+      scope,
+      `PipelineFunctions ${name}: queue '${q.name}' visibility timeout`,
+      q.visibilityTimeoutSeconds,
+      {
+        min: 6 * timeout,
+        unit: 's',
+        why: '6 × the function timeout',
+      },
     );
   }
-  if (q.visibilityTimeoutSeconds < 6 * timeout) {
-    throw new Error(
-      `PipelineFunctions ${name}: queue '${q.name}' visibility timeout must be at least 6 × the function timeout ` +
-        `(${6 * timeout} s); got ${q.visibilityTimeoutSeconds} s`,
-    );
-  }
-  checkIntegerRange(`PipelineFunctions ${name} batchSize`, q.batchSize, 1, 10);
-  if (!Number.isInteger(q.maxConcurrency) || q.maxConcurrency < 2 || q.maxConcurrency > 1000) {
-    throw new Error(
-      `PipelineFunctions ${name} maxConcurrency must be an integer from 2 to 1000 (Lambda's limits); got ${q.maxConcurrency}`,
-    );
-  }
+  checkRange(scope, `PipelineFunctions ${name} batchSize`, q.batchSize, { min: 1, max: 10 });
+  checkRange(scope, `PipelineFunctions ${name} maxConcurrency`, q.maxConcurrency, {
+    min: 2,
+    max: 1000,
+    why: "Lambda's limits",
+  });
 }

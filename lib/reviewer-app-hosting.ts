@@ -9,6 +9,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { bucketLogicalId } from './bucket-logical-id.js';
+import { checkRange } from './checks.js';
+import { ValidationError } from './errors.js';
 
 /** A bucket the app reaches with presigned URLs. */
 export interface DocumentBucketAccess {
@@ -91,10 +93,10 @@ export class ReviewerAppHosting extends Construct {
 
   constructor(scope: Construct, id: string, props: ReviewerAppHostingProps) {
     super(scope, id);
-    const logDays = props.logDays ?? 90;
-    if (!Number.isInteger(logDays) || logDays < 1 || logDays > 3650) {
-      throw new Error(`ReviewerAppHosting logDays must be an integer from 1 to 3650; got ${logDays}`);
-    }
+    const logDays = checkRange(this, 'ReviewerAppHosting logDays', props.logDays ?? 90, {
+      min: 1,
+      max: 3650,
+    });
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const common = {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -170,8 +172,10 @@ export class ReviewerAppHosting extends Construct {
   /** Copies the built app and its config.json into the bucket (a CloudFormation custom resource). */
   private deploy(files: NonNullable<ReviewerAppHostingProps['files']>, removalPolicy: RemovalPolicy): void {
     if (!existsSync(join(files.directory, 'index.html'))) {
-      throw new Error(
+      throw new ValidationError(
+        'MissingFile',
         `ReviewerAppHosting files.directory must hold the built app (index.html); got '${files.directory}'`,
+        this,
       );
     }
     const deployment = new s3deploy.BucketDeployment(this, 'Deploy', {

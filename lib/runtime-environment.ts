@@ -10,7 +10,8 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import { isLane, keyed, LANE_CHOICES, LANES, QUEUE_ROLES, type RuntimeConfig } from '../lambdas/contracts.js';
-import { checkIntegerRange } from './checks.js';
+import { checkRange, type NumberRange } from './checks.js';
+import { ValidationError } from './errors.js';
 import type { ResolvedModelIds } from './model-access.js';
 import type { Lane, QueueRole, Topology } from './topology.js';
 
@@ -43,26 +44,32 @@ export interface RuntimeTuning {
   readonly modelTimeoutMs?: number;
 }
 
-function checkInteger(name: keyof RuntimeTuning, value: number | undefined, min: number, max: number): void {
-  if (value !== undefined) checkIntegerRange(`tuning.${name}`, value, min, max);
-}
-
 /**
  * Checks tuning against the runtime's own limits and against the topology: a model call must
  * be able to finish inside one chunk worker invocation, and a claim lease must be renewable
- * (the heartbeat runs at a third of it) well before the worker's timeout.
+ * (the heartbeat runs at a third of it) well before the worker's timeout. Errors are scoped to
+ * `scope`, the construct the tuning was given to.
  */
-export function validateTuning(tuning: RuntimeTuning, t: Topology): void {
+export function validateTuning(scope: IConstruct, tuning: RuntimeTuning, t: Topology): void {
   const workerTimeout = Math.min(...LANES.map((lane) => t.queues[lane].consumerTimeoutSeconds));
-  checkInteger('chunkClauses', tuning.chunkClauses, 1, 200);
-  checkInteger('maxDocumentBytes', tuning.maxDocumentBytes, 1, Number.MAX_SAFE_INTEGER);
-  checkInteger('defaultCostCeilingMicros', tuning.defaultCostCeilingMicros, 0, Number.MAX_SAFE_INTEGER);
-  checkInteger('callConcurrency', tuning.callConcurrency, 1, 256);
-  checkInteger('leaseSeconds', tuning.leaseSeconds, 5, 3600);
-  checkInteger('jobDeadlineSeconds', tuning.jobDeadlineSeconds, 60, Number.MAX_SAFE_INTEGER);
-  checkInteger('modelTimeoutMs', tuning.modelTimeoutMs, 100, workerTimeout * 1000 - 1);
+  const check = (name: keyof RuntimeTuning, value: number | undefined, range: NumberRange): void => {
+    if (value !== undefined) checkRange(scope, `tuning.${name}`, value, range);
+  };
+  check('chunkClauses', tuning.chunkClauses, { min: 1, max: 200 });
+  // Past 2^53 an integer no longer survives the trip through an environment variable.
+  const safe = Number.MAX_SAFE_INTEGER;
+  check('maxDocumentBytes', tuning.maxDocumentBytes, { min: 1, max: safe });
+  check('defaultCostCeilingMicros', tuning.defaultCostCeilingMicros, { min: 0, max: safe });
+  check('callConcurrency', tuning.callConcurrency, { min: 1, max: 256 });
+  check('leaseSeconds', tuning.leaseSeconds, { min: 5, max: 3600 });
+  check('jobDeadlineSeconds', tuning.jobDeadlineSeconds, { min: 60, max: safe });
+  check('modelTimeoutMs', tuning.modelTimeoutMs, { min: 100, max: workerTimeout * 1000 - 1 });
   if (tuning.defaultLane !== undefined && !isLane(tuning.defaultLane)) {
-    throw new Error(`tuning.defaultLane must be ${LANE_CHOICES}; got '${tuning.defaultLane}'`);
+    throw new ValidationError(
+      'BadValue',
+      `tuning.defaultLane must be ${LANE_CHOICES}; got '${tuning.defaultLane}'`,
+      scope,
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { checkPattern } from './checks.js';
 import type { TableSettings } from './topology.js';
 
 /** Properties of {@link StateTable}. */
@@ -33,11 +34,13 @@ export class StateTable extends Construct {
   constructor(scope: Construct, id: string, props: StateTableProps) {
     super(scope, id);
     const { settings } = props;
-    if (!TABLE_NAME.test(settings.name)) {
-      throw new Error(
-        `StateTable name must be 3-255 characters of A-Z, a-z, 0-9, '_', '-' and '.'; got '${settings.name}'`,
-      );
-    }
+    checkPattern(
+      this,
+      'StateTable name',
+      settings.name,
+      TABLE_NAME,
+      "be 3-255 characters of A-Z, a-z, 0-9, '_', '-' and '.'",
+    );
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const string = dynamodb.AttributeType.STRING;
     this.table = new dynamodb.Table(this, 'Table', {

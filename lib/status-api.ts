@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -14,7 +13,7 @@ import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/contracts.js';
 import { API_ROUTES, LANES, OWNER_INDEX, type QueueRole } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
-import { checkIntegerRange, checkProjectRoot } from './checks.js';
+import { checkFileExists, checkPattern, checkProjectRoot, checkRange } from './checks.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { queueUrlsVariable, type RuntimeTuning } from './runtime-environment.js';
@@ -98,32 +97,34 @@ export class StatusApi extends Construct {
   constructor(scope: Construct, id: string, props: StatusApiProps) {
     super(scope, id);
     const t = props.topology;
-    const uploadSeconds = checkIntegerRange(
+    const urlSeconds = { min: 60, max: 604_800 };
+    const uploadSeconds = checkRange(
+      this,
       'StatusApi uploadUrlSeconds',
       props.uploadUrlSeconds ?? 900,
-      60,
-      604_800,
+      urlSeconds,
     );
-    const reportSeconds = checkIntegerRange(
+    const reportSeconds = checkRange(
+      this,
       'StatusApi reportUrlSeconds',
       props.reportUrlSeconds ?? 900,
-      60,
-      604_800,
+      urlSeconds,
     );
-    const rate = checkIntegerRange('StatusApi rateLimit', props.rateLimit ?? 20, 1, 10_000);
+    const rate = checkRange(this, 'StatusApi rateLimit', props.rateLimit ?? 20, { min: 1, max: 10_000 });
     const administrators = props.administrators ?? [];
     for (const arn of administrators) {
-      if (!Token.isUnresolved(arn) && !/^arn:aws[a-z-]*:(iam|sts)::\d{12}:/.test(arn)) {
-        throw new Error(
-          `StatusApi administrators must be IAM or STS ARNs (arn:aws:iam::<account>:…); got '${arn}'`,
-        );
-      }
+      checkPattern(
+        this,
+        'StatusApi administrators',
+        arn,
+        /^arn:aws[a-z-]*:(iam|sts)::\d{12}:/,
+        'be IAM or STS ARNs (arn:aws:iam::<account>:…)',
+      );
     }
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     const entry = join(projectRoot, props.entry ?? 'lambdas/api/handler.ts');
-    if (!existsSync(entry))
-      throw new Error(`StatusApi entry must name an existing handler file; got '${entry}'`);
-    checkProjectRoot('StatusApi', projectRoot);
+    checkFileExists(this, 'StatusApi entry', entry, 'name an existing handler file');
+    checkProjectRoot(this, 'StatusApi', projectRoot);
     const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 

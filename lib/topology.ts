@@ -4,10 +4,14 @@
  * provisioner both read it, so a deployed stack and a local emulator cannot drift apart.
  *
  * This module is plain data and pure functions: it imports nothing from aws-cdk-lib or
- * the AWS SDK, so runtime code, the CLI and tests can load it cheaply.
+ * the AWS SDK, so runtime code, the CLI and tests can load it cheaply. Its range checks go
+ * through number-range.ts, the wording `checkRange` (checks.ts) gives every construct prop.
  */
 
+import type { IConstruct } from 'constructs';
 import { LANES, type Lane, OWNER_INDEX, QUEUE_ROLES, type QueueRole } from '../lambdas/contracts.js';
+import { ValidationError } from './errors.js';
+import { describeRange, type NumberRange, rangeViolation } from './number-range.js';
 
 export { LANES, type Lane, QUEUE_ROLES, type QueueRole };
 
@@ -115,10 +119,33 @@ export interface TopologyOptions {
   readonly laneConcurrency?: Readonly<Partial<Record<Lane, number>>>;
 }
 
-/** Raised when topology options are out of range; the message names the allowed range and the value given. */
-export class TopologyError extends Error {
+/**
+ * Raised when topology options are out of range; the message names the allowed range and the
+ * value given. Unscoped when `topology()` is called on its own; the stack rethrows it scoped to
+ * itself, with the first as the cause.
+ */
+export class TopologyError extends ValidationError {
   override readonly name = 'TopologyError';
+
+  constructor(message: string, options?: { scope?: IConstruct; cause?: unknown }) {
+    super('BadTopology', message, options?.scope, options);
+  }
 }
+
+/** True for a {@link TopologyError}. */
+export function isTopologyError(error: unknown): error is TopologyError {
+  return error instanceof TopologyError;
+}
+
+/** Throws a {@link TopologyError} when `value` of `option` is outside `range`. */
+function checkOption(option: string, value: number, range: NumberRange): number {
+  const problem = rangeViolation(option, value, range);
+  if (problem !== undefined) throw new TopologyError(problem);
+  return value;
+}
+
+/** Redelivery delays SQS can apply: a message's visibility timeout is at most 12 h. */
+const BACKOFF_RANGE: NumberRange = { min: 0, max: 43_200, why: "SQS's 12 h limit" };
 
 const DAY = 86_400;
 const PREFIX_PATTERN = /^[a-z][a-z0-9-]{2,23}$/;
@@ -154,15 +181,18 @@ export function topology(options: TopologyOptions = {}): Topology {
       `prefix must be 3-24 characters of a-z, 0-9 and '-', starting with a letter; got '${prefix}'`,
     );
   }
-  const chunkReceives = options.chunkMaxReceiveCount ?? 3;
-  if (!Number.isInteger(chunkReceives) || chunkReceives < 1 || chunkReceives > 1000) {
-    throw new TopologyError(`chunkMaxReceiveCount must be an integer from 1 to 1000; got ${chunkReceives}`);
-  }
+  const chunkReceives = checkOption('chunkMaxReceiveCount', options.chunkMaxReceiveCount ?? 3, {
+    min: 1,
+    max: 1000,
+  });
   const backoff = options.redeliveryBackoffSeconds ?? [30, 120, 300];
-  if (backoff.length === 0 || backoff.some((s) => !Number.isInteger(s) || s < 0 || s > 43_200)) {
+  if (backoff.length === 0) {
     throw new TopologyError(
-      `redeliveryBackoffSeconds must be a non-empty list of integers from 0 to 43200 (SQS's 12 h limit); got [${backoff.join(', ')}]`,
+      `redeliveryBackoffSeconds must name at least one delay, each ${describeRange(BACKOFF_RANGE)}; got []`,
     );
+  }
+  for (const [i, seconds] of backoff.entries()) {
+    checkOption(`redeliveryBackoffSeconds[${i}]`, seconds, BACKOFF_RANGE);
   }
   const suffix = options.bucketSuffix ? `-${options.bucketSuffix}` : '';
   const concurrency = laneConcurrencyOf(options);
@@ -250,9 +280,7 @@ function laneConcurrencyOf(options: TopologyOptions): Partial<Record<Lane, numbe
     if (!(LANES as readonly string[]).includes(lane)) {
       throw new TopologyError(`laneConcurrency names lanes (${LANES.join(', ')}); got '${lane}'`);
     }
-    if (n !== undefined && (!Number.isInteger(n) || n < 1)) {
-      throw new TopologyError(`laneConcurrency.${lane} must be a positive integer; got ${n}`);
-    }
+    if (n !== undefined) checkOption(`laneConcurrency.${lane}`, n, { min: 1 });
   }
   return given;
 }

@@ -1,7 +1,9 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { byRole } from '../lambdas/contracts.js';
+import { checkPattern, checkRange, type NumberRange } from './checks.js';
+import { ValidationError } from './errors.js';
 import { QUEUE_ROLES, type QueueRole, type QueueSettings } from './topology.js';
 
 /** Properties of {@link WorkQueues}. */
@@ -17,7 +19,6 @@ export interface QueuePair {
 }
 
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}$/;
-type Range = readonly [min: number, max: number];
 type LimitedSetting =
   | 'visibilityTimeoutSeconds'
   | 'retentionSeconds'
@@ -27,31 +28,32 @@ type LimitedSetting =
 
 /** SQS limits: 0 s-12 h visibility, 60 s-14 d retention, 1-1000 receives, 0-20 s long polling. */
 const LIMITS = {
-  visibilityTimeoutSeconds: [0, 43_200],
-  retentionSeconds: [60, 1_209_600],
-  dlqRetentionSeconds: [60, 1_209_600],
-  maxReceiveCount: [1, 1_000],
-  receiveWaitSeconds: [0, 20],
-} as const satisfies Record<LimitedSetting, Range>;
+  visibilityTimeoutSeconds: { min: 0, max: 43_200 },
+  retentionSeconds: { min: 60, max: 1_209_600 },
+  dlqRetentionSeconds: { min: 60, max: 1_209_600 },
+  maxReceiveCount: { min: 1, max: 1_000 },
+  receiveWaitSeconds: { min: 0, max: 20 },
+} as const satisfies Record<LimitedSetting, NumberRange>;
 
-function validate(role: QueueRole, q: QueueSettings | undefined): QueueSettings {
+function validate(scope: IConstruct, role: QueueRole, q: QueueSettings | undefined): QueueSettings {
   if (!q) {
-    throw new Error(
+    throw new ValidationError(
+      'MissingQueue',
       `WorkQueues settings lack the '${role}' queue; every role of ${QUEUE_ROLES.join(', ')} is needed`,
+      scope,
     );
   }
   for (const name of [q.name, q.dlqName]) {
-    if (!QUEUE_NAME.test(name)) {
-      throw new Error(
-        `WorkQueues '${role}' queue name must be 1-80 characters of A-Z, a-z, 0-9, '_' and '-'; got '${name}'`,
-      );
-    }
+    checkPattern(
+      scope,
+      `WorkQueues '${role}' queue name`,
+      name,
+      QUEUE_NAME,
+      "be 1-80 characters of A-Z, a-z, 0-9, '_' and '-'",
+    );
   }
-  for (const [key, [min, max]] of Object.entries(LIMITS) as [LimitedSetting, Range][]) {
-    const value = q[key];
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw new Error(`WorkQueues '${role}' ${key} must be an integer from ${min} to ${max}; got ${value}`);
-    }
+  for (const [key, range] of Object.entries(LIMITS) as [LimitedSetting, NumberRange][]) {
+    checkRange(scope, `WorkQueues '${role}' ${key}`, q[key], range);
   }
   return q;
 }
@@ -73,7 +75,7 @@ export class WorkQueues extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkQueuesProps) {
     super(scope, id);
-    const pairs = byRole((role) => this.createPair(role, validate(role, props.settings[role])));
+    const pairs = byRole((role) => this.createPair(role, validate(this, role, props.settings[role])));
     this.queues = byRole((role) => pairs[role].queue);
     this.deadLetterQueues = byRole((role) => pairs[role].deadLetterQueue);
   }

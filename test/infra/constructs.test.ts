@@ -61,9 +61,28 @@ describe('ClauseReviewStack props', () => {
     );
   });
 
-  it('rejects an alert email that is not an address', () => {
+  it("scopes a topology option's error to the stack, keeping topology's own as the cause", () => {
+    let caught: unknown;
+    try {
+      new ClauseReviewStack(app(), 'S', { chunkMaxReceiveCount: 0 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(TopologyError);
+    expect((caught as TopologyError).constructPath).toBe('S');
+    expect((caught as TopologyError).message).toBe(
+      'chunkMaxReceiveCount must be an integer from 1 to 1000; got 0',
+    );
+    expect((caught as TopologyError).cause).toBeInstanceOf(TopologyError);
+    expect(((caught as TopologyError).cause as TopologyError).constructPath).toBeUndefined();
+  });
+
+  it('rejects an alert email that is not an address, scoped to the stack', () => {
     expect(() => new ClauseReviewStack(app(), 'S', { alertEmails: ['ops'] })).toThrow(
       "alertEmails must hold email addresses like ops@example.com; got 'ops'",
+    );
+    expect(() => new ClauseReviewStack(app(), 'S', { alertEmails: ['ops'] })).toThrow(
+      expect.objectContaining({ name: 'ValidationError', constructPath: 'S' }),
     );
   });
 });
@@ -189,20 +208,24 @@ describe('model ids', () => {
 describe('runtime tuning', () => {
   it('rejects values outside the runtime limits, naming the range and the value', () => {
     const t = topology();
-    expect(() => validateTuning({ chunkClauses: 0 }, t)).toThrow(
+    expect(() => validateTuning(stack(), { chunkClauses: 0 }, t)).toThrow(
       'tuning.chunkClauses must be an integer from 1 to 200; got 0',
     );
-    expect(() => validateTuning({ callConcurrency: 1.5 }, t)).toThrow(/callConcurrency.*1 to 256; got 1.5/);
-    expect(() => validateTuning({ defaultLane: 'bulk' as never }, t)).toThrow(
+    expect(() => validateTuning(stack(), { callConcurrency: 1.5 }, t)).toThrow(
+      /callConcurrency.*1 to 256; got 1.5/,
+    );
+    expect(() => validateTuning(stack(), { defaultLane: 'bulk' as never }, t)).toThrow(
       "tuning.defaultLane must be 'realtime' or 'batch'; got 'bulk'",
     );
   });
 
   it('rejects a model timeout a chunk worker invocation could not outlast', () => {
-    expect(() => validateTuning({ modelTimeoutMs: 300_000 }, topology())).toThrow(
+    expect(() => validateTuning(stack(), { modelTimeoutMs: 300_000 }, topology())).toThrow(
       'tuning.modelTimeoutMs must be an integer from 100 to 299999; got 300000',
     );
-    expect(() => validateTuning({ modelTimeoutMs: 60_000, leaseSeconds: 120 }, topology())).not.toThrow();
+    expect(() =>
+      validateTuning(stack(), { modelTimeoutMs: 60_000, leaseSeconds: 120 }, topology()),
+    ).not.toThrow();
   });
 });
 
@@ -236,7 +259,7 @@ describe('PipelineFunctions', () => {
       },
     };
     expect(() => new PipelineFunctions(s, 'F', { ...r, topology: t })).toThrow(
-      /finalize.*visibility timeout must be at least 6 × the function timeout \(720 s\); got 600 s/,
+      /finalize.*visibility timeout must be an integer of at least 720 s \(6 × the function timeout\); got 600 s/,
     );
   });
 });

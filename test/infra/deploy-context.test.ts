@@ -11,7 +11,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addClauseReviewStack } from '../../lib/clause-review-app.js';
-import { isDeployContextError } from '../../lib/deploy-context.js';
+import { type DeployContextError, isDeployContextError } from '../../lib/deploy-context.js';
+import { isValidationError } from '../../lib/errors.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 
 const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
@@ -176,6 +177,9 @@ describe('the CDK app refuses a bad flag before building anything', () => {
     }
     expect(isDeployContextError(caught)).toBe(true);
     expect((caught as Error).message).toMatch(new RegExp(`^-c ${flag}: `));
+    // A ValidationError like any other construct error, scoped to the app whose context held the flag.
+    expect(isValidationError(caught)).toBe(true);
+    expect((caught as DeployContextError).constructPath).toBe(app.node.path);
     expect(app.node.children).toHaveLength(0);
   });
 

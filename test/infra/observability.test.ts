@@ -169,7 +169,7 @@ describe('Observability alarms', () => {
       'Observability modelIds must name at least one model; got none',
     );
     expect(() => build({ deadLetterPeriod: Duration.seconds(90) })).toThrow(
-      'DeadLetterAlarms period must be a whole number of minutes from 1 to 60; got 1.5',
+      'DeadLetterAlarms period must be an integer from 1 to 60 minutes; got 1.5 minutes',
     );
   });
 });

@@ -45,7 +45,7 @@ describe('topology', () => {
     expect(t.queues.batch.maxConcurrency).toBe(9);
     expect(t.queues.realtime.maxConcurrency).toBe(topology().queues.realtime.maxConcurrency);
     expect(() => topology({ laneConcurrency: { batch: 0 } })).toThrow(
-      /laneConcurrency.batch must be a positive integer; got 0/,
+      /laneConcurrency.batch must be an integer of at least 1; got 0/,
     );
     expect(() => topology({ laneConcurrency: { intake: 3 } as never })).toThrow(/names lanes .*got 'intake'/);
   });
@@ -54,6 +54,9 @@ describe('topology', () => {
     expect(() => topology({ prefix: 'Bad_Prefix' })).toThrow(TopologyError);
     expect(() => topology({ prefix: 'Bad_Prefix' })).toThrow(/3-24 characters.*got 'Bad_Prefix'/);
     expect(() => topology({ chunkMaxReceiveCount: 0 })).toThrow(/from 1 to 1000; got 0/);
-    expect(() => topology({ redeliveryBackoffSeconds: [50_000] })).toThrow(/0 to 43200.*\[50000\]/);
+    expect(() => topology({ redeliveryBackoffSeconds: [50_000] })).toThrow(
+      /redeliveryBackoffSeconds\[0\] must be an integer from 0 to 43200 \(SQS's 12 h limit\); got 50000/,
+    );
+    expect(() => topology({ redeliveryBackoffSeconds: [] })).toThrow(/at least one delay.*got \[\]/);
   });
 });
