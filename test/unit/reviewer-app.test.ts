@@ -159,9 +159,10 @@ describe('readAppConfig and signIn', () => {
   });
 
   it('signs in with a key pair held in memory, and refuses an empty field', async () => {
-    const session = await signIn({ kind: 'keys' }, { name: ' test ', secret: 'test' });
-    expect(session.who).toBe('test');
-    expect(await session.credentials()).toEqual({ accessKeyId: 'test', secretAccessKey: 'test' });
+    const step = await signIn({ kind: 'keys' }, { name: ' test ', secret: 'test' });
+    if (step.kind !== 'done') throw new Error(`a key pair signs in at once, not with ${step.kind}`);
+    expect(step.session.who).toBe('test');
+    expect(await step.session.credentials()).toEqual({ accessKeyId: 'test', secretAccessKey: 'test' });
     const refused = await signIn({ kind: 'keys' }, { name: 'test', secret: '' }).catch((e: unknown) => e);
     expect(isSignInError(refused) && refused.message).toMatch(/secret access key/);
   });
