@@ -43,6 +43,8 @@ let up: ChildProcess | undefined;
 let exited: Promise<number | null> | undefined;
 let state: LocalState;
 let browser: Chromium;
+/** The authenticator secret the first sign-in set up (Cognito ground). */
+let totpSecret = '';
 /** Who signs in: a person of the local user pool where the emulator serves Cognito, else its keys. */
 let person: { name: string; secret: string; kind: 'cognito' | 'keys' };
 
@@ -157,6 +159,7 @@ async function firstSignIn(): Promise<void> {
     await browser.evaluate<string>(`document.querySelector('#mfa-secret').textContent`)
   ).replace(/ /g, '');
   expect(secret).toMatch(/^[A-Z2-7]{52}$/);
+  totpSecret = secret;
   expect(await browser.evaluate(`document.querySelector('#mfa-uri').getAttribute('href')`)).toBe(
     `otpauth://totp/clause-review:${encodeURIComponent(person.name)}?secret=${secret}&issuer=clause-review`,
   );
@@ -330,6 +333,25 @@ describe('the reviewer app on local up', () => {
     const target = process.env.REVIEWER_APP_SCREENSHOT;
     if (target) writeFileSync(join(PROJECT_ROOT, target), shot);
   }, 420_000);
+
+  it("signs out, and the next sign-in asks for the authenticator's code", async () => {
+    if (person.kind !== 'cognito') return;
+    await browser.click('nav button.link');
+    await browser.waitForSelector('#si-name');
+    await browser.type('#si-name', person.name);
+    await browser.type('#si-secret', 'Own-Reviewer-passw0rd!');
+    await browser.press('Enter');
+    await browser.waitForSelector('[data-challenge="mfa-code"]');
+    expect(await browser.evaluate('document.activeElement?.id')).toBe('ch-title');
+    expect(await browser.seriousA11yViolations(), 'authenticator code').toEqual([]);
+    await browser.type('#mfa-code', await freshCode(totpSecret));
+    await browser.press('Enter');
+    // Signed in again, on the page the hash names (the job the last test left open).
+    await browser.waitFor(
+      `/Signed in as reviewer@example\\.com/.test(document.querySelector('nav .who')?.textContent ?? '')`,
+    );
+    expect(await browser.evaluate('location.hash')).toMatch(/^#\/jobs\/j-/);
+  });
 
   it('pauses, resumes and cancels a running job from its page', async () => {
     await browser.evaluate(`location.hash = '#/new'`);
