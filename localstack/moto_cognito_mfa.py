@@ -11,7 +11,10 @@ it MFA:
 - InitiateAuth (USER_PASSWORD_AUTH) hands tokens to a confirmed person who never set up MFA in a
   pool that requires it, where Cognito asks for MFA_SETUP;
 - RespondToAuthChallenge MFA_SETUP hands out tokens without the token having been verified, and
-  leaves the session usable again.
+  leaves the session usable again;
+- a session it does not know is refused with the session string itself as the message
+  (ResourceNotFoundException or NotAuthorizedException), and VerifySoftwareToken leaves the
+  session it was given usable after handing out the next one.
 
 Here, as Cognito does:
 
@@ -27,7 +30,10 @@ Here, as Cognito does:
 - InitiateAuth of a confirmed person without MFA in a pool whose MFA is ON answers MFA_SETUP with
   `MFAS_CAN_SETUP` (a JSON list in a string, as every ChallengeParameters value is a string);
 - RespondToAuthChallenge MFA_SETUP is refused until the session's person has verified a software
-  token, then turns TOTP on as the person's MFA and ends the session.
+  token, then turns TOTP on as the person's MFA and ends the session;
+- a session is used once: VerifySoftwareToken ends the one it was given, and an unknown or used
+  session is `NotAuthorizedException` "Invalid session for the user." in AssociateSoftwareToken,
+  VerifySoftwareToken and RespondToAuthChallenge, as Cognito answers a session it will not take.
 
 A code is accepted in its own 30-second step only (moto's window; Cognito does not document a
 wider one).
@@ -91,8 +97,14 @@ def _person(backend: CognitoIdpBackend, access_token: str | None, session: str |
     return None
 
 
+def _known_session(backend: CognitoIdpBackend, session: str | None) -> None:
+    if session and session not in backend.sessions:
+        raise NotAuthorizedError("Invalid session for the user.")
+
+
 def _associate(original):
     def associate_software_token(self, access_token, session):
+        _known_session(self, session)
         answer = original(self, access_token, session)  # moto's checks of the session or token
         found = _person(self, access_token, session)
         if found is None:
@@ -108,6 +120,7 @@ def _associate(original):
 
 def _verify(original):
     def verify_software_token(self, access_token, session, user_code, friendly_device_name):
+        _known_session(self, session)
         found = _person(self, access_token, session)
         if found is None:
             return original(self, access_token, session, user_code, friendly_device_name)
@@ -119,6 +132,8 @@ def _verify(original):
         answer = original(self, access_token, session, user_code, friendly_device_name)
         with _lock:
             _verified[(pool.id, user.id)] = _pending.pop((pool.id, user.id))
+        if session:
+            self.sessions.pop(session, None)
         return answer
 
     return verify_software_token
@@ -126,6 +141,8 @@ def _verify(original):
 
 def _respond(original):
     def respond_to_auth_challenge(self, session, client_id, challenge_name, challenge_responses):
+        if challenge_name != "PASSWORD_VERIFIER":  # SRP's session travels in its responses
+            _known_session(self, session)
         found = _person(self, None, session) if challenge_name in ("SOFTWARE_TOKEN_MFA", "MFA_SETUP") else None
         if found is not None and challenge_name == "SOFTWARE_TOKEN_MFA":
             pool, user = found

@@ -204,6 +204,11 @@ describe('Cognito sign-in of the reviewer app', () => {
     const crossed = await di.answer(await freshCode(ed.secret)).catch((e: unknown) => e);
     expect(isSignInError(crossed) && crossed.message).toMatch(/Code mismatch/);
     expect(done(await di.answer(await freshCode(di.secret))).who).toBe('di@example.com');
+    // A challenge's session is used once: answering the same step again means signing in again.
+    const used = await di.answer(await freshCode(di.secret)).catch((e: unknown) => e);
+    expect(isSignInError(used) && used.message).toBe(
+      'sign-in refused: Invalid session for the user. Sign in again to start over.',
+    );
   });
 
   it('refuses to finish MFA_SETUP before an authenticator code was verified', async () => {
