@@ -271,6 +271,7 @@ export class ClauseReviewStack extends Stack {
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
       // Members of the user pool's administrators group sign in with this role.
       administrators: [...(props.administrators ?? []), signIn.administratorRole.roleArn],
+      userPool: signIn.userPool,
       removalPolicy,
     });
     signIn.allowInvoke(statusApi.httpApi);

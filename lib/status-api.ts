@@ -3,6 +3,7 @@ import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -55,6 +56,12 @@ export interface StatusApiProps {
    * @default none
    */
   readonly administrators?: readonly string[];
+  /**
+   * The user pool people sign in through: the API may look a person up in it (ListUsers, on
+   * this pool only) to name them by email in the decision trail.
+   * @default none: the trail names the caller's Cognito identity
+   */
+  readonly userPool?: cognito.IUserPool;
   /**
    * Directory holding package-lock.json and the handler sources.
    * @default the repository this file belongs to
@@ -138,6 +145,7 @@ export class StatusApi extends Construct {
       UPLOAD_URL_SECONDS: String(uploadSeconds),
       REPORT_URL_SECONDS: String(reportSeconds),
       ...(administrators.length > 0 ? { ADMIN_PRINCIPALS: Stack.of(this).toJsonString(administrators) } : {}),
+      ...(props.userPool ? { USER_POOL_ID: props.userPool.userPoolId } : {}),
       ...(props.tuning?.defaultLane ? { DEFAULT_LANE: props.tuning.defaultLane } : {}),
       ...(props.tuning?.defaultCostCeilingMicros !== undefined
         ? { DEFAULT_COST_CEILING_MICROS: String(props.tuning.defaultCostCeilingMicros) }
@@ -246,6 +254,16 @@ function grantAccess(role: iam.Role, props: StatusApiProps): void {
     }),
   );
   for (const queue of [...LANES, 'finalize'] as const) props.queues[queue].grantSendMessages(role);
+  // The decision trail names a person by the email their user pool holds: ListUsers (filtered
+  // by the caller's `sub`) on the stack's own pool, and nothing else of it.
+  if (props.userPool) {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['cognito-idp:ListUsers'],
+        resources: [props.userPool.userPoolArn],
+      }),
+    );
+  }
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['s3:ListBucketVersions'],

@@ -20,6 +20,9 @@ SetIdentityPoolRoles. Two people signed in would be one caller. Here, as Cognito
   the person's group with the lowest precedence) as Cognito writes them
   (https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-user-pools-user-groups.html).
 
+User pools' TOTP MFA (a secret per person, codes checked, MFA_SETUP where the pool requires MFA)
+is modelled in moto_cognito_mfa.py.
+
 API Gateway's IAM authorization knows, for a key Cognito handed out, the identity behind it
 and puts it in the request context. The local status API asks this launcher the same:
 `GET /_clause-review/cognito-credentials/<AccessKeyId>` answers the key's secret, session
@@ -36,6 +39,7 @@ from moto.cognitoidentity.responses import CognitoIdentityResponse
 from moto.cognitoidp.models import CognitoIdpUserPool, cognitoidp_backends
 from moto.core.exceptions import JsonRESTError
 from moto.sts.models import sts_backends
+from moto_cognito_mfa import patch_totp_mfa
 
 LOOKUP_PREFIX = "/_clause-review/cognito-credentials/"
 SESSION_NAME = "CognitoIdentityCredentials"
@@ -242,3 +246,4 @@ def patch_cognito() -> None:
     CognitoIdentityResponse.get_identity_pool_roles = get_identity_pool_roles
     original = CognitoIdpUserPool.get_user_extra_data_by_client_id
     CognitoIdpUserPool.get_user_extra_data_by_client_id = _group_roles(original)
+    patch_totp_mfa()

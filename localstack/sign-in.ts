@@ -15,6 +15,7 @@ import {
   CreateGroupCommand,
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
+  SetUserPoolMfaConfigCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { EMULATOR_CREDENTIALS } from '../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from './aws-clients.js';
@@ -94,6 +95,17 @@ export async function provisionSignIn(endpoint: string, prefix: string): Promise
       }),
     );
     const userPoolId = required(pool.UserPool?.Id, 'user pool');
+    // The stack's pool requires MFA by authenticator app (`EnabledMfas: [SOFTWARE_TOKEN_MFA]`);
+    // moto reads that only from SetUserPoolMfaConfig, and then asks a person without an
+    // authenticator to set one up (MFA_SETUP) at sign-in
+    // (https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_SetUserPoolMfaConfig.html).
+    await idp.send(
+      new SetUserPoolMfaConfigCommand({
+        UserPoolId: userPoolId,
+        MfaConfiguration: 'ON',
+        SoftwareTokenMfaConfiguration: { Enabled: true },
+      }),
+    );
     const client = await idp.send(
       new CreateUserPoolClientCommand({
         UserPoolId: userPoolId,

@@ -9,6 +9,7 @@
  * them), so for such a caller the owner is the person's Cognito identity, never the ARN.
  */
 import type { Job } from '../core/state/jobs.js';
+import type { UserPoolSignIn } from './people.js';
 
 /** The caller of a request, as API Gateway's IAM authorization reports it. */
 export interface Principal {
@@ -28,6 +29,12 @@ export interface Principal {
    * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-logging-variables.html).
    */
   readonly cognitoIdentityId?: string;
+  /**
+   * The user pool sign-in behind those credentials (pool and the person's `sub`), from the
+   * `…:CognitoSignIn:<sub>` entry of `cognitoIdentity.amr`: names the person in the decision
+   * trail, never who owns a job.
+   */
+  readonly userPoolSignIn?: UserPoolSignIn;
 }
 
 /** The prefix of an owner that is a Cognito identity: `cognito-identity:us-east-1:…`. */

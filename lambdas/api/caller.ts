@@ -3,12 +3,14 @@
  * the event (HTTP API, payload format 2.0).
  */
 import type { Principal } from './access.js';
+import { userPoolSignInOf } from './people.js';
 
 /**
  * `requestContext.authorizer` of an IAM-authorised HTTP API request. `cognitoIdentity` is null
  * unless the request was signed with credentials a Cognito identity pool handed out; then it
  * names the identity (`identityId`), its pool, and how it signed in (`amr`: `authenticated`
- * and the provider, or `unauthenticated`).
+ * and the provider, or `unauthenticated`; a user pool sign-in adds
+ * `cognito-idp.<region>.amazonaws.com/<poolId>:CognitoSignIn:<sub>`).
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html
  */
 export interface IamAuthorizerContext {
@@ -41,5 +43,10 @@ export function callerOf(authorizer: IamAuthorizerContext | null | undefined): P
   const principal = { arn: iam.userArn, ...(iam.userId ? { userId: iam.userId } : {}) };
   if (!cognito) return principal;
   if (!cognito.identityId || !(cognito.amr ?? []).includes('authenticated')) return undefined;
-  return { ...principal, cognitoIdentityId: cognito.identityId };
+  const signIn = userPoolSignInOf(cognito.amr);
+  return {
+    ...principal,
+    cognitoIdentityId: cognito.identityId,
+    ...(signIn ? { userPoolSignIn: signIn } : {}),
+  };
 }

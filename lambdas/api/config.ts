@@ -21,6 +21,14 @@ const schema = z.object({
    * Principals who may act on every job, as a JSON array of IAM ARNs (users, roles, sessions).
    * JSON rather than a comma list, because IAM names may contain commas.
    */
+  /**
+   * The user pool people sign in through: the decision trail names a person by their email
+   * from it (ListUsers). Unset, the trail names the Cognito identity.
+   */
+  USER_POOL_ID: z
+    .string()
+    .regex(/^[\w-]+_[0-9a-zA-Z]+$/, 'a user pool id (us-east-1_AbC123)')
+    .optional(),
   ADMIN_PRINCIPALS: z
     .string()
     .default('[]')

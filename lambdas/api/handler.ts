@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -13,6 +14,7 @@ import { HoldsApi } from './holds-api.js';
 import { JobsApi, type JobsApiDeps } from './jobs-api.js';
 import { MAX_BODY_BYTES } from './limits.js';
 import { LiveApi } from './live-api.js';
+import { userPoolLabels } from './people.js';
 import { API_ROUTES, matchRoute, type RouteName, routeKey } from './routes.js';
 
 const logger = new Logger({ serviceName: 'clause-review-api' });
@@ -55,6 +57,15 @@ function ensureApi() {
       laneQueueUrls: config.QUEUE_URLS,
       finalizeQueueUrl: config.QUEUE_URLS.finalize,
       resultsPrefix: config.RESULTS_PREFIX,
+      ...(config.USER_POOL_ID
+        ? {
+            people: userPoolLabels(
+              new CognitoIdentityProviderClient(common),
+              config.USER_POOL_ID,
+              (message, error) => logger.warn(message, { error: error as Error }),
+            ),
+          }
+        : {}),
     });
   }
   return api;

@@ -70,7 +70,8 @@ export class HoldsApi {
   }
 
   /**
-   * POST /jobs/{id}/decisions: recorded with the caller as the deciding principal.
+   * POST /jobs/{id}/decisions: recorded with the caller as the deciding principal, and the
+   * person's email or user name (`deps.people`) when they signed in through the user pool.
    * @throws BadRequestError for a malformed body, an unknown finding or a bad score
    * @throws JobStateConflictError when the job is not awaiting review
    */
@@ -83,6 +84,7 @@ export class HoldsApi {
       throw new BadRequestError(`invalid decision: ${issues.join('; ')}`, issues);
     }
     const job = await this.jobs.job(id, caller);
+    const byName = caller ? await this.deps.people?.(caller) : undefined;
     const { findings, allUndecided: _all, ...rest } = parsed.data;
     const outcome = await this.refusals(() =>
       decide(
@@ -90,6 +92,7 @@ export class HoldsApi {
         { ...rest, findings: findings ?? 'all-undecided' },
         caller ? ownerOf(caller) : 'request',
         this.deps,
+        byName,
       ),
     );
     return { jobId: job.jobId, ...outcome };

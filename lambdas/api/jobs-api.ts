@@ -20,6 +20,7 @@ import type { Lane } from '../core/model.js';
 import { type Job, type JobStatus, Jobs, type ReviewGate } from '../core/state/jobs.js';
 import { mayActOn, ownerOf, type Principal } from './access.js';
 import { BadRequestError, JobStateConflictError, JobUnknownError } from './errors.js';
+import type { PersonLabels } from './people.js';
 
 /** What the status API needs. */
 export interface JobsApiDeps {
@@ -50,6 +51,11 @@ export interface JobsApiDeps {
   readonly now?: () => number;
   /** Random submission ids; injectable for tests. */
   readonly newSubmissionId?: () => string;
+  /**
+   * Names the person behind a caller for the decision trail (the user pool's email or user
+   * name). @default none: the trail names the principal only
+   */
+  readonly people?: PersonLabels;
 }
 
 /** A job id: what `jobIdFor` derives from bucket, key and version. */

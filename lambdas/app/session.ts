@@ -4,7 +4,7 @@
  * asks again, and nothing long-lived is stored in the browser.
  */
 import type { Credentials } from './api.js';
-import { cognitoCredentials, isCognitoError } from './cognito.js';
+import { type SignInStep as CognitoStep, isCognitoError, startSignIn } from './cognito.js';
 import type { SignInConfig } from './config.js';
 
 /** A signed-in person. */
@@ -44,13 +44,56 @@ export function signInLabels(config: SignInConfig): { name: string; secret: stri
     : { name: 'Email or user name', secret: 'Password' };
 }
 
+/**
+ * Where signing in stands: done, or a challenge of the user pool to answer (see
+ * {@link CognitoStep}); each `answer` yields the next step. @throws SignInError from `answer`
+ */
+export type SignInStep =
+  | { readonly kind: 'done'; readonly session: Session }
+  | { readonly kind: 'new-password'; answer(password: string): Promise<SignInStep> }
+  | {
+      readonly kind: 'mfa-setup';
+      readonly secret: string;
+      readonly uri: string;
+      answer(code: string): Promise<SignInStep>;
+    }
+  | { readonly kind: 'mfa-code'; answer(code: string): Promise<SignInStep> };
+
+/** Cognito's refusal as a SignInError saying why. */
+function refused(error: unknown, kind: SignInConfig['kind']): unknown {
+  if (!isCognitoError(error)) return error;
+  const wrong = error.code === 'NotAuthorizedException' || error.code === 'UserNotFoundException';
+  const why =
+    error.context.operation === 'InitiateAuth' && wrong
+      ? 'the name or password is not right'
+      : error.code === 'NotAuthorizedException' && /session/i.test(error.message)
+        ? `${error.message} Sign in again to start over.`
+        : error.message;
+  return new SignInError(`sign-in refused: ${why}`, { kind }, { cause: error });
+}
+
+/** A Cognito step as the app's, with the person's name and errors as SignInError. */
+function step(who: string, s: CognitoStep, kind: SignInConfig['kind']): SignInStep {
+  if (s.kind === 'signed-in') return { kind: 'done', session: { who, credentials: s.credentials } };
+  const answer = async (value: string) => {
+    try {
+      return step(who, await s.answer(value), kind);
+    } catch (error) {
+      throw refused(error, kind);
+    }
+  };
+  return s.kind === 'mfa-setup'
+    ? { kind: s.kind, secret: s.secret, uri: s.uri, answer }
+    : { kind: s.kind, answer };
+}
+
 /** Signs in (`region`: the Cognito pools'). @throws SignInError */
 export async function signIn(
   config: SignInConfig,
   input: SignInInput,
   region = '',
   fetcher?: typeof fetch,
-): Promise<Session> {
+): Promise<SignInStep> {
   const name = input.name.trim();
   if (name === '' || input.secret === '') {
     throw new SignInError(
@@ -62,18 +105,11 @@ export async function signIn(
   }
   if (config.kind === 'keys') {
     const credentials: Credentials = { accessKeyId: name, secretAccessKey: input.secret };
-    return { who: name, credentials: async () => credentials };
+    return { kind: 'done', session: { who: name, credentials: async () => credentials } };
   }
   try {
-    const credentials = await cognitoCredentials({ ...config, region }, name, input.secret, fetcher);
-    return { who: name, credentials };
+    return step(name, await startSignIn({ ...config, region }, name, input.secret, fetcher), config.kind);
   } catch (error) {
-    if (!isCognitoError(error)) throw error;
-    const wrong = error.code === 'NotAuthorizedException' || error.code === 'UserNotFoundException';
-    throw new SignInError(
-      `sign-in refused: ${wrong ? 'the name or password is not right' : error.message}`,
-      { kind: config.kind },
-      { cause: error },
-    );
+    throw refused(error, config.kind);
   }
 }

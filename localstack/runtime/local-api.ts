@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -9,6 +10,7 @@ import { isApiError, PayloadTooLargeError } from '../../lambdas/api/errors.js';
 import { configureApi, handler, presigningS3Client } from '../../lambdas/api/handler.js';
 import type { JobsApiDeps } from '../../lambdas/api/jobs-api.js';
 import { checkRequestSize, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../lambdas/api/limits.js';
+import { userPoolLabels } from '../../lambdas/api/people.js';
 import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../aws-clients.js';
@@ -446,11 +448,10 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
     credentials: EMULATOR_CREDENTIALS,
     forcePathStyle: true,
   });
-  const sqs = new SQSClient({
-    endpoint: options.awsEndpoint,
-    region: LOCAL_REGION,
-    credentials: EMULATOR_CREDENTIALS,
-  });
+  const aws = { endpoint: options.awsEndpoint, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
+  const sqs = new SQSClient(aws);
+  // As the deployed API: the decision trail names a person by their email in the user pool.
+  const idp = options.signIn ? new CognitoIdentityProviderClient(aws) : undefined;
   const api = await startLocalApi({
     deps: {
       db: options.db,
@@ -471,6 +472,9 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       laneQueueUrls: resources.queueUrls,
       finalizeQueueUrl: resources.queueUrls.finalize,
       resultsPrefix: resources.resultsPrefix,
+      ...(idp && options.signIn
+        ? { people: userPoolLabels(idp, options.signIn.userPoolId, (m, e) => options.log?.(`${m}: ${e}`)) }
+        : {}),
     },
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.signIn ? { temporaryCallers: cognitoCallerLookup(options.awsEndpoint) } : {}),
@@ -483,6 +487,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       await api.close();
       presigner.destroy();
       sqs.destroy();
+      idp?.destroy();
     },
   };
 }

@@ -166,6 +166,23 @@ describe('sign-in for people', () => {
     expect(admins).not.toContain(idOf(stack.signIn.reviewerRole));
   });
 
+  it('lets the status API look people up in its own user pool (ListUsers only), to name deciders', () => {
+    const fn = resources[idOf(stack.statusApi.handler)]?.Properties as {
+      Environment: { Variables: Record<string, unknown> };
+    };
+    expect(fn.Environment.Variables.USER_POOL_ID).toEqual({ Ref: idOf(stack.signIn.userPool) });
+    const cognito = statementsOfRole(idOf(stack.statusApi.role)).filter((s) =>
+      JSON.stringify(s.Action).includes('cognito'),
+    );
+    expect(cognito).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'cognito-idp:ListUsers',
+        Resource: { 'Fn::GetAtt': [idOf(stack.signIn.userPool), 'Arn'] },
+      },
+    ]);
+  });
+
   it('publishes the pools and the app for the app and the CLI', () => {
     expect(outputs[STACK_OUTPUTS.userPoolId]?.Value).toEqual({ Ref: idOf(stack.signIn.userPool) });
     expect(outputs[STACK_OUTPUTS.userPoolClientId]?.Value).toEqual({ Ref: idOf(stack.signIn.client) });

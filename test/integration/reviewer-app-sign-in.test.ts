@@ -1,13 +1,17 @@
 /**
  * The reviewer app's Cognito sign-in (lambdas/app/cognito.ts, through session.ts) against the
  * emulator's user pool and identity pool: a person's name and password become temporary
- * credentials with a session token; a wrong password and an account that must first set its
- * password are refused with a reason.
+ * credentials with a session token; a wrong password is refused with a reason; in a pool that,
+ * like the stack's, requires TOTP MFA, an account an administrator created chooses its password
+ * (Cognito's policy refusals shown as Cognito words them), sets up an authenticator with a
+ * secret of its own, and later signs in with the app's code; wrong codes are refused. On moto
+ * these run through the project launcher's TOTP model (localstack/moto_cognito_mfa.py).
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { isSignInError, signIn } from '../../lambdas/app/session.js';
+import { isSignInError, type SignInStep, signIn } from '../../lambdas/app/session.js';
 import { startMotoServer } from '../../localstack/moto-server.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
+import { base32Bytes, freshCode, totp } from '../helpers/totp.js';
 
 // LocalStack's community build serves no Cognito: on that ground the pools come from a moto of
 // this file's own.
@@ -30,14 +34,26 @@ async function admin<T>(target: string, body: unknown): Promise<T> {
   return JSON.parse(text || '{}') as T;
 }
 
-async function pools() {
+/** Pools for one test; `mfa`: TOTP MFA required and email the sign-in name, as the stack's pool. */
+async function pools(mfa = false) {
   const prefix = uniquePrefix('signin');
   const { UserPool } = await admin<{ UserPool: { Id: string } }>(
     'AWSCognitoIdentityProviderService.CreateUserPool',
-    {
-      PoolName: prefix,
-    },
+    mfa
+      ? {
+          PoolName: prefix,
+          UsernameAttributes: ['email'],
+          Policies: { PasswordPolicy: { MinimumLength: 12, RequireSymbols: true } },
+        }
+      : { PoolName: prefix },
   );
+  if (mfa) {
+    await admin('AWSCognitoIdentityProviderService.SetUserPoolMfaConfig', {
+      UserPoolId: UserPool.Id,
+      MfaConfiguration: 'ON',
+      SoftwareTokenMfaConfiguration: { Enabled: true },
+    });
+  }
   const { UserPoolClient } = await admin<{ UserPoolClient: { ClientId: string } }>(
     'AWSCognitoIdentityProviderService.CreateUserPoolClient',
     {
@@ -106,7 +122,9 @@ describe('Cognito sign-in of the reviewer app', () => {
   it("turns a person's name and password into temporary credentials of the identity pool", async () => {
     const { config, user } = await pools();
     await user('ada@example.com', 'Correct-Horse-9', true);
-    const session = await signIn(config, { name: 'ada@example.com', secret: 'Correct-Horse-9' }, REGION);
+    const session = done(
+      await signIn(config, { name: 'ada@example.com', secret: 'Correct-Horse-9' }, REGION),
+    );
     expect(session.who).toBe('ada@example.com');
     const credentials = await session.credentials();
     expect(credentials.accessKeyId).toMatch(/^[A-Z0-9]{16,}$/);
@@ -123,17 +141,101 @@ describe('Cognito sign-in of the reviewer app', () => {
     } else expect(next).toBe(credentials);
   });
 
-  it('refuses a wrong password, and an account that must first set its password, saying why', async () => {
+  it('refuses a wrong password, saying why', async () => {
     const { config, user } = await pools();
     await user('bob@example.com', 'Correct-Horse-9', true);
-    await user('cy@example.com', 'Temporary-Pass-1', false);
     const wrong = await signIn(config, { name: 'bob@example.com', secret: 'wrong-Password-1' }, REGION).catch(
       (e: unknown) => e,
     );
     expect(isSignInError(wrong) && wrong.message).toBe('sign-in refused: the name or password is not right');
-    const fresh = await signIn(config, { name: 'cy@example.com', secret: 'Temporary-Pass-1' }, REGION).catch(
-      (e: unknown) => e,
+  });
+
+  it('walks a first sign-in through a new password and an authenticator of its own, then asks for its code', async () => {
+    const { config, user } = await pools(true);
+    await user('cy@example.com', 'Temporary-Pass-1!', false);
+    const first = await signIn(config, { name: 'cy@example.com', secret: 'Temporary-Pass-1!' }, REGION);
+    if (first.kind !== 'new-password') throw new Error(`expected a new password, got ${first.kind}`);
+    // Cognito's own words for a password its policy refuses (moto's wording on moto).
+    const weak = await first.answer('short').catch((e: unknown) => e);
+    expect(isSignInError(weak) && weak.message).toMatch(/^sign-in refused: .*password policy/);
+    const setup = await first.answer('Own-passw0rd-of-Cy!');
+    if (setup.kind !== 'mfa-setup') throw new Error(`expected MFA setup, got ${setup.kind}`);
+    // A secret of this person's own: 32 random bytes in base32, and the same in the key URI.
+    expect(setup.secret).toMatch(/^[A-Z2-7]{52}$/);
+    expect(base32Bytes(setup.secret)).toHaveLength(32);
+    expect(setup.uri).toBe(
+      `otpauth://totp/clause-review:cy%40example.com?secret=${setup.secret}&issuer=clause-review`,
     );
-    expect(isSignInError(fresh) && fresh.message).toMatch(/NEW_PASSWORD_REQUIRED challenge/);
+    const typo = await setup.answer('12345').catch((e: unknown) => e);
+    expect(isSignInError(typo) && typo.message).toBe(
+      'sign-in refused: enter the 6-digit code your authenticator app shows',
+    );
+    const stale = totp(base32Bytes(setup.secret), Date.now() - 120_000);
+    const mismatch = await setup.answer(stale).catch((e: unknown) => e);
+    expect(isSignInError(mismatch) && mismatch.message).toMatch(/Code mismatch/);
+    const code = await freshCode(setup.secret);
+    const session = done(await setup.answer(`${code.slice(0, 3)} ${code.slice(3)}`));
+    expect((await session.credentials()).sessionToken?.length).toBeGreaterThan(0);
+
+    // The next sign-in asks for the authenticator's code, and refuses a wrong one.
+    const again = await signIn(config, { name: 'cy@example.com', secret: 'Own-passw0rd-of-Cy!' }, REGION);
+    if (again.kind !== 'mfa-code') throw new Error(`expected an MFA code, got ${again.kind}`);
+    const wrong = await again.answer(stale).catch((e: unknown) => e);
+    expect(isSignInError(wrong) && wrong.message).toBe(
+      'sign-in refused: Invalid code or auth state for the user.',
+    );
+    const retry = await signIn(config, { name: 'cy@example.com', secret: 'Own-passw0rd-of-Cy!' }, REGION);
+    if (retry.kind !== 'mfa-code') throw new Error(`expected an MFA code, got ${retry.kind}`);
+    const later = done(await retry.answer(await freshCode(setup.secret)));
+    expect(later.who).toBe('cy@example.com');
+    expect((await later.credentials()).accessKeyId).toMatch(/^[A-Z0-9]{16,}$/);
+  });
+
+  it('asks an account with a permanent password but no authenticator to set one up, with a secret per person', async () => {
+    const { config, user } = await pools(true);
+    await user('di@example.com', 'Permanent-Pass-1!', true);
+    await user('ed@example.com', 'Permanent-Pass-2!', true);
+    const di = await signIn(config, { name: 'di@example.com', secret: 'Permanent-Pass-1!' }, REGION);
+    const ed = await signIn(config, { name: 'ed@example.com', secret: 'Permanent-Pass-2!' }, REGION);
+    if (di.kind !== 'mfa-setup' || ed.kind !== 'mfa-setup')
+      throw new Error(`expected MFA setup, got ${di.kind}, ${ed.kind}`);
+    expect(di.secret).not.toBe(ed.secret);
+    // Ed's code does not set up Di's authenticator.
+    const crossed = await di.answer(await freshCode(ed.secret)).catch((e: unknown) => e);
+    expect(isSignInError(crossed) && crossed.message).toMatch(/Code mismatch/);
+    expect(done(await di.answer(await freshCode(di.secret))).who).toBe('di@example.com');
+    // A challenge's session is used once: answering the same step again means signing in again.
+    const used = await di.answer(await freshCode(di.secret)).catch((e: unknown) => e);
+    expect(isSignInError(used) && used.message).toBe(
+      'sign-in refused: Invalid session for the user. Sign in again to start over.',
+    );
+  });
+
+  it('refuses to finish MFA_SETUP before an authenticator code was verified', async () => {
+    const { config, user } = await pools(true);
+    await user('fay@example.com', 'Permanent-Pass-3!', true);
+    const first = await admin<{ ChallengeName: string; Session: string }>(
+      'AWSCognitoIdentityProviderService.InitiateAuth',
+      {
+        AuthFlow: 'USER_PASSWORD_AUTH',
+        ClientId: config.clientId,
+        AuthParameters: { USERNAME: 'fay@example.com', PASSWORD: 'Permanent-Pass-3!' },
+      },
+    );
+    expect(first.ChallengeName).toBe('MFA_SETUP');
+    await expect(
+      admin('AWSCognitoIdentityProviderService.RespondToAuthChallenge', {
+        ClientId: config.clientId,
+        ChallengeName: 'MFA_SETUP',
+        Session: first.Session,
+        ChallengeResponses: { USERNAME: 'fay@example.com' },
+      }),
+    ).rejects.toThrow(/NotAuthorizedException/);
   });
 });
+
+/** The session of a finished sign-in; any other step fails the test. */
+function done(step: SignInStep) {
+  if (step.kind !== 'done') throw new Error(`expected to be signed in, got the ${step.kind} step`);
+  return step.session;
+}

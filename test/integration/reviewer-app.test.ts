@@ -1,8 +1,11 @@
 /**
- * The reviewer app in headless Chromium against `local up` (a real process): sign in, upload a
+ * The reviewer app in headless Chromium against `local up` (a real process): a first sign-in of
+ * an account an administrator created (a new password, then an authenticator app set up with a
+ * code computed from the secret the page shows, as the local pool requires TOTP MFA), upload a
  * contract with a `high` gate after its quote, watch clauses appear while the job runs, decide
- * its gated findings (one override, the rest approved), and download its reports; axe-core on
- * the job list, the contract view and the review view.
+ * its gated findings (one override, the rest approved; the trail names the person by email),
+ * and download its reports; axe-core on the sign-in challenges, the job list, the contract view
+ * and the review view.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -18,7 +21,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   AdminCreateUserCommand,
-  AdminSetUserPasswordCommand,
   CognitoIdentityProviderClient,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -29,6 +31,7 @@ import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { Chromium } from '../helpers/chromium.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, MEDIUM } from '../helpers/pipeline.js';
+import { freshCode } from '../helpers/totp.js';
 
 /** Held back from the other tests: 12.6 KB, a few chunks of eight clauses. */
 const CONTRACT = 'TURNKEYCAPITAL_INC_07_20_2017-EX-1_1-Strategic_Alliance_Agreement.txt';
@@ -40,10 +43,15 @@ let up: ChildProcess | undefined;
 let exited: Promise<number | null> | undefined;
 let state: LocalState;
 let browser: Chromium;
+/** The authenticator secret the first sign-in set up (Cognito ground). */
+let totpSecret = '';
 /** Who signs in: a person of the local user pool where the emulator serves Cognito, else its keys. */
 let person: { name: string; secret: string; kind: 'cognito' | 'keys' };
 
-/** A person with a permanent password in the user pool `local up` provisioned. */
+/**
+ * A person an administrator created in the user pool `local up` provisioned, with a temporary
+ * password, as Cognito makes them: the first sign-in must choose a password and set up MFA.
+ */
 async function createPerson(userPoolId: string): Promise<{ name: string; secret: string }> {
   const idp = new CognitoIdentityProviderClient({
     endpoint: inject('awsEndpoint'),
@@ -51,21 +59,14 @@ async function createPerson(userPoolId: string): Promise<{ name: string; secret:
     credentials: EMULATOR_CREDENTIALS,
   });
   const name = 'reviewer@example.com';
-  const secret = 'Reviewer-passw0rd!';
+  const secret = 'Temporary-passw0rd!';
   await idp.send(
     new AdminCreateUserCommand({
       UserPoolId: userPoolId,
       Username: name,
+      TemporaryPassword: secret,
       MessageAction: 'SUPPRESS',
       UserAttributes: [{ Name: 'email', Value: name }],
-    }),
-  );
-  await idp.send(
-    new AdminSetUserPasswordCommand({
-      UserPoolId: userPoolId,
-      Username: name,
-      Password: secret,
-      Permanent: true,
     }),
   );
   idp.destroy();
@@ -131,6 +132,47 @@ async function watch(until: (s: { status: string; received: number }) => boolean
   }
 }
 
+/**
+ * The first sign-in's challenges, by keyboard: choose a password (a mismatch is announced
+ * first), then set up the authenticator with the secret the page shows, a wrong code refused
+ * first; axe-core on both steps.
+ */
+async function firstSignIn(): Promise<void> {
+  await browser.waitForSelector('[data-challenge="new-password"]');
+  expect(await browser.evaluate('document.activeElement?.id')).toBe('ch-title');
+  await browser.press('Tab');
+  expect(await browser.evaluate('document.activeElement?.id')).toBe('np-password');
+  expect(await browser.seriousA11yViolations(), 'new password').toEqual([]);
+  await browser.type('#np-password', 'Own-Reviewer-passw0rd!');
+  await browser.type('#np-confirm', 'Own-Reviewer-passw0rd?');
+  await browser.press('Enter');
+  await browser.waitFor(
+    `/not the same/.test(document.querySelector('[aria-live] [role=alert]')?.textContent ?? '')`,
+  );
+  await browser.evaluate(`document.querySelector('#np-confirm').value = ''`);
+  await browser.type('#np-confirm', 'Own-Reviewer-passw0rd!');
+  await browser.press('Enter');
+  await browser.waitForSelector('[data-challenge="mfa-setup"]');
+  expect(await browser.evaluate('document.activeElement?.id')).toBe('ch-title');
+  expect(await browser.seriousA11yViolations(), 'authenticator setup').toEqual([]);
+  const secret = (
+    await browser.evaluate<string>(`document.querySelector('#mfa-secret').textContent`)
+  ).replace(/ /g, '');
+  expect(secret).toMatch(/^[A-Z2-7]{52}$/);
+  totpSecret = secret;
+  expect(await browser.evaluate(`document.querySelector('#mfa-uri').getAttribute('href')`)).toBe(
+    `otpauth://totp/clause-review:${encodeURIComponent(person.name)}?secret=${secret}&issuer=clause-review`,
+  );
+  await browser.type('#mfa-setup-code', '000000');
+  await browser.press('Enter');
+  await browser.waitFor(
+    `/Code mismatch/.test(document.querySelector('[aria-live] [role=alert]')?.textContent ?? '')`,
+  );
+  await browser.evaluate(`document.querySelector('#mfa-setup-code').value = ''`);
+  await browser.type('#mfa-setup-code', await freshCode(secret));
+  await browser.press('Enter');
+}
+
 describe('the reviewer app on local up', () => {
   it('prints appUrl beside apiUrl and serves the app with its configuration and security headers', async () => {
     expect(state.appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -167,6 +209,7 @@ describe('the reviewer app on local up', () => {
     await browser.type('#si-name', person.name);
     await browser.type('#si-secret', person.secret);
     await browser.press('Enter');
+    if (person.kind === 'cognito') await firstSignIn();
     await browser.waitFor(`document.querySelector('h1')?.textContent === 'Your jobs'`);
     await browser.waitFor(
       `/job/.test(document.querySelector('main p.muted, main .error')?.textContent ?? '')`,
@@ -236,8 +279,8 @@ describe('the reviewer app on local up', () => {
       first,
       'override',
       '1',
-      // Who decided: the signed-in person's Cognito identity, not the role session they share.
-      expect.stringMatching(person.kind === 'cognito' ? /^cognito-identity:us-east-1:[0-9a-f-]+$/ : /test$/),
+      // Who decided: the signed-in person's email from the user pool, not the role session they share.
+      person.kind === 'cognito' ? person.name : expect.stringMatching(/test$/),
       expect.any(String),
       'market-standard cap',
     ]);
@@ -248,7 +291,7 @@ describe('the reviewer app on local up', () => {
     // The contract now shows the clauses as decided: the overridden finding says so.
     const clauseId = first.split('/')[0] ?? '';
     await browser.waitFor(
-      `/overridden by ${person.kind === 'cognito' ? 'cognito-identity:' : 'arn:'}/.test(document.querySelector('#clause-${clauseId}')?.textContent ?? '')`,
+      `/overridden by ${person.kind === 'cognito' ? person.name : 'arn:'}/.test(document.querySelector('#clause-${clauseId}')?.textContent ?? '')`,
     );
     const links = await browser.evaluate<Record<string, string>>(
       `Object.fromEntries([...document.querySelectorAll('a.download')].map((a) => [a.dataset.file, a.href]))`,
@@ -290,6 +333,25 @@ describe('the reviewer app on local up', () => {
     const target = process.env.REVIEWER_APP_SCREENSHOT;
     if (target) writeFileSync(join(PROJECT_ROOT, target), shot);
   }, 420_000);
+
+  it("signs out, and the next sign-in asks for the authenticator's code", async () => {
+    if (person.kind !== 'cognito') return;
+    await browser.click('nav button.link');
+    await browser.waitForSelector('#si-name');
+    await browser.type('#si-name', person.name);
+    await browser.type('#si-secret', 'Own-Reviewer-passw0rd!');
+    await browser.press('Enter');
+    await browser.waitForSelector('[data-challenge="mfa-code"]');
+    expect(await browser.evaluate('document.activeElement?.id')).toBe('ch-title');
+    expect(await browser.seriousA11yViolations(), 'authenticator code').toEqual([]);
+    await browser.type('#mfa-code', await freshCode(totpSecret));
+    await browser.press('Enter');
+    // Signed in again, on the page the hash names (the job the last test left open).
+    await browser.waitFor(
+      `/Signed in as reviewer@example\\.com/.test(document.querySelector('nav .who')?.textContent ?? '')`,
+    );
+    expect(await browser.evaluate('location.hash')).toMatch(/^#\/jobs\/j-/);
+  });
 
   it('pauses, resumes and cancels a running job from its page', async () => {
     await browser.evaluate(`location.hash = '#/new'`);

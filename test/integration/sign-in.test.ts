@@ -1,6 +1,7 @@
 /**
  * Sign-in for people on the local ground: the user pool and identity pool `local up`
- * provisions, people created and signed in through the real Cognito SDK clients, temporary
+ * provisions, people created and signed in through the real Cognito SDK clients (a new password,
+ * then an authenticator set up, as the pool requires TOTP MFA), temporary
  * credentials from the identity pool, and the status API called with them, signed with SigV4
  * as the CLI signs. Every signed-in person signs with a session of the same role, yet each sees
  * only their own jobs; a member of the administrators group sees everyone's.
@@ -16,9 +17,11 @@ import {
 import {
   AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
+  AssociateSoftwareTokenCommand,
   CognitoIdentityProviderClient,
   InitiateAuthCommand,
   RespondToAuthChallengeCommand,
+  VerifySoftwareTokenCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
@@ -41,6 +44,7 @@ import {
 } from '../../localstack/sign-in.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
+import { freshCode } from '../helpers/totp.js';
 
 interface Person {
   readonly email: string;
@@ -122,12 +126,29 @@ async function createAndSignIn(email: string, groups: string[] = []): Promise<st
     }),
   );
   expect(first.ChallengeName).toBe('NEW_PASSWORD_REQUIRED');
-  const done = await idp.send(
+  const setup = await idp.send(
     new RespondToAuthChallengeCommand({
       ClientId: signIn.userPoolClientId,
       ChallengeName: 'NEW_PASSWORD_REQUIRED',
       Session: first.Session,
       ChallengeResponses: { USERNAME: email, NEW_PASSWORD: `Own-${email}-passw0rd!` },
+    }),
+  );
+  // The pool requires TOTP MFA, as the stack's does: the person sets up an authenticator.
+  expect(setup.ChallengeName).toBe('MFA_SETUP');
+  const token = await idp.send(new AssociateSoftwareTokenCommand({ Session: setup.Session }));
+  const verified = await idp.send(
+    new VerifySoftwareTokenCommand({
+      Session: token.Session,
+      UserCode: await freshCode(token.SecretCode ?? ''),
+    }),
+  );
+  const done = await idp.send(
+    new RespondToAuthChallengeCommand({
+      ClientId: signIn.userPoolClientId,
+      ChallengeName: 'MFA_SETUP',
+      Session: verified.Session,
+      ChallengeResponses: { USERNAME: email },
     }),
   );
   const idToken = done.AuthenticationResult?.IdToken;

@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { COGNITO_OWNER_PREFIX, mayActOn, ownerNamesOf, ownerOf } from '../../lambdas/api/access.js';
 import { callerOf, type IamAuthorizerContext } from '../../lambdas/api/caller.js';
 import { configureApi, handler } from '../../lambdas/api/handler.js';
+import { userPoolSignInOf } from '../../lambdas/api/people.js';
 import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -44,6 +45,29 @@ describe('callerOf', () => {
       userId: 'AROAEXAMPLE:CognitoIdentityCredentials',
       cognitoIdentityId: ANNA,
     });
+  });
+
+  it('reads the user pool sign-in (pool and sub) behind a Cognito caller from its amr', () => {
+    const provider = 'cognito-idp.us-east-1.amazonaws.com/us-east-1_AbC123';
+    const sub = '8f1c2a4e-0b7d-4c1e-9a55-3d2f6e7b8c90';
+    expect(
+      callerOf(
+        cognitoContext(ANNA, SIGNED_IN, ['authenticated', provider, `${provider}:CognitoSignIn:${sub}`]),
+      ),
+    ).toEqual({
+      arn: SIGNED_IN,
+      userId: 'AROAEXAMPLE:CognitoIdentityCredentials',
+      cognitoIdentityId: ANNA,
+      userPoolSignIn: { userPoolId: 'us-east-1_AbC123', sub },
+    });
+    // A REST API's cognitoAuthenticationProvider carries the same entries, comma-separated.
+    expect(userPoolSignInOf(`${provider},${provider}:CognitoSignIn:${sub}`)).toEqual({
+      userPoolId: 'us-east-1_AbC123',
+      sub,
+    });
+    expect(userPoolSignInOf([provider, 'graph.facebook.com'])).toBeUndefined();
+    expect(userPoolSignInOf([`${provider}:CognitoSignIn:not a sub`])).toBeUndefined();
+    expect(userPoolSignInOf(null)).toBeUndefined();
   });
 
   it('admits no unauthenticated (guest) Cognito identity and no caller without an ARN', () => {

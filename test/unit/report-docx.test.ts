@@ -306,5 +306,17 @@ describe('a clause’s comment', () => {
     expect(lines[4]).toBe(
       `Reviewer: ${CATEGORIES[0]?.name} overridden (score 3 → 1) by arn:aws:iam::1:user/counsel at 2026-03-01T09:00:00.000Z: “market-standard cap”`,
     );
+    // A person signed in through the user pool is named by email, beside their identity.
+    const byPerson: ReportClause = {
+      ...clause,
+      findings: clause.findings.map((f) =>
+        f.review
+          ? { ...f, review: { ...f.review, by: 'cognito-identity:us-east-1:ab', byName: 'anna@example.com' } }
+          : f,
+      ),
+    };
+    expect(commentParagraphs(report, byPerson)[4]).toBe(
+      `Reviewer: ${CATEGORIES[0]?.name} overridden (score 3 → 1) by anna@example.com (cognito-identity:us-east-1:ab) at 2026-03-01T09:00:00.000Z: “market-standard cap”`,
+    );
   });
 });

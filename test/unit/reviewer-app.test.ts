@@ -7,9 +7,11 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppApi, isAppApiError } from '../../lambdas/app/api.js';
 import { facets, matches, money, segments } from '../../lambdas/app/clauses.js';
+import { totpUri } from '../../lambdas/app/cognito.js';
 import { isAppConfigError, readAppConfig } from '../../lambdas/app/config.js';
 import { isSignInError, signIn } from '../../lambdas/app/session.js';
 import { WebSha256 } from '../../lambdas/app/sha256-web.js';
+import { groupedSecret } from '../../lambdas/app/views/sign-in-challenge.js';
 import type { ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
 import { localAppConfig } from '../../localstack/runtime/local-app.js';
@@ -158,10 +160,18 @@ describe('readAppConfig and signIn', () => {
     });
   });
 
+  it('shows an authenticator secret in groups of four, and as a key URI naming the account', () => {
+    expect(groupedSecret('JBSWY3DPEHPK3PXPJBSWY3DPEH')).toBe('JBSW Y3DP EHPK 3PXP JBSW Y3DP EH');
+    expect(totpUri('JBSWY3DPEHPK3PXP', 'o’neill+cr@example.com')).toBe(
+      'otpauth://totp/clause-review:o%E2%80%99neill%2Bcr%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=clause-review',
+    );
+  });
+
   it('signs in with a key pair held in memory, and refuses an empty field', async () => {
-    const session = await signIn({ kind: 'keys' }, { name: ' test ', secret: 'test' });
-    expect(session.who).toBe('test');
-    expect(await session.credentials()).toEqual({ accessKeyId: 'test', secretAccessKey: 'test' });
+    const step = await signIn({ kind: 'keys' }, { name: ' test ', secret: 'test' });
+    if (step.kind !== 'done') throw new Error(`a key pair signs in at once, not with ${step.kind}`);
+    expect(step.session.who).toBe('test');
+    expect(await step.session.credentials()).toEqual({ accessKeyId: 'test', secretAccessKey: 'test' });
     const refused = await signIn({ kind: 'keys' }, { name: 'test', secret: '' }).catch((e: unknown) => e);
     expect(isSignInError(refused) && refused.message).toMatch(/secret access key/);
   });

@@ -21,7 +21,7 @@ function clauseElement(clause: ReportClause): HTMLElement {
       'li',
       {},
       h('strong', {}, `${human(f.category)} (score ${f.score ?? '–'})`),
-      f.review ? ` · ${f.review.decision} by ${f.review.by ?? 'the deadline'}` : '',
+      f.review ? ` · ${f.review.decision} by ${f.review.byName ?? f.review.by ?? 'the deadline'}` : '',
       h('div', {}, f.rationale),
       h('div', { class: 'muted small' }, `Analysts: ${f.analysts.join(', ')}`),
     ),

@@ -76,7 +76,7 @@ function findingItem(jobId: string, f: Listed, api: AppApi, open: boolean, done:
       ? h(
           'p',
           { class: 'decided' },
-          `Decided: ${f.decision.verdict}${f.decision.score !== undefined ? ` (score ${f.decision.score})` : ''} by ${f.decision.by} `,
+          `Decided: ${f.decision.verdict}${f.decision.score !== undefined ? ` (score ${f.decision.score})` : ''} by ${f.decision.byName ?? f.decision.by} `,
           when(f.decision.at),
         )
       : null,
@@ -120,7 +120,7 @@ function trail(view: FindingsView): HTMLElement {
                 h('td', {}, f.id),
                 h('td', {}, f.decision?.verdict ?? ''),
                 h('td', {}, f.decision?.score === undefined ? '' : String(f.decision.score)),
-                h('td', {}, f.decision?.by ?? ''),
+                h('td', {}, f.decision?.byName ?? f.decision?.by ?? ''),
                 h('td', {}, when(f.decision?.at)),
                 h('td', {}, f.decision?.note ?? ''),
               ),

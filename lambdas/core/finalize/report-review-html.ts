@@ -27,6 +27,12 @@ const OPEN_TRAIL_ROWS = 12;
 
 const score = (n: number) => `${n} · ${SCORE_LABEL[n] ?? ''}`;
 
+/** Who decided: the person's email or user name where known, beside the principal the trail keeps. */
+function decider(by: string | undefined, byName: string | undefined): string {
+  const principal = `<code>${escapeHtml(by)}</code>`;
+  return byName ? `${escapeHtml(byName)} (${principal})` : principal;
+}
+
 /** The decision line under a gated finding. */
 export function findingReviewHtml(review: FindingReview): string {
   const label = DECISION_LABEL[review.decision];
@@ -39,9 +45,10 @@ export function findingReviewHtml(review: FindingReview): string {
     review.decidedScore === review.modelScore
       ? `score ${escapeHtml(score(review.decidedScore))}`
       : `score ${escapeHtml(score(review.modelScore))} → ${escapeHtml(score(review.decidedScore))}`;
-  return `<p class="rv rv-${review.decision}"><strong>${label}</strong> (${change}) by <code>${escapeHtml(
+  return `<p class="rv rv-${review.decision}"><strong>${label}</strong> (${change}) by ${decider(
     review.by,
-  )}</code> at ${escapeHtml(review.at?.replace('T', ' '))}${review.note ? `: “${escapeHtml(review.note)}”` : ''}</p>`;
+    review.byName,
+  )} at ${escapeHtml(review.at?.replace('T', ' '))}${review.note ? `: “${escapeHtml(review.note)}”` : ''}</p>`;
 }
 
 /** The panel's risk beside a clause whose risk the decisions changed. */
@@ -66,7 +73,7 @@ export function renderReviewSection(report: Report): string {
     (d) =>
       `<tr><td>${escapeHtml(d.at.replace('T', ' '))}</td><td><code>${escapeHtml(d.findingId)}</code></td><td>${escapeHtml(
         d.verdict,
-      )}${d.score !== undefined ? ` ${escapeHtml(d.score)}` : ''}</td><td><code>${escapeHtml(d.by)}</code></td><td>${escapeHtml(
+      )}${d.score !== undefined ? ` ${escapeHtml(d.score)}` : ''}</td><td>${decider(d.by, d.byName)}</td><td>${escapeHtml(
         d.note ?? '',
       )}</td></tr>`,
   );

@@ -28,6 +28,8 @@ export interface FindingReview {
   /** The score the report uses: the panel's, the reviewer's override, or 0 when rejected. */
   readonly decidedScore: number;
   readonly by?: string;
+  /** The deciding person's email or user name, when they signed in through the user pool. */
+  readonly byName?: string;
   readonly at?: string;
   readonly note?: string;
 }
@@ -38,6 +40,8 @@ export interface ReportDecision {
   readonly verdict: 'approve' | 'override' | 'reject';
   readonly score?: number;
   readonly by: string;
+  /** The deciding person's email or user name, when they signed in through the user pool. */
+  readonly byName?: string;
   readonly at: string;
   readonly note?: string;
 }

@@ -13,8 +13,10 @@ export interface Decision {
   readonly verdict: Verdict;
   /** The score the reviewer set (override), else absent. */
   readonly score?: Score;
-  /** The deciding principal (an IAM ARN). */
+  /** The deciding principal (an IAM ARN, or `cognito-identity:<identity id>`). */
   readonly by: string;
+  /** The deciding person's email or user name, when they signed in through the user pool. */
+  readonly byName?: string;
   /** When it was recorded (ISO). */
   readonly at: string;
   readonly note?: string;

@@ -63,7 +63,7 @@ export async function readHeldFindings(
 /** A finding as `findings` lists it: what the panel found, whether the gate holds it, and the decision in force. */
 export type ListedFinding = GatedFinding & {
   readonly gated: boolean;
-  readonly decision?: Pick<Decision, 'verdict' | 'score' | 'by' | 'at' | 'note'>;
+  readonly decision?: Pick<Decision, 'verdict' | 'score' | 'by' | 'byName' | 'at' | 'note'>;
 };
 
 /** What `findings` answers. */
@@ -116,7 +116,18 @@ export async function listFindings(job: Job, deps: ReviewDeps, gatedOnly = false
       return {
         ...finding,
         gated,
-        ...(d ? { decision: { verdict: d.verdict, score: d.score, by: d.by, at: d.at, note: d.note } } : {}),
+        ...(d
+          ? {
+              decision: {
+                verdict: d.verdict,
+                score: d.score,
+                by: d.by,
+                byName: d.byName,
+                at: d.at,
+                note: d.note,
+              },
+            }
+          : {}),
       };
     });
   return {
@@ -153,7 +164,7 @@ export const MAX_NOTE_CHARS = 2000;
 
 /**
  * Records a reviewer's decisions on a job awaiting review, appended to its trail with the
- * deciding principal and the time. When every gated finding has a decision, the review
+ * deciding principal (and the person's name, `byName`, when known) and the time. When every gated finding has a decision, the review
  * closes (once, whoever gets there first) and finalize is sent.
  * @throws HoldStateError when the job is not awaiting review, or its review has closed
  * @throws DecisionError for an unknown finding, or a score missing, out of 0–3, or not asked for
@@ -163,6 +174,7 @@ export async function decide(
   request: DecisionRequest,
   by: string,
   deps: ReviewDeps,
+  byName?: string,
 ): Promise<DecisionOutcome> {
   const now = deps.now ?? Date.now;
   if (job.status !== 'awaiting_review' || job.reviewCompletedAt || job.reviewExpiredAt) {
@@ -184,6 +196,7 @@ export async function decide(
     verdict: request.verdict,
     ...(score !== undefined ? { score } : {}),
     by,
+    ...(byName ? { byName } : {}),
     at,
     ...(note ? { note } : {}),
   }));

@@ -32,7 +32,8 @@ function decisionLine(name: string, r: FindingReview): string {
     return `Reviewer: ${name} ${DECISION_WORDS.unreviewed}; the panel's score ${r.modelScore} stands.`;
   const score =
     r.decidedScore === r.modelScore ? `score ${r.decidedScore}` : `score ${r.modelScore} → ${r.decidedScore}`;
-  return `Reviewer: ${name} ${DECISION_WORDS[r.decision]} (${score})${r.by ? ` by ${r.by}` : ''}${r.at ? ` at ${r.at}` : ''}${r.note ? `: “${r.note}”` : ''}`;
+  const who = r.byName ? `${r.byName}${r.by ? ` (${r.by})` : ''}` : r.by;
+  return `Reviewer: ${name} ${DECISION_WORDS[r.decision]} (${score})${who ? ` by ${who}` : ''}${r.at ? ` at ${r.at}` : ''}${r.note ? `: “${r.note}”` : ''}`;
 }
 
 /** The paragraphs of a clause's comment. */

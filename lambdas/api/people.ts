@@ -1,0 +1,84 @@
+/**
+ * Who a person signed in through the stack's user pool is, for the decision trail: their email
+ * (or user name) rather than the Cognito identity id their jobs are owned by.
+ *
+ * A request signed with identity-pool credentials names the user pool sign-in behind them: in
+ * an HTTP API's IAM authorizer context, `cognitoIdentity.amr` holds `authenticated`, the
+ * provider (`cognito-idp.<region>.amazonaws.com/<poolId>`) and
+ * `cognito-idp.<region>.amazonaws.com/<poolId>:CognitoSignIn:<sub>`
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html);
+ * a REST API's `$context.identity.cognitoAuthenticationProvider` carries the same
+ * `…:CognitoSignIn:<sub>` entry
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html).
+ * The `sub` is the user pool's permanent id of the person; ListUsers with the filter
+ * `sub = "<sub>"` finds them
+ * (https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_ListUsers.html).
+ */
+import {
+  type CognitoIdentityProviderClient,
+  ListUsersCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import type { Principal } from './access.js';
+
+/** A user pool sign-in: the pool and the person's `sub` in it. */
+export interface UserPoolSignIn {
+  readonly userPoolId: string;
+  readonly sub: string;
+}
+
+const SIGN_IN =
+  /^cognito-idp\.[a-z0-9-]+\.amazonaws\.com\/([\w-]+_[0-9A-Za-z]+):CognitoSignIn:([0-9a-fA-F-]{1,128})$/;
+
+/**
+ * The user pool sign-in an `amr` list (or a `cognitoAuthenticationProvider` string, whose
+ * comma-separated parts are the same entries) names, or undefined.
+ *
+ * @example
+ * userPoolSignInOf(['authenticated', 'cognito-idp.us-east-1.amazonaws.com/us-east-1_Ab1',
+ *   'cognito-idp.us-east-1.amazonaws.com/us-east-1_Ab1:CognitoSignIn:1f2e…']);
+ * // { userPoolId: 'us-east-1_Ab1', sub: '1f2e…' }
+ */
+export function userPoolSignInOf(
+  amr: readonly string[] | string | null | undefined,
+): UserPoolSignIn | undefined {
+  const entries = typeof amr === 'string' ? amr.split(',') : (amr ?? []);
+  for (const entry of entries) {
+    const m = SIGN_IN.exec(entry.trim());
+    if (m) return { userPoolId: m[1] ?? '', sub: m[2] ?? '' };
+  }
+  return undefined;
+}
+
+/** The label of the person behind a caller, or undefined when there is none to give. */
+export type PersonLabels = (caller: Principal) => Promise<string | undefined>;
+
+/**
+ * Labels from the stack's user pool: the email of the person whose `sub` signed the request,
+ * else their user name; undefined for a caller of another pool or none, and when the pool does
+ * not answer (the trail then names the identity, as before). Answers are kept: a `sub` never
+ * changes hands.
+ */
+export function userPoolLabels(
+  idp: CognitoIdentityProviderClient,
+  userPoolId: string,
+  log: (message: string, error: unknown) => void = () => {},
+): PersonLabels {
+  const known = new Map<string, string | undefined>();
+  return async (caller) => {
+    const signIn = caller.userPoolSignIn;
+    if (!signIn || signIn.userPoolId !== userPoolId) return undefined;
+    if (known.has(signIn.sub)) return known.get(signIn.sub);
+    try {
+      const r = await idp.send(
+        new ListUsersCommand({ UserPoolId: userPoolId, Filter: `sub = "${signIn.sub}"`, Limit: 1 }),
+      );
+      const user = r.Users?.[0];
+      const label = user?.Attributes?.find((a) => a.Name === 'email')?.Value ?? user?.Username;
+      known.set(signIn.sub, label);
+      return label;
+    } catch (error) {
+      log(`could not look up user ${signIn.sub} in ${userPoolId}`, error);
+      return undefined;
+    }
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The status API's labels for deciders (lambdas/api/people.ts) against the emulator's user
+ * pool through the real SDK client: the `sub` of a caller's user pool sign-in becomes the
+ * person's email (or user name where the pool keeps no email); a caller of another pool, an
+ * unknown `sub` and a pool that cannot be reached give no label, so the trail names the identity.
+ */
+import {
+  AdminCreateUserCommand,
+  AdminGetUserCommand,
+  CognitoIdentityProviderClient,
+  CreateUserPoolCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { Principal } from '../../lambdas/api/access.js';
+import { userPoolLabels } from '../../lambdas/api/people.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { startMotoServer } from '../../localstack/moto-server.js';
+import { uniquePrefix } from '../helpers/local-aws.js';
+
+// LocalStack's community build serves no Cognito: on that ground the pool comes from a moto of
+// this file's own.
+const own = inject('awsEmulator') === 'moto' ? undefined : await startMotoServer();
+const endpoint = own?.endpoint ?? inject('awsEndpoint');
+const idp = new CognitoIdentityProviderClient({
+  endpoint,
+  region: LOCAL_REGION,
+  credentials: EMULATOR_CREDENTIALS,
+});
+afterAll(async () => {
+  idp.destroy();
+  await own?.stop();
+});
+
+async function pool(emailNames: boolean): Promise<string> {
+  const r = await idp.send(
+    new CreateUserPoolCommand({
+      PoolName: uniquePrefix('people'),
+      ...(emailNames ? { UsernameAttributes: ['email'] } : {}),
+    }),
+  );
+  return r.UserPool?.Id ?? '';
+}
+
+/** Creates a person and answers their `sub`. */
+async function person(userPoolId: string, username: string, email?: string): Promise<string> {
+  await idp.send(
+    new AdminCreateUserCommand({
+      UserPoolId: userPoolId,
+      Username: username,
+      MessageAction: 'SUPPRESS',
+      ...(email ? { UserAttributes: [{ Name: 'email', Value: email }] } : {}),
+    }),
+  );
+  const user = await idp.send(new AdminGetUserCommand({ UserPoolId: userPoolId, Username: username }));
+  return user.UserAttributes?.find((a) => a.Name === 'sub')?.Value ?? '';
+}
+
+const caller = (userPoolId: string, sub: string): Principal => ({
+  arn: 'arn:aws:sts::123456789012:assumed-role/Reviewer/CognitoIdentityCredentials',
+  cognitoIdentityId: 'us-east-1:11111111-1111-1111-1111-111111111111',
+  userPoolSignIn: { userPoolId, sub },
+});
+
+describe("the status API's labels for deciders", () => {
+  it('names a person by the email their user pool holds, else by user name, from the sub they signed in with', async () => {
+    const people = await pool(true);
+    const ada = await person(people, 'ada@example.com');
+    const names = await pool(false);
+    const bob = await person(names, 'bob');
+    expect(ada).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await userPoolLabels(idp, people)(caller(people, ada))).toBe('ada@example.com');
+    expect(await userPoolLabels(idp, names)(caller(names, bob))).toBe('bob');
+  });
+
+  it('gives no label for another pool, an unknown sub, a caller without a sign-in, or a pool it cannot read', async () => {
+    const people = await pool(true);
+    const ada = await person(people, 'ada@example.com');
+    const labels = userPoolLabels(idp, people);
+    expect(await labels(caller('us-east-1_Other1', ada))).toBeUndefined();
+    expect(await labels(caller(people, '00000000-0000-4000-8000-000000000000'))).toBeUndefined();
+    expect(await labels({ arn: 'arn:aws:iam::123456789012:user/alice' })).toBeUndefined();
+    const logged: string[] = [];
+    const missing = userPoolLabels(idp, 'us-east-1_Gone99', (m) => logged.push(m));
+    expect(await missing(caller('us-east-1_Gone99', ada))).toBeUndefined();
+    expect(logged).toEqual([`could not look up user ${ada} in us-east-1_Gone99`]);
+  });
+});
