@@ -1,0 +1,27 @@
+export {
+  DocumentUnreadableError,
+  InvalidJobRequestError,
+  isDocumentUnreadableError,
+  isInvalidJobRequestError,
+  isJobConflictError,
+  isJobNotFoundError,
+  isJobRequestError,
+  JobConflictError,
+  JobNotFoundError,
+  JobRequestError,
+} from './errors.js';
+export {
+  type Actor,
+  JOB_ID,
+  JobDesk,
+  type JobDeskDeps,
+  SUBMISSION_ID,
+  type Submission,
+} from './job-desk.js';
+export { type JobView, type JobViewStatus, jobView, queuedView, type ReportLinks } from './job-view.js';
+export {
+  readSubmission,
+  type SubmitRequest,
+  type SubmittedOptions,
+  submitRequestSchema,
+} from './submission.js';
