@@ -11,6 +11,8 @@ import {
   JobDesk,
   type JobDeskDeps,
   type JobView,
+  type QuoteView,
+  quoteRequest,
   type ReportLinks,
   type Submission,
 } from '../core/jobs/index.js';
@@ -27,6 +29,8 @@ export {
   JOB_ID,
   type JobView,
   type JobViewStatus as ApiJobStatus,
+  type QuoteRequest,
+  type QuoteView,
   type ReportLinks,
   SUBMISSION_ID,
   type Submission,
@@ -53,7 +57,7 @@ export async function refusals<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The job routes: submit, status, cancel, report, and the job an id names for the other routes. */
+/** The job routes: submit, quote, status, cancel, report, and the job an id names for the other routes. */
 export class JobsApi {
   private readonly desk: JobDesk;
 
@@ -69,6 +73,14 @@ export class JobsApi {
   /** POST /jobs. @throws BadRequestError */
   submit(body: unknown, caller?: Principal): Promise<Submission> {
     return refusals(() => this.desk.submit(body, this.actor(caller)));
+  }
+
+  /**
+   * POST /quote: the document priced as intake would, with no job recorded.
+   * @throws BadRequestError, UnprocessableDocumentError
+   */
+  quote(body: unknown): Promise<QuoteView> {
+    return refusals(() => quoteRequest(body, this.deps));
   }
 
   /** GET /jobs/{id}. @throws BadRequestError, JobUnknownError */

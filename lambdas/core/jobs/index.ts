@@ -20,6 +20,14 @@ export {
 } from './job-desk.js';
 export { type JobView, type JobViewStatus, jobView, queuedView, type ReportLinks } from './job-view.js';
 export {
+  MAX_QUOTE_DOCUMENT_BYTES,
+  type QuoteDeps,
+  type QuoteRequest,
+  type QuoteView,
+  quoteRequest,
+  quoteRequestSchema,
+} from './quote-request.js';
+export {
   readSubmission,
   type SubmitRequest,
   type SubmittedOptions,

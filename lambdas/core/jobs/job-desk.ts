@@ -8,7 +8,6 @@ import {
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { PanelModels } from '../analysts/index.js';
 import { cancelJob } from '../holds/pause.js';
 import { jobIdFor } from '../intake/job-id.js';
 import { SUBMITTED_BY_METADATA } from '../intake/submitter.js';
@@ -16,6 +15,7 @@ import type { Lane } from '../model.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { InvalidJobRequestError, JobConflictError, JobNotFoundError } from './errors.js';
 import { type JobView, jobView, queuedView, type ReportLinks } from './job-view.js';
+import type { QuoteDeps } from './quote-request.js';
 import {
   parseRequest,
   readSubmission,
@@ -24,8 +24,8 @@ import {
   submittedOptions,
 } from './submission.js';
 
-/** What the job requests need. */
-export interface JobDeskDeps {
+/** What the job requests need; a quote's defaults, models and limits are intake's. */
+export interface JobDeskDeps extends QuoteDeps {
   readonly db: DynamoDBDocumentClient;
   /**
    * Signs the upload and report URLs. Its checksum calculation should be `WHEN_REQUIRED`, or
@@ -37,9 +37,6 @@ export interface JobDeskDeps {
   /** Key prefix whose uploads start a review (`incoming/`). */
   readonly intakePrefix: string;
   readonly resultsBucket: string;
-  readonly defaultLane: Lane;
-  /** Micro-dollars. */
-  readonly defaultCostLimit: number;
   readonly uploadUrlSeconds: number;
   readonly reportUrlSeconds: number;
   /** Principals who may act on every job (IAM ARNs; a role covers its sessions). @default none */
@@ -50,12 +47,6 @@ export interface JobDeskDeps {
   readonly finalizeQueueUrl: string;
   /** Prefix of the reports in the results bucket (`reports/`): held findings are kept beside them. */
   readonly resultsPrefix: string;
-  /** The configured models, which a quote prices as intake will. @default the model table's */
-  readonly models?: PanelModels;
-  /** Largest document intake reads, in bytes; a quote reads no more. @default 10 MiB */
-  readonly maxDocumentBytes?: number;
-  /** Clauses per chunk, as intake splits them. @default the chunker's */
-  readonly chunkClauses?: number;
   readonly now?: () => number;
   /** Random submission ids; injectable for tests. */
   readonly newSubmissionId?: () => string;
