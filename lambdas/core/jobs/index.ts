@@ -18,6 +18,7 @@ export {
   SUBMISSION_ID,
   type Submission,
 } from './job-desk.js';
+export { type JobListQuery, type Lister, listJobsFor } from './job-list-request.js';
 export { type JobView, type JobViewStatus, jobView, queuedView, type ReportLinks } from './job-view.js';
 export {
   MAX_QUOTE_DOCUMENT_BYTES,
@@ -28,6 +29,7 @@ export {
   quoteRequestSchema,
 } from './quote-request.js';
 export {
+  parseRequest,
   readSubmission,
   type SubmitRequest,
   type SubmittedOptions,
