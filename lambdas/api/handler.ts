@@ -9,7 +9,13 @@ import { clientConfig } from '../shared/aws-clients.js';
 import { panelModelsOf } from '../shared/config.js';
 import { callerOf, type IamAuthorizerContext } from './caller.js';
 import { loadApiConfig } from './config.js';
-import { BadRequestError, isApiError, isBadRequestError, PayloadTooLargeError } from './errors.js';
+import {
+  BadRequestError,
+  isApiError,
+  isBadRequestError,
+  isUnprocessableDocumentError,
+  PayloadTooLargeError,
+} from './errors.js';
 import { HoldsApi } from './holds-api.js';
 import { JobsApi, type JobsApiDeps } from './jobs-api.js';
 import { maxBodyBytes } from './limits.js';
@@ -154,6 +160,7 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
         error: error.name,
         message: error.message,
         ...(isBadRequestError(error) && error.issues.length > 0 ? { issues: error.issues } : {}),
+        ...(isUnprocessableDocumentError(error) ? { reason: error.reason } : {}),
       });
     }
     logger.error('failed', { route: r.name, error: error as Error });

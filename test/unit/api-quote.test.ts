@@ -150,6 +150,10 @@ describe('POST /quote', () => {
     const big = await quote({ document: Buffer.alloc(MAX_QUOTE_DOCUMENT_BYTES + 1, 'a').toString('base64') });
     expect(big.status).toBe(422);
     expect(big.body.message).toMatch(/at most 3145728 .*POST \/jobs/);
+    // The reason rides in the answer: the reviewer app lets a file too large to quote go on to intake.
+    expect(big.body.reason).toBe('too-large');
+    expect(binary.body.reason).not.toBe('too-large');
+    expect(binary.body.reason).toEqual(expect.any(String));
     const over = await post('/quote', ' '.repeat(MAX_QUOTE_BODY_BYTES + 1));
     expect(over.status).toBe(413);
     expect(ddb.calls()).toHaveLength(0);

@@ -3,7 +3,7 @@
  * the review. The quote is POST /quote: the document goes with the options, the API reads and
  * prices it as intake will, and no job is recorded.
  */
-import { base64Of, type JobView, type SubmitRequest, uploadDocument } from '../api.js';
+import { base64Of, isAppApiError, type JobView, type SubmitRequest, uploadDocument } from '../api.js';
 import { announce, errorBox, h } from '../dom.js';
 import type { View, ViewContext } from './context.js';
 
@@ -129,6 +129,15 @@ function requestOf(f: UploadForm, file: File): SubmitRequest {
   };
 }
 
+/** True when POST /quote refused the file for its size alone: intake reads larger files. */
+function tooLargeToQuote(error: unknown): boolean {
+  return (
+    isAppApiError(error) &&
+    error.status === 422 &&
+    (error.context.body as { reason?: string })?.reason === 'too-large'
+  );
+}
+
 /** The upload form with its quote and start buttons. */
 export function uploadView(ctx: ViewContext): View {
   const f = buildForm(ctx);
@@ -180,6 +189,17 @@ export function uploadView(ctx: ViewContext): View {
       announce(`Quote ready: $${quote.expectedUsd.toFixed(2)} expected.`);
     } catch (error) {
       quoteOut.replaceChildren(errorBox(error));
+      if (tooLargeToQuote(error)) {
+        // Intake still quotes it when it arrives, and refuses a ceiling below the quote.
+        quoteOut.dataset.expected = 'at intake';
+        quoteOut.append(
+          h(
+            'p',
+            {},
+            'You can still start the review: the ceiling is checked against the quote before any call.',
+          ),
+        );
+      }
     } finally {
       busy(false);
     }
