@@ -1,6 +1,7 @@
 /**
  * POST /quote through the status API's handler: the document priced as intake prices it, with
- * no job recorded (no DynamoDB or S3 command at all), and each refusal with its status.
+ * no job recorded (no DynamoDB or S3 command at all), and each refusal with its status; and the
+ * core's job requests the handler calls (errors, the caller as the core takes it, decisions).
  */
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -18,6 +19,7 @@ import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { selectAnalysts, withModels } from '../../lambdas/core/analysts/index.js';
 import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
+import { readDecisionRequest } from '../../lambdas/core/holds/decision-request.js';
 import { quoteJob } from '../../lambdas/core/intake/quote.js';
 import {
   DocumentUnreadableError,
@@ -171,6 +173,45 @@ describe('POST /quote', () => {
     expect((await post('/jobs', padded)).status).toBe(413);
   });
 });
+
+describe('a decision body', () => {
+  it('is read into the request decide takes: named findings, or every undecided one', () => {
+    expect(readDecisionRequest({ findings: ['c-1/liability'], verdict: 'approve' })).toEqual({
+      findings: ['c-1/liability'],
+      verdict: 'approve',
+    });
+    expect(readDecisionRequest({ allUndecided: true, verdict: 'override', score: 1, note: 'ok' })).toEqual({
+      findings: 'all-undecided',
+      verdict: 'override',
+      score: 1,
+      note: 'ok',
+    });
+    const both = errorOf(() =>
+      readDecisionRequest({ findings: ['a/b'], allUndecided: true, verdict: 'approve' }),
+    );
+    expect(isInvalidJobRequestError(both) && both.message).toMatch(
+      /^invalid decision: give either 'findings'/,
+    );
+    const extra = errorOf(() => readDecisionRequest({ allUndecided: true, verdict: 'approve', by: 'me' }));
+    expect(isInvalidJobRequestError(extra) && extra.issues).toEqual([expect.stringMatching(/by/)]);
+  });
+
+  it('is refused with 400 through the API before any job is read', async () => {
+    const r = await post('/jobs/j-0123456789abcdef0123/decisions', JSON.stringify({ verdict: 'maybe' }));
+    expect(r.status).toBe(400);
+    expect(r.body.issues).toEqual(expect.arrayContaining([expect.stringMatching(/^verdict: /)]));
+    expect(ddb.calls()).toHaveLength(0);
+  });
+});
+
+function errorOf(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
 
 describe('the core job requests and the caller', () => {
   it('carry their context and are told apart by their guards', () => {
