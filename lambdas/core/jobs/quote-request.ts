@@ -4,7 +4,6 @@
  * recorded, nothing uploaded and nothing spent.
  */
 import { z } from 'zod';
-import type { PanelModels } from '../analysts/index.js';
 import { isDocumentRejectedError, parseDocumentBounded } from '../documents/index.js';
 import { quoteDocument } from '../intake/quote.js';
 import { DocumentUnreadableError } from './errors.js';
@@ -63,7 +62,6 @@ export interface QuoteView {
 
 /** What a quote needs: the defaults and models intake applies, and its document limits. */
 export interface QuoteDeps extends SubmitDefaults {
-  readonly models?: PanelModels;
   /** Largest document intake reads, in bytes. @default 10 MiB */
   readonly maxDocumentBytes?: number;
   /** Clauses per chunk, as intake splits them. @default the chunker's */
