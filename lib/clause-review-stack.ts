@@ -259,6 +259,7 @@ export class ClauseReviewStack extends Stack {
    * group's role is one of the API's administrators), and the app's hosting.
    */
   private peopleAndApi(props: ClauseReviewStackProps, removalPolicy: RemovalPolicy) {
+    const models = resolveModelIds(props.modelIds);
     const signIn = new ReviewerSignIn(this, 'SignIn', { removalPolicy });
     const statusApi = new StatusApi(this, 'StatusApi', {
       topology: this.topology,
@@ -266,6 +267,7 @@ export class ClauseReviewStack extends Stack {
       intakeBucket: this.documentBuckets.intakeBucket,
       resultsBucket: this.documentBuckets.resultsBucket,
       queues: this.workQueues.queues,
+      models,
       ...(props.tuning ? { tuning: props.tuning } : {}),
       ...(props.projectRoot ? { projectRoot: props.projectRoot } : {}),
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),

@@ -15,6 +15,7 @@ import type { ApiConfig } from '../lambdas/contracts.js';
 import { API_ROUTES, LANES, OWNER_INDEX, type QueueRole } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkFileExists, checkPattern, checkProjectRoot, checkRange } from './checks.js';
+import type { ResolvedModelIds } from './model-access.js';
 import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { queueUrlsVariable, type RuntimeTuning } from './runtime-environment.js';
@@ -35,6 +36,11 @@ export interface StatusApiProps {
    * @default none: the runtime's defaults apply
    */
   readonly tuning?: RuntimeTuning;
+  /**
+   * The analysts' models, which POST /quote prices as intake does.
+   * @default the primary and fallback of lambdas/core/models.ts
+   */
+  readonly models?: ResolvedModelIds;
   /**
    * Lifetime of the presigned upload URL, in seconds (60-604800).
    * @default 900
@@ -86,8 +92,8 @@ export interface StatusApiProps {
 
 /**
  * The status API: an HTTP API with IAM authorization on every route (callers sign with SigV4
- * and need `execute-api:Invoke`), one Lambda function routing POST /jobs, GET /jobs/{id},
- * POST /jobs/{id}/cancel and GET /jobs/{id}/report, and access logs in CloudWatch.
+ * and need `execute-api:Invoke`), one Lambda function routing every route of `API_ROUTES`
+ * (POST /jobs, POST /quote, GET /jobs/{id}, …), and access logs in CloudWatch.
  *
  * The function may read job items and flip their status (cancel), presign uploads under the
  * intake prefix, find a submission's upload by listing versions under that prefix, and
@@ -147,6 +153,7 @@ export class StatusApi extends Construct {
       ...(administrators.length > 0 ? { ADMIN_PRINCIPALS: Stack.of(this).toJsonString(administrators) } : {}),
       ...(props.userPool ? { USER_POOL_ID: props.userPool.userPoolId } : {}),
       ...(props.tuning?.defaultLane ? { DEFAULT_LANE: props.tuning.defaultLane } : {}),
+      ...quoteEnvironment(props),
       ...(props.tuning?.defaultCostCeilingMicros !== undefined
         ? { DEFAULT_COST_CEILING_MICROS: String(props.tuning.defaultCostCeilingMicros) }
         : {}),
@@ -155,10 +162,13 @@ export class StatusApi extends Construct {
       entry,
       projectRoot,
       description:
-        'clause-review status API: submit, status, cancel, report, pause, resume, findings, decisions',
+        'clause-review status API: submit, quote, status, cancel, report, pause, resume, findings, decisions',
       roleDescription: 'clause-review status API function',
-      memorySize: 256,
-      timeout: Duration.seconds(10),
+      // POST /quote reads a document as intake does, in a worker with a 256 MB heap and a 7 s
+      // deadline (DEFAULT_DOCUMENT_LIMITS); the function ends before API Gateway's 30 s
+      // integration timeout (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html).
+      memorySize: 1024,
+      timeout: Duration.seconds(29),
       environment,
       logRetention: retention,
       removalPolicy,
@@ -195,6 +205,22 @@ export class StatusApi extends Construct {
   get url(): string {
     return this.stage.url;
   }
+}
+
+/** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size. */
+function quoteEnvironment(props: StatusApiProps): Partial<Record<keyof ApiConfig, string>> {
+  const models = props.models;
+  const tuning = props.tuning;
+  return {
+    ...(models ? { MODEL_ID: models.primary, FALLBACK_MODEL_ID: models.fallback } : {}),
+    ...(models && Object.keys(models.perAnalyst).length > 0
+      ? { ANALYST_MODELS: JSON.stringify(models.perAnalyst) }
+      : {}),
+    ...(tuning?.maxDocumentBytes !== undefined
+      ? { MAX_DOCUMENT_BYTES: String(tuning.maxDocumentBytes) }
+      : {}),
+    ...(tuning?.chunkClauses !== undefined ? { CHUNK_CLAUSES: String(tuning.chunkClauses) } : {}),
+  };
 }
 
 /**

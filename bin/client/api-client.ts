@@ -3,7 +3,14 @@ import { request as httpsRequest } from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { z } from 'zod';
 import type { DecisionResponse, decisionRequestSchema } from '../../lambdas/api/holds-api.js';
-import type { JobView, ReportLinks, Submission, SubmitRequest } from '../../lambdas/api/jobs-api.js';
+import type {
+  JobView,
+  QuoteRequest,
+  QuoteView,
+  ReportLinks,
+  Submission,
+  SubmitRequest,
+} from '../../lambdas/api/jobs-api.js';
 import type { FindingsView } from '../../lambdas/core/holds/review.js';
 import type { JobListView, LiveFindingsView } from '../../lambdas/core/live/index.js';
 import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
@@ -139,6 +146,11 @@ export class ApiClient {
   /** POST /jobs. */
   submit(request: SubmitRequest): Promise<Submission> {
     return this.call('POST', 'jobs', request);
+  }
+
+  /** POST /quote: what a document would cost, with no job recorded. */
+  quote(request: QuoteRequest): Promise<QuoteView> {
+    return this.call('POST', 'quote', request);
   }
 
   /** GET /jobs/{id}. */

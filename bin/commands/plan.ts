@@ -8,15 +8,9 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import {
-  isAnalystError,
-  selectAnalysts,
-  withModels,
-  withPrimary,
-} from '../../lambdas/core/analysts/index.js';
-import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
+import { isAnalystError, selectAnalysts, withPrimary } from '../../lambdas/core/analysts/index.js';
 import { isDocumentRejectedError, parseDocument } from '../../lambdas/core/documents/index.js';
-import { estimateJob, type JobEstimate } from '../../lambdas/core/intake/quote.js';
+import { type JobEstimate, quoteDocument } from '../../lambdas/core/intake/quote.js';
 import {
   FALLBACK_MODEL_ID,
   modelSpec,
@@ -78,9 +72,11 @@ export async function estimateFile(
   try {
     const doc = await parseDocument(bytes, { key: basename(path), maxBytes: 10 * 1024 * 1024 });
     const panel = { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID };
-    const analysts = withModels(selectAnalysts(analystIds), primary ? withPrimary(panel, primary) : panel);
-    const context = findDocumentContext(doc.text, doc.clauses);
-    return { file: path, clauses: doc.clauses.length, estimate: estimateJob(doc.clauses, analysts, context) };
+    const { quote, loads } = quoteDocument(doc, {
+      analysts: selectAnalysts(analystIds).map((a) => a.id),
+      models: primary ? withPrimary(panel, primary) : panel,
+    });
+    return { file: path, clauses: doc.clauses.length, estimate: { quote, loads } };
   } catch (error) {
     if (isDocumentRejectedError(error)) {
       throw new CliError(`${path} would be refused at intake (${error.reason}): ${error.message}`, 2, {

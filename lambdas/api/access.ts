@@ -8,6 +8,7 @@
  * `arn:aws:sts::…:assumed-role/<AuthenticatedRole>/CognitoIdentityCredentials` for all of
  * them), so for such a caller the owner is the person's Cognito identity, never the ARN.
  */
+import type { Actor } from '../core/jobs/index.js';
 import type { Job } from '../core/state/jobs.js';
 import type { UserPoolSignIn } from './people.js';
 
@@ -116,4 +117,16 @@ export function isAdministratorOf(
 export function ownerNamesOf(principal: Principal): string[] {
   if (principal.cognitoIdentityId !== undefined) return [ownerOf(principal)];
   return [principal.arn, ...(principal.userId ? [`AWS:${principal.userId}`] : [])];
+}
+
+/**
+ * The caller as the job requests of the core take it: the name their jobs record, and this
+ * module's rule for which jobs they may act on. Undefined when no caller is known.
+ */
+export function actorOf(
+  principal: Principal | undefined,
+  administrators: readonly string[],
+): Actor | undefined {
+  if (!principal) return undefined;
+  return { name: ownerOf(principal), mayActOn: (job) => mayActOn(job, principal, administrators) };
 }

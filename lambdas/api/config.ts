@@ -1,8 +1,12 @@
 import { z } from 'zod';
+import { checkPanelModels } from '../core/analysts/index.js';
 import { DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
+import { panelModelsOf, QUOTE_CONFIG_SHAPE } from '../shared/config.js';
 import { keyedJson } from '../shared/keyed-json.js';
 
 const schema = z.object({
+  /** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size. */
+  ...QUOTE_CONFIG_SHAPE,
   TABLE_NAME: z.string().min(1),
   INTAKE_BUCKET: z.string().min(1),
   INTAKE_PREFIX: z.string().default('incoming/'),
@@ -68,6 +72,11 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new ApiConfigError(`invalid clause-review API configuration: ${problems.join('; ')}`);
+  }
+  try {
+    checkPanelModels(panelModelsOf(parsed.data));
+  } catch (error) {
+    throw new ApiConfigError(`invalid clause-review API configuration: models: ${(error as Error).message}`);
   }
   return parsed.data;
 }

@@ -47,6 +47,17 @@ export class JobStateConflictError extends ApiError {
   }
 }
 
+/** The document of a quote cannot be read (its format, its size, its complexity); `reason` says which. */
+export class UnprocessableDocumentError extends ApiError {
+  constructor(
+    message: string,
+    readonly reason: string,
+  ) {
+    super(message, 422);
+    this.name = 'UnprocessableDocumentError';
+  }
+}
+
 /** The request body is larger than the API reads. */
 export class PayloadTooLargeError extends ApiError {
   constructor(
@@ -87,6 +98,11 @@ export function isJobUnknownError(error: unknown): error is JobUnknownError {
 /** True for an operation the job's state does not allow. */
 export function isJobStateConflictError(error: unknown): error is JobStateConflictError {
   return error instanceof JobStateConflictError;
+}
+
+/** True for a quote's document that cannot be read. */
+export function isUnprocessableDocumentError(error: unknown): error is UnprocessableDocumentError {
+  return error instanceof UnprocessableDocumentError;
 }
 
 /** True for a body over the limit. */

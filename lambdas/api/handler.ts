@@ -7,12 +7,19 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { resendConflicts } from '../core/state/transact.js';
 import { clientConfig } from '../shared/aws-clients.js';
+import { panelModelsOf } from '../shared/config.js';
 import { callerOf, type IamAuthorizerContext } from './caller.js';
 import { loadApiConfig } from './config.js';
-import { BadRequestError, isApiError, isBadRequestError, PayloadTooLargeError } from './errors.js';
+import {
+  BadRequestError,
+  isApiError,
+  isBadRequestError,
+  isUnprocessableDocumentError,
+  PayloadTooLargeError,
+} from './errors.js';
 import { HoldsApi } from './holds-api.js';
 import { JobsApi, type JobsApiDeps } from './jobs-api.js';
-import { MAX_BODY_BYTES } from './limits.js';
+import { maxBodyBytes } from './limits.js';
 import { LiveApi } from './live-api.js';
 import { userPoolLabels } from './people.js';
 import { API_ROUTES, matchRoute, type RouteName, routeKey } from './routes.js';
@@ -66,6 +73,9 @@ function ensureApi() {
             ),
           }
         : {}),
+      models: panelModelsOf(config),
+      maxDocumentBytes: config.MAX_DOCUMENT_BYTES,
+      chunkClauses: config.CHUNK_CLAUSES,
     });
   }
   return api;
@@ -87,11 +97,12 @@ function route(event: ApiEvent): { name: RouteName; id: string | undefined } | u
   return matched ? { name: matched.route.name, id: matched.pathParameters.id } : undefined;
 }
 
-function body(event: ApiEvent): unknown {
+function body(event: ApiEvent, route: RouteName): unknown {
   const bytes = event.body
     ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8')
     : Buffer.alloc(0);
-  if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(bytes.length, MAX_BODY_BYTES);
+  const limit = maxBodyBytes(route);
+  if (bytes.length > limit) throw new PayloadTooLargeError(bytes.length, limit);
   const raw = bytes.toString('utf8');
   if (raw.trim() === '') throw new BadRequestError('the request body must be a JSON object; got nothing');
   try {
@@ -103,7 +114,7 @@ function body(event: ApiEvent): unknown {
 
 /**
  * The status API behind API Gateway (HTTP API, IAM authorization, payload format 2.0):
- * POST /jobs, GET /jobs/{id}, POST /jobs/{id}/cancel, GET /jobs/{id}/report, and the holds:
+ * POST /jobs, POST /quote, GET /jobs/{id}, POST /jobs/{id}/cancel, GET /jobs/{id}/report, and the holds:
  * POST /jobs/{id}/pause, POST /jobs/{id}/resume, GET /jobs/{id}/findings, POST /jobs/{id}/decisions;
  * and the reads as a job goes: GET /jobs/{id}/findings?after= and GET /jobs.
  * API Gateway has refused unsigned and wrongly signed requests before this runs. A job is
@@ -131,7 +142,9 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
     };
     switch (r.name) {
       case 'submit':
-        return json(201, await jobs.submit(body(event), caller));
+        return json(201, await jobs.submit(body(event, r.name), caller));
+      case 'quote':
+        return json(200, await jobs.quote(body(event, r.name)));
       case 'status':
         return json(200, await jobs.status(id, caller));
       case 'cancel':
@@ -147,7 +160,7 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
         if (query.after !== undefined) return json(200, await live.findings(id, query.after, caller));
         return json(200, await holds.findings(id, caller));
       case 'decide':
-        return json(200, await holds.decide(id, body(event), caller));
+        return json(200, await holds.decide(id, body(event, r.name), caller));
       case 'list':
         return json(200, await live.list(query, caller));
     }
@@ -158,6 +171,7 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
         error: error.name,
         message: error.message,
         ...(isBadRequestError(error) && error.issues.length > 0 ? { issues: error.issues } : {}),
+        ...(isUnprocessableDocumentError(error) ? { reason: error.reason } : {}),
       });
     }
     logger.error('failed', { route: r.name, error: error as Error });

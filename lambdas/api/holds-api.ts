@@ -1,33 +1,12 @@
-import { z } from 'zod';
+import { readDecisionRequest } from '../core/holds/decision-request.js';
 import { isDecisionError, isHoldStateError } from '../core/holds/errors.js';
 import { pauseJob, resumeJob } from '../core/holds/pause.js';
-import {
-  type DecisionOutcome,
-  decide,
-  type FindingsView,
-  listFindings,
-  MAX_NOTE_CHARS,
-} from '../core/holds/review.js';
+import { type DecisionOutcome, decide, type FindingsView, listFindings } from '../core/holds/review.js';
 import { ownerOf, type Principal } from './access.js';
 import { BadRequestError, JobStateConflictError } from './errors.js';
-import type { JobsApi, JobsApiDeps, JobView } from './jobs-api.js';
+import { type JobsApi, type JobsApiDeps, type JobView, refusals } from './jobs-api.js';
 
-/** The body of POST /jobs/{id}/decisions: one verdict on named findings, or on every undecided one. */
-export const decisionRequestSchema = z
-  .object({
-    /** Finding ids (`<clause>/<category>`), as `findings` lists them. */
-    findings: z.array(z.string().min(1).max(200)).min(1).max(5000).optional(),
-    /** Every gated finding without a decision yet. */
-    allUndecided: z.literal(true).optional(),
-    verdict: z.enum(['approve', 'override', 'reject']),
-    /** The reviewer's score (0–3), with `override` only. */
-    score: z.number().int().min(0).max(3).optional(),
-    note: z.string().max(MAX_NOTE_CHARS).optional(),
-  })
-  .strict()
-  .refine((r) => (r.findings === undefined) !== (r.allUndecided === undefined), {
-    message: "give either 'findings' (a list of finding ids) or 'allUndecided: true', not both",
-  });
+export { decisionRequestSchema } from '../core/holds/decision-request.js';
 
 /** What POST /jobs/{id}/decisions answers. */
 export interface DecisionResponse {
@@ -52,21 +31,21 @@ export class HoldsApi {
   /** POST /jobs/{id}/pause. @throws JobStateConflictError when the job is not running */
   async pause(id: string, caller?: Principal): Promise<JobView> {
     const job = await this.jobs.job(id, caller);
-    await this.refusals(() => pauseJob(job.jobId, caller ? ownerOf(caller) : 'request', this.deps));
+    await holdRefusals(() => pauseJob(job.jobId, caller ? ownerOf(caller) : 'request', this.deps));
     return this.jobs.status(job.jobId, caller);
   }
 
   /** POST /jobs/{id}/resume. @throws JobStateConflictError when the job is not paused */
   async resume(id: string, caller?: Principal): Promise<JobView> {
     const job = await this.jobs.job(id, caller);
-    await this.refusals(() => resumeJob(job.jobId, this.deps));
+    await holdRefusals(() => resumeJob(job.jobId, this.deps));
     return this.jobs.status(job.jobId, caller);
   }
 
   /** GET /jobs/{id}/findings. @throws JobStateConflictError while there is neither a review nor a report */
   async findings(id: string, caller?: Principal): Promise<FindingsView> {
     const job = await this.jobs.job(id, caller);
-    return this.refusals(() => listFindings(job, this.deps));
+    return holdRefusals(() => listFindings(job, this.deps));
   }
 
   /**
@@ -76,36 +55,23 @@ export class HoldsApi {
    * @throws JobStateConflictError when the job is not awaiting review
    */
   async decide(id: string, body: unknown, caller?: Principal): Promise<DecisionResponse> {
-    const parsed = decisionRequestSchema.safeParse(body);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) =>
-        i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message,
-      );
-      throw new BadRequestError(`invalid decision: ${issues.join('; ')}`, issues);
-    }
+    const request = await refusals(async () => readDecisionRequest(body));
     const job = await this.jobs.job(id, caller);
     const byName = caller ? await this.deps.people?.(caller) : undefined;
-    const { findings, allUndecided: _all, ...rest } = parsed.data;
-    const outcome = await this.refusals(() =>
-      decide(
-        job,
-        { ...rest, findings: findings ?? 'all-undecided' },
-        caller ? ownerOf(caller) : 'request',
-        this.deps,
-        byName,
-      ),
+    const outcome = await holdRefusals(() =>
+      decide(job, request, caller ? ownerOf(caller) : 'request', this.deps, byName),
     );
     return { jobId: job.jobId, ...outcome };
   }
+}
 
-  /** The core's refusals as the API's errors. */
-  private async refusals<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      if (isHoldStateError(error)) throw new JobStateConflictError(error.message, error.jobId, error.status);
-      if (isDecisionError(error)) throw new BadRequestError(error.message);
-      throw error;
-    }
+/** The holds' refusals as the API's errors. */
+async function holdRefusals<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isHoldStateError(error)) throw new JobStateConflictError(error.message, error.jobId, error.status);
+    if (isDecisionError(error)) throw new BadRequestError(error.message);
+    throw error;
   }
 }

@@ -3,12 +3,23 @@
  * refuse the same requests. API Gateway's HTTP API refuses requests whose request line and
  * header values exceed 10240 bytes or whose payload exceeds 10 MB before the function runs
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html); the
- * function's own body limit is far smaller, as a submission is a few hundred bytes of JSON.
+ * function's own body limit is far smaller, as a submission is a few hundred bytes of JSON;
+ * only POST /quote, which carries the document, reads more.
  */
+import { MAX_QUOTE_DOCUMENT_BYTES } from '../core/jobs/index.js';
 import { HeadersTooLargeError, PayloadTooLargeError } from './errors.js';
+import type { RouteName } from './routes.js';
 
 /** Most bytes of request body the API reads. */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Most bytes of a POST /quote body: the document in base64 (4/3 of its bytes) and the options. */
+export const MAX_QUOTE_BODY_BYTES = Math.ceil(MAX_QUOTE_DOCUMENT_BYTES / 3) * 4 + MAX_BODY_BYTES;
+
+/** Most bytes of request body the API reads for a route (any route when none matched). */
+export function maxBodyBytes(route: RouteName | undefined): number {
+  return route === 'quote' ? MAX_QUOTE_BODY_BYTES : MAX_BODY_BYTES;
+}
 
 /** Most bytes of request line plus header values, API Gateway's HTTP API quota. */
 export const MAX_HEADER_BYTES = 10_240;
@@ -21,6 +32,8 @@ export interface RequestSize {
   readonly headerValues: readonly string[];
   /** The `content-length` header, when the request has one. */
   readonly contentLength?: string;
+  /** The body limit of the route asked for. @default MAX_BODY_BYTES */
+  readonly maxBodyBytes?: number;
 }
 
 /**
@@ -37,8 +50,7 @@ export function checkRequestSize(request: RequestSize): void {
   if (headerBytes > MAX_HEADER_BYTES) throw new HeadersTooLargeError(headerBytes, MAX_HEADER_BYTES);
   if (request.contentLength !== undefined) {
     const declared = Number(request.contentLength);
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-      throw new PayloadTooLargeError(declared, MAX_BODY_BYTES);
-    }
+    const limit = request.maxBodyBytes ?? MAX_BODY_BYTES;
+    if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLargeError(declared, limit);
   }
 }

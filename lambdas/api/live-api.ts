@@ -1,9 +1,10 @@
+import { listJobsFor } from '../core/jobs/index.js';
 import { isCursorError } from '../core/live/errors.js';
-import { JOBS_PAGE_MAX, type JobListView, listJobs } from '../core/live/job-list.js';
+import type { JobListView } from '../core/live/job-list.js';
 import { type LiveFindingsView, readLiveFindings } from '../core/live/live-findings.js';
 import { isAdministratorOf, ownerNamesOf, type Principal } from './access.js';
 import { BadRequestError, JobUnknownError } from './errors.js';
-import type { JobsApi, JobsApiDeps } from './jobs-api.js';
+import { type JobsApi, type JobsApiDeps, refusals } from './jobs-api.js';
 
 /** The query of GET /jobs and GET /jobs/{id}/findings, as API Gateway passes it. */
 export type Query = Readonly<Record<string, string | undefined>>;
@@ -21,7 +22,12 @@ export class LiveApi {
   /** GET /jobs/{id}/findings?after=<cursor>. @throws BadRequestError for a cursor not of this job */
   async findings(id: string, after: string, caller?: Principal): Promise<LiveFindingsView> {
     const job = await this.jobs.job(id, caller);
-    return this.cursorRefusals(() => readLiveFindings(job, after, this.deps));
+    try {
+      return await readLiveFindings(job, after, this.deps);
+    } catch (error) {
+      if (isCursorError(error)) throw new BadRequestError(error.message);
+      throw error;
+    }
   }
 
   /**
@@ -30,35 +36,21 @@ export class LiveApi {
    */
   async list(query: Query, caller?: Principal): Promise<JobListView> {
     if (!caller) throw new JobUnknownError('', 'no caller: GET /jobs lists the signed caller’s jobs');
-    const limit = query.limit === undefined ? undefined : Number(query.limit);
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= JOBS_PAGE_MAX)) {
-      throw new BadRequestError(
-        `limit must be a whole number from 1 to ${JOBS_PAGE_MAX}; got '${query.limit}'`,
-      );
-    }
-    let owners = ownerNamesOf(caller);
-    if (query.owner !== undefined && !owners.includes(query.owner)) {
-      if (!isAdministratorOf(caller, this.deps.administrators ?? [])) {
-        throw new BadRequestError(
-          'only an administrator may list the jobs of another owner; leave owner= out',
-        );
-      }
-      owners = [query.owner];
-    }
-    return this.cursorRefusals(() =>
-      listJobs(this.deps.db, this.deps.tableName, owners, {
-        ...(query.after !== undefined ? { after: query.after } : {}),
-        ...(limit !== undefined ? { limit } : {}),
-      }),
+    const lister = {
+      owners: ownerNamesOf(caller),
+      administrator: isAdministratorOf(caller, this.deps.administrators ?? []),
+    };
+    const { after, limit, owner } = query;
+    return refusals(() =>
+      listJobsFor(
+        lister,
+        {
+          ...(after !== undefined ? { after } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+          ...(owner !== undefined ? { owner } : {}),
+        },
+        this.deps,
+      ),
     );
-  }
-
-  private async cursorRefusals<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      if (isCursorError(error)) throw new BadRequestError(error.message);
-      throw error;
-    }
   }
 }

@@ -7,6 +7,7 @@
 /** What a route does; the handler maps each to one operation of the core. */
 export type RouteName =
   | 'submit'
+  | 'quote'
   | 'status'
   | 'cancel'
   | 'report'
@@ -27,6 +28,7 @@ export interface ApiRoute {
 /** Every route of the status API. */
 export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'submit', method: 'POST', path: '/jobs' },
+  { name: 'quote', method: 'POST', path: '/quote' },
   { name: 'status', method: 'GET', path: '/jobs/{id}' },
   { name: 'cancel', method: 'POST', path: '/jobs/{id}/cancel' },
   { name: 'report', method: 'GET', path: '/jobs/{id}/report' },

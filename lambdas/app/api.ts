@@ -5,13 +5,29 @@
  */
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { DecisionResponse } from '../api/holds-api.js';
-import type { JobView, ReportLinks, Submission, SubmitRequest } from '../api/jobs-api.js';
 import type { ReportClause } from '../core/finalize/report-types.js';
 import type { FindingsView } from '../core/holds/review.js';
+import type {
+  JobView,
+  QuoteRequest,
+  QuoteView,
+  ReportLinks,
+  Submission,
+  SubmitRequest,
+} from '../core/jobs/index.js';
 import type { JobStatus } from '../core/state/jobs.js';
 import { WebSha256 } from './sha256-web.js';
 
-export type { DecisionResponse, FindingsView, JobView, ReportClause, Submission, SubmitRequest };
+export type {
+  DecisionResponse,
+  FindingsView,
+  JobView,
+  QuoteRequest,
+  QuoteView,
+  ReportClause,
+  Submission,
+  SubmitRequest,
+};
 
 /** Temporary (or local) credentials to sign with. */
 export interface Credentials {
@@ -135,6 +151,11 @@ export class AppApi {
     return this.call('POST', 'jobs', request);
   }
 
+  /** POST /quote: the document priced as intake would price it; no job is recorded. */
+  quote(request: QuoteRequest): Promise<QuoteView> {
+    return this.call('POST', 'quote', request);
+  }
+
   /** POST /jobs/{id}/pause | resume | cancel. */
   control(id: string, action: 'pause' | 'resume' | 'cancel'): Promise<JobView> {
     return this.call('POST', `jobs/${encodeURIComponent(id)}/${action}`);
@@ -202,6 +223,17 @@ export class AppApi {
     const message = (parsed as { message?: string } | undefined)?.message ?? `HTTP ${response.status}`;
     throw new AppApiError(message, response.status, { method, path, body: parsed });
   }
+}
+
+/** A document's bytes in base64, as POST /quote takes them. */
+export function base64Of(bytes: ArrayBuffer): string {
+  const view = new Uint8Array(bytes);
+  let binary = '';
+  // In slices: String.fromCharCode takes its characters as arguments, and their count is bounded.
+  for (let i = 0; i < view.length; i += 0x8000) {
+    binary += String.fromCharCode(...view.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
 }
 
 /** PUTs a document to a submission's presigned URL with the headers signed into it. */

@@ -85,6 +85,18 @@ const schema = z.object({
   MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
 });
 
+/**
+ * The variables a quote reads as intake does (the models it prices, the document limit, the
+ * chunk size), for the status API's own configuration to take the same checks.
+ */
+export const QUOTE_CONFIG_SHAPE = schema.pick({
+  MODEL_ID: true,
+  FALLBACK_MODEL_ID: true,
+  ANALYST_MODELS: true,
+  MAX_DOCUMENT_BYTES: true,
+  CHUNK_CLAUSES: true,
+}).shape;
+
 /** The runtime configuration every handler and worker reads once at start. */
 export type RuntimeConfig = z.output<typeof schema>;
 

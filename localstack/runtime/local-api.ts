@@ -9,7 +9,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { isApiError, PayloadTooLargeError } from '../../lambdas/api/errors.js';
 import { configureApi, handler, presigningS3Client } from '../../lambdas/api/handler.js';
 import type { JobsApiDeps } from '../../lambdas/api/jobs-api.js';
-import { checkRequestSize, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../lambdas/api/limits.js';
+import { checkRequestSize, MAX_HEADER_BYTES, maxBodyBytes } from '../../lambdas/api/limits.js';
 import { userPoolLabels } from '../../lambdas/api/people.js';
 import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
@@ -324,18 +324,21 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     if (applyCors(req, res, options.allowOrigin)) return;
     // Sizes first, from the request line and the length header alone, then the route and the
     // signature's header part: nothing of the body is read for a request that will be refused.
+    // The route is matched from the request line alone, so the body limit can be its own.
+    const matched = matchRoute(method, rawPath);
+    const bodyLimit = maxBodyBytes(matched?.route.name);
     try {
       checkRequestSize({
         requestLine: `${method} ${req.url ?? '/'} HTTP/${req.httpVersion}`,
         headerValues: Object.values(headers),
         ...(headers['content-length'] !== undefined ? { contentLength: headers['content-length'] } : {}),
+        maxBodyBytes: bodyLimit,
       });
     } catch (error) {
       if (!isApiError(error)) throw error;
       log(`local API: ${error.statusCode} ${method} ${rawPath}: ${error.message}`);
       return replyEarly(req, res, error.statusCode, { error: error.name, message: error.message });
     }
-    const matched = matchRoute(method, rawPath);
     if (!matched) return replyEarly(req, res, 404, { message: 'Not Found' });
     const query = queryOf(url);
     const temporary = await temporaryCaller(headers, secrets, options.temporaryCallers);
@@ -352,12 +355,12 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       log(`local API: 403 ${method} ${rawPath}: ${refusal.message}`);
       return replyEarly(req, res, 403, { message: refusal.message }, { 'x-amzn-errortype': refusal.type });
     }
-    const body = await readBody(req, MAX_BODY_BYTES);
+    const body = await readBody(req, bodyLimit);
     if (!body) {
-      const error = new PayloadTooLargeError(MAX_BODY_BYTES + 1, MAX_BODY_BYTES);
+      const error = new PayloadTooLargeError(bodyLimit + 1, bodyLimit);
       return replyEarly(req, res, 413, {
         error: error.name,
-        message: `the request body is over ${MAX_BODY_BYTES} bytes, the most the API reads`,
+        message: `the request body is over ${bodyLimit} bytes, the most the API reads`,
       });
     }
     const verdict = await verifySigV4({ method, path: rawPath, query, headers, body }, verifier);
@@ -475,6 +478,9 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       ...(idp && options.signIn
         ? { people: userPoolLabels(idp, options.signIn.userPoolId, (m, e) => options.log?.(`${m}: ${e}`)) }
         : {}),
+      // What local intake reads with (its models are the model table's defaults, as here).
+      maxDocumentBytes: settings.maxDocumentBytes,
+      chunkClauses: settings.chunkClauses,
     },
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.signIn ? { temporaryCallers: cognitoCallerLookup(options.awsEndpoint) } : {}),

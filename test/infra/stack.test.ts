@@ -367,6 +367,17 @@ describe('pipeline functions', () => {
     expect(env.API_ROLE_ID).toEqual({ 'Fn::GetAtt': [idOf(stack.statusApi.role), 'RoleId'] });
   });
 
+  it('give the status API the models intake prices with, so POST /quote answers what intake will', () => {
+    const envOf = (fn: IConstruct) =>
+      (props(idOf(fn)).Environment as { Variables: Record<string, unknown> }).Variables;
+    const intake = envOf(stack.functions.intakeFunction);
+    const api = envOf(stack.statusApi.handler);
+    for (const name of ['MODEL_ID', 'FALLBACK_MODEL_ID', 'ANALYST_MODELS'] as const) {
+      expect(api[name], name).toEqual(intake[name]);
+    }
+    expect(api.MODEL_ID).toBe(PRIMARY_MODEL_ID);
+  });
+
   it('let only intake (to review) and finalize (to comment a DOCX) read uploads, and only under the intake prefix', () => {
     const intake = idOf(stack.documentBuckets.intakeBucket);
     const readers = policies().filter((p) =>

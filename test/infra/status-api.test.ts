@@ -16,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_CONFIG_VARIABLES, loadApiConfig } from '../../lambdas/api/config.js';
 import { API_ROUTES, routeKey } from '../../lambdas/api/routes.js';
 import { LANES, type QueueRole } from '../../lambdas/core/contracts.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { panelModelsOf } from '../../lambdas/shared/config.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { apiUrlFromOutputs, StackOutputsError } from '../../lib/stack-outputs.js';
 import { StatusApi } from '../../lib/status-api.js';
@@ -29,6 +31,12 @@ const outdir = mkdtempSync(join(tmpdir(), 'clause-review-status-api-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 const t = topology();
+/** Models other than the defaults, so the quote's configuration is seen to come from the props. */
+const QUOTED_MODELS = {
+  primary: FALLBACK_MODEL_ID,
+  fallback: PRIMARY_MODEL_ID,
+  perAnalyst: { 'ip-counsel': { primary: PRIMARY_MODEL_ID } },
+};
 let stack: Stack;
 let api: StatusApi;
 let template: Template;
@@ -60,7 +68,13 @@ beforeAll(() => {
     intakeBucket: intake,
     resultsBucket: results,
     queues,
-    tuning: { defaultLane: 'batch', defaultCostCeilingMicros: 2_000_000 },
+    tuning: {
+      defaultLane: 'batch',
+      defaultCostCeilingMicros: 2_000_000,
+      maxDocumentBytes: 5_000_000,
+      chunkClauses: 6,
+    },
+    models: QUOTED_MODELS,
     rateLimit: 10,
   });
   template = Template.fromStack(stack);
@@ -80,6 +94,7 @@ describe('StatusApi', () => {
   it('routes every API route to the one handler, each under IAM authorization', () => {
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(API_ROUTES.map(routeKey).sort());
+    expect(routes.map((r) => r.Properties.RouteKey)).toContain('POST /quote');
     for (const r of routes) expect(r.Properties.AuthorizationType).toBe('AWS_IAM');
     const integrations = Object.values(template.findResources('AWS::ApiGatewayV2::Integration'));
     expect(integrations).toHaveLength(1);
@@ -102,7 +117,7 @@ describe('StatusApi', () => {
     const fn = template.findResources('AWS::Lambda::Function', {
       Properties: {
         Description:
-          'clause-review status API: submit, status, cancel, report, pause, resume, findings, decisions',
+          'clause-review status API: submit, quote, status, cancel, report, pause, resume, findings, decisions',
       },
     });
     const [only] = Object.values(fn);
@@ -115,6 +130,19 @@ describe('StatusApi', () => {
     expect(env.INTAKE_PREFIX).toBe(t.buckets.intake.prefix);
     expect(env.DEFAULT_LANE).toBe('batch');
     expect(env.DEFAULT_COST_CEILING_MICROS).toBe('2000000');
+    // POST /quote prices with the models and reads with the limits intake has.
+    const config = loadApiConfig({
+      ...(env as Record<string, string>),
+      TABLE_NAME: 't',
+      INTAKE_BUCKET: 'i',
+      RESULTS_BUCKET: 'r',
+      QUEUE_URLS: queueUrlsVariable('https://q'),
+    });
+    expect(panelModelsOf(config)).toEqual(QUOTED_MODELS);
+    expect(config.MAX_DOCUMENT_BYTES).toBe(5_000_000);
+    expect(config.CHUNK_CLAUSES).toBe(6);
+    // Reading a document takes intake's worker heap and deadline, within API Gateway's 30 s.
+    expect(only.Properties).toMatchObject({ MemorySize: 1024, Timeout: 29 });
   });
 
   it('names no administrator unless told, and hands the ones it is told to the handler as JSON', () => {
@@ -123,7 +151,7 @@ describe('StatusApi', () => {
         Template.fromStack(Stack.of(fn)).findResources('AWS::Lambda::Function', {
           Properties: {
             Description:
-              'clause-review status API: submit, status, cancel, report, pause, resume, findings, decisions',
+              'clause-review status API: submit, quote, status, cancel, report, pause, resume, findings, decisions',
           },
         }) as Record<string, { Properties: { Environment: { Variables: Record<string, string> } } }>
       )[idOf(fn.handler)]?.Properties.Environment.Variables ?? {};

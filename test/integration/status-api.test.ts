@@ -4,10 +4,13 @@
  * upload goes to the emulator through the presigned URL the API returned.
  */
 import http from 'node:http';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import { JOB_SK } from '../../lambdas/core/state/keys.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';
@@ -216,6 +219,85 @@ function rawRequest(
     } else req.end();
   });
 }
+
+/** Ids of every job item in the table, whoever owns it. */
+async function jobIds(): Promise<string[]> {
+  const ids: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await h.pipeline.clients.db.send(
+      new ScanCommand({
+        TableName: h.stack.resources.tableName,
+        FilterExpression: 'sk = :job',
+        ExpressionAttributeValues: { ':job': JOB_SK },
+        ProjectionExpression: 'pk',
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    ids.push(...(page.Items ?? []).map((i) => String(i.pk)));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return ids.sort();
+}
+
+/** Keys of every object under the intake prefix. */
+async function intakeKeys(): Promise<string[]> {
+  const r = await h.pipeline.clients.s3.send(
+    new ListObjectsV2Command({
+      Bucket: h.stack.resources.intakeBucket,
+      Prefix: h.stack.resources.intakePrefix,
+    }),
+  );
+  return (r.Contents ?? []).map((o) => o.Key ?? '').sort();
+}
+
+describe('a quote through the API', () => {
+  it('prices a document as intake then prices it, with no job recorded and nothing uploaded', async () => {
+    const analysts = ['term-lifecycle', 'ip-counsel'];
+    const [jobsBefore, keysBefore] = await Promise.all([jobIds(), intakeKeys()]);
+    const quoted = await api.quote({
+      filename: SMALL,
+      document: fixture(SMALL).toString('base64'),
+      analysts,
+      costCeilingUsd: 0.000001,
+    });
+    expect(quoted).toMatchObject({
+      filename: SMALL,
+      format: 'txt',
+      options: { analysts },
+      wouldStart: false,
+    });
+    expect(quoted.calls).toBe(quoted.clauses * analysts.length);
+    expect(quoted.quote.expectedMicros).toBeGreaterThan(1);
+    expect(await jobIds()).toEqual(jobsBefore);
+    expect(await intakeKeys()).toEqual(keysBefore);
+
+    // The way a quote was learned before: a submission intake refuses for its ceiling, keeping
+    // its quote on a rejected job. The two quotes are the same.
+    const submission = await api.submit({ filename: SMALL, analysts, costCeilingUsd: 0.000001 });
+    await uploadDocument(submission, fixture(SMALL));
+    const rejected = await until(submission.submissionId, (v) => v.status === 'rejected');
+    expect(rejected.reason).toMatch(/below this job's expected cost/);
+    expect(rejected.cost.quote).toEqual({
+      expectedUsd: quoted.quote.expectedUsd,
+      worstCaseUsd: quoted.quote.worstCaseUsd,
+    });
+    expect(await jobIds()).toEqual([...jobsBefore, `JOB#${rejected.jobId}`].sort());
+  });
+
+  it('reads a document-sized body for a quote only, and says why a document cannot be read', async () => {
+    const document = Buffer.alloc(200 * 1024, 'The Supplier shall deliver. ').toString('base64');
+    const big = await api.quote({ filename: 'long.txt', document, analysts: ['ip-counsel'] });
+    expect(big.bytes).toBe(200 * 1024);
+    const tooBig = await errorOf(api.submit({ filename: 'a.txt', gate: 'none', padding: document } as never));
+    expect(tooBig.status).toBe(413);
+    const unreadable = await errorOf(
+      api.quote({ filename: 'tool.exe', document: Buffer.from([0x4d, 0x5a, 0, 1]).toString('base64') }),
+    );
+    expect(unreadable.status).toBe(422);
+    expect(unreadable.message).toMatch(/^tool\.exe cannot be quoted/);
+  });
+});
 
 describe('size limits', () => {
   it('answers 413 for a 10 MB body from its content-length, before the body is sent', async () => {

@@ -1,16 +1,13 @@
 /**
  * Upload a contract: lane, ceiling, gate and analysts, a quote before anything is spent, then
- * the review. The quote is a dry run through the same presigned submit: the document is
- * uploaded with a one-micro-dollar ceiling, so intake reads it, prices every call and refuses
- * it (budget-below-quote) before any model call, keeping the quote on that job.
+ * the review. The quote is POST /quote: the document goes with the options, the API reads and
+ * prices it as intake will, and no job is recorded.
  */
 import type { FormatExtension } from '../../core/documents/formats.js';
-import { type JobView, type SubmitRequest, uploadDocument } from '../api.js';
+import { base64Of, isAppApiError, type JobView, type SubmitRequest, uploadDocument } from '../api.js';
 import { announce, errorBox, h } from '../dom.js';
 import type { View, ViewContext } from './context.js';
 
-/** The ceiling of a quote's dry run: below any real job's expected cost. */
-const QUOTE_CEILING_USD = 0.000001;
 const WAIT_MS = 60_000;
 
 /**
@@ -151,6 +148,15 @@ function requestOf(f: UploadForm, file: File): SubmitRequest {
   };
 }
 
+/** True when POST /quote refused the file for its size alone: intake reads larger files. */
+function tooLargeToQuote(error: unknown): boolean {
+  return (
+    isAppApiError(error) &&
+    error.status === 422 &&
+    (error.context.body as { reason?: string })?.reason === 'too-large'
+  );
+}
+
 /** The upload form with its quote and start buttons. */
 export function uploadView(ctx: ViewContext): View {
   const f = buildForm(ctx);
@@ -176,15 +182,12 @@ export function uploadView(ctx: ViewContext): View {
     quoteOut.replaceChildren(h('p', {}, 'Reading the document and pricing every call…'));
     try {
       const file = chosen();
-      const request = { ...requestOf(f, file), costCeilingUsd: QUOTE_CEILING_USD, allowPartial: false };
-      const { gate: _gate, ...dry } = request;
-      const view = await submitAndWait(ctx, file, dry);
-      if (view.status === 'running' || view.status === 'intake') await ctx.api.control(view.jobId, 'cancel');
-      const quote = view.cost.quote;
-      if (!quote) throw new Error(view.reason ?? `the document could not be priced (status ${view.status})`);
+      const { quote, wouldStart, options } = await ctx.api.quote({
+        ...requestOf(f, file),
+        document: base64Of(await file.arrayBuffer()),
+      });
       quoteOut.dataset.expected = String(quote.expectedUsd);
-      const ceiling = Number(f.ceiling.value);
-      const below = ceiling < quote.expectedUsd && !f.partial.checked;
+      const ceiling = options.costCeilingUsd;
       quoteOut.replaceChildren(
         h(
           'p',
@@ -192,7 +195,7 @@ export function uploadView(ctx: ViewContext): View {
           h('strong', {}, `Quote: $${quote.expectedUsd.toFixed(2)} expected`),
           `, $${quote.worstCaseUsd.toFixed(2)} at worst. Nothing has been spent.`,
         ),
-        ...(below
+        ...(!wouldStart
           ? [
               h(
                 'p',
@@ -205,6 +208,17 @@ export function uploadView(ctx: ViewContext): View {
       announce(`Quote ready: $${quote.expectedUsd.toFixed(2)} expected.`);
     } catch (error) {
       quoteOut.replaceChildren(errorBox(error));
+      if (tooLargeToQuote(error)) {
+        // Intake still quotes it when it arrives, and refuses a ceiling below the quote.
+        quoteOut.dataset.expected = 'at intake';
+        quoteOut.append(
+          h(
+            'p',
+            {},
+            'You can still start the review: the ceiling is checked against the quote before any call.',
+          ),
+        );
+      }
     } finally {
       busy(false);
     }

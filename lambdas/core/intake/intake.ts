@@ -11,8 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type PanelModels, panelModelIds, selectAnalysts, withModels } from '../analysts/index.js';
-import { findDocumentContext } from '../documents/document-context.js';
+import { type PanelModels, panelModelIds } from '../analysts/index.js';
 import { isDocumentRejectedError, parseDocumentBounded } from '../documents/index.js';
 import type { Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
@@ -20,7 +19,7 @@ import { Claims } from '../state/claims.js';
 import { Jobs } from '../state/jobs.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
-import { quoteJob } from './quote.js';
+import { type CostQuote, quoteDocument } from './quote.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
 import { submitterOf } from './submitter.js';
@@ -128,12 +127,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
   if ('outcome' in options) return options;
   const parsed = await parseUpload(run, upload);
   if ('outcome' in parsed) return parsed;
-  const context = findDocumentContext(parsed.text, parsed.clauses);
-  const quote = quoteJob(
-    parsed.clauses,
-    withModels(selectAnalysts(options.analysts), options.models),
-    context,
-  );
+  const { context, quote } = quoteDocument(parsed, options);
   if (quote.expectedMicros > options.costLimit && !options.allowPartial) {
     const reason =
       `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
@@ -290,7 +284,7 @@ async function fanOut(
   options: JobOptions,
   parsed: Parsed,
   context: StoredDocument['context'],
-  quote: ReturnType<typeof quoteJob>,
+  quote: CostQuote,
 ): Promise<IntakeResult> {
   const stored: StoredDocument = {
     jobId,

@@ -17,10 +17,13 @@ import {
   buildConverseInput,
   estimatedTokens,
   inputChars,
+  selectAnalysts,
+  withModels,
 } from '../analysts/index.js';
-import type { DocumentContext } from '../documents/document-context.js';
+import { type DocumentContext, findDocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
 import { costOf } from '../models.js';
+import type { JobOptions } from './job-options.js';
 
 /** The quote, micro-dollars. */
 export interface CostQuote {
@@ -114,4 +117,26 @@ export function estimateJob(
     }
   }
   return { quote: { expectedMicros: expected, worstCaseMicros: worst }, loads };
+}
+
+/** A read document's context (which rides in every call), its quote and the load per model. */
+export interface DocumentQuote extends JobEstimate {
+  readonly context: DocumentContext | undefined;
+}
+
+/**
+ * The quote of a read document for a job's analysts and models: what intake records on the job
+ * (and refuses a ceiling below), what POST /quote answers without a job, and what
+ * `clause-review plan` sums, from one computation.
+ *
+ * @example
+ * const { quote } = quoteDocument(await parseDocumentBounded(bytes, input), options);
+ */
+export function quoteDocument(
+  document: { readonly text: string; readonly clauses: readonly Clause[] },
+  options: Pick<JobOptions, 'analysts' | 'models'>,
+): DocumentQuote {
+  const context = findDocumentContext(document.text, document.clauses);
+  const panel = withModels(selectAnalysts(options.analysts), options.models);
+  return { context, ...estimateJob(document.clauses, panel, context) };
 }

@@ -1,0 +1,37 @@
+export {
+  DocumentUnreadableError,
+  InvalidJobRequestError,
+  isDocumentUnreadableError,
+  isInvalidJobRequestError,
+  isJobConflictError,
+  isJobNotFoundError,
+  isJobRequestError,
+  JobConflictError,
+  JobNotFoundError,
+  JobRequestError,
+} from './errors.js';
+export {
+  type Actor,
+  JOB_ID,
+  JobDesk,
+  type JobDeskDeps,
+  SUBMISSION_ID,
+  type Submission,
+} from './job-desk.js';
+export { type JobListQuery, type Lister, listJobsFor } from './job-list-request.js';
+export { type JobView, type JobViewStatus, jobView, queuedView, type ReportLinks } from './job-view.js';
+export {
+  MAX_QUOTE_DOCUMENT_BYTES,
+  type QuoteDeps,
+  type QuoteRequest,
+  type QuoteView,
+  quoteRequest,
+  quoteRequestSchema,
+} from './quote-request.js';
+export {
+  parseRequest,
+  readSubmission,
+  type SubmitRequest,
+  type SubmittedOptions,
+  submitRequestSchema,
+} from './submission.js';

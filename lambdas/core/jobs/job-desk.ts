@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto';
+import {
+  GetObjectCommand,
+  ListObjectVersionsCommand,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { cancelJob } from '../holds/pause.js';
+import { jobIdFor } from '../intake/job-id.js';
+import { SUBMITTED_BY_METADATA } from '../intake/submitter.js';
+import type { Lane } from '../model.js';
+import { type Job, Jobs } from '../state/jobs.js';
+import { InvalidJobRequestError, JobConflictError, JobNotFoundError } from './errors.js';
+import { type JobView, jobView, queuedView, type ReportLinks } from './job-view.js';
+import type { QuoteDeps } from './quote-request.js';
+import {
+  parseRequest,
+  readSubmission,
+  type SubmittedOptions,
+  submitRequestSchema,
+  submittedOptions,
+} from './submission.js';
+
+/** What the job requests need; a quote's defaults, models and limits are intake's. */
+export interface JobDeskDeps extends QuoteDeps {
+  readonly db: DynamoDBDocumentClient;
+  /**
+   * Signs the upload and report URLs. Its checksum calculation should be `WHEN_REQUIRED`, or
+   * the SDK signs a checksum of an empty body into the upload URL.
+   */
+  readonly s3: S3Client;
+  readonly tableName: string;
+  readonly intakeBucket: string;
+  /** Key prefix whose uploads start a review (`incoming/`). */
+  readonly intakePrefix: string;
+  readonly resultsBucket: string;
+  readonly uploadUrlSeconds: number;
+  readonly reportUrlSeconds: number;
+  /** Principals who may act on every job (IAM ARNs; a role covers its sessions). @default none */
+  readonly administrators?: readonly string[];
+  /** Where resume sends a job's unfinished chunks, and a closed review its finalize. */
+  readonly sqs: SQSClient;
+  readonly laneQueueUrls: Readonly<Record<Lane, string>>;
+  readonly finalizeQueueUrl: string;
+  /** Prefix of the reports in the results bucket (`reports/`): held findings are kept beside them. */
+  readonly resultsPrefix: string;
+  readonly now?: () => number;
+  /** Random submission ids; injectable for tests. */
+  readonly newSubmissionId?: () => string;
+}
+
+/**
+ * Who is asking, as the entry point identified them: the name their jobs record, and the rule
+ * that says which jobs they may act on. Absent: nobody known, who may act on no job.
+ */
+export interface Actor {
+  /** The owner name to sign into an upload and to record as who paused or cancelled. */
+  readonly name: string;
+  mayActOn(job: Pick<Job, 'owner'>): boolean;
+}
+
+/** A job id: what `jobIdFor` derives from bucket, key and version. */
+export const JOB_ID = /^j-[0-9a-f]{20}$/;
+/** A submission id: what POST /jobs hands out and every other route accepts in place of a job id. */
+export const SUBMISSION_ID = /^s-[0-9a-f]{20}$/;
+
+/** What a submission answers: where to upload the document, with which headers. */
+export interface Submission {
+  readonly submissionId: string;
+  readonly bucket: string;
+  readonly key: string;
+  /** The options the job will run with (the request's, or the defaults). */
+  readonly options: SubmittedOptions;
+  readonly upload: {
+    readonly method: 'PUT';
+    readonly url: string;
+    /** Headers the upload must carry: they are signed into the URL. */
+    readonly headers: Readonly<Record<string, string>>;
+    readonly expiresAt: string;
+  };
+}
+
+/** What an id names: a job, or an uploaded submission intake has not turned into a job yet. */
+type Resolved =
+  | { readonly kind: 'job'; readonly job: Job; readonly submissionId?: string }
+  | {
+      readonly kind: 'queued';
+      readonly jobId: string;
+      readonly submissionId: string;
+      readonly key: string;
+      readonly versionId?: string;
+    };
+
+/**
+ * The job requests, without HTTP: submit (a presigned upload), status, cancel and report links.
+ * Every operation accepts a job id (`j-…`) or the submission id (`s-…`) submit returned.
+ *
+ * A submission's upload goes to `<intake prefix><submission id>/<filename>`; the job id is
+ * derived from that key and the version S3 gives the upload, so the job of a submission is
+ * found by listing the versions under that prefix (the newest upload wins).
+ */
+export class JobDesk {
+  private readonly jobs: Jobs;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: JobDeskDeps) {
+    this.now = deps.now ?? Date.now;
+    this.jobs = new Jobs(deps.db, deps.tableName, this.now);
+  }
+
+  /**
+   * Validates a submission and returns the presigned upload. The actor's name is signed into
+   * the upload as its submitter, so the job intake creates belongs to them.
+   * @throws InvalidJobRequestError
+   */
+  async submit(body: unknown, actor?: Actor): Promise<Submission> {
+    const request = parseRequest(submitRequestSchema, body, 'submission');
+    const { metadata, options } = readSubmission(request, this.deps);
+    if (actor) metadata[SUBMITTED_BY_METADATA] = actor.name;
+    const submissionId = this.deps.newSubmissionId?.() ?? `s-${randomBytes(10).toString('hex')}`;
+    const key = `${this.deps.intakePrefix}${submissionId}/${request.filename}`;
+    const headers = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`x-amz-meta-${k}`, v]));
+    const url = await getSignedUrl(
+      this.deps.s3,
+      new PutObjectCommand({ Bucket: this.deps.intakeBucket, Key: key, Metadata: metadata }),
+      {
+        expiresIn: this.deps.uploadUrlSeconds,
+        // Kept as signed headers rather than query parameters: the upload must send exactly these.
+        unhoistableHeaders: new Set(Object.keys(headers)),
+      },
+    );
+    return {
+      submissionId,
+      bucket: this.deps.intakeBucket,
+      key,
+      options: submittedOptions(options),
+      upload: {
+        method: 'PUT',
+        url,
+        headers,
+        expiresAt: new Date(this.now() + this.deps.uploadUrlSeconds * 1000).toISOString(),
+      },
+    };
+  }
+
+  /** Status and progress. @throws InvalidJobRequestError, JobNotFoundError */
+  async status(id: string, actor?: Actor): Promise<JobView> {
+    const r = await this.resolve(id, actor);
+    if (r.kind === 'queued') return queuedView({ ...r, bucket: this.deps.intakeBucket });
+    return jobView(r.job, r.submissionId);
+  }
+
+  /**
+   * Cancels a job that has not ended: no new model call starts after this returns.
+   * @throws JobConflictError when the job already ended or intake has not created it yet.
+   */
+  async cancel(id: string, actor?: Actor): Promise<JobView> {
+    const job = await this.job(id, actor);
+    const reason = actor ? `cancelled by ${actor.name}` : 'cancelled by request';
+    const result = await cancelJob(job.jobId, reason, this.deps);
+    if (!result.cancelled) {
+      throw new JobConflictError(
+        `job ${job.jobId} already ended with status '${result.job.status}'; there is nothing to cancel`,
+        job.jobId,
+        result.job.status,
+      );
+    }
+    return this.status(job.jobId, actor);
+  }
+
+  /**
+   * Presigned GET URLs of report.json, report.html and report.docx.
+   * @throws JobConflictError while the job has no report (not finalized yet, or rejected).
+   */
+  async report(id: string, actor?: Actor): Promise<ReportLinks> {
+    const job = await this.job(id, actor, 'its report is written when it ends');
+    if (!job.finalizedAt || !job.reportKey || !job.htmlReportKey) {
+      const why = job.purgedAt
+        ? `was purged at ${job.purgedAt}: its document, work files and report are deleted`
+        : job.status === 'rejected'
+          ? `was rejected (${job.reason ?? 'no reason recorded'}); a rejected document gets no report`
+          : `is ${job.status} and not finalized yet; its report is written when it ends`;
+      throw new JobConflictError(`job ${job.jobId} ${why}`, job.jobId, job.status);
+    }
+    const sign = (key: string) =>
+      getSignedUrl(this.deps.s3, new GetObjectCommand({ Bucket: this.deps.resultsBucket, Key: key }), {
+        expiresIn: this.deps.reportUrlSeconds,
+      });
+    const [jsonUrl, htmlUrl, docxUrl] = await Promise.all([
+      sign(job.reportKey),
+      sign(job.htmlReportKey),
+      job.docxReportKey ? sign(job.docxReportKey) : undefined,
+    ]);
+    return {
+      jobId: job.jobId,
+      status: job.status,
+      json: { key: job.reportKey, url: jsonUrl },
+      html: { key: job.htmlReportKey, url: htmlUrl },
+      ...(job.docxReportKey && docxUrl ? { docx: { key: job.docxReportKey, url: docxUrl } } : {}),
+      expiresAt: new Date(this.now() + this.deps.reportUrlSeconds * 1000).toISOString(),
+    };
+  }
+
+  /**
+   * The job an id names, for operations that need one (pause, resume, findings, decide).
+   * @throws JobConflictError while the id names an upload intake has not read yet
+   */
+  async job(id: string, actor?: Actor, whenQueued = 'try again in a few seconds'): Promise<Job> {
+    const r = await this.resolve(id, actor);
+    if (r.kind === 'queued') {
+      throw new JobConflictError(
+        `job ${r.jobId} is still queued for intake; ${whenQueued}`,
+        r.jobId,
+        'queued',
+      );
+    }
+    return r.job;
+  }
+
+  /**
+   * The job or queued submission an id names. A job the actor may not act on is answered
+   * exactly as a missing one. A queued submission has no job yet to own: its id, 80 random
+   * bits handed to the submitter alone, is what admits the caller until intake records the job.
+   */
+  private async resolve(id: string, actor: Actor | undefined): Promise<Resolved> {
+    const may = (job: Job) => actor?.mayActOn(job) ?? false;
+    if (JOB_ID.test(id)) {
+      const job = await this.jobs.find(id);
+      if (!job || !may(job)) throw new JobNotFoundError(id);
+      return { kind: 'job', job };
+    }
+    if (!SUBMISSION_ID.test(id)) {
+      throw new InvalidJobRequestError(
+        `'${id}' is not a job id (j- and 20 hex digits) or a submission id (s- and 20 hex digits)`,
+      );
+    }
+    const prefix = `${this.deps.intakePrefix}${id}/`;
+    const listed = await this.deps.s3.send(
+      new ListObjectVersionsCommand({ Bucket: this.deps.intakeBucket, Prefix: prefix, MaxKeys: 100 }),
+    );
+    const latest = (listed.Versions ?? [])
+      .filter((v) => v.Key && v.IsLatest !== false)
+      .sort((a, b) => (b.LastModified?.getTime() ?? 0) - (a.LastModified?.getTime() ?? 0))[0];
+    const unknown = () =>
+      new JobNotFoundError(
+        id,
+        `no upload for submission '${id}' yet: PUT the document to the upload URL POST /jobs returned, ` +
+          'with the headers it listed, before the URL expires',
+      );
+    if (!latest?.Key) throw unknown();
+    const versionId = latest.VersionId && latest.VersionId !== 'null' ? latest.VersionId : undefined;
+    const jobId = jobIdFor({
+      bucket: this.deps.intakeBucket,
+      key: latest.Key,
+      ...(versionId ? { versionId } : {}),
+      ...(latest.ETag ? { etag: latest.ETag } : {}),
+    });
+    const job = await this.jobs.find(jobId);
+    if (job && !may(job)) throw unknown();
+    if (job) return { kind: 'job', job, submissionId: id };
+    return { kind: 'queued', jobId, submissionId: id, key: latest.Key, ...(versionId ? { versionId } : {}) };
+  }
+}

@@ -1,0 +1,160 @@
+/** What a job looks like to the person who asked for it: GET /jobs/{id} and the report links. */
+import type { Lane } from '../model.js';
+import type { Job, JobStatus, ReviewGate } from '../state/jobs.js';
+import { usd } from './submission.js';
+
+/** A job's status as a caller sees it: the job's, or `queued` while its upload waits for intake. */
+export type JobViewStatus = JobStatus | 'queued';
+
+/** What GET /jobs/{id} answers. */
+export interface JobView {
+  readonly jobId: string;
+  readonly submissionId?: string;
+  readonly status: JobViewStatus;
+  /** True once the job has ended and nothing about it changes any more. */
+  readonly finished: boolean;
+  readonly reportReady: boolean;
+  readonly lane?: Lane;
+  readonly document: { readonly bucket: string; readonly key: string; readonly versionId?: string };
+  readonly progress: {
+    readonly chunksTerminal: number;
+    readonly chunksDone: number;
+    readonly chunksTotal: number;
+    readonly clauses: number;
+    readonly callsPlanned: number;
+  };
+  readonly cost: {
+    readonly spentMicros: number;
+    readonly reservedMicros: number;
+    readonly ceilingMicros: number;
+    readonly spentUsd: number;
+    readonly ceilingUsd: number;
+    /** What intake quoted before any call, once it has read the document. */
+    readonly quote?: { readonly expectedUsd: number; readonly worstCaseUsd: number };
+  };
+  readonly reason?: string;
+  readonly createdAt?: string;
+  readonly updatedAt?: string;
+  readonly cancelledAt?: string;
+  readonly finalizedAt?: string;
+  /** When the job's document, work files and report were deleted (`clause-review purge`). */
+  readonly purgedAt?: string;
+  /** While paused: since when, and by whom. */
+  readonly pausedAt?: string;
+  readonly pausedBy?: string;
+  /** A job with a review gate: the gate, and once findings are held, the review's progress. */
+  readonly review?: {
+    readonly gate: ReviewGate;
+    readonly startedAt?: string;
+    readonly deadline?: string;
+    readonly gatedFindings?: number;
+    readonly completedAt?: string;
+    readonly expiredAt?: string;
+  };
+}
+
+/** What GET /jobs/{id}/report answers. */
+export interface ReportLinks {
+  readonly jobId: string;
+  readonly status: JobStatus;
+  readonly json: { readonly key: string; readonly url: string };
+  readonly html: { readonly key: string; readonly url: string };
+  /** report.docx (absent for jobs finalized before it was written). */
+  readonly docx?: { readonly key: string; readonly url: string };
+  readonly expiresAt: string;
+}
+
+/** An upload intake has not read yet. */
+export interface QueuedUpload {
+  readonly jobId: string;
+  readonly submissionId: string;
+  readonly bucket: string;
+  readonly key: string;
+  readonly versionId?: string;
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+function reviewView(job: Job): NonNullable<JobView['review']> {
+  const fields = {
+    startedAt: job.reviewStartedAt,
+    deadline: iso(job.reviewDeadline),
+    gatedFindings: job.gatedFindings,
+    completedAt: job.reviewCompletedAt,
+    expiredAt: job.reviewExpiredAt,
+  };
+  return {
+    gate: job.gate ?? 'none',
+    ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
+  };
+}
+
+/** The view of an upload waiting for intake: nothing planned, nothing spent. */
+export function queuedView(upload: QueuedUpload): JobView {
+  return {
+    jobId: upload.jobId,
+    submissionId: upload.submissionId,
+    status: 'queued',
+    finished: false,
+    reportReady: false,
+    document: {
+      bucket: upload.bucket,
+      key: upload.key,
+      ...(upload.versionId ? { versionId: upload.versionId } : {}),
+    },
+    progress: { chunksTerminal: 0, chunksDone: 0, chunksTotal: 0, clauses: 0, callsPlanned: 0 },
+    cost: { spentMicros: 0, reservedMicros: 0, ceilingMicros: 0, spentUsd: 0, ceilingUsd: 0 },
+    reason: 'uploaded; waiting for intake to read the document',
+  };
+}
+
+function costView(job: Job): JobView['cost'] {
+  return {
+    spentMicros: job.costSpent,
+    reservedMicros: job.costReserved,
+    ceilingMicros: job.costLimit,
+    spentUsd: usd(job.costSpent),
+    ceilingUsd: usd(job.costLimit),
+    ...(job.quote
+      ? {
+          quote: {
+            expectedUsd: usd(job.quote.expectedMicros),
+            worstCaseUsd: usd(job.quote.worstCaseMicros),
+          },
+        }
+      : {}),
+  };
+}
+
+/** The view of a job, with the submission id it was asked for by, if any. */
+export function jobView(job: Job, submissionId?: string): JobView {
+  return {
+    jobId: job.jobId,
+    ...(submissionId ? { submissionId } : {}),
+    status: job.status,
+    finished: job.finalizedAt !== undefined,
+    reportReady: job.reportKey !== undefined && job.htmlReportKey !== undefined,
+    lane: job.lane,
+    document: {
+      bucket: job.bucket,
+      key: job.key,
+      ...(job.versionId ? { versionId: job.versionId } : {}),
+    },
+    progress: {
+      chunksTerminal: job.chunksTerminal,
+      chunksDone: job.chunksDone,
+      chunksTotal: job.chunkCount,
+      clauses: job.clauseCount,
+      callsPlanned: job.callsPlanned,
+    },
+    cost: costView(job),
+    ...(job.reason ? { reason: job.reason } : {}),
+    createdAt: job.createdAt,
+    updatedAt: job.updatedAt,
+    ...(job.cancelledAt ? { cancelledAt: job.cancelledAt } : {}),
+    ...(job.finalizedAt ? { finalizedAt: job.finalizedAt } : {}),
+    ...(job.purgedAt ? { purgedAt: job.purgedAt } : {}),
+    ...(job.pausedAt ? { pausedAt: job.pausedAt, ...(job.pausedBy ? { pausedBy: job.pausedBy } : {}) } : {}),
+    ...(job.gate && job.gate !== 'none' ? { review: reviewView(job) } : {}),
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * POST /quote: what a document would cost with the given options, read and priced exactly as
+ * intake will (the same parse, in the same bounded worker, and `quoteDocument`), with no job
+ * recorded, nothing uploaded and nothing spent.
+ */
+import { z } from 'zod';
+import { isDocumentRejectedError, parseDocumentBounded } from '../documents/index.js';
+import { quoteDocument } from '../intake/quote.js';
+import { DocumentUnreadableError } from './errors.js';
+import {
+  parseRequest,
+  readSubmission,
+  type SubmitDefaults,
+  type SubmittedOptions,
+  submitOptionsShape,
+  submittedOptions,
+  usd,
+} from './submission.js';
+
+/**
+ * Largest document a quote request carries, in bytes before base64: its body (4 MiB of base64
+ * and the options) stays under Lambda's 6 MB synchronous invocation payload
+ * (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html) even where API
+ * Gateway passes the body base64-encoded again.
+ */
+export const MAX_QUOTE_DOCUMENT_BYTES = 3 * 1024 * 1024;
+
+/** The body of POST /quote: a submission's options and the document itself, base64. */
+export const quoteRequestSchema = z
+  .object({
+    ...submitOptionsShape,
+    /** The document's bytes, base64 (standard alphabet, padded). */
+    document: z.base64({ error: 'must be the document’s bytes in base64' }).min(1),
+  })
+  .strict();
+
+/** A validated POST /quote body. */
+export type QuoteRequest = z.output<typeof quoteRequestSchema>;
+
+/** What POST /quote answers. */
+export interface QuoteView {
+  readonly filename: string;
+  readonly format: string;
+  readonly bytes: number;
+  readonly clauses: number;
+  /** Model calls the job would make: clauses × analysts. */
+  readonly calls: number;
+  /** The options a job would run with (the request's, or the defaults). */
+  readonly options: SubmittedOptions;
+  readonly quote: {
+    readonly expectedMicros: number;
+    readonly worstCaseMicros: number;
+    readonly expectedUsd: number;
+    readonly worstCaseUsd: number;
+  };
+  /**
+   * Whether intake would start a job with these options: false when the ceiling is below the
+   * expected cost and `allowPartial` is not set (intake refuses it as `budget-below-quote`).
+   */
+  readonly wouldStart: boolean;
+}
+
+/** What a quote needs: the defaults and models intake applies, and its document limits. */
+export interface QuoteDeps extends SubmitDefaults {
+  /** Largest document intake reads, in bytes. @default 10 MiB */
+  readonly maxDocumentBytes?: number;
+  /** Clauses per chunk, as intake splits them. @default the chunker's */
+  readonly chunkClauses?: number;
+}
+
+/**
+ * Reads the document of a POST /quote body and prices it for the request's options.
+ * @throws InvalidJobRequestError for a malformed body or an option intake would refuse
+ * @throws DocumentUnreadableError when intake would refuse the document itself
+ */
+export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<QuoteView> {
+  const { document, filename, ...request } = parseRequest(quoteRequestSchema, body, 'quote request');
+  const { options } = readSubmission(request, deps, 'quote request');
+  const bytes = Buffer.from(document, 'base64');
+  if (bytes.length > MAX_QUOTE_DOCUMENT_BYTES) {
+    throw new DocumentUnreadableError(
+      `${filename} has ${bytes.length} bytes; a quote request carries at most ${MAX_QUOTE_DOCUMENT_BYTES} ` +
+        '(submit it with POST /jobs instead: intake quotes it before any call, and refuses a ceiling below the quote)',
+      filename,
+      'too-large',
+    );
+  }
+  let parsed: Awaited<ReturnType<typeof parseDocumentBounded>>;
+  try {
+    parsed = await parseDocumentBounded(new Uint8Array(bytes), {
+      key: filename,
+      maxBytes: Math.min(deps.maxDocumentBytes ?? 10 * 1024 * 1024, MAX_QUOTE_DOCUMENT_BYTES),
+      ...(deps.chunkClauses ? { chunk: { maxClauses: deps.chunkClauses } } : {}),
+    });
+  } catch (error) {
+    if (!isDocumentRejectedError(error)) throw error;
+    throw new DocumentUnreadableError(
+      `${filename} cannot be quoted (${error.reason}): ${error.message}`,
+      filename,
+      error.reason,
+      { cause: error },
+    );
+  }
+  const { quote } = quoteDocument(parsed, options);
+  return {
+    filename,
+    format: parsed.format,
+    bytes: parsed.bytes,
+    clauses: parsed.clauses.length,
+    calls: parsed.clauses.length * options.analysts.length,
+    options: submittedOptions(options),
+    quote: {
+      ...quote,
+      expectedUsd: usd(quote.expectedMicros),
+      worstCaseUsd: usd(quote.worstCaseMicros),
+    },
+    wouldStart: quote.expectedMicros <= options.costLimit || options.allowPartial,
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * What a submission may ask for, read once for both POST /jobs (a presigned upload) and
+ * POST /quote (a price without a job): the body's shape, then the same reading intake applies
+ * to the upload's metadata (`readJobOptions`), so what is accepted here runs there.
+ */
+import { z } from 'zod';
+import { ANALYST_IDS, type PanelModels } from '../analysts/index.js';
+import { LANES } from '../contracts.js';
+import { REVIEW_GATES } from '../holds/findings.js';
+import {
+  isJobOptionError,
+  type JobOptions,
+  MAX_REVIEW_HOURS,
+  readJobOptions,
+} from '../intake/job-options.js';
+import type { Lane } from '../model.js';
+import type { ReviewGate } from '../state/jobs.js';
+import { InvalidJobRequestError } from './errors.js';
+
+/** The options of a submission: the body of POST /jobs, and of POST /quote beside the document. */
+export const submitOptionsShape = {
+  /** Name of the document; its extension tells intake the format. */
+  filename: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine((s) => !/[/\\\p{Cc}]/u.test(s) && s !== '.' && s !== '..', {
+      message: 'must be a plain file name without slashes or control characters',
+    }),
+  lane: z.enum(LANES).optional(),
+  /** Cost ceiling in dollars. */
+  costCeilingUsd: z.number().positive().max(100_000).optional(),
+  /**
+   * Analyst ids, each checked on its own: they travel to intake as one comma-separated
+   * metadata value, so an id holding a comma must not turn into two.
+   */
+  analysts: z
+    .array(
+      z.string().refine((id) => ANALYST_IDS.includes(id), {
+        error: (issue) =>
+          `unknown analyst id ${JSON.stringify(issue.input)}; known: ${ANALYST_IDS.join(', ')}`,
+      }),
+    )
+    .min(1)
+    .max(50)
+    .optional(),
+  /** Run even when the ceiling is below the quote's expected cost, up to the ceiling. */
+  allowPartial: z.boolean().optional(),
+  /** Findings at or above this risk wait for a reviewer before the report is final. */
+  gate: z.enum(REVIEW_GATES as [ReviewGate, ...ReviewGate[]]).optional(),
+  /** How long the review may take before the report is written without it. */
+  reviewHours: z.number().positive().max(MAX_REVIEW_HOURS).optional(),
+} as const;
+
+/** The body of POST /jobs. */
+export const submitRequestSchema = z.object(submitOptionsShape).strict();
+
+/** A validated POST /jobs body. */
+export type SubmitRequest = z.output<typeof submitRequestSchema>;
+
+/** The options a job will run with, as POST /jobs and POST /quote answer them. */
+export interface SubmittedOptions {
+  readonly lane: Lane;
+  readonly costCeilingUsd: number;
+  readonly analysts: string[];
+  readonly gate: ReviewGate;
+}
+
+/** Defaults a submission gets for what it leaves out: the same intake applies. */
+export interface SubmitDefaults {
+  readonly defaultLane: Lane;
+  /** Micro-dollars. */
+  readonly defaultCostLimit: number;
+  /** The configured models (what a quote prices). @default the model table's primary and fallback */
+  readonly models?: PanelModels;
+}
+
+/** What a submission's options come to: the upload's metadata and the job's options. */
+export interface ReadSubmission {
+  /** The upload's user metadata (without `x-amz-meta-`): what intake reads. */
+  readonly metadata: Record<string, string>;
+  readonly options: JobOptions;
+}
+
+export const usd = (micros: number) => Math.round(micros) / 1_000_000;
+
+/** A zod error as one line per issue, each with its path. */
+export function zodIssues(error: z.ZodError): string[] {
+  return error.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message));
+}
+
+/**
+ * Parses `body` with `schema` (a submission's shape) or throws naming every problem.
+ * @throws InvalidJobRequestError
+ */
+export function parseRequest<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issues = zodIssues(parsed.error);
+  throw new InvalidJobRequestError(`invalid ${what}: ${issues.join('; ')}`, issues);
+}
+
+/**
+ * The upload metadata a validated request comes to, read back as intake will read it.
+ * @throws InvalidJobRequestError when intake would refuse an option
+ */
+export function readSubmission(
+  request: Omit<SubmitRequest, 'filename'>,
+  defaults: SubmitDefaults,
+  what = 'submission',
+): ReadSubmission {
+  const metadata: Record<string, string> = {
+    lane: request.lane ?? defaults.defaultLane,
+    'cost-ceiling-usd': String(request.costCeilingUsd ?? usd(defaults.defaultCostLimit)),
+  };
+  if (request.analysts) metadata.analysts = request.analysts.join(',');
+  if (request.allowPartial) metadata['allow-partial'] = 'true';
+  if (request.gate) metadata.gate = request.gate;
+  if (request.reviewHours !== undefined) metadata['review-hours'] = String(request.reviewHours);
+  try {
+    const options = readJobOptions(
+      metadata,
+      {},
+      {
+        lane: defaults.defaultLane,
+        costLimit: defaults.defaultCostLimit,
+        ...(defaults.models ? { models: defaults.models } : {}),
+      },
+    );
+    return { metadata: { ...metadata, analysts: options.analysts.join(',') }, options };
+  } catch (error) {
+    if (isJobOptionError(error)) {
+      throw new InvalidJobRequestError(`invalid ${what}: ${error.message}`, [error.message], {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/** The options as POST /jobs and POST /quote answer them. */
+export function submittedOptions(options: JobOptions): SubmittedOptions {
+  return {
+    lane: options.lane,
+    costCeilingUsd: usd(options.costLimit),
+    analysts: [...options.analysts],
+    gate: options.gate,
+  };
+}

@@ -1,0 +1,266 @@
+/**
+ * POST /quote through the status API's handler: the document priced as intake prices it, with
+ * no job recorded (no DynamoDB or S3 command at all), and each refusal with its status; and the
+ * core's job requests the handler calls (errors, the caller as the core takes it, decisions).
+ */
+import { readFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { actorOf } from '../../lambdas/api/access.js';
+import { isUnprocessableDocumentError, UnprocessableDocumentError } from '../../lambdas/api/errors.js';
+import { configureApi, handler } from '../../lambdas/api/handler.js';
+import { MAX_BODY_BYTES, MAX_QUOTE_BODY_BYTES, maxBodyBytes } from '../../lambdas/api/limits.js';
+import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
+import { selectAnalysts, withModels } from '../../lambdas/core/analysts/index.js';
+import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
+import { parseDocument } from '../../lambdas/core/documents/index.js';
+import { readDecisionRequest } from '../../lambdas/core/holds/decision-request.js';
+import { quoteJob } from '../../lambdas/core/intake/quote.js';
+import {
+  DocumentUnreadableError,
+  InvalidJobRequestError,
+  isDocumentUnreadableError,
+  isInvalidJobRequestError,
+  isJobConflictError,
+  isJobNotFoundError,
+  isJobRequestError,
+  JobConflictError,
+  JobNotFoundError,
+  MAX_QUOTE_DOCUMENT_BYTES,
+} from '../../lambdas/core/jobs/index.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+
+const ALICE = 'arn:aws:iam::123456789012:user/alice';
+const FILE = 'KENTUCKYUTILITIESCO_03_25_2003-EX-10_65-TRANSPORTATION_AGREEMENT.txt';
+const BYTES = readFileSync(`test/fixtures/contracts/${FILE}`);
+/** The configured panel: not the model table's defaults, so the quote is seen to price these. */
+const MODELS = { primary: FALLBACK_MODEL_ID, fallback: PRIMARY_MODEL_ID };
+const ddb = mockClient(DynamoDBDocumentClient);
+const s3mock = mockClient(S3Client);
+
+configureApi({
+  db: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
+  s3: new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' } }),
+  tableName: 'state',
+  intakeBucket: 'intake-bucket',
+  intakePrefix: 'incoming/',
+  resultsBucket: 'results-bucket',
+  defaultLane: 'realtime',
+  defaultCostLimit: 5_000_000,
+  uploadUrlSeconds: 600,
+  reportUrlSeconds: 300,
+  sqs: new SQSClient({ region: 'us-east-1' }),
+  laneQueueUrls: { realtime: 'https://sqs/rt', batch: 'https://sqs/b' },
+  finalizeQueueUrl: 'https://sqs/fin',
+  resultsPrefix: 'reports/',
+  models: MODELS,
+  maxDocumentBytes: 10 * 1024 * 1024,
+  chunkClauses: 8,
+});
+
+beforeEach(() => {
+  ddb.reset();
+  s3mock.reset();
+});
+
+async function post(path: string, body: string) {
+  const matched = matchRoute('POST', path);
+  const event = {
+    version: '2.0',
+    routeKey: matched ? routeKey(matched.route) : '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: {},
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+      authorizer: { iam: { userArn: ALICE, userId: 'AIDAALICE' } },
+    },
+  } as unknown as APIGatewayProxyEventV2;
+  const r = (await handler(event)) as APIGatewayProxyStructuredResultV2;
+  return { status: r.statusCode, body: JSON.parse(r.body ?? '{}') as Record<string, unknown> };
+}
+
+const quote = (fields: Record<string, unknown>) =>
+  post('/quote', JSON.stringify({ filename: FILE, document: BYTES.toString('base64'), ...fields }));
+
+/** What intake computes for this document: context, panel with the job's models, quoteJob. */
+async function intakeQuote(analysts: string[] | undefined) {
+  const parsed = await parseDocument(BYTES, { key: FILE, maxBytes: 10 * 1024 * 1024 });
+  const panel = withModels(selectAnalysts(analysts), MODELS);
+  return { parsed, quote: quoteJob(parsed.clauses, panel, findDocumentContext(parsed.text, parsed.clauses)) };
+}
+
+describe('POST /quote', () => {
+  it('prices the document with the configured models as intake does, and records nothing', async () => {
+    const r = await quote({ analysts: ['ip-counsel', 'liability-counsel'], costCeilingUsd: 50 });
+    const expected = await intakeQuote(['ip-counsel', 'liability-counsel']);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      filename: FILE,
+      format: 'txt',
+      bytes: BYTES.length,
+      clauses: expected.parsed.clauses.length,
+      calls: expected.parsed.clauses.length * 2,
+      options: { lane: 'realtime', costCeilingUsd: 50, analysts: ['liability-counsel', 'ip-counsel'] },
+      quote: {
+        expectedMicros: expected.quote.expectedMicros,
+        worstCaseMicros: expected.quote.worstCaseMicros,
+        expectedUsd: Math.round(expected.quote.expectedMicros) / 1e6,
+      },
+      wouldStart: true,
+    });
+    expect(expected.quote.expectedMicros).toBeGreaterThan(0);
+    // No job item, no upload, no listing: a quote leaves nothing behind.
+    expect(ddb.calls()).toHaveLength(0);
+    expect(s3mock.calls()).toHaveLength(0);
+  });
+
+  it('says intake would refuse a ceiling below the expected cost, unless allowPartial', async () => {
+    const all = await intakeQuote(undefined);
+    const below = (all.quote.expectedMicros - 1) / 1e6;
+    const refused = await quote({ costCeilingUsd: below });
+    expect(refused.status).toBe(200);
+    expect(refused.body.wouldStart).toBe(false);
+    expect((refused.body.options as { analysts: string[] }).analysts).toHaveLength(11);
+    expect((refused.body.quote as { expectedMicros: number }).expectedMicros).toBe(all.quote.expectedMicros);
+    expect((await quote({ costCeilingUsd: below, allowPartial: true })).body.wouldStart).toBe(true);
+  });
+
+  it('answers 400 for a bad body, 422 for a document intake would refuse, 413 over its own limit', async () => {
+    const noDoc = await post('/quote', JSON.stringify({ filename: FILE }));
+    expect(noDoc.status).toBe(400);
+    expect(noDoc.body.issues).toEqual([expect.stringMatching(/^document: /)]);
+    const notBase64 = await quote({ document: 'not base64!' });
+    expect(notBase64.status).toBe(400);
+    expect(notBase64.body.message).toMatch(/document: must be the document’s bytes in base64/);
+    expect((await quote({ jobId: 'j-1' })).status).toBe(400);
+    expect((await quote({ analysts: ['nobody'] })).body.message).toMatch(/unknown analyst id "nobody"/);
+    const binary = await quote({
+      filename: 'tool.exe',
+      document: Buffer.from([0, 1, 2, 3]).toString('base64'),
+    });
+    expect(binary.status).toBe(422);
+    expect(binary.body.error).toBe('UnprocessableDocumentError');
+    expect(binary.body.message).toMatch(/^tool\.exe cannot be quoted \(/);
+    const big = await quote({ document: Buffer.alloc(MAX_QUOTE_DOCUMENT_BYTES + 1, 'a').toString('base64') });
+    expect(big.status).toBe(422);
+    expect(big.body.message).toMatch(/at most 3145728 .*POST \/jobs/);
+    // The reason rides in the answer: the reviewer app lets a file too large to quote go on to intake.
+    expect(big.body.reason).toBe('too-large');
+    expect(binary.body.reason).not.toBe('too-large');
+    expect(binary.body.reason).toEqual(expect.any(String));
+    const over = await post('/quote', ' '.repeat(MAX_QUOTE_BODY_BYTES + 1));
+    expect(over.status).toBe(413);
+    expect(ddb.calls()).toHaveLength(0);
+    expect(s3mock.calls()).toHaveLength(0);
+  });
+
+  it('reads a document-sized body for the quote only: POST /jobs keeps its small limit', async () => {
+    expect(maxBodyBytes('quote')).toBe(MAX_QUOTE_BODY_BYTES);
+    expect(maxBodyBytes('submit')).toBe(MAX_BODY_BYTES);
+    expect(maxBodyBytes(undefined)).toBe(MAX_BODY_BYTES);
+    // The base64 of the largest document, and the options, fit; well under Lambda's 6 MB.
+    expect(MAX_QUOTE_BODY_BYTES).toBeGreaterThanOrEqual((MAX_QUOTE_DOCUMENT_BYTES / 3) * 4);
+    expect(MAX_QUOTE_BODY_BYTES).toBeLessThan(6_000_000 * 0.75);
+    const padded = JSON.stringify({ filename: 'a.txt' }).replace('{', `{${' '.repeat(MAX_BODY_BYTES)}`);
+    expect((await post('/jobs', padded)).status).toBe(413);
+  });
+});
+
+describe('a decision body', () => {
+  it('is read into the request decide takes: named findings, or every undecided one', () => {
+    expect(readDecisionRequest({ findings: ['c-1/liability'], verdict: 'approve' })).toEqual({
+      findings: ['c-1/liability'],
+      verdict: 'approve',
+    });
+    expect(readDecisionRequest({ allUndecided: true, verdict: 'override', score: 1, note: 'ok' })).toEqual({
+      findings: 'all-undecided',
+      verdict: 'override',
+      score: 1,
+      note: 'ok',
+    });
+    const both = errorOf(() =>
+      readDecisionRequest({ findings: ['a/b'], allUndecided: true, verdict: 'approve' }),
+    );
+    expect(isInvalidJobRequestError(both) && both.message).toMatch(
+      /^invalid decision: give either 'findings'/,
+    );
+    const extra = errorOf(() => readDecisionRequest({ allUndecided: true, verdict: 'approve', by: 'me' }));
+    expect(isInvalidJobRequestError(extra) && extra.issues).toEqual([expect.stringMatching(/by/)]);
+  });
+
+  it('is refused with 400 through the API before any job is read', async () => {
+    const r = await post('/jobs/j-0123456789abcdef0123/decisions', JSON.stringify({ verdict: 'maybe' }));
+    expect(r.status).toBe(400);
+    expect(r.body.issues).toEqual(expect.arrayContaining([expect.stringMatching(/^verdict: /)]));
+    expect(ddb.calls()).toHaveLength(0);
+  });
+});
+
+function errorOf(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('the core job requests and the caller', () => {
+  it('carry their context and are told apart by their guards', () => {
+    const errors = [
+      new InvalidJobRequestError('bad', ['a: b']),
+      new JobNotFoundError('j-1'),
+      new JobConflictError('ended', 'j-1', 'succeeded'),
+      new DocumentUnreadableError('no', 'x.exe', 'unsupported-format'),
+    ];
+    expect(errors.map((e) => e.name)).toEqual([
+      'InvalidJobRequestError',
+      'JobNotFoundError',
+      'JobConflictError',
+      'DocumentUnreadableError',
+    ]);
+    expect(errors.every(isJobRequestError)).toBe(true);
+    expect(
+      errors.map((e) =>
+        [
+          isInvalidJobRequestError,
+          isJobNotFoundError,
+          isJobConflictError,
+          isDocumentUnreadableError,
+        ].findIndex((g) => g(e)),
+      ),
+    ).toEqual([0, 1, 2, 3]);
+    expect(isJobRequestError(new Error('x'))).toBe(false);
+    expect(errors[1]?.message).toBe("no job with id 'j-1'");
+    const api = new UnprocessableDocumentError('no', 'too-large');
+    expect([api.statusCode, api.reason, isUnprocessableDocumentError(api)]).toEqual([422, 'too-large', true]);
+    expect(isUnprocessableDocumentError(errors[3])).toBe(false);
+  });
+
+  it('names the caller as a job records it, and applies the access rule for the core', () => {
+    const admin = 'arn:aws:iam::123456789012:role/Auditor';
+    expect(actorOf(undefined, [admin])).toBeUndefined();
+    const alice = actorOf({ arn: ALICE, userId: 'AIDAALICE' }, [admin]);
+    expect(alice?.name).toBe(ALICE);
+    expect(alice?.mayActOn({ owner: 'AWS:AIDAALICE' })).toBe(true);
+    expect(alice?.mayActOn({ owner: 'arn:aws:iam::123456789012:user/bob' })).toBe(false);
+    const carol = actorOf({ arn: 'arn:aws:sts::123456789012:assumed-role/Auditor/carol' }, [admin]);
+    expect(carol?.mayActOn({ owner: ALICE })).toBe(true);
+    const person = actorOf(
+      {
+        arn: 'arn:aws:sts::1:assumed-role/Auth/CognitoIdentityCredentials',
+        cognitoIdentityId: 'us-east-1:ab',
+      },
+      [],
+    );
+    expect(person?.name).toBe('cognito-identity:us-east-1:ab');
+  });
+});
