@@ -264,7 +264,8 @@ export class PipelineFunctions extends Construct {
   /**
    * What each function's handler does beyond its queue and the table: intake reads uploads,
    * stores documents and sends chunk messages; the worker calls the models and sends finalize;
-   * finalize reads documents and writes reports. Each S3 grant is confined to one key prefix.
+   * finalize reads documents, writes reports and sends the chunk messages of a queued job it
+   * starts. Each S3 grant is confined to one key prefix.
    */
   private grantAccess(props: PipelineFunctionsProps, models: ResolvedModelIds): void {
     const t = props.topology;
@@ -290,6 +291,8 @@ export class PipelineFunctions extends Construct {
     for (const lane of LANES) props.queues[lane].grantSendMessages(this.intakeFunction);
 
     props.queues.finalize.grantSendMessages(this.workerFunction);
+    // A job's end gives back its owner's slot, and finalize sends the next queued job's chunks.
+    for (const lane of LANES) props.queues[lane].grantSendMessages(this.finalizeFunction);
     grantInvokeModels(this.workerFunction, this, models);
     for (const f of [this.intakeFunction, this.workerFunction]) grantModelLifecycleReads(f, this, models);
 

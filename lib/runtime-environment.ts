@@ -31,6 +31,11 @@ export interface RuntimeTuning {
   readonly maxDocumentBytes?: number;
   /** Cost ceiling of a job whose upload names none, in micro-dollars. @default the runtime's ($20) */
   readonly defaultCostCeilingMicros?: number;
+  /**
+   * Most jobs of one owner running at once, 1-10000; intake records a job over it as `queued`
+   * until one of the owner's jobs stops. @default the runtime's (no cap)
+   */
+  readonly maxJobsPerOwner?: number;
   /** Lane of a job whose upload names none. @default the runtime's ('realtime') */
   readonly defaultLane?: Lane;
   /** Model calls in flight at once inside one worker, 1-256. @default the runtime's (16) */
@@ -58,6 +63,7 @@ export function validateTuning(tuning: RuntimeTuning, t: Topology): void {
   checkInteger('maxDocumentBytes', tuning.maxDocumentBytes, 1, Number.MAX_SAFE_INTEGER);
   checkInteger('defaultCostCeilingMicros', tuning.defaultCostCeilingMicros, 0, Number.MAX_SAFE_INTEGER);
   checkInteger('callConcurrency', tuning.callConcurrency, 1, 256);
+  checkInteger('maxJobsPerOwner', tuning.maxJobsPerOwner, 1, 10_000);
   checkInteger('leaseSeconds', tuning.leaseSeconds, 5, 3600);
   checkInteger('jobDeadlineSeconds', tuning.jobDeadlineSeconds, 60, Number.MAX_SAFE_INTEGER);
   checkInteger('modelTimeoutMs', tuning.modelTimeoutMs, 100, workerTimeout * 1000 - 1);
@@ -103,6 +109,7 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
     MAX_DOCUMENT_BYTES: tuning.maxDocumentBytes?.toString(),
     DEFAULT_COST_CEILING_MICROS: tuning.defaultCostCeilingMicros?.toString(),
     DEFAULT_LANE: tuning.defaultLane,
+    MAX_JOBS_PER_OWNER: tuning.maxJobsPerOwner?.toString(),
     CALL_CONCURRENCY: tuning.callConcurrency?.toString(),
     LEASE_SECONDS: tuning.leaseSeconds?.toString(),
     JOB_DEADLINE_SECONDS: tuning.jobDeadlineSeconds?.toString(),

@@ -7,7 +7,14 @@
  * the AWS SDK, so runtime code, the CLI and tests can load it cheaply.
  */
 
-import { LANES, type Lane, OWNER_INDEX, QUEUE_ROLES, type QueueRole } from '../lambdas/contracts.js';
+import {
+  LANES,
+  type Lane,
+  OWNER_INDEX,
+  QUEUE_ROLES,
+  type QueueRole,
+  STATUS_INDEX,
+} from '../lambdas/contracts.js';
 
 export { LANES, type Lane, QUEUE_ROLES, type QueueRole };
 
@@ -218,11 +225,11 @@ export function topology(options: TopologyOptions = {}): Topology {
       ttlAttribute: 'expiresAt',
       indexes: [
         {
-          name: 'byStatus',
+          name: STATUS_INDEX,
           partitionKey: 'gsi1pk',
           sortKey: 'gsi1sk',
           purpose:
-            'jobs by status (STATUS#<status> / <updatedAt>#<jobId>), for the sweeper and `status` listings',
+            "jobs by status (STATUS#<status> / <updatedAt>#<jobId>), for the sweeper, `status` listings and an owner's oldest queued job",
         },
         {
           name: OWNER_INDEX,

@@ -38,3 +38,9 @@ export const ownerGsiSk = (createdAt: string, jobId: string) => `${createdAt}#${
 export const modelLimitPk = (modelId: string) => `MODEL#${modelId}`;
 /** Sort key of a model's shared concurrency. */
 export const MODEL_LIMIT_SK = 'LIMIT';
+/** Name of the index of jobs by status: `STATUS#<status>` / `<since>#<jobId>`, oldest first. */
+export const STATUS_INDEX = 'byStatus';
+/** Partition key of an owner's running-job count (admission control, `core/state/owner-slots.ts`). */
+export const ownerSlotsPk = (owner: string) => `OWNER#${owner}`;
+/** Sort key of an owner's running-job count. */
+export const OWNER_SLOTS_SK = 'SLOTS';
