@@ -1,0 +1,138 @@
+/**
+ * Admission control on the local pipeline: with `maxJobsPerOwner` 1, an owner's second and third
+ * uploads wait as `queued` and start one at a time, oldest first, as the owner's running job
+ * ends, while another owner's job starts at once; a queued job cancelled ends cancelled without
+ * a model call.
+ */
+import { describe, expect, it } from 'vitest';
+import { cancelJob } from '../../lambdas/core/holds/pause.js';
+import type { Job, JobStatus } from '../../lambdas/core/state/jobs.js';
+import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
+import { startHarness } from '../helpers/pipeline.js';
+
+// Calls take 400 ms, so one small job runs for a few seconds: long enough for the owner's
+// other uploads to reach intake while it runs.
+const h = await startHarness('admission', {
+  plan: { latency: { kind: 'fixed', ms: 400 } },
+  settings: { maxJobsPerOwner: 1 },
+});
+const { db } = h.pipeline.clients;
+const slots = new OwnerSlots(db, h.stack.resources.tableName);
+const run = Date.now().toString(36);
+const ALICE = `arn:aws:iam::000000000000:user/alice-${run}`;
+const BOB = `arn:aws:iam::000000000000:user/bob-${run}`;
+
+/** A short contract of four clauses: 44 model calls. */
+const contract = (title: string) =>
+  [
+    `${title}`,
+    '1. Term. This Agreement begins on the Effective Date and continues for two years.',
+    '2. Liability. Neither party is liable for indirect or consequential damages.',
+    '3. Termination. Either party may terminate this Agreement on thirty days written notice.',
+    '4. Governing Law. This Agreement is governed by the laws of the State of New York.',
+  ].join('\n\n');
+
+/** Uploads a contract as `owner` (on the emulator the signed submitter header is taken as given). */
+const submit = (name: string, owner: string) =>
+  h.upload(`${run}-${name}.txt`, contract(`${name.toUpperCase()} SERVICES AGREEMENT`), {
+    'submitted-by': owner,
+  });
+
+/** Waits until the job has a status intake recorded past `intake`. */
+async function until(jobId: string, wanted: (job: Job) => boolean, timeoutMs = 30_000): Promise<Job> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await h.jobs.find(jobId);
+    if (job && wanted(job)) return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} never got there: ${JSON.stringify(job)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Samples the statuses of `ids` every 100 ms until `stop()`; each sample maps id to status. */
+function sample(ids: readonly string[]) {
+  const samples: Map<string, JobStatus | undefined>[] = [];
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const jobs = await Promise.all(ids.map((id) => h.jobs.find(id)));
+      samples.push(new Map(ids.map((id, i) => [id, jobs[i]?.status])));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    samples,
+    async stop() {
+      running = false;
+      await done;
+    },
+  };
+}
+
+describe('an owner capped at one running job', () => {
+  it('queues its second and third jobs, starts them oldest first, and lets another owner in at once', async () => {
+    const a1 = await submit('a1', ALICE);
+    expect((await until(a1, (j) => j.status !== 'intake')).status).toBe('running');
+    const a2 = await submit('a2', ALICE);
+    const queued2 = await until(a2, (j) => j.status !== 'intake');
+    const a3 = await submit('a3', ALICE);
+    const queued3 = await until(a3, (j) => j.status !== 'intake');
+    expect([queued2.status, queued3.status]).toEqual(['queued', 'queued']);
+    // Queued with its plan, and nothing sent: its chunks wait for a slot.
+    expect(queued2.chunkCount).toBeGreaterThan(0);
+    expect(queued2.fanoutCompletedAt).toBeUndefined();
+    const watch = sample([a1, a2, a3]);
+    const b1 = await submit('b1', BOB);
+    const bob = await until(b1, (j) => j.status !== 'intake');
+    expect(bob.status).toBe('running');
+    // Bob started while Alice's later jobs still waited.
+    expect((await h.jobs.find(a3))?.status).toBe('queued');
+
+    const ended = [await h.waitForEnd(a1), await h.waitForEnd(a2), await h.waitForEnd(a3)];
+    await watch.stop();
+    expect(ended.map((j) => j.status)).toEqual(['completed', 'completed', 'completed']);
+    const [e1, e2, e3] = ended.map((j) => Date.parse(j.finalizedAt ?? ''));
+    expect(e1).toBeLessThan(e2 ?? 0);
+    expect(e2).toBeLessThan(e3 ?? 0);
+    // Never two of Alice's jobs running at once, and each queued one ran in turn.
+    const runningAtOnce = watch.samples.map((s) => [...s.values()].filter((v) => v === 'running').length);
+    expect(Math.max(...runningAtOnce)).toBe(1);
+    for (const id of [a2, a3]) expect(watch.samples.some((s) => s.get(id) === 'running')).toBe(true);
+    // a3 stayed queued until a2 had started.
+    const a3Start = watch.samples.findIndex((s) => s.get(a3) === 'running');
+    const a2Start = watch.samples.findIndex((s) => s.get(a2) === 'running');
+    expect(a2Start).toBeGreaterThanOrEqual(0);
+    expect(a3Start).toBeGreaterThan(a2Start);
+    expect((await h.waitForEnd(b1)).status).toBe('completed');
+    expect(await slots.held(ALICE)).toBe(0);
+    expect(await slots.held(BOB)).toBe(0);
+  }, 180_000);
+
+  it('cancels a queued job without a model call, and its owner keeps its one slot', async () => {
+    const owner = `${ALICE}-cancel`;
+    const c1 = await submit('c1', owner);
+    await until(c1, (j) => j.status === 'running');
+    const c2 = await submit('c2', owner);
+    await until(c2, (j) => j.status === 'queued');
+    const result = await cancelJob(c2, 'cancelled by the test', {
+      db,
+      s3: h.pipeline.clients.s3,
+      sqs: h.pipeline.clients.sqs,
+      tableName: h.stack.resources.tableName,
+      resultsBucket: h.stack.resources.resultsBucket,
+      laneQueueUrls: h.stack.resources.queueUrls,
+      finalizeQueueUrl: h.stack.resources.queueUrls.finalize,
+    });
+    expect(result.cancelled).toBe(true);
+    // The cancelled job held no slot: the running one keeps it.
+    expect(await slots.held(owner)).toBe(1);
+    const cancelled = await h.waitForEnd(c2);
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.costSpent).toBe(0);
+    const report = await h.report(cancelled);
+    expect(report.coverage.callsCancelled).toBe(cancelled.callsPlanned);
+    expect(report.coverage.callsDone).toBe(0);
+    expect((await h.waitForEnd(c1)).status).toBe('completed');
+    expect(await slots.held(owner)).toBe(0);
+  }, 120_000);
+});
