@@ -77,8 +77,11 @@ export function explainApiError(error: unknown, target: Target): unknown {
 
 const money = (usd: number) => `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 
-/** What holds a paused job or one awaiting review, for the progress line. */
+/** What holds a queued or paused job or one awaiting review, for the progress line. */
 function holdNote(view: JobView): string {
+  // Queued with a plan: intake read it, and it waits for one of its owner's running jobs to end.
+  if (view.status === 'queued' && view.progress.chunksTotal > 0)
+    return ' (its owner has as many jobs running as allowed: it starts when one of them ends)';
   if (view.status === 'paused')
     return ` since ${view.pausedAt ?? '?'}${view.pausedBy ? ` by ${view.pausedBy}` : ''}`;
   const r = view.review;

@@ -193,6 +193,9 @@ describe('runtime tuning', () => {
       'tuning.chunkClauses must be an integer from 1 to 200; got 0',
     );
     expect(() => validateTuning({ callConcurrency: 1.5 }, t)).toThrow(/callConcurrency.*1 to 256; got 1.5/);
+    expect(() => validateTuning({ maxJobsPerOwner: 0 }, t)).toThrow(
+      'tuning.maxJobsPerOwner must be an integer from 1 to 10000; got 0',
+    );
     expect(() => validateTuning({ defaultLane: 'bulk' as never }, t)).toThrow(
       "tuning.defaultLane must be 'realtime' or 'batch'; got 'bulk'",
     );

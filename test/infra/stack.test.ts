@@ -410,6 +410,14 @@ describe('pipeline functions', () => {
     expect(reportKeys(stack.topology.buckets.results.prefix, 'j-1').docx.startsWith('reports/')).toBe(true);
   });
 
+  it("lets finalize send chunk messages to the lanes (a queued job it starts), and no other queue's", () => {
+    const sends = statementsOfRole(idOf(stack.functions.finalizeFunction.role as IConstruct))
+      .filter((s) => asArray(s.Action).includes('sqs:SendMessage'))
+      .map((s) => render(s.Resource))
+      .sort();
+    expect(sends).toEqual([`\${${queueId('batch')}.Arn}`, `\${${queueId('realtime')}.Arn}`].sort());
+  });
+
   it('lets finalize read uploads (to comment a DOCX in report.docx) under the intake prefix only, and write none', () => {
     const intake = idOf(stack.documentBuckets.intakeBucket);
     const onIntake = statementsOfRole(idOf(stack.functions.finalizeFunction.role as IConstruct)).filter((s) =>

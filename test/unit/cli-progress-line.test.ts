@@ -1,0 +1,27 @@
+/** The CLI's progress line says why a queued job waits, once intake has recorded it. */
+import { describe, expect, it } from 'vitest';
+import { progressLine } from '../../bin/commands/api-commands.js';
+import type { JobView } from '../../lambdas/api/jobs-api.js';
+
+/** A job view with what the progress line reads. */
+function view(status: JobView['status'], chunksTotal: number): JobView {
+  return {
+    jobId: 'j-1',
+    status,
+    progress: { chunksTerminal: 0, chunksTotal, callsPlanned: chunksTotal * 88 },
+    cost: { spentUsd: 0, ceilingUsd: 20 },
+  } as unknown as JobView;
+}
+
+describe('progressLine', () => {
+  it('says a job queued behind its owner starts when one of its running jobs ends', () => {
+    const line = progressLine(view('queued', 3));
+    expect(line).toContain('· queued (its owner has as many jobs running as allowed');
+    expect(line).toContain('0/3 chunks');
+  });
+
+  it('adds nothing to an upload intake has not read yet', () => {
+    expect(progressLine(view('queued', 0))).toMatch(/· queued$/);
+    expect(progressLine(view('running', 3))).toMatch(/· running$/);
+  });
+});
