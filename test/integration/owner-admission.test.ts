@@ -2,7 +2,8 @@
  * Admission control on the local pipeline: with `maxJobsPerOwner` 1, an owner's second and third
  * uploads wait as `queued` and start one at a time, oldest first, as the owner's running job
  * ends, while another owner's job starts at once; a queued job cancelled ends cancelled without
- * a model call.
+ * a model call; a start nobody made (a slot given back by a bare status change) is made by the
+ * sweeper.
  */
 import { describe, expect, it } from 'vitest';
 import { cancelJob } from '../../lambdas/core/holds/pause.js';
@@ -11,10 +12,11 @@ import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
 import { startHarness } from '../helpers/pipeline.js';
 
 // Calls take 400 ms, so one small job runs for a few seconds: long enough for the owner's
-// other uploads to reach intake while it runs.
+// other uploads to reach intake while it runs. The sweeper runs every second.
 const h = await startHarness('admission', {
   plan: { latency: { kind: 'fixed', ms: 400 } },
   settings: { maxJobsPerOwner: 1 },
+  pipeline: { sweepIntervalMs: 1000 },
 });
 const { db } = h.pipeline.clients;
 const slots = new OwnerSlots(db, h.stack.resources.tableName);
@@ -133,6 +135,21 @@ describe('an owner capped at one running job', () => {
     expect(report.coverage.callsCancelled).toBe(cancelled.callsPlanned);
     expect(report.coverage.callsDone).toBe(0);
     expect((await h.waitForEnd(c1)).status).toBe('completed');
+    expect(await slots.held(owner)).toBe(0);
+  }, 120_000);
+
+  it('has the sweeper start a queued job whose start was missed', async () => {
+    const owner = `${ALICE}-missed`;
+    const d1 = await submit('d1', owner);
+    await until(d1, (j) => j.status === 'running');
+    const d2 = await submit('d2', owner);
+    await until(d2, (j) => j.status === 'queued');
+    // The bare state change gives the slot back and starts nothing, as a starter that died would.
+    expect(await h.jobs.cancel(d1, 'cancelled by the test')).toMatchObject({ gaveBackSlot: true });
+    const started = await until(d2, (j) => j.status === 'running', 20_000);
+    expect(started.holdsSlot).toBe(true);
+    expect((await h.waitForEnd(d2)).status).toBe('completed');
+    expect((await h.waitForEnd(d1)).status).toBe('cancelled');
     expect(await slots.held(owner)).toBe(0);
   }, 120_000);
 });
