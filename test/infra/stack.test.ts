@@ -413,7 +413,7 @@ describe('pipeline functions', () => {
   it("lets finalize send chunk messages to the lanes (a queued job it starts), and no other queue's", () => {
     const sends = statementsOfRole(idOf(stack.functions.finalizeFunction.role as IConstruct))
       .filter((s) => asArray(s.Action).includes('sqs:SendMessage'))
-      .map((s) => render(s.Resource))
+      .flatMap((s) => asArray(s.Resource).map(render))
       .sort();
     expect(sends).toEqual([`\${${queueId('batch')}.Arn}`, `\${${queueId('realtime')}.Arn}`].sort());
   });
