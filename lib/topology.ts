@@ -7,14 +7,7 @@
  * the AWS SDK, so runtime code, the CLI and tests can load it cheaply.
  */
 
-import {
-  LANES,
-  type Lane,
-  OWNER_INDEX,
-  QUEUE_ROLES,
-  type QueueRole,
-  STATUS_INDEX,
-} from '../lambdas/contracts.js';
+import { LANES, type Lane, OWNER_INDEX, QUEUE_ROLES, type QueueRole } from '../lambdas/contracts.js';
 
 export { LANES, type Lane, QUEUE_ROLES, type QueueRole };
 
@@ -225,11 +218,11 @@ export function topology(options: TopologyOptions = {}): Topology {
       ttlAttribute: 'expiresAt',
       indexes: [
         {
-          name: STATUS_INDEX,
+          name: 'byStatus',
           partitionKey: 'gsi1pk',
           sortKey: 'gsi1sk',
           purpose:
-            "jobs by status (STATUS#<status> / <updatedAt>#<jobId>), for the sweeper, `status` listings and an owner's oldest queued job",
+            'jobs by status (STATUS#<status> / <updatedAt>#<jobId>), for the sweeper and `status` listings',
         },
         {
           name: OWNER_INDEX,
