@@ -7,6 +7,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { JobHolds } from '../../lambdas/core/state/job-holds.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { STATUS_INDEX } from '../../lambdas/core/state/keys.js';
 import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
 
@@ -37,6 +38,10 @@ async function newJob(owner: string): Promise<string> {
 }
 
 describe('OwnerSlots', () => {
+  it('reads the status index the topology provisions', () => {
+    expect(stack.topology.table.indexes.map((i) => i.name)).toContain(STATUS_INDEX);
+  });
+
   it('starts a job while its owner has room, and refuses the one over the cap without changing it', async () => {
     const owner = 'arn:aws:iam::000000000000:user/ann';
     const first = await newJob(owner);
