@@ -6,7 +6,7 @@
  * sweeper.
  */
 import { describe, expect, it } from 'vitest';
-import { cancelJob } from '../../lambdas/core/holds/pause.js';
+import { cancelJob, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import type { Job, JobStatus } from '../../lambdas/core/state/jobs.js';
 import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
 import { startHarness } from '../helpers/pipeline.js';
@@ -24,21 +24,39 @@ const run = Date.now().toString(36);
 const ALICE = `arn:aws:iam::000000000000:user/alice-${run}`;
 const BOB = `arn:aws:iam::000000000000:user/bob-${run}`;
 
-/** A short contract of four clauses: 44 model calls. */
-const contract = (title: string) =>
+/** A short contract of four clauses (44 model calls), and any `more`. */
+const contract = (title: string, more: readonly string[] = []) =>
   [
     `${title}`,
     '1. Term. This Agreement begins on the Effective Date and continues for two years.',
     '2. Liability. Neither party is liable for indirect or consequential damages.',
     '3. Termination. Either party may terminate this Agreement on thirty days written notice.',
     '4. Governing Law. This Agreement is governed by the laws of the State of New York.',
+    ...more,
   ].join('\n\n');
 
+/** A clause the stand-in's keyword heuristic rates high risk. */
+const ALARMING =
+  '5. Indemnity. The Supplier shall indemnify and hold harmless the Customer against unlimited ' +
+  'liability, uncapped and irrevocable, at any time and in its sole discretion.';
+
 /** Uploads a contract as `owner` (on the emulator the signed submitter header is taken as given). */
-const submit = (name: string, owner: string) =>
-  h.upload(`${run}-${name}.txt`, contract(`${name.toUpperCase()} SERVICES AGREEMENT`), {
+const submit = (name: string, owner: string, metadata: Record<string, string> = {}, more: string[] = []) =>
+  h.upload(`${run}-${name}.txt`, contract(`${name.toUpperCase()} SERVICES AGREEMENT`, more), {
     'submitted-by': owner,
+    ...metadata,
   });
+
+/** What pause and cancel need, from the harness. */
+const holdDeps = () => ({
+  db,
+  s3: h.pipeline.clients.s3,
+  sqs: h.pipeline.clients.sqs,
+  tableName: h.stack.resources.tableName,
+  resultsBucket: h.stack.resources.resultsBucket,
+  laneQueueUrls: h.stack.resources.queueUrls,
+  finalizeQueueUrl: h.stack.resources.queueUrls.finalize,
+});
 
 /** Waits until the job has a status intake recorded past `intake`. */
 async function until(jobId: string, wanted: (job: Job) => boolean, timeoutMs = 30_000): Promise<Job> {
@@ -116,15 +134,7 @@ describe('an owner capped at one running job', () => {
     await until(c1, (j) => j.status === 'running');
     const c2 = await submit('c2', owner);
     await until(c2, (j) => j.status === 'queued');
-    const result = await cancelJob(c2, 'cancelled by the test', {
-      db,
-      s3: h.pipeline.clients.s3,
-      sqs: h.pipeline.clients.sqs,
-      tableName: h.stack.resources.tableName,
-      resultsBucket: h.stack.resources.resultsBucket,
-      laneQueueUrls: h.stack.resources.queueUrls,
-      finalizeQueueUrl: h.stack.resources.queueUrls.finalize,
-    });
+    const result = await cancelJob(c2, 'cancelled by the test', holdDeps());
     expect(result.cancelled).toBe(true);
     // The cancelled job held no slot: the running one keeps it.
     expect(await slots.held(owner)).toBe(1);
@@ -150,6 +160,27 @@ describe('an owner capped at one running job', () => {
     expect(started.holdsSlot).toBe(true);
     expect((await h.waitForEnd(d2)).status).toBe('completed');
     expect((await h.waitForEnd(d1)).status).toBe('cancelled');
+    expect(await slots.held(owner)).toBe(0);
+  }, 120_000);
+
+  it('gives the slot to the next queued job when a job waits for its review, and when one is paused', async () => {
+    const owner = `${ALICE}-holds`;
+    // The stand-in's keyword heuristic rates the indemnity clause high: the gate holds it.
+    const f1 = await submit('f1', owner, { gate: 'high' }, [ALARMING]);
+    await until(f1, (j) => j.status === 'running');
+    const f2 = await submit('f2', owner);
+    await until(f2, (j) => j.status === 'queued');
+    const f3 = await submit('f3', owner);
+    await until(f3, (j) => j.status === 'queued');
+    await until(f1, (j) => j.status === 'awaiting_review', 60_000);
+    expect((await until(f2, (j) => j.status === 'running')).holdsSlot).toBe(true);
+    expect((await h.jobs.find(f3))?.status).toBe('queued');
+    await pauseJob(f2, 'the test', holdDeps());
+    expect((await until(f3, (j) => j.status === 'running')).holdsSlot).toBe(true);
+    // A resumed job runs without taking a slot again.
+    await resumeJob(f2, holdDeps());
+    expect((await h.waitForEnd(f2)).status).toBe('completed');
+    expect((await h.waitForEnd(f3)).status).toBe('completed');
     expect(await slots.held(owner)).toBe(0);
   }, 120_000);
 });
