@@ -8,7 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { LANES, lanesConsumedBy } from '../lambdas/contracts.js';
+import { LANES, lanesConsumedBy, STATUS_INDEX } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkIntegerRange, checkProjectRoot } from './checks.js';
 import {
@@ -293,6 +293,15 @@ export class PipelineFunctions extends Construct {
     props.queues.finalize.grantSendMessages(this.workerFunction);
     // A job's end gives back its owner's slot, and finalize sends the next queued job's chunks.
     for (const lane of LANES) props.queues[lane].grantSendMessages(this.finalizeFunction);
+    // Intake and finalize start an owner's oldest queued job, found on the jobs-by-status index.
+    for (const f of [this.intakeFunction, this.finalizeFunction]) {
+      f.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: [`${props.table.tableArn}/index/${STATUS_INDEX}`],
+        }),
+      );
+    }
     grantInvokeModels(this.workerFunction, this, models);
     for (const f of [this.intakeFunction, this.workerFunction]) grantModelLifecycleReads(f, this, models);
 
