@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cancelJob, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
+import { readLiveFindings } from '../../lambdas/core/live/index.js';
 import type { Job, JobStatus } from '../../lambdas/core/state/jobs.js';
 import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
 import { startHarness } from '../helpers/pipeline.js';
@@ -101,6 +102,14 @@ describe('an owner capped at one running job', () => {
     // Queued with its plan, and nothing sent: its chunks wait for a slot.
     expect(queued2.chunkCount).toBeGreaterThan(0);
     expect(queued2.fanoutCompletedAt).toBeUndefined();
+    // A reader of its findings as they happen keeps reading: more will come once it starts.
+    const live = await readLiveFindings(queued2, '', {
+      db,
+      s3: h.pipeline.clients.s3,
+      tableName: h.stack.resources.tableName,
+      resultsBucket: h.stack.resources.resultsBucket,
+    });
+    expect(live).toMatchObject({ status: 'queued', clauses: [], ended: false });
     const watch = sample([a1, a2, a3]);
     const b1 = await submit('b1', BOB);
     const bob = await until(b1, (j) => j.status !== 'intake');
