@@ -1,6 +1,9 @@
-/** The CLI's progress line says why a queued job waits, once intake has recorded it. */
+/**
+ * The CLI tells an upload intake has not read yet from a job queued behind its owner's jobs, and
+ * its progress line says why such a job waits.
+ */
 import { describe, expect, it } from 'vitest';
-import { progressLine } from '../../bin/commands/api-commands.js';
+import { awaitsIntake, progressLine } from '../../bin/commands/api-commands.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 
 /** A job view with what the progress line reads. */
@@ -23,5 +26,14 @@ describe('progressLine', () => {
   it('adds nothing to an upload intake has not read yet', () => {
     expect(progressLine(view('queued', 0))).toMatch(/· queued$/);
     expect(progressLine(view('running', 3))).toMatch(/· running$/);
+  });
+});
+
+describe('awaitsIntake', () => {
+  it('holds for an upload intake has not recorded or is reading, not for a job queued with its plan', () => {
+    expect(awaitsIntake(view('queued', 0))).toBe(true);
+    expect(awaitsIntake(view('intake', 0))).toBe(true);
+    expect(awaitsIntake(view('queued', 3))).toBe(false);
+    expect(awaitsIntake(view('running', 3))).toBe(false);
   });
 });

@@ -12,13 +12,21 @@ import type { View, ViewContext } from './context.js';
 const QUOTE_CEILING_USD = 0.000001;
 const WAIT_MS = 60_000;
 
+/**
+ * True while intake has not read the upload: not recorded yet (`queued` without a plan) or being
+ * read. A `queued` job with a plan was read, and waits for one of its owner's jobs to end.
+ */
+function awaitsIntake(view: JobView): boolean {
+  return view.status === 'intake' || (view.status === 'queued' && view.progress.chunksTotal === 0);
+}
+
 /** Submits, uploads, and waits until intake has read the document (or the wait runs out). */
 async function submitAndWait(ctx: ViewContext, file: File, request: SubmitRequest): Promise<JobView> {
   const submission = await ctx.api.submit(request);
   await uploadDocument(submission, await file.arrayBuffer());
   const deadline = Date.now() + WAIT_MS;
   let view = await ctx.api.status(submission.submissionId);
-  while ((view.status === 'queued' || view.status === 'intake') && Date.now() < deadline) {
+  while (awaitsIntake(view) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 400));
     view = await ctx.api.status(submission.submissionId);
   }
@@ -160,7 +168,10 @@ export function uploadView(ctx: ViewContext): View {
       const request = { ...requestOf(f, file), costCeilingUsd: QUOTE_CEILING_USD, allowPartial: false };
       const { gate: _gate, ...dry } = request;
       const view = await submitAndWait(ctx, file, dry);
-      if (view.status === 'running' || view.status === 'intake') await ctx.api.control(view.jobId, 'cancel');
+      // A quote's job must not run: cancel it, started or queued behind its owner's jobs.
+      const recorded = view.status !== 'queued' || !awaitsIntake(view);
+      if (['running', 'intake', 'queued'].includes(view.status) && recorded)
+        await ctx.api.control(view.jobId, 'cancel');
       const quote = view.cost.quote;
       if (!quote) throw new Error(view.reason ?? `the document could not be priced (status ${view.status})`);
       quoteOut.dataset.expected = String(quote.expectedUsd);
