@@ -104,7 +104,7 @@ describe('OwnerSlots', () => {
     expect((await holds.resume(b)).changed).toBe(true);
     expect(await jobs.finish(b, 'completed', {}, ['running'])).toBe(true);
     expect(await slots.held(owner)).toBe(0);
-    // A job that never held a slot is cancelled as before, and nothing is given back.
+    // A job that never held a slot is cancelled, and nothing is given back.
     const c = await newJob(owner);
     const plain = await jobs.cancel(c);
     expect(plain.cancelled).toBe(true);

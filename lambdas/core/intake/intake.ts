@@ -358,7 +358,7 @@ async function fanOut(
  * owner already has `maxJobsPerOwner` jobs running, records it as `queued` (its document and
  * checkpoints stay where they are) and tries the owner's queue once, in case a slot was given
  * back meanwhile (`started`: that start sent its messages). A job cancelled meanwhile records
- * its plan as before.
+ * its plan all the same.
  */
 async function admit(
   { jobId, jobs, deps, now }: IntakeRun,

@@ -11,7 +11,7 @@
  * Counting permits in use rather than grants is what makes a newcomer's first call go next: an
  * owner holding every permit has more in use than one holding none, however long its calls
  * have waited. Calls that name no owner or job share one (`''`), so a limiter used without
- * them serves each lane first come, first served, as before.
+ * them serves each lane first come, first served.
  */
 
 /** Who a waiting call is for. */
