@@ -5,11 +5,21 @@
  * a model call; a start nobody made (a slot given back by a bare status change) is made by the
  * sweeper.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../bin/client/api-client.js';
+import { cancelCommand, statusCommand, submitCommand } from '../../bin/commands/api-commands.js';
+import type { CliIo } from '../../bin/commands/cli-error.js';
+import type { Target } from '../../bin/commands/target.js';
 import { cancelJob, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import { readLiveFindings } from '../../lambdas/core/live/index.js';
 import type { Job, JobStatus } from '../../lambdas/core/state/jobs.js';
 import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { startHarness } from '../helpers/pipeline.js';
 
 // Calls take 400 ms, so one small job runs for a few seconds: long enough for the owner's
@@ -21,6 +31,34 @@ const h = await startHarness('admission', {
 });
 const { db } = h.pipeline.clients;
 const slots = new OwnerSlots(db, h.stack.resources.tableName);
+// The status API on loopback, for the CLI's submit, status and cancel as its caller.
+const localApi = await startPipelineApi({
+  awsEndpoint: h.stack.endpoint,
+  db,
+  resources: h.stack.resources,
+  credentials: { [EMULATOR_CREDENTIALS.accessKeyId]: EMULATOR_CREDENTIALS.secretAccessKey },
+});
+const scratch = mkdtempSync(join(tmpdir(), 'clause-review-admission-'));
+afterAll(async () => {
+  await localApi.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+const api = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS });
+const target = async (): Promise<Target> => ({
+  kind: 'local',
+  name: 'local',
+  region: LOCAL_REGION,
+  api,
+  resources: h.stack.resources,
+  clients: { ...h.pipeline.clients, sns: h.stack.clients.sns },
+  destroy: () => {},
+});
+/** A CLI's output, captured. */
+const io = (): CliIo & { stdout: string[]; stderr: string[] } => {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, tty: false, out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
+};
 const run = Date.now().toString(36);
 const ALICE = `arn:aws:iam::000000000000:user/alice-${run}`;
 const BOB = `arn:aws:iam::000000000000:user/bob-${run}`;
@@ -191,5 +229,34 @@ describe('an owner capped at one running job', () => {
     expect((await h.waitForEnd(f2)).status).toBe('completed');
     expect((await h.waitForEnd(f3)).status).toBe('completed');
     expect(await slots.held(owner)).toBe(0);
+  }, 120_000);
+
+  it('shows queued through the status API and the CLI, and cancels it from the CLI', async () => {
+    /** Submits a contract through the API with the CLI, as the API's caller; returns its job id. */
+    const cliSubmit = async (name: string): Promise<string> => {
+      const file = join(scratch, `${run}-${name}.txt`);
+      writeFileSync(file, contract(`${name.toUpperCase()} SERVICES AGREEMENT`));
+      const out = io();
+      expect(await submitCommand([file, '--lane', 'realtime'], out, target)).toBe(0);
+      const jobId = /job (j-[0-9a-f]{20})/.exec(out.stdout.join('\n'))?.[1];
+      if (!jobId) throw new Error(`submit printed no job id: ${out.stdout.join('\n')}`);
+      return jobId;
+    };
+    const g1 = await cliSubmit('g1');
+    await until(g1, (j) => j.status === 'running');
+    const g2 = await cliSubmit('g2');
+    await until(g2, (j) => j.status === 'queued');
+    const view = await api.status(g2);
+    expect(view).toMatchObject({ jobId: g2, status: 'queued', finished: false });
+    expect(view.progress.chunksTotal).toBeGreaterThan(0);
+    const status = io();
+    expect(await statusCommand([g2], status, target)).toBe(0);
+    expect(status.stdout.join('\n')).toContain(
+      'queued (its owner has as many jobs running as allowed: it starts when one of them ends)',
+    );
+    expect(await cancelCommand([g2], io(), target)).toBe(0);
+    const cancelled = await h.waitForEnd(g2);
+    expect(cancelled).toMatchObject({ status: 'cancelled', costSpent: 0 });
+    expect((await h.waitForEnd(g1)).status).toBe('completed');
   }, 120_000);
 });
