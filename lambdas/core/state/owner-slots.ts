@@ -15,7 +15,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isWriteRefused } from './errors.js';
-import type { Job } from './jobs.js';
+import type { Job, Jobs } from './jobs.js';
 import { JOB_SK, jobPk, OWNER_SLOTS_SK, ownerSlotsPk, STATUS_INDEX, statusGsiPk } from './keys.js';
 import { type StatusChangeFields, statusChange } from './status-change.js';
 import { refusable, transactLabelled } from './transact.js';
@@ -198,7 +198,7 @@ export class OwnerSlots {
    * `intake` → `queued`: the job's plan is recorded and it waits for a slot of its owner; its
    * document and checkpoints stay where intake put them. False when the job had left `intake`.
    */
-  async queue(jobId: string, plan: Readonly<Record<string, unknown>>): Promise<boolean> {
+  async queue(jobId: string, plan: Parameters<Jobs['recordPlan']>[1]): Promise<boolean> {
     const at = new Date(this.now()).toISOString();
     try {
       await refusable(jobId, 'job', (returnOnRefusal) =>
