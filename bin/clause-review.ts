@@ -40,7 +40,9 @@ Usage:
                                              presigned links to report.json/html, or download them into DIR/<job>/
   clause-review review <file...> [options]   review contracts on the embedded local stack, start to finish
   clause-review local up [--prefix P] [--workers N] [--latency-ms MS] [--invocations N] [--analyst learned|heuristic]
-                                             start moto + the Bedrock stand-in + the pipeline + the status API + the reviewer app (Ctrl-C stops)
+                       [--max-jobs-per-owner N]
+                                             start moto + the Bedrock stand-in + the pipeline + the status API + the reviewer app (Ctrl-C stops);
+                                             --max-jobs-per-owner N: an owner's jobs over N wait as 'queued' (default 0: no cap)
   clause-review local down                   stop a 'local up' running in another terminal
   clause-review purge <job>                  delete an ended job's document (every version), work files, reports and items
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)

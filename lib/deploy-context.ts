@@ -11,6 +11,7 @@
  * | `retentionDays` | days before S3 expires contracts, work files and reports, 1-3650 | 90 |
  * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
  * | `defaultBudget` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_COST_CEILING_MICROS`) |
+ * | `maxJobsPerOwner` | most jobs of one owner running at once, 1-10000; more wait as `queued` | no cap (`MAX_JOBS_PER_OWNER`) |
  * | `<lane>Concurrency` | `realtimeConcurrency` (Lambda, 2-1000), `batchConcurrency` (Fargate tasks, 1-100) | topology |
  *
  * CDK context values arrive as strings from `-c` and as JSON values from cdk.json; both are
@@ -59,6 +60,8 @@ export interface DeployContext {
   readonly removalPolicy?: RemovalPolicy;
   /** The default cost ceiling, in micro-dollars. */
   readonly defaultCostCeilingMicros?: number;
+  /** Most jobs of one owner running at once (admission control). */
+  readonly maxJobsPerOwner?: number;
   readonly laneConcurrency?: Readonly<Partial<Record<Lane, number>>>;
 }
 
@@ -87,6 +90,7 @@ export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
   'retentionDays',
   'removalPolicy',
   'defaultBudget',
+  'maxJobsPerOwner',
   ...LANES.map(laneConcurrencyFlag),
 ];
 
@@ -97,6 +101,8 @@ const REMOVAL_POLICIES: Readonly<Record<string, RemovalPolicy>> = {
   retain: RemovalPolicy.RETAIN,
   destroy: RemovalPolicy.DESTROY,
 };
+/** Largest cap on one owner's running jobs (the runtime's MAX_JOBS_PER_OWNER takes as much). */
+const MAX_JOBS_PER_OWNER = 10_000;
 /** Largest default budget accepted, in dollars: the most an upload's own ceiling may say. */
 const MAX_BUDGET_USD = 100_000;
 
@@ -112,6 +118,7 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
   const retention = read('retentionDays');
   const removal = read('removalPolicy');
   const budget = read('defaultBudget');
+  const maxJobs = read('maxJobsPerOwner');
   const lanes = laneConcurrency(read, scope);
   const email = 'an email address like ops@example.com';
   const arn = 'an IAM or STS ARN like arn:aws:iam::123456789012:role/Admin';
@@ -127,6 +134,16 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
       : {}),
     ...(removal !== undefined ? { removalPolicy: parseRemovalPolicy(removal, scope) } : {}),
     ...(budget !== undefined ? { defaultCostCeilingMicros: parseBudget(budget, scope) } : {}),
+    ...(maxJobs !== undefined
+      ? {
+          maxJobsPerOwner: integerFlag(
+            'maxJobsPerOwner',
+            maxJobs,
+            { min: 1, max: MAX_JOBS_PER_OWNER },
+            scope,
+          ),
+        }
+      : {}),
     ...(Object.keys(lanes).length > 0 ? { laneConcurrency: lanes } : {}),
   };
 }
@@ -325,8 +342,15 @@ export function stackPropsOf(ctx: DeployContext): ClauseReviewStackProps {
     ...(ctx.modelIds ? { modelIds: ctx.modelIds } : {}),
     ...(ctx.retentionDays !== undefined ? { retentionDays: ctx.retentionDays } : {}),
     ...(ctx.removalPolicy !== undefined ? { removalPolicy: ctx.removalPolicy } : {}),
-    ...(ctx.defaultCostCeilingMicros !== undefined
-      ? { tuning: { defaultCostCeilingMicros: ctx.defaultCostCeilingMicros } }
+    ...(ctx.defaultCostCeilingMicros !== undefined || ctx.maxJobsPerOwner !== undefined
+      ? {
+          tuning: {
+            ...(ctx.defaultCostCeilingMicros !== undefined
+              ? { defaultCostCeilingMicros: ctx.defaultCostCeilingMicros }
+              : {}),
+            ...(ctx.maxJobsPerOwner !== undefined ? { maxJobsPerOwner: ctx.maxJobsPerOwner } : {}),
+          },
+        }
       : {}),
     ...(ctx.laneConcurrency ? { laneConcurrency: ctx.laneConcurrency } : {}),
   };

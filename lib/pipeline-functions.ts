@@ -7,7 +7,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, type IConstruct } from 'constructs';
-import { LANES, lanesConsumedBy } from '../lambdas/contracts.js';
+import { LANES, lanesConsumedBy, STATUS_INDEX } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkFileExists, checkProjectRoot, checkRange } from './checks.js';
 import {
@@ -259,7 +259,8 @@ export class PipelineFunctions extends Construct {
   /**
    * What each function's handler does beyond its queue and the table: intake reads uploads,
    * stores documents and sends chunk messages; the worker calls the models and sends finalize;
-   * finalize reads documents and writes reports. Each S3 grant is confined to one key prefix.
+   * finalize reads documents, writes reports and sends the chunk messages of a queued job it
+   * starts. Each S3 grant is confined to one key prefix.
    */
   private grantAccess(props: PipelineFunctionsProps, models: ResolvedModelIds): void {
     const t = props.topology;
@@ -285,6 +286,17 @@ export class PipelineFunctions extends Construct {
     for (const lane of LANES) props.queues[lane].grantSendMessages(this.intakeFunction);
 
     props.queues.finalize.grantSendMessages(this.workerFunction);
+    // A job's end gives back its owner's slot, and finalize sends the next queued job's chunks.
+    for (const lane of LANES) props.queues[lane].grantSendMessages(this.finalizeFunction);
+    // Intake and finalize start an owner's oldest queued job, found on the jobs-by-status index.
+    for (const f of [this.intakeFunction, this.finalizeFunction]) {
+      f.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: [`${props.table.tableArn}/index/${STATUS_INDEX}`],
+        }),
+      );
+    }
     grantInvokeModels(this.workerFunction, this, models);
     for (const f of [this.intakeFunction, this.workerFunction]) grantModelLifecycleReads(f, this, models);
 

@@ -32,6 +32,11 @@ export interface RuntimeTuning {
   readonly maxDocumentBytes?: number;
   /** Cost ceiling of a job whose upload names none, in micro-dollars. @default the runtime's ($20) */
   readonly defaultCostCeilingMicros?: number;
+  /**
+   * Most jobs of one owner running at once, 1-10000; intake records a job over it as `queued`
+   * until one of the owner's jobs stops. @default the runtime's (no cap)
+   */
+  readonly maxJobsPerOwner?: number;
   /** Lane of a job whose upload names none. @default the runtime's ('realtime') */
   readonly defaultLane?: Lane;
   /** Model calls in flight at once inside one worker, 1-256. @default the runtime's (16) */
@@ -61,6 +66,7 @@ export function validateTuning(scope: IConstruct, tuning: RuntimeTuning, t: Topo
   check('maxDocumentBytes', tuning.maxDocumentBytes, { min: 1, max: safe });
   check('defaultCostCeilingMicros', tuning.defaultCostCeilingMicros, { min: 0, max: safe });
   check('callConcurrency', tuning.callConcurrency, { min: 1, max: 256 });
+  check('maxJobsPerOwner', tuning.maxJobsPerOwner, { min: 1, max: 10_000 });
   check('leaseSeconds', tuning.leaseSeconds, { min: 5, max: 3600 });
   check('jobDeadlineSeconds', tuning.jobDeadlineSeconds, { min: 60, max: safe });
   check('modelTimeoutMs', tuning.modelTimeoutMs, { min: 100, max: workerTimeout * 1000 - 1 });
@@ -110,6 +116,7 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
     MAX_DOCUMENT_BYTES: tuning.maxDocumentBytes?.toString(),
     DEFAULT_COST_CEILING_MICROS: tuning.defaultCostCeilingMicros?.toString(),
     DEFAULT_LANE: tuning.defaultLane,
+    MAX_JOBS_PER_OWNER: tuning.maxJobsPerOwner?.toString(),
     CALL_CONCURRENCY: tuning.callConcurrency?.toString(),
     LEASE_SECONDS: tuning.leaseSeconds?.toString(),
     JOB_DEADLINE_SECONDS: tuning.jobDeadlineSeconds?.toString(),

@@ -12,7 +12,14 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/contracts.js';
-import { API_ROUTES, LANES, OWNER_INDEX, type QueueRole } from '../lambdas/contracts.js';
+import {
+  API_ROUTES,
+  LANES,
+  OWNER_INDEX,
+  OWNER_SLOTS_PREFIX,
+  type QueueRole,
+  STATUS_INDEX,
+} from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkFileExists, checkPattern, checkProjectRoot, checkRange } from './checks.js';
 import type { ResolvedModelIds } from './model-access.js';
@@ -253,6 +260,22 @@ function grantAccess(role: iam.Role, props: StatusApiProps): void {
     new iam.PolicyStatement({
       actions: ['dynamodb:Query'],
       resources: [`${props.table.tableArn}/index/${OWNER_INDEX}`],
+    }),
+  );
+  // Admission control (docs/capacity.md): a cancel or pause of a job holding one of its owner's
+  // slots gives the slot back on the owner's item in the same transaction, then starts the
+  // owner's oldest queued job, found on the jobs-by-status index.
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [props.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${OWNER_SLOTS_PREFIX}*`] } },
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${props.table.tableArn}/index/${STATUS_INDEX}`],
     }),
   );
   const intakePrefix = t.buckets.intake.prefix;

@@ -77,8 +77,19 @@ export function explainApiError(error: unknown, target: Target): unknown {
 
 const money = (usd: number) => `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 
-/** What holds a paused job or one awaiting review, for the progress line. */
+/**
+ * True while intake has not read the upload yet: an upload it has not recorded (`queued` with no
+ * plan) or a job it is reading. A `queued` job with a plan was read and waits for its owner's turn.
+ */
+export function awaitsIntake(view: JobView): boolean {
+  return view.status === 'intake' || (view.status === 'queued' && view.progress.chunksTotal === 0);
+}
+
+/** What holds a queued or paused job or one awaiting review, for the progress line. */
 function holdNote(view: JobView): string {
+  // Queued with a plan: intake read it, and it waits for one of its owner's running jobs to end.
+  if (view.status === 'queued' && !awaitsIntake(view))
+    return ' (its owner has as many jobs running as allowed: it starts when one of them ends)';
   if (view.status === 'paused')
     return ` since ${view.pausedAt ?? '?'}${view.pausedBy ? ` by ${view.pausedBy}` : ''}`;
   const r = view.review;
@@ -154,12 +165,11 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     // Until intake records the job, only the submission id resolves; wait a little for it, and
     // for the quote intake computes once it has read the document.
     let view = await target.api.status(submission.submissionId);
-    const pending = (status: string) => status === 'queued' || status === 'intake';
-    for (const deadline = Date.now() + 20_000; pending(view.status) && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 20_000; awaitsIntake(view) && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 500));
       view = await target.api.status(submission.submissionId);
     }
-    const handle = view.status === 'queued' ? submission.submissionId : view.jobId;
+    const handle = awaitsIntake(view) ? submission.submissionId : view.jobId;
     const flag = target.kind === 'local' ? ' --local' : '';
     io.err(
       `uploaded ${file} → s3://${submission.bucket}/${submission.key} ` +

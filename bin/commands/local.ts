@@ -64,6 +64,7 @@ function upOptions(argv: string[]) {
       'latency-ms': { type: 'string' },
       invocations: { type: 'string' },
       analyst: { type: 'string' },
+      'max-jobs-per-owner': { type: 'string' },
     },
   });
   const workers = Number(values.workers ?? '1');
@@ -80,7 +81,13 @@ function upOptions(argv: string[]) {
   const analyst = values.analyst ?? 'learned';
   if (analyst !== 'learned' && analyst !== 'heuristic')
     throw new CliError(`--analyst must be 'learned' or 'heuristic'; got '${analyst}'`);
-  return { prefix: values.prefix, workers, latencyMs, invocations, analyst } as const;
+  const maxJobs = values['max-jobs-per-owner'];
+  const maxJobsPerOwner = maxJobs === undefined ? 0 : Number(maxJobs);
+  if (!(Number.isInteger(maxJobsPerOwner) && maxJobsPerOwner >= 0 && maxJobsPerOwner <= 10_000))
+    throw new CliError(
+      `--max-jobs-per-owner must be a whole number from 0 (no cap) to 10000; got '${maxJobs}'`,
+    );
+  return { prefix: values.prefix, workers, latencyMs, invocations, analyst, maxJobsPerOwner } as const;
 }
 
 /**
@@ -109,7 +116,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     bedrockEndpoint: stack.bedrock.url,
     topology: stack.topology,
     resources: stack.resources,
-    settings: LOCAL_RUN_DEFAULTS,
+    settings: { ...LOCAL_RUN_DEFAULTS, maxJobsPerOwner: values.maxJobsPerOwner },
     batchWorkers: workers,
     ...(values.invocations ? { realtimeConcurrency: values.invocations } : {}),
     notice: offlineAnalystNotice(values.analyst),

@@ -39,6 +39,11 @@ const schema = z.object({
   /** Cost ceiling of a job when its upload names none, in micro-dollars ($20: the README sample is quoted at about $6). */
   DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(DEFAULT_COST_CEILING_MICROS),
   DEFAULT_LANE: z.enum(LANES).default(LANES[0]),
+  /**
+   * Most jobs of one owner running at once; intake records a job over it as `queued` until one
+   * of the owner's jobs stops. 0: no cap.
+   */
+  MAX_JOBS_PER_OWNER: z.coerce.number().int().min(0).max(10_000).default(0),
   /** Every analyst's primary model: an inference profile or foundation-model id with a price. */
   MODEL_ID: z.string().default(PRIMARY_MODEL_ID),
   /** Every analyst's model after repeated throttling of the primary (a separate quota). */

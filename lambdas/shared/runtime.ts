@@ -144,6 +144,7 @@ export function intakeDeps(
     defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
     defaultLane: config.DEFAULT_LANE,
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
+    ...(config.MAX_JOBS_PER_OWNER > 0 ? { maxJobsPerOwner: config.MAX_JOBS_PER_OWNER } : {}),
     models: panelModelsOf(config),
     ...(config.API_ROLE_ID ? { apiRoleId: config.API_ROLE_ID } : {}),
     ...(config.PLACEHOLDER_PRINCIPAL_ID ? { placeholderPrincipalId: config.PLACEHOLDER_PRINCIPAL_ID } : {}),
@@ -163,6 +164,8 @@ export function finalizeDeps(
     tableName: config.TABLE_NAME,
     resultsBucket: config.RESULTS_BUCKET,
     resultsPrefix: config.RESULTS_PREFIX,
+    // A job that ends gives back its owner's slot, and finalize starts the owner's next queued job.
+    starter: { sqs: clients.sqs, laneQueueUrls: config.QUEUE_URLS },
     ...extra,
   };
 }

@@ -12,6 +12,8 @@ export interface LocalRunSettings {
   readonly defaultCostCeilingMicros: number;
   readonly defaultLane: Lane;
   readonly maxDocumentBytes: number;
+  /** Most jobs of one owner running at once; 0: no cap (`MAX_JOBS_PER_OWNER`). */
+  readonly maxJobsPerOwner: number;
   /**
    * The adaptive limiter's starting point per model. The realtime lane's invocations share
    * one process here (in Lambda each has its own), so it starts where they would together.
@@ -29,6 +31,7 @@ export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
   defaultCostCeilingMicros: DEFAULT_COST_CEILING_MICROS,
   defaultLane: 'realtime',
   maxDocumentBytes: 10 * 1024 * 1024,
+  maxJobsPerOwner: 0,
   limiterInitial: 64,
 };
 
@@ -67,6 +70,7 @@ export function localEnvironment(
     DEFAULT_COST_CEILING_MICROS: String(settings.defaultCostCeilingMicros),
     DEFAULT_LANE: settings.defaultLane,
     MAX_DOCUMENT_BYTES: String(settings.maxDocumentBytes),
+    MAX_JOBS_PER_OWNER: String(settings.maxJobsPerOwner),
     LIMITER_INITIAL: String(settings.limiterInitial),
     LIMITER_WINDOW_MS: '2000',
     // Nobody reads metrics on the emulator, and moto's GetMetricData ignores namespaces, so

@@ -214,6 +214,9 @@ describe('runtime tuning', () => {
     expect(() => validateTuning(stack(), { callConcurrency: 1.5 }, t)).toThrow(
       /callConcurrency.*1 to 256; got 1.5/,
     );
+    expect(() => validateTuning(stack(), { maxJobsPerOwner: 0 }, t)).toThrow(
+      'tuning.maxJobsPerOwner must be an integer from 1 to 10000; got 0',
+    );
     expect(() => validateTuning(stack(), { defaultLane: 'bulk' as never }, t)).toThrow(
       "tuning.defaultLane must be 'realtime' or 'batch'; got 'bulk'",
     );

@@ -58,6 +58,7 @@ describe('the CDK app with the deployer context flags', () => {
       retentionDays: '30',
       removalPolicy: 'destroy',
       defaultBudget: '7.5',
+      maxJobsPerOwner: '2',
       realtimeConcurrency: '50',
       batchConcurrency: '8',
     });
@@ -134,6 +135,16 @@ describe('the CDK app with the deployer context flags', () => {
     // Every pipeline function and the API carry it; only aws-cdk-lib's helpers do not.
     expect([...set].filter((v) => v !== undefined)).toEqual(['7500000']);
     expect([...ceilings(plain)].filter((v) => v !== undefined)).toEqual([]);
+  });
+
+  it("-c maxJobsPerOwner sets the cap on an owner's running jobs that intake admits against", () => {
+    const caps = (resources: Record<string, Resource>) =>
+      [...environments(resources).values()]
+        .map((env) => env.MAX_JOBS_PER_OWNER)
+        .filter((v) => v !== undefined);
+    expect(caps(flagged).length).toBeGreaterThan(0);
+    expect(new Set(caps(flagged))).toEqual(new Set(['2']));
+    expect(caps(plain)).toEqual([]);
   });
 
   it("-c <lane>Concurrency sets the realtime lane's Lambda concurrency and the batch lane's tasks", () => {

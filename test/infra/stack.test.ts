@@ -421,6 +421,26 @@ describe('pipeline functions', () => {
     expect(reportKeys(stack.topology.buckets.results.prefix, 'j-1').docx.startsWith('reports/')).toBe(true);
   });
 
+  it("lets finalize send chunk messages to the lanes (a queued job it starts), and no other queue's", () => {
+    const sends = statementsOfRole(idOf(stack.functions.finalizeFunction.role as IConstruct))
+      .filter((s) => asArray(s.Action).includes('sqs:SendMessage'))
+      .flatMap((s) => asArray(s.Resource).map(render))
+      .sort();
+    expect(sends).toEqual([`\${${queueId('batch')}.Arn}`, `\${${queueId('realtime')}.Arn}`].sort());
+  });
+
+  it("lets intake and finalize query the jobs-by-status index (an owner's queued jobs), and the worker not", () => {
+    const statusIndex = `\${${idOf(stack.stateTable.table)}.Arn}/index/${stack.topology.table.indexes[0]?.name}`;
+    const queries = (fn: IConstruct | undefined) =>
+      statementsOfRole(idOf(fn as IConstruct))
+        .filter((s) => asArray(s.Action).includes('dynamodb:Query'))
+        .flatMap((s) => asArray(s.Resource).map(render))
+        .filter((r) => r.includes('/index/'));
+    expect(queries(stack.functions.intakeFunction.role)).toEqual([statusIndex]);
+    expect(queries(stack.functions.finalizeFunction.role)).toEqual([statusIndex]);
+    expect(queries(stack.functions.workerFunction.role)).toEqual([]);
+  });
+
   it('lets finalize read uploads (to comment a DOCX in report.docx) under the intake prefix only, and write none', () => {
     const intake = idOf(stack.documentBuckets.intakeBucket);
     const onIntake = statementsOfRole(idOf(stack.functions.finalizeFunction.role as IConstruct)).filter((s) =>
@@ -528,13 +548,17 @@ describe('least privilege', () => {
     ]);
   });
 
-  it('gives the handlers item access to the state table, not Scan and not the indexes', () => {
+  it('gives the handlers item access to the state table, not Scan, and no index but the status index to intake and finalize', () => {
     const table = idOf(stack.stateTable.table);
+    const starters: readonly unknown[] = [stack.functions.intakeFunction, stack.functions.finalizeFunction];
     for (const fn of Object.values(stack.functions.functions)) {
       const dynamo = statementsOfRole(idOf(fn.role as IConstruct)).filter((s) =>
         asArray(s.Action).some((a) => a.startsWith('dynamodb:')),
       );
-      expect(dynamo.flatMap((s) => asArray(s.Resource).map(render))).toEqual([`\${${table}.Arn}`]);
+      const statusIndex = `\${${table}.Arn}/index/${stack.topology.table.indexes[0]?.name}`;
+      expect(dynamo.flatMap((s) => asArray(s.Resource).map(render))).toEqual(
+        starters.includes(fn) ? [`\${${table}.Arn}`, statusIndex] : [`\${${table}.Arn}`],
+      );
       expect(dynamo.flatMap((s) => asArray(s.Action))).not.toContain('dynamodb:Scan');
     }
   });

@@ -193,7 +193,7 @@ describe('StatusApi', () => {
     ).toThrow("StatusApi administrators must be IAM or STS ARNs (arn:aws:iam::<account>:…); got 'alice'");
   });
 
-  it('grants job-item reads and updates, uploads and listing under the intake prefix, report reads — nothing else', () => {
+  it('grants job-item reads and updates, owner slot updates, uploads and listing under the intake prefix, report reads — nothing else', () => {
     const allowed = statements()
       .filter((s) => s.Effect === 'Allow')
       .map((s) => ({
@@ -214,13 +214,22 @@ describe('StatusApi', () => {
         resource: JSON.stringify({ 'Fn::GetAtt': [idOf(table), 'Arn'] }),
         condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
       },
-      // GET /jobs reads the jobs-by-owner index, and no other.
+      // GET /jobs reads the jobs-by-owner index; a cancel or pause that gives back a job's slot
+      // finds its owner's next queued job on the jobs-by-status index. No other index.
       {
         actions: ['dynamodb:Query'],
-        resource: JSON.stringify({
-          'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf(table), 'Arn'] }, '/index/byOwner']],
-        }),
+        resource: JSON.stringify(
+          ['byOwner', 'byStatus'].map((index) => ({
+            'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf(table), 'Arn'] }, `/index/${index}`]],
+          })),
+        ),
         condition: undefined,
+      },
+      // The slot goes back on the owner's item: no other item outside job partitions.
+      {
+        actions: ['dynamodb:UpdateItem'],
+        resource: JSON.stringify({ 'Fn::GetAtt': [idOf(table), 'Arn'] }),
+        condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OWNER#*'] } },
       },
     ]);
     const s3Statements = allowed.filter((s) => s.actions.some((a) => a.startsWith('s3:')));

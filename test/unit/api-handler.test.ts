@@ -258,7 +258,7 @@ describe('POST /jobs/{id}/cancel and GET /jobs/{id}/report', () => {
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('cancelled');
     expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.ConditionExpression).toBe(
-      'attribute_exists(pk) AND #status IN (:from0, :from1, :from2, :from3)',
+      '(attribute_exists(pk) AND #status IN (:from0, :from1, :from2, :from3, :from4)) AND attribute_not_exists(holdsSlot)',
     );
     ddb.reset();
     ddb.on(GetCommand).resolves({ Item: { ...running, status: 'completed' } });

@@ -44,6 +44,7 @@ describe('readDeployContext', () => {
       retentionDays: '30',
       removalPolicy: 'destroy',
       defaultBudget: '2.5',
+      maxJobsPerOwner: '3',
       realtimeConcurrency: '50',
       batchConcurrency: '8',
     });
@@ -58,10 +59,11 @@ describe('readDeployContext', () => {
       retentionDays: 30,
       removalPolicy: RemovalPolicy.DESTROY,
       defaultCostCeilingMicros: 2_500_000,
+      maxJobsPerOwner: 3,
       laneConcurrency: { realtime: 50, batch: 8 },
     });
     expect(stackPropsOf(ctx)).toMatchObject({
-      tuning: { defaultCostCeilingMicros: 2_500_000 },
+      tuning: { defaultCostCeilingMicros: 2_500_000, maxJobsPerOwner: 3 },
       laneConcurrency: { realtime: 50, batch: 8 },
       removalPolicy: RemovalPolicy.DESTROY,
     });
@@ -154,6 +156,20 @@ describe('readDeployContext', () => {
     }
   });
 
+  it("reads a cap on one owner's running jobs from 1 to 10000, alone in the tuning it sets", () => {
+    expect(read({ maxJobsPerOwner: 1 }).maxJobsPerOwner).toBe(1);
+    expect(stackPropsOf(read({ maxJobsPerOwner: '10000' }))).toEqual({
+      prefix: 'clause-review',
+      tuning: { maxJobsPerOwner: 10_000 },
+    });
+    expect(refusal({ maxJobsPerOwner: '0' }, 'maxJobsPerOwner').message).toBe(
+      '-c maxJobsPerOwner: must be an integer from 1 to 10000; got 0',
+    );
+    for (const bad of ['10001', '2.5', 'two', '-1']) {
+      expect(refusal({ maxJobsPerOwner: bad }, 'maxJobsPerOwner').message).toContain('from 1 to 10000');
+    }
+  });
+
   it("refuses a lane concurrency outside its consumer's limits", () => {
     expect(refusal({ realtimeConcurrency: '1' }, 'realtimeConcurrency').message).toBe(
       '-c realtimeConcurrency: must be an integer from 2 to 1000; got 1',
@@ -174,6 +190,7 @@ describe('readDeployContext', () => {
       'retentionDays',
       'removalPolicy',
       'defaultBudget',
+      'maxJobsPerOwner',
       'realtimeConcurrency',
       'batchConcurrency',
     ]);

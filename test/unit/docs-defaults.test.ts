@@ -74,6 +74,7 @@ describe('defaults stated in the docs', () => {
       retentionDays: String(DEFAULT_RETENTION_DAYS),
       removalPolicy: '`retain`',
       defaultBudget: String(CEILING_USD),
+      maxJobsPerOwner: 'none (no cap)',
       realtimeConcurrency: String(t.queues.realtime.maxConcurrency),
       batchConcurrency: String(t.queues.batch.maxConcurrency),
     });

@@ -131,20 +131,21 @@ describe('Jobs.markRunning and markFannedOut', () => {
 });
 
 describe('Jobs.cancel', () => {
-  it('flips only a job that has not ended (intake, running, paused, awaiting review) to cancelled, and returns it', async () => {
+  it('flips only a job that has not ended (intake, queued, running, paused, awaiting review) and holds no slot to cancelled, and returns it', async () => {
     const cancelled = { jobId: 'job-1', status: 'cancelled', cancelledAt: AT };
     ddb.on(UpdateCommand).resolves({ Attributes: cancelled });
     expect(await jobs.cancel('job-1', 'wrong file')).toEqual({ cancelled: true, job: cancelled });
     const [input] = updates();
     expect(input?.ConditionExpression).toBe(
-      'attribute_exists(pk) AND #status IN (:from0, :from1, :from2, :from3)',
+      '(attribute_exists(pk) AND #status IN (:from0, :from1, :from2, :from3, :from4)) AND attribute_not_exists(holdsSlot)',
     );
     expect(input?.ExpressionAttributeValues).toMatchObject({
       ':status': 'cancelled',
       ':from0': 'intake',
-      ':from1': 'running',
-      ':from2': 'paused',
-      ':from3': 'awaiting_review',
+      ':from1': 'queued',
+      ':from2': 'running',
+      ':from3': 'paused',
+      ':from4': 'awaiting_review',
       ':reason': 'wrong file',
       ':at': AT,
       ':gpk': 'STATUS#cancelled',
@@ -190,7 +191,7 @@ describe('Jobs.finish', () => {
     ).toBe(true);
     const [input] = updates();
     expect(input?.ConditionExpression).toBe(
-      'attribute_exists(pk) AND #status IN (:from0) AND attribute_not_exists(finalizedAt)',
+      '(attribute_exists(pk) AND #status IN (:from0) AND attribute_not_exists(finalizedAt)) AND attribute_not_exists(holdsSlot)',
     );
     expect(input?.UpdateExpression).toBe(
       'SET #status = :status, updatedAt = :at, finalizedAt = :at, gsi1pk = :gpk, gsi1sk = :gsk, #reportKey = :reportKey',
@@ -225,7 +226,7 @@ describe('Jobs.finish', () => {
     await jobs.markRejected('job-1', 'the PDF is encrypted', { format: 'pdf' });
     const [input] = updates();
     expect(input?.ConditionExpression).toBe(
-      'attribute_exists(pk) AND #status IN (:from0) AND attribute_not_exists(finalizedAt)',
+      '(attribute_exists(pk) AND #status IN (:from0) AND attribute_not_exists(finalizedAt)) AND attribute_not_exists(holdsSlot)',
     );
     expect(input?.ExpressionAttributeValues).toMatchObject({
       ':status': 'rejected',

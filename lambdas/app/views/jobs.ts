@@ -49,6 +49,7 @@ function row(job: JobSummary): HTMLTableRowElement {
       {},
       h('span', { class: `status status-${job.status}` }, job.status.replace('_', ' ')),
       job.reason && job.status === 'rejected' ? h('div', { class: 'muted small' }, job.reason) : null,
+      job.status === 'queued' ? h('div', { class: 'muted small' }, 'waits for its turn to start') : null,
     ),
     h(
       'td',

@@ -26,13 +26,21 @@ const PICKABLE: Readonly<Record<FormatExtension, true>> = {
   pdf: true,
 };
 
+/**
+ * True while intake has not read the upload: not recorded yet (`queued` without a plan) or being
+ * read. A `queued` job with a plan was read, and waits for one of its owner's jobs to end.
+ */
+function awaitsIntake(view: JobView): boolean {
+  return view.status === 'intake' || (view.status === 'queued' && view.progress.chunksTotal === 0);
+}
+
 /** Submits, uploads, and waits until intake has read the document (or the wait runs out). */
 async function submitAndWait(ctx: ViewContext, file: File, request: SubmitRequest): Promise<JobView> {
   const submission = await ctx.api.submit(request);
   await uploadDocument(submission, await file.arrayBuffer());
   const deadline = Date.now() + WAIT_MS;
   let view = await ctx.api.status(submission.submissionId);
-  while ((view.status === 'queued' || view.status === 'intake') && Date.now() < deadline) {
+  while (awaitsIntake(view) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 400));
     view = await ctx.api.status(submission.submissionId);
   }

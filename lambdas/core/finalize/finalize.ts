@@ -1,9 +1,12 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Lane } from '../contracts.js';
 import { applyReview } from '../holds/apply.js';
 import { ReviewTrail } from '../holds/decisions.js';
 import { gatedFindings } from '../holds/findings.js';
 import { readHeldFindings, storeHeldFindings } from '../holds/review.js';
+import { startQueued } from '../intake/admission.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
 import { CallLedger, type CallOutcome, outcomeOf } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/checkpoint.js';
@@ -24,7 +27,17 @@ export interface FinalizeDeps {
   readonly resultsPrefix: string;
   /** Shown at the top of the report (the local runtime says its answers are heuristic). */
   readonly notice?: string;
+  /**
+   * The lane queues: a job that stops running gives back its owner's slot, and finalize starts
+   * the owner's oldest queued job. @default none: the sweeper starts it
+   */
+  readonly starter?: { readonly sqs: SQSClient; readonly laneQueueUrls: Readonly<Record<Lane, string>> };
   readonly now?: () => number;
+}
+
+/** Starts the owner's next queued job, once the status change of a job that held a slot gave it back. */
+async function startNext(job: Job, deps: FinalizeDeps): Promise<void> {
+  if (deps.starter && job.holdsSlot) await startQueued(job.owner, { ...deps, ...deps.starter });
 }
 
 /** Where a job's reports go. */
@@ -66,7 +79,10 @@ export async function finalizeJob(
   const finalizedAt = new Date(now()).toISOString();
   let report = buildReport(job, doc, checkpoints, ledger, finalizedAt, deps.notice);
   const review = await reviewStep(job, report, deps);
-  if (review.kind === 'hold') return { finalized: false, awaitingReview: review.held };
+  if (review.kind === 'hold') {
+    await startNext(job, deps);
+    return { finalized: false, awaitingReview: review.held };
+  }
   if (review.kind === 'reviewed') report = review.report;
   const keys = reportKeys(deps.resultsPrefix, jobId);
   const docx = await reportDocx(deps.s3, job, doc, report);
@@ -107,6 +123,7 @@ export async function finalizeJob(
     },
     job.status === 'cancelled' ? ['cancelled'] : ['running', 'awaiting_review'],
   );
+  await startNext(job, deps);
   return { finalized: finished, report, keys, docx: docx.outcome };
 }
 

@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
 import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
+import { startQueued } from '../intake/admission.js';
 import { chunkMessagesOf, readStoredDocument, sendChunkMessages } from '../intake/stored-document.js';
 import { Claims } from '../state/claims.js';
 import { JobHolds } from '../state/job-holds.js';
@@ -30,7 +31,11 @@ export interface HoldDeps {
  */
 export async function pauseJob(jobId: string, by: string, deps: HoldDeps): Promise<Job> {
   const flip = await new JobHolds(deps.db, deps.tableName, deps.now).pause(jobId, by);
-  if (flip.changed) return flip.job;
+  if (flip.changed) {
+    // The pause gave back the job's slot: the owner's next queued job may start.
+    if (flip.gaveBackSlot) await startQueued(flip.job.owner, deps);
+    return flip.job;
+  }
   const { job } = flip;
   throw new HoldStateError(
     job.status === 'paused'
@@ -79,10 +84,13 @@ export async function cancelJob(
   // removes it, and a review starts only after finalize was claimed.
   const { job } = result;
   if (job.reviewStartedAt) await sendFinalize(deps, jobId);
-  else if (job.pausedAt) {
+  else if (job.pausedAt || (job.queuedAt && !job.fanoutCompletedAt)) {
+    // A queued job's chunks were never sent: workers end them cancelled, without a call.
     await sendUnfinished(job, deps);
     await enqueueFinalizeIfComplete(deps, jobId);
   }
+  // The cancel gave back the job's slot: the owner's next queued job may start.
+  if (result.gaveBackSlot) await startQueued(job.owner, deps);
   return result;
 }
 

@@ -16,7 +16,9 @@ import { isDocumentRejectedError, parseDocumentBounded } from '../documents/inde
 import type { Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
 import { Claims } from '../state/claims.js';
-import { Jobs } from '../state/jobs.js';
+import { type Job, Jobs } from '../state/jobs.js';
+import { OwnerSlots } from '../state/owner-slots.js';
+import { startQueued } from './admission.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
 import { type CostQuote, quoteDocument } from './quote.js';
@@ -50,6 +52,11 @@ export interface IntakeDeps {
   readonly apiRoleId?: string;
   /** A principal id the ground writes into every S3 event (an emulator's placeholder): read as none. */
   readonly placeholderPrincipalId?: string;
+  /**
+   * Most jobs of one owner running at once; a job over it waits as `queued` until one of the
+   * owner's jobs stops (owner-slots.ts). @default no cap (absent or 0)
+   */
+  readonly maxJobsPerOwner?: number;
   /** Refuses jobs whose models Bedrock no longer serves (absent: not checked). */
   readonly lifecycle?: Pick<LifecycleGuard, 'check'>;
   readonly now?: () => number;
@@ -58,6 +65,7 @@ export interface IntakeDeps {
 /** What became of one object. */
 export type IntakeResult =
   | { readonly outcome: 'started'; readonly jobId: string; readonly chunks: number; readonly calls: number }
+  | { readonly outcome: 'queued'; readonly jobId: string; readonly chunks: number; readonly calls: number }
   | { readonly outcome: 'duplicate'; readonly jobId: string }
   | { readonly outcome: 'rejected'; readonly jobId: string; readonly reason: string };
 
@@ -280,12 +288,13 @@ async function parseUpload(
 
 /** Stores the document, records the checkpoints and the plan, and sends one message per chunk. */
 async function fanOut(
-  { jobId, jobs, deps, now }: IntakeRun,
+  run: IntakeRun,
   options: JobOptions,
   parsed: Parsed,
   context: StoredDocument['context'],
   quote: CostQuote,
 ): Promise<IntakeResult> {
+  const { jobId, jobs, deps, now } = run;
   const stored: StoredDocument = {
     jobId,
     format: parsed.format,
@@ -313,7 +322,7 @@ async function fanOut(
   // A job cancelled while it was read still records its plan: its report accounts for every
   // planned call as cancelled, once workers have ended its chunks.
   if (current.status === 'intake' || (current.status === 'cancelled' && current.chunkCount === 0)) {
-    await jobs.recordPlan(jobId, {
+    const plan = {
       chunkCount: parsed.chunks.length,
       clauseCount: parsed.clauses.length,
       callsPlanned: calls,
@@ -321,7 +330,12 @@ async function fanOut(
       bytes: parsed.bytes,
       format: parsed.format,
       quote,
-    });
+    };
+    const admitted = await admit(run, current, plan);
+    if (admitted !== 'start') {
+      const outcome = admitted === 'queued' ? 'queued' : 'started';
+      return { outcome, jobId, chunks: parsed.chunks.length, calls };
+    }
   }
   await sendChunkMessages(
     deps.sqs,
@@ -331,4 +345,30 @@ async function fanOut(
   );
   await jobs.markFannedOut(jobId);
   return { outcome: 'started', jobId, chunks: parsed.chunks.length, calls };
+}
+
+/**
+ * Records the plan and lets the job start (`start`: its messages are to be sent), or, when its
+ * owner already has `maxJobsPerOwner` jobs running, records it as `queued` (its document and
+ * checkpoints stay where they are) and tries the owner's queue once, in case a slot was given
+ * back meanwhile (`started`: that start sent its messages). A job cancelled meanwhile records
+ * its plan all the same.
+ */
+async function admit(
+  { jobId, jobs, deps, now }: IntakeRun,
+  current: Job,
+  plan: Parameters<Jobs['recordPlan']>[1],
+): Promise<'start' | 'queued' | 'started'> {
+  const cap = deps.maxJobsPerOwner;
+  if (cap && current.owner && current.status === 'intake') {
+    const slots = new OwnerSlots(deps.db, deps.tableName, now);
+    const took = await slots.take(jobId, current.owner, 'intake', cap, { set: plan });
+    if (took === 'running') return 'start';
+    if (took === 'full' && (await slots.queue(jobId, plan))) {
+      const started = await startQueued(current.owner, { ...deps, now });
+      return started.includes(jobId) ? 'started' : 'queued';
+    }
+  }
+  await jobs.recordPlan(jobId, plan);
+  return 'start';
 }

@@ -27,7 +27,7 @@ export interface LiveFindingsDeps {
 export const FINDINGS_PAGE_CLAUSES = 200;
 
 /** Statuses in which more chunks may still consolidate. */
-const MOVING: readonly JobStatus[] = ['intake', 'running', 'paused'];
+const MOVING: readonly JobStatus[] = ['intake', 'queued', 'running', 'paused'];
 
 /** What `GET /jobs/{id}/findings?after=` answers. */
 export interface LiveFindingsView {

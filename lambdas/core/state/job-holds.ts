@@ -1,16 +1,16 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from './errors.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, isWriteRefused } from './errors.js';
 import { type Job, type JobStatus, Jobs } from './jobs.js';
-import { JOB_SK, jobPk } from './keys.js';
+import { sendReleasingChange } from './owner-slots.js';
 import { type StatusChangeFields, statusChange } from './status-change.js';
-import { retryConflicts } from './transact.js';
 
 /** How long a review may take when the job names no other. */
 export const DEFAULT_REVIEW_HOURS = 72;
 
 /** A status change that happened, or the job as it was when the change did not apply. */
 export type Flip =
-  | { readonly changed: true; readonly job: Job }
+  /** `gaveBackSlot`: the change gave back the job's slot of its owner (owner-slots.ts). */
+  | { readonly changed: true; readonly job: Job; readonly gaveBackSlot?: true }
   | { readonly changed: false; readonly job: Job };
 
 /**
@@ -101,19 +101,11 @@ export class JobHolds {
   ): Promise<Flip> {
     const update = statusChange(jobId, from, to, this.iso(), change);
     try {
-      const r = await retryConflicts(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { pk: jobPk(jobId), sk: JOB_SK },
-            ...update,
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
-      );
-      return { changed: true, job: r.Attributes as Job };
+      // A job leaving `running` gives back its owner's slot in the same transaction.
+      const { job, gaveBackSlot } = await sendReleasingChange(this.db, this.tableName, jobId, update);
+      return { changed: true, job, ...(gaveBackSlot ? { gaveBackSlot } : {}) };
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionFailure(error) && !isWriteRefused(error)) throw error;
       return { changed: false, job: await this.jobs.get(jobId) };
     }
   }

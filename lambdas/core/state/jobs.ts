@@ -5,16 +5,19 @@ import type { CostQuote } from '../intake/quote.js';
 import type { JobRejection } from '../intake/rejections.js';
 import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk } from './keys.js';
+import { sendReleasingChange } from './owner-slots.js';
 import { statusChange, statusIndex } from './status-change.js';
 import { refusable, retryConflicts } from './transact.js';
 
 /**
- * Where a job is. `intake` → `running` → one of the terminal statuses. A running job may be
- * `paused` and resumed; a job with a review gate waits in `awaiting_review` between its last
- * chunk and its report.
+ * Where a job is. `intake` → `running` → one of the terminal statuses; `queued` between intake
+ * and running while its owner has as many jobs running as it may (owner-slots.ts). A running
+ * job may be `paused` and resumed; a job with a review gate waits in `awaiting_review` between
+ * its last chunk and its report.
  */
 export type JobStatus =
   | 'intake'
+  | 'queued'
   | 'running'
   | 'paused'
   | 'awaiting_review'
@@ -79,6 +82,10 @@ export interface Job {
   /** Machine-readable cause of a `rejected` job: a document's rejection reason or a job's. */
   readonly rejection?: JobRejection;
   readonly cancelledAt?: string;
+  /** When the job found its owner's slots taken and waited as `queued` (ISO). */
+  readonly queuedAt?: string;
+  /** The job holds one of its owner's slots (owner-slots.ts): set as it starts, removed as it stops. */
+  readonly holdsSlot?: boolean;
   /** Set when a chunk found no room left under the ceiling; no allotment is taken after it. */
   readonly budgetExceededAt?: string;
   /** Every chunk message has been sent; a repeated S3 event is then a no-op. */
@@ -315,28 +322,21 @@ export class Jobs {
   }
 
   /**
-   * Cancels a job that has not ended (intake, running, paused or awaiting review): a conditional
-   * status flip, so it is recorded exactly once and only for a job that can still stop. Returns
+   * Cancels a job that has not ended (intake, queued, running, paused or awaiting review): a
+   * conditional status flip, so it is recorded exactly once and only for a job that can still
+   * stop; a job holding one of its owner's slots gives it back in the same transaction. Returns
    * false when the job had already ended. `job` is the job as the cancel left it or found it.
    */
-  async cancel(jobId: string, reason = 'cancelled by request'): Promise<{ cancelled: boolean; job: Job }> {
+  async cancel(
+    jobId: string,
+    reason = 'cancelled by request',
+  ): Promise<{ cancelled: boolean; job: Job; gaveBackSlot?: true }> {
     const at = new Date(this.now()).toISOString();
+    const from: JobStatus[] = ['intake', 'queued', 'running', 'paused', 'awaiting_review'];
     try {
-      const r = await refusable(jobId, 'job', (returnOnRefusal) =>
-        this.db.send(
-          new UpdateCommand({
-            ...returnOnRefusal,
-            TableName: this.tableName,
-            Key: { pk: jobPk(jobId), sk: JOB_SK },
-            ...statusChange(jobId, ['intake', 'running', 'paused', 'awaiting_review'], 'cancelled', at, {
-              set: { reason },
-              stamp: ['cancelledAt'],
-            }),
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
-      );
-      return { cancelled: true, job: r.Attributes as Job };
+      const change = statusChange(jobId, from, 'cancelled', at, { set: { reason }, stamp: ['cancelledAt'] });
+      const { job, gaveBackSlot } = await sendReleasingChange(this.db, this.tableName, jobId, change);
+      return { cancelled: true, job, ...(gaveBackSlot ? { gaveBackSlot } : {}) };
     } catch (error) {
       if (!isWriteRefused(error)) throw error;
       // The job as it stood, sent with the refusal: already ended, or not there at all.
@@ -431,18 +431,11 @@ export class Jobs {
       ...(also ? { values: also.values } : {}),
     });
     try {
-      await retryConflicts(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { pk: jobPk(jobId), sk: JOB_SK },
-            ...change,
-          }),
-        ),
-      );
+      // A job holding one of its owner's slots gives it back in the same transaction.
+      await sendReleasingChange(this.db, this.tableName, jobId, change);
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error) || isWriteRefused(error)) return false;
       throw error;
     }
   }

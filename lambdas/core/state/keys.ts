@@ -38,3 +38,11 @@ export const ownerGsiSk = (createdAt: string, jobId: string) => `${createdAt}#${
 export const modelLimitPk = (modelId: string) => `MODEL#${modelId}`;
 /** Sort key of a model's shared concurrency. */
 export const MODEL_LIMIT_SK = 'LIMIT';
+/** Name of the index of jobs by status: `STATUS#<status>` / `<since>#<jobId>`, oldest first. */
+export const STATUS_INDEX = 'byStatus';
+/** Prefix of the partition key of an owner's running-job count (for IAM's `dynamodb:LeadingKeys`). */
+export const OWNER_SLOTS_PREFIX = 'OWNER#';
+/** Partition key of an owner's running-job count (admission control, `core/state/owner-slots.ts`). */
+export const ownerSlotsPk = (owner: string) => `${OWNER_SLOTS_PREFIX}${owner}`;
+/** Sort key of an owner's running-job count. */
+export const OWNER_SLOTS_SK = 'SLOTS';

@@ -4,6 +4,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
 import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
+import { startQueued } from '../intake/admission.js';
 import { messageGroupOf } from '../intake/message-group.js';
 import { chunkMessagesOf, readStoredDocument } from '../intake/stored-document.js';
 import type { PipelineMetrics } from '../metrics/index.js';
@@ -11,6 +12,7 @@ import { Claims } from '../state/claims.js';
 import { JobHolds } from '../state/job-holds.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { statusGsiPk } from '../state/keys.js';
+import { OwnerSlots } from '../state/owner-slots.js';
 import { queryAll } from '../state/query-all.js';
 import { decide, type SweepRules } from './rules.js';
 
@@ -44,6 +46,8 @@ export interface SweepSummary {
   readonly reviewsExpired: string[];
   /** Jobs a person holds, as this sweep found them. */
   readonly held: { paused: number; awaitingReview: number; reviewsOverdue: number };
+  /** Queued jobs this sweep started, their owners having a slot free (a start missed elsewhere). */
+  readonly started: string[];
 }
 
 /** Ids of the unfinalized jobs in a status, from the status index. */
@@ -146,6 +150,7 @@ export async function sweep(deps: SweeperDeps): Promise<SweepSummary> {
     finalizeEnqueued: [],
     reviewsExpired: [],
     held,
+    started: [],
   };
   // Paused jobs are only counted: they wait for a person.
   const ids = [...running, ...cancelled, ...awaitingReview];
@@ -157,10 +162,30 @@ export async function sweep(deps: SweeperDeps): Promise<SweepSummary> {
       deps.log?.('sweeper-job-failed', { jobId, error: String(error) });
     }
   }
+  await startMissed(deps, summary);
   held.reviewsOverdue = summary.reviewsExpired.length;
   deps.metrics?.holds(held);
   await deps.metrics?.flush();
   return { ...summary, jobsSeen: ids.length };
+}
+
+/**
+ * The safety net of admission control: starts the queued jobs of every owner with a slot free.
+ * A slot given back starts the owner's next job at once (finalize, cancel, pause), but a
+ * starter that died, or a job queued just as the slot came back, leaves one waiting; each
+ * start is conditional, so this never starts a job twice.
+ */
+async function startMissed(deps: SweeperDeps, summary: SweepSummary): Promise<void> {
+  const owners = await new OwnerSlots(deps.db, deps.tableName, deps.now).ownersWithQueued();
+  for (const owner of owners) {
+    try {
+      const started = await startQueued(owner, deps);
+      summary.started.push(...started);
+      if (started.length > 0) deps.log?.('sweeper-started-queued', { owner, jobIds: started });
+    } catch (error) {
+      deps.log?.('sweeper-start-failed', { owner, error: String(error) });
+    }
+  }
 }
 
 /** Tells the alerts topic that a review ran out of time, and what happens now. */

@@ -24,6 +24,7 @@ import { type BackoffPolicy, fullJitterDelay, mayRetry } from './backoff.js';
 import type { BudgetRefusal, ChunkBudget } from './chunk-budget.js';
 import { type ChunkStop, type StopReason, unstartedReason } from './chunk-stop.js';
 import { classifyCallError, describeError, isThrottle } from './error-class.js';
+import type { FairKey } from './fair-queue.js';
 import type { GateReading, JobGate } from './job-gate.js';
 import type { LimiterRegistry } from './limiter-registry.js';
 
@@ -51,6 +52,8 @@ export interface CallDeps {
 export interface ChunkCalls {
   readonly owner: string;
   readonly lane: Lane;
+  /** The job's owner and id, whose fair share of a model's permits the calls wait for. */
+  readonly tenant: FairKey;
   readonly budget: ChunkBudget;
   readonly gate: JobGate;
   /** False once the lease is too close to its end for a call to start under it. */
@@ -287,7 +290,7 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
   // While this call is next in line, its job's status is kept fresh (see JobGate.watch).
   const permit = await deps.limiters
     ?.for(s.modelId)
-    .acquire(chunk.lane, { signal: stop.signal, onNext: () => scope.watch(chunk.gate) })
+    .acquire(chunk.lane, { ...chunk.tenant, signal: stop.signal, onNext: () => scope.watch(chunk.gate) })
     .catch(() => undefined);
   scope.holds(permit);
   scope.unwatched();

@@ -118,6 +118,13 @@ export interface AcquireOptions {
    * overlaps the wait instead of holding the permit. Not called when a permit is free at once.
    */
   readonly onNext?: () => void;
+  /**
+   * The owner of the call's job: within a lane, waiting calls are served fairly between owners
+   * (the one with the fewest permits in use first). @default '' (one shared owner)
+   */
+  readonly owner?: string;
+  /** The call's job: an owner's waiting calls are served fairly between its jobs. @default '' */
+  readonly job?: string;
 }
 
 /** Options of {@link AdaptiveLimiter.run}. */

@@ -2,19 +2,21 @@
  * Adaptive concurrency for model calls, with priority lanes. Bedrock does not say how much
  * concurrency a model takes; it answers ThrottlingException past its quota. The limiter
  * probes for that limit in windows of `windowMs` and holds just under it; waiters are served
- * earliest deadline first, later lanes aged in by `agingMs`. docs/architecture.md ("The
- * limiter in detail") gives the rules and why each is so.
+ * earliest deadline first, later lanes aged in by `agingMs`, and within a lane fairly between
+ * owners and their jobs (fair-queue.ts). docs/architecture.md ("The limiter in detail") gives
+ * the rules and why each is so.
  *
  * @example
  * ```ts
  * const limiters = new LimiterRegistry({ p99TargetMs: 20_000 });
  * const output = await limiters
  *   .for(modelId)
- *   .run(() => bedrock.send(new ConverseCommand(input)), { lane: job.lane });
+ *   .run(() => bedrock.send(new ConverseCommand(input)), { lane: job.lane, owner: job.owner, job: job.jobId });
  * ```
  */
 import { byLane, LANES, type Lane } from '../contracts.js';
 import { isThrottle } from './error-class.js';
+import { type FairKey, FairQueue, FairShares, type FairWaiter } from './fair-queue.js';
 import type {
   AcquireOptions,
   AdaptiveLimiterOptions,
@@ -38,10 +40,10 @@ export type {
   WindowSnapshot,
 } from './limiter-types.js';
 
-interface Waiter {
+interface Waiter extends FairWaiter {
   readonly lane: Lane;
   readonly arrivedAt: number;
-  /** Earliest deadline is served first (see the module comment). */
+  /** The lane with the earliest deadline is served first (see the module comment). */
   readonly deadline: number;
   readonly grant: (permit: Permit) => void;
   onNext: (() => void) | undefined;
@@ -91,7 +93,9 @@ export class AdaptiveLimiter {
 
   private current: number;
   private inUse = 0;
-  private readonly queues = byLane((): Waiter[] => []);
+  // Permits in use per owner and job, which the lanes' fair queues share.
+  private readonly shares = new FairShares();
+  private readonly queues = byLane(() => new FairQueue<Waiter>(this.shares));
   // Bumped by every decrease; a permit remembers the epoch it was granted in.
   private epoch = 0;
   // 'probe': the limit at which the last counted throttle came, the steps down left before a
@@ -196,18 +200,18 @@ export class AdaptiveLimiter {
     if (signal?.aborted) return Promise.reject(signal.reason);
     this.tick();
     const arrivedAt = this.now();
+    const key = { owner: options.owner ?? '', job: options.job ?? '' };
     if (!this.pending && this.waiting === 0 && this.inUse < this.current) {
-      return Promise.resolve(this.grant(lane, arrivedAt));
+      return Promise.resolve(this.grant(lane, arrivedAt, key));
     }
     return new Promise<Permit>((resolve, reject) => {
       const onAbort = (): void => {
-        const queue = this.queues[lane];
-        const at = queue.indexOf(waiter);
-        if (at >= 0) queue.splice(at, 1);
+        this.queues[lane].remove(waiter);
         this.announceNext();
         reject(signal?.reason);
       };
       const waiter: Waiter = {
+        ...key,
         lane,
         arrivedAt,
         deadline: arrivedAt + LANES.indexOf(lane) * this.agingMs,
@@ -292,10 +296,11 @@ export class AdaptiveLimiter {
     };
   }
 
-  private grant(lane: Lane, arrivedAt: number): Permit {
+  private grant(lane: Lane, arrivedAt: number, key: FairKey): Permit {
     const grantedAt = this.now();
     const epoch = this.epoch;
     this.inUse++;
+    this.shares.took(key);
     this.window.peakActive = Math.max(this.window.peakActive, this.inUse);
     this.totals.granted[lane]++;
     let released = false;
@@ -306,6 +311,7 @@ export class AdaptiveLimiter {
       release: (outcome = {}) => {
         if (released) return;
         released = true;
+        this.shares.gaveBack(key);
         if (outcome.unused) {
           this.inUse--;
           this.pump();
@@ -335,14 +341,21 @@ export class AdaptiveLimiter {
     this.pump();
   }
 
-  /** The waiter served next: earliest deadline first, a tie going to the lane listed first. */
+  /**
+   * The waiter served next: from the lane whose oldest waiter has the earliest deadline, a tie
+   * going to the lane listed first; within the lane, the waiter fairness picks (fair-queue.ts).
+   */
   private head(): Waiter | undefined {
-    let best: Waiter | undefined;
+    let best: Lane | undefined;
+    let bestDeadline = Number.POSITIVE_INFINITY;
     for (const lane of LANES) {
-      const first = this.queues[lane][0];
-      if (first && (!best || first.deadline < best.deadline)) best = first;
+      const deadline = this.queues[lane].earliestDeadline();
+      if (deadline !== undefined && (best === undefined || deadline < bestDeadline)) {
+        best = lane;
+        bestDeadline = deadline;
+      }
     }
-    return best;
+    return best === undefined ? undefined : this.queues[best].peek();
   }
 
   private pump(): void {
@@ -352,7 +365,7 @@ export class AdaptiveLimiter {
         if (LANES.some((lane) => ranksAhead(lane, next.lane) && this.queues[lane].length > 0)) {
           this.totals.agedBatchGrants++;
         }
-        next.grant(this.grant(next.lane, next.arrivedAt));
+        next.grant(this.grant(next.lane, next.arrivedAt, next));
       }
     }
     this.announceNext();

@@ -231,6 +231,7 @@ export function chunkCalls(
   return {
     owner,
     lane: deps.lane,
+    tenant: { owner: job.owner ?? '', job: job.jobId },
     budget: new ChunkBudget({
       allotments: deps.allotments,
       lease,

@@ -1,0 +1,277 @@
+/**
+ * Admission control: how many of an owner's jobs run at once. An owner's item
+ * (`OWNER#<owner>` / `SLOTS`) counts the jobs that hold one of its slots (`held`) and records the
+ * cap intake last admitted against (`cap`). A job takes a slot in the same transaction that
+ * moves it to `running`, and gives it back in the same transaction that moves it on to `paused`,
+ * `cancelled` or an end status, so the count never drifts from the jobs' statuses. A job that
+ * finds its owner full waits as `queued`; a slot given back starts the owner's oldest one
+ * (`core/intake/admission.ts`).
+ */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { isWriteRefused } from './errors.js';
+import type { Job, Jobs } from './jobs.js';
+import { JOB_SK, jobPk, OWNER_SLOTS_SK, ownerSlotsPk, STATUS_INDEX, statusGsiPk } from './keys.js';
+import { type StatusChangeFields, statusChange } from './status-change.js';
+import { refusable, transactLabelled } from './transact.js';
+
+/** A status change as {@link statusChange} builds it. */
+export type StatusUpdate = ReturnType<typeof statusChange>;
+
+/** The key of an owner's slot count. */
+export function ownerSlotsKey(owner: string) {
+  return { pk: ownerSlotsPk(owner), sk: OWNER_SLOTS_SK };
+}
+
+/** True for a job item that holds one of its owner's slots. */
+function holdsSlot(
+  item: Record<string, unknown> | undefined,
+): item is Record<string, unknown> & { owner: string } {
+  return item?.holdsSlot === true && typeof item.owner === 'string';
+}
+
+/** `update` with `attribute` removed as well. */
+function removing(update: string, attribute: string): string {
+  return update.includes(' REMOVE ') ? `${update}, ${attribute}` : `${update} REMOVE ${attribute}`;
+}
+
+/**
+ * Sends one status change of a job item built by {@link statusChange}, and when the job holds
+ * one of its owner's slots gives the slot back in the same transaction. Most jobs hold none, so
+ * the change is first sent alone, on the condition that the job holds no slot; only a job that
+ * does (the refusal carries the item) is changed again as a transaction with its owner's count.
+ * Returns the job as the change left it, and whether it gave a slot back.
+ * @throws WriteRefusedError (label `job`) when the change's own condition refused it
+ */
+export async function sendReleasingChange(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  jobId: string,
+  update: StatusUpdate,
+): Promise<{ job: Job; gaveBackSlot: boolean }> {
+  const Key = { pk: jobPk(jobId), sk: JOB_SK };
+  // A slot is taken only on the way to `running`, so two rounds settle any race with a start.
+  for (let round = 0; ; round++) {
+    try {
+      const r = await refusable(jobId, 'job', (returnOnRefusal) =>
+        db.send(
+          new UpdateCommand({
+            ...returnOnRefusal,
+            TableName: tableName,
+            Key,
+            ...update,
+            ConditionExpression: `(${update.ConditionExpression}) AND attribute_not_exists(holdsSlot)`,
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return { job: r.Attributes as Job, gaveBackSlot: false };
+    } catch (error) {
+      if (!isWriteRefused(error) || !holdsSlot(error.item) || round >= 2) throw error;
+      try {
+        return { job: await releaseWith(db, tableName, jobId, update, error.item.owner), gaveBackSlot: true };
+      } catch (refused) {
+        // Refused while still holding its slot: the change's own condition failed.
+        if (!isWriteRefused(refused) || refused.label !== 'job' || holdsSlot(refused.item)) throw refused;
+      }
+    }
+  }
+}
+
+/** The status change and the owner's count down by one, in one transaction. */
+async function releaseWith(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  jobId: string,
+  update: StatusUpdate,
+  owner: string,
+): Promise<Job> {
+  const Key = { pk: jobPk(jobId), sk: JOB_SK };
+  await transactLabelled(db, jobId, [
+    {
+      label: 'job',
+      item: {
+        Update: {
+          TableName: tableName,
+          Key,
+          ...update,
+          UpdateExpression: removing(update.UpdateExpression, 'holdsSlot'),
+          ConditionExpression: `(${update.ConditionExpression}) AND holdsSlot = :holdsSlot`,
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':holdsSlot': true },
+        },
+      },
+    },
+    {
+      label: 'slots',
+      item: {
+        Update: {
+          TableName: tableName,
+          Key: ownerSlotsKey(owner),
+          UpdateExpression: 'ADD #held :minus',
+          ExpressionAttributeNames: { '#held': 'held' },
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      },
+    },
+  ]);
+  const r = await db.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
+  return r.Item as Job;
+}
+
+/** What a try to take a slot came to. */
+export type TakeOutcome =
+  /** The job is running and holds a slot. */
+  | 'running'
+  /** The owner has as many jobs running as its cap: nothing changed. */
+  | 'full'
+  /** The job was not in the status the move starts from (started, cancelled): nothing changed. */
+  | 'moved';
+
+/** An owner's slots: taking one as a job starts, queueing a job, finding the oldest queued. */
+export class OwnerSlots {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Moves a job from `from` to `running` while its owner has fewer than `cap` jobs holding a
+   * slot, taking one, in one transaction: of two starters, one starts it. Without `cap`, the cap
+   * intake last recorded on the owner's item applies (none: no cap).
+   */
+  async take(
+    jobId: string,
+    owner: string,
+    from: 'intake' | 'queued',
+    cap: number | undefined,
+    change: StatusChangeFields = {},
+  ): Promise<TakeOutcome> {
+    const at = new Date(this.now()).toISOString();
+    const job = statusChange(jobId, [from], 'running', at, {
+      ...change,
+      set: { ...change.set, holdsSlot: true },
+    });
+    const room =
+      cap === undefined
+        ? {
+            UpdateExpression: 'ADD #held :one',
+            ConditionExpression: 'attribute_not_exists(#cap) OR attribute_not_exists(#held) OR #held < #cap',
+            ExpressionAttributeValues: { ':one': 1 },
+          }
+        : {
+            UpdateExpression: 'ADD #held :one SET #cap = :cap',
+            ConditionExpression: 'attribute_not_exists(#held) OR #held < :cap',
+            ExpressionAttributeValues: { ':one': 1, ':cap': cap },
+          };
+    try {
+      await transactLabelled(this.db, jobId, [
+        {
+          label: 'job',
+          item: { Update: { TableName: this.tableName, Key: { pk: jobPk(jobId), sk: JOB_SK }, ...job } },
+        },
+        {
+          label: 'slots',
+          item: {
+            Update: {
+              TableName: this.tableName,
+              Key: ownerSlotsKey(owner),
+              ExpressionAttributeNames: { '#held': 'held', '#cap': 'cap' },
+              ...room,
+            },
+          },
+        },
+      ]);
+      return 'running';
+    } catch (error) {
+      if (!isWriteRefused(error)) throw error;
+      return error.label === 'slots' ? 'full' : 'moved';
+    }
+  }
+
+  /**
+   * `intake` → `queued`: the job's plan is recorded and it waits for a slot of its owner; its
+   * document and checkpoints stay where intake put them. False when the job had left `intake`.
+   */
+  async queue(jobId: string, plan: Parameters<Jobs['recordPlan']>[1]): Promise<boolean> {
+    const at = new Date(this.now()).toISOString();
+    try {
+      await refusable(jobId, 'job', (returnOnRefusal) =>
+        this.db.send(
+          new UpdateCommand({
+            ...returnOnRefusal,
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            ...statusChange(jobId, ['intake'], 'queued', at, { set: plan, stamp: ['queuedAt'] }),
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isWriteRefused(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Jobs holding a slot of the owner, as its item counts them. */
+  async held(owner: string): Promise<number> {
+    const r = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: ownerSlotsKey(owner), ConsistentRead: true }),
+    );
+    return typeof r.Item?.held === 'number' ? r.Item.held : 0;
+  }
+
+  /**
+   * The ids of the owner's queued jobs, oldest first (the status index orders them by the time
+   * they were queued). The index is eventually consistent: a start conditioned on `queued`
+   * decides.
+   */
+  async queued(owner: string, limit = 10): Promise<string[]> {
+    const ids: string[] = [];
+    let start: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const r: QueryCommandOutput = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: STATUS_INDEX,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          FilterExpression: '#owner = :owner',
+          ProjectionExpression: 'jobId',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':pk': statusGsiPk('queued'), ':owner': owner },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of r.Items ?? []) if (typeof item.jobId === 'string') ids.push(item.jobId);
+      start = r.LastEvaluatedKey;
+    } while (start && ids.length < limit);
+    return ids.slice(0, limit);
+  }
+
+  /** The owners with a queued job (for the sweeper's safety net), from the status index. */
+  async ownersWithQueued(): Promise<string[]> {
+    const owners = new Set<string>();
+    let start: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const r: QueryCommandOutput = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: STATUS_INDEX,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ProjectionExpression: '#owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':pk': statusGsiPk('queued') },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of r.Items ?? []) if (typeof item.owner === 'string') owners.add(item.owner);
+      start = r.LastEvaluatedKey;
+    } while (start);
+    return [...owners];
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * An owner's slots on the run's DynamoDB (moto's launcher): a job takes one in the transaction
+ * that starts it and gives it back in the transaction that stops it, whichever status change
+ * stops it; two starters of one queued job start it once.
+ */
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { JobHolds } from '../../lambdas/core/state/job-holds.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { STATUS_INDEX } from '../../lambdas/core/state/keys.js';
+import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
+import { provisionTestStack } from '../helpers/local-aws.js';
+
+const stack = await provisionTestStack('slots');
+const db = DynamoDBDocumentClient.from(stack.clients.dynamodb);
+const table = stack.resources.tableName;
+const jobs = new Jobs(db, table);
+const slots = new OwnerSlots(db, table);
+const holds = new JobHolds(db, table);
+const plan = { chunkCount: 2, clauseCount: 4, callsPlanned: 44, sha256: 'ab', bytes: 10, format: 'txt' };
+let n = 0;
+
+/** A new job of `owner`, in status intake. */
+async function newJob(owner: string): Promise<string> {
+  n++;
+  const jobId = `j-slots-${n}-${Date.now().toString(36)}`;
+  await jobs.createIfAbsent({
+    jobId,
+    owner,
+    lane: 'realtime',
+    bucket: 'b',
+    key: `k${n}`,
+    analysts: ['liability-counsel'],
+    costLimit: 1_000_000,
+    deadline: Date.now() + 3_600_000,
+  });
+  return jobId;
+}
+
+describe('OwnerSlots', () => {
+  it('reads the status index the topology provisions', () => {
+    expect(stack.topology.table.indexes.map((i) => i.name)).toContain(STATUS_INDEX);
+  });
+
+  it('starts a job while its owner has room, and refuses the one over the cap without changing it', async () => {
+    const owner = 'arn:aws:iam::000000000000:user/ann';
+    const first = await newJob(owner);
+    const second = await newJob(owner);
+    expect(await slots.take(first, owner, 'intake', 1, { set: plan })).toBe('running');
+    expect(await jobs.get(first)).toMatchObject({ status: 'running', holdsSlot: true, chunkCount: 2 });
+    expect(await slots.take(second, owner, 'intake', 1, { set: plan })).toBe('full');
+    expect((await jobs.get(second)).status).toBe('intake');
+    expect(await slots.held(owner)).toBe(1);
+    // Another owner is not held back.
+    const other = await newJob('arn:aws:iam::000000000000:user/ben');
+    expect(await slots.take(other, 'arn:aws:iam::000000000000:user/ben', 'intake', 1)).toBe('running');
+  });
+
+  it('queues a job with its plan, lists it oldest first, and starts it once of two starters', async () => {
+    const owner = 'arn:aws:iam::000000000000:user/cy';
+    const running = await newJob(owner);
+    await slots.take(running, owner, 'intake', 1, { set: plan });
+    const [older, newer] = [await newJob(owner), await newJob(owner)];
+    expect(await slots.queue(older, plan)).toBe(true);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await slots.queue(newer, plan)).toBe(true);
+    expect(await slots.queue(newer, plan)).toBe(false);
+    expect(await jobs.get(older)).toMatchObject({ status: 'queued', chunkCount: 2 });
+    expect((await jobs.get(older)).queuedAt).toBeDefined();
+    expect(await slots.queued(owner)).toEqual([older, newer]);
+    expect(await slots.ownersWithQueued()).toContain(owner);
+    // Full: the cap intake recorded holds for a starter that names none.
+    expect(await slots.take(older, owner, 'queued', undefined)).toBe('full');
+    expect(await jobs.finish(running, 'completed', {}, ['running'])).toBe(true);
+    expect(await slots.held(owner)).toBe(0);
+    const outcomes = await Promise.all([
+      slots.take(older, owner, 'queued', undefined),
+      slots.take(older, owner, 'queued', undefined),
+    ]);
+    expect(outcomes.filter((o) => o === 'running')).toHaveLength(1);
+    expect(await slots.held(owner)).toBe(1);
+    expect((await jobs.get(older)).status).toBe('running');
+    expect(await slots.take(newer, owner, 'queued', undefined)).toBe('full');
+  });
+
+  it('gives the slot back on a cancel, a pause and a refused change keeps it', async () => {
+    const owner = 'arn:aws:iam::000000000000:user/di';
+    const a = await newJob(owner);
+    await slots.take(a, owner, 'intake', 2, { set: plan });
+    const b = await newJob(owner);
+    await slots.take(b, owner, 'intake', 2, { set: plan });
+    expect(await slots.held(owner)).toBe(2);
+    // A change whose own condition fails leaves the job and the count alone.
+    expect(await jobs.finish(a, 'completed', {}, ['paused'])).toBe(false);
+    expect(await slots.held(owner)).toBe(2);
+    const cancelled = await jobs.cancel(a, 'by the test');
+    expect(cancelled).toMatchObject({ cancelled: true, gaveBackSlot: true, job: { status: 'cancelled' } });
+    expect(cancelled.job.holdsSlot).toBeUndefined();
+    expect(await slots.held(owner)).toBe(1);
+    const paused = await holds.pause(b, 'the test');
+    expect(paused).toMatchObject({ changed: true, gaveBackSlot: true, job: { status: 'paused' } });
+    expect(await slots.held(owner)).toBe(0);
+    // A resumed job runs without a slot, and gives nothing back when it ends.
+    expect((await holds.resume(b)).changed).toBe(true);
+    expect(await jobs.finish(b, 'completed', {}, ['running'])).toBe(true);
+    expect(await slots.held(owner)).toBe(0);
+    // A job that never held a slot is cancelled, and nothing is given back.
+    const c = await newJob(owner);
+    const plain = await jobs.cancel(c);
+    expect(plain.cancelled).toBe(true);
+    expect(plain.gaveBackSlot).toBeUndefined();
+    expect(await slots.held(owner)).toBe(0);
+  });
+});
