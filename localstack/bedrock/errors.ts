@@ -56,8 +56,19 @@ export const BEDROCK_ERRORS: Readonly<Record<BedrockErrorName, BedrockErrorSpec>
 /** The catalogue's names in their fixed order. */
 export const BEDROCK_ERROR_NAMES = Object.keys(BEDROCK_ERRORS) as readonly BedrockErrorName[];
 
-/** Message Bedrock sends when a tokens-per-minute quota, rather than a request rate, is exhausted. */
+/**
+ * Message Bedrock sends when a tokens-per-minute quota, rather than a request rate, is exhausted
+ * (as callers quote it, e.g. https://github.com/anthropics/claude-code/issues/236).
+ */
 export const TOKEN_THROTTLE_MESSAGE = 'Too many tokens, please wait before trying again.';
+
+/**
+ * Message Bedrock sends when a requests-per-minute quota is exhausted: the catalogue's
+ * ThrottlingException message, in the same style as the tokens one (as callers quote it, e.g.
+ * https://github.com/promptfoo/promptfoo/issues/1508, where older InvokeModel answers add
+ * "You have sent too many requests. Wait before trying again.").
+ */
+export const REQUEST_THROTTLE_MESSAGE = 'Too many requests, please wait before trying again.';
 
 /** The Coral namespace suffix Bedrock appends to every `x-amzn-ErrorType` value. */
 const BEDROCK_ERROR_NAMESPACE = 'http://internal.amazon.com/coral/com.amazon.bedrock/';

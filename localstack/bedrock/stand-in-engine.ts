@@ -26,6 +26,7 @@ import {
   type BedrockErrorName,
   bedrockError,
   MODEL_MESSAGES,
+  REQUEST_THROTTLE_MESSAGE,
   TOKEN_THROTTLE_MESSAGE,
   type WireError,
 } from './errors.js';
@@ -285,7 +286,7 @@ export class StandInEngine {
     if (!admission.admitted) {
       return fail(
         'ThrottlingException',
-        admission.reason === 'tokensPerMinute' ? TOKEN_THROTTLE_MESSAGE : undefined,
+        admission.reason === 'tokensPerMinute' ? TOKEN_THROTTLE_MESSAGE : REQUEST_THROTTLE_MESSAGE,
       );
     }
     const lease: CapacityLease = admission.lease;
@@ -324,8 +325,10 @@ export class StandInEngine {
           ? { cacheReadInputTokens: 0, cacheWriteInputTokens: 0 }
           : undefined;
     const answer = withCacheUse(finishAnswer(prepared, forced ? undefined : kind, random, forced), cache);
-    const cacheTokens = (cache?.cacheReadInputTokens ?? 0) + (cache?.cacheWriteInputTokens ?? 0);
-    lease.settle(answer.inputTokens + cacheTokens + answer.outputTokens);
+    // What the quota keeps once the call ends: input, cache writes (not reads) and output at
+    // the model's burndown rate (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html).
+    const burndown = resolved?.model.outputBurndown ?? 1;
+    lease.settle(answer.inputTokens + (cache?.cacheWriteInputTokens ?? 0) + answer.outputTokens * burndown);
     this.books.record({
       modelId,
       outcome: 'success',
