@@ -115,6 +115,17 @@ describe('a model budget on the state table', () => {
     expect(b.stats().refused).toBeGreaterThan(0);
   });
 
+  it('keeps what is left of a slot for the next, and counts it there with the next lease', async () => {
+    const { clock, model } = setting();
+    const a = processOn(clock, model);
+    const b = processOn(clock, model);
+    (await a.acquire(80)).settle(20); // 60 left in hand
+    clock.t += SLOT;
+    expect((await a.acquire(100)).tokens).toBe(100); // 60 carried and 40 leased
+    expect((await slotItem(model, clock.t))?.tokens).toBe(100);
+    expect(await within(b.acquire(1), 300)).toBe('pending');
+  });
+
   it('counts requests per minute across processes', async () => {
     const { clock, model } = setting();
     const limits = { requestsPerMinute: 120 }; // 2 a slot

@@ -105,9 +105,14 @@ export class TokenBudget {
   /** The fleet's allowance per slot; undefined is unlimited. */
   private readonly allowance: BudgetCaps;
   private slot = Number.NEGATIVE_INFINITY;
-  /** What this process holds of the current slot; tokens below 0 are a debt. */
+  /** What this process holds; tokens below 0 are a debt. */
   private tokens = 0;
   private requests = 0;
+  /**
+   * Of what it holds, what came from earlier slots (left over, or given back by calls that
+   * began in one): the current slot's item does not count it yet, so the next lease adds it.
+   */
+  private carried: BudgetAmount = { tokens: 0, requests: 0 };
   private readonly queue: Waiter[] = [];
   private leasing = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -196,13 +201,25 @@ export class TokenBudget {
     this.requests -= 1;
   }
 
-  /** A new slot: what was left of the last one is gone with it, but a debt stays. */
+  /**
+   * A new slot. What is left of the last one stays, to be counted in this one by the next
+   * lease: dropped, a process's remainder too small for its next call would be lost every
+   * slot. A debt stays, and the next leases pay it.
+   */
   private roll(): void {
     const slot = Math.floor(this.now() / this.slotMs) * this.slotMs;
     if (slot === this.slot) return;
     this.slot = slot;
-    this.tokens = Math.min(0, this.tokens);
-    this.requests = 0;
+    this.carried = { tokens: Math.max(0, this.tokens), requests: Math.max(0, this.requests) };
+  }
+
+  /** Tokens and requests back in hand; from a call of an earlier slot, the current one must count them. */
+  private giveBack(slot: number, tokens: number, requests: number): void {
+    this.tokens += tokens;
+    this.requests += requests;
+    if (slot !== this.slot && tokens > 0) {
+      this.carried = { tokens: this.carried.tokens + tokens, requests: this.carried.requests + requests };
+    }
   }
 
   private ticket(tokens: number): BudgetTicket {
@@ -217,18 +234,10 @@ export class TokenBudget {
     };
     return {
       tokens,
+      // Below its reservation, the rest comes back; above it, the excess is a debt.
       settle: (quotaTokens) =>
-        close(() => {
-          // Unspent tokens of a slot that has ended are gone; a debt follows into the current one.
-          const back = tokens - Math.max(0, Math.ceil(quotaTokens));
-          if (this.slot === slot || back < 0) this.tokens += back;
-        }),
-      refund: () =>
-        close(() => {
-          if (this.slot !== slot) return;
-          this.tokens += tokens;
-          this.requests += 1;
-        }),
+        close(() => this.giveBack(slot, tokens - Math.max(0, Math.ceil(quotaTokens)), 0)),
+      refund: () => close(() => this.giveBack(slot, tokens, 1)),
     };
   }
 
@@ -265,7 +274,11 @@ export class TokenBudget {
       this.pump();
       return;
     }
-    this.waitThen(outcome ? this.untilRoom(slot, outcome.leased, need) : STORE_RETRY_MS);
+    const asked = {
+      tokens: need.tokens + this.carried.tokens,
+      requests: need.requests + this.carried.requests,
+    };
+    this.waitThen(outcome ? this.untilRoom(slot, outcome.leased, asked) : STORE_RETRY_MS);
   }
 
   /**
@@ -275,25 +288,36 @@ export class TokenBudget {
    */
   private async leaseWithin(slot: number, need: BudgetAmount, caps: BudgetCaps): Promise<LeaseOutcome> {
     const none = { tokens: 0, requests: 0 };
-    if (!fitsUnder(need, none, caps)) return { granted: false, leased: none };
+    // What this process carried in from earlier slots goes on this slot's count with the lease.
+    const carried = this.carried;
+    const plus = (a: BudgetAmount) => ({
+      tokens: a.tokens + carried.tokens,
+      requests: a.requests + carried.requests,
+    });
     const want = {
       tokens: Math.max(need.tokens, this.slice(this.allowance.tokens)),
       requests: Math.max(need.requests, this.slice(this.allowance.requests)),
     };
     const slotEnd = slot + this.slotMs;
-    this.totals.leases++;
-    const first = await this.settings.store.lease(this.modelId, slot, slotEnd, want, caps);
-    if (first.granted) return { granted: true, leased: want };
-    this.totals.refused++;
-    if (!fitsUnder(need, first.leased, caps)) return first;
-    const rest = {
-      tokens: caps.tokens === undefined ? want.tokens : caps.tokens - first.leased.tokens,
-      requests: caps.requests === undefined ? want.requests : caps.requests - first.leased.requests,
+    const send = async (amount: BudgetAmount): Promise<LeaseOutcome> => {
+      this.totals.leases++;
+      const outcome = await this.settings.store.lease(this.modelId, slot, slotEnd, plus(amount), caps);
+      if (!outcome.granted) {
+        this.totals.refused++;
+        return outcome;
+      }
+      if (this.carried === carried) this.carried = { tokens: 0, requests: 0 };
+      return { granted: true, leased: amount };
     };
-    this.totals.leases++;
-    const second = await this.settings.store.lease(this.modelId, slot, slotEnd, rest, caps);
-    if (!second.granted) this.totals.refused++;
-    return second.granted ? { granted: true, leased: rest } : second;
+    if (!fitsUnder(plus(need), none, caps)) return { granted: false, leased: none };
+    const first = await send(want);
+    if (first.granted || !fitsUnder(plus(need), first.leased, caps)) return first;
+    const left = (cap: number | undefined, leased: number, asked: number, carry: number) =>
+      cap === undefined ? asked : cap - leased - carry;
+    return send({
+      tokens: left(caps.tokens, first.leased.tokens, want.tokens, carried.tokens),
+      requests: left(caps.requests, first.leased.requests, want.requests, carried.requests),
+    });
   }
 
   /** The fleet's caps `elapsed` ms into a slot: the straight line, `leadMs` ahead, at most the allowance. */
