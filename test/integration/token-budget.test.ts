@@ -115,14 +115,15 @@ describe('a model budget on the state table', () => {
     expect(b.stats().refused).toBeGreaterThan(0);
   });
 
-  it('keeps what is left of a slot for the next, and counts it there with the next lease', async () => {
+  it('keeps what is left of a slot for the next, without counting it again there', async () => {
     const { clock, model } = setting();
     const a = processOn(clock, model);
     const b = processOn(clock, model);
     (await a.acquire(80)).settle(20); // 60 left in hand
     clock.t += SLOT;
-    expect((await a.acquire(100)).tokens).toBe(100); // 60 carried and 40 leased
-    expect((await slotItem(model, clock.t))?.tokens).toBe(100);
+    expect((await a.acquire(100)).tokens).toBe(100); // the 60 kept and 40 leased
+    expect((await slotItem(model, clock.t))?.tokens).toBe(40);
+    expect((await b.acquire(60)).tokens).toBe(60); // the slot's other 60
     expect(await within(b.acquire(1), 300)).toBe('pending');
   });
 

@@ -105,14 +105,9 @@ export class TokenBudget {
   /** The fleet's allowance per slot; undefined is unlimited. */
   private readonly allowance: BudgetCaps;
   private slot = Number.NEGATIVE_INFINITY;
-  /** What this process holds; tokens below 0 are a debt. */
+  /** What this process holds, leased in this slot or earlier ones; tokens below 0 are a debt. */
   private tokens = 0;
   private requests = 0;
-  /**
-   * Of what it holds, what came from earlier slots (left over, or given back by calls that
-   * began in one): the current slot's item does not count it yet, so the next lease adds it.
-   */
-  private carried: BudgetAmount = { tokens: 0, requests: 0 };
   private readonly queue: Waiter[] = [];
   private leasing = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -202,28 +197,22 @@ export class TokenBudget {
   }
 
   /**
-   * A new slot. What is left of the last one stays, to be counted in this one by the next
-   * lease: dropped, a process's remainder too small for its next call would be lost every
-   * slot. A debt stays, and the next leases pay it.
+   * A new slot. What is left in hand stays, as does a debt, which the next leases pay: the
+   * earlier slot counted what this process leased and did not spend, and the fleet spends it now
+   * instead. Dropped, every process's remainder too small for its next call (up to a call's
+   * estimate less its bill) would be lost every slot.
    */
   private roll(): void {
-    const slot = Math.floor(this.now() / this.slotMs) * this.slotMs;
-    if (slot === this.slot) return;
-    this.slot = slot;
-    this.carried = { tokens: Math.max(0, this.tokens), requests: Math.max(0, this.requests) };
+    this.slot = Math.floor(this.now() / this.slotMs) * this.slotMs;
   }
 
-  /** Tokens and requests back in hand; from a call of an earlier slot, the current one must count them. */
-  private giveBack(slot: number, tokens: number, requests: number): void {
+  /** Tokens and requests back in hand (tokens below 0: a debt). */
+  private giveBack(tokens: number, requests: number): void {
     this.tokens += tokens;
     this.requests += requests;
-    if (slot !== this.slot && tokens > 0) {
-      this.carried = { tokens: this.carried.tokens + tokens, requests: this.carried.requests + requests };
-    }
   }
 
   private ticket(tokens: number): BudgetTicket {
-    const slot = this.slot;
     let open = true;
     const close = (change: () => void) => {
       if (!open) return;
@@ -235,9 +224,8 @@ export class TokenBudget {
     return {
       tokens,
       // Below its reservation, the rest comes back; above it, the excess is a debt.
-      settle: (quotaTokens) =>
-        close(() => this.giveBack(slot, tokens - Math.max(0, Math.ceil(quotaTokens)), 0)),
-      refund: () => close(() => this.giveBack(slot, tokens, 1)),
+      settle: (quotaTokens) => close(() => this.giveBack(tokens - Math.max(0, Math.ceil(quotaTokens)), 0)),
+      refund: () => close(() => this.giveBack(tokens, 1)),
     };
   }
 
@@ -264,21 +252,13 @@ export class TokenBudget {
     } finally {
       this.leasing = false;
     }
-    if (outcome?.granted && this.slot === slot) {
-      this.tokens += outcome.leased.tokens;
-      this.requests += outcome.leased.requests;
-      this.pump();
-      return;
-    }
     if (outcome?.granted) {
+      // Leased for a slot that may have ended since: it was counted there, and is in hand now.
+      this.giveBack(outcome.leased.tokens, outcome.leased.requests);
       this.pump();
       return;
     }
-    const asked = {
-      tokens: need.tokens + this.carried.tokens,
-      requests: need.requests + this.carried.requests,
-    };
-    this.waitThen(outcome ? this.untilRoom(slot, outcome.leased, asked) : STORE_RETRY_MS);
+    this.waitThen(outcome ? this.untilRoom(slot, outcome.leased, need) : STORE_RETRY_MS);
   }
 
   /**
@@ -288,12 +268,6 @@ export class TokenBudget {
    */
   private async leaseWithin(slot: number, need: BudgetAmount, caps: BudgetCaps): Promise<LeaseOutcome> {
     const none = { tokens: 0, requests: 0 };
-    // What this process carried in from earlier slots goes on this slot's count with the lease.
-    const carried = this.carried;
-    const plus = (a: BudgetAmount) => ({
-      tokens: a.tokens + carried.tokens,
-      requests: a.requests + carried.requests,
-    });
     const want = {
       tokens: Math.max(need.tokens, this.slice(this.allowance.tokens)),
       requests: Math.max(need.requests, this.slice(this.allowance.requests)),
@@ -301,22 +275,19 @@ export class TokenBudget {
     const slotEnd = slot + this.slotMs;
     const send = async (amount: BudgetAmount): Promise<LeaseOutcome> => {
       this.totals.leases++;
-      const outcome = await this.settings.store.lease(this.modelId, slot, slotEnd, plus(amount), caps);
-      if (!outcome.granted) {
-        this.totals.refused++;
-        return outcome;
-      }
-      if (this.carried === carried) this.carried = { tokens: 0, requests: 0 };
-      return { granted: true, leased: amount };
+      const outcome = await this.settings.store.lease(this.modelId, slot, slotEnd, amount, caps);
+      if (outcome.granted) return { granted: true, leased: amount };
+      this.totals.refused++;
+      return outcome;
     };
-    if (!fitsUnder(plus(need), none, caps)) return { granted: false, leased: none };
+    if (!fitsUnder(need, none, caps)) return { granted: false, leased: none };
     const first = await send(want);
-    if (first.granted || !fitsUnder(plus(need), first.leased, caps)) return first;
-    const left = (cap: number | undefined, leased: number, asked: number, carry: number) =>
-      cap === undefined ? asked : cap - leased - carry;
+    if (first.granted || !fitsUnder(need, first.leased, caps)) return first;
+    const left = (cap: number | undefined, leased: number, asked: number) =>
+      cap === undefined ? asked : cap - leased;
     return send({
-      tokens: left(caps.tokens, first.leased.tokens, want.tokens, carried.tokens),
-      requests: left(caps.requests, first.leased.requests, want.requests, carried.requests),
+      tokens: left(caps.tokens, first.leased.tokens, want.tokens),
+      requests: left(caps.requests, first.leased.requests, want.requests),
     });
   }
 
