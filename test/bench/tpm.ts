@@ -16,7 +16,7 @@
  * retried after a full-jitter wait of up to 500 ms, as tier 1 does.
  *
  * Printed as JSON and a table: goodput (quota tokens answered per minute over the steady part of
- * the run, from the end of the first slot to the end, against the limit), the throttle rate,
+ * the run, from 10 s after the start to the end, against the limit), the throttle rate,
  * requests per minute against the limit, and DynamoDB requests per answered call.
  *
  * `runTpmBench` is exported for test/bench/run-all.ts.
@@ -44,8 +44,8 @@ import { seededRandom } from '../helpers/random.js';
 import { BENCH_CONTRACT } from './pipeline.js';
 
 const TABLE = 'tpm';
-/** The budget's slot (TokenBudget's default): the steady part starts after the first one. */
-const SLOT_MS = 10_000;
+/** The start-up left out of the steady part: the processes' first leases and first calls. */
+const WARM_UP_MS = 10_000;
 
 /** What one child process reports when it ends. */
 interface ChildReport {
@@ -57,7 +57,6 @@ interface ChildReport {
   readonly answered: readonly (readonly [number, number])[];
   readonly dynamoRequests: number;
   readonly leases: number;
-  readonly refused: number;
 }
 
 export interface TpmBenchOptions {
@@ -78,7 +77,7 @@ export interface TpmBenchResult {
   readonly durationMs: number;
   readonly tokensPerMinute: number;
   readonly requestsPerMinute: number;
-  /** The steady part: from the end of the first slot to the end of the run. */
+  /** The steady part: from WARM_UP_MS after the start to the end of the run. */
   readonly steadyMs: number;
   /** Quota tokens answered per minute in the steady part. */
   readonly quotaTokensPerMinute: number;
@@ -93,8 +92,6 @@ export interface TpmBenchResult {
   readonly dynamoRequests: number;
   readonly dynamoPerCall: number;
   readonly leases: number;
-  /** Leases the fleet's totals refused. */
-  readonly refused: number;
 }
 
 /** The pipeline's requests: every analyst on the README sample's first clauses. */
@@ -180,8 +177,8 @@ async function child(values: Record<string, string | boolean | undefined>): Prom
     }
   };
   await Promise.all(Array.from({ length: Number(values.callers) }, (_, i) => caller(i)));
-  const { leases, refused } = budget.stats();
-  const out: ChildReport = { worker, ...report, dynamoRequests, leases, refused };
+  const { leases } = budget.stats();
+  const out: ChildReport = { worker, ...report, dynamoRequests, leases };
   process.stdout.write(`${JSON.stringify(out)}\n`);
   clients.db.destroy();
   clients.bedrock.destroy();
@@ -246,8 +243,8 @@ export async function runTpmBench(options: TpmBenchOptions = {}): Promise<TpmBen
         ],
       }),
     );
-    // Room for the processes to boot (tsx compiles on start), then a start on a slot boundary.
-    const startAt = Math.ceil((Date.now() + 8_000) / SLOT_MS) * SLOT_MS;
+    // Room for the processes to boot (tsx compiles on start).
+    const startAt = Date.now() + 8_000;
     const endAt = startAt + durationMs;
     log(
       `  ${processes} processes, ${tokensPerMinute} tokens and ${requestsPerMinute} requests a minute, ${durationMs / 1000} s`,
@@ -267,7 +264,7 @@ export async function runTpmBench(options: TpmBenchOptions = {}): Promise<TpmBen
         }),
       ),
     );
-    const steadyFrom = startAt + SLOT_MS;
+    const steadyFrom = startAt + WARM_UP_MS;
     const steadyMs = endAt - steadyFrom;
     const steady = reports.flatMap((r) => r.answered).filter(([at]) => at >= steadyFrom && at <= endAt);
     const perMinute = (n: number) => (n * 60_000) / steadyMs;
@@ -295,7 +292,6 @@ export async function runTpmBench(options: TpmBenchOptions = {}): Promise<TpmBen
       dynamoRequests,
       dynamoPerCall: answered === 0 ? 0 : dynamoRequests / answered,
       leases: sum((r) => r.leases),
-      refused: sum((r) => r.refused),
     };
   } finally {
     db.destroy();
@@ -314,7 +310,7 @@ export function formatTpmBench(r: TpmBenchResult): string {
     `| goodput: quota tokens answered per minute / tokens per minute (steady ${r.steadyMs / 1000} s) | ${int(r.quotaTokensPerMinute)} / ${int(r.tokensPerMinute)} = ${pct(r.goodput)} |`,
     `| throttles / requests | ${r.throttles} / ${r.attempts} = ${pct(r.throttleRate)} (stand-in: ${r.standInThrottles}) |`,
     `| requests answered per minute / requests per minute | ${int(r.answeredPerMinute)} / ${int(r.requestsPerMinute)} |`,
-    `| DynamoDB requests per answered call (leases, refused among them) | ${r.dynamoPerCall.toFixed(3)} (${r.leases}, ${r.refused}) |`,
+    `| DynamoDB requests per answered call (leases) | ${r.dynamoPerCall.toFixed(3)} (${r.leases}) |`,
   ].join('\n');
 }
 

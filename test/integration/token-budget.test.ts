@@ -1,13 +1,14 @@
 /**
  * Per-model tokens- and requests-per-minute budgets on the state table in the emulator: each
- * "process" is its own TokenBudget leasing from the same ModelBudgets item, on a clock the test
- * moves (the waits themselves are real timers, at most one slot long).
+ * "process" is its own TokenBudget leasing from the same ModelBudgets item. The clock the
+ * budgets lease by stands still unless a test moves it, so the waits they compute from it are
+ * exact; the waits themselves are real timers of a few hundred milliseconds.
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { Allotments } from '../../lambdas/core/state/allotments.js';
-import { modelBudgetSk, modelLimitPk } from '../../lambdas/core/state/keys.js';
+import { MODEL_BUDGET_SK, modelLimitPk } from '../../lambdas/core/state/keys.js';
 import { ModelBudgets } from '../../lambdas/core/state/model-budgets.js';
 import { AttemptScope } from '../../lambdas/core/worker/attempt-scope.js';
 import { ChunkBudget } from '../../lambdas/core/worker/chunk-budget.js';
@@ -24,34 +25,38 @@ const stack = await provisionTestStack('token-budget');
 const db = stack.clients.documents;
 const table = stack.resources.tableName;
 const store = new ModelBudgets(db, table);
-const SLOT = 1_000;
 
-/** A clock at the start of a slot, and a model id no other test uses. */
+/** A clock that stands still, and a model id no other test uses. */
 function setting() {
   const clock = { t: 1_700_000_000_000 };
   return { clock, model: `model-${randomUUID().slice(0, 8)}` };
 }
 
-/** One process's budget: 100 tokens per 1 s slot for 6,000 a minute, leases of a quarter slot. */
+/**
+ * One process's budget: 60,000 tokens a minute (1,000 a second), leases of 250 ms (250
+ * tokens), spendable 250 ms ahead of the rate: the fleet's first slice goes at once.
+ */
 function processOn(
   clock: { t: number },
   model: string,
-  limits: ModelBudgetLimits = { tokensPerMinute: 6_000 },
-  leadMs = SLOT,
+  limits: ModelBudgetLimits = { tokensPerMinute: 60_000 },
 ) {
-  return new TokenBudget(model, limits, { store, slotMs: SLOT, sliceMs: 250, leadMs, now: () => clock.t });
+  return new TokenBudget(model, limits, { store, sliceMs: 250, leadMs: 250, now: () => clock.t });
 }
+
+/** Milliseconds `tokens` take to earn at 60,000 a minute, earned over a minute and the 250 ms lead. */
+const earnMs = (tokens: number) => (tokens * 60_250) / 60_000;
 
 /** Whether a promise settles within `ms`, and its value when it does. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
   return Promise.race([promise, new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
 }
 
-async function slotItem(model: string, slotStart: number) {
+async function budgetItem(model: string) {
   const r = await db.send(
     new GetCommand({
       TableName: table,
-      Key: { pk: modelLimitPk(model), sk: modelBudgetSk(slotStart) },
+      Key: { pk: modelLimitPk(model), sk: MODEL_BUDGET_SK },
       ConsistentRead: true,
     }),
   );
@@ -59,110 +64,77 @@ async function slotItem(model: string, slotStart: number) {
 }
 
 describe('a model budget on the state table', () => {
-  it('waits when the slot is spent, and goes once the next slot begins', async () => {
+  it('spends a slice at once, then waits for the next to be earned at the model rate', async () => {
     const { clock, model } = setting();
     const budget = processOn(clock, model);
-    const first = await budget.acquire(60);
-    expect(first.tokens).toBe(60);
-    const second = budget.acquire(60);
-    expect(await within(second, 300)).toBe('pending');
-    clock.t += SLOT;
-    expect(await within(second, 2 * SLOT)).not.toBe('pending');
-    expect((await slotItem(model, clock.t - SLOT))?.tokens).toBe(60);
-    expect((await slotItem(model, clock.t))?.tokens).toBeGreaterThanOrEqual(60);
+    expect((await budget.acquire(200)).tokens).toBe(200); // a slice of 250
+    const next = budget.acquire(550); // 50 in hand, a lease of 500 more: earned about 500 ms on
+    expect(await within(next, 300)).toBe('pending');
+    expect(await within(next, 700)).not.toBe('pending');
+    expect((await budgetItem(model))?.tokensAt).toBeCloseTo(clock.t + earnMs(750), 3);
+    expect(budget.stats()).toMatchObject({ leases: 2, granted: 2 });
+    expect(budget.stats().waitedMs).toBeCloseTo(earnMs(250) - 250 + earnMs(750) - 250, 3);
   });
 
   it('corrects a reservation to the tokens billed, and takes a refund back whole', async () => {
     const { clock, model } = setting();
     const budget = processOn(clock, model);
-    (await budget.acquire(80)).settle(20); // 60 of the 80 come back
-    const next = await within(budget.acquire(70), 500);
+    (await budget.acquire(80)).settle(20); // 170 left of the slice, and 60 back
+    const next = await within(budget.acquire(230), 100);
     expect(next).not.toBe('pending');
     (next as BudgetTicket).refund();
     (next as BudgetTicket).refund(); // once only
-    expect(await within(budget.acquire(70), 500)).not.toBe('pending');
-    expect(await within(budget.acquire(20), 300)).toBe('pending'); // 10 left: refunded twice would be 80
+    expect(await within(budget.acquire(230), 100)).not.toBe('pending');
+    expect(await within(budget.acquire(1), 100)).toBe('pending'); // refunded twice, it would go
+    expect(budget.stats().leases).toBe(2);
   });
 
-  it('queues the calls after one that cost more than its estimate until the debt is paid', async () => {
+  it('makes the calls after one that cost more than its estimate wait out the excess', async () => {
     const { clock, model } = setting();
     const budget = processOn(clock, model);
-    (await budget.acquire(50)).settle(230); // 180 over its estimate: a debt of 180
-    const after = budget.acquire(10);
-    expect(await within(after, 300)).toBe('pending');
-    clock.t += SLOT; // the next slot's 100 pays 100 of it
-    expect(await within(after, 1_500)).toBe('pending');
-    clock.t += SLOT; // the one after pays the last 80 and the call's 10
-    const ticket = await within(after, 2_000);
-    expect(ticket).not.toBe('pending');
-    expect((ticket as BudgetTicket).tokens).toBe(10);
+    (await budget.acquire(100)).settle(1_100); // 1,000 over its estimate: 150 in hand less 1,000
+    const started = performance.now();
+    const after = budget.acquire(10); // a lease of 860, earned 860 ms after the first slice
+    expect(await within(after, 500)).toBe('pending');
+    expect(await within(after, 1_000)).not.toBe('pending');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(800);
   });
 
   it('is shared by two processes: the second waits for what the first leased', async () => {
     const { clock, model } = setting();
     const a = processOn(clock, model);
     const b = processOn(clock, model);
-    await a.acquire(60);
-    const waiting = b.acquire(60);
-    expect(await within(waiting, 300)).toBe('pending');
-    expect((await slotItem(model, clock.t))?.tokens).toBeLessThanOrEqual(100);
-    // A smaller call behind it waits its turn, though 40 are left in the slot.
-    const behind = b.acquire(30);
-    expect(await within(behind, 100)).toBe('pending');
-    clock.t += SLOT;
-    expect(await within(waiting, 2 * SLOT)).not.toBe('pending');
-    expect(await within(behind, 2 * SLOT)).not.toBe('pending');
-    expect(b.stats().refused).toBeGreaterThan(0);
-  });
-
-  it('keeps what is left of a slot for the next, without counting it again there', async () => {
-    const { clock, model } = setting();
-    const a = processOn(clock, model);
-    const b = processOn(clock, model);
-    (await a.acquire(80)).settle(20); // 60 left in hand
-    clock.t += SLOT;
-    expect((await a.acquire(100)).tokens).toBe(100); // the 60 kept and 40 leased
-    expect((await slotItem(model, clock.t))?.tokens).toBe(40);
-    expect((await b.acquire(60)).tokens).toBe(60); // the slot's other 60
-    expect(await within(b.acquire(1), 300)).toBe('pending');
+    await a.acquire(250);
+    const second = b.acquire(250); // the fleet's second slice: earned 250 ms after the first
+    expect(await within(second, 150)).toBe('pending');
+    expect(await within(second, 500)).not.toBe('pending');
+    expect((await budgetItem(model))?.tokensAt).toBeCloseTo(clock.t + earnMs(500), 3);
+    // Alone, the same process would have gone at once.
+    expect(await within(processOn(clock, `${model}-alone`).acquire(250), 100)).not.toBe('pending');
   });
 
   it('counts requests per minute across processes', async () => {
     const { clock, model } = setting();
-    const limits = { requestsPerMinute: 120 }; // 2 a slot
+    const limits = { requestsPerMinute: 240 }; // 4 a second: a request is 250 ms
     const a = processOn(clock, model, limits);
     const b = processOn(clock, model, limits);
-    await a.acquire(1_000);
-    await b.acquire(1_000);
-    const third = a.acquire(0);
-    expect(await within(third, 300)).toBe('pending');
-    expect((await slotItem(model, clock.t))?.requests).toBe(2);
-    clock.t += SLOT;
-    expect(await within(third, 2 * SLOT)).not.toBe('pending');
+    await a.acquire(1_000_000); // tokens unlimited
+    const second = b.acquire(0);
+    expect(await within(second, 150)).toBe('pending');
+    expect(await within(second, 500)).not.toBe('pending');
+    const item = await budgetItem(model);
+    expect(item?.requestsAt).toBeCloseTo(clock.t + (2 * 60_250) / 240, 3);
+    expect(item?.tokensAt).toBeUndefined();
   });
 
-  it('spends a slot along its line: no more than leadMs ahead of it', async () => {
-    const { clock, model } = setting();
-    const budget = processOn(clock, model, { tokensPerMinute: 6_000 }, 250); // 25 at the slot's start
-    await budget.acquire(25);
-    const more = budget.acquire(25);
-    expect(await within(more, 100)).toBe('pending');
-    clock.t += 250; // the line is at 50 now
-    expect(await within(more, SLOT)).not.toBe('pending');
-  });
-
-  it('lets a waiting call go when its signal aborts, and has no budget for a model without one', async () => {
+  it('gives no credit for idle time: after a pause the fleet starts from the clock', async () => {
     const { clock, model } = setting();
     const budget = processOn(clock, model);
-    await budget.acquire(100);
-    const abort = new AbortController();
-    const waiting = budget.acquire(1, abort.signal);
-    abort.abort();
-    await expect(waiting).rejects.toSatisfy(isBudgetWaitAbortedError);
-    const budgets = new TokenBudgets({ [model]: { tokensPerMinute: 6_000 } }, { store });
-    expect(budgets.for(model)).toBe(budgets.for(model));
-    expect(budgets.for('another-model')).toBeUndefined();
-    expect(() => new TokenBudget(model, { tokensPerMinute: 0 }, { store })).toThrow(/positive integer/);
+    await budget.acquire(250);
+    clock.t += 60_000; // a minute idle: the budget's times are far behind the clock
+    expect(await within(budget.acquire(250), 100)).not.toBe('pending');
+    expect((await budgetItem(model))?.tokensAt).toBeCloseTo(clock.t + earnMs(250), 3);
+    expect(await within(budget.acquire(250), 150)).toBe('pending'); // no minute's worth saved up
   });
 
   it("is held by a call's attempt: given back unsent, kept at its reservation when sent and never recorded", async () => {
@@ -187,22 +159,42 @@ describe('a model budget on the state table', () => {
       sleep: async () => {},
       random: () => 0.5,
     });
+    const now = async (estimate: number) => {
+      const ticket = await within(budget.acquire(estimate), 100);
+      if (ticket === 'pending') throw new Error('the budget made the call wait');
+      return ticket;
+    };
     {
       using scope = new AttemptScope(money);
-      scope.budgeted(await budget.acquire(100));
-    } // never sent: all 100 back
+      scope.budgeted(await now(100));
+    } // never sent: all 100 back, 250 in hand
     {
       using scope = new AttemptScope(money);
-      scope.budgeted(await within(budget.acquire(100), 300).then((t) => (t === 'pending' ? undefined : t)));
+      scope.budgeted(await now(100));
       scope.sending();
-      scope.answered(0, 40); // billed 40: 60 back
+      scope.answered(0, 40); // billed 40: 210 in hand
     }
     {
       using scope = new AttemptScope(money);
-      scope.budgeted(await within(budget.acquire(60), 300).then((t) => (t === 'pending' ? undefined : t)));
+      scope.budgeted(await now(60));
       scope.sending();
-    } // sent, outcome unknown: the 60 stay spent
-    expect(await within(budget.acquire(1), 300)).toBe('pending');
-    expect(budget.stats().granted).toBe(3);
+    } // sent, outcome unknown: the 60 stay spent, 150 in hand
+    expect(await within(budget.acquire(151), 100)).toBe('pending');
+    expect(budget.stats().leases).toBe(2);
+  });
+
+  it('lets a waiting call go when its signal aborts, and has no budget for a model without one', async () => {
+    const { clock, model } = setting();
+    const budget = processOn(clock, model);
+    await budget.acquire(250);
+    const abort = new AbortController();
+    const waiting = budget.acquire(1, abort.signal);
+    abort.abort();
+    await expect(waiting).rejects.toSatisfy(isBudgetWaitAbortedError);
+    const budgets = new TokenBudgets({ [model]: { tokensPerMinute: 6_000 } }, { store });
+    expect(budgets.for(model)).toBe(budgets.for(model));
+    expect(budgets.for('another-model')).toBeUndefined();
+    expect(() => new TokenBudget(model, { tokensPerMinute: 0 }, { store })).toThrow(/positive integer/);
+    expect(() => new TokenBudget(model, {}, { store, leadMs: -1 })).toThrow(/leadMs/);
   });
 });

@@ -38,5 +38,5 @@ export const ownerGsiSk = (createdAt: string, jobId: string) => `${createdAt}#${
 export const modelLimitPk = (modelId: string) => `MODEL#${modelId}`;
 /** Sort key of a model's shared concurrency. */
 export const MODEL_LIMIT_SK = 'LIMIT';
-/** Sort key of what the fleet leased of a model's token and request budgets in one time slot. */
-export const modelBudgetSk = (slotStart: number) => `BUDGET#${slotStart}`;
+/** Sort key of a model's shared tokens- and requests-per-minute budgets. */
+export const MODEL_BUDGET_SK = 'BUDGET';

@@ -1,37 +1,30 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { modelBudgetSk, modelLimitPk } from './keys.js';
+import { MODEL_BUDGET_SK, modelLimitPk } from './keys.js';
 
-/** Seconds a slot's item outlives its slot before the table's TTL may remove it. */
-const SLOT_ITEM_TTL_SECONDS = 3600;
-
-/** Tokens and requests: what a slot has handed out, or what one lease asks for. */
-export interface BudgetAmount {
-  readonly tokens: number;
-  readonly requests: number;
+/** One lease: tokens and requests, each as the time the budget's rate takes to earn it. */
+export interface BudgetLease {
+  readonly modelId: string;
+  /** Milliseconds the tokens take at the model's tokens per minute; 0 when tokens are unlimited. */
+  readonly tokensMs: number;
+  /** Milliseconds the requests take at the model's requests per minute; 0 when requests are unlimited. */
+  readonly requestsMs: number;
+  /** Epoch ms: a budget that has fallen behind this moment starts from it (no credit for idle time). */
+  readonly now: number;
 }
-
-/** The fleet's ceiling for a slot at the moment of a lease; an absent field is unlimited. */
-export interface BudgetCaps {
-  readonly tokens?: number;
-  readonly requests?: number;
-}
-
-/** How a lease went, with the slot's totals as the write found or left them. */
-export type LeaseOutcome =
-  | { readonly granted: true; readonly leased: BudgetAmount }
-  | { readonly granted: false; readonly leased: BudgetAmount };
 
 /**
- * The per-model token and request budgets every process calling a model shares, one item per
- * model and time slot (`MODEL#<id>` / `BUDGET#<slot start, epoch ms>`) holding what the fleet
- * has leased in that slot. A process leases a slice with one conditional `ADD`, which lands
- * only while the slot's totals stay within the caps it names, and spends the slice locally; a
- * refused lease answers with the totals that refused it (ReturnValuesOnConditionCheckFailure),
- * so the process can ask for what is left without reading first. Leases of one slot commute:
- * no transaction, no read-modify-write. Items expire through the table's TTL an hour after
- * their slot.
+ * The per-model tokens- and requests-per-minute budgets every process calling a model shares:
+ * one item per model (`MODEL#<id>` / `BUDGET`) holding, for each of the two, the theoretical
+ * time by which everything leased so far is earned at the model's rate (the generic cell rate
+ * algorithm's "theoretical arrival time"). A lease moves those times on by what it asks for,
+ * from now if they had fallen behind, in one conditional UpdateItem that returns the new
+ * times; the lease may be spent once they are within the caller's tolerance of the clock, so a
+ * process that must wait waits on its own timer, without asking again. Concurrent leases
+ * commute: no transaction, no read before the write, and only a lease after an idle spell (the
+ * times behind the clock) takes a second request, which sets them from now on the condition
+ * that they are as the first one found them.
  */
 export class ModelBudgets {
   constructor(
@@ -40,72 +33,107 @@ export class ModelBudgets {
   ) {}
 
   /**
-   * Adds `want` to the slot's totals if, after it, they stay within `caps`.
-   * @param slotStart the slot's start (epoch ms), which names its item
-   * @param slotEnd the slot's end (epoch ms), from which its item's expiry is set
+   * Leases `tokensMs` and `requestsMs` of the model's budget; resolves with the epoch ms by
+   * which the model's whole budget, this lease included, is earned.
    */
-  async lease(
-    modelId: string,
-    slotStart: number,
-    slotEnd: number,
-    want: BudgetAmount,
-    caps: BudgetCaps,
-  ): Promise<LeaseOutcome> {
-    const conditions: string[] = [];
-    const values: Record<string, number> = {
-      ':t': want.tokens,
-      ':r': want.requests,
-      ':exp': Math.ceil(slotEnd / 1000) + SLOT_ITEM_TTL_SECONDS,
-    };
-    if (caps.tokens !== undefined) {
-      conditions.push('#t <= :tcap');
-      values[':tcap'] = caps.tokens - want.tokens;
+  async lease(lease: BudgetLease): Promise<number> {
+    const parts = (['tokens', 'requests'] as const).filter((p) => lease[`${p}Ms`] > 0);
+    if (parts.length === 0) return lease.now;
+    for (let attempt = 0; ; attempt++) {
+      const ahead = await this.moveOn(lease, parts);
+      if (ahead.moved) return ahead.at;
+      // Behind the clock (or new): start from now, unless another process moved them meanwhile.
+      const restarted = await this.restart(lease, parts, ahead.found);
+      if (restarted !== undefined) return restarted;
+      if (attempt >= 5) throw new BudgetContentionError(lease.modelId);
     }
-    if (caps.requests !== undefined) {
-      conditions.push('#r <= :rcap');
-      values[':rcap'] = caps.requests - want.requests;
-    }
+  }
+
+  /** Adds the lease to times that are ahead of the clock; else answers what it found. */
+  private async moveOn(
+    lease: BudgetLease,
+    parts: readonly ('tokens' | 'requests')[],
+  ): Promise<{ moved: true; at: number } | { moved: false; found: Record<string, unknown> | undefined }> {
+    const names = Object.fromEntries(parts.map((p) => [`#${p}`, `${p}At`]));
+    const values: Record<string, number> = { ':now': lease.now };
+    for (const p of parts) values[`:${p}`] = lease[`${p}Ms`];
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: modelLimitPk(modelId), sk: modelBudgetSk(slotStart) },
-          UpdateExpression: 'ADD #t :t, #r :r SET expiresAt = :exp',
-          ...(conditions.length > 0
-            ? { ConditionExpression: `attribute_not_exists(#t) OR (${conditions.join(' AND ')})` }
-            : {}),
-          ExpressionAttributeNames: { '#t': 'tokens', '#r': 'requests' },
+          Key: { pk: modelLimitPk(lease.modelId), sk: MODEL_BUDGET_SK },
+          UpdateExpression: `SET ${parts.map((p) => `#${p} = #${p} + :${p}`).join(', ')}`,
+          ConditionExpression: parts.map((p) => `#${p} >= :now`).join(' AND '),
+          ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { granted: true, leased: amountOf(out.Attributes) };
+      return { moved: true, at: latest(out.Attributes, parts) };
     } catch (error) {
-      if (!(error instanceof Error) || error.name !== 'ConditionalCheckFailedException') throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
       const item = (error as { Item?: Record<string, AttributeValue> }).Item;
-      return { granted: false, leased: amountOf(item ? unmarshall(item) : undefined) };
+      return { moved: false, found: item ? unmarshall(item) : undefined };
     }
   }
 
-  /**
-   * Gives back part of a lease (a process that ends with budget it will not spend), so others
-   * may lease it within the same slot.
-   */
-  async giveBack(modelId: string, slotStart: number, amount: BudgetAmount): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { pk: modelLimitPk(modelId), sk: modelBudgetSk(slotStart) },
-        UpdateExpression: 'ADD #t :t, #r :r',
-        ConditionExpression: 'attribute_exists(#t)',
-        ExpressionAttributeNames: { '#t': 'tokens', '#r': 'requests' },
-        ExpressionAttributeValues: { ':t': -amount.tokens, ':r': -amount.requests },
-      }),
-    );
+  /** Sets the times from the clock, on the condition that they are still as found; undefined if not. */
+  private async restart(
+    lease: BudgetLease,
+    parts: readonly ('tokens' | 'requests')[],
+    found: Record<string, unknown> | undefined,
+  ): Promise<number | undefined> {
+    const names = Object.fromEntries(parts.map((p) => [`#${p}`, `${p}At`]));
+    const values: Record<string, number> = {};
+    const conditions: string[] = [];
+    for (const p of parts) {
+      const was = found?.[`${p}At`];
+      values[`:${p}`] = Math.max(typeof was === 'number' ? was : 0, lease.now) + lease[`${p}Ms`];
+      if (typeof was === 'number') {
+        values[`:${p}Was`] = was;
+        conditions.push(`#${p} = :${p}Was`);
+      } else conditions.push(`attribute_not_exists(#${p})`);
+    }
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: modelLimitPk(lease.modelId), sk: MODEL_BUDGET_SK },
+          UpdateExpression: `SET ${parts.map((p) => `#${p} = :${p}`).join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+    return Math.max(...parts.map((p) => values[`:${p}`] as number));
   }
 }
 
-function amountOf(item: Record<string, unknown> | undefined): BudgetAmount {
-  return { tokens: Number(item?.tokens ?? 0), requests: Number(item?.requests ?? 0) };
+/** Raised when leases of other processes kept moving a model's budget under this one's restarts. */
+export class BudgetContentionError extends Error {
+  override readonly name = 'BudgetContentionError';
+  constructor(
+    readonly modelId: string,
+    options?: ErrorOptions,
+  ) {
+    super(`the budget of model '${modelId}' kept moving under six attempts to lease from it`, options);
+  }
+}
+
+/** Type guard for {@link BudgetContentionError}. */
+export function isBudgetContentionError(error: unknown): error is BudgetContentionError {
+  return error instanceof BudgetContentionError;
+}
+
+function isConditionalCheckFailed(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+function latest(item: Record<string, unknown> | undefined, parts: readonly string[]): number {
+  return Math.max(...parts.map((p) => Number(item?.[`${p}At`] ?? 0)));
 }
