@@ -41,6 +41,14 @@ export interface RuntimeTuning {
   readonly jobDeadlineSeconds?: number;
   /** Timeout of one Bedrock call in milliseconds, from 100 to below the chunk worker's timeout. @default the runtime's (60 s) */
   readonly modelTimeoutMs?: number;
+  /**
+   * Per-model tokens- and requests-per-minute budgets every worker shares, by the id Converse is
+   * called with: set them from the account's Bedrock quotas for each model (docs/capacity.md).
+   * @default none: every model unlimited, concurrency adapting to throttles alone
+   */
+  readonly modelBudgets?: Readonly<
+    Record<string, { readonly tokensPerMinute?: number; readonly requestsPerMinute?: number }>
+  >;
 }
 
 function checkInteger(name: keyof RuntimeTuning, value: number | undefined, min: number, max: number): void {
@@ -61,6 +69,19 @@ export function validateTuning(tuning: RuntimeTuning, t: Topology): void {
   checkInteger('leaseSeconds', tuning.leaseSeconds, 5, 3600);
   checkInteger('jobDeadlineSeconds', tuning.jobDeadlineSeconds, 60, Number.MAX_SAFE_INTEGER);
   checkInteger('modelTimeoutMs', tuning.modelTimeoutMs, 100, workerTimeout * 1000 - 1);
+  for (const [modelId, budget] of Object.entries(tuning.modelBudgets ?? {})) {
+    const { tokensPerMinute, requestsPerMinute, ...rest } = budget;
+    const label = `tuning.modelBudgets['${modelId}']`;
+    if (Object.keys(rest).length > 0 || (tokensPerMinute === undefined && requestsPerMinute === undefined)) {
+      throw new Error(`${label} must name tokensPerMinute, requestsPerMinute or both, and nothing else`);
+    }
+    if (tokensPerMinute !== undefined) {
+      checkIntegerRange(`${label}.tokensPerMinute`, tokensPerMinute, 1, Number.MAX_SAFE_INTEGER);
+    }
+    if (requestsPerMinute !== undefined) {
+      checkIntegerRange(`${label}.requestsPerMinute`, requestsPerMinute, 1, Number.MAX_SAFE_INTEGER);
+    }
+  }
   if (tuning.defaultLane !== undefined && !isLane(tuning.defaultLane)) {
     throw new Error(`tuning.defaultLane must be ${LANE_CHOICES}; got '${tuning.defaultLane}'`);
   }
@@ -107,6 +128,7 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
     LEASE_SECONDS: tuning.leaseSeconds?.toString(),
     JOB_DEADLINE_SECONDS: tuning.jobDeadlineSeconds?.toString(),
     MODEL_TIMEOUT_MS: tuning.modelTimeoutMs?.toString(),
+    MODEL_BUDGETS: tuning.modelBudgets ? JSON.stringify(tuning.modelBudgets) : undefined,
   };
   const env: RuntimeEnvironment = {
     TABLE_NAME: r.table.tableName,

@@ -134,6 +134,7 @@ async function child(values: Record<string, string | boolean | undefined>): Prom
     },
     {
       store: new ModelBudgets(clients.db, TABLE),
+      log: (event, fields) => process.stderr.write(`${worker} ${event} ${JSON.stringify(fields)}\n`),
       ...(values.lead ? { leadMs: Number(values.lead) } : {}),
       ...(values.slice ? { sliceMs: Number(values.slice) } : {}),
     },
@@ -143,21 +144,40 @@ async function child(values: Record<string, string | boolean | undefined>): Prom
   const inputs = await requests();
   const random = seededRandom(Number(worker.replace(/\D/g, '')) + 1);
   const report = { attempts: 0, throttles: 0, otherErrors: 0, answered: [] as [number, number][] };
+  // Callers waiting for the budget, the model and a backoff; TPM_TRACE=1 prints them every 10 s.
+  const where = { budget: 0, model: 0, backoff: 0 };
+  const trace = process.env.TPM_TRACE
+    ? setInterval(() => {
+        const now = {
+          ...where,
+          ...budget.stats(),
+          attempts: report.attempts,
+          answered: report.answered.length,
+        };
+        process.stderr.write(`${worker} ${JSON.stringify(now)}\n`);
+      }, 10_000)
+    : undefined;
   await new Promise((r) => setTimeout(r, Math.max(0, startAt - Date.now())));
   const caller = async (index: number): Promise<void> => {
     let next = index;
     while (Date.now() < endAt) {
       const input = inputs[next % inputs.length] as ConverseCommandInput;
+      where.budget++;
       const ticket = await budget.acquire(
         worstCaseInputTokens(input) + (input.inferenceConfig?.maxTokens ?? 0),
       );
+      where.budget--;
       if (Date.now() >= endAt) {
         ticket.refund();
         return;
       }
       report.attempts++;
       try {
-        const output = await clients.bedrock.send(new ConverseCommand(input));
+        where.model++;
+        // The worker's own bound on a model call (MODEL_TIMEOUT_MS), so a lost answer cannot stall a caller.
+        const output = await clients.bedrock
+          .send(new ConverseCommand(input), { abortSignal: AbortSignal.timeout(60_000) as never })
+          .finally(() => where.model--);
         const usage = {
           inputTokens: output.usage?.inputTokens ?? 0,
           outputTokens: output.usage?.outputTokens ?? 0,
@@ -172,11 +192,14 @@ async function child(values: Record<string, string | boolean | undefined>): Prom
         ticket.refund();
         if (isThrottle(error)) report.throttles++;
         else report.otherErrors++;
+        where.backoff++;
         await new Promise((r) => setTimeout(r, random() * 500));
+        where.backoff--;
       }
     }
   };
   await Promise.all(Array.from({ length: Number(values.callers) }, (_, i) => caller(i)));
+  clearInterval(trace);
   const { leases } = budget.stats();
   const out: ChildReport = { worker, ...report, dynamoRequests, leases };
   process.stdout.write(`${JSON.stringify(out)}\n`);

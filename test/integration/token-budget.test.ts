@@ -44,8 +44,8 @@ function processOn(
   return new TokenBudget(model, limits, { store, sliceMs: 250, leadMs: 250, now: () => clock.t });
 }
 
-/** Milliseconds `tokens` take to earn at 60,000 a minute, earned over a minute and the 250 ms lead. */
-const earnMs = (tokens: number) => (tokens * 60_250) / 60_000;
+/** Whole milliseconds a lease of `tokens` takes to earn at 60,000 a minute, earned over a minute and the 250 ms lead. */
+const earnMs = (tokens: number) => Math.ceil((tokens * 60_250) / 60_000);
 
 /** Whether a promise settles within `ms`, and its value when it does. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
@@ -71,9 +71,9 @@ describe('a model budget on the state table', () => {
     const next = budget.acquire(550); // 50 in hand, a lease of 500 more: earned about 500 ms on
     expect(await within(next, 300)).toBe('pending');
     expect(await within(next, 700)).not.toBe('pending');
-    expect((await budgetItem(model))?.tokensAt).toBeCloseTo(clock.t + earnMs(750), 3);
-    expect(budget.stats()).toMatchObject({ leases: 2, granted: 2 });
-    expect(budget.stats().waitedMs).toBeCloseTo(earnMs(250) - 250 + earnMs(750) - 250, 3);
+    const earned = earnMs(250) + earnMs(500);
+    expect((await budgetItem(model))?.tokensAt).toBe(clock.t + earned);
+    expect(budget.stats()).toEqual({ leases: 2, granted: 2, waitedMs: earnMs(250) - 250 + earned - 250 });
   });
 
   it('corrects a reservation to the tokens billed, and takes a refund back whole', async () => {
@@ -108,7 +108,7 @@ describe('a model budget on the state table', () => {
     const second = b.acquire(250); // the fleet's second slice: earned 250 ms after the first
     expect(await within(second, 150)).toBe('pending');
     expect(await within(second, 500)).not.toBe('pending');
-    expect((await budgetItem(model))?.tokensAt).toBeCloseTo(clock.t + earnMs(500), 3);
+    expect((await budgetItem(model))?.tokensAt).toBe(clock.t + 2 * earnMs(250));
     // Alone, the same process would have gone at once.
     expect(await within(processOn(clock, `${model}-alone`).acquire(250), 100)).not.toBe('pending');
   });
@@ -123,7 +123,7 @@ describe('a model budget on the state table', () => {
     expect(await within(second, 150)).toBe('pending');
     expect(await within(second, 500)).not.toBe('pending');
     const item = await budgetItem(model);
-    expect(item?.requestsAt).toBeCloseTo(clock.t + (2 * 60_250) / 240, 3);
+    expect(item?.requestsAt).toBe(clock.t + 2 * Math.ceil(60_250 / 240));
     expect(item?.tokensAt).toBeUndefined();
   });
 
@@ -133,8 +133,22 @@ describe('a model budget on the state table', () => {
     await budget.acquire(250);
     clock.t += 60_000; // a minute idle: the budget's times are far behind the clock
     expect(await within(budget.acquire(250), 100)).not.toBe('pending');
-    expect((await budgetItem(model))?.tokensAt).toBeCloseTo(clock.t + earnMs(250), 3);
+    expect((await budgetItem(model))?.tokensAt).toBe(clock.t + earnMs(250));
     expect(await within(budget.acquire(250), 150)).toBe('pending'); // no minute's worth saved up
+  });
+
+  it('restarts from the clock only the rate that fell behind it', async () => {
+    const { clock, model } = setting();
+    const a = processOn(clock, model, { tokensPerMinute: 60_000, requestsPerMinute: 60 }); // a request is a second
+    await a.acquire(10);
+    clock.t += 600; // tokens (252 ms on) are behind the clock now, requests (1,005 ms on) are not
+    const before = await budgetItem(model);
+    expect(before?.tokensAt).toBeLessThan(clock.t);
+    expect(before?.requestsAt).toBeGreaterThan(clock.t);
+    await a.acquire(250);
+    const after = await budgetItem(model);
+    expect(after?.tokensAt).toBe(clock.t + earnMs(250));
+    expect(after?.requestsAt).toBe((before?.requestsAt as number) + Math.ceil(60_250 / 60));
   });
 
   it("is held by a call's attempt: given back unsent, kept at its reservation when sent and never recorded", async () => {
@@ -196,5 +210,8 @@ describe('a model budget on the state table', () => {
     expect(budgets.for('another-model')).toBeUndefined();
     expect(() => new TokenBudget(model, { tokensPerMinute: 0 }, { store })).toThrow(/positive integer/);
     expect(() => new TokenBudget(model, {}, { store, leadMs: -1 })).toThrow(/leadMs/);
+    await expect(store.lease({ modelId: model, tokensMs: 1.5, requestsMs: 0, now: clock.t })).rejects.toThrow(
+      /tokensMs must be a whole number of milliseconds/,
+    );
   });
 });

@@ -6,9 +6,9 @@ import { MODEL_BUDGET_SK, modelLimitPk } from './keys.js';
 /** One lease: tokens and requests, each as the time the budget's rate takes to earn it. */
 export interface BudgetLease {
   readonly modelId: string;
-  /** Milliseconds the tokens take at the model's tokens per minute; 0 when tokens are unlimited. */
+  /** Whole milliseconds the tokens take at the model's tokens per minute; 0 when tokens are unlimited. */
   readonly tokensMs: number;
-  /** Milliseconds the requests take at the model's requests per minute; 0 when requests are unlimited. */
+  /** Whole milliseconds the requests take at the model's requests per minute; 0 when requests are unlimited. */
   readonly requestsMs: number;
   /** Epoch ms: a budget that has fallen behind this moment starts from it (no credit for idle time). */
   readonly now: number;
@@ -24,7 +24,7 @@ export interface BudgetLease {
  * process that must wait waits on its own timer, without asking again. Concurrent leases
  * commute: no transaction, no read before the write, and only a lease after an idle spell (the
  * times behind the clock) takes a second request, which sets them from now on the condition
- * that they are as the first one found them.
+ * that they are still behind it. Times are whole milliseconds.
  */
 export class ModelBudgets {
   constructor(
@@ -37,6 +37,17 @@ export class ModelBudgets {
    * which the model's whole budget, this lease included, is earned.
    */
   async lease(lease: BudgetLease): Promise<number> {
+    for (const [name, value] of Object.entries({
+      tokensMs: lease.tokensMs,
+      requestsMs: lease.requestsMs,
+      now: lease.now,
+    })) {
+      if (!(Number.isSafeInteger(value) && value >= 0)) {
+        throw new RangeError(
+          `a budget lease's ${name} must be a whole number of milliseconds ≥ 0; got ${value}`,
+        );
+      }
+    }
     const parts = (['tokens', 'requests'] as const).filter((p) => lease[`${p}Ms`] > 0);
     if (parts.length === 0) return lease.now;
     for (let attempt = 0; ; attempt++) {
@@ -78,39 +89,50 @@ export class ModelBudgets {
     }
   }
 
-  /** Sets the times from the clock, on the condition that they are still as found; undefined if not. */
+  /**
+   * Moves each time on from where it stands: one behind the clock (or absent) from the clock,
+   * on the condition that it still is; one ahead of it by adding, on the condition that it still
+   * is. No condition compares a time for equality. Undefined when another lease changed which
+   * side of the clock a time is on.
+   */
   private async restart(
     lease: BudgetLease,
     parts: readonly ('tokens' | 'requests')[],
     found: Record<string, unknown> | undefined,
   ): Promise<number | undefined> {
     const names = Object.fromEntries(parts.map((p) => [`#${p}`, `${p}At`]));
-    const values: Record<string, number> = {};
+    const values: Record<string, number> = { ':now': lease.now };
+    const sets: string[] = [];
     const conditions: string[] = [];
     for (const p of parts) {
       const was = found?.[`${p}At`];
-      values[`:${p}`] = Math.max(typeof was === 'number' ? was : 0, lease.now) + lease[`${p}Ms`];
-      if (typeof was === 'number') {
-        values[`:${p}Was`] = was;
-        conditions.push(`#${p} = :${p}Was`);
-      } else conditions.push(`attribute_not_exists(#${p})`);
+      if (typeof was === 'number' && was >= lease.now) {
+        values[`:${p}`] = lease[`${p}Ms`];
+        sets.push(`#${p} = #${p} + :${p}`);
+        conditions.push(`#${p} >= :now`);
+      } else {
+        values[`:${p}`] = lease.now + lease[`${p}Ms`];
+        sets.push(`#${p} = :${p}`);
+        conditions.push(`(attribute_not_exists(#${p}) OR #${p} < :now)`);
+      }
     }
     try {
-      await this.db.send(
+      const out = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: modelLimitPk(lease.modelId), sk: MODEL_BUDGET_SK },
-          UpdateExpression: `SET ${parts.map((p) => `#${p} = :${p}`).join(', ')}`,
+          UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
+          ReturnValues: 'UPDATED_NEW',
         }),
       );
+      return latest(out.Attributes, parts);
     } catch (error) {
       if (isConditionalCheckFailed(error)) return undefined;
       throw error;
     }
-    return Math.max(...parts.map((p) => values[`:${p}`] as number));
   }
 }
 

@@ -205,9 +205,10 @@ export class TokenBudget {
       this.totals.leases++;
       earnedAt = await this.settings.store.lease({
         modelId: this.modelId,
-        tokensMs: tpm === undefined ? 0 : (slice.tokens * earnMs) / tpm,
-        requestsMs: rpm === undefined ? 0 : (slice.requests * earnMs) / rpm,
-        now: this.now(),
+        // Whole milliseconds, rounded up, so the shared times stay exact.
+        tokensMs: tpm === undefined ? 0 : Math.ceil((slice.tokens * earnMs) / tpm),
+        requestsMs: rpm === undefined ? 0 : Math.ceil((slice.requests * earnMs) / rpm),
+        now: Math.floor(this.now()),
       });
     } catch (error) {
       this.settings.log?.('model-budget-unavailable', { modelId: this.modelId, error: String(error) });
