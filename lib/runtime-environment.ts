@@ -47,6 +47,14 @@ export interface RuntimeTuning {
   readonly jobDeadlineSeconds?: number;
   /** Timeout of one Bedrock call in milliseconds, from 100 to below the chunk worker's timeout. @default the runtime's (60 s) */
   readonly modelTimeoutMs?: number;
+  /**
+   * Per-model tokens- and requests-per-minute budgets every worker shares, by the id Converse is
+   * called with: set them from the account's Bedrock quotas for each model (docs/capacity.md).
+   * @default none: every model unlimited, concurrency adapting to throttles alone
+   */
+  readonly modelBudgets?: Readonly<
+    Record<string, { readonly tokensPerMinute?: number; readonly requestsPerMinute?: number }>
+  >;
 }
 
 /**
@@ -70,6 +78,22 @@ export function validateTuning(scope: IConstruct, tuning: RuntimeTuning, t: Topo
   check('leaseSeconds', tuning.leaseSeconds, { min: 5, max: 3600 });
   check('jobDeadlineSeconds', tuning.jobDeadlineSeconds, { min: 60, max: safe });
   check('modelTimeoutMs', tuning.modelTimeoutMs, { min: 100, max: workerTimeout * 1000 - 1 });
+  for (const [modelId, budget] of Object.entries(tuning.modelBudgets ?? {})) {
+    const { tokensPerMinute, requestsPerMinute, ...rest } = budget;
+    const label = `tuning.modelBudgets['${modelId}']`;
+    if (Object.keys(rest).length > 0 || (tokensPerMinute === undefined && requestsPerMinute === undefined)) {
+      throw new ValidationError(
+        'InvalidModelBudget',
+        `${label} must name tokensPerMinute, requestsPerMinute or both, and nothing else`,
+        scope,
+      );
+    }
+    const perMinute = { min: 1, max: safe };
+    if (tokensPerMinute !== undefined)
+      checkRange(scope, `${label}.tokensPerMinute`, tokensPerMinute, perMinute);
+    if (requestsPerMinute !== undefined)
+      checkRange(scope, `${label}.requestsPerMinute`, requestsPerMinute, perMinute);
+  }
   if (tuning.defaultLane !== undefined && !isLane(tuning.defaultLane)) {
     throw new ValidationError(
       'BadValue',
@@ -121,6 +145,7 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
     LEASE_SECONDS: tuning.leaseSeconds?.toString(),
     JOB_DEADLINE_SECONDS: tuning.jobDeadlineSeconds?.toString(),
     MODEL_TIMEOUT_MS: tuning.modelTimeoutMs?.toString(),
+    MODEL_BUDGETS: tuning.modelBudgets ? JSON.stringify(tuning.modelBudgets) : undefined,
   };
   const env: RuntimeEnvironment = {
     TABLE_NAME: r.table.tableName,

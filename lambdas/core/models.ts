@@ -40,6 +40,12 @@ export interface ModelSpec {
   readonly cacheMinTokens?: number;
   /** The model refuses `temperature` and `topP` in one request. */
   readonly samplingExclusive: boolean;
+  /**
+   * Quota tokens one output token costs against the model's tokens per minute once the call
+   * ends: 5 for Claude 3.7 Sonnet and the Claude 4 generation, 1 for most others
+   * (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html).
+   */
+  readonly outputBurndown: number;
 }
 
 const US = ['us-east-1', 'us-east-2', 'us-west-2'] as const;
@@ -65,6 +71,7 @@ const HAIKU_4_5 = {
   },
   cacheMinTokens: 4096,
   samplingExclusive: true,
+  outputBurndown: 5,
 } as const;
 
 /**
@@ -85,6 +92,7 @@ const SONNET_4_5 = {
   },
   cacheMinTokens: 1024,
   samplingExclusive: true,
+  outputBurndown: 5,
 } as const;
 
 /**
@@ -104,6 +112,7 @@ const SONNET_4_6 = {
   },
   cacheMinTokens: 2048,
   samplingExclusive: true,
+  outputBurndown: 5,
 } as const;
 
 /** Every model with a price, by the id Converse is called with. */
@@ -191,4 +200,17 @@ export function costOf(
     part(usage.cacheReadInputTokens, p.cacheReadPer1k) +
     part(usage.cacheWriteInputTokens, p.cacheWritePer1k)
   );
+}
+
+/**
+ * Tokens one answered call leaves counted against its model's tokens per minute: input, cache
+ * writes, and output at the model's burndown rate; cache reads are not among them. At the start
+ * of a request Bedrock reserves every input token plus `maxTokens`, and corrects the
+ * reservation to this figure when the call ends
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html). A model
+ * without an entry is taken at a burndown of 1.
+ */
+export function quotaTokens(modelId: string, usage: TokenUsage): number {
+  const burndown = MODELS[modelId]?.outputBurndown ?? 1;
+  return usage.inputTokens + (usage.cacheWriteInputTokens ?? 0) + usage.outputTokens * burndown;
 }

@@ -14,6 +14,40 @@ const analystModelsSchema = z.record(
   z.strictObject({ primary: z.string().min(1).optional(), fallback: z.string().min(1).optional() }),
 );
 
+const modelBudgetsSchema = z.record(
+  z.string().min(1),
+  z
+    .strictObject({
+      tokensPerMinute: z.number().int().positive().optional(),
+      requestsPerMinute: z.number().int().positive().optional(),
+    })
+    .refine((b) => b.tokensPerMinute !== undefined || b.requestsPerMinute !== undefined, {
+      message: 'a budget names tokensPerMinute, requestsPerMinute or both',
+    }),
+);
+
+/** Parses a JSON variable with `schema`, or reports why it does not fit. */
+function jsonVariable<T>(schema: z.ZodType<T>, what: string) {
+  return (s: string, ctx: z.RefinementCtx): T => {
+    let value: unknown;
+    try {
+      value = JSON.parse(s);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `not a JSON object of ${what}: ${(error as Error).message}` });
+      return z.NEVER;
+    }
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${issue.path.join('.') || '(the whole value)'}: ${issue.message}`,
+      });
+    }
+    return z.NEVER;
+  };
+}
+
 const schema = z.object({
   TABLE_NAME: z.string().min(1),
   INTAKE_BUCKET: z.string().min(1),
@@ -63,6 +97,15 @@ const schema = z.object({
         return z.NEVER;
       }
     }),
+  /**
+   * Per-model budgets shared by every worker, JSON: `{"us.anthropic.claude-haiku-4-5-20251001-v1:0":
+   * {"tokensPerMinute": 5000000, "requestsPerMinute": 10000}}` (the account's Bedrock quotas for
+   * the model); a model not named is unlimited.
+   */
+  MODEL_BUDGETS: z
+    .string()
+    .default('{}')
+    .transform(jsonVariable(modelBudgetsSchema, 'model id to {tokensPerMinute?, requestsPerMinute?}')),
   /** Model calls in flight at once inside one worker. */
   CALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Tier-2 visibility backoff by receive count. */

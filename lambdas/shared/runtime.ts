@@ -9,11 +9,13 @@ import { type PanelModels, panelModelIds } from '../core/analysts/index.js';
 import type { FinalizeDeps } from '../core/finalize/finalize.js';
 import type { IntakeDeps } from '../core/intake/intake.js';
 import { LifecycleGuard } from '../core/model-lifecycle.js';
+import { ModelBudgets } from '../core/state/model-budgets.js';
 import { ModelLimits } from '../core/state/model-limits.js';
 import { resendConflicts } from '../core/state/transact.js';
 import { LimiterRegistry } from '../core/worker/limiter-registry.js';
 import type { WorkerDeps } from '../core/worker/process-chunk.js';
 import { SharedLimits } from '../core/worker/shared-limits.js';
+import { TokenBudgets } from '../core/worker/token-budget.js';
 import { type AwsConnection, clientConfig } from './aws-clients.js';
 import { panelModelsOf, type RuntimeConfig } from './config.js';
 
@@ -122,6 +124,15 @@ export function workerDeps(
         ...(extra.log ? { log: extra.log } : {}),
       }),
     }),
+    // Per-minute budgets per model, leased from the state table by every process; none unless configured.
+    ...(Object.keys(config.MODEL_BUDGETS).length > 0
+      ? {
+          budgets: new TokenBudgets(config.MODEL_BUDGETS, {
+            store: new ModelBudgets(clients.db, config.TABLE_NAME),
+            ...(extra.log ? { log: extra.log } : {}),
+          }),
+        }
+      : {}),
     ...extra,
   };
 }

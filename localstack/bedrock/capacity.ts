@@ -1,14 +1,21 @@
 /**
- * The capacity model: concurrent requests and tokens per minute, the two quotas that make real
- * Bedrock answer ThrottlingException. One instance tracks one model id.
+ * The capacity model: concurrent requests, requests per minute and tokens per minute, the
+ * quotas that make real Bedrock answer ThrottlingException. Bedrock's quotas are per model,
+ * account and Region, in tokens and requests per minute
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-runtime.html,
+ * https://docs.aws.amazon.com/general/latest/gr/bedrock.html#limits_bedrock). A call reserves
+ * its input tokens plus `maxTokens` when admitted and is corrected when it ends to its input,
+ * cache writes and output times the model's burndown rate
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html); the
+ * engine computes both figures, this model keeps the windows. One instance tracks one model id.
  */
 import type { CapacityPlan } from './fault-plan.js';
 
-/** Sliding window length of the tokens-per-minute quota. */
+/** Sliding window length of the tokens-per-minute and requests-per-minute quotas. */
 export const TOKEN_WINDOW_MS = 60_000;
 
 /** Why an admission was refused. */
-export type ThrottleReason = 'maxInFlight' | 'tokensPerMinute';
+export type ThrottleReason = 'maxInFlight' | 'requestsPerMinute' | 'tokensPerMinute';
 
 /** An admitted call. Settle it exactly once; further calls are ignored. */
 export interface CapacityLease {
@@ -31,7 +38,8 @@ interface WindowEntry {
 }
 
 /**
- * Tracks in-flight requests and a 60 s token window for one model.
+ * Tracks in-flight requests and a 60 s window of admitted requests and their tokens for one
+ * model. A refused request is not counted in either window.
  *
  * A call reserves its estimated tokens when admitted, so concurrent calls see each other's
  * demand before any of them is answered (as Bedrock's quota does); the reservation is
@@ -53,6 +61,12 @@ export class CapacityModel {
     return this.inFlight;
   }
 
+  /** Requests admitted in the current 60 s window. */
+  get requestsInWindow(): number {
+    this.expire(this.now());
+    return this.window.length - this.windowStart;
+  }
+
   /** Tokens counted in the current 60 s window (reservations included). */
   get tokensInWindow(): number {
     this.expire(this.now());
@@ -66,6 +80,12 @@ export class CapacityModel {
     this.expire(now);
     if (limits.maxInFlight !== undefined && this.inFlight >= limits.maxInFlight) {
       return { admitted: false, reason: 'maxInFlight' };
+    }
+    if (
+      limits.requestsPerMinute !== undefined &&
+      this.window.length - this.windowStart >= limits.requestsPerMinute
+    ) {
+      return { admitted: false, reason: 'requestsPerMinute' };
     }
     if (
       limits.tokensPerMinute !== undefined &&

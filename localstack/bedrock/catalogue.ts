@@ -108,6 +108,12 @@ export interface CatalogueModel {
    * https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html).
    */
   readonly temperatureTopPExclusive: boolean;
+  /**
+   * Quota tokens each output token costs against tokens per minute: 5 for Claude 3.7 Sonnet and
+   * the Claude 4 generation, 1 when absent
+   * (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html).
+   */
+  readonly outputBurndown?: number;
 }
 
 const US_PROFILE_REGIONS = ['us-east-1', 'us-east-2', 'us-west-2'] as const;
@@ -150,6 +156,7 @@ export const DEFAULT_CATALOGUE: readonly CatalogueModel[] = [
     toolUse: true,
     promptCaching: CLAUDE_CACHING(4_096),
     temperatureTopPExclusive: true,
+    outputBurndown: 5,
   },
   {
     modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
@@ -165,6 +172,7 @@ export const DEFAULT_CATALOGUE: readonly CatalogueModel[] = [
     toolUse: true,
     promptCaching: CLAUDE_CACHING(1_024),
     temperatureTopPExclusive: true,
+    outputBurndown: 5,
   },
   {
     modelId: 'anthropic.claude-sonnet-4-6',
@@ -180,6 +188,7 @@ export const DEFAULT_CATALOGUE: readonly CatalogueModel[] = [
     toolUse: true,
     promptCaching: CLAUDE_CACHING(2_048),
     temperatureTopPExclusive: true,
+    outputBurndown: 5,
   },
   {
     modelId: 'amazon.nova-pro-v1:0',

@@ -122,13 +122,14 @@ export function prepareAnswer(
   };
 }
 
-/** Input plus (capped) output tokens of the well-formed answer: what capacity admission reserves. */
+/**
+ * What capacity admission reserves against tokens per minute: every input token (cached or
+ * not) plus `maxTokens`, as Bedrock does at the start of a request
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html); without
+ * `maxTokens`, the well-formed answer's own length stands in for the model's default maximum.
+ */
 export function estimatedTokens(prepared: PreparedAnswer): number {
-  const output =
-    prepared.maxTokens === undefined
-      ? prepared.naturalOutputTokens
-      : Math.min(prepared.naturalOutputTokens, prepared.maxTokens);
-  return prepared.inputTokens + output;
+  return prepared.inputTokens + (prepared.maxTokens ?? prepared.naturalOutputTokens);
 }
 
 /** Text-only content holding a prefix of `json` that fits within `maxTokens`. */

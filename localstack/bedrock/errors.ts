@@ -27,6 +27,8 @@ export interface BedrockErrorSpec {
  * uniform draw into an outcome, so reordering would change seeded fault sequences.
  */
 export const BEDROCK_ERRORS: Readonly<Record<BedrockErrorName, BedrockErrorSpec>> = {
+  // Also the message of a requests-per-minute or concurrency refusal (as callers quote it, e.g.
+  // https://github.com/promptfoo/promptfoo/issues/1508).
   ThrottlingException: { status: 429, message: 'Too many requests, please wait before trying again.' },
   ModelNotReadyException: {
     status: 429,
@@ -56,7 +58,10 @@ export const BEDROCK_ERRORS: Readonly<Record<BedrockErrorName, BedrockErrorSpec>
 /** The catalogue's names in their fixed order. */
 export const BEDROCK_ERROR_NAMES = Object.keys(BEDROCK_ERRORS) as readonly BedrockErrorName[];
 
-/** Message Bedrock sends when a tokens-per-minute quota, rather than a request rate, is exhausted. */
+/**
+ * Message Bedrock sends when a tokens-per-minute quota, rather than a request rate, is exhausted
+ * (as callers quote it, e.g. https://github.com/anthropics/claude-code/issues/236).
+ */
 export const TOKEN_THROTTLE_MESSAGE = 'Too many tokens, please wait before trying again.';
 
 /** The Coral namespace suffix Bedrock appends to every `x-amzn-ErrorType` value. */

@@ -51,7 +51,12 @@ export interface CataloguePlan {
 export interface CapacityPlan {
   /** Requests being processed at once (including latency and hang waits). */
   maxInFlight?: number;
-  /** Input plus output tokens admitted in any sliding 60 s window. */
+  /** Requests admitted in any sliding 60 s window. */
+  requestsPerMinute?: number;
+  /**
+   * Quota tokens admitted in any sliding 60 s window: input plus `maxTokens` reserved at
+   * admission, corrected to input, cache writes and output times the model's burndown.
+   */
   tokensPerMinute?: number;
 }
 
@@ -117,7 +122,9 @@ const limit = z.number().int().positive().nullable().optional();
 
 const corePatchShape = {
   errorRates: errorRatesSchema.optional(),
-  capacity: z.strictObject({ maxInFlight: limit, tokensPerMinute: limit }).optional(),
+  capacity: z
+    .strictObject({ maxInFlight: limit, requestsPerMinute: limit, tokensPerMinute: limit })
+    .optional(),
   latency: latencySchema.optional(),
   malformed: z
     .strictObject({
@@ -202,7 +209,7 @@ export function parseFaultPlanPatch(input: unknown): FaultPlanPatch {
 
 function mergeCore(base: FaultPlanCore, patch: FaultPlanCorePatch): FaultPlanCore {
   const capacity: CapacityPlan = { ...base.capacity };
-  for (const key of ['maxInFlight', 'tokensPerMinute'] as const) {
+  for (const key of ['maxInFlight', 'requestsPerMinute', 'tokensPerMinute'] as const) {
     const value = patch.capacity?.[key];
     if (value === null) delete capacity[key];
     else if (value !== undefined) capacity[key] = value;

@@ -324,8 +324,9 @@ export class StandInEngine {
           ? { cacheReadInputTokens: 0, cacheWriteInputTokens: 0 }
           : undefined;
     const answer = withCacheUse(finishAnswer(prepared, forced ? undefined : kind, random, forced), cache);
-    const cacheTokens = (cache?.cacheReadInputTokens ?? 0) + (cache?.cacheWriteInputTokens ?? 0);
-    lease.settle(answer.inputTokens + cacheTokens + answer.outputTokens);
+    // The quota keeps input, cache writes and output × burndown (docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html).
+    const burndown = resolved?.model.outputBurndown ?? 1;
+    lease.settle(answer.inputTokens + (cache?.cacheWriteInputTokens ?? 0) + answer.outputTokens * burndown);
     this.books.record({
       modelId,
       outcome: 'success',

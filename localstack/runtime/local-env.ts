@@ -19,6 +19,8 @@ export interface LocalRunSettings {
    * one process here (in Lambda each has its own), so it starts where they would together.
    */
   readonly limiterInitial: number;
+  /** Per-model per-minute budgets, as `MODEL_BUDGETS` holds them (JSON). @default none: unlimited */
+  readonly modelBudgets?: string;
 }
 
 /** Defaults for local runs: short leases and backoffs so that recovery is seen in seconds. */
@@ -33,6 +35,8 @@ export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
   maxDocumentBytes: 10 * 1024 * 1024,
   maxJobsPerOwner: 0,
   limiterInitial: 64,
+  // A local run keeps the models within the budgets its own environment names, as a deployed stack does.
+  ...(process.env.MODEL_BUDGETS ? { modelBudgets: process.env.MODEL_BUDGETS } : {}),
 };
 
 /**
@@ -76,5 +80,6 @@ export function localEnvironment(
     // Nobody reads metrics on the emulator, and moto's GetMetricData ignores namespaces, so
     // local batch workers would mix their figures into tests that check PutMetricData.
     METRICS_FLUSH_SECONDS: '0',
+    ...(settings.modelBudgets ? { MODEL_BUDGETS: settings.modelBudgets } : {}),
   };
 }

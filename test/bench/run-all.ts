@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: a plain queue of model calls as the bar, the pipeline under load (three contract sizes, then ten jobs at once), then
  * the adaptive limiter against the stand-in's capacity model, alone and as four processes
- * sharing one model's limit. Figures only; nothing here
+ * sharing one model's limit, then four processes sharing one model's tokens- and
+ * requests-per-minute budgets against a stand-in that enforces them. Figures only; nothing here
  * asserts a time (machines are shared and noisy). The stand-in's own throughput is measured
  * by `npm run bench:standin`.
  *
- *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,limiter,fleet,hostile,agreement]
+ *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,limiter,fleet,tpm,hostile,agreement]
  */
 import { parseArgs } from 'node:util';
 import { runAgreementBench } from './agreement.js';
@@ -22,6 +23,7 @@ import {
   SMALL_CONTRACT,
 } from './pipeline.js';
 import { formatPlainQueueBench, runPlainQueueBench } from './plain-queue.js';
+import { formatTpmBench, runTpmBench } from './tpm.js';
 
 const { values } = parseArgs({ options: { only: { type: 'string' } } });
 const only = values.only ? new Set(values.only.split(',')) : undefined;
@@ -72,6 +74,11 @@ if (want('limiter')) {
 if (want('fleet')) {
   console.log('\n== four worker processes sharing one model limit (joining 10 s apart), and each alone');
   for (const sharing of [true, false]) console.log(formatFleetBench(await runFleetBench({ sharing })));
+}
+
+if (want('tpm')) {
+  console.log("\n== four worker processes sharing one model's tokens- and requests-per-minute budgets");
+  console.log(formatTpmBench(await runTpmBench()));
 }
 
 if (want('hostile')) {

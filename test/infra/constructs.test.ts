@@ -11,7 +11,8 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { loadConfig } from '../../lambdas/shared/config.js';
 import { AlertsTopic } from '../../lib/alerts-topic.js';
 import { BatchLaneService } from '../../lib/batch-lane-service.js';
 import { ClauseReviewStack } from '../../lib/clause-review-stack.js';
@@ -20,11 +21,12 @@ import { DocumentBuckets } from '../../lib/document-buckets.js';
 import { foundationModelArn, invokeResourcesOf, resolveModelIds } from '../../lib/model-access.js';
 import { PipelineFunctions } from '../../lib/pipeline-functions.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
-import { validateTuning } from '../../lib/runtime-environment.js';
+import { runtimeEnvironment, validateTuning } from '../../lib/runtime-environment.js';
 import { resourcesFromOutputs, STACK_OUTPUTS, StackOutputsError } from '../../lib/stack-outputs.js';
 import { StateTable } from '../../lib/state-table.js';
 import { QUEUE_ROLES, type QueueRole, TopologyError, topology } from '../../lib/topology.js';
 import { WorkQueues } from '../../lib/work-queues.js';
+import { queueUrlsVariable } from '../helpers/deployed-env.js';
 
 /** The feature flags of cdk.json, which `cdk synth` applies. */
 const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as { context: object };
@@ -220,6 +222,28 @@ describe('runtime tuning', () => {
     expect(() => validateTuning(stack(), { defaultLane: 'bulk' as never }, t)).toThrow(
       "tuning.defaultLane must be 'realtime' or 'batch'; got 'bulk'",
     );
+  });
+
+  it('checks per-model budgets and hands them to the runtime as MODEL_BUDGETS', () => {
+    const t = topology();
+    const modelBudgets = { [PRIMARY_MODEL_ID]: { tokensPerMinute: 5_000_000, requestsPerMinute: 10_000 } };
+    expect(() => validateTuning(stack(), { modelBudgets }, t)).not.toThrow();
+    expect(() => validateTuning(stack(), { modelBudgets: { m: {} } }, t)).toThrow(
+      "tuning.modelBudgets['m'] must name tokensPerMinute, requestsPerMinute or both, and nothing else",
+    );
+    expect(() => validateTuning(stack(), { modelBudgets: { m: { tokensPerMinute: 0 } } }, t)).toThrow(
+      "tuning.modelBudgets['m'].tokensPerMinute must be an integer from 1 to",
+    );
+    const s = stack();
+    const env = runtimeEnvironment({
+      ...pipelineResources(s),
+      models: { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID, perAnalyst: {} },
+      tuning: { modelBudgets },
+    });
+    expect(JSON.parse(env.MODEL_BUDGETS ?? '{}')).toEqual(modelBudgets);
+    expect(
+      loadConfig({ ...env, TABLE_NAME: 't', QUEUE_URLS: queueUrlsVariable('http://q') }).MODEL_BUDGETS,
+    ).toEqual(modelBudgets);
   });
 
   it('rejects a model timeout a chunk worker invocation could not outlast', () => {

@@ -463,27 +463,64 @@ describe('capacity', () => {
     },
   );
 
-  it('tokensPerMinute: calls are admitted until the window is full', async () => {
+  it('tokensPerMinute: input plus maxTokens is reserved at admission, and what was billed stays', async () => {
     const first = await h1.send(new ConverseCommand(converseInput(clause(0))));
     const perCall = first.usage?.totalTokens ?? 0;
+    const reserve = (first.usage?.inputTokens ?? 0) + 2048;
     expect(perCall).toBeGreaterThan(0);
-    const limit = Math.floor(perCall * 3.5);
+    expect(reserve).toBeGreaterThan(perCall);
 
-    plan({ capacity: { tokensPerMinute: limit } });
+    // Three answered calls leave what they were billed; a fourth needs its whole reservation.
+    plan({ capacity: { tokensPerMinute: 3 * perCall + reserve - 1 } });
     for (let i = 0; i < 3; i++) await h1.send(new ConverseCommand(converseInput(clause(0))));
     const error = await failure(h1, converseInput(clause(0)));
     expect(error).toBeInstanceOf(ThrottlingException);
     expect(error.message).toBe('Too many tokens, please wait before trying again.');
 
-    plan({ capacity: { tokensPerMinute: limit }, latency: { kind: 'fixed', ms: 50 } });
+    // Calls in flight hold their reservations: two fit at once, the other three are refused.
+    plan({ capacity: { tokensPerMinute: 2 * reserve }, latency: { kind: 'fixed', ms: 50 } });
     const five = await settle(
       Array.from({ length: 5 }, () => h2.send(new ConverseCommand(converseInput(clause(0))))),
     );
-    expect(throttled(five)).toBe(2);
+    expect(throttled(five)).toBe(3);
 
     plan({ capacity: { tokensPerMinute: perCall * 100 } });
     for (let i = 0; i < 10; i++) await h1.send(new ConverseCommand(converseInput(clause(0))));
     expect(standIn.accounting().byModel[ON_DEMAND]?.ThrottlingException).toBeUndefined();
+  });
+
+  it('tokensPerMinute: a Claude 4 model burns five quota tokens per output token', async () => {
+    const haiku = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+    const input = converseInput(clause(0), haiku, 1024);
+    const first = await h1.send(new ConverseCommand(input));
+    const quota = (first.usage?.inputTokens ?? 0) + 5 * (first.usage?.outputTokens ?? 0);
+    const reserve = (first.usage?.inputTokens ?? 0) + 1024;
+    for (const [limit, admitted] of [
+      [quota + reserve, true],
+      [quota + reserve - 1, false],
+    ] as const) {
+      plan({ capacity: { tokensPerMinute: limit } });
+      await h1.send(new ConverseCommand(input));
+      const second = await h1.send(new ConverseCommand(input)).then(
+        () => true,
+        (e: unknown) => (e instanceof ThrottlingException ? false : Promise.reject(e)),
+      );
+      expect(second).toBe(admitted);
+    }
+  });
+
+  it('requestsPerMinute: the request past the rate is throttled with the requests message', async () => {
+    plan({ capacity: { requestsPerMinute: 3, tokensPerMinute: 10_000_000 } });
+    for (let i = 0; i < 3; i++) await h1.send(new ConverseCommand(converseInput(clause(i))));
+    const error = await failure(h1, converseInput(clause(0)));
+    expect(error).toBeInstanceOf(ThrottlingException);
+    expect(error.$metadata.httpStatusCode).toBe(429);
+    expect(error.message).toBe('Too many requests, please wait before trying again.');
+    // Once the first three leave the window, three more go and a fourth is refused again.
+    standIn.advanceClock(60_000);
+    for (let i = 0; i < 3; i++) await h2.send(new ConverseCommand(converseInput(clause(i))));
+    expect(throttled(await settle([h2.send(new ConverseCommand(converseInput(clause(0))))]))).toBe(1);
+    expect(standIn.accounting().byModel[ON_DEMAND]?.ThrottlingException?.calls).toBe(2);
   });
 });
 

@@ -51,6 +51,41 @@ describe('capacity model', () => {
     expect(capacity.tryAdmit(limits, 1).admitted).toBe(false);
   });
 
+  it('throttles the request past requestsPerMinute in the sliding window, whatever its tokens', () => {
+    const { capacity, advance } = model();
+    const limits = { requestsPerMinute: 3, tokensPerMinute: 1_000_000 };
+    admit(capacity, limits, 1).settle(1);
+    advance(20_000);
+    admit(capacity, limits, 1).settle(0); // an unanswered call still counts as a request
+    admit(capacity, limits, 1);
+    expect(capacity.requestsInWindow).toBe(3);
+    expect(capacity.tryAdmit(limits, 0)).toEqual({ admitted: false, reason: 'requestsPerMinute' });
+    expect(capacity.requestsInWindow).toBe(3); // a refused request is not counted
+    advance(TOKEN_WINDOW_MS - 20_000 - 1);
+    expect(capacity.tryAdmit(limits, 1).admitted).toBe(false);
+    advance(1); // the first request leaves the window
+    expect(capacity.requestsInWindow).toBe(2);
+    admit(capacity, limits, 1);
+    expect(capacity.tryAdmit(limits, 1)).toEqual({ admitted: false, reason: 'requestsPerMinute' });
+  });
+
+  it('checks in-flight requests before the rate, and the request rate before tokens', () => {
+    const { capacity } = model();
+    admit(capacity, { requestsPerMinute: 1 }, 10);
+    expect(capacity.tryAdmit({ maxInFlight: 1, requestsPerMinute: 1, tokensPerMinute: 5 }, 10)).toEqual({
+      admitted: false,
+      reason: 'maxInFlight',
+    });
+    expect(capacity.tryAdmit({ requestsPerMinute: 1, tokensPerMinute: 5 }, 10)).toEqual({
+      admitted: false,
+      reason: 'requestsPerMinute',
+    });
+    expect(capacity.tryAdmit({ requestsPerMinute: 2, tokensPerMinute: 15 }, 10)).toEqual({
+      admitted: false,
+      reason: 'tokensPerMinute',
+    });
+  });
+
   it('reserves estimates at admission and corrects them to what was billed', () => {
     const { capacity, advance } = model();
     const limits = { tokensPerMinute: 1_000 };
@@ -66,9 +101,10 @@ describe('capacity model', () => {
 
   it('reset forgets everything and ignores leases taken before it', () => {
     const { capacity } = model();
-    const limits = { maxInFlight: 1, tokensPerMinute: 100 };
+    const limits = { maxInFlight: 1, tokensPerMinute: 100, requestsPerMinute: 1 };
     const old = admit(capacity, limits, 100);
     capacity.reset();
+    expect(capacity.requestsInWindow).toBe(0);
     const fresh = admit(capacity, limits, 100);
     old.settle(0);
     expect(capacity.currentInFlight).toBe(1);

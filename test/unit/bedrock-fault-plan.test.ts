@@ -41,6 +41,7 @@ describe('fault plan validation', () => {
     expect(reason({ latency: { kind: 'gamma', ms: 1 } })).toMatch(/latency/);
     expect(reason({ latency: { kind: 'uniform', minMs: 9, maxMs: 1 } })).toMatch(/minMs must not exceed/);
     expect(reason({ capacity: { maxInFlight: 0 } })).toMatch(/capacity\.maxInFlight/);
+    expect(reason({ capacity: { requestsPerMinute: 1.5 } })).toMatch(/capacity\.requestsPerMinute/);
     expect(reason({ hang: { probability: -0.5 } })).toMatch(/hang\.probability/);
     expect(reason({ surprise: true })).toMatch(/surprise/);
     expect(reason('not an object')).not.toBe('accepted');
@@ -76,18 +77,21 @@ describe('fault plan merging', () => {
   it('merges sections field by field, replaces latency and clears with null', () => {
     let plan = mergeFaultPlan(DEFAULT_FAULT_PLAN, {
       errorRates: { ThrottlingException: 0.2 },
-      capacity: { maxInFlight: 4, tokensPerMinute: 1_000 },
+      capacity: { maxInFlight: 4, tokensPerMinute: 1_000, requestsPerMinute: 60 },
       latency: { kind: 'uniform', minMs: 1, maxMs: 5 },
       hang: { probability: 0.1, ms: 100 },
     });
     plan = mergeFaultPlan(plan, {
       errorRates: { InternalServerException: 0.1 },
-      capacity: { tokensPerMinute: null },
+      capacity: { tokensPerMinute: null, requestsPerMinute: 30 },
       latency: { kind: 'fixed', ms: 3 },
       hang: { ms: null },
     });
     expect(plan.errorRates).toEqual({ ThrottlingException: 0.2, InternalServerException: 0.1 });
-    expect(plan.capacity).toEqual({ maxInFlight: 4 });
+    expect(plan.capacity).toEqual({ maxInFlight: 4, requestsPerMinute: 30 });
+    expect(mergeFaultPlan(plan, { capacity: { requestsPerMinute: null } }).capacity).toEqual({
+      maxInFlight: 4,
+    });
     expect(plan.latency).toEqual({ kind: 'fixed', ms: 3 });
     expect(plan.hang).toEqual({ probability: 0.1 });
     expect(DEFAULT_FAULT_PLAN.errorRates).toEqual({});

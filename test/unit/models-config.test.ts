@@ -14,6 +14,7 @@ import {
   MODELS,
   modelSpec,
   PRIMARY_MODEL_ID,
+  quotaTokens,
   UnpricedModelError,
 } from '../../lambdas/core/models.js';
 import { ConfigError, loadConfig, panelModelsOf } from '../../lambdas/shared/config.js';
@@ -71,6 +72,17 @@ describe('the price table', () => {
         cacheWriteInputTokens: 1,
       }),
     ).toBe(110 + 1100 + 550 + 2);
+  });
+
+  it('counts quota tokens as Bedrock does: input and cache writes, output at the burndown, no cache reads', () => {
+    const usage = {
+      inputTokens: 100,
+      outputTokens: 20,
+      cacheReadInputTokens: 5_000,
+      cacheWriteInputTokens: 300,
+    };
+    expect(quotaTokens(PRIMARY_MODEL_ID, usage)).toBe(100 + 300 + 5 * 20);
+    expect(quotaTokens('amazon.nova-lite-v1:0', usage)).toBe(100 + 300 + 20);
   });
 
   it('refuses a model without a price, naming it', () => {
@@ -142,6 +154,19 @@ describe('the runtime configuration of models', () => {
       /models: model 'anthropic.claude-3-haiku-20240307-v1:0' has no entry in the price table/,
     );
     expect(() => loadConfig({ ...ENV, ANALYST_MODELS: '[1' })).toThrow(ConfigError);
+  });
+
+  it('reads per-model budgets, unlimited by default, and refuses a malformed one naming the problem', () => {
+    expect(loadConfig(ENV).MODEL_BUDGETS).toEqual({});
+    const budgets = { [PRIMARY_MODEL_ID]: { tokensPerMinute: 5_000_000, requestsPerMinute: 10_000 } };
+    expect(loadConfig({ ...ENV, MODEL_BUDGETS: JSON.stringify(budgets) }).MODEL_BUDGETS).toEqual(budgets);
+    expect(() => loadConfig({ ...ENV, MODEL_BUDGETS: JSON.stringify({ m: {} }) })).toThrow(
+      /MODEL_BUDGETS: m: a budget names tokensPerMinute, requestsPerMinute or both/,
+    );
+    expect(() =>
+      loadConfig({ ...ENV, MODEL_BUDGETS: JSON.stringify({ m: { tokensPerMinute: -1 } }) }),
+    ).toThrow(ConfigError);
+    expect(() => loadConfig({ ...ENV, MODEL_BUDGETS: '{' })).toThrow(/MODEL_BUDGETS: not a JSON object/);
   });
 
   it("lets an upload's model option replace the primary of one job, and refuses an unpriced one", () => {

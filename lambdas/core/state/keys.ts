@@ -46,3 +46,5 @@ export const OWNER_SLOTS_PREFIX = 'OWNER#';
 export const ownerSlotsPk = (owner: string) => `${OWNER_SLOTS_PREFIX}${owner}`;
 /** Sort key of an owner's running-job count. */
 export const OWNER_SLOTS_SK = 'SLOTS';
+/** Sort key of a model's shared tokens- and requests-per-minute budgets. */
+export const MODEL_BUDGET_SK = 'BUDGET';

@@ -1,13 +1,16 @@
 import type { ChunkBudget } from './chunk-budget.js';
 import type { JobGate } from './job-gate.js';
 import type { Permit, ReleaseOutcome } from './limiter-types.js';
+import type { BudgetTicket } from './token-budget.js';
 
 /**
  * What one attempt of a call holds, released by construction: declared with `using`, the
  * scope gives back on every exit (a return, a `continue`, a throw) whatever its attempt still
  * holds. Its money goes back unless the attempt was sent, when an outcome never recorded counts
  * at its worst case, as a takeover counts an intent left in flight; its permit goes back as
- * unused unless the request went out; the watch of its job's status ends.
+ * unused unless the request went out; its share of the model's token budget comes back unless
+ * the request went out, when it stays counted at its reservation; the watch of its job's status
+ * ends.
  *
  * Resources are added as they are taken, so an attempt stopped half-way gives back exactly
  * what it took. The outcome of a request that was answered or refused is recorded by
@@ -16,6 +19,7 @@ import type { Permit, ReleaseOutcome } from './limiter-types.js';
 export class AttemptScope implements Disposable {
   private reservation = 0;
   private permit: Permit | undefined;
+  private ticket: BudgetTicket | undefined;
   private unwatch: (() => void) | undefined;
   private sent = false;
 
@@ -47,14 +51,24 @@ export class AttemptScope implements Disposable {
     this.permit = permit;
   }
 
+  /** The attempt's share of its model's tokens- and requests-per-minute budget. */
+  budgeted(ticket: BudgetTicket | undefined): void {
+    this.ticket = ticket;
+  }
+
   /** The request is about to go out: from now on its money may be spent. */
   sending(): void {
     this.sent = true;
   }
 
-  /** The request was answered: its permit is free, its reservation becomes its actual cost. */
-  answered(cost: number): void {
+  /**
+   * The request was answered: its permit is free, its reservation becomes its actual cost, and
+   * its token budget what the quota counted (`quotaTokens`).
+   */
+  answered(cost: number, quotaTokens = 0): void {
     this.releasePermit();
+    this.ticket?.settle(quotaTokens);
+    this.ticket = undefined;
     this.budget.settle(this.reservation, cost);
     this.reservation = 0;
   }
@@ -62,6 +76,8 @@ export class AttemptScope implements Disposable {
   /** The request failed: nothing was billed, and a throttle tells the limiter to back off. */
   failed(throttled: boolean): void {
     this.releasePermit({ throttled });
+    this.ticket?.refund();
+    this.ticket = undefined;
     this.budget.release(this.reservation);
     this.reservation = 0;
   }
@@ -75,10 +91,12 @@ export class AttemptScope implements Disposable {
     const next = new AttemptScope(this.budget);
     next.reservation = this.reservation;
     next.permit = this.permit;
+    next.ticket = this.ticket;
     next.unwatch = this.unwatch;
     next.sent = this.sent;
     this.reservation = 0;
     this.permit = undefined;
+    this.ticket = undefined;
     this.unwatch = undefined;
     this.sent = false;
     return next;
@@ -87,6 +105,10 @@ export class AttemptScope implements Disposable {
   [Symbol.dispose](): void {
     this.unwatched();
     this.releasePermit(this.sent ? {} : { unused: true });
+    // An outcome never recorded counts at its reservation, as Bedrock's quota keeps it.
+    if (this.sent) this.ticket?.settle(this.ticket.tokens);
+    else this.ticket?.refund();
+    this.ticket = undefined;
     if (this.reservation === 0) return;
     if (this.sent) this.budget.settle(this.reservation, this.reservation);
     else this.budget.release(this.reservation);

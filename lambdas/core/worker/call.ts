@@ -16,7 +16,7 @@ import type { DocumentContext } from '../documents/document-context.js';
 import { jsonBytes } from '../json-bytes.js';
 import type { PipelineMetrics } from '../metrics/index.js';
 import type { Clause, Lane } from '../model.js';
-import { costOf, type ModelPrice } from '../models.js';
+import { costOf, type ModelPrice, quotaTokens } from '../models.js';
 import type { CallFailureKind, CallLedger, CallRef, LedgerEntry, Settlement } from '../state/call-ledger.js';
 import type { UnstartedReason } from '../state/claims.js';
 import { AttemptScope } from './attempt-scope.js';
@@ -27,6 +27,7 @@ import { classifyCallError, describeError, isThrottle } from './error-class.js';
 import type { FairKey } from './fair-queue.js';
 import type { GateReading, JobGate } from './job-gate.js';
 import type { LimiterRegistry } from './limiter-registry.js';
+import type { TokenBudgets } from './token-budget.js';
 
 /** What every call of a process shares. */
 export interface CallDeps {
@@ -36,6 +37,8 @@ export interface CallDeps {
   readonly ledger: CallLedger;
   /** Adaptive concurrency per model, shared by every chunk of the process. */
   readonly limiters?: LimiterRegistry;
+  /** Tokens- and requests-per-minute budgets per model, shared with every process. @default none */
+  readonly budgets?: TokenBudgets;
   readonly backoff: BackoffPolicy;
   readonly prices: Readonly<Record<string, ModelPrice>>;
   readonly modelTimeoutMs: number;
@@ -286,6 +289,12 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
   scope.reserved(estimate);
   // The intent goes first too, so that no permit waits on a ledger write.
   await chunk.intentOf(ctx.index);
+  // Then the model's per-minute budget, for the same worst case; a call waiting for it holds no permit.
+  const ticket = await deps.budgets
+    ?.for(s.modelId)
+    ?.acquire(worstCaseInputTokens(input) + ctx.analyst.maxTokens, stop.signal)
+    .catch(() => undefined);
+  scope.budgeted(ticket);
   const askedAt = deps.now();
   // While this call is next in line, its job's status is kept fresh (see JobGate.watch).
   const permit = await deps.limiters
@@ -420,7 +429,7 @@ async function afterAnswer(
     cacheWriteInputTokens: output.usage?.cacheWriteInputTokens ?? 0,
   };
   const cost = costOf(s.modelId, usage, deps.prices);
-  start.scope.answered(cost);
+  start.scope.answered(cost, quotaTokens(s.modelId, usage));
   s.totals.inputTokens += usage.inputTokens;
   s.totals.outputTokens += usage.outputTokens;
   s.totals.cacheReadInputTokens += usage.cacheReadInputTokens;

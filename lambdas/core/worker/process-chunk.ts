@@ -25,6 +25,7 @@ import type { LimiterRegistry } from './limiter-registry.js';
 import { Semaphore } from './semaphore.js';
 import { type AnalyzeResult, analyzeStage } from './stages/analyze.js';
 import { consolidateChunk } from './stages/consolidate.js';
+import type { TokenBudgets } from './token-budget.js';
 
 export type { Delivery, Disposition } from './disposition.js';
 export { redeliveryDelay } from './disposition.js';
@@ -56,6 +57,8 @@ export interface WorkerDeps {
   readonly signal?: AbortSignal;
   /** Adaptive concurrency per model for the whole process (realtime calls served first). */
   readonly limiters?: LimiterRegistry;
+  /** Tokens- and requests-per-minute budgets per model, shared with every process. @default unlimited */
+  readonly budgets?: TokenBudgets;
   /** Where calls, chunks and limiter windows are reported. @default none (no metrics) */
   readonly metrics?: PipelineMetrics;
 }
@@ -362,6 +365,7 @@ async function runAnalyze(
       gate,
       leaseMarginMs: Math.min(1000, deps.leaseMs / 10),
       ...(deps.limiters ? { limiters: deps.limiters } : {}),
+      ...(deps.budgets ? { budgets: deps.budgets } : {}),
       backoff: deps.backoff ?? DEFAULT_BACKOFF,
       prices: deps.prices ?? MODEL_PRICES,
       modelTimeoutMs: deps.modelTimeoutMs,
