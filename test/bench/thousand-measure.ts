@@ -131,35 +131,52 @@ export interface Pickup {
   readonly claimedAt: number;
 }
 
+/** One delivery of a chunk message to a worker slot, as the queue's client saw it (epoch ms). */
+export interface Delivery {
+  readonly jobId: string;
+  readonly chunk: number;
+  /** SQS's `SentTimestamp`: when the message was sent. */
+  readonly sentAt: number;
+  readonly receivedAt: number;
+  /** SQS's `ApproximateReceiveCount`. */
+  readonly receiveCount: number;
+  /** When the slot deleted it (the delivery's end); absent when it was left to come back. */
+  doneAt?: number;
+}
+
 const ms = (iso: string | undefined) => (iso ? Date.parse(iso) : Number.NaN);
 
 /**
- * A job's pickups from its checkpoints: an analyze stage is ready when intake has sent the
- * job's chunk messages (`fanoutCompletedAt`, the last message's send: an upper bound of the
- * first ones', so a chunk claimed before it counts 0), a consolidate stage when its analyze
- * finished; the claim is the stage's first `startedAt`. Also the slots the job's chunks held
- * (a chunk's delivery holds one from its analyze claim to its last stage's end).
+ * The pickups and the slots held, from the deliveries and each job's checkpoints: a chunk's
+ * analyze stage is ready when its message was first sent and claimed at the stage's first
+ * `startedAt`; its consolidate stage is ready when analyze finished. A delivery holds its slot
+ * from its receipt to its deletion (or, left to come back, to the chunk's last recorded end).
  */
 export function pickupsOf(
-  fanoutCompletedAt: string | undefined,
-  checkpoints: readonly Checkpoint[],
+  deliveries: readonly Delivery[],
+  checkpoints: ReadonlyMap<string, readonly Checkpoint[]>,
 ): { pickups: Pickup[]; busy: Busy[] } {
   const pickups: Pickup[] = [];
   const busy: Busy[] = [];
-  const byChunk = new Map<number, Partial<Record<Checkpoint['stage'], Checkpoint>>>();
-  for (const cp of checkpoints) byChunk.set(cp.chunk, { ...byChunk.get(cp.chunk), [cp.stage]: cp });
-  for (const { analyze, consolidate } of byChunk.values()) {
-    const started = ms(analyze?.startedAt);
-    if (Number.isFinite(started)) {
-      const ready = Math.min(ms(fanoutCompletedAt), started);
-      if (Number.isFinite(ready)) pickups.push({ stage: 'analyze', readyAt: ready, claimedAt: started });
-      const end = ms(consolidate?.finishedAt ?? analyze?.finishedAt);
-      if (Number.isFinite(end)) busy.push({ from: started, to: end });
+  const stage = (jobId: string, chunk: number, name: Checkpoint['stage']) =>
+    checkpoints.get(jobId)?.find((cp) => cp.chunk === chunk && cp.stage === name);
+  for (const d of deliveries) {
+    const analyze = stage(d.jobId, d.chunk, 'analyze');
+    const consolidate = stage(d.jobId, d.chunk, 'consolidate');
+    const end = d.doneAt ?? ms(consolidate?.finishedAt ?? analyze?.finishedAt);
+    if (Number.isFinite(end)) busy.push({ from: d.receivedAt, to: Math.max(d.receivedAt, end) });
+    const claimed = ms(analyze?.startedAt);
+    if (d.receiveCount === 1 && Number.isFinite(claimed))
+      pickups.push({ stage: 'analyze', readyAt: d.sentAt, claimedAt: Math.max(d.sentAt, claimed) });
+  }
+  for (const cps of checkpoints.values()) {
+    for (const c of cps) {
+      if (c.stage !== 'consolidate') continue;
+      const done = ms(stage(c.jobId, c.chunk, 'analyze')?.finishedAt);
+      const next = ms(c.startedAt);
+      if (Number.isFinite(done) && Number.isFinite(next))
+        pickups.push({ stage: 'consolidate', readyAt: done, claimedAt: Math.max(done, next) });
     }
-    const done = ms(analyze?.finishedAt);
-    const next = ms(consolidate?.startedAt);
-    if (Number.isFinite(done) && Number.isFinite(next))
-      pickups.push({ stage: 'consolidate', readyAt: done, claimedAt: Math.max(done, next) });
   }
   return { pickups, busy };
 }

@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import type { ReceiveMessageCommandOutput, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ANALYST_IDS } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
@@ -18,6 +19,7 @@ import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { cpuSecondsOf, findPid, standInProcess } from './pipeline.js';
+import type { Delivery } from './thousand-measure.js';
 
 /** Where the bench finds contracts: CUAD's training set and the development set, beside the project. */
 export const CUAD_DIRS = ['cuad-train/contracts', 'corpus/contracts'].map((d) =>
@@ -113,6 +115,52 @@ export function watchDb(db: DynamoDBDocumentClient): DbWatch {
   return watch;
 }
 
+/**
+ * Every delivery of a chunk message on `queueUrl`, as the client received and deleted it:
+ * read from the requests and answers the SDK client already makes (ReceiveMessage with its
+ * system attributes, DeleteMessageBatch), nothing added to the worker's path.
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_ReceiveMessage.html
+ * (`SentTimestamp`, `ApproximateReceiveCount`, epoch milliseconds).
+ */
+export function watchDeliveries(sqs: SQSClient, queueUrl: string): Delivery[] {
+  const deliveries: Delivery[] = [];
+  const open = new Map<string, Delivery>();
+  sqs.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { QueueUrl?: string; Entries?: { ReceiptHandle?: string }[] };
+      const result = await next(args);
+      if (input.QueueUrl !== queueUrl) return result;
+      const now = Date.now();
+      if (context.commandName === 'ReceiveMessageCommand') {
+        for (const m of (result.output as ReceiveMessageCommandOutput).Messages ?? []) {
+          const body = JSON.parse(m.Body ?? '{}') as { jobId?: string; chunk?: number };
+          if (!m.ReceiptHandle || body.jobId === undefined || body.chunk === undefined) continue;
+          const d: Delivery = {
+            jobId: body.jobId,
+            chunk: body.chunk,
+            sentAt: Number(m.Attributes?.SentTimestamp ?? now),
+            receivedAt: now,
+            receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 1),
+          };
+          deliveries.push(d);
+          open.set(m.ReceiptHandle, d);
+        }
+      } else if (context.commandName === 'DeleteMessageBatchCommand') {
+        for (const e of input.Entries ?? []) {
+          const d = e.ReceiptHandle ? open.get(e.ReceiptHandle) : undefined;
+          if (d && e.ReceiptHandle) {
+            d.doneAt = now;
+            open.delete(e.ReceiptHandle);
+          }
+        }
+      }
+      return result;
+    },
+    { step: 'initialize', name: 'thousandBenchDeliveries' },
+  );
+  return deliveries;
+}
+
 /** A process's peak resident memory (VmHWM, MB) and CPU seconds, from /proc. */
 export interface ProcessFigures {
   readonly pid: number;
@@ -137,6 +185,8 @@ export interface BenchStack {
   readonly pipeline: LocalPipeline;
   readonly standIn: Awaited<ReturnType<typeof standInProcess>>;
   readonly watch: DbWatch;
+  /** The realtime lane's chunk deliveries. */
+  readonly deliveries: Delivery[];
   readonly motoPid: number | undefined;
   /** The bench's own client, so its reads are not counted as the pipeline's. */
   readonly reader: DynamoDBDocumentClient;
@@ -168,6 +218,7 @@ export async function startBenchStack(
     pipeline,
     standIn,
     watch: watchDb(pipeline.clients.db),
+    deliveries: watchDeliveries(pipeline.clients.sqs, stack.resources.queueUrls.realtime),
     motoPid,
     reader: stack.clients.documents,
     async stop() {

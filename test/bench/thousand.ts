@@ -21,12 +21,12 @@
  */
 import { parseArgs } from 'node:util';
 import { costOf } from '../../lambdas/core/models.js';
+import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { checkJob, checkRepeats, checkSpend, type Violation } from '../soak/checks.js';
 import { factsOf } from '../soak/soak.js';
 import {
   firstFindingMs,
-  type Pickup,
   type PlannedUpload,
   pickupLatency,
   pickupsOf,
@@ -88,6 +88,8 @@ export interface ScenarioResult {
   readonly violationCount: number;
   readonly violations: Violation[];
   readonly pickupMs: ReturnType<typeof pickupLatency>;
+  /** A chunk message's first delivery: sent → received by a slot. */
+  readonly queueWaitMs: Spread;
   readonly checkpointWriteMs: Spread;
   readonly checkpointTransactionMs: Spread;
   /** Per owner (0 hot, 1.. quiet), and `quiet` for the quiet owners together: seconds. */
@@ -161,8 +163,7 @@ async function account(b: BenchStack, tracked: readonly Tracked[]) {
   const violations: Violation[] = [];
   const statuses: Record<string, number> = {};
   const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, notRun: 0 };
-  const pickups: Pickup[] = [];
-  const busy: { from: number; to: number }[] = [];
+  const checkpoints = new Map<string, Checkpoint[]>();
   const owners = new Map<string, { jobs: number; first: number[]; report: number[] }>();
   let recordedMicros = 0;
   for (const t of tracked) {
@@ -187,9 +188,7 @@ async function account(b: BenchStack, tracked: readonly Tracked[]) {
       calls.cancelled += c.callsCancelled;
       calls.notRun += c.callsNotRun;
     }
-    const p = pickupsOf(f.job?.fanoutCompletedAt, f.checkpoints);
-    pickups.push(...p.pickups);
-    busy.push(...p.busy);
+    checkpoints.set(t.jobId, [...f.checkpoints]);
     for (const key of [String(t.upload.owner), ...(t.upload.owner === 0 ? [] : ['quiet'])]) {
       const o = owners.get(key) ?? { jobs: 0, first: [], report: [] };
       owners.set(key, o);
@@ -205,7 +204,7 @@ async function account(b: BenchStack, tracked: readonly Tracked[]) {
       { jobs: o.jobs, firstFinding: seconds(o.first), report: seconds(o.report) },
     ]),
   );
-  return { violations, statuses, calls, pickups, busy, byOwner, recordedMicros };
+  return { violations, statuses, calls, checkpoints, byOwner, recordedMicros };
 }
 
 /** One scenario: the uploads on a fresh stack, to the end of every job, then every figure. */
@@ -244,6 +243,7 @@ export async function runScenario(
     }
     const a = await account(b, tracked);
     const repeats = checkRepeats(books.successes, 0);
+    const { pickups, busy } = pickupsOf(b.deliveries, a.checkpoints);
     const slots =
       b.stack.topology.queues.realtime.maxConcurrency * b.stack.topology.queues.realtime.batchSize;
     return {
@@ -259,7 +259,10 @@ export async function runScenario(
         0,
         50,
       ),
-      pickupMs: pickupLatency(a.pickups, a.busy, slots),
+      pickupMs: pickupLatency(pickups, busy, slots),
+      queueWaitMs: spread(
+        b.deliveries.filter((d) => d.receiveCount === 1).map((d) => d.receivedAt - d.sentAt),
+      ),
       checkpointWriteMs: spread(b.watch.checkpointWriteMs),
       checkpointTransactionMs: spread(b.watch.checkpointTransactionMs),
       byOwner: a.byOwner,
@@ -340,7 +343,7 @@ export function formatThousand(r: ThousandResult): string {
       .map((v) => `\n    ${v.check}: ${v.jobId}: ${v.detail}`)
       .join('')}`,
     `  pickup while a slot was free       analyze ${s3(c.pickupMs.analyze.free, 0)} ms p50/95/99 (n ${c.pickupMs.analyze.free.n}); consolidate ${s3(c.pickupMs.consolidate.free, 0)} ms`,
-    `  pickup, ready → claimed            analyze ${s3(c.pickupMs.analyze.whole, 0)} ms; consolidate ${s3(c.pickupMs.consolidate.whole, 0)} ms`,
+    `  pickup, ready → claimed            analyze ${s3(c.pickupMs.analyze.whole, 0)} ms (sent → received ${s3(c.queueWaitMs, 0)}); consolidate ${s3(c.pickupMs.consolidate.whole, 0)} ms`,
     `  checkpoint write (ms p50/95/99)    ${s3(c.checkpointWriteMs)} (n ${c.checkpointWriteMs.n}); in a transaction ${s3(c.checkpointTransactionMs)} (n ${c.checkpointTransactionMs.n})`,
     ...ownerRows(c, r.alone),
     `  quiet in the crowd ÷ alone         first finding p50 ${f(q.firstFindingP50, 2)}, p95 ${f(q.firstFindingP95, 2)}; report p50 ${f(q.reportP50, 2)}, p95 ${f(q.reportP95, 2)}`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import {
+  type Delivery,
   firstFindingMs,
   freeTime,
   occupancy,
@@ -97,37 +98,43 @@ describe('occupancy and freeTime', () => {
 });
 
 describe('pickupsOf and pickupLatency', () => {
-  const checkpoints = [
+  const list = [
     cp(0, 'analyze', { startedAt: iso(100), finishedAt: iso(1000) }),
     cp(0, 'consolidate', { startedAt: iso(1010), finishedAt: iso(1050) }),
     cp(1, 'analyze', { startedAt: iso(2000), finishedAt: iso(2500) }),
     cp(1, 'consolidate', { startedAt: iso(2530), finishedAt: iso(2600) }),
-    // Never claimed: no pickup.
     cp(2, 'analyze', { status: 'pending' }),
     cp(2, 'consolidate', { status: 'pending' }),
   ];
+  const checkpoints = new Map([['j-1', list]]);
+  const deliveries: Delivery[] = [
+    { jobId: 'j-1', chunk: 0, sentAt: T0, receivedAt: T0 + 50, receiveCount: 1, doneAt: T0 + 1100 },
+    // Not deleted (left to come back): its slot is held to the chunk's last recorded end.
+    { jobId: 'j-1', chunk: 1, sentAt: T0 + 300, receivedAt: T0 + 1900, receiveCount: 1 },
+    // A second delivery of a chunk never claimed: neither a pickup nor a known end.
+    { jobId: 'j-1', chunk: 2, sentAt: T0 + 400, receivedAt: T0 + 2700, receiveCount: 2 },
+  ];
 
-  it('takes a chunk ready when its messages were out, and its consolidate when analyze finished', () => {
-    const { pickups, busy } = pickupsOf(iso(300), checkpoints);
+  it('takes a chunk ready when its message was sent, and its consolidate when analyze finished', () => {
+    const { pickups, busy } = pickupsOf(deliveries, checkpoints);
     expect(pickups).toEqual([
-      // Claimed before fanout was recorded: ready at its claim, a wait of 0.
-      { stage: 'analyze', readyAt: T0 + 100, claimedAt: T0 + 100 },
-      { stage: 'consolidate', readyAt: T0 + 1000, claimedAt: T0 + 1010 },
+      { stage: 'analyze', readyAt: T0, claimedAt: T0 + 100 },
       { stage: 'analyze', readyAt: T0 + 300, claimedAt: T0 + 2000 },
+      { stage: 'consolidate', readyAt: T0 + 1000, claimedAt: T0 + 1010 },
       { stage: 'consolidate', readyAt: T0 + 2500, claimedAt: T0 + 2530 },
     ]);
     expect(busy).toEqual([
-      { from: T0 + 100, to: T0 + 1050 },
-      { from: T0 + 2000, to: T0 + 2600 },
+      { from: T0 + 50, to: T0 + 1100 },
+      { from: T0 + 1900, to: T0 + 2600 },
     ]);
   });
 
   it('counts a wait only while a slot was free', () => {
-    const { pickups, busy } = pickupsOf(iso(300), checkpoints);
-    // One slot: chunk 1 waited 300 → 2000, of which 300 → 1050 with the slot held by chunk 0.
+    const { pickups, busy } = pickupsOf(deliveries, checkpoints);
+    // One slot: chunk 1 waited 300 → 2000, free only from 1100 to 1900; chunk 0 from 0 to 50.
     const one = pickupLatency(pickups, busy, 1);
-    expect(one.analyze.whole).toEqual({ n: 2, p50: 0, p95: 1700, p99: 1700 });
-    expect(one.analyze.free).toEqual({ n: 2, p50: 0, p95: 950, p99: 950 });
+    expect(one.analyze.whole).toEqual({ n: 2, p50: 100, p95: 1700, p99: 1700 });
+    expect(one.analyze.free).toEqual({ n: 2, p50: 50, p95: 800, p99: 800 });
     // The consolidate stages waited with their own chunk's slot held: never a free slot.
     expect(one.consolidate.free.p99).toBe(0);
     expect(one.consolidate.whole.p99).toBe(30);
@@ -137,11 +144,11 @@ describe('pickupsOf and pickupLatency', () => {
   });
 
   it('firstFindingMs is the first chunk consolidated after the upload, or undefined', () => {
-    expect(firstFindingMs(T0, checkpoints)).toBe(1050);
+    expect(firstFindingMs(T0, list)).toBe(1050);
     expect(
       firstFindingMs(
         T0,
-        checkpoints.filter((c) => c.stage === 'analyze'),
+        list.filter((c) => c.stage === 'analyze'),
       ),
     ).toBeUndefined();
   });
