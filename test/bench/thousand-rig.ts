@@ -92,7 +92,13 @@ function checkpointWrite(
   return undefined;
 }
 
-/** Counts the client's requests and times its checkpoint writes around the whole SDK call (retries included). */
+/**
+ * Counts the client's requests and times its checkpoint writes around the whole SDK call
+ * (retries included). The pipeline's metrics port (`lambdas/core/metrics`) has no event for a
+ * checkpoint write (calls, attempts, chunks, jobs, holds, limiter windows), and one per write
+ * would put a sample on every claim and heartbeat; a middleware on the bench's side of the
+ * client measures the same call without touching the worker.
+ */
 export function watchDb(db: DynamoDBDocumentClient): DbWatch {
   const watch: DbWatch = { byCommand: new Map(), checkpointWriteMs: [], checkpointTransactionMs: [] };
   db.middlewareStack.add(
