@@ -85,6 +85,10 @@ export interface ScenarioResult {
   };
   readonly callsAnswered: number;
   readonly billedTwice: number;
+  /** Jobs that spent over their ceiling, and the stand-in's bill against what the jobs recorded (µ$). */
+  readonly overCeiling: number;
+  readonly billedMicros: number;
+  readonly recordedMicros: number;
   readonly violationCount: number;
   readonly violations: Violation[];
   readonly pickupMs: ReturnType<typeof pickupLatency>;
@@ -253,6 +257,9 @@ export async function runScenario(
       calls: a.calls,
       callsAnswered: answered,
       billedTwice: repeats.repeated,
+      overCeiling: a.violations.filter((v) => v.check === 'ceiling').length,
+      billedMicros: billed,
+      recordedMicros: a.recordedMicros,
       // The first 50 named; the count is what matters at this scale.
       violationCount: a.violations.length + repeats.violations.length,
       violations: [...a.violations, ...repeats.violations, ...checkSpend(billed, a.recordedMicros)].slice(
@@ -338,6 +345,7 @@ export function formatThousand(r: ThousandResult): string {
       .join(', ')}`,
     `  calls                              planned ${k.planned} = done ${k.done} + failed ${k.failed} + skipped ${k.skipped} + cancelled ${k.cancelled} + not run ${k.notRun}; answered ${c.callsAnswered}`,
     `  billed twice                       ${c.billedTwice}`,
+    `  spend                              ${c.overCeiling} job(s) over the ceiling; billed ${c.billedMicros} µ$, recorded ${c.recordedMicros} µ$`,
     `  violations (accounting, ceilings)  ${c.violationCount}${c.violations
       .slice(0, 5)
       .map((v) => `\n    ${v.check}: ${v.jobId}: ${v.detail}`)
