@@ -97,7 +97,7 @@ export interface ScenarioResult {
   readonly checkpointWriteMs: Spread;
   readonly checkpointTransactionMs: Spread;
   /** Per owner (0 hot, 1.. quiet), and `quiet` for the quiet owners together: seconds. */
-  readonly byOwner: Record<string, { jobs: number; firstFinding: Spread; report: Spread }>;
+  readonly byOwner: Record<string, { jobs: number; recorded: Spread; firstFinding: Spread; report: Spread }>;
   readonly processes: Record<string, ProcessFigures>;
   readonly dynamoRequestsPerCall: number;
   readonly dynamoByCommand: Record<string, number>;
@@ -168,7 +168,7 @@ async function account(b: BenchStack, tracked: readonly Tracked[]) {
   const statuses: Record<string, number> = {};
   const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, notRun: 0 };
   const checkpoints = new Map<string, Checkpoint[]>();
-  const owners = new Map<string, { jobs: number; first: number[]; report: number[] }>();
+  const owners = new Map<string, { jobs: number; recorded: number[]; first: number[]; report: number[] }>();
   let recordedMicros = 0;
   for (const t of tracked) {
     if (!t.jobId || t.uploadedAt === undefined) {
@@ -194,9 +194,10 @@ async function account(b: BenchStack, tracked: readonly Tracked[]) {
     }
     checkpoints.set(t.jobId, [...f.checkpoints]);
     for (const key of [String(t.upload.owner), ...(t.upload.owner === 0 ? [] : ['quiet'])]) {
-      const o = owners.get(key) ?? { jobs: 0, first: [], report: [] };
+      const o = owners.get(key) ?? { jobs: 0, recorded: [], first: [], report: [] };
       owners.set(key, o);
       o.jobs++;
+      if (f.job?.createdAt) o.recorded.push(Date.parse(f.job.createdAt) - t.uploadedAt);
       const first = firstFindingMs(t.uploadedAt, f.checkpoints);
       if (first !== undefined) o.first.push(first);
       if (f.job?.finalizedAt) o.report.push(Date.parse(f.job.finalizedAt) - t.uploadedAt);
@@ -205,7 +206,12 @@ async function account(b: BenchStack, tracked: readonly Tracked[]) {
   const byOwner = Object.fromEntries(
     [...owners].map(([k, o]) => [
       k,
-      { jobs: o.jobs, firstFinding: seconds(o.first), report: seconds(o.report) },
+      {
+        jobs: o.jobs,
+        recorded: seconds(o.recorded),
+        firstFinding: seconds(o.first),
+        report: seconds(o.report),
+      },
     ]),
   );
   return { violations, statuses, calls, checkpoints, byOwner, recordedMicros };
@@ -318,12 +324,14 @@ const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 const s3 = (s: Spread, d = 1) => `${f(s.p50, d)} / ${f(s.p95, d)} / ${f(s.p99, d)}`;
 
 function ownerRows(crowd: ScenarioResult, alone: ScenarioResult): string[] {
-  const rows = ['  owner          jobs   first finding p50 / p95 (s)   report p50 / p95 (s)'];
+  const rows = [
+    '  owner          jobs   recorded by intake p50 / p95 (s)   first finding p50 / p95 (s)   report p50 / p95 (s)',
+  ];
   const keys = Object.keys(crowd.byOwner).sort((a, b) =>
     a === 'quiet' ? 1 : b === 'quiet' ? -1 : Number(a) - Number(b),
   );
-  const row = (label: string, r: { jobs: number; firstFinding: Spread; report: Spread }) =>
-    `  ${label.padEnd(14)} ${String(r.jobs).padStart(4)}   ${`${f(r.firstFinding.p50)} / ${f(r.firstFinding.p95)}`.padEnd(28)}  ${f(r.report.p50)} / ${f(r.report.p95)}`;
+  const row = (label: string, r: ScenarioResult['byOwner'][string]) =>
+    `  ${label.padEnd(14)} ${String(r.jobs).padStart(4)}   ${`${f(r.recorded.p50)} / ${f(r.recorded.p95)}`.padEnd(33)}  ${`${f(r.firstFinding.p50)} / ${f(r.firstFinding.p95)}`.padEnd(28)}  ${f(r.report.p50)} / ${f(r.report.p95)}`;
   for (const k of keys) {
     const r = crowd.byOwner[k];
     if (r) rows.push(row(k === '0' ? 'hot' : k === 'quiet' ? 'quiet (all 9)' : `quiet ${k}`, r));
