@@ -117,7 +117,7 @@ export async function standInProcess(
 }
 
 /** CPU seconds (user + system) a process has used, from /proc. */
-function cpuSecondsOf(pid: number): number {
+export function cpuSecondsOf(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -126,7 +126,8 @@ function cpuSecondsOf(pid: number): number {
   }
 }
 
-async function findPid(pattern: string): Promise<number | undefined> {
+/** The first process whose command line matches `pattern` (pgrep -f). */
+export async function findPid(pattern: string): Promise<number | undefined> {
   const child = spawn('pgrep', ['-f', pattern], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => {

@@ -2,11 +2,15 @@
  * `npm run bench`: a plain queue of model calls as the bar, the pipeline under load (three contract sizes, then ten jobs at once), then
  * the adaptive limiter against the stand-in's capacity model, alone and as four processes
  * sharing one model's limit, then four processes sharing one model's tokens- and
- * requests-per-minute budgets against a stand-in that enforces them. Figures only; nothing here
- * asserts a time (machines are shared and noisy). The stand-in's own throughput is measured
- * by `npm run bench:standin`.
+ * requests-per-minute budgets against a stand-in that enforces them; a thousand small jobs from
+ * ten owners, one of them hot (`thousand`, `--jobs N`, default 1,000), and a burst of tiny
+ * uploads (`thousand-burst`, `--burst N`, default 5,000), both left out of a plain `npm run bench`
+ * for their length. Figures only; nothing here asserts a time (machines are shared and noisy).
+ * The stand-in's own throughput is measured by `npm run bench:standin`.
  *
  *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,limiter,fleet,tpm,hostile,agreement]
+ *   npm run bench -- --only thousand [--jobs 1000]
+ *   npm run bench -- --only thousand-burst [--burst 5000]
  */
 import { parseArgs } from 'node:util';
 import { runAgreementBench } from './agreement.js';
@@ -23,11 +27,17 @@ import {
   SMALL_CONTRACT,
 } from './pipeline.js';
 import { formatPlainQueueBench, runPlainQueueBench } from './plain-queue.js';
+import { formatThousand, runThousand, thousandOptions } from './thousand.js';
+import { BURST_DEFAULTS, formatBurst, runBurst } from './thousand-burst.js';
 import { formatTpmBench, runTpmBench } from './tpm.js';
 
-const { values } = parseArgs({ options: { only: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { only: { type: 'string' }, jobs: { type: 'string' }, burst: { type: 'string' } },
+});
 const only = values.only ? new Set(values.only.split(',')) : undefined;
 const want = (name: string) => !only || only.has(name);
+/** Scenarios too long for a plain run: only when named. */
+const named = (name: string) => only?.has(name) ?? false;
 
 if (want('baseline')) {
   console.log('\n== the bar: a plain queue, one request per model call (no ledger, ceiling or checkpoints)');
@@ -93,4 +103,23 @@ if (want('agreement')) {
   console.log(
     (await runAgreementBench()) ?? 'skipped: the development set (../shared/corpus/contracts) is not here',
   );
+}
+
+if (named('thousand')) {
+  console.log('\n== a thousand small jobs from ten owners, one of them hot; then one quiet owner alone');
+  const result = await runThousand(
+    thousandOptions(values.jobs ? ['--jobs', values.jobs] : [], (line) => console.error(line)),
+  );
+  console.log(formatThousand(result));
+  console.log(JSON.stringify(result));
+}
+
+if (named('thousand-burst')) {
+  const uploads = values.burst === undefined ? BURST_DEFAULTS.uploads : Number(values.burst);
+  if (!Number.isInteger(uploads) || uploads < 1)
+    throw new RangeError(`--burst must be a whole number ≥ 1; got '${values.burst}'`);
+  console.log(`\n== a burst of ${uploads} tiny uploads: every one recorded and waiting or started`);
+  const result = await runBurst({ ...BURST_DEFAULTS, uploads, log: (line) => console.error(line) });
+  console.log(formatBurst(result));
+  console.log(JSON.stringify(result));
 }

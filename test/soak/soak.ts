@@ -20,7 +20,9 @@ import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js
 import { costOf } from '../../lambdas/core/models.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job, Jobs } from '../../lambdas/core/state/jobs.js';
+import type { RuntimeClients } from '../../lambdas/shared/runtime.js';
+import type { ProvisionedResources } from '../../localstack/provision.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { seededRandom } from '../helpers/random.js';
 import {
@@ -208,7 +210,11 @@ async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: OwnerProb
       continue;
     }
     for (const e of t.actionErrors) violations.push({ jobId: t.jobId, check: 'action', detail: e });
-    const facts = await factsOf(rig, t.jobId, t.cancelled);
+    const facts = await factsOf(
+      { clients: rig.pipeline.clients, resources: rig.resources, jobs: rig.jobs },
+      t.jobId,
+      t.cancelled,
+    );
     violations.push(...checkJob(facts));
     const { job, report } = facts;
     // The clauses findings-as-they-happen can give: those of the chunks that consolidated.
@@ -234,11 +240,18 @@ async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: OwnerProb
   return { violations, endStates, calls, redeliveries, recordedMicros, uploadToReport };
 }
 
+/** Where {@link factsOf} reads: the clients, the stack's resources and its jobs. */
+export interface FactsSource {
+  readonly clients: Pick<RuntimeClients, 'db' | 's3'>;
+  readonly resources: ProvisionedResources;
+  readonly jobs: Jobs;
+}
+
 /** What the table and the results bucket hold about one job at the end. */
-async function factsOf(rig: Rig, jobId: string, cancelled: boolean): Promise<JobFacts> {
-  const { db, s3 } = rig.pipeline.clients;
-  const r = rig.resources;
-  const job = await rig.jobs.find(jobId);
+export async function factsOf(at: FactsSource, jobId: string, cancelled: boolean): Promise<JobFacts> {
+  const { db, s3 } = at.clients;
+  const r = at.resources;
+  const job = await at.jobs.find(jobId);
   let report: Report | undefined;
   if (job?.reportKey) {
     const object = await s3.send(new GetObjectCommand({ Bucket: r.resultsBucket, Key: job.reportKey }));
