@@ -9,8 +9,8 @@
  * The stand-in's own throughput is measured by `npm run bench:standin`.
  *
  *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,limiter,fleet,tpm,hostile,agreement]
- *   npm run bench -- --only thousand [--jobs 1000]
- *   npm run bench -- --only thousand-burst [--burst 5000]
+ *   npm run bench -- --only thousand [--jobs 1000] [--max-jobs-per-owner N]
+ *   npm run bench -- --only thousand-burst [--burst 5000] [--max-jobs-per-owner N]
  */
 import { parseArgs } from 'node:util';
 import { runAgreementBench } from './agreement.js';
@@ -32,7 +32,12 @@ import { BURST_DEFAULTS, formatBurst, runBurst } from './thousand-burst.js';
 import { formatTpmBench, runTpmBench } from './tpm.js';
 
 const { values } = parseArgs({
-  options: { only: { type: 'string' }, jobs: { type: 'string' }, burst: { type: 'string' } },
+  options: {
+    only: { type: 'string' },
+    jobs: { type: 'string' },
+    burst: { type: 'string' },
+    'max-jobs-per-owner': { type: 'string' },
+  },
 });
 const only = values.only ? new Set(values.only.split(',')) : undefined;
 const want = (name: string) => !only || only.has(name);
@@ -108,7 +113,13 @@ if (want('agreement')) {
 if (named('thousand')) {
   console.log('\n== a thousand small jobs from ten owners, one of them hot; then one quiet owner alone');
   const result = await runThousand(
-    thousandOptions(values.jobs ? ['--jobs', values.jobs] : [], (line) => console.error(line)),
+    thousandOptions(
+      [
+        ...(values.jobs ? ['--jobs', values.jobs] : []),
+        ...(values['max-jobs-per-owner'] ? ['--max-jobs-per-owner', values['max-jobs-per-owner']] : []),
+      ],
+      (line) => console.error(line),
+    ),
   );
   console.log(formatThousand(result));
   console.log(JSON.stringify(result));
@@ -119,7 +130,17 @@ if (named('thousand-burst')) {
   if (!Number.isInteger(uploads) || uploads < 1)
     throw new RangeError(`--burst must be a whole number ≥ 1; got '${values.burst}'`);
   console.log(`\n== a burst of ${uploads} tiny uploads: every one recorded and waiting or started`);
-  const result = await runBurst({ ...BURST_DEFAULTS, uploads, log: (line) => console.error(line) });
+  const cap = Number(values['max-jobs-per-owner'] ?? 0);
+  if (!Number.isInteger(cap) || cap < 0)
+    throw new RangeError(
+      `--max-jobs-per-owner must be a whole number ≥ 0; got '${values['max-jobs-per-owner']}'`,
+    );
+  const result = await runBurst({
+    ...BURST_DEFAULTS,
+    uploads,
+    maxJobsPerOwner: cap,
+    log: (line) => console.error(line),
+  });
   console.log(formatBurst(result));
   console.log(JSON.stringify(result));
 }

@@ -31,6 +31,8 @@ export interface BurstOptions {
   readonly latencyMs: number;
   readonly capacity: number;
   readonly maxMinutes: number;
+  /** Jobs one owner runs at once, the rest `queued` (admission control; 0: no cap). */
+  readonly maxJobsPerOwner: number;
   readonly log: (line: string) => void;
 }
 
@@ -42,6 +44,7 @@ export const BURST_DEFAULTS: Omit<BurstOptions, 'log'> = {
   latencyMs: 200,
   capacity: 48,
   maxMinutes: 30,
+  maxJobsPerOwner: 0,
 };
 
 /** Runs `work` over `items`, `width` at a time. */
@@ -104,7 +107,7 @@ export async function runBurst(o: BurstOptions) {
   const [tiny] = await shortestContracts(1, 1, 200);
   if (!tiny) throw new Error('no contract to upload: neither CUAD nor the fixtures were found');
   const plan = planUploads(o.uploads, o.owners, o.hotShare, 0, [tiny.file]);
-  const b = await startBenchStack(o.latencyMs, o.capacity, o.log);
+  const b = await startBenchStack(o.latencyMs, o.capacity, o.log, o.maxJobsPerOwner);
   try {
     const started = Date.now();
     const ids: string[] = [];

@@ -199,10 +199,12 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
+/** @param maxJobsPerOwner jobs one owner runs at once, the rest `queued` (0: no cap) */
 export async function startBenchStack(
   latencyMs: number,
   capacity: number,
   log: (line: string) => void,
+  maxJobsPerOwner = 0,
 ): Promise<BenchStack> {
   const standIn = await standInProcess({
     latency: { kind: 'fixed', ms: latencyMs },
@@ -215,7 +217,7 @@ export async function startBenchStack(
     bedrockEndpoint: standIn.url,
     topology: stack.topology,
     resources: stack.resources,
-    settings: { ...LOCAL_RUN_DEFAULTS, limiterInitial: 10 },
+    settings: { ...LOCAL_RUN_DEFAULTS, limiterInitial: 10, maxJobsPerOwner },
     batchWorkers: 0,
     log,
   });

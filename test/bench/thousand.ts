@@ -56,6 +56,8 @@ export interface ThousandOptions {
   readonly contracts: number;
   /** No job is waited for past this. */
   readonly maxMinutes: number;
+  /** Jobs one owner runs at once, the rest `queued` until one ends (admission control; 0: no cap). */
+  readonly maxJobsPerOwner: number;
   readonly log: (line: string) => void;
 }
 
@@ -68,6 +70,7 @@ export const THOUSAND_DEFAULTS: Omit<ThousandOptions, 'log'> = {
   capacity: 48,
   contracts: 30,
   maxMinutes: 60,
+  maxJobsPerOwner: 0,
 };
 
 /** One scenario's figures. */
@@ -222,7 +225,7 @@ export async function runScenario(
   o: ThousandOptions,
   uploads: readonly PlannedUpload[],
 ): Promise<ScenarioResult> {
-  const b = await startBenchStack(o.latencyMs, o.capacity, o.log);
+  const b = await startBenchStack(o.latencyMs, o.capacity, o.log, o.maxJobsPerOwner);
   try {
     const cpuBefore = process.cpuUsage();
     const started = Date.now();
@@ -346,7 +349,7 @@ export function formatThousand(r: ThousandResult): string {
   const q = r.quietCrowdOverAlone;
   const k = c.calls;
   return [
-    `thousand: ${c.jobs} jobs, ${r.options.owners} owners (${Math.round(r.options.hotShare * 100)} % hot), ${r.contracts.count} contracts of ${f(r.contracts.meanCalls, 0)} calls on average; stand-in ${r.options.latencyMs} ms, ${r.options.capacity} in flight`,
+    `thousand: ${c.jobs} jobs, ${r.options.owners} owners (${Math.round(r.options.hotShare * 100)} % hot), ${r.contracts.count} contracts of ${f(r.contracts.meanCalls, 0)} calls on average; stand-in ${r.options.latencyMs} ms, ${r.options.capacity} in flight; ${r.options.maxJobsPerOwner > 0 ? `at most ${r.options.maxJobsPerOwner} jobs per owner at once` : 'no cap per owner'}`,
     `  wall time                          ${f(c.seconds)} s (alone: ${f(r.alone.seconds)} s)`,
     `  job status                         ${Object.entries(c.statuses)
       .map(([s, n]) => `${n} ${s}`)
@@ -379,12 +382,13 @@ export function thousandOptions(argv: readonly string[], log: (line: string) => 
       jobs: { type: 'string' },
       'upload-seconds': { type: 'string' },
       'max-minutes': { type: 'string' },
+      'max-jobs-per-owner': { type: 'string' },
     },
   });
-  const num = (name: string, raw: unknown, fallback: number) => {
+  const num = (name: string, raw: unknown, fallback: number, min = 1) => {
     const n = raw === undefined ? fallback : Number(raw);
-    if (!Number.isInteger(n) || n < 1)
-      throw new RangeError(`--${name} must be a whole number ≥ 1; got '${String(raw)}'`);
+    if (!Number.isInteger(n) || n < min)
+      throw new RangeError(`--${name} must be a whole number ≥ ${min}; got '${String(raw)}'`);
     return n;
   };
   return {
@@ -392,6 +396,7 @@ export function thousandOptions(argv: readonly string[], log: (line: string) => 
     jobs: num('jobs', values.jobs, THOUSAND_DEFAULTS.jobs),
     uploadSeconds: num('upload-seconds', values['upload-seconds'], THOUSAND_DEFAULTS.uploadSeconds),
     maxMinutes: num('max-minutes', values['max-minutes'], THOUSAND_DEFAULTS.maxMinutes),
+    maxJobsPerOwner: num('max-jobs-per-owner', values['max-jobs-per-owner'], 0, 0),
     log,
   };
 }
