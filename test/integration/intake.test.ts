@@ -255,7 +255,7 @@ describe('a job cancelled while intake reads it', () => {
       callsPlanned: 220,
       sha256: 'abc',
       bytes: 10,
-      format: 'txt',
+      format: 'txt' as const,
     };
     const base = {
       lane: 'realtime' as const,

@@ -17,7 +17,14 @@ const table = stack.resources.tableName;
 const jobs = new Jobs(db, table);
 const slots = new OwnerSlots(db, table);
 const holds = new JobHolds(db, table);
-const plan = { chunkCount: 2, clauseCount: 4, callsPlanned: 44, sha256: 'ab', bytes: 10, format: 'txt' };
+const plan = {
+  chunkCount: 2,
+  clauseCount: 4,
+  callsPlanned: 44,
+  sha256: 'ab',
+  bytes: 10,
+  format: 'txt' as const,
+};
 let n = 0;
 
 /** A new job of `owner`, in status intake. */

@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PanelModels } from '../analysts/panel-models.js';
 import type { Lane } from '../contracts.js';
+import type { DocumentFormat } from '../documents/formats.js';
 import type { CostQuote } from '../intake/quote.js';
 import type { JobRejection } from '../intake/rejections.js';
 import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
@@ -50,7 +51,8 @@ export interface Job {
   readonly etag?: string;
   readonly sha256?: string;
   readonly bytes?: number;
-  readonly format?: string;
+  /** The format intake read the document as (the registry's id). */
+  readonly format?: DocumentFormat;
   readonly analysts: readonly string[];
   /**
    * Who submitted the job: the API caller's ARN, or for a direct S3 upload the uploader's
