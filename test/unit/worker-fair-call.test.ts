@@ -2,12 +2,7 @@
  * A call waits for its model's permit as its job's owner: while another owner's calls fill the
  * line, a call of a second owner's job is granted the next free permit.
  */
-import {
-  BedrockRuntimeClient,
-  ConverseCommand,
-  type ConverseCommandInput,
-  type ConverseCommandOutput,
-} from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
@@ -18,8 +13,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { analystById } from '../../lambdas/core/analysts/index.js';
-import type { Clause } from '../../lambdas/core/model.js';
 import { MODEL_PRICES, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { Allotments } from '../../lambdas/core/state/allotments.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
@@ -32,60 +25,13 @@ import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
 import { type AnalyzeDeps, chunkCalls } from '../../lambdas/core/worker/stages/analyze.js';
+import { clause, emptyAssessments, liability, NOW, oneCallJob, TABLE } from '../helpers/one-call-job.js';
 
-const TABLE = 'state-table';
-const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const ddb = mockClient(DynamoDBDocumentClient);
 const bedrock = mockClient(BedrockRuntimeClient);
 const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
-const liability = analystById('liability-counsel');
-const text = '1. The Supplier shall not be liable for any indirect or consequential damages.';
-const clause: Clause = { index: 0, id: 'c0001', start: 0, end: text.length, text };
 
-const job: Job = {
-  jobId: 'job-b1',
-  owner: 'arn:aws:iam::123456789012:user/bea',
-  status: 'running',
-  lane: 'realtime',
-  bucket: 'intake',
-  key: 'msa.txt',
-  analysts: [liability.id],
-  chunkCount: 1,
-  clauseCount: 1,
-  callsPlanned: 1,
-  chunksTerminal: 0,
-  chunksDone: 0,
-  costLimit: 5_000_000,
-  costCommitted: 0,
-  costReserved: 0,
-  costSpent: 0,
-  createdAt: new Date(NOW).toISOString(),
-  updatedAt: new Date(NOW).toISOString(),
-  deadline: NOW + 3_600_000,
-};
-
-function answer(input: ConverseCommandInput): ConverseCommandOutput {
-  const schema = input.toolConfig?.tools?.[0]?.toolSpec?.inputSchema?.json as {
-    properties: { assessments: { required: string[] } };
-  };
-  const assessments = Object.fromEntries(
-    schema.properties.assessments.required.map((id) => [id, { score: null, findings: [] }]),
-  );
-  return {
-    $metadata: { httpStatusCode: 200 },
-    output: {
-      message: {
-        role: 'assistant',
-        content: [
-          { toolUse: { toolUseId: 't1', name: 'record_assessment', input: { assessments, summary: 'ok' } } },
-        ],
-      },
-    },
-    stopReason: 'tool_use',
-    usage: { inputTokens: 900, outputTokens: 120, totalTokens: 1020 },
-    metrics: { latencyMs: 5 },
-  };
-}
+const job: Job = oneCallJob({ jobId: 'job-b1', owner: 'arn:aws:iam::123456789012:user/bea' });
 
 beforeEach(() => {
   ddb.reset();
@@ -98,7 +44,7 @@ function oneCall(limit: number) {
   ddb.on(UpdateCommand).resolves({});
   ddb.on(TransactWriteCommand).resolves({});
   ddb.on(GetCommand).resolves({ Item: { status: 'running' } });
-  bedrock.on(ConverseCommand).callsFake(answer);
+  bedrock.on(ConverseCommand).callsFake(emptyAssessments);
   const clock = () => NOW;
   const jobs = new Jobs(db, TABLE, clock);
   const limiters = new LimiterRegistry({ initial: limit, windowMs: 1e9 });
