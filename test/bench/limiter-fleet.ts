@@ -17,11 +17,8 @@
  *
  * `runFleetBench` is exported for test/bench/run-all.ts.
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { ModelLimits } from '../../lambdas/core/state/model-limits.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
@@ -29,9 +26,9 @@ import { SharedLimits } from '../../lambdas/core/worker/shared-limits.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { createClients } from '../../lambdas/shared/runtime.js';
 import { type LatencySpec, startBedrockStandIn } from '../../localstack/bedrock/index.js';
-import { startMotoServer } from '../../localstack/moto-server.js';
 import { seededRandom } from '../helpers/random.js';
 import { drive, meanOf } from './limiter.js';
+import { spawnFleetChild, startFleetTable } from './process-fleet.js';
 
 const TABLE = 'fleet';
 const INITIAL = 10;
@@ -143,69 +140,24 @@ export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBe
     seed: 7,
     plan: { capacity: { maxInFlight: capacity }, latency: LATENCY },
   });
-  const moto = await startMotoServer();
-  const db = new DynamoDBClient({
-    endpoint: moto.endpoint,
-    region: 'us-east-1',
-    credentials: EMULATOR_CREDENTIALS,
-  });
+  const ground = await startFleetTable(TABLE);
   try {
-    await db.send(
-      new CreateTableCommand({
-        TableName: TABLE,
-        BillingMode: 'PAY_PER_REQUEST',
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-      }),
-    );
     // Room for the processes to boot (tsx compiles on start) before the first one begins.
     const startedAt = Date.now() + 5_000;
     const endAt = startedAt + durationMs;
     const lastJoin = startedAt + (processes - 1) * staggerMs;
     log(`  ${processes} processes, ${staggerMs / 1000} s apart, sharing ${options.sharing ? 'on' : 'off'}`);
     const reports = await Promise.all(
-      Array.from({ length: processes }, (_, i) => {
-        const proc = spawn(
-          process.execPath,
-          [
-            '--import',
-            'tsx',
-            fileURLToPath(import.meta.url),
-            '--child',
-            '--worker',
-            `w${i}`,
-            '--endpoint',
-            moto.endpoint,
-            '--bedrock',
-            standIn.url,
-            '--start-at',
-            String(startedAt + i * staggerMs),
-            '--end-at',
-            String(endAt),
-            '--callers',
-            String(options.callers ?? 50),
-            '--sharing',
-            options.sharing ? 'on' : 'off',
-          ],
-          {
-            stdio: ['ignore', 'pipe', 'inherit'],
-            env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-          },
-        );
-        const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
-        return new Promise<ChildReport>((resolve, reject) => {
-          lines.once('line', (line) => resolve(JSON.parse(line) as ChildReport));
-          proc.once('exit', (code) =>
-            reject(new Error(`process w${i} exited with ${code} before reporting`)),
-          );
-        });
-      }),
+      Array.from({ length: processes }, (_, i) =>
+        spawnFleetChild<ChildReport>(fileURLToPath(import.meta.url), i, {
+          endpoint: ground.endpoint,
+          bedrock: standIn.url,
+          'start-at': String(startedAt + i * staggerMs),
+          'end-at': String(endAt),
+          callers: String(options.callers ?? 50),
+          sharing: options.sharing ? 'on' : 'off',
+        }),
+      ),
     );
     const successes = reports.flatMap((r) => r.successAt);
     const rate = (from: number) =>
@@ -222,8 +174,7 @@ export async function runFleetBench(options: FleetBenchOptions): Promise<FleetBe
       attempts,
     };
   } finally {
-    db.destroy();
-    await moto.stop();
+    await ground.stop();
     await standIn.close();
   }
 }

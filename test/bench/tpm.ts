@@ -21,14 +21,11 @@
  *
  * `runTpmBench` is exported for test/bench/run-all.ts.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConverseCommand, type ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ANALYSTS, buildConverseInput } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import { PRIMARY_MODEL_ID, quotaTokens } from '../../lambdas/core/models.js';
@@ -39,9 +36,9 @@ import { TokenBudgets } from '../../lambdas/core/worker/token-budget.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { createClients } from '../../lambdas/shared/runtime.js';
 import { startBedrockStandIn } from '../../localstack/bedrock/index.js';
-import { startMotoServer } from '../../localstack/moto-server.js';
 import { seededRandom } from '../helpers/random.js';
 import { BENCH_CONTRACT } from './pipeline.js';
+import { spawnFleetChild, startFleetTable } from './process-fleet.js';
 
 const TABLE = 'tpm';
 /** The start-up left out of the steady part: the processes' first leases and first calls. */
@@ -207,30 +204,6 @@ async function child(values: Record<string, string | boolean | undefined>): Prom
   clients.bedrock.destroy();
 }
 
-function spawnChild(i: number, args: Readonly<Record<string, string>>): Promise<ChildReport> {
-  const proc = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      fileURLToPath(import.meta.url),
-      '--child',
-      '--worker',
-      `w${i}`,
-      ...Object.entries(args).flatMap(([k, v]) => [`--${k}`, v]),
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    },
-  );
-  const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
-  return new Promise<ChildReport>((resolve, reject) => {
-    lines.once('line', (line) => resolve(JSON.parse(line) as ChildReport));
-    proc.once('exit', (code) => reject(new Error(`process w${i} exited with ${code} before reporting`)));
-  });
-}
-
 /** Starts the stand-in, moto and the processes, and measures the run. */
 export async function runTpmBench(options: TpmBenchOptions = {}): Promise<TpmBenchResult> {
   const processes = options.processes ?? 4;
@@ -245,27 +218,8 @@ export async function runTpmBench(options: TpmBenchOptions = {}): Promise<TpmBen
       latency: { kind: 'lognormal', medianMs: options.latencyMs ?? 400, sigma: 0.25 },
     },
   });
-  const moto = await startMotoServer();
-  const db = new DynamoDBClient({
-    endpoint: moto.endpoint,
-    region: 'us-east-1',
-    credentials: EMULATOR_CREDENTIALS,
-  });
+  const ground = await startFleetTable(TABLE);
   try {
-    await db.send(
-      new CreateTableCommand({
-        TableName: TABLE,
-        BillingMode: 'PAY_PER_REQUEST',
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-      }),
-    );
     // Room for the processes to boot (tsx compiles on start).
     const startAt = Date.now() + 8_000;
     const endAt = startAt + durationMs;
@@ -274,8 +228,8 @@ export async function runTpmBench(options: TpmBenchOptions = {}): Promise<TpmBen
     );
     const reports = await Promise.all(
       Array.from({ length: processes }, (_, i) =>
-        spawnChild(i, {
-          endpoint: moto.endpoint,
+        spawnFleetChild<ChildReport>(fileURLToPath(import.meta.url), i, {
+          endpoint: ground.endpoint,
           bedrock: standIn.url,
           'start-at': String(startAt),
           'end-at': String(endAt),
@@ -317,8 +271,7 @@ export async function runTpmBench(options: TpmBenchOptions = {}): Promise<TpmBen
       leases: sum((r) => r.leases),
     };
   } finally {
-    db.destroy();
-    await moto.stop();
+    await ground.stop();
     await standIn.close();
   }
 }
