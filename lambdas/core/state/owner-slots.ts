@@ -7,16 +7,11 @@
  * finds its owner full waits as `queued`; a slot given back starts the owner's oldest one
  * (`core/intake/admission.ts`).
  */
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isWriteRefused } from './errors.js';
 import type { Job, Jobs } from './jobs.js';
 import { JOB_SK, jobPk, OWNER_SLOTS_SK, ownerSlotsPk, STATUS_INDEX, statusGsiPk } from './keys.js';
+import { queryAll } from './query-all.js';
 import { type StatusChangeFields, statusChange } from './status-change.js';
 import { refusable, transactLabelled } from './transact.js';
 
@@ -232,46 +227,32 @@ export class OwnerSlots {
    * decides.
    */
   async queued(owner: string, limit = 10): Promise<string[]> {
-    const ids: string[] = [];
-    let start: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const r: QueryCommandOutput = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: STATUS_INDEX,
-          KeyConditionExpression: 'gsi1pk = :pk',
-          FilterExpression: '#owner = :owner',
-          ProjectionExpression: 'jobId',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':pk': statusGsiPk('queued'), ':owner': owner },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of r.Items ?? []) if (typeof item.jobId === 'string') ids.push(item.jobId);
-      start = r.LastEvaluatedKey;
-    } while (start && ids.length < limit);
-    return ids.slice(0, limit);
+    const items = await queryAll<{ jobId?: unknown }>(
+      this.db,
+      {
+        TableName: this.tableName,
+        IndexName: STATUS_INDEX,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        FilterExpression: '#owner = :owner',
+        ProjectionExpression: 'jobId',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':pk': statusGsiPk('queued'), ':owner': owner },
+      },
+      limit,
+    );
+    return items.flatMap((item) => (typeof item.jobId === 'string' ? [item.jobId] : []));
   }
 
   /** The owners with a queued job (for the sweeper's safety net), from the status index. */
   async ownersWithQueued(): Promise<string[]> {
-    const owners = new Set<string>();
-    let start: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const r: QueryCommandOutput = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: STATUS_INDEX,
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ProjectionExpression: '#owner',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':pk': statusGsiPk('queued') },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of r.Items ?? []) if (typeof item.owner === 'string') owners.add(item.owner);
-      start = r.LastEvaluatedKey;
-    } while (start);
-    return [...owners];
+    const items = await queryAll<{ owner?: unknown }>(this.db, {
+      TableName: this.tableName,
+      IndexName: STATUS_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ProjectionExpression: '#owner',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':pk': statusGsiPk('queued') },
+    });
+    return [...new Set(items.flatMap((item) => (typeof item.owner === 'string' ? [item.owner] : [])))];
   }
 }
