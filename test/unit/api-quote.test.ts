@@ -20,7 +20,7 @@ import { selectAnalysts, withModels } from '../../lambdas/core/analysts/index.js
 import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import { readDecisionRequest } from '../../lambdas/core/holds/decision-request.js';
-import { quoteJob } from '../../lambdas/core/intake/quote.js';
+import { ceilingCovers, quoteJob } from '../../lambdas/core/intake/quote.js';
 import {
   DocumentUnreadableError,
   InvalidJobRequestError,
@@ -171,6 +171,15 @@ describe('POST /quote', () => {
     expect(MAX_QUOTE_BODY_BYTES).toBeLessThan(6_000_000 * 0.75);
     const padded = JSON.stringify({ filename: 'a.txt' }).replace('{', `{${' '.repeat(MAX_BODY_BYTES)}`);
     expect((await post('/jobs', padded)).status).toBe(413);
+  });
+});
+
+describe('ceilingCovers, the rule intake and POST /quote both apply', () => {
+  it('covers a quote up to and at the ceiling, and past it only when a partial review is allowed', () => {
+    const quote = { expectedMicros: 500_000 };
+    expect(ceilingCovers(quote, { costLimit: 500_000, allowPartial: false })).toBe(true);
+    expect(ceilingCovers(quote, { costLimit: 499_999, allowPartial: false })).toBe(false);
+    expect(ceilingCovers(quote, { costLimit: 499_999, allowPartial: true })).toBe(true);
   });
 });
 

@@ -21,7 +21,7 @@ import { OwnerSlots } from '../state/owner-slots.js';
 import { startQueued } from './admission.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
-import { type CostQuote, quoteDocument } from './quote.js';
+import { type CostQuote, ceilingCovers, quoteDocument } from './quote.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
 import { submitterOf } from './submitter.js';
@@ -136,7 +136,7 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
   const parsed = await parseUpload(run, upload);
   if ('outcome' in parsed) return parsed;
   const { context, quote } = quoteDocument(parsed, options);
-  if (quote.expectedMicros > options.costLimit && !options.allowPartial) {
+  if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
       `(worst case ${usd(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts): ` +

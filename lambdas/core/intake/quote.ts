@@ -125,6 +125,17 @@ export interface DocumentQuote extends JobEstimate {
 }
 
 /**
+ * Whether intake starts a job quoted `quote` under `options`: its ceiling covers the expected
+ * cost, or the submitter allowed a partial review (else intake refuses it as `budget-below-quote`).
+ */
+export function ceilingCovers(
+  quote: Pick<CostQuote, 'expectedMicros'>,
+  options: Pick<JobOptions, 'costLimit' | 'allowPartial'>,
+): boolean {
+  return quote.expectedMicros <= options.costLimit || options.allowPartial;
+}
+
+/**
  * The quote of a read document for a job's analysts and models: what intake records on the job
  * (and refuses a ceiling below), what POST /quote answers without a job, and what
  * `clause-review plan` sums, from one computation.

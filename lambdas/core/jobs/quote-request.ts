@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { isDocumentRejectedError, parseDocumentBounded } from '../documents/index.js';
-import { quoteDocument } from '../intake/quote.js';
+import { ceilingCovers, quoteDocument } from '../intake/quote.js';
 import { DocumentUnreadableError } from './errors.js';
 import {
   parseRequest,
@@ -62,7 +62,7 @@ export interface QuoteView {
 
 /** What a quote needs: the defaults and models intake applies, and its document limits. */
 export interface QuoteDeps extends SubmitDefaults {
-  /** Largest document intake reads, in bytes. @default 10 MiB */
+  /** Largest document intake reads, in bytes; a quote reads at most MAX_QUOTE_DOCUMENT_BYTES. @default that */
   readonly maxDocumentBytes?: number;
   /** Clauses per chunk, as intake splits them. @default the chunker's */
   readonly chunkClauses?: number;
@@ -89,7 +89,7 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
   try {
     parsed = await parseDocumentBounded(new Uint8Array(bytes), {
       key: filename,
-      maxBytes: Math.min(deps.maxDocumentBytes ?? 10 * 1024 * 1024, MAX_QUOTE_DOCUMENT_BYTES),
+      maxBytes: Math.min(deps.maxDocumentBytes ?? MAX_QUOTE_DOCUMENT_BYTES, MAX_QUOTE_DOCUMENT_BYTES),
       ...(deps.chunkClauses ? { chunk: { maxClauses: deps.chunkClauses } } : {}),
     });
   } catch (error) {
@@ -114,6 +114,6 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
       expectedUsd: usd(quote.expectedMicros),
       worstCaseUsd: usd(quote.worstCaseMicros),
     },
-    wouldStart: quote.expectedMicros <= options.costLimit || options.allowPartial,
+    wouldStart: ceilingCovers(quote, options),
   };
 }
