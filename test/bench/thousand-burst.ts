@@ -13,38 +13,28 @@ import { TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
 import { planUploads } from './thousand-measure.js';
 import {
   type BenchStack,
+  CROWD_DEFAULTS,
+  type CrowdOptions,
   jobStates,
   type ProcessFigures,
   processFigures,
   shortestContracts,
   sleep,
-  startBenchStack,
+  startCrowdStack,
   uploadAs,
 } from './thousand-rig.js';
 
-export interface BurstOptions {
+export interface BurstOptions extends CrowdOptions {
   readonly uploads: number;
-  readonly owners: number;
-  readonly hotShare: number;
   /** Uploads in flight at once. */
   readonly connections: number;
-  readonly latencyMs: number;
-  readonly capacity: number;
-  readonly maxMinutes: number;
-  /** Jobs one owner runs at once, the rest `queued` (admission control; 0: no cap). */
-  readonly maxJobsPerOwner: number;
-  readonly log: (line: string) => void;
 }
 
 export const BURST_DEFAULTS: Omit<BurstOptions, 'log'> = {
+  ...CROWD_DEFAULTS,
   uploads: 5000,
-  owners: 10,
-  hotShare: 0.8,
   connections: 32,
-  latencyMs: 200,
-  capacity: 48,
   maxMinutes: 30,
-  maxJobsPerOwner: 0,
 };
 
 /** Runs `work` over `items`, `width` at a time. */
@@ -107,7 +97,7 @@ export async function runBurst(o: BurstOptions) {
   const [tiny] = await shortestContracts(1, 1, 200);
   if (!tiny) throw new Error('no contract to upload: neither CUAD nor the fixtures were found');
   const plan = planUploads(o.uploads, o.owners, o.hotShare, 0, [tiny.file]);
-  const b = await startBenchStack(o.latencyMs, o.capacity, o.log, o.maxJobsPerOwner);
+  const b = await startCrowdStack(o);
   try {
     const started = Date.now();
     const ids: string[] = [];

@@ -199,6 +199,35 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
+/** What the thousand and burst benches share: the crowd of owners and the stack it runs on. */
+export interface CrowdOptions {
+  readonly owners: number;
+  /** The hot owner's share of the uploads. */
+  readonly hotShare: number;
+  /** The stand-in's answer time and requests in flight. */
+  readonly latencyMs: number;
+  readonly capacity: number;
+  /** No job is waited for past this. */
+  readonly maxMinutes: number;
+  /** Jobs one owner runs at once, the rest `queued` until one ends (admission control; 0: no cap). */
+  readonly maxJobsPerOwner: number;
+  readonly log: (line: string) => void;
+}
+
+/** Ten owners, one with 80 % of the uploads; a stand-in the local ground binds before. */
+export const CROWD_DEFAULTS = {
+  owners: 10,
+  hotShare: 0.8,
+  latencyMs: 200,
+  capacity: 48,
+  maxJobsPerOwner: 0,
+} as const satisfies Partial<CrowdOptions>;
+
+/** Starts the stand-in, moto and the pipeline for `o` (see {@link startBenchStack}). */
+export function startCrowdStack(o: CrowdOptions): Promise<BenchStack> {
+  return startBenchStack(o.latencyMs, o.capacity, o.log, o.maxJobsPerOwner);
+}
+
 /** @param maxJobsPerOwner jobs one owner runs at once, the rest `queued` (0: no cap) */
 export async function startBenchStack(
   latencyMs: number,

@@ -36,41 +36,30 @@ import {
 } from './thousand-measure.js';
 import {
   type BenchStack,
+  CROWD_DEFAULTS,
+  type CrowdOptions,
   jobStates,
   type ProcessFigures,
   processFigures,
   shortestContracts,
   sleep,
-  startBenchStack,
+  startCrowdStack,
   uploadAs,
 } from './thousand-rig.js';
 
-export interface ThousandOptions {
+export interface ThousandOptions extends CrowdOptions {
   readonly jobs: number;
-  readonly owners: number;
-  readonly hotShare: number;
   readonly uploadSeconds: number;
-  readonly latencyMs: number;
-  readonly capacity: number;
   /** Distinct contracts the jobs take in turn. */
   readonly contracts: number;
-  /** No job is waited for past this. */
-  readonly maxMinutes: number;
-  /** Jobs one owner runs at once, the rest `queued` until one ends (admission control; 0: no cap). */
-  readonly maxJobsPerOwner: number;
-  readonly log: (line: string) => void;
 }
 
 export const THOUSAND_DEFAULTS: Omit<ThousandOptions, 'log'> = {
+  ...CROWD_DEFAULTS,
   jobs: 1000,
-  owners: 10,
-  hotShare: 0.8,
   uploadSeconds: 60,
-  latencyMs: 200,
-  capacity: 48,
   contracts: 30,
   maxMinutes: 60,
-  maxJobsPerOwner: 0,
 };
 
 /** One scenario's figures. */
@@ -225,7 +214,7 @@ export async function runScenario(
   o: ThousandOptions,
   uploads: readonly PlannedUpload[],
 ): Promise<ScenarioResult> {
-  const b = await startBenchStack(o.latencyMs, o.capacity, o.log, o.maxJobsPerOwner);
+  const b = await startCrowdStack(o);
   try {
     const cpuBefore = process.cpuUsage();
     const started = Date.now();
