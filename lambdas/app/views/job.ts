@@ -160,9 +160,10 @@ export function jobView(ctx: ViewContext, jobId: string): View {
       await readReview(view);
       if (view.reportReady && reports.childElementCount === 0) {
         const d = await downloads(ctx, jobId);
-        reports.replaceChildren(d.element);
-        // A reviewed job: the clauses as decided replace the panel's.
+        // A reviewed job: the clauses as decided replace the panel's before the reports are
+        // offered, so a report downloaded from the page never disagrees with the page.
         if (view.review?.startedAt) contract.add(await decidedClauses(d.links.json.url), true);
+        reports.replaceChildren(d.element);
       }
       if (!(view.finished && findingsEnded && view.reportReady))
         timer = setTimeout(() => void tick(), POLL_MS);
