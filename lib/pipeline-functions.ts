@@ -284,6 +284,8 @@ export class PipelineFunctions extends Construct {
       }),
     );
     for (const lane of LANES) props.queues[lane].grantSendMessages(this.intakeFunction);
+    // Intake's first step puts each upload back on its own queue as its owner's message (owner-route.ts).
+    props.queues.intake.grantSendMessages(this.intakeFunction);
 
     props.queues.finalize.grantSendMessages(this.workerFunction);
     // A job's end gives back its owner's slot, and finalize sends the next queued job's chunks.

@@ -2,6 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type IntakeDeps, intakeObject } from '../core/intake/intake.js';
+import { routedObject, routeToOwner } from '../core/intake/owner-route.js';
 import { objectsCreated } from '../core/intake/s3-event.js';
 import { loadConfig } from '../shared/config.js';
 import { createClients, intakeDeps, lifecycleGuard } from '../shared/runtime.js';
@@ -22,15 +23,30 @@ function ensureDeps(): IntakeDeps {
   return deps;
 }
 
+/**
+ * An upload routed to its owner is taken in; an S3 event's uploads are first routed to their
+ * owners (one HeadObject and one SendMessage each), unless no intake queue is configured.
+ */
 async function recordHandler(record: SQSRecord): Promise<void> {
   const d = ensureDeps();
+  const routed = routedObject(record.body);
+  if (routed) {
+    const result = await intakeObject(routed, d);
+    logger.info('intake', { key: routed.key, ...result });
+    return;
+  }
   for (const ref of objectsCreated(record.body)) {
-    const result = await intakeObject(ref, d);
-    logger.info('intake', { key: ref.key, ...result });
+    if (d.intakeQueueUrl) {
+      const owner = await routeToOwner(ref, { ...d, intakeQueueUrl: d.intakeQueueUrl });
+      logger.info('routed', { key: ref.key, ...(owner ? { owner } : {}) });
+    } else {
+      const result = await intakeObject(ref, d);
+      logger.info('intake', { key: ref.key, ...result });
+    }
   }
 }
 
-/** Intake: S3 event notifications arrive through the intake queue. */
+/** Intake: S3 event notifications arrive through the intake queue, then each upload as its owner's message. */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context });
 }

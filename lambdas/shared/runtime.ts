@@ -150,6 +150,7 @@ export function intakeDeps(
     tableName: config.TABLE_NAME,
     resultsBucket: config.RESULTS_BUCKET,
     laneQueueUrls: config.QUEUE_URLS,
+    intakeQueueUrl: config.QUEUE_URLS.intake,
     chunkClauses: config.CHUNK_CLAUSES,
     maxDocumentBytes: config.MAX_DOCUMENT_BYTES,
     defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,

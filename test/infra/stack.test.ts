@@ -429,6 +429,14 @@ describe('pipeline functions', () => {
     expect(sends).toEqual([`\${${queueId('batch')}.Arn}`, `\${${queueId('realtime')}.Arn}`].sort());
   });
 
+  it('lets intake send to the lanes and back to its own queue (an upload routed to its owner), and no other queue', () => {
+    const sends = statementsOfRole(idOf(stack.functions.intakeFunction.role as IConstruct))
+      .filter((s) => asArray(s.Action).includes('sqs:SendMessage'))
+      .flatMap((s) => asArray(s.Resource).map(render))
+      .sort();
+    expect(sends).toEqual((['batch', 'intake', 'realtime'] as const).map((q) => `\${${queueId(q)}.Arn}`).sort());
+  });
+
   it("lets intake and finalize query the jobs-by-status index (an owner's queued jobs), and the worker not", () => {
     const statusIndex = `\${${idOf(stack.stateTable.table)}.Arn}/index/${stack.topology.table.indexes[0]?.name}`;
     const queries = (fn: IConstruct | undefined) =>

@@ -3,9 +3,7 @@ import {
   GetObjectCommand,
   type GetObjectCommandOutput,
   GetObjectTaggingCommand,
-  HeadObjectCommand,
   NoSuchKey,
-  NotFound,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -21,10 +19,11 @@ import { OwnerSlots } from '../state/owner-slots.js';
 import { startQueued } from './admission.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
+import { headUpload } from './owner-route.js';
 import { type CostQuote, ceilingCovers, quoteDocument } from './quote.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
-import { submitterOf } from './submitter.js';
+import { submitterOf, uploaderOf } from './submitter.js';
 
 export { jobIdFor } from './job-id.js';
 
@@ -57,6 +56,11 @@ export interface IntakeDeps {
    * owner's jobs stops (owner-slots.ts). @default no cap (absent or 0)
    */
   readonly maxJobsPerOwner?: number;
+  /**
+   * The intake queue. When set, an S3 event is first put back on it as its owner's message
+   * (owner-route.ts), so intake takes owners' uploads fairly; absent, events are taken in turn.
+   */
+  readonly intakeQueueUrl?: string;
   /** Refuses jobs whose models Bedrock no longer serves (absent: not checked). */
   readonly lifecycle?: Pick<LifecycleGuard, 'check'>;
   readonly now?: () => number;
@@ -68,26 +72,6 @@ export type IntakeResult =
   | { readonly outcome: 'queued'; readonly jobId: string; readonly chunks: number; readonly calls: number }
   | { readonly outcome: 'duplicate'; readonly jobId: string }
   | { readonly outcome: 'rejected'; readonly jobId: string; readonly reason: string };
-
-/**
- * S3 names the object version in every event from a versioned bucket; emulators may leave
- * it out. The version is then read back, so the job id is the same one an uploader
- * computes from its PutObject response.
- */
-async function withVersion(s3: S3Client, ref: S3ObjectRef): Promise<S3ObjectRef> {
-  if (ref.versionId) return ref;
-  try {
-    const head = await s3.send(new HeadObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
-    return head.VersionId &&
-      head.VersionId !== 'null' &&
-      head.ETag?.replaceAll('"', '') === ref.etag?.replaceAll('"', '')
-      ? { ...ref, versionId: head.VersionId }
-      : ref;
-  } catch (error) {
-    if (error instanceof NotFound || error instanceof NoSuchKey) return ref;
-    throw error;
-  }
-}
 
 /** Where intake keeps a job's normalised text and clauses for finalize and the sweeper. */
 export { documentKey, type StoredDocument } from './stored-document.js';
@@ -118,7 +102,7 @@ async function readTags(s3: S3Client, ref: S3ObjectRef): Promise<Record<string, 
  */
 export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promise<IntakeResult> {
   const now = deps.now ?? Date.now;
-  const ref = await withVersion(deps.s3, event);
+  const ref = event.versionId ? event : (await headUpload(deps.s3, event)).ref;
   const jobId = jobIdFor(ref);
   const jobs = new Jobs(deps.db, deps.tableName, now);
   const existing = await jobs.find(jobId);
@@ -152,11 +136,6 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
     return { outcome: 'rejected', jobId, reason };
   }
   return fanOut(run, options, parsed, context, quote);
-}
-
-/** The uploader the S3 event names, unless it names the ground's placeholder (then nobody). */
-function uploaderOf(ref: S3ObjectRef, deps: Pick<IntakeDeps, 'placeholderPrincipalId'>): string | undefined {
-  return ref.principalId === deps.placeholderPrincipalId ? undefined : ref.principalId;
 }
 
 /** One intake's fixed facts. */

@@ -31,3 +31,14 @@ export function submitterOf(
   if (claimed && fromApi) return claimed;
   return uploader;
 }
+
+/**
+ * The uploader an S3 event names, unless it names the ground's placeholder (an emulator writes
+ * one id into every event): then nobody.
+ */
+export function uploaderOf(
+  ref: { readonly principalId?: string },
+  deps: { readonly placeholderPrincipalId?: string },
+): string | undefined {
+  return ref.principalId === deps.placeholderPrincipalId ? undefined : ref.principalId;
+}

@@ -1,0 +1,116 @@
+/**
+ * Intake's first step: an upload's S3 event is put back on the intake queue as its owner's
+ * message, so intake itself is fair between owners.
+ *
+ * S3 sends its event notifications to the intake queue without a MessageGroupId (S3 cannot set
+ * one), and the owner of an upload through the status API is in the object's metadata, which the
+ * event does not carry. Every event would then be a tenant of its own, and one person's 800
+ * uploads would be read, parsed and fanned out before anybody else's. This step reads the owner
+ * with one HeadObject and sends the object back to the same queue with the owner as its
+ * MessageGroupId: SQS fair queues then deliver quiet owners' uploads ahead of the noisy owner's
+ * backlog (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues.html),
+ * and the second receipt does the work (`intakeObject`).
+ */
+import { HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { messageGroupOf } from './message-group.js';
+import type { S3ObjectRef } from './s3-event.js';
+import { submitterOf, uploaderOf } from './submitter.js';
+
+/** An upload as intake read it with HeadObject: its version and user metadata. */
+export interface UploadHead {
+  readonly ref: S3ObjectRef;
+  /** Absent when the object was deleted before it could be read. */
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Reads an upload's metadata, and its version when the event left it out: S3 names the object
+ * version in every event from a versioned bucket, emulators may not. The version is taken only
+ * when the ETag matches the event's, so the job id is the one an uploader computes from its
+ * PutObject response.
+ */
+export async function headUpload(s3: S3Client, ref: S3ObjectRef): Promise<UploadHead> {
+  try {
+    const head = await s3.send(
+      new HeadObjectCommand({
+        Bucket: ref.bucket,
+        Key: ref.key,
+        ...(ref.versionId ? { VersionId: ref.versionId } : {}),
+      }),
+    );
+    const versioned =
+      !ref.versionId &&
+      head.VersionId &&
+      head.VersionId !== 'null' &&
+      head.ETag?.replaceAll('"', '') === ref.etag?.replaceAll('"', '');
+    return { ref: versioned ? { ...ref, versionId: head.VersionId } : ref, metadata: head.Metadata ?? {} };
+  } catch (error) {
+    if (error instanceof NotFound || error instanceof NoSuchKey || (error as Error).name === 'NoSuchVersion')
+      return { ref };
+    throw error;
+  }
+}
+
+const routedSchema = z.object({
+  intakeObject: z.object({
+    bucket: z.string().min(1),
+    key: z.string().min(1),
+    versionId: z.string().optional(),
+    etag: z.string().optional(),
+    size: z.number().optional(),
+    principalId: z.string().optional(),
+  }),
+});
+
+/**
+ * The upload an intake message names once it was routed to its owner, or undefined for any other
+ * body (an S3 event notification).
+ */
+export function routedObject(body: string): S3ObjectRef | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const r = routedSchema.safeParse(parsed);
+  if (!r.success) return undefined;
+  const o = r.data.intakeObject;
+  return {
+    bucket: o.bucket,
+    key: o.key,
+    ...(o.versionId ? { versionId: o.versionId } : {}),
+    ...(o.etag ? { etag: o.etag } : {}),
+    ...(o.size !== undefined ? { size: o.size } : {}),
+    ...(o.principalId ? { principalId: o.principalId } : {}),
+  };
+}
+
+/** What routing needs. */
+export interface OwnerRouteDeps {
+  readonly s3: S3Client;
+  readonly sqs: SQSClient;
+  /** The intake queue, where the routed message goes back. */
+  readonly intakeQueueUrl: string;
+  readonly apiRoleId?: string;
+  readonly placeholderPrincipalId?: string;
+}
+
+/**
+ * Sends the upload back to the intake queue as its owner's message and returns the owner. An
+ * object deleted meanwhile goes back unowned: the second step records why its job was refused.
+ */
+export async function routeToOwner(event: S3ObjectRef, deps: OwnerRouteDeps): Promise<string | undefined> {
+  const { ref, metadata } = await headUpload(deps.s3, event);
+  const owner = metadata ? submitterOf(uploaderOf(ref, deps), metadata, deps.apiRoleId) : undefined;
+  await deps.sqs.send(
+    new SendMessageCommand({
+      QueueUrl: deps.intakeQueueUrl,
+      MessageBody: JSON.stringify({ intakeObject: ref }),
+      MessageGroupId: messageGroupOf(owner),
+    }),
+  );
+  return owner;
+}

@@ -1,0 +1,153 @@
+/**
+ * Intake's first step on the ground, through the real clients: an S3 event's upload goes back on
+ * the intake queue as its owner's message (the owner read from the object's metadata), the second
+ * receipt makes the job, and on the moto launcher's fair queues one owner's backlog of uploads no
+ * longer puts another owner's upload behind it.
+ */
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { type Message, type MessageSystemAttributeName, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { Context, SQSEvent } from 'aws-lambda';
+import { afterAll, describe, expect, it } from 'vitest';
+import { jobIdFor } from '../../lambdas/core/intake/job-id.js';
+import { UNOWNED_GROUP } from '../../lambdas/core/intake/message-group.js';
+import { routedObject } from '../../lambdas/core/intake/owner-route.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { configureIntake, handler } from '../../lambdas/intake/handler.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { loadConfig } from '../../lambdas/shared/config.js';
+import { createClients, intakeDeps } from '../../lambdas/shared/runtime.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { LOCAL_RUN_DEFAULTS, localEnvironment } from '../../localstack/runtime/local-env.js';
+import { provisionTestStack } from '../helpers/local-aws.js';
+
+const stack = await provisionTestStack('owner-route');
+const r = stack.resources;
+const clients = createClients({
+  endpoint: stack.endpoint,
+  region: LOCAL_REGION,
+  credentials: EMULATOR_CREDENTIALS,
+});
+const deps = intakeDeps(
+  loadConfig(localEnvironment(stack.endpoint, 'http://127.0.0.1:9', r, LOCAL_RUN_DEFAULTS)),
+  clients,
+);
+configureIntake(deps);
+afterAll(() => {
+  for (const c of [clients.s3, clients.sqs, clients.db]) c.destroy();
+});
+const { s3, sqs } = clients;
+const jobs = new Jobs(clients.db, r.tableName);
+const context = { getRemainingTimeInMillis: () => 60_000 } as Context;
+const contract = '1. Services. The supplier provides the services.\n\n2. Fees. The client pays the fees.\n';
+let uploads = 0;
+
+async function upload(owner: string): Promise<string> {
+  const key = `${r.intakePrefix}route-${++uploads}.txt`;
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: r.intakeBucket,
+      Key: key,
+      Body: contract,
+      Metadata: { 'submitted-by': owner },
+    }),
+  );
+  return key;
+}
+
+/** Receives up to `max` messages of the intake queue (they stay in flight), with their group. */
+async function receive(max = 10): Promise<Message[]> {
+  const out = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: r.queueUrls.intake,
+      MaxNumberOfMessages: max,
+      WaitTimeSeconds: 1,
+      VisibilityTimeout: 120,
+      MessageSystemAttributeNames: ['MessageGroupId' as MessageSystemAttributeName],
+    }),
+  );
+  return out.Messages ?? [];
+}
+
+/** Hands messages to the intake handler as the Lambda event source would. */
+async function invoke(messages: readonly Message[]): Promise<void> {
+  const event = {
+    Records: messages.map((m) => ({
+      messageId: m.MessageId ?? '',
+      receiptHandle: m.ReceiptHandle ?? '',
+      body: m.Body ?? '',
+      attributes: {},
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: r.queueArns.intake,
+      awsRegion: LOCAL_REGION,
+    })),
+  } as unknown as SQSEvent;
+  const result = await handler(event, context);
+  expect(result.batchItemFailures).toEqual([]);
+}
+
+/** The S3 events of `count` uploads, as S3 put them on the intake queue. */
+async function s3Events(count: number): Promise<Message[]> {
+  const out: Message[] = [];
+  for (let i = 0; i < 50 && out.length < count; i++)
+    out.push(...(await receive()).filter((m) => routedObject(m.Body ?? '') === undefined));
+  return out;
+}
+
+describe('intake routes each upload to its owner', () => {
+  it("puts the upload back on the intake queue as its owner's message, and the second receipt makes the job", async () => {
+    const keys = [await upload('arn:aws:iam::1:user/alice'), await upload('arn:aws:iam::1:user/bob')];
+    await invoke(await s3Events(2));
+    const routed = await receive();
+    expect(routed.map((m) => [routedObject(m.Body ?? '')?.key, m.Attributes?.MessageGroupId]).sort()).toEqual(
+      [
+        [keys[0], 'arn:aws:iam::1:user/alice'],
+        [keys[1], 'arn:aws:iam::1:user/bob'],
+      ],
+    );
+    // The version is read with the owner, so the second step needs no HeadObject of its own.
+    expect(routed.every((m) => routedObject(m.Body ?? '')?.versionId)).toBe(true);
+    await invoke(routed);
+    const made = await Promise.all(routed.map((m) => jobs.find(jobIdOf(m))));
+    expect(made.map((j) => [j?.owner, j?.status]).sort()).toEqual([
+      ['arn:aws:iam::1:user/alice', 'running'],
+      ['arn:aws:iam::1:user/bob', 'running'],
+    ]);
+  });
+
+  it('sends an upload deleted before it was read back unowned, and its job records the deletion', async () => {
+    const key = await upload('arn:aws:iam::1:user/carol');
+    const [event] = await s3Events(1);
+    await s3.send(new DeleteObjectCommand({ Bucket: r.intakeBucket, Key: key }));
+    await invoke(event ? [event] : []);
+    const routed = await receive();
+    expect(routed.map((m) => m.Attributes?.MessageGroupId)).toEqual([UNOWNED_GROUP]);
+    await invoke(routed);
+    const job = await jobs.find(jobIdOf(routed[0] as Message));
+    expect([job?.status, job?.rejection]).toEqual(['rejected', 'deleted']);
+  });
+
+  it.skipIf(process.env.CLAUSE_REVIEW_LOCALSTACK_SUITE)(
+    "takes a quiet owner's upload ahead of a busy owner's backlog (the moto launcher's fair queues)",
+    async () => {
+      for (let i = 0; i < 150; i++) await upload('arn:aws:iam::1:user/busy');
+      const quiet = await upload('arn:aws:iam::1:user/quiet');
+      const events = await s3Events(151);
+      for (let i = 0; i < events.length; i += 10) await invoke(events.slice(i, i + 10));
+      // Taken ten at a time and left in flight, as intake's consumers hold them while they work.
+      let receives = 0;
+      for (let seen = false; !seen && receives < 20; receives++)
+        seen = (await receive()).some((m) => routedObject(m.Body ?? '')?.key === quiet);
+      // In send order it would be the 16th receive; the busy owner is noisy once 30 of its
+      // uploads are in flight, and the quiet owner's comes next.
+      expect(receives).toBeLessThanOrEqual(5);
+    },
+  );
+});
+
+function jobIdOf(m: Message): string {
+  const ref = routedObject(m.Body ?? '');
+  if (!ref) throw new Error(`not a routed upload: ${m.Body}`);
+  return jobIdFor(ref);
+}
