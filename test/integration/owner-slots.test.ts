@@ -9,6 +9,7 @@ import { JobHolds } from '../../lambdas/core/state/job-holds.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { STATUS_INDEX } from '../../lambdas/core/state/keys.js';
 import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
+import { emulatorClients } from '../../localstack/aws-clients.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
 
 const stack = await provisionTestStack('slots');
@@ -68,10 +69,10 @@ describe('OwnerSlots', () => {
     const running = await newJob(owner);
     await slots.take(running, owner, 'intake', 1, { set: plan });
     const [older, newer] = [await newJob(owner), await newJob(owner)];
-    expect(await slots.queue(older, plan)).toBe(true);
+    expect(await slots.queue(older, owner, plan)).toBe(true);
     await new Promise((r) => setTimeout(r, 5));
-    expect(await slots.queue(newer, plan)).toBe(true);
-    expect(await slots.queue(newer, plan)).toBe(false);
+    expect(await slots.queue(newer, owner, plan)).toBe(true);
+    expect(await slots.queue(newer, owner, plan)).toBe(false);
     expect(await jobs.get(older)).toMatchObject({ status: 'queued', chunkCount: 2 });
     expect((await jobs.get(older)).queuedAt).toBeDefined();
     expect(await slots.queued(owner)).toEqual([older, newer]);
@@ -88,6 +89,45 @@ describe('OwnerSlots', () => {
     expect(await slots.held(owner)).toBe(1);
     expect((await jobs.get(older)).status).toBe('running');
     expect(await slots.take(newer, owner, 'queued', undefined)).toBe('full');
+  });
+
+  it("reads one owner's queue as its own key range, and lists the owners one read each", async () => {
+    // Clients of its own, to see what each Query read.
+    const mine = emulatorClients(stack.endpoint);
+    const watched = mine.documents;
+    const reads: { scanned: number; returned: number }[] = [];
+    watched.middlewareStack.add(
+      (next, context) => async (args) => {
+        const r = await next(args);
+        if (context.commandName === 'QueryCommand') {
+          const out = r.output as { ScannedCount?: number; Count?: number };
+          reads.push({ scanned: out.ScannedCount ?? 0, returned: out.Count ?? 0 });
+        }
+        return r;
+      },
+      { step: 'initialize', name: 'countReads' },
+    );
+    const own = new OwnerSlots(watched, table);
+    const busy = 'arn:aws:iam::000000000000:user/busy';
+    const quiet = 'arn:aws:iam::000000000000:user/quiet';
+    // An owner whose id extends the quiet one's with '#': its keys fall in the same range.
+    const lookalike = `${quiet}#2`;
+    const queue = async (owner: string) => {
+      const id = await newJob(owner);
+      expect(await own.queue(id, owner, plan)).toBe(true);
+      return id;
+    };
+    for (let i = 0; i < 12; i++) await queue(busy);
+    const quietJobs = [await queue(quiet), await queue(quiet)];
+    await queue(lookalike);
+    reads.length = 0;
+    expect(await own.queued(quiet)).toEqual(quietJobs);
+    // The quiet owner's two jobs and the lookalike's one were read; none of the busy owner's twelve.
+    expect(reads.reduce((n, r) => n + r.scanned, 0)).toBe(3);
+    reads.length = 0;
+    expect(await own.ownersWithQueued()).toEqual(expect.arrayContaining([busy, quiet, lookalike]));
+    expect(reads.every((r) => r.scanned <= 1)).toBe(true);
+    mine.destroy();
   });
 
   it('gives the slot back on a cancel, a pause and a refused change keeps it', async () => {

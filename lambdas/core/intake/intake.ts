@@ -343,7 +343,7 @@ async function admit(
     const slots = new OwnerSlots(deps.db, deps.tableName, now);
     const took = await slots.take(jobId, current.owner, 'intake', cap, { set: plan });
     if (took === 'running') return 'start';
-    if (took === 'full' && (await slots.queue(jobId, plan))) {
+    if (took === 'full' && (await slots.queue(jobId, current.owner, plan))) {
       const started = await startQueued(current.owner, { ...deps, now });
       return started.includes(jobId) ? 'started' : 'queued';
     }

@@ -7,12 +7,12 @@
  * finds its owner full waits as `queued`; a slot given back starts the owner's oldest one
  * (`core/intake/admission.ts`).
  */
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isWriteRefused } from './errors.js';
 import type { Job, Jobs } from './jobs.js';
 import { JOB_SK, jobPk, OWNER_SLOTS_SK, ownerSlotsPk, STATUS_INDEX, statusGsiPk } from './keys.js';
 import { queryAll } from './query-all.js';
-import { type StatusChangeFields, statusChange } from './status-change.js';
+import { queuedSkPrefix, type StatusChangeFields, statusChange } from './status-change.js';
 import { refusable, transactLabelled } from './transact.js';
 
 /** A status change as {@link statusChange} builds it. */
@@ -193,7 +193,7 @@ export class OwnerSlots {
    * `intake` → `queued`: the job's plan is recorded and it waits for a slot of its owner; its
    * document and checkpoints stay where intake put them. False when the job had left `intake`.
    */
-  async queue(jobId: string, plan: Parameters<Jobs['recordPlan']>[1]): Promise<boolean> {
+  async queue(jobId: string, owner: string, plan: Parameters<Jobs['recordPlan']>[1]): Promise<boolean> {
     const at = new Date(this.now()).toISOString();
     try {
       await refusable(jobId, 'job', (returnOnRefusal) =>
@@ -202,7 +202,7 @@ export class OwnerSlots {
             ...returnOnRefusal,
             TableName: this.tableName,
             Key: { pk: jobPk(jobId), sk: JOB_SK },
-            ...statusChange(jobId, ['intake'], 'queued', at, { set: plan, stamp: ['queuedAt'] }),
+            ...statusChange(jobId, ['intake'], 'queued', at, { set: plan, stamp: ['queuedAt'], owner }),
           }),
         ),
       );
@@ -222,9 +222,9 @@ export class OwnerSlots {
   }
 
   /**
-   * The ids of the owner's queued jobs, oldest first (the status index orders them by the time
-   * they were queued). The index is eventually consistent: a start conditioned on `queued`
-   * decides.
+   * The ids of the owner's queued jobs, oldest first: one key range of the status index (a
+   * queued job's sort key starts with its owner), so the read is as long as this owner's queue
+   * and no longer. The index is eventually consistent: a start conditioned on `queued` decides.
    */
   async queued(owner: string, limit = 10): Promise<string[]> {
     const items = await queryAll<{ jobId?: unknown }>(
@@ -232,27 +232,50 @@ export class OwnerSlots {
       {
         TableName: this.tableName,
         IndexName: STATUS_INDEX,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        FilterExpression: '#owner = :owner',
+        KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :owner)',
+        // An owner whose id extends another's with '#' shares its key range; the filter keeps them apart.
+        FilterExpression: '#owner = :id',
         ProjectionExpression: 'jobId',
         ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':pk': statusGsiPk('queued'), ':owner': owner },
+        ExpressionAttributeValues: {
+          ':pk': statusGsiPk('queued'),
+          ':owner': queuedSkPrefix(owner),
+          ':id': owner,
+        },
+        Limit: limit,
       },
       limit,
     );
     return items.flatMap((item) => (typeof item.jobId === 'string' ? [item.jobId] : []));
   }
 
-  /** The owners with a queued job (for the sweeper's safety net), from the status index. */
+  /**
+   * The owners with a queued job (for the sweeper's safety net), one request per owner: each
+   * reads the first queued job after the previous owner's key range, however long that owner's
+   * queue is.
+   */
   async ownersWithQueued(): Promise<string[]> {
-    const items = await queryAll<{ owner?: unknown }>(this.db, {
-      TableName: this.tableName,
-      IndexName: STATUS_INDEX,
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ProjectionExpression: '#owner',
-      ExpressionAttributeNames: { '#owner': 'owner' },
-      ExpressionAttributeValues: { ':pk': statusGsiPk('queued') },
-    });
-    return [...new Set(items.flatMap((item) => (typeof item.owner === 'string' ? [item.owner] : [])))];
+    const owners: string[] = [];
+    for (let after: string | undefined; ; ) {
+      const r = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: STATUS_INDEX,
+          KeyConditionExpression: after === undefined ? 'gsi1pk = :pk' : 'gsi1pk = :pk AND gsi1sk > :after',
+          ProjectionExpression: '#owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: {
+            ':pk': statusGsiPk('queued'),
+            ...(after === undefined ? {} : { ':after': after }),
+          },
+          Limit: 1,
+        }),
+      );
+      const owner = r.Items?.[0]?.owner;
+      if (typeof owner !== 'string') return owners;
+      owners.push(owner);
+      // Past every key of this owner: '#' + anything sorts below '#\uffff'.
+      after = `${queuedSkPrefix(owner)}\uffff`;
+    }
   }
 }

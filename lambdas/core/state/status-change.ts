@@ -10,13 +10,24 @@ export interface StatusChangeFields {
   readonly remove?: readonly string[];
   /** A further condition, with its values. */
   readonly condition?: string;
+  /** The job's owner: a queued job's index key starts with it ({@link statusIndex}). */
+  readonly owner?: string;
   readonly values?: Readonly<Record<string, unknown>>;
 }
 
-/** The status index keys (`gsi1pk`, `gsi1sk`) of a job item with `status` since `at`. */
-export function statusIndex(status: JobStatus, at: string, jobId: string) {
-  return { gsi1pk: statusGsiPk(status), gsi1sk: `${at}#${jobId}` };
+/**
+ * The status index keys (`gsi1pk`, `gsi1sk`) of a job item with `status` since `at`. A queued
+ * job's sort key starts with its owner (`<owner>#<at>#<id>`), so one owner's queued jobs are one
+ * key range, oldest first, read without the other owners' (`OwnerSlots.queued`): starting the
+ * next job of an owner reads that owner's queue, not all 800 of a hot owner's on every job's end.
+ */
+export function statusIndex(status: JobStatus, at: string, jobId: string, owner?: string) {
+  const sk = status === 'queued' ? `${queuedSkPrefix(owner ?? '')}${at}#${jobId}` : `${at}#${jobId}`;
+  return { gsi1pk: statusGsiPk(status), gsi1sk: sk };
 }
+
+/** Where an owner's queued jobs begin in the status index's `STATUS#queued` partition. */
+export const queuedSkPrefix = (owner: string) => `${owner}#`;
 
 /**
  * The expression of one conditional status change of a job item: `to` from one of `from`, the
@@ -37,7 +48,7 @@ export function statusChange(
   ExpressionAttributeValues: Record<string, unknown>;
 } {
   const names: Record<string, string> = { '#status': 'status' };
-  const index = statusIndex(to, at, jobId);
+  const index = statusIndex(to, at, jobId, change.owner);
   const values: Record<string, unknown> = {
     ':status': to,
     ':at': at,
