@@ -12,6 +12,7 @@
  * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
  * | `defaultBudget` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_COST_CEILING_MICROS`) |
  * | `maxJobsPerOwner` | most jobs of one owner running at once, 1-10000; more wait as `queued` | no cap (`MAX_JOBS_PER_OWNER`) |
+ * | `modelBudgets` | JSON `{"<model id>":{"tokensPerMinute":…,"requestsPerMinute":…}}`: the account's Bedrock quotas every worker shares | none (`MODEL_BUDGETS`) |
  * | `<lane>Concurrency` | `realtimeConcurrency` (Lambda, 2-1000), `batchConcurrency` (Fargate tasks, 1-100) | topology |
  *
  * CDK context values arrive as strings from `-c` and as JSON values from cdk.json; both are
@@ -62,6 +63,8 @@ export interface DeployContext {
   readonly defaultCostCeilingMicros?: number;
   /** Most jobs of one owner running at once (admission control). */
   readonly maxJobsPerOwner?: number;
+  /** Per-model tokens- and requests-per-minute budgets, by the id Converse is called with. */
+  readonly modelBudgets?: ModelBudgets;
   readonly laneConcurrency?: Readonly<Partial<Record<Lane, number>>>;
 }
 
@@ -91,6 +94,7 @@ export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
   'removalPolicy',
   'defaultBudget',
   'maxJobsPerOwner',
+  'modelBudgets',
   ...LANES.map(laneConcurrencyFlag),
 ];
 
@@ -119,6 +123,7 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
   const removal = read('removalPolicy');
   const budget = read('defaultBudget');
   const maxJobs = read('maxJobsPerOwner');
+  const budgets = read('modelBudgets');
   const lanes = laneConcurrency(read, scope);
   const email = 'an email address like ops@example.com';
   const arn = 'an IAM or STS ARN like arn:aws:iam::123456789012:role/Admin';
@@ -144,6 +149,7 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
           ),
         }
       : {}),
+    ...(budgets !== undefined ? { modelBudgets: parseModelBudgets(budgets, scope) } : {}),
     ...(Object.keys(lanes).length > 0 ? { laneConcurrency: lanes } : {}),
   };
 }
@@ -319,6 +325,58 @@ function parseModels(value: unknown, scope: IConstruct | undefined): ModelIds {
   return record as ModelIds;
 }
 
+/** Per-model budgets, as the runtime's MODEL_BUDGETS takes them. */
+export type ModelBudgets = Readonly<
+  Record<string, { readonly tokensPerMinute?: number; readonly requestsPerMinute?: number }>
+>;
+
+/**
+ * `{"<model id>":{"tokensPerMinute":N,"requestsPerMinute":N}}`, as JSON text (from `-c`) or an
+ * object (from cdk.json): each model names one or both, whole numbers of at least 1.
+ */
+function parseModelBudgets(value: unknown, scope: IConstruct | undefined): ModelBudgets {
+  const example = `'{"us.anthropic.claude-haiku-4-5-20251001-v1:0":{"tokensPerMinute":2000000,"requestsPerMinute":500}}'`;
+  const refuse = (message: string, cause?: unknown) =>
+    new DeployContextError('modelBudgets', value, message, { scope, ...(cause ? { cause } : {}) });
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch (error) {
+      throw refuse(`must be JSON like ${example}; got '${value}'`, error);
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw refuse(`must be a JSON object by model id, like ${example}; got ${JSON.stringify(parsed)}`);
+  }
+  const out: Record<string, { tokensPerMinute?: number; requestsPerMinute?: number }> = {};
+  for (const [modelId, budget] of Object.entries(parsed)) {
+    const fields =
+      typeof budget === 'object' && budget !== null && !Array.isArray(budget) ? budget : undefined;
+    const keys = Object.keys(fields ?? {});
+    if (
+      modelId.trim() === '' ||
+      !fields ||
+      keys.length === 0 ||
+      keys.some((k) => k !== 'tokensPerMinute' && k !== 'requestsPerMinute')
+    ) {
+      throw refuse(
+        `'${modelId}' must map to tokensPerMinute, requestsPerMinute or both, and nothing else; got ${JSON.stringify(budget)}`,
+      );
+    }
+    const entry: { tokensPerMinute?: number; requestsPerMinute?: number } = {};
+    for (const key of keys as ('tokensPerMinute' | 'requestsPerMinute')[]) {
+      const n = (fields as Record<string, unknown>)[key];
+      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
+        throw refuse(`'${modelId}'.${key} must be a whole number of at least 1; got ${JSON.stringify(n)}`);
+      }
+      entry[key] = n;
+    }
+    out[modelId] = entry;
+  }
+  return out;
+}
+
 function laneConcurrency(read: ContextReader, scope: IConstruct | undefined): Partial<Record<Lane, number>> {
   const out: Partial<Record<Lane, number>> = {};
   for (const lane of LANES) {
@@ -342,13 +400,16 @@ export function stackPropsOf(ctx: DeployContext): ClauseReviewStackProps {
     ...(ctx.modelIds ? { modelIds: ctx.modelIds } : {}),
     ...(ctx.retentionDays !== undefined ? { retentionDays: ctx.retentionDays } : {}),
     ...(ctx.removalPolicy !== undefined ? { removalPolicy: ctx.removalPolicy } : {}),
-    ...(ctx.defaultCostCeilingMicros !== undefined || ctx.maxJobsPerOwner !== undefined
+    ...(ctx.defaultCostCeilingMicros !== undefined ||
+    ctx.maxJobsPerOwner !== undefined ||
+    ctx.modelBudgets !== undefined
       ? {
           tuning: {
             ...(ctx.defaultCostCeilingMicros !== undefined
               ? { defaultCostCeilingMicros: ctx.defaultCostCeilingMicros }
               : {}),
             ...(ctx.maxJobsPerOwner !== undefined ? { maxJobsPerOwner: ctx.maxJobsPerOwner } : {}),
+            ...(ctx.modelBudgets !== undefined ? { modelBudgets: ctx.modelBudgets } : {}),
           },
         }
       : {}),

@@ -59,6 +59,7 @@ describe('the CDK app with the deployer context flags', () => {
       removalPolicy: 'destroy',
       defaultBudget: '7.5',
       maxJobsPerOwner: '2',
+      modelBudgets: '{"eu.anthropic.claude-haiku-4-5-20251001-v1:0":{"tokensPerMinute":3000000}}',
       realtimeConcurrency: '50',
       batchConcurrency: '8',
     });
@@ -145,6 +146,16 @@ describe('the CDK app with the deployer context flags', () => {
     expect(caps(flagged).length).toBeGreaterThan(0);
     expect(new Set(caps(flagged))).toEqual(new Set(['2']));
     expect(caps(plain)).toEqual([]);
+  });
+
+  it('-c modelBudgets gives every function the per-model budgets they share', () => {
+    const budgets = (resources: Record<string, Resource>) =>
+      [...environments(resources).values()].map((env) => env.MODEL_BUDGETS).filter((v) => v !== undefined);
+    expect(budgets(flagged).length).toBeGreaterThan(0);
+    expect([...new Set(budgets(flagged))].map((v) => JSON.parse(String(v)))).toEqual([
+      { 'eu.anthropic.claude-haiku-4-5-20251001-v1:0': { tokensPerMinute: 3_000_000 } },
+    ]);
+    expect(budgets(plain)).toEqual([]);
   });
 
   it("-c <lane>Concurrency sets the realtime lane's Lambda concurrency and the batch lane's tasks", () => {

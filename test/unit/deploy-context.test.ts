@@ -170,6 +170,35 @@ describe('readDeployContext', () => {
     }
   });
 
+  it('reads per-model budgets as JSON text or an object, alone in the tuning it sets, and refuses what the runtime would not take', () => {
+    const budgets = {
+      'us.anthropic.claude-haiku-4-5-20251001-v1:0': { tokensPerMinute: 2_000_000, requestsPerMinute: 500 },
+    };
+    expect(stackPropsOf(read({ modelBudgets: JSON.stringify(budgets) }))).toEqual({
+      prefix: 'clause-review',
+      tuning: { modelBudgets: budgets },
+    });
+    expect(read({ modelBudgets: { m: { requestsPerMinute: 1 } } }).modelBudgets).toEqual({
+      m: { requestsPerMinute: 1 },
+    });
+    expect(refusal({ modelBudgets: '{"m":' }, 'modelBudgets').message).toMatch(
+      /^-c modelBudgets: must be JSON like/,
+    );
+    expect(refusal({ modelBudgets: '[1]' }, 'modelBudgets').message).toContain(
+      'must be a JSON object by model id',
+    );
+    expect(refusal({ modelBudgets: '{"m":{}}' }, 'modelBudgets').message).toBe(
+      "-c modelBudgets: 'm' must map to tokensPerMinute, requestsPerMinute or both, and nothing else; got {}",
+    );
+    expect(refusal({ modelBudgets: '{"m":{"tpm":5}}' }, 'modelBudgets').message).toContain(
+      'and nothing else',
+    );
+    for (const bad of ['0', '2.5', '"100"', '-3'])
+      expect(refusal({ modelBudgets: `{"m":{"tokensPerMinute":${bad}}}` }, 'modelBudgets').message).toBe(
+        `-c modelBudgets: 'm'.tokensPerMinute must be a whole number of at least 1; got ${bad}`,
+      );
+  });
+
   it("refuses a lane concurrency outside its consumer's limits", () => {
     expect(refusal({ realtimeConcurrency: '1' }, 'realtimeConcurrency').message).toBe(
       '-c realtimeConcurrency: must be an integer from 2 to 1000; got 1',
@@ -191,6 +220,7 @@ describe('readDeployContext', () => {
       'removalPolicy',
       'defaultBudget',
       'maxJobsPerOwner',
+      'modelBudgets',
       'realtimeConcurrency',
       'batchConcurrency',
     ]);
