@@ -19,12 +19,14 @@
  * owner, the quiet owners beside their times alone; each process's peak memory and CPU; the
  * DynamoDB requests per model call.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { costOf } from '../../lambdas/core/models.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { checkJob, checkRepeats, checkSpend, type Violation } from '../soak/checks.js';
 import { factsOf } from '../soak/soak.js';
+import { startGroundProbe } from './ground-probe.js';
 import {
   firstFindingMs,
   type PlannedUpload,
@@ -88,6 +90,13 @@ export interface ScenarioResult {
   readonly queueWaitMs: Spread;
   readonly checkpointWriteMs: Spread;
   readonly checkpointTransactionMs: Spread;
+  /**
+   * The local ground's own latency at the same moments, from a process of its own (ground-probe.ts):
+   * a claim-shaped checkpoint write and a receive on an empty queue.
+   */
+  readonly groundMs: { checkpointWrite: Spread; emptyReceive: Spread };
+  /** How late the runner's event loop ran its timers (every handler shares it), ms. */
+  readonly runnerLoopDelayMs: Spread;
   /** Per owner (0 hot, 1.. quiet), and `quiet` for the quiet owners together: seconds. */
   readonly byOwner: Record<string, { jobs: number; recorded: Spread; firstFinding: Spread; report: Spread }>;
   readonly processes: Record<string, ProcessFigures>;
@@ -215,13 +224,18 @@ export async function runScenario(
   uploads: readonly PlannedUpload[],
 ): Promise<ScenarioResult> {
   const b = await startCrowdStack(o);
+  const probe = startGroundProbe(b.stack.awsEndpoint, b.stack.resources.tableName);
+  const loop = monitorEventLoopDelay({ resolution: 10 });
   try {
     const cpuBefore = process.cpuUsage();
     const started = Date.now();
+    loop.enable();
     const tracked = await uploadOnSchedule(b, uploads);
     o.log(`  ${tracked.length} uploads in ${Math.round((Date.now() - started) / 1000)} s`);
     await waitForEnd(b, tracked, started + o.maxMinutes * 60_000, o.log);
     const wall = (Date.now() - started) / 1000;
+    loop.disable();
+    const ground = await probe.stop();
     // The figures of the run itself, before the bench's own reads below.
     const requests = [...b.watch.byCommand.values()].reduce((n, x) => n + x, 0);
     const byCommand = Object.fromEntries(b.watch.byCommand);
@@ -270,12 +284,24 @@ export async function runScenario(
       ),
       checkpointWriteMs: spread(b.watch.checkpointWriteMs),
       checkpointTransactionMs: spread(b.watch.checkpointTransactionMs),
+      groundMs: {
+        checkpointWrite: spread(ground.checkpointWriteMs),
+        emptyReceive: spread(ground.emptyReceiveMs),
+      },
+      runnerLoopDelayMs: {
+        n: loop.count,
+        p50: loop.percentile(50) / 1e6,
+        p95: loop.percentile(95) / 1e6,
+        p99: loop.percentile(99) / 1e6,
+      },
       byOwner: a.byOwner,
       processes,
       dynamoRequestsPerCall: requests / answered,
       dynamoByCommand: byCommand,
     };
   } finally {
+    loop.disable();
+    await probe.stop().catch(() => undefined);
     await b.stop();
   }
 }
@@ -291,22 +317,32 @@ export async function runThousand(o: ThousandOptions) {
   const uploads = planUploads(o.jobs, o.owners, o.hotShare, o.uploadSeconds * 1000, files);
   o.log(`== ${o.jobs} jobs, ${o.owners} owners, ${Math.round(o.hotShare * 100)} % from one`);
   const crowd = await runScenario(o, uploads);
+  const quietOnly = uploads.filter((u) => u.owner !== 0);
+  o.log(`== the nine quiet owners without the hot one: ${quietOnly.length} jobs`);
+  const withoutHot = await runScenario(o, quietOnly);
   const alone = uploads.filter((u) => u.owner === 1);
   o.log(`== one quiet owner alone: ${alone.length} jobs`);
   const aloneResult = await runScenario(o, alone);
-  const ratio = (key: 'firstFinding' | 'report', p: 'p50' | 'p95') =>
-    (crowd.byOwner.quiet?.[key][p] ?? Number.NaN) / (aloneResult.byOwner['1']?.[key][p] ?? Number.NaN);
-  return {
-    options: { ...o, log: undefined },
-    contracts: { count: contracts.length, meanCalls, files: files.map((f) => f.split('/').at(-1)) },
-    crowd,
-    alone: aloneResult,
-    quietCrowdOverAlone: {
+  const over = (base: ScenarioResult['byOwner'][string] | undefined) => {
+    const ratio = (key: 'firstFinding' | 'report', p: 'p50' | 'p95') =>
+      (crowd.byOwner.quiet?.[key][p] ?? Number.NaN) / (base?.[key][p] ?? Number.NaN);
+    return {
       firstFindingP50: ratio('firstFinding', 'p50'),
       firstFindingP95: ratio('firstFinding', 'p95'),
       reportP50: ratio('report', 'p50'),
       reportP95: ratio('report', 'p95'),
-    },
+    };
+  };
+  return {
+    options: { ...o, log: undefined },
+    contracts: { count: contracts.length, meanCalls, files: files.map((f) => f.split('/').at(-1)) },
+    crowd,
+    withoutHot,
+    alone: aloneResult,
+    /** What the hot owner's jobs cost the quiet ones: the quiet owners with it over without it. */
+    quietCrowdOverWithoutHot: over(withoutHot.byOwner.quiet),
+    /** The quiet owners in the crowd over one quiet owner's jobs alone on the ground. */
+    quietCrowdOverAlone: over(aloneResult.byOwner['1']),
   };
 }
 
@@ -315,7 +351,7 @@ export type ThousandResult = Awaited<ReturnType<typeof runThousand>>;
 const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 const s3 = (s: Spread, d = 1) => `${f(s.p50, d)} / ${f(s.p95, d)} / ${f(s.p99, d)}`;
 
-function ownerRows(crowd: ScenarioResult, alone: ScenarioResult): string[] {
+function ownerRows(crowd: ScenarioResult, withoutHot: ScenarioResult, alone: ScenarioResult): string[] {
   const rows = [
     '  owner          jobs   recorded by intake p50 / p95 (s)   first finding p50 / p95 (s)   report p50 / p95 (s)',
   ];
@@ -328,6 +364,8 @@ function ownerRows(crowd: ScenarioResult, alone: ScenarioResult): string[] {
     const r = crowd.byOwner[k];
     if (r) rows.push(row(k === '0' ? 'hot' : k === 'quiet' ? 'quiet (all 9)' : `quiet ${k}`, r));
   }
+  const w = withoutHot.byOwner.quiet;
+  if (w) rows.push(row('quiet, no hot', w));
   const a = alone.byOwner['1'];
   if (a) rows.push(row('quiet 1 alone', a));
   return rows;
@@ -336,10 +374,11 @@ function ownerRows(crowd: ScenarioResult, alone: ScenarioResult): string[] {
 export function formatThousand(r: ThousandResult): string {
   const c = r.crowd;
   const q = r.quietCrowdOverAlone;
+  const w = r.quietCrowdOverWithoutHot;
   const k = c.calls;
   return [
     `thousand: ${c.jobs} jobs, ${r.options.owners} owners (${Math.round(r.options.hotShare * 100)} % hot), ${r.contracts.count} contracts of ${f(r.contracts.meanCalls, 0)} calls on average; stand-in ${r.options.latencyMs} ms, ${r.options.capacity} in flight; ${r.options.maxJobsPerOwner > 0 ? `at most ${r.options.maxJobsPerOwner} jobs per owner at once` : 'no cap per owner'}`,
-    `  wall time                          ${f(c.seconds)} s (alone: ${f(r.alone.seconds)} s)`,
+    `  wall time                          ${f(c.seconds)} s (quiet owners without the hot one: ${f(r.withoutHot.seconds)} s; one alone: ${f(r.alone.seconds)} s)`,
     `  job status                         ${Object.entries(c.statuses)
       .map(([s, n]) => `${n} ${s}`)
       .join(', ')}`,
@@ -353,8 +392,11 @@ export function formatThousand(r: ThousandResult): string {
     `  pickup while a slot was free       analyze ${s3(c.pickupMs.analyze.free, 0)} ms p50/95/99 (n ${c.pickupMs.analyze.free.n}); consolidate ${s3(c.pickupMs.consolidate.free, 0)} ms`,
     `  pickup, ready → claimed            analyze ${s3(c.pickupMs.analyze.whole, 0)} ms (sent → received ${s3(c.queueWaitMs, 0)}); consolidate ${s3(c.pickupMs.consolidate.whole, 0)} ms`,
     `  checkpoint write (ms p50/95/99)    ${s3(c.checkpointWriteMs)} (n ${c.checkpointWriteMs.n}); in a transaction ${s3(c.checkpointTransactionMs)} (n ${c.checkpointTransactionMs.n})`,
-    ...ownerRows(c, r.alone),
-    `  quiet in the crowd ÷ alone         first finding p50 ${f(q.firstFindingP50, 2)}, p95 ${f(q.firstFindingP95, 2)}; report p50 ${f(q.reportP50, 2)}, p95 ${f(q.reportP95, 2)}`,
+    `  the ground alone (ms p50/95/99)    claim-shaped write ${s3(c.groundMs.checkpointWrite)}; empty receive ${s3(c.groundMs.emptyReceive)} (a process of its own, ${c.groundMs.checkpointWrite.n} samples)`,
+    `  runner event-loop delay (ms)       ${s3(c.runnerLoopDelayMs)}`,
+    ...ownerRows(c, r.withoutHot, r.alone),
+    `  quiet with the hot ÷ without it    first finding p50 ${f(w.firstFindingP50, 2)}, p95 ${f(w.firstFindingP95, 2)}; report p50 ${f(w.reportP50, 2)}, p95 ${f(w.reportP95, 2)} (without the hot owner: ${f(r.withoutHot.seconds)} s; ground claim-shaped write p50/95 ${f(r.withoutHot.groundMs.checkpointWrite.p50)} / ${f(r.withoutHot.groundMs.checkpointWrite.p95)} ms)`,
+    `  quiet in the crowd ÷ one alone     first finding p50 ${f(q.firstFindingP50, 2)}, p95 ${f(q.firstFindingP95, 2)}; report p50 ${f(q.reportP50, 2)}, p95 ${f(q.reportP95, 2)} (alone: ground write p50/95 ${f(r.alone.groundMs.checkpointWrite.p50)} / ${f(r.alone.groundMs.checkpointWrite.p95)} ms)`,
     ...Object.entries(c.processes).map(
       ([name, p]) => `  ${name.padEnd(34)} peak RSS ${f(p.peakRssMb, 0)} MB, CPU ${f(p.cpuSeconds)} s`,
     ),
