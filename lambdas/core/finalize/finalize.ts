@@ -123,6 +123,12 @@ export async function finalizeJob(
     },
     job.status === 'cancelled' ? ['cancelled'] : ['running', 'awaiting_review'],
   );
+  if (!finished && job.status !== 'cancelled') {
+    // Cancelled between the read above and this write: the job's only finalize message is this
+    // one (the cancel found finalize already enqueued), so the report is made again, as cancelled.
+    const now = await jobs.find(jobId);
+    if (now?.status === 'cancelled' && !now.finalizedAt) return finalizeJob(jobId, deps);
+  }
   await startNext(job, deps);
   return { finalized: finished, report, keys, docx: docx.outcome };
 }
