@@ -434,7 +434,9 @@ describe('pipeline functions', () => {
       .filter((s) => asArray(s.Action).includes('sqs:SendMessage'))
       .flatMap((s) => asArray(s.Resource).map(render))
       .sort();
-    expect(sends).toEqual((['batch', 'intake', 'realtime'] as const).map((q) => `\${${queueId(q)}.Arn}`).sort());
+    expect(sends).toEqual(
+      (['batch', 'intake', 'realtime'] as const).map((q) => `\${${queueId(q)}.Arn}`).sort(),
+    );
   });
 
   it("lets intake and finalize query the jobs-by-status index (an owner's queued jobs), and the worker not", () => {
