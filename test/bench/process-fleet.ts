@@ -5,9 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { startMotoServer } from '../../localstack/moto-server.js';
+import { createKeyTable } from '../helpers/key-table.js';
 
 /** A moto server on loopback with `table` created in it. */
 export interface FleetTable {
@@ -24,20 +25,7 @@ export async function startFleetTable(table: string): Promise<FleetTable> {
     credentials: EMULATOR_CREDENTIALS,
   });
   try {
-    await db.send(
-      new CreateTableCommand({
-        TableName: table,
-        BillingMode: 'PAY_PER_REQUEST',
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-      }),
-    );
+    await createKeyTable(db, table);
   } catch (error) {
     await moto.stop();
     throw error;

@@ -4,7 +4,6 @@
  * held item is refused with DynamoDB's own errors; the pipeline's clients resend such refusals.
  */
 import {
-  CreateTableCommand,
   DynamoDBClient,
   GetItemCommand,
   TransactionCanceledException,
@@ -16,6 +15,7 @@ import { isTransactionConflict } from '../../lambdas/core/state/errors.js';
 import { resendConflicts } from '../../lambdas/core/state/transact.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
+import { createKeyTable } from '../helpers/key-table.js';
 
 const HOLD_MS = 300;
 const TABLE = 'conflicts';
@@ -41,20 +41,7 @@ beforeAll(async () => {
     region: 'us-east-1',
     credentials: EMULATOR_CREDENTIALS,
   });
-  await db.send(
-    new CreateTableCommand({
-      TableName: TABLE,
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-    }),
-  );
+  await createKeyTable(db, TABLE);
 }, 60_000);
 afterAll(async () => {
   db.destroy();

@@ -3,11 +3,12 @@
  * the live DynamoDB service does (localstack/moto_serve.py cites the measurements). Runs on the
  * launcher it starts itself, whichever ground the rest of the suite uses.
  */
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
+import { createKeyTable } from '../helpers/key-table.js';
 
 const TABLE = 'wording';
 let moto: MotoServer;
@@ -18,20 +19,7 @@ beforeAll(async () => {
   documents = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint: moto.endpoint, region: 'us-east-1', credentials: EMULATOR_CREDENTIALS }),
   );
-  await documents.send(
-    new CreateTableCommand({
-      TableName: TABLE,
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-    }),
-  );
+  await createKeyTable(documents, TABLE);
 }, 60_000);
 afterAll(async () => {
   documents.destroy();
