@@ -1,7 +1,4 @@
 import { BedrockClient } from '@aws-sdk/client-bedrock';
-/**
- * The analyze stage reports each Bedrock request and each call's outcome to the metrics port.
- */
 import {
   AccessDeniedException,
   BedrockRuntimeClient,
@@ -53,6 +50,10 @@ import {
 import { loadConfig } from '../../lambdas/shared/config.js';
 import { type RuntimeClients, workerDeps } from '../../lambdas/shared/runtime.js';
 import { queueUrlsVariable } from '../helpers/deployed-env.js';
+/**
+ * The analyze stage reports each Bedrock request and each call's outcome to the metrics port.
+ */
+import { oneCallJob } from '../helpers/one-call-job.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -91,26 +92,7 @@ function clause(n: number): Clause {
   return { index: n - 1, id: `c${String(n).padStart(4, '0')}`, start: 0, end: text.length, text };
 }
 
-const job: Job = {
-  jobId: 'job-1',
-  status: 'running',
-  lane: 'realtime',
-  bucket: 'intake',
-  key: 'msa.txt',
-  analysts: ['liability-counsel'],
-  chunkCount: 1,
-  clauseCount: 3,
-  callsPlanned: 3,
-  chunksTerminal: 0,
-  chunksDone: 0,
-  costLimit: 5_000_000,
-  costCommitted: 0,
-  costReserved: 0,
-  costSpent: 0,
-  createdAt: new Date(NOW).toISOString(),
-  updatedAt: new Date(NOW).toISOString(),
-  deadline: NOW + 3_600_000,
-};
+const job: Job = oneCallJob({ clauseCount: 3, callsPlanned: 3 });
 const lease: Lease = {
   jobId: 'job-1',
   chunk: 3,

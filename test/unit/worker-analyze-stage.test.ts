@@ -48,6 +48,7 @@ import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
 import { type AnalyzeDeps, analyzeStage } from '../../lambdas/core/worker/stages/analyze.js';
 import { inFlightPeak } from '../helpers/in-flight.js';
+import { oneCallJob } from '../helpers/one-call-job.js';
 
 const TABLE = 'state-table';
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -65,26 +66,7 @@ function clause(n: number): Clause {
   return { index: n - 1, id: `c${String(n).padStart(4, '0')}`, start: 0, end: text.length, text };
 }
 
-const job: Job = {
-  jobId: 'job-1',
-  status: 'running',
-  lane: 'realtime',
-  bucket: 'intake',
-  key: 'msa.txt',
-  analysts: ['liability-counsel'],
-  chunkCount: 4,
-  clauseCount: 12,
-  callsPlanned: 12,
-  chunksTerminal: 0,
-  chunksDone: 0,
-  costLimit: 5_000_000,
-  costCommitted: 0,
-  costReserved: 0,
-  costSpent: 0,
-  createdAt: new Date(NOW).toISOString(),
-  updatedAt: new Date(NOW).toISOString(),
-  deadline: NOW + 3_600_000,
-};
+const job: Job = oneCallJob({ chunkCount: 4, clauseCount: 12, callsPlanned: 12 });
 
 const lease: Lease = {
   jobId: 'job-1',

@@ -37,6 +37,7 @@ import {
   redeliveryDelay,
   type WorkerDeps,
 } from '../../lambdas/core/worker/process-chunk.js';
+import { oneCallJob } from '../helpers/one-call-job.js';
 
 const TABLE = 'state-table';
 const FINALIZE_URL = 'http://sqs/finalize';
@@ -60,26 +61,7 @@ const clients = {
 const TEXT = 'The Supplier shall not be liable for any indirect or consequential damages.';
 const clause: Clause = { index: 0, id: 'c0001', start: 0, end: TEXT.length, text: TEXT };
 
-const baseJob: Job = {
-  jobId: 'job-1',
-  status: 'running',
-  lane: 'realtime',
-  bucket: 'intake',
-  key: 'msa.txt',
-  analysts: ['liability-counsel'],
-  chunkCount: 4,
-  clauseCount: 4,
-  callsPlanned: 4,
-  chunksTerminal: 0,
-  chunksDone: 0,
-  costLimit: 5_000_000,
-  costCommitted: 0,
-  costReserved: 0,
-  costSpent: 0,
-  createdAt: new Date(NOW).toISOString(),
-  updatedAt: new Date(NOW).toISOString(),
-  deadline: NOW + 3_600_000,
-};
+const baseJob: Job = oneCallJob({ chunkCount: 4, clauseCount: 4, callsPlanned: 4 });
 
 function delivery(overrides: Partial<Delivery> = {}): Delivery {
   return {
