@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parserThreads } from '../../lambdas/core/documents/bounded-parse.js';
 import {
   DEFAULT_DOCUMENT_LIMITS,
   type DocumentRejectedError,
@@ -62,22 +63,52 @@ describe('parseDocumentBounded from source', () => {
     expect(error.reason).toBe('too-complex');
     expect(error.message).toMatch(/more than 16 MB of memory/);
   });
+
+  it('reads the next documents on the thread that answered, and never on one it stopped', async () => {
+    const input = { key: 'a.txt', maxBytes: 1_000_000 };
+    const expected = await parseDocument(CONTRACT, input);
+    expect(await parseDocumentBounded(CONTRACT, input)).toEqual(expected);
+    const warm = parserThreads();
+    for (let i = 0; i < 3; i++) expect(await parseDocumentBounded(CONTRACT, input)).toEqual(expected);
+    expect(parserThreads()).toEqual(warm);
+
+    // The stopped parse takes the idle thread and ends it; the next document gets a new one.
+    const limits = { ...DEFAULT_DOCUMENT_LIMITS, parseTimeoutMs: 200 };
+    await rejection(parseDocumentBounded(SLOW, { key: 'a.txt', maxBytes: 10_000_000, limits }));
+    expect(parserThreads()).toEqual({ started: warm.started, idle: warm.idle - 1 });
+    expect(await parseDocumentBounded(CONTRACT, input)).toEqual(expected);
+    expect(parserThreads()).toEqual({ started: warm.started + 1, idle: warm.idle });
+  });
+
+  it('parses uploads at once on threads of their own, and keeps them for the next batch', async () => {
+    const input = { key: 'a.txt', maxBytes: 1_000_000 };
+    const expected = await parseDocument(CONTRACT, input);
+    const batch = () => Promise.all(Array.from({ length: 5 }, () => parseDocumentBounded(CONTRACT, input)));
+    expect(await batch()).toEqual(Array(5).fill(expected));
+    const after = parserThreads();
+    expect(after.idle).toBe(5);
+    expect(await batch()).toEqual(Array(5).fill(expected));
+    expect(parserThreads()).toEqual(after);
+  });
 });
 
 describe('parseDocumentBounded in an esbuild bundle (as the intake function runs it)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'clause-review-bundle-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('runs the bundle itself as the worker, and still stops at the deadline', async () => {
+  it('runs the bundle itself as the worker, reuses it, and still stops at the deadline', async () => {
     const entry = join(dir, 'entry.ts');
     writeFileSync(
       entry,
       [
         `import { parseDocumentBounded, DEFAULT_DOCUMENT_LIMITS } from ${JSON.stringify(join(PROJECT_ROOT, 'lambdas/core/documents/index.ts'))};`,
+        `import { parserThreads } from ${JSON.stringify(join(PROJECT_ROOT, 'lambdas/core/documents/bounded-parse.ts'))};`,
         'const utf8 = (s: string) => new TextEncoder().encode(s);',
         `const ok = await parseDocumentBounded(utf8(${JSON.stringify(new TextDecoder().decode(CONTRACT))}), { key: 'a.txt', maxBytes: 1e6 });`,
+        `const again = await parseDocumentBounded(utf8(${JSON.stringify(new TextDecoder().decode(CONTRACT))}), { key: 'a.txt', maxBytes: 1e6 });`,
         "const slow = await parseDocumentBounded(utf8('1. '.repeat(200000)), { key: 'a.txt', maxBytes: 1e7, limits: { ...DEFAULT_DOCUMENT_LIMITS, parseTimeoutMs: 200 } }).catch((e) => e);",
-        'console.log(JSON.stringify({ clauses: ok.clauses.length, slow: slow.reason }));',
+        `const after = await parseDocumentBounded(utf8(${JSON.stringify(new TextDecoder().decode(CONTRACT))}), { key: 'a.txt', maxBytes: 1e6 });`,
+        'console.log(JSON.stringify({ clauses: [ok, again, after].map((d) => d.clauses.length), slow: slow.reason, threads: parserThreads() }));',
       ].join('\n'),
     );
     const outfile = join(dir, 'index.mjs');
@@ -94,6 +125,12 @@ describe('parseDocumentBounded in an esbuild bundle (as the intake function runs
     });
     const run = spawnSync(process.execPath, [outfile], { encoding: 'utf8', timeout: 60_000 });
     expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toEqual({ clauses: 2, slow: 'too-complex' });
+    // The idle thread kept at the end does not hold the process: it exits by itself (status 0).
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      clauses: [2, 2, 2],
+      slow: 'too-complex',
+      threads: { started: 2, idle: 1 },
+    });
   }, 60_000);
 });

@@ -7,6 +7,8 @@
  *
  * The worker runs this very module: in the Lambda bundle that is the handler's own file, so no
  * second bundle is needed; from source (tests, the local CLI) it is this file, loaded with tsx.
+ * A thread that answered reads the next document too (it stays warm between invocations in
+ * Lambda); one stopped at a deadline or out of memory is ended.
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -23,7 +25,6 @@ import { type ParsedDocument, type ParseInput, parseDocument } from './parse.js'
 const ROLE = 'clause-review:parse-document';
 
 interface Job {
-  readonly role: typeof ROLE;
   readonly bytes: Uint8Array;
   readonly input: ParseInput;
 }
@@ -34,23 +35,31 @@ type Answer =
   | { readonly failed: { name: string; message: string } };
 
 /**
- * {@link parseDocument} in a worker thread bounded by `input.limits` (parse time and heap).
- *
- * @throws {DocumentRejectedError} as parseDocument does, and `too-complex` when the parse runs
- *   past its deadline or out of its heap.
+ * Parser threads kept between parses, by heap limit. Starting a thread loads the whole module
+ * graph again (the handler bundle in Lambda; TypeScript through tsx from source), which costs far
+ * more than reading a contract, so a thread that answered goes back here for the next document;
+ * a thread stopped at its deadline or out of its heap is never reused. Idle threads do not keep
+ * the process alive.
  */
-export async function parseDocumentBounded(bytes: Uint8Array, input: ParseInput): Promise<ParsedDocument> {
-  const limits = input.limits ?? DEFAULT_DOCUMENT_LIMITS;
-  const fromSource = import.meta.url.endsWith('.ts');
-  const job: Job = { role: ROLE, bytes: bytes.slice(), input };
+const idle = new Map<number, Worker[]>();
+/** Idle threads kept per heap limit: intake parses a batch of up to five uploads at once. */
+const MAX_IDLE_THREADS = 5;
+let threadsStarted = 0;
+
+/** How many parser threads this process has started, and how many wait idle. */
+export function parserThreads(): { readonly started: number; readonly idle: number } {
+  return { started: threadsStarted, idle: [...idle.values()].reduce((n, ws) => n + ws.length, 0) };
+}
+
+function startThread(heapMb: number): Worker {
   const options = {
-    workerData: job,
-    transferList: [job.bytes.buffer as ArrayBuffer],
-    resourceLimits: { maxOldGenerationSizeMb: limits.parseHeapMb, maxYoungGenerationSizeMb: 32 },
+    workerData: { role: ROLE },
+    resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 32 },
     stdout: false,
     stderr: false,
   };
-  const worker = fromSource
+  threadsStarted++;
+  const worker = import.meta.url.endsWith('.ts')
     ? // From source the worker needs the TypeScript loader its parent runs with (tsx).
       new Worker(
         `import(${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'))})` +
@@ -58,7 +67,52 @@ export async function parseDocumentBounded(bytes: Uint8Array, input: ParseInput)
         { ...options, eval: true },
       )
     : new Worker(new URL(import.meta.url), options);
+  // A thread that fails or ends while idle leaves the pool; during a parse, the parse's own
+  // listeners answer for it. Without a listener here, an idle thread's error would end the process.
+  worker.on('error', () => {});
+  worker.once('exit', () => {
+    const waiting = idle.get(heapMb);
+    if (waiting?.includes(worker))
+      idle.set(
+        heapMb,
+        waiting.filter((w) => w !== worker),
+      );
+  });
+  return worker;
+}
+
+function takeThread(heapMb: number): Worker {
+  const worker = idle.get(heapMb)?.pop() ?? startThread(heapMb);
+  worker.ref();
+  return worker;
+}
+
+function releaseThread(heapMb: number, worker: Worker): void {
+  const waiting = idle.get(heapMb) ?? [];
+  if (waiting.length >= MAX_IDLE_THREADS) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  waiting.push(worker);
+  idle.set(heapMb, waiting);
+}
+
+/**
+ * {@link parseDocument} in a worker thread bounded by `input.limits` (parse time and heap).
+ *
+ * @throws {DocumentRejectedError} as parseDocument does, and `too-complex` when the parse runs
+ *   past its deadline or out of its heap.
+ */
+export async function parseDocumentBounded(bytes: Uint8Array, input: ParseInput): Promise<ParsedDocument> {
+  const limits = input.limits ?? DEFAULT_DOCUMENT_LIMITS;
+  const job: Job = { bytes: bytes.slice(), input };
+  const worker = takeThread(limits.parseHeapMb);
   const seconds = (limits.parseTimeoutMs / 1000).toLocaleString('en-US');
+  let reusable = false;
+  let onMessage: ((answer: Answer) => void) | undefined;
+  let onError: ((error: Error & { code?: string }) => void) | undefined;
+  let onExit: ((code: number) => void) | undefined;
   try {
     const answer = await new Promise<Answer>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -71,11 +125,12 @@ export async function parseDocumentBounded(bytes: Uint8Array, input: ParseInput)
           ),
         );
       }, limits.parseTimeoutMs);
-      worker.once('message', (answer: Answer) => {
+      onMessage = (answer) => {
         clearTimeout(timer);
+        reusable = true;
         resolve(answer);
-      });
-      worker.once('error', (error: Error & { code?: string }) => {
+      };
+      onError = (error) => {
         clearTimeout(timer);
         reject(
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -87,11 +142,15 @@ export async function parseDocumentBounded(bytes: Uint8Array, input: ParseInput)
               )
             : error,
         );
-      });
-      worker.once('exit', (code) => {
+      };
+      onExit = (code) => {
         clearTimeout(timer);
         reject(new Error(`the document parser exited with code ${code} before answering`));
-      });
+      };
+      worker.once('message', onMessage);
+      worker.once('error', onError);
+      worker.once('exit', onExit);
+      worker.postMessage(job, [job.bytes.buffer as ArrayBuffer]);
     });
     if ('parsed' in answer) return answer.parsed;
     if ('rejected' in answer) {
@@ -100,7 +159,11 @@ export async function parseDocumentBounded(bytes: Uint8Array, input: ParseInput)
     }
     throw Object.assign(new Error(answer.failed.message), { name: answer.failed.name });
   } finally {
-    await worker.terminate();
+    if (onMessage) worker.off('message', onMessage);
+    if (onError) worker.off('error', onError);
+    if (onExit) worker.off('exit', onExit);
+    if (reusable) releaseThread(limits.parseHeapMb, worker);
+    else await worker.terminate();
   }
 }
 
@@ -122,7 +185,10 @@ async function answer(job: Job): Promise<Answer> {
   }
 }
 
-if (!isMainThread && (workerData as Partial<Job> | undefined)?.role === ROLE && parentPort) {
+if (!isMainThread && (workerData as { role?: string } | undefined)?.role === ROLE && parentPort) {
   const port = parentPort;
-  void answer(workerData as Job).then((a) => port.postMessage(a));
+  // One document at a time: the parent sends the next only after this one's answer.
+  port.on('message', (job: Job) => {
+    void answer(job).then((a) => port.postMessage(a));
+  });
 }
