@@ -52,6 +52,19 @@ https://github.com/paritysuite/dynamodb-conformance (tests/tier3/validation-orde
 Cognito identity pools, which moto answers with one fixed key for everyone, are modelled as
 Cognito hands out credentials; see moto_cognito.py.
 
+moto parses an UpdateExpression from its text twice per UpdateItem (and once per update in a
+transaction), and the pipeline sends the same few expressions thousands of times. Parsed trees
+are kept by their text here: moto's validator works on a deep copy of the tree it is given, so a
+kept tree is never changed, and an expression that does not parse is parsed (and refused) anew
+each time.
+
+moto's ReceiveMessage checks each waiting message against the queue's retention period by
+building every attribute of the queue, ApproximateNumberOfMessages among them, which walks the
+whole queue again: a receive cost time in proportion to the square of the backlog, and a lane
+holding thousands of chunk messages slowed every poll. Here the check reads the retention period
+alone, and SQS's clock is read with time.time() instead of through datetime arithmetic, with the
+same outcome.
+
 SQS standard queues whose messages carry a MessageGroupId deliver as fair queues do (quiet
 tenants first; see moto_fair_queues.py). MOTO_FAIR_QUEUES=0 leaves moto's send order.
 
@@ -78,6 +91,7 @@ from moto_cognito import CredentialLookup, patch_cognito
 import moto_fair_queues
 
 import moto.dynamodb.models as dynamodb_models
+import moto.sqs.models as sqs_models
 from moto.dynamodb.exceptions import (
     DynamodbException,
     MockValidationException,
@@ -87,6 +101,7 @@ from moto.dynamodb.comparisons import OpDefault
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import RESULT_SIZE_LIMIT, Table
+from moto.dynamodb.parsing.expressions import UpdateExpressionParser
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
@@ -421,6 +436,44 @@ def _patch_fast_item_answers() -> None:
     DynamoResult.execute_result = execute_result
 
 
+_PARSED_UPDATES_KEPT = 4096
+
+
+def _patch_parsed_update_expressions() -> None:
+    original = UpdateExpressionParser.make.__func__
+    parsed = {}
+    lock = threading.Lock()
+
+    def make(cls, expression_str):
+        tree = parsed.get(expression_str)
+        if tree is None:
+            tree = original(cls, expression_str)
+            with lock:
+                if len(parsed) < _PARSED_UPDATES_KEPT:
+                    parsed[expression_str] = tree
+        return tree
+
+    UpdateExpressionParser.make = classmethod(make)
+
+
+def _patch_sqs_receive_cost() -> None:
+    original_unix_time = sqs_models.unix_time
+
+    def unix_time(dt=None):
+        return time.time() if dt is None else original_unix_time(dt)
+
+    def unix_time_millis(dt=None):
+        return unix_time(dt) * 1000.0
+
+    def is_message_valid_based_on_retention_period(self, queue_name, message):
+        retention_period = int(self.get_queue(queue_name).message_retention_period)
+        return retention_period + message.sent_timestamp / 1000 > time.time()
+
+    sqs_models.unix_time = unix_time
+    sqs_models.unix_time_millis = unix_time_millis
+    sqs_models.SQSBackend.is_message_valid_based_on_retention_period = is_message_valid_based_on_retention_period
+
+
 def _leave_with_parent() -> None:
     """The launcher is a child of a test run or a CLI command: if that process is killed
     outright, nothing else would stop this server, so it exits when its parent goes."""
@@ -446,6 +499,8 @@ def main() -> None:
     _patch_partition_query()
     _patch_fast_item_answers()
     _patch_unused_placeholders()
+    _patch_sqs_receive_cost()
+    _patch_parsed_update_expressions()
     patch_cognito()
     moto_fair_queues.install()
     _leave_with_parent()
