@@ -39,7 +39,7 @@ const SCORE_WORDS = ['standard', 'minor', 'significant', 'severe'];
 export function findingLines(f: ListedFinding): string[] {
   const where = [f.label, f.heading].filter(Boolean).join(' ');
   const decision = f.decision
-    ? `  → ${f.decision.verdict}${f.decision.score !== undefined ? ` ${f.decision.score}` : ''} by ${f.decision.by} at ${f.decision.at}${f.decision.note ? ` (“${f.decision.note}”)` : ''}`
+    ? `  → ${f.decision.verdict}${f.decision.score !== undefined ? ` ${f.decision.score}` : ''} by ${f.decision.byName ? `${f.decision.byName} (${f.decision.by})` : f.decision.by} at ${f.decision.at}${f.decision.note ? ` (“${f.decision.note}”)` : ''}`
     : f.gated
       ? '  → undecided'
       : '';
