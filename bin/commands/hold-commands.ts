@@ -26,8 +26,11 @@ export async function resumeCommand(argv: string[], io: CliIo, resolveWith: Targ
   return withTarget(values, resolveWith, async (target) => {
     const view = await target.api.resume(id);
     io.out(`${view.jobId}  ${progressLine(view)}`);
+    const follow = `follow it: clause-review status ${view.jobId} --watch${target.kind === 'local' ? ' --local' : ''}`;
     io.err(
-      `resumed from its checkpoints; follow it: clause-review status ${view.jobId} --watch${target.kind === 'local' ? ' --local' : ''}`,
+      view.status === 'queued'
+        ? `queued: its owner has as many jobs running as the owner's cap; it goes on from its checkpoints when one ends; ${follow}`
+        : `resumed from its checkpoints; ${follow}`,
     );
     return 0;
   });

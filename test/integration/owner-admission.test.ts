@@ -3,7 +3,7 @@
  * uploads wait as `queued` and start one at a time, oldest first, as the owner's running job
  * ends, while another owner's job starts at once; a queued job cancelled ends cancelled without
  * a model call; a start nobody made (a slot given back by a bare status change) is made by the
- * sweeper.
+ * sweeper; a resumed job takes a slot again, or waits queued while its owner is full.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -222,12 +222,49 @@ describe('an owner capped at one running job', () => {
     await until(f1, (j) => j.status === 'awaiting_review', 60_000);
     expect((await until(f2, (j) => j.status === 'running')).holdsSlot).toBe(true);
     expect((await h.jobs.find(f3))?.status).toBe('queued');
-    await pauseJob(f2, 'the test', holdDeps());
+    const paused = await pauseJob(f2, 'the test', holdDeps());
     expect((await until(f3, (j) => j.status === 'running')).holdsSlot).toBe(true);
-    // A resumed job runs without taking a slot again.
-    await resumeJob(f2, holdDeps());
-    expect((await h.waitForEnd(f2)).status).toBe('completed');
+    // Resumed while f3 holds the owner's one slot, f2 waits queued, still paused: no slot taken,
+    // no chunk sent, nothing run past the cap.
+    const resumed = await resumeJob(f2, holdDeps());
+    expect(resumed.job.status).toBe('queued');
+    expect(resumed.chunksSent).toBe(0);
+    expect(resumed.job.pausedAt).toBe(paused.pausedAt);
+    expect(resumed.job.holdsSlot).toBeUndefined();
+    expect(await slots.held(owner)).toBe(1);
+    expect(await slots.queued(owner)).toEqual([f2]);
+    const watch = sample([f2, f3]);
+    // When f3 ends, f2 takes the slot and goes on from its checkpoints; its deadline moved by
+    // its pause and its wait together.
     expect((await h.waitForEnd(f3)).status).toBe('completed');
+    const restarted = await until(f2, (j) => j.status === 'running' || j.status === 'completed', 60_000);
+    expect(restarted.pausedAt).toBeUndefined();
+    expect(restarted.pausedMs).toBeGreaterThan(0);
+    expect(restarted.deadline).toBeGreaterThanOrEqual(paused.deadline + (restarted.pausedMs ?? 0));
+    const ended = await h.waitForEnd(f2);
+    await watch.stop();
+    expect(ended.status).toBe('completed');
+    expect((await h.report(ended)).coverage.callsDone).toBe(ended.callsPlanned);
+    // Never both running at once: the cap held through the pause and the resume.
+    expect(watch.samples.some((s) => s.get(f2) === 'running' && s.get(f3) === 'running')).toBe(false);
+    expect(await slots.held(owner)).toBe(0);
+  }, 120_000);
+
+  it('resumes a paused job at once when its owner has a slot free, taking the slot', async () => {
+    const owner = `${ALICE}-resume`;
+    const e1 = await submit('e1', owner);
+    await until(e1, (j) => j.status === 'running');
+    await pauseJob(e1, 'the test', holdDeps());
+    expect(await slots.held(owner)).toBe(0);
+    const resumed = await resumeJob(e1, holdDeps());
+    expect(resumed.job.status).toBe('running');
+    expect(resumed.job.holdsSlot).toBe(true);
+    expect(await slots.held(owner)).toBe(1);
+    // The owner's next upload waits behind it.
+    const e2 = await submit('e2', owner);
+    await until(e2, (j) => j.status === 'queued');
+    expect((await h.waitForEnd(e1)).status).toBe('completed');
+    expect((await h.waitForEnd(e2)).status).toBe('completed');
     expect(await slots.held(owner)).toBe(0);
   }, 120_000);
 

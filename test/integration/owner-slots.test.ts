@@ -147,8 +147,12 @@ describe('OwnerSlots', () => {
     const paused = await holds.pause(b, 'the test');
     expect(paused).toMatchObject({ changed: true, gaveBackSlot: true, job: { status: 'paused' } });
     expect(await slots.held(owner)).toBe(0);
-    // A resumed job runs without a slot, and gives nothing back when it ends.
-    expect((await holds.resume(b)).changed).toBe(true);
+    // A resumed job takes a slot again, and gives it back when it ends.
+    expect(await holds.resume(b)).toMatchObject({
+      changed: true,
+      job: { status: 'running', holdsSlot: true },
+    });
+    expect(await slots.held(owner)).toBe(1);
     expect(await jobs.finish(b, 'completed', {}, ['running'])).toBe(true);
     expect(await slots.held(owner)).toBe(0);
     // A job that never held a slot is cancelled, and nothing is given back.
@@ -157,5 +161,34 @@ describe('OwnerSlots', () => {
     expect(plain.cancelled).toBe(true);
     expect(plain.gaveBackSlot).toBeUndefined();
     expect(await slots.held(owner)).toBe(0);
+  });
+
+  it('queues a job resumed while its owner is full, still paused, and starts nothing over the cap', async () => {
+    const owner = 'arn:aws:iam::000000000000:user/eve';
+    const a = await newJob(owner);
+    await slots.take(a, owner, 'intake', 1, { set: plan });
+    const paused = await holds.pause(a, 'the test');
+    const b = await newJob(owner);
+    expect(await slots.take(b, owner, 'intake', 1, { set: plan })).toBe('running');
+    const resumed = await holds.resume(a);
+    expect(resumed).toMatchObject({
+      changed: true,
+      job: { status: 'queued', pausedAt: paused.job.pausedAt },
+    });
+    expect(resumed.job.holdsSlot).toBeUndefined();
+    expect(await slots.held(owner)).toBe(1);
+    expect(await slots.queued(owner)).toEqual([a]);
+    // A second resume finds it no longer paused.
+    expect((await holds.resume(a)).changed).toBe(false);
+  });
+
+  it('does not pause a job whose report is on its way', async () => {
+    const owner = 'arn:aws:iam::000000000000:user/fay';
+    const a = await newJob(owner);
+    await slots.take(a, owner, 'intake', 1, { set: { ...plan, chunkCount: 0 } });
+    expect(await jobs.claimFinalize(a)).toBe(true);
+    const refused = await holds.pause(a, 'the test');
+    expect(refused).toMatchObject({ changed: false, job: { status: 'running' } });
+    expect(await slots.held(owner)).toBe(1);
   });
 });

@@ -3,12 +3,9 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
 import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
-import { startQueued } from '../intake/admission.js';
-import { chunkMessagesOf, readStoredDocument, sendChunkMessages } from '../intake/stored-document.js';
-import { Claims } from '../state/claims.js';
+import { sendUnfinished, startQueued } from '../intake/admission.js';
 import { JobHolds } from '../state/job-holds.js';
 import { type Job, Jobs } from '../state/jobs.js';
-import { unfinishedChunks } from '../sweeper/rules.js';
 import { HoldStateError } from './errors.js';
 
 /** What pause, resume and cancel need: the table, the stored documents and the queues. */
@@ -40,7 +37,9 @@ export async function pauseJob(jobId: string, by: string, deps: HoldDeps): Promi
   throw new HoldStateError(
     job.status === 'paused'
       ? `job ${jobId} is already paused (since ${job.pausedAt}); 'resume' continues it`
-      : `job ${jobId} is ${job.status}; only a running job can be paused`,
+      : job.status === 'running' && job.finalizeEnqueuedAt
+        ? `job ${jobId} has ended every chunk and its report is being written; there is nothing left to pause`
+        : `job ${jobId} is ${job.status}; only a running job can be paused`,
     jobId,
     job.status,
   );
@@ -50,7 +49,8 @@ export async function pauseJob(jobId: string, by: string, deps: HoldDeps): Promi
  * Resumes a paused job: its deadline moves by the time it was paused, every chunk not yet
  * ended is sent again from the stored document, and work goes on from the checkpoints and
  * the call ledger, so no answered call is made or billed again. A job whose chunks all ended
- * while it was paused goes straight to finalize.
+ * while it was paused goes straight to finalize. An owner's job takes a slot of its owner
+ * again; with none free it waits `queued` and is sent on when one is given back.
  * @throws HoldStateError when the job is not paused
  */
 export async function resumeJob(jobId: string, deps: HoldDeps): Promise<{ job: Job; chunksSent: number }> {
@@ -61,6 +61,11 @@ export async function resumeJob(jobId: string, deps: HoldDeps): Promise<{ job: J
       jobId,
       flip.job.status,
     );
+  }
+  if (flip.job.status === 'queued') {
+    // A slot given back between the resume's try and its queueing would otherwise wait for the sweeper.
+    await startQueued(flip.job.owner, deps);
+    return { job: flip.job, chunksSent: 0 };
   }
   const chunksSent = await sendUnfinished(flip.job, deps);
   await enqueueFinalizeIfComplete(deps, jobId);
@@ -92,21 +97,4 @@ export async function cancelJob(
   // The cancel gave back the job's slot: the owner's next queued job may start.
   if (result.gaveBackSlot) await startQueued(job.owner, deps);
   return result;
-}
-
-/** Sends the message of every chunk not yet ended, once per observed state of its live stage. */
-async function sendUnfinished(job: Job, deps: HoldDeps): Promise<number> {
-  const claims = new Claims(deps.db, deps.tableName, deps.now);
-  const live = unfinishedChunks(job, await claims.list(job.jobId)).flatMap((u) => (u.live ? [u.live] : []));
-  if (live.length === 0) return 0;
-  const doc = await readStoredDocument(deps.s3, deps.resultsBucket, job.jobId);
-  const resend: number[] = [];
-  for (const cp of live) if (await claims.recordResend(cp, 'resume')) resend.push(cp.chunk);
-  await sendChunkMessages(
-    deps.sqs,
-    deps.laneQueueUrls[job.lane],
-    chunkMessagesOf(doc, job.lane, resend),
-    job.owner,
-  );
-  return resend.length;
 }

@@ -2,8 +2,11 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
+import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
+import { Claims } from '../state/claims.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
+import { unfinishedChunks } from '../sweeper/rules.js';
 import { chunkMessagesOf, readStoredDocument, sendChunkMessages } from './stored-document.js';
 
 /** What starting a queued job needs: the table, the stored documents and the lane queues. */
@@ -14,6 +17,11 @@ export interface StartDeps {
   readonly tableName: string;
   readonly resultsBucket: string;
   readonly laneQueueUrls: Readonly<Record<Lane, string>>;
+  /**
+   * Where a resumed job whose chunks all ended during its pause is sent for its report; without
+   * it the sweeper sends it (its rule for a job whose chunks are all terminal).
+   */
+  readonly finalizeQueueUrl?: string;
   readonly now?: () => number;
 }
 
@@ -25,7 +33,9 @@ const LOOK_AT = 10;
  * transaction (`queued` → `running` with a slot of the owner), so of two starters (finalize and
  * the sweeper, say) exactly one starts a job, and a job cancelled meanwhile is not started.
  * The started job's deadline moves by the time it waited, as a pause's does, and its chunk
- * messages go out from the document intake stored. Returns the ids it started.
+ * messages go out from the document intake stored. A job resumed while its owner was full
+ * (queued, still paused) moves its deadline by its pause and wait together and is sent on from
+ * its checkpoints, as a resume sends it. Returns the ids it started.
  *
  * Safe to call after any slot is given back, and again: with no slot free or nothing queued
  * it does one read. A start that dies before its messages are out is picked up by the sweeper,
@@ -40,14 +50,31 @@ export async function startQueued(owner: string | undefined, deps: StartDeps): P
   for (const jobId of await slots.queued(owner, LOOK_AT)) {
     const job = await jobs.find(jobId);
     if (job?.status !== 'queued') continue;
-    const waited = Math.max(0, now() - Date.parse(job.queuedAt ?? job.updatedAt));
-    const took = await slots.take(jobId, owner, 'queued', undefined, {
-      set: { deadline: job.deadline + waited },
-    });
+    const waited = Math.max(0, now() - Date.parse(job.pausedAt ?? job.queuedAt ?? job.updatedAt));
+    const took = await slots.take(
+      jobId,
+      owner,
+      'queued',
+      undefined,
+      job.pausedAt
+        ? {
+            set: { deadline: job.deadline + waited, pausedMs: (job.pausedMs ?? 0) + waited },
+            remove: ['pausedAt', 'pausedBy'],
+            condition: 'pausedAt = :seenPause',
+            values: { ':seenPause': job.pausedAt },
+          }
+        : { set: { deadline: job.deadline + waited } },
+    );
     if (took === 'full') break;
     if (took === 'moved') continue;
-    await sendAll(job, deps);
-    await jobs.markFannedOut(jobId);
+    if (job.pausedAt) {
+      await sendUnfinished(job, deps);
+      const { finalizeQueueUrl } = deps;
+      if (finalizeQueueUrl) await enqueueFinalizeIfComplete({ ...deps, finalizeQueueUrl }, jobId);
+    } else {
+      await sendAll(job, deps);
+      await jobs.markFannedOut(jobId);
+    }
     started.push(jobId);
   }
   return started;
@@ -57,4 +84,24 @@ export async function startQueued(owner: string | undefined, deps: StartDeps): P
 async function sendAll(job: Job, deps: StartDeps): Promise<void> {
   const doc = await readStoredDocument(deps.s3, deps.resultsBucket, job.jobId);
   await sendChunkMessages(deps.sqs, deps.laneQueueUrls[job.lane], chunkMessagesOf(doc, job.lane), job.owner);
+}
+
+/**
+ * Sends the message of every chunk of a job that had started and not yet ended (a resume, a
+ * cancel of a paused job), once per observed state of its live stage.
+ */
+export async function sendUnfinished(job: Job, deps: StartDeps): Promise<number> {
+  const claims = new Claims(deps.db, deps.tableName, deps.now);
+  const live = unfinishedChunks(job, await claims.list(job.jobId)).flatMap((u) => (u.live ? [u.live] : []));
+  if (live.length === 0) return 0;
+  const doc = await readStoredDocument(deps.s3, deps.resultsBucket, job.jobId);
+  const resend: number[] = [];
+  for (const cp of live) if (await claims.recordResend(cp, 'resume')) resend.push(cp.chunk);
+  await sendChunkMessages(
+    deps.sqs,
+    deps.laneQueueUrls[job.lane],
+    chunkMessagesOf(doc, job.lane, resend),
+    job.owner,
+  );
+  return resend.length;
 }

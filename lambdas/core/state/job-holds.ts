@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, isWriteRefused } from './errors.js';
 import { type Job, type JobStatus, Jobs } from './jobs.js';
-import { sendReleasingChange } from './owner-slots.js';
+import { OwnerSlots, sendReleasingChange } from './owner-slots.js';
 import { type StatusChangeFields, statusChange } from './status-change.js';
 
 /** How long a review may take when the job names no other. */
@@ -30,30 +30,49 @@ export class JobHolds {
     this.jobs = new Jobs(db, tableName, now);
   }
 
-  /** `running` → `paused`: no new model call starts; chunks in flight stop at their next check. */
+  /**
+   * `running` → `paused`: no new model call starts; chunks in flight stop at their next check.
+   * A job whose chunks have all ended and whose report is on its way (finalize enqueued) has no
+   * call left to hold and is not paused: finalize would not finish a paused job, and its one
+   * message would be spent.
+   */
   pause(jobId: string, by: string): Promise<Flip> {
     const at = this.iso();
     return this.flip(jobId, ['running'], 'paused', {
       set: { pausedAt: at, pausedBy: by },
-      condition: 'attribute_not_exists(finalizedAt)',
+      condition: 'attribute_not_exists(finalizedAt) AND attribute_not_exists(finalizeEnqueuedAt)',
     });
   }
 
   /**
    * `paused` → `running`. The deadline moves by the time spent paused, so a pause never eats
-   * into the time the job's work has.
+   * into the time the job's work has. An owner's job takes one of the owner's slots again in the
+   * same transaction (its pause gave its slot back); when the owner has as many jobs running as
+   * its cap, the job waits `queued`, still paused (`pausedAt` kept, so the wait does not count
+   * against its deadline either), and starts as its owner's queued jobs do (`startQueued`).
    */
   async resume(jobId: string): Promise<Flip> {
     const job = await this.jobs.get(jobId);
     if (job.status !== 'paused' || !job.pausedAt) return { changed: false, job };
     const pausedFor = Math.max(0, this.now() - Date.parse(job.pausedAt));
-    return this.flip(jobId, ['paused'], 'running', {
+    // Conditioned on the pause this caller measured, so two resumes move the deadline once.
+    const seen = { condition: 'pausedAt = :seenPause', values: { ':seenPause': job.pausedAt } };
+    const resumed: StatusChangeFields = {
       set: { deadline: job.deadline + pausedFor, pausedMs: (job.pausedMs ?? 0) + pausedFor },
       remove: ['pausedAt', 'pausedBy'],
-      // Conditioned on the pause this caller measured, so two resumes move the deadline once.
-      condition: 'pausedAt = :seenPause',
-      values: { ':seenPause': job.pausedAt },
-    });
+      ...seen,
+    };
+    if (!job.owner) return this.flip(jobId, ['paused'], 'running', resumed);
+    const took = await new OwnerSlots(this.db, this.tableName, this.now).take(
+      jobId,
+      job.owner,
+      'paused',
+      undefined,
+      resumed,
+    );
+    if (took === 'running') return { changed: true, job: await this.jobs.get(jobId) };
+    if (took === 'moved') return { changed: false, job: await this.jobs.get(jobId) };
+    return this.flip(jobId, ['paused'], 'queued', { stamp: ['queuedAt'], owner: job.owner, ...seen });
   }
 
   /**

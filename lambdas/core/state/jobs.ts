@@ -37,6 +37,15 @@ export const TERMINAL_STATUSES: readonly JobStatus[] = [
   'rejected',
 ];
 
+/**
+ * True for a job a person paused that has not gone on: `paused`, or `queued` after a resume that
+ * found its owner with no slot free (`pausedAt` is kept until a slot starts it). Its chunks in
+ * flight stop as for a pause, not a cancel: their calls are made once it goes on.
+ */
+export function isPaused(job: Pick<Job, 'status' | 'pausedAt'> | undefined): boolean {
+  return job?.status === 'paused' || (job?.status === 'queued' && job.pausedAt !== undefined);
+}
+
 /** Which findings hold a job for a reviewer before its report is final. */
 export type ReviewGate = 'none' | 'critical' | 'high';
 
@@ -162,17 +171,17 @@ export class Jobs {
    * Only what decides whether a call may start: the status and whether the ceiling was
    * reached. Strongly consistent, and small: every call start reads it.
    */
-  async gate(jobId: string): Promise<Pick<Job, 'status' | 'budgetExceededAt'> | undefined> {
+  async gate(jobId: string): Promise<Pick<Job, 'status' | 'budgetExceededAt' | 'pausedAt'> | undefined> {
     const r = await this.db.send(
       new GetCommand({
         TableName: this.tableName,
         Key: { pk: jobPk(jobId), sk: JOB_SK },
         ConsistentRead: true,
-        ProjectionExpression: '#status, budgetExceededAt',
+        ProjectionExpression: '#status, budgetExceededAt, pausedAt',
         ExpressionAttributeNames: { '#status': 'status' },
       }),
     );
-    return r.Item as Pick<Job, 'status' | 'budgetExceededAt'> | undefined;
+    return r.Item as Pick<Job, 'status' | 'budgetExceededAt' | 'pausedAt'> | undefined;
   }
 
   /** The job; throws JobNotFoundError when it does not exist. */

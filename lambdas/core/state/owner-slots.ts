@@ -2,7 +2,7 @@
  * Admission control: how many of an owner's jobs run at once. An owner's item
  * (`OWNER#<owner>` / `SLOTS`) counts the jobs that hold one of its slots (`held`) and records the
  * cap intake last admitted against (`cap`). A job takes a slot in the same transaction that
- * moves it to `running`, and gives it back in the same transaction that moves it on to `paused`,
+ * moves it to `running` (from intake, from the queue, or resumed from a pause), and gives it back in the same transaction that moves it on to `paused`,
  * `cancelled` or an end status, so the count never drifts from the jobs' statuses. A job that
  * finds its owner full waits as `queued`; a slot given back starts the owner's oldest one
  * (`core/intake/admission.ts`).
@@ -143,7 +143,7 @@ export class OwnerSlots {
   async take(
     jobId: string,
     owner: string,
-    from: 'intake' | 'queued',
+    from: 'intake' | 'queued' | 'paused',
     cap: number | undefined,
     change: StatusChangeFields = {},
   ): Promise<TakeOutcome> {

@@ -19,6 +19,7 @@ import type { Clause, Lane } from '../model.js';
 import { costOf, type ModelPrice, quotaTokens } from '../models.js';
 import type { CallFailureKind, CallLedger, CallRef, LedgerEntry, Settlement } from '../state/call-ledger.js';
 import type { UnstartedReason } from '../state/claims.js';
+import { isPaused } from '../state/jobs.js';
 import { AttemptScope } from './attempt-scope.js';
 import { type BackoffPolicy, fullJitterDelay, mayRetry } from './backoff.js';
 import type { BudgetRefusal, ChunkBudget } from './chunk-budget.js';
@@ -331,7 +332,7 @@ async function unpriced(s: CallState, error: unknown): Promise<CallResult> {
 /** Why a job read stops a chunk's calls: its ceiling, a pause, or (any other status) a cancel. */
 function stopReasonOf(job: GateReading['job']): StopReason {
   if (job?.status === 'running' && job.budgetExceededAt) return 'ceiling';
-  return job?.status === 'paused' ? 'paused' : 'cancelled';
+  return isPaused(job) ? 'paused' : 'cancelled';
 }
 
 /** Why a refused reservation stops a chunk's calls. */

@@ -1,6 +1,6 @@
 import type { AllotmentMove, Allotments } from '../state/allotments.js';
 import type { Lease } from '../state/claims.js';
-import type { Job } from '../state/jobs.js';
+import { isPaused, type Job } from '../state/jobs.js';
 
 /** How many `contendedWaitMs` a chunk waits at most for room other chunks hold. */
 const CONTENDED_WAITS = 4;
@@ -121,7 +121,7 @@ export class ChunkBudget {
       }
       const job = r.job;
       if (job?.status !== 'running') {
-        this.refused = job?.status === 'paused' ? 'paused' : 'stopped';
+        this.refused = isPaused(job) ? 'paused' : 'stopped';
         return;
       }
       if (job.budgetExceededAt) {

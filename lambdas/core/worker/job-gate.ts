@@ -1,7 +1,7 @@
 import type { Job } from '../state/jobs.js';
 
 /** What a call start needs to know of its job. */
-export type JobGateState = Pick<Job, 'status' | 'budgetExceededAt'>;
+export type JobGateState = Pick<Job, 'status' | 'budgetExceededAt' | 'pausedAt'>;
 
 /** A status read, and when it began (epoch ms). */
 export interface GateReading {

@@ -13,7 +13,7 @@ import { Allotments } from '../state/allotments.js';
 import { CallLedger, type CallRef, outcomeOf } from '../state/call-ledger.js';
 import { type CallCounts, type Checkpoint, Claims, isChunkTerminal, type Lease } from '../state/claims.js';
 import { isLeaseLostError } from '../state/errors.js';
-import { type Job, Jobs } from '../state/jobs.js';
+import { isPaused, type Job, Jobs } from '../state/jobs.js';
 import { STAGES, type Stage } from '../state/keys.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
@@ -187,7 +187,7 @@ export async function processChunk(
   const job = await t.jobs.find(message.jobId);
   if (!job) return { action: 'retry', reason: `job ${message.jobId} not found` };
   // A paused job's chunks are sent again when it is resumed.
-  if (job.status === 'paused') return { action: 'ack', outcome: 'job paused' };
+  if (isPaused(job)) return { action: 'ack', outcome: 'job paused' };
   if (!['running', 'cancelled'].includes(job.status))
     return { action: 'ack', outcome: `job already ${job.status}` };
 
