@@ -4,6 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
 import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
 import { Claims } from '../state/claims.js';
+import { pauseEnd } from '../state/job-holds.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
 import { unfinishedChunks } from '../sweeper/rules.js';
@@ -50,24 +51,18 @@ export async function startQueued(owner: string | undefined, deps: StartDeps): P
   for (const jobId of await slots.queued(owner, LOOK_AT)) {
     const job = await jobs.find(jobId);
     if (job?.status !== 'queued') continue;
-    const waited = Math.max(0, now() - Date.parse(job.pausedAt ?? job.queuedAt ?? job.updatedAt));
+    const { pausedAt } = job;
+    const waited = Math.max(0, now() - Date.parse(job.queuedAt ?? job.updatedAt));
     const took = await slots.take(
       jobId,
       owner,
       'queued',
       undefined,
-      job.pausedAt
-        ? {
-            set: { deadline: job.deadline + waited, pausedMs: (job.pausedMs ?? 0) + waited },
-            remove: ['pausedAt', 'pausedBy'],
-            condition: 'pausedAt = :seenPause',
-            values: { ':seenPause': job.pausedAt },
-          }
-        : { set: { deadline: job.deadline + waited } },
+      pausedAt ? pauseEnd(job, pausedAt, now()) : { set: { deadline: job.deadline + waited } },
     );
     if (took === 'full') break;
     if (took === 'moved') continue;
-    if (job.pausedAt) {
+    if (pausedAt) {
       await sendUnfinished(job, deps);
       const { finalizeQueueUrl } = deps;
       if (finalizeQueueUrl) await enqueueFinalizeIfComplete({ ...deps, finalizeQueueUrl }, jobId);

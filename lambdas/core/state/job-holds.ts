@@ -7,6 +7,26 @@ import { type StatusChangeFields, statusChange } from './status-change.js';
 /** How long a review may take when the job names no other. */
 export const DEFAULT_REVIEW_HOURS = 72;
 
+/**
+ * The fields that end a job's pause, with its next status change: the deadline and `pausedMs`
+ * move by the time since `pausedAt` (a wait for the owner's slot after a resume included), and
+ * `pausedAt` and `pausedBy` go, conditioned on the pause this caller read, so of two callers
+ * only one moves the deadline.
+ */
+export function pauseEnd(
+  job: Pick<Job, 'deadline' | 'pausedMs'>,
+  pausedAt: string,
+  now: number,
+): StatusChangeFields {
+  const pausedFor = Math.max(0, now - Date.parse(pausedAt));
+  return {
+    set: { deadline: job.deadline + pausedFor, pausedMs: (job.pausedMs ?? 0) + pausedFor },
+    remove: ['pausedAt', 'pausedBy'],
+    condition: 'pausedAt = :seenPause',
+    values: { ':seenPause': pausedAt },
+  };
+}
+
 /** A status change that happened, or the job as it was when the change did not apply. */
 export type Flip =
   /** `gaveBackSlot`: the change gave back the job's slot of its owner (owner-slots.ts). */
@@ -54,14 +74,7 @@ export class JobHolds {
   async resume(jobId: string): Promise<Flip> {
     const job = await this.jobs.get(jobId);
     if (job.status !== 'paused' || !job.pausedAt) return { changed: false, job };
-    const pausedFor = Math.max(0, this.now() - Date.parse(job.pausedAt));
-    // Conditioned on the pause this caller measured, so two resumes move the deadline once.
-    const seen = { condition: 'pausedAt = :seenPause', values: { ':seenPause': job.pausedAt } };
-    const resumed: StatusChangeFields = {
-      set: { deadline: job.deadline + pausedFor, pausedMs: (job.pausedMs ?? 0) + pausedFor },
-      remove: ['pausedAt', 'pausedBy'],
-      ...seen,
-    };
+    const resumed = pauseEnd(job, job.pausedAt, this.now());
     if (!job.owner) return this.flip(jobId, ['paused'], 'running', resumed);
     const took = await new OwnerSlots(this.db, this.tableName, this.now).take(
       jobId,
@@ -72,7 +85,14 @@ export class JobHolds {
     );
     if (took === 'running') return { changed: true, job: await this.jobs.get(jobId) };
     if (took === 'moved') return { changed: false, job: await this.jobs.get(jobId) };
-    return this.flip(jobId, ['paused'], 'queued', { stamp: ['queuedAt'], owner: job.owner, ...seen });
+    // Queued on the same pause this caller read; the pause itself goes on.
+    const { condition, values } = resumed;
+    return this.flip(jobId, ['paused'], 'queued', {
+      stamp: ['queuedAt'],
+      owner: job.owner,
+      condition,
+      values,
+    });
   }
 
   /**

@@ -2,10 +2,10 @@
  * Admission control: how many of an owner's jobs run at once. An owner's item
  * (`OWNER#<owner>` / `SLOTS`) counts the jobs that hold one of its slots (`held`) and records the
  * cap intake last admitted against (`cap`). A job takes a slot in the same transaction that
- * moves it to `running` (from intake, from the queue, or resumed from a pause), and gives it back in the same transaction that moves it on to `paused`,
- * `cancelled` or an end status, so the count never drifts from the jobs' statuses. A job that
- * finds its owner full waits as `queued`; a slot given back starts the owner's oldest one
- * (`core/intake/admission.ts`).
+ * moves it to `running` (from intake, from the queue, or resumed from a pause), and gives it
+ * back in the same transaction that moves it on to `paused`, `cancelled` or an end status, so
+ * the count never drifts from the jobs' statuses. A job that finds its owner full waits as
+ * `queued`; a slot given back starts the owner's oldest one (`core/intake/admission.ts`).
  */
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isWriteRefused } from './errors.js';
