@@ -129,6 +129,8 @@ export interface Pickup {
   readonly stage: 'analyze' | 'consolidate';
   readonly readyAt: number;
   readonly claimedAt: number;
+  /** An analyze stage's message received by a worker slot (a consolidate runs in the slot it has). */
+  readonly receivedAt?: number;
 }
 
 /** One delivery of a chunk message to a worker slot, as the queue's client saw it (epoch ms). */
@@ -167,7 +169,12 @@ export function pickupsOf(
     if (Number.isFinite(end)) busy.push({ from: d.receivedAt, to: Math.max(d.receivedAt, end) });
     const claimed = ms(analyze?.startedAt);
     if (d.receiveCount === 1 && Number.isFinite(claimed))
-      pickups.push({ stage: 'analyze', readyAt: d.sentAt, claimedAt: Math.max(d.sentAt, claimed) });
+      pickups.push({
+        stage: 'analyze',
+        readyAt: d.sentAt,
+        claimedAt: Math.max(d.sentAt, claimed),
+        receivedAt: d.receivedAt,
+      });
   }
   for (const cps of checkpoints.values()) {
     for (const c of cps) {
@@ -181,25 +188,62 @@ export function pickupsOf(
   return { pickups, busy };
 }
 
+/** Value at `at` of a step function given as sorted steps (0 before the first). */
+function heldAt(steps: Occupancy, at: number): number {
+  let lo = 0;
+  let hi = steps.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((steps[mid] as { at: number }).at <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 ? (steps[lo - 1] as { held: number }).held : 0;
+}
+
 /**
- * Pickup latency per stage: `free`, only the part of each wait during which fewer than `slots`
- * slots were held (the wait a free worker should not have left), and `whole`, ready → claimed.
+ * Pickup latency per stage:
+ * - `whole`: ready → claimed, every pickup;
+ * - `free`: only the part of each wait during which fewer than `slots` slots were held; while
+ *   the lane is saturated this adds up the moments other slots spend between one message and the
+ *   next, so a message that waits behind a backlog collects them;
+ * - `withSlot`: ready → claimed of the analyze stages that became ready when the lane had a slot
+ *   for them (slots held plus messages already waiting fewer than `slots`): the latency of a
+ *   pickup that capacity did not hold back. A consolidate stage runs in its chunk's own slot, so
+ *   every one had a slot: its `withSlot` is its `whole`.
  */
 export function pickupLatency(
   pickups: readonly Pickup[],
   busy: readonly Busy[],
   slots: number,
-): Record<Pickup['stage'], { free: Spread; whole: Spread }> {
+): Record<Pickup['stage'], { free: Spread; whole: Spread; withSlot: Spread }> {
   const steps = occupancy(busy);
+  // For each analyze stage, the messages sent before it (in send order, ties in the order given)
+  // and not yet received when it was sent.
+  const sent = pickups.filter((p) => p.stage === 'analyze').sort((a, b) => a.readyAt - b.readyAt);
+  const ahead = new Map<Pickup, number>();
+  sent.forEach((p, i) => {
+    let n = 0;
+    for (let j = 0; j < i; j++)
+      if (((sent[j] as Pickup).receivedAt ?? Number.POSITIVE_INFINITY) > p.readyAt) n++;
+    ahead.set(p, n);
+  });
   const free = { analyze: [] as number[], consolidate: [] as number[] };
   const whole = { analyze: [] as number[], consolidate: [] as number[] };
+  const withSlot = { analyze: [] as number[], consolidate: [] as number[] };
   for (const p of pickups) {
+    const wait = p.claimedAt - p.readyAt;
     free[p.stage].push(freeTime(steps, p.readyAt, p.claimedAt, slots));
-    whole[p.stage].push(p.claimedAt - p.readyAt);
+    whole[p.stage].push(wait);
+    if (p.stage === 'consolidate') withSlot.consolidate.push(wait);
+    else if (heldAt(steps, p.readyAt) + (ahead.get(p) ?? 0) < slots) withSlot.analyze.push(wait);
   }
   return {
-    analyze: { free: spread(free.analyze), whole: spread(whole.analyze) },
-    consolidate: { free: spread(free.consolidate), whole: spread(whole.consolidate) },
+    analyze: { free: spread(free.analyze), whole: spread(whole.analyze), withSlot: spread(withSlot.analyze) },
+    consolidate: {
+      free: spread(free.consolidate),
+      whole: spread(whole.consolidate),
+      withSlot: spread(withSlot.consolidate),
+    },
   };
 }
 

@@ -14,7 +14,8 @@
  *
  * Prints, as JSON and as a table: every job ended and its calls accounted (the soak's checks),
  * calls billed twice, spend over a ceiling; the pickup latency of a chunk stage (ready → claimed,
- * counted only while one of the lane's slots was free, from the checkpoints' timestamps); the
+ * from the checkpoints' timestamps: of the stages that became ready while the lane had a slot for
+ * them, and counted only while one of the lane's slots was free); the
  * checkpoint write latency (around the SDK call); upload → first finding and upload → report per
  * owner, the quiet owners beside their times alone; each process's peak memory and CPU; the
  * DynamoDB requests per model call.
@@ -389,6 +390,7 @@ export function formatThousand(r: ThousandResult): string {
       .slice(0, 5)
       .map((v) => `\n    ${v.check}: ${v.jobId}: ${v.detail}`)
       .join('')}`,
+    `  pickup with a slot for it          analyze ${s3(c.pickupMs.analyze.withSlot, 0)} ms p50/95/99 (n ${c.pickupMs.analyze.withSlot.n} of ${c.pickupMs.analyze.whole.n}); consolidate ${s3(c.pickupMs.consolidate.withSlot, 0)} ms`,
     `  pickup while a slot was free       analyze ${s3(c.pickupMs.analyze.free, 0)} ms p50/95/99 (n ${c.pickupMs.analyze.free.n}); consolidate ${s3(c.pickupMs.consolidate.free, 0)} ms`,
     `  pickup, ready → claimed            analyze ${s3(c.pickupMs.analyze.whole, 0)} ms (sent → received ${s3(c.queueWaitMs, 0)}); consolidate ${s3(c.pickupMs.consolidate.whole, 0)} ms`,
     `  checkpoint write (ms p50/95/99)    ${s3(c.checkpointWriteMs)} (n ${c.checkpointWriteMs.n}); in a transaction ${s3(c.checkpointTransactionMs)} (n ${c.checkpointTransactionMs.n})`,

@@ -118,8 +118,8 @@ describe('pickupsOf and pickupLatency', () => {
   it('takes a chunk ready when its message was sent, and its consolidate when analyze finished', () => {
     const { pickups, busy } = pickupsOf(deliveries, checkpoints);
     expect(pickups).toEqual([
-      { stage: 'analyze', readyAt: T0, claimedAt: T0 + 100 },
-      { stage: 'analyze', readyAt: T0 + 300, claimedAt: T0 + 2000 },
+      { stage: 'analyze', readyAt: T0, claimedAt: T0 + 100, receivedAt: T0 + 50 },
+      { stage: 'analyze', readyAt: T0 + 300, claimedAt: T0 + 2000, receivedAt: T0 + 1900 },
       { stage: 'consolidate', readyAt: T0 + 1000, claimedAt: T0 + 1010 },
       { stage: 'consolidate', readyAt: T0 + 2500, claimedAt: T0 + 2530 },
     ]);
@@ -141,6 +141,49 @@ describe('pickupsOf and pickupLatency', () => {
     const two = pickupLatency(pickups, busy, 2);
     expect(two.analyze.free.p99).toBe(1700);
     expect(two.consolidate.free.p99).toBe(30);
+  });
+
+  it('counts a whole wait as with a slot only when the stage was ready while the lane had a slot for it', () => {
+    const { pickups, busy } = pickupsOf(deliveries, checkpoints);
+    // One slot: chunk 0 found it free; chunk 1 was sent while chunk 0 held it.
+    const one = pickupLatency(pickups, busy, 1);
+    expect(one.analyze.withSlot).toEqual({ n: 1, p50: 100, p95: 100, p99: 100 });
+    // Two slots: chunk 1 found the second free, and waited 1,700 ms all the same.
+    expect(pickupLatency(pickups, busy, 2).analyze.withSlot).toEqual({
+      n: 2,
+      p50: 100,
+      p95: 1700,
+      p99: 1700,
+    });
+    // A consolidate runs in its chunk's own slot: every one had a slot.
+    expect(one.consolidate.withSlot).toEqual(one.consolidate.whole);
+  });
+
+  it('counts messages sent before and not yet received as taking the free slots, ties in send order', () => {
+    // Three messages sent in the same millisecond to two idle slots, and one sent once the first
+    // two were received while they still held both slots.
+    const sent = (
+      [
+        [0, 10, 30],
+        [0, 20, 40],
+        [0, 900, 950],
+        [500, 1000, 1100],
+      ] as const
+    ).map(([ready, received, claimed]) => ({
+      stage: 'analyze' as const,
+      readyAt: T0 + ready,
+      receivedAt: T0 + received,
+      claimedAt: T0 + claimed,
+    }));
+    const held = [
+      { from: T0 + 10, to: T0 + 800 },
+      { from: T0 + 20, to: T0 + 800 },
+      { from: T0 + 900, to: T0 + 1200 },
+      { from: T0 + 1000, to: T0 + 1200 },
+    ];
+    const r = pickupLatency(sent, held, 2);
+    expect(r.analyze.withSlot).toEqual({ n: 2, p50: 30, p95: 40, p99: 40 });
+    expect(r.analyze.whole.n).toBe(4);
   });
 
   it('firstFindingMs is the first chunk consolidated after the upload, or undefined', () => {
