@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../bin/client/api-client.js';
 import { cancelCommand, statusCommand, submitCommand } from '../../bin/commands/api-commands.js';
 import type { CliIo } from '../../bin/commands/cli-error.js';
+import { resumeCommand } from '../../bin/commands/hold-commands.js';
 import type { Target } from '../../bin/commands/target.js';
 import { cancelJob, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import { readLiveFindings } from '../../lambdas/core/live/index.js';
@@ -224,13 +225,17 @@ describe('an owner capped at one running job', () => {
     expect((await h.jobs.find(f3))?.status).toBe('queued');
     const paused = await pauseJob(f2, 'the test', holdDeps());
     expect((await until(f3, (j) => j.status === 'running')).holdsSlot).toBe(true);
-    // Resumed while f3 holds the owner's one slot, f2 waits queued, still paused: no slot taken,
-    // no chunk sent, nothing run past the cap.
-    const resumed = await resumeJob(f2, holdDeps());
-    expect(resumed.job.status).toBe('queued');
-    expect(resumed.chunksSent).toBe(0);
-    expect(resumed.job.pausedAt).toBe(paused.pausedAt);
-    expect(resumed.job.holdsSlot).toBeUndefined();
+    // Resumed (by an administrator, through the CLI) while f3 holds the owner's one slot, f2
+    // waits queued, still paused: no slot taken, no chunk sent, nothing run past the cap; the
+    // CLI says why it waits.
+    const out = io();
+    expect(await resumeCommand([f2], out, target)).toBe(0);
+    expect(out.stdout.join('\n')).toMatch(new RegExp(`^${f2} .* · queued`));
+    expect(out.stderr.join('\n')).toMatch(/^queued: its owner has as many jobs running as the owner's cap/);
+    const resumed = await h.jobs.get(f2);
+    expect(resumed.status).toBe('queued');
+    expect(resumed.pausedAt).toBe(paused.pausedAt);
+    expect(resumed.holdsSlot).toBeUndefined();
     expect(await slots.held(owner)).toBe(1);
     expect(await slots.queued(owner)).toEqual([f2]);
     const watch = sample([f2, f3]);
