@@ -100,18 +100,28 @@ export function occupancy(busy: readonly Busy[]): Occupancy {
   return steps;
 }
 
-/** Milliseconds of [from, to] during which fewer than `slots` slots were held. */
-export function freeTime(steps: Occupancy, from: number, to: number, slots: number): number {
-  if (to <= from) return 0;
-  // The last step at or before `from` (binary search), or none: nothing held before the first.
+/** The index of the last step at or before `at` (binary search); -1 before the first. */
+function stepAt(steps: Occupancy, at: number): number {
   let lo = 0;
   let hi = steps.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if ((steps[mid] as { at: number }).at <= from) lo = mid + 1;
+    if ((steps[mid] as { at: number }).at <= at) lo = mid + 1;
     else hi = mid;
   }
-  let i = lo - 1;
+  return lo - 1;
+}
+
+/** The slots held at `at`: none before the first step. */
+function heldAt(steps: Occupancy, at: number): number {
+  const i = stepAt(steps, at);
+  return i >= 0 ? (steps[i] as { held: number }).held : 0;
+}
+
+/** Milliseconds of [from, to] during which fewer than `slots` slots were held. */
+export function freeTime(steps: Occupancy, from: number, to: number, slots: number): number {
+  if (to <= from) return 0;
+  let i = stepAt(steps, from);
   let at = from;
   let free = 0;
   while (at < to) {
@@ -186,18 +196,6 @@ export function pickupsOf(
     }
   }
   return { pickups, busy };
-}
-
-/** Value at `at` of a step function given as sorted steps (0 before the first). */
-function heldAt(steps: Occupancy, at: number): number {
-  let lo = 0;
-  let hi = steps.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((steps[mid] as { at: number }).at <= at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo > 0 ? (steps[lo - 1] as { held: number }).held : 0;
 }
 
 /**
