@@ -156,7 +156,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
   io.err(`local stack is up; use it with --local (e.g. clause-review submit contract.pdf --local).`);
   io.err(
     signIn
-      ? `reviewer app: ${app.url} (sign in as a person of user pool ${signIn.userPoolId}; README, "Sign-in for people", says how to add one)`
+      ? `reviewer app: ${app.url} (sign in as a person of user pool ${signIn.userPoolId}; docs/reviewers.md, "Sign-in for people", says how to add one)`
       : `reviewer app: ${app.url} (this emulator has no Cognito: sign in with access key 'test', secret 'test')`,
   );
   io.err(`stop it with Ctrl-C here or 'clause-review local down' elsewhere (state: ${file})`);
