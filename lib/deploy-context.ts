@@ -84,7 +84,7 @@ export const LANE_CONCURRENCY_RANGE = {
   poller: { min: 1, max: 100 },
 } as const satisfies Record<string, NumberRange>;
 
-/** Every flag this module reads, in the order the README lists them. */
+/** Every flag this module reads, in the order docs/deploy.md's flag table lists them. */
 export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
   'prefix',
   'alertEmails',
