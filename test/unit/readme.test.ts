@@ -1,9 +1,9 @@
 /**
  * The README stays a page a newcomer reads in minutes: at most 250 lines, the rest in docs/.
- * What must stay in it: the two commands exactly as a newcomer runs them, and every runtime
- * dependency named with the reason it is there.
+ * What must stay in it: the two commands exactly as a newcomer runs them, a map that leads to
+ * every page of docs/, and every runtime dependency named with the reason it is there.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
@@ -42,6 +42,13 @@ describe('README.md', () => {
       'npx clause-review review test/fixtures/contracts/BELLICUMPHARMACEUTICALS_INC_05_07_2019-EX-10_1-Supply_Agreement.txt',
     );
     expect(README).toMatch(/^npm test$/m);
+  });
+
+  it('leads to every page of docs/ from its map by reader', () => {
+    const map = section(README, 'Documentation, by reader');
+    const pages = readdirSync(join(PROJECT_ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+    expect(pages.length).toBeGreaterThan(0);
+    expect(pages.filter((name) => !map.includes(`](docs/${name})`))).toEqual([]);
   });
 
   it('finds a dependency left out of the table, and one without a reason', () => {
