@@ -5,14 +5,12 @@
  */
 import type { Report } from '../finalize/report-types.js';
 import { anchorComments, type CommentAnchor } from './anchor.js';
+import { authorOf, hasAuthors, relabelOurName } from './authors.js';
 import { commented, commentParagraphs } from './comment-text.js';
 import { DocxPackageError } from './errors.js';
 import { plainDocument } from './generate.js';
 import { DocxPackage, elements, isW, newXml, W_NS, wElement } from './ooxml.js';
 import { alignText, documentAtoms, spanAtoms } from './text-map.js';
-
-/** Who the comments are from, as Word shows it. */
-export const COMMENT_AUTHOR = 'clause-review';
 
 /** What report.docx is made of. */
 export interface ReportDocxInput {
@@ -29,6 +27,21 @@ export interface ReportDocx {
   /** `original`: comments in the uploaded DOCX; `generated`: a plain document of the text. */
   readonly source: 'original' | 'generated';
   readonly comments: number;
+  /** Comments and changes of the upload under this tool's name, relabelled as the original's. */
+  readonly relabelled: number;
+}
+
+/** Relabels comments and changes under this tool's name in every part but those given. */
+function relabelOtherParts(pkg: DocxPackage, skip: readonly string[]): number {
+  let count = 0;
+  for (const name of pkg.names()) {
+    if (skip.includes(name) || !/^word\/.*\.xml$/.test(name) || !hasAuthors(pkg.text(name) ?? '')) continue;
+    const part = pkg.xml(name);
+    const n = relabelOurName(part);
+    if (n > 0) pkg.setXml(name, part);
+    count += n;
+  }
+  return count;
 }
 
 /**
@@ -46,6 +59,8 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
   const map = alignText(input.text, chars);
   const part = pkg.commentsPart(main);
   const comments = part.exists ? pkg.xml(part.name) : newXml(W_NS, 'comments', 'w');
+  const relabelled =
+    relabelOurName(doc) + relabelOurName(comments) + relabelOtherParts(pkg, [main, part.name]);
   let nextId = 0;
   for (const c of elements(comments.documentElement, W_NS, 'comment')) {
     const id = Number(c.getAttributeNS(W_NS, 'id') ?? c.getAttribute('w:id'));
@@ -53,6 +68,7 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
   }
   const anchors: CommentAnchor[] = [];
   const date = input.report.timings.finalizedAt;
+  const author = authorOf(jobId);
   for (const clause of input.report.clauses.filter(commented)) {
     const span = spanAtoms(map, clause.start, clause.end);
     const from = span ? atoms[span.from] : undefined;
@@ -61,20 +77,31 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
     const id = nextId++;
     anchors.push({ id, from, to });
     comments.documentElement.appendChild(
-      commentElement(comments, id, date, commentParagraphs(input.report, clause)),
+      commentElement(comments, id, author, date, commentParagraphs(input.report, clause)),
     );
   }
   anchorComments(doc, anchors);
   pkg.setXml(main, doc);
   pkg.setXml(part.name, comments);
-  return { bytes: pkg.bytes(), source: input.original ? 'original' : 'generated', comments: anchors.length };
+  return {
+    bytes: pkg.bytes(),
+    source: input.original ? 'original' : 'generated',
+    comments: anchors.length,
+    relabelled,
+  };
 }
 
 /** One `w:comment`: a paragraph per line, the first carrying the annotation mark Word expects. */
-function commentElement(doc: Document, id: number, date: string, lines: readonly string[]): Element {
+function commentElement(
+  doc: Document,
+  id: number,
+  author: string,
+  date: string,
+  lines: readonly string[],
+): Element {
   const comment = wElement(doc, 'comment', {
     id: String(id),
-    author: COMMENT_AUTHOR,
+    author,
     initials: 'CR',
     date: date.replace(/\.\d+Z$/, 'Z'),
   });
