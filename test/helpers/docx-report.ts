@@ -1,11 +1,13 @@
 /**
- * Reports and read-back for the report.docx tests: a report over parsed clauses, a package's
- * parts as DOM, each character of a body with its formatting, and the text each comment covers.
+ * Reports, packages and read-back for the report.docx tests: a report over parsed clauses, a
+ * small DOCX around a body's XML, a package's parts as DOM, each character of a body with its
+ * formatting, and the text each comment covers.
  */
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { strFromU8, unzipSync } from 'fflate';
 import { CATEGORIES } from '../../lambdas/core/analysts/index.js';
 import type { Report, ReportClause, Risk } from '../../lambdas/core/finalize/report-types.js';
+import { buildZip } from '../fixtures/documents/builders.js';
 
 export const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
@@ -98,4 +100,34 @@ export function rangedText(doc: Document): Map<string, string> {
   };
   walk(doc.documentElement);
   return texts;
+}
+
+const W_NS_DECL =
+  'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+
+/**
+ * A DOCX package around the XML of a body: content types, relationships (a hyperlink as `rId9`,
+ * and the comments part when there is one), the document part, `comments` as the inner XML of a
+ * comments part, and any other `parts` as they are.
+ */
+export function docxOf(
+  body: string,
+  options: { readonly comments?: string; readonly parts?: Readonly<Record<string, string>> } = {},
+): Uint8Array {
+  const xml = '<?xml version="1.0" encoding="UTF-8"?>';
+  const rel = (id: string, type: string, target: string, external = false) =>
+    `<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${target}"${external ? ' TargetMode="External"' : ''}/>`;
+  const override = (part: string, type: string) =>
+    `<Override PartName="${part}" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.${type}+xml"/>`;
+  const comments = options.comments !== undefined;
+  return buildZip({
+    '[Content_Types].xml': `${xml}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>${override('/word/document.xml', 'document.main')}${comments ? override('/word/comments.xml', 'comments') : ''}</Types>`,
+    '_rels/.rels': `${xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rel('rId1', 'officeDocument', 'word/document.xml')}</Relationships>`,
+    'word/_rels/document.xml.rels': `${xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${comments ? rel('rId3', 'comments', 'comments.xml') : ''}${rel('rId9', 'hyperlink', 'https://example.com', true)}</Relationships>`,
+    'word/document.xml': `${xml}<w:document ${W_NS_DECL}><w:body>${body}</w:body></w:document>`,
+    ...(comments
+      ? { 'word/comments.xml': `${xml}<w:comments ${W_NS_DECL}>${options.comments}</w:comments>` }
+      : {}),
+    ...options.parts,
+  });
 }

@@ -14,8 +14,7 @@ import {
   paragraphTexts,
   renderReportDocx,
 } from '../../lambdas/core/report-docx/index.js';
-import { buildZip } from '../fixtures/documents/builders.js';
-import { rangedText, reportOf, W, xmlPart } from '../helpers/docx-report.js';
+import { docxOf, rangedText, reportOf, W, xmlPart } from '../helpers/docx-report.js';
 
 const JOB = 'j-0123456789abcdef0123';
 const NS = `xmlns:w="${W}"`;
@@ -55,18 +54,13 @@ describe('comments and changes of the upload under our name', () => {
       `<w:p>${ranged(3, '1. Fees. ')}${ranged(4, 'Client pays ')}${ranged(5, 'each invoice ')}${ranged(6, 'within ')}${ranged(9, '30 days.')}</w:p>`,
       `<w:p><w:ins w:id="10" w:author="clause-review" w:date="2025-01-01T00:00:00Z"><w:r><w:t xml:space="preserve">2. Term. </w:t></w:r></w:ins><w:r><w:t>Two years.</w:t></w:r><w:del w:id="11" w:author="clause‑review (j-earlier)" w:date="2025-01-01T00:00:00Z"><w:r><w:delText> Renewable.</w:delText></w:r></w:del></w:p>`,
     ].join('');
-    const original = buildZip({
-      '[Content_Types].xml':
-        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/word/comments.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml"/></Types>',
-      '_rels/.rels':
-        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-      'word/_rels/document.xml.rels':
-        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments" Target="comments.xml"/></Relationships>',
-      'word/document.xml': `<?xml version="1.0" encoding="UTF-8"?><w:document ${NS}><w:body>${body}</w:body></w:document>`,
-      'word/comments.xml': `<?xml version="1.0" encoding="UTF-8"?><w:comments ${NS}>${Object.entries(authors)
+    const original = docxOf(body, {
+      comments: `${Object.entries(authors)
         .map(([id, a]) => comment(Number(id), a, `said by ${id}`))
-        .join('')}</w:comments>`,
-      'word/header1.xml': `<?xml version="1.0" encoding="UTF-8"?><w:hdr ${NS}><w:p><w:ins w:id="12" w:author="clause-review" w:date="2025-01-01T00:00:00Z"><w:r><w:t>Draft</w:t></w:r></w:ins></w:p></w:hdr>`,
+        .join('')}`,
+      parts: {
+        'word/header1.xml': `<?xml version="1.0" encoding="UTF-8"?><w:hdr ${NS}><w:p><w:ins w:id="12" w:author="clause-review" w:date="2025-01-01T00:00:00Z"><w:r><w:t>Draft</w:t></w:r></w:ins></w:p></w:hdr>`,
+      },
     });
     const parsed = await parseDocument(original, { key: 'c.docx', maxBytes: 1024 * 1024 });
     const report = reportOf(parsed.clauses, () => 0.99);

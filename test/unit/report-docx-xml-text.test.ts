@@ -1,7 +1,7 @@
 /**
  * report.docx holds only characters XML 1.0 allows: each one it forbids, in a model's reason, a
- * reviewer's note and name, the job's author name and the contract's own text (of a DOCX upload
- * and of a text upload), comes out as U+FFFD, and every XML part of the file parses under a
+ * reviewer's note and name, the job's author name, a redline's inserted text and note, and the
+ * contract's own text (of a DOCX upload and of a text upload), comes out as U+FFFD, and every XML part of the file parses under a
  * strict XML parser.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,14 +10,14 @@ import type { Report, ReportClause } from '../../lambdas/core/finalize/report-ty
 import {
   authorOf,
   commentParagraphs,
+  type DocxRedline,
   isXmlChar,
   paragraphTexts,
   REPLACEMENT_CHARACTER,
   renderReportDocx,
   xmlSafe,
 } from '../../lambdas/core/report-docx/index.js';
-import { buildZip } from '../fixtures/documents/builders.js';
-import { reportOf, W, xmlPart } from '../helpers/docx-report.js';
+import { docxOf, reportOf, W, xmlPart } from '../helpers/docx-report.js';
 import { strictFailures, strictXmlErrors } from '../helpers/strict-xml.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -92,11 +92,21 @@ function commentsOf(docx: Uint8Array) {
   });
 }
 
-function checkComments(docx: Uint8Array, report: Report) {
+/** A redline of a clause inserting, and noting, every forbidden character at its start. */
+const pollutedRedline = (clauseId: string): DocxRedline => ({
+  id: `r-${ALL}`,
+  clauseId,
+  decision: 'proposed',
+  note: `note ${ALL}`,
+  edits: [{ start: 0, end: 0, insert: `ins ${ALL} ` }],
+});
+
+function checkComments(docx: Uint8Array, report: Report, redline: DocxRedline) {
   const comments = commentsOf(docx);
   expect(comments).toHaveLength(report.clauses.length);
   for (const [i, clause] of report.clauses.entries()) {
-    const expected = commentParagraphs(report, clause).map(xmlSafe).join('');
+    const mentions = clause.id === redline.clauseId ? [{ redline }] : [];
+    const expected = commentParagraphs(report, clause, mentions).map(xmlSafe).join('');
     expect(count(expected, REPLACEMENT_CHARACTER)).toBeGreaterThanOrEqual(3 * FORBIDDEN.length);
     expect(comments[i]).toEqual({ author: xmlSafe(authorOf(report.job.jobId)), text: expected });
   }
@@ -108,30 +118,33 @@ describe('report.docx with forbidden characters in everything written into it', 
     const raw = FORBIDDEN_UNITS.map((c) => `${String.fromCharCode(c)}x`).join('');
     const refs = FORBIDDEN.map((c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};x`).join('');
     const p = (text: string) => `<w:p><w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
-    const original = buildZip({
-      '[Content_Types].xml':
-        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-      '_rels/.rels':
-        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-      'word/document.xml': `<?xml version="1.0" encoding="UTF-8"?><w:document ${NS}><w:body>${p(`1. Fees. Client pays ${raw} within 30 days.`)}${p(`2. Term. Two years ${refs} from signing.`)}</w:body></w:document>`,
-      'word/footer1.xml': `<?xml version="1.0" encoding="UTF-8"?><w:ftr ${NS}>${p(`Page ${raw}${refs}`)}</w:ftr>`,
-    });
+    const original = docxOf(
+      `${p(`1. Fees. Client pays ${raw} within 30 days.`)}${p(`2. Term. Two years ${refs} from signing.`)}`,
+      {
+        parts: {
+          'word/footer1.xml': `<?xml version="1.0" encoding="UTF-8"?><w:ftr ${NS}>${p(`Page ${raw}${refs}`)}</w:ftr>`,
+        },
+      },
+    );
     // What a lenient writer made, a strict reader refuses: the test's premise.
     expect(Object.keys(strictFailures(original)).sort()).toEqual(['word/document.xml', 'word/footer1.xml']);
 
     const parsed = await parseDocument(original, { key: 'c.docx', maxBytes: 1024 * 1024 });
     const report = pollutedReport(parsed.clauses);
-    const out = renderReportDocx({ report, text: parsed.text, original });
+    const redline = pollutedRedline(report.clauses[0]?.id ?? '');
+    const out = renderReportDocx({ report, text: parsed.text, original, redlines: [redline] });
+    expect(out.redlines.placed).toEqual([redline.id]);
     expect(strictFailures(out.bytes)).toEqual({});
 
     const before = paragraphTexts(xmlPart(original, 'word/document.xml'));
     const after = paragraphTexts(xmlPart(out.bytes, 'word/document.xml'));
-    expect(after).toEqual(before.map(xmlSafe));
-    expect(count(after.join(''), REPLACEMENT_CHARACTER)).toBe(FORBIDDEN_UNITS.length + FORBIDDEN.length);
+    // The first paragraph begins with the redline's insertion.
+    expect(after).toEqual(before.map((p, i) => xmlSafe(i === 0 ? `ins ${ALL} ${p}` : p)));
+    expect(count(after.join(''), REPLACEMENT_CHARACTER)).toBe(FORBIDDEN_UNITS.length + 2 * FORBIDDEN.length);
     expect(paragraphTexts(xmlPart(out.bytes, 'word/footer1.xml'))).toEqual([
       `Page ${xmlSafe(raw)}${xmlSafe(FORBIDDEN.map((c) => `${c}x`).join(''))}`,
     ]);
-    checkComments(out.bytes, report);
+    checkComments(out.bytes, report, redline);
   });
 
   it('from a text upload (a generated document) parses strictly, each one a U+FFFD', () => {
@@ -142,12 +155,14 @@ describe('report.docx with forbidden characters in everything written into it', 
       return { id: `c${index + 1}`, index, start, end: start + line.length, text: line };
     });
     const report = pollutedReport(clauses);
-    const out = renderReportDocx({ report, text });
+    const redline = pollutedRedline('c2');
+    const out = renderReportDocx({ report, text, redlines: [redline] });
     expect(out.source).toBe('generated');
+    expect(out.redlines.placed).toEqual([redline.id]);
     expect(strictFailures(out.bytes)).toEqual({});
     const after = paragraphTexts(xmlPart(out.bytes, 'word/document.xml'));
-    expect(after).toEqual(lines.map(xmlSafe));
-    expect(count(after.join(''), REPLACEMENT_CHARACTER)).toBe(2 * FORBIDDEN.length);
-    checkComments(out.bytes, report);
+    expect(after).toEqual(lines.map((line, i) => xmlSafe(i === 1 ? `ins ${ALL} ${line}` : line)));
+    expect(count(after.join(''), REPLACEMENT_CHARACTER)).toBe(3 * FORBIDDEN.length);
+    checkComments(out.bytes, report, redline);
   });
 });

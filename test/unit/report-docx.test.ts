@@ -20,8 +20,8 @@ import {
   paragraphTexts,
   renderReportDocx,
 } from '../../lambdas/core/report-docx/index.js';
-import { buildStyledDocx, buildZip, styledParagraphs } from '../fixtures/documents/builders.js';
-import { partsOf, rangedText, reportOf, styledChars, W, xmlPart } from '../helpers/docx-report.js';
+import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
+import { docxOf, partsOf, rangedText, reportOf, styledChars, W, xmlPart } from '../helpers/docx-report.js';
 import { seededRandom } from '../helpers/random.js';
 
 const CONTRACT = readFileSync(
@@ -76,8 +76,6 @@ describe('report.docx from a DOCX upload', () => {
   });
 
   it('keeps the comments a document has, numbers its own after them, and anchors inside hyperlinks and insertions', async () => {
-    const NS =
-      'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
     const p = (inner: string) => `<w:p>${inner}</w:p>`;
     const r = (text: string, props = '') =>
       `<w:r>${props ? `<w:rPr>${props}</w:rPr>` : ''}<w:t xml:space="preserve">${text}</w:t></w:r>`;
@@ -95,15 +93,9 @@ describe('report.docx from a DOCX upload', () => {
         `<w:commentRangeStart w:id="7"/>${r('3. Notices. Notices go in writing.')}<w:commentRangeEnd w:id="7"/><w:r><w:commentReference w:id="7"/></w:r>`,
       ),
     ].join('');
-    const original = buildZip({
-      '[Content_Types].xml':
-        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/word/comments.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml"/></Types>',
-      '_rels/.rels':
-        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-      'word/_rels/document.xml.rels':
-        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments" Target="comments.xml"/><Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com" TargetMode="External"/></Relationships>',
-      'word/document.xml': `<?xml version="1.0" encoding="UTF-8"?><w:document ${NS}><w:body>${body}</w:body></w:document>`,
-      'word/comments.xml': `<?xml version="1.0" encoding="UTF-8"?><w:comments ${NS}><w:comment w:id="7" w:author="Counsel"><w:p><w:r><w:t>Check the notice address.</w:t></w:r></w:p></w:comment></w:comments>`,
+    const original = docxOf(body, {
+      comments:
+        '<w:comment w:id="7" w:author="Counsel"><w:p><w:r><w:t>Check the notice address.</w:t></w:r></w:p></w:comment>',
     });
     const parsed = await parseDocument(original, { key: 'c.docx', maxBytes: 1024 * 1024 });
     const report = reportOf(parsed.clauses, () => 0.99); // every clause critical
