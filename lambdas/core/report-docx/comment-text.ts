@@ -1,9 +1,10 @@
 /**
  * What a clause's Word comment says: its risk, the categories scored, each finding with the
- * analysts' reasons and quotes, and the reviewer's decision when there was one. Plain
+ * analysts' reasons and quotes, the reviewer's decision when there was one, and its redlines. Plain
  * paragraphs of text; the XML is built from them through the DOM.
  */
 import type { FindingReview, Report, ReportClause, Risk } from '../finalize/report-types.js';
+import type { DocxRedline } from './redlines.js';
 
 const RISK_ORDER: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
 const SCORE_WORDS: readonly string[] = ['standard', 'minor', 'significant', 'severe'];
@@ -36,10 +37,32 @@ function decisionLine(name: string, r: FindingReview): string {
   return `Reviewer: ${name} ${DECISION_WORDS[r.decision]} (${score})${who ? ` by ${who}` : ''}${r.at ? ` at ${r.at}` : ''}${r.note ? `: “${r.note}”` : ''}`;
 }
 
-/** The paragraphs of a clause's comment. */
+const REDLINE_WORDS: Readonly<Record<Exclude<DocxRedline['decision'], 'rejected'>, string>> = {
+  proposed: 'proposed, not yet decided',
+  accepted: 'accepted by the reviewer',
+  edited: 'edited by the reviewer',
+};
+
+/** A redline of the clause as its comment tells it: written as tracked changes, or why not. */
+export interface RedlineMention {
+  readonly redline: DocxRedline;
+  /** Why it is not in the document, when it could not be placed. */
+  readonly notPlaced?: string;
+}
+
+function redlineLine({ redline, notPlaced }: RedlineMention): string {
+  const decision = redline.decision === 'rejected' ? 'rejected' : REDLINE_WORDS[redline.decision];
+  const note = redline.note ? `: “${redline.note}”` : '';
+  return notPlaced
+    ? `Redline ${redline.id} (${decision}) not placed in this document: ${notPlaced}${note}`
+    : `Redline ${redline.id} (${decision}) is in the tracked changes${note}`;
+}
+
+/** The paragraphs of a clause's comment, ending with a line for each of its redlines. */
 export function commentParagraphs(
   report: Pick<Report, 'categories' | 'analystPanel'>,
   c: ReportClause,
+  redlines: readonly RedlineMention[] = [],
 ): string[] {
   const category = new Map(report.categories.map((x) => [x.id, x.name]));
   const analyst = new Map(report.analystPanel.map((a) => [a.id, a.name]));
@@ -69,5 +92,6 @@ export function commentParagraphs(
       out.push(decisionLine(name, f.review));
     }
   }
+  for (const r of redlines) out.push(redlineLine(r));
   return out;
 }
