@@ -6,7 +6,9 @@ import {
   isPlaybookError,
   isPlaybookInvalidError,
   isPlaybookRefError,
+  MAX_PLAYBOOK_BYTES,
   MAX_PLAYBOOK_SOURCE_BYTES,
+  MAX_POSITIONS,
   type PlaybookInvalidError,
   type PlaybookIssue,
   parsePlaybook,
@@ -14,6 +16,7 @@ import {
   playbookRequestText,
   sha256Hex,
   topicsFor,
+  withHash,
 } from '../../lambdas/core/playbooks/index.js';
 
 /** A small valid playbook; the tests below break it one line at a time. */
@@ -260,6 +263,30 @@ describe('an invalid playbook file is refused naming the field, the line and the
       path: 'positions[0].question',
       message: 'must be a yes/no question ending with "?"',
     });
+  });
+
+  it('a playbook too large to be stored as one item, however it is written', () => {
+    const { playbook } = parsePlaybook(VALID);
+    const [first] = playbook.positions;
+    if (!first) throw new Error('no position');
+    const positions = Array.from({ length: MAX_POSITIONS }, (_, i) => ({
+      ...first,
+      topic: `topic-${i}`,
+      standard: { ...first.standard, language: 'x'.repeat(1100) },
+    }));
+    let caught: unknown;
+    try {
+      withHash({ ...playbook, positions }, 'big.json');
+    } catch (error) {
+      caught = error;
+    }
+    expect(isPlaybookInvalidError(caught)).toBe(true);
+    expect((caught as Error).message).toMatch(
+      new RegExp(
+        `^big\\.json is not a valid playbook \\(1 problem\\):\\n {2}big\\.json: the playbook is \\d+ bytes as canonical JSON; at most ${MAX_PLAYBOOK_BYTES}$`,
+      ),
+    );
+    expect(withHash(playbook).canonical).toBe(canonicalJson(playbook));
   });
 
   it('a file too large to be a playbook, before it is parsed', () => {
