@@ -8,11 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
+import { ApiClient, send, uploadDocument } from '../../bin/client/api-client.js';
 import { submitCommand } from '../../bin/commands/api-commands.js';
-import { type CliIo, isCliError } from '../../bin/commands/cli-error.js';
+import { isCliError } from '../../bin/commands/cli-error.js';
 import { playbookCommand } from '../../bin/commands/playbook-commands.js';
-import type { Target } from '../../bin/commands/target.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import {
@@ -26,6 +25,7 @@ import {
 import { PLAYBOOK_LIST_PK, playbookPk, playbookVersionSk } from '../../lambdas/core/state/keys.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { apiRefusal, capture, localTarget } from '../helpers/cli-target.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
 
 const ADMIN = { accessKeyId: 'AKIDPLAYBOOKADMIN', secretAccessKey: 'admin-secret' };
@@ -54,17 +54,7 @@ const EDITED = readFileSync(join(DEFAULTS, 'default.yaml'), 'utf8').replace(
   'title: Our customer positions',
 );
 
-async function errorOf(
-  promise: Promise<unknown>,
-): Promise<{ status: number; message: string; body: unknown }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isApiRequestError(error)) return { status: error.status, message: error.message, body: error.body };
-    throw error;
-  }
-  throw new Error('expected the API to refuse the request');
-}
+const errorOf = apiRefusal;
 
 async function until(id: string, done: (v: JobView) => boolean, timeoutMs = 90_000): Promise<JobView> {
   const deadline = Date.now() + timeoutMs;
@@ -271,21 +261,8 @@ describe('a job records its playbook', () => {
 });
 
 /** The CLI's target: the local API, signed with one caller's key. */
-const targetOf = (credentials: typeof ADMIN) => async (): Promise<Target> => ({
-  kind: 'local',
-  name: 'local',
-  region: LOCAL_REGION,
-  api: new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials }),
-  resources: h.stack.resources,
-  clients: { ...h.pipeline.clients, sns: h.stack.clients.sns },
-  destroy: () => {},
-});
-
-function capture(): CliIo & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, tty: false, out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
-}
+const targetOf = (credentials: typeof ADMIN) =>
+  localTarget(h, new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials }));
 
 async function cliErrorOf(run: Promise<unknown>): Promise<Error> {
   const caught = await run.then(
