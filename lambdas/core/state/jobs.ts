@@ -138,21 +138,8 @@ export interface Job {
 
 /** What intake knows when it creates a job. */
 export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &
-  Partial<
-    Pick<
-      Job,
-      | 'versionId'
-      | 'etag'
-      | 'sha256'
-      | 'bytes'
-      | 'format'
-      | 'models'
-      | 'owner'
-      | 'gate'
-      | 'reviewHours'
-      | 'playbook'
-    >
-  >;
+  Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner' | 'gate'>> &
+  Partial<Pick<Job, 'reviewHours' | 'playbook'>>;
 
 /** The owner index's keys, written once with the job: the owner and creation time never change. */
 function ownerIndex(owner: string | undefined, at: string, jobId: string) {
