@@ -18,7 +18,6 @@ export {
   MAX_PLAYBOOK_SOURCE_BYTES,
   type ParsedPlaybook,
   parsePlaybook,
-  pathText,
   withHash,
 } from './parse.js';
 export {
@@ -54,7 +53,6 @@ export {
   jobPlaybookOf,
   type PlaybookListing,
   PlaybookStore,
-  type PlaybookStoreOptions,
   type PlaybookVersion,
   type PutOutcome,
   SHIPPED_BY,

@@ -31,7 +31,7 @@ export interface ParsedPlaybook {
 type Path = readonly PropertyKey[];
 
 /** `positions[2].fallbacks[0].threshold`. */
-export function pathText(path: Path): string {
+function pathText(path: Path): string {
   return path
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join('');

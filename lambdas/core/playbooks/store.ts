@@ -85,26 +85,17 @@ export function jobPlaybookOf(version: PlaybookVersion): JobPlaybook {
   return { name: version.name, version: version.version, sha256: version.sha256, title: version.title };
 }
 
-/** Options of {@link PlaybookStore}. */
-export interface PlaybookStoreOptions {
-  readonly now?: () => number;
-  /** The playbooks a stack starts with. @default the shipped ones */
-  readonly shipped?: () => readonly ParsedPlaybook[];
-}
-
 /** Reads and writes a stack's playbooks. */
 export class PlaybookStore {
   private readonly now: () => number;
-  private readonly shipped: () => readonly ParsedPlaybook[];
   private seeded: Promise<void> | undefined;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    options: PlaybookStoreOptions = {},
+    options: { readonly now?: () => number } = {},
   ) {
     this.now = options.now ?? Date.now;
-    this.shipped = options.shipped ?? shippedPlaybooks;
   }
 
   /**
@@ -172,7 +163,7 @@ export class PlaybookStore {
   private seed(): Promise<void> {
     this.seeded ??= (async () => {
       const have = new Set((await this.listItems()).map((i) => String(i.name)));
-      for (const p of this.shipped()) {
+      for (const p of shippedPlaybooks()) {
         if (!have.has(p.playbook.name)) await this.putVersion(p, SHIPPED_BY, true);
       }
     })().catch((error: unknown) => {
