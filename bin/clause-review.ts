@@ -13,6 +13,7 @@ import { decideCommand, findingsCommand, pauseCommand, resumeCommand } from './c
 import { jobsCommand, liveFindingsCommand } from './commands/live-commands.js';
 import { localCommand } from './commands/local.js';
 import { PLAN_USAGE, planCommand } from './commands/plan.js';
+import { PLAYBOOK_USAGE, playbookCommand } from './commands/playbook-commands.js';
 import { PURGE_USAGE, purgeCommand } from './commands/purge.js';
 import { review } from './commands/review.js';
 import { resolveTarget, splitTargetArgs, TARGET_USAGE } from './commands/target.js';
@@ -21,7 +22,7 @@ const USAGE = `clause-review — failure-tolerant contract review
 
 Usage:
   clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
-                       [--gate none|critical|high] [--review-hours H] [--dry-run]
+                       [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]] [--dry-run]
                                              upload a contract through the status API; prints the job id
                                              (--dry-run: print the signed request and where it would go; send nothing)
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
@@ -48,6 +49,8 @@ Usage:
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)
   clause-review doctor [--local] [--model ID] check every configured Bedrock model: lifecycle, access, how it is invoked
   clause-review plan <file...> [--defaults]  time, cost and the binding limit of a batch at the account's quotas (plan --help)
+  clause-review playbook validate|put|list|show
+                                             the positions a contract is reviewed against (playbook --help)
 
 ${TARGET_USAGE}
 
@@ -63,6 +66,7 @@ Options of review:
   --timeout S               give up waiting after S seconds (default 1800)
   --allow-partial           run even when --budget is below the quote's expected cost, up to the ceiling
   --model ID                every analyst's primary model for this run (checked before upload: a retired model is refused)
+  --playbook NAME[@VERSION] review against a playbook: a shipped one (default, nda), or a playbook file, put first
 
 Answers on the local stack come from the stand-in's offline learned analyst (trained on CUAD lawyer labels), not a legal-grade model.`;
 
@@ -77,6 +81,7 @@ const REVIEW_OPTIONS = {
   out: { type: 'string' },
   timeout: { type: 'string' },
   model: { type: 'string' },
+  playbook: { type: 'string' },
   'allow-partial': { type: 'boolean' },
 } as const;
 
@@ -116,7 +121,9 @@ async function main(argv: string[]): Promise<number> {
           ? PURGE_USAGE
           : command === 'plan'
             ? PLAN_USAGE
-            : USAGE,
+            : command === 'playbook'
+              ? PLAYBOOK_USAGE
+              : USAGE,
     );
     return 0;
   }
@@ -149,6 +156,8 @@ async function main(argv: string[]): Promise<number> {
       return doctorCommand(rest, PROCESS_IO);
     case 'plan':
       return planCommand(rest, PROCESS_IO);
+    case 'playbook':
+      return playbookCommand(rest, PROCESS_IO);
     case 'review': {
       const { positionals, values } = parseArgs({
         args: rest,

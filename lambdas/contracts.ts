@@ -24,6 +24,6 @@ export {
 } from './core/contracts.js';
 export { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from './core/metrics/index.js';
 export { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from './core/models.js';
-export { OWNER_INDEX, OWNER_SLOTS_PREFIX, STATUS_INDEX } from './core/state/keys.js';
+export { OWNER_INDEX, OWNER_SLOTS_PREFIX, PLAYBOOK_KEY_PREFIX, STATUS_INDEX } from './core/state/keys.js';
 export { type SweepRules, type SweepTopology, sweepRules } from './core/sweeper/rules.js';
 export type { RuntimeConfig } from './shared/config.js';

@@ -17,6 +17,7 @@ import {
   LANES,
   OWNER_INDEX,
   OWNER_SLOTS_PREFIX,
+  PLAYBOOK_KEY_PREFIX,
   type QueueRole,
   STATUS_INDEX,
 } from '../lambdas/contracts.js';
@@ -276,6 +277,16 @@ function grantAccess(role: iam.Role, props: StatusApiProps): void {
     new iam.PolicyStatement({
       actions: ['dynamodb:Query'],
       resources: [`${props.table.tableArn}/index/${STATUS_INDEX}`],
+    }),
+  );
+  // Playbooks (partition keys PLAYBOOK#<name> and PLAYBOOKS): GetItem and Query to list and read
+  // them; PutItem for an administrator's put, a transaction of two conditional puts whose
+  // permission is PutItem's (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+      resources: [props.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PLAYBOOK_KEY_PREFIX}*`] } },
     }),
   );
   const intakePrefix = t.buckets.intake.prefix;

@@ -11,6 +11,12 @@ import type {
   Submission,
   SubmitRequest,
 } from '../../lambdas/api/jobs-api.js';
+import type {
+  PlaybookList,
+  PlaybookView,
+  PutPlaybookView,
+  putPlaybookRequestSchema,
+} from '../../lambdas/api/playbooks-api.js';
 import type { FindingsView } from '../../lambdas/core/holds/review.js';
 import type { JobListView, LiveFindingsView } from '../../lambdas/core/live/index.js';
 import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
@@ -199,6 +205,21 @@ export class ApiClient {
   /** POST /jobs/{id}/decisions. */
   decide(id: string, request: DecisionBody): Promise<DecisionResponse> {
     return this.call('POST', `jobs/${encodeURIComponent(id)}/decisions`, request);
+  }
+
+  /** GET /playbooks: the latest version of each of the stack's playbooks. */
+  playbooks(): Promise<PlaybookList> {
+    return this.call('GET', 'playbooks');
+  }
+
+  /** GET /playbooks/{name}[@version]: one version with its content, and every version. */
+  playbook(ref: string): Promise<PlaybookView> {
+    return this.call('GET', `playbooks/${encodeURIComponent(ref)}`);
+  }
+
+  /** POST /playbooks (administrators): a playbook file's text, added as the next version. */
+  putPlaybook(request: z.input<typeof putPlaybookRequestSchema>): Promise<PutPlaybookView> {
+    return this.call('POST', 'playbooks', request);
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {

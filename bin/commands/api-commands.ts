@@ -50,6 +50,10 @@ export async function withTarget<T>(
 /** Turns the API's refusals into messages that say what to do. */
 export function explainApiError(error: unknown, target: Target): unknown {
   if (!isApiRequestError(error)) return error;
+  // Refusals whose message already says what to do.
+  const name = (error.body as { error?: string } | undefined)?.error;
+  if (name === 'NotAdministratorError' || name === 'PlaybookUnknownError')
+    return new CliError(error.message, 1);
   switch (error.status) {
     case 403:
       return new CliError(
@@ -126,6 +130,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     'allow-partial': { type: 'boolean' },
     gate: { type: 'string' },
     'review-hours': { type: 'string' },
+    playbook: { type: 'string' },
     'dry-run': { type: 'boolean' },
   });
   const [file, ...extra] = positionals;
@@ -157,6 +162,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     ...(analysts ? { analysts } : {}),
     ...(values['allow-partial'] ? { allowPartial: true } : {}),
     ...review,
+    ...(values.playbook ? { playbook: values.playbook } : {}),
   };
   return withTarget(values, resolveWith, async (target) => {
     if (values['dry-run']) return dryRunSubmit(target, request, file, bytes.length, io);
@@ -174,7 +180,8 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     io.err(
       `uploaded ${file} → s3://${submission.bucket}/${submission.key} ` +
         `(lane ${submission.options.lane}, ceiling ${money(submission.options.costCeilingUsd)}, ` +
-        `${submission.options.analysts.length} analysts)`,
+        `${submission.options.analysts.length} analysts` +
+        `${submission.options.playbook ? `, playbook ${submission.options.playbook.name}@${submission.options.playbook.version}` : ''})`,
     );
     io.out(`job ${view.jobId} (submission ${submission.submissionId})`);
     const quote = view.cost.quote;

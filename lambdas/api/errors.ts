@@ -35,6 +35,22 @@ export class JobUnknownError extends ApiError {
   }
 }
 
+/** The route is for the administrators the stack names, and the caller is not one of them. */
+export class NotAdministratorError extends ApiError {
+  constructor(message: string) {
+    super(message, 403);
+    this.name = 'NotAdministratorError';
+  }
+}
+
+/** No playbook of that name, or no such version of it. */
+export class PlaybookUnknownError extends ApiError {
+  constructor(message: string) {
+    super(message, 404);
+    this.name = 'PlaybookUnknownError';
+  }
+}
+
 /** The job is not in a state that allows the operation (cancel after the end, report before it). */
 export class JobStateConflictError extends ApiError {
   constructor(
@@ -93,6 +109,16 @@ export function isBadRequestError(error: unknown): error is BadRequestError {
 /** True for an unknown job or submission. */
 export function isJobUnknownError(error: unknown): error is JobUnknownError {
   return error instanceof JobUnknownError;
+}
+
+/** True for a caller refused because only administrators may do it. */
+export function isNotAdministratorError(error: unknown): error is NotAdministratorError {
+  return error instanceof NotAdministratorError;
+}
+
+/** True for an unknown playbook or version. */
+export function isPlaybookUnknownError(error: unknown): error is PlaybookUnknownError {
+  return error instanceof PlaybookUnknownError;
 }
 
 /** True for an operation the job's state does not allow. */

@@ -22,14 +22,20 @@ import { JobsApi, type JobsApiDeps } from './jobs-api.js';
 import { maxBodyBytes } from './limits.js';
 import { LiveApi } from './live-api.js';
 import { userPoolLabels } from './people.js';
+import { PlaybooksApi } from './playbooks-api.js';
 import { API_ROUTES, matchRoute, type RouteName, routeKey } from './routes.js';
 
 const logger = new Logger({ serviceName: 'clause-review-api' });
-let api: { jobs: JobsApi; holds: HoldsApi; live: LiveApi } | undefined;
+let api: { jobs: JobsApi; holds: HoldsApi; live: LiveApi; playbooks: PlaybooksApi } | undefined;
 
 function build(deps: JobsApiDeps) {
   const jobs = new JobsApi(deps);
-  return { jobs, holds: new HoldsApi(jobs, deps), live: new LiveApi(jobs, deps) };
+  return {
+    jobs,
+    holds: new HoldsApi(jobs, deps),
+    live: new LiveApi(jobs, deps),
+    playbooks: new PlaybooksApi(jobs.playbooks, deps.administrators ?? []),
+  };
 }
 
 /** Lets tests and the local API server inject dependencies instead of reading the environment. */
@@ -116,7 +122,8 @@ function body(event: ApiEvent, route: RouteName): unknown {
  * The status API behind API Gateway (HTTP API, IAM authorization, payload format 2.0):
  * POST /jobs, POST /quote, GET /jobs/{id}, POST /jobs/{id}/cancel, GET /jobs/{id}/report, and the holds:
  * POST /jobs/{id}/pause, POST /jobs/{id}/resume, GET /jobs/{id}/findings, POST /jobs/{id}/decisions;
- * and the reads as a job goes: GET /jobs/{id}/findings?after= and GET /jobs.
+ * the reads as a job goes: GET /jobs/{id}/findings?after= and GET /jobs; and the playbooks:
+ * GET /playbooks, GET /playbooks/{name}[@version], POST /playbooks (administrators only).
  * API Gateway has refused unsigned and wrongly signed requests before this runs. A job is
  * shown only to the principal that submitted it and to the administrators the stack names
  * (`mayActOn`); anyone else gets the 404 of a missing job.
@@ -131,7 +138,7 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
   }
   const caller = callerOf(event.requestContext.authorizer);
   try {
-    const { jobs, holds, live } = ensureApi();
+    const { jobs, holds, live, playbooks } = ensureApi();
     const id = r.id ?? '';
     // The raw query too: `?after=` (empty, to start) must count as given whether or not the
     // parsed parameters keep an empty value.
@@ -163,6 +170,14 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
         return json(200, await holds.decide(id, body(event, r.name), caller));
       case 'list':
         return json(200, await live.list(query, caller));
+      case 'playbooks':
+        return json(200, await playbooks.list(caller));
+      case 'playbook':
+        return json(200, await playbooks.show(id, caller));
+      case 'put-playbook': {
+        const { status, view } = await playbooks.put(body(event, r.name), caller);
+        return json(status, view);
+      }
     }
   } catch (error) {
     if (isApiError(error)) {

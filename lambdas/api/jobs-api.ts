@@ -72,6 +72,11 @@ export class JobsApi {
     this.desk = new JobDesk(deps);
   }
 
+  /** The stack's playbooks, which a submission or a quote names one of. */
+  get playbooks(): JobDesk['playbooks'] {
+    return this.desk.playbooks;
+  }
+
   /** The caller as the core takes it. */
   actor(caller: Principal | undefined): Actor | undefined {
     return actorOf(caller, this.deps.administrators ?? []);
@@ -87,7 +92,9 @@ export class JobsApi {
    * @throws BadRequestError, UnprocessableDocumentError
    */
   quote(body: unknown): Promise<QuoteView> {
-    return refusals(() => quoteRequest(body, this.deps));
+    return refusals(() =>
+      quoteRequest(body, { ...this.deps, playbooks: this.deps.playbooks ?? this.playbooks }),
+    );
   }
 
   /** GET /jobs/{id}. @throws BadRequestError, JobUnknownError */

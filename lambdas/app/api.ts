@@ -5,6 +5,7 @@
  */
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { DecisionResponse } from '../api/holds-api.js';
+import type { PlaybookList } from '../api/playbooks-api.js';
 import type { ReportClause } from '../core/finalize/report-types.js';
 import type { FindingsView } from '../core/holds/review.js';
 import type {
@@ -22,6 +23,7 @@ export type {
   DecisionResponse,
   FindingsView,
   JobView,
+  PlaybookList,
   QuoteRequest,
   QuoteView,
   ReportClause,
@@ -144,6 +146,11 @@ export class AppApi {
   /** GET /jobs/{id}/findings: the gated findings of a review, with decisions. */
   gatedFindings(id: string): Promise<FindingsView> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/findings`);
+  }
+
+  /** GET /playbooks: the stack's playbooks, latest version of each. */
+  playbooks(): Promise<PlaybookList> {
+    return this.call('GET', 'playbooks');
   }
 
   /** POST /jobs: a presigned upload. */

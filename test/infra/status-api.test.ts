@@ -231,6 +231,12 @@ describe('StatusApi', () => {
         resource: JSON.stringify({ 'Fn::GetAtt': [idOf(table), 'Arn'] }),
         condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OWNER#*'] } },
       },
+      // Playbooks: read by every caller, put by administrators; nothing else of the table.
+      {
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+        resource: JSON.stringify({ 'Fn::GetAtt': [idOf(table), 'Arn'] }),
+        condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PLAYBOOK*'] } },
+      },
     ]);
     const s3Statements = allowed.filter((s) => s.actions.some((a) => a.startsWith('s3:')));
     expect(s3Statements.map((s) => s.actions.join(',')).sort()).toEqual([

@@ -158,6 +158,44 @@ describe('npx clause-review review', () => {
   });
 });
 
+describe('npx clause-review review --playbook', () => {
+  it('puts a playbook file into the local stack first and reviews against it', async () => {
+    const file = join(PROJECT_ROOT, 'test/fixtures/contracts', SMALL);
+    const ours = join(out, 'ours.yaml');
+    writeFileSync(
+      ours,
+      readFileSync(join(PROJECT_ROOT, 'lambdas/core/playbooks/defaults/nda.yaml'), 'utf8').replace(
+        'name: nda',
+        'name: our-nda',
+      ),
+    );
+    const dest = join(out, 'with-playbook');
+    const run = await cli(['review', file, '--playbook', ours, '--out', dest]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /reviewing against playbook our-nda@1 "Mutual non-disclosure agreements" \(sha256 [0-9a-f]{64}\)/,
+    );
+    const report = JSON.parse(
+      readFileSync(join(dest, SMALL.replace(/\.txt$/, ''), 'report.json'), 'utf8'),
+    ) as Report;
+    expect(report.job.playbook).toMatchObject({ name: 'our-nda', version: 1 });
+  }, 180_000);
+
+  it('refuses a playbook the local stack does not hold before any upload', async () => {
+    const run = await cli([
+      'review',
+      join(PROJECT_ROOT, 'test/fixtures/contracts', SMALL),
+      '--playbook',
+      'msa',
+      '--out',
+      out,
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--playbook: no playbook named 'msa'; the stack has default, nda/);
+    expect(run.stdout).not.toContain('uploaded');
+  }, 120_000);
+});
+
 describe('npx clause-review review --model / doctor', () => {
   it('refuses a retired model before any upload or model call, naming an active replacement', async () => {
     const file = join(PROJECT_ROOT, 'test/fixtures/contracts', SMALL);

@@ -233,6 +233,11 @@ describe('the reviewer app on local up', () => {
     await browser.evaluate(
       `(() => { const g = document.querySelector('#up-gate'); g.value = 'high'; g.dispatchEvent(new Event('input', { bubbles: true })); })()`,
     );
+    // The stack's playbooks, listed as they arrive: review against the shipped default.
+    await browser.waitFor(`document.querySelector('#up-playbook')?.dataset.loaded === '2'`);
+    await browser.evaluate(
+      `(() => { const p = document.querySelector('#up-playbook'); p.value = 'default@1'; p.dispatchEvent(new Event('input', { bubbles: true })); })()`,
+    );
     for (const id of await browser.evaluate<string[]>(
       `[...document.querySelectorAll('input[name=analyst]')].map((b) => b.value)`,
     )) {
@@ -248,6 +253,7 @@ describe('the reviewer app on local up', () => {
 
     await browser.click('#start-review');
     await browser.waitFor(`/^#\\/jobs\\/j-/.test(location.hash)`, 60_000);
+    await browser.waitFor(`/default@1/.test(document.querySelector('#job-playbook')?.textContent ?? '')`);
     const samples = await watch((s) => !['', 'queued', 'intake', 'running'].includes(s.status), 240_000);
     const running = samples.filter((s) => s.status === 'running').map((s) => s.received);
     const rises = running.filter((n, i) => i > 0 && n > (running[i - 1] ?? 0)).length + (running[0] ? 1 : 0);
@@ -298,10 +304,12 @@ describe('the reviewer app on local up', () => {
       `Object.fromEntries([...document.querySelectorAll('a.download')].map((a) => [a.dataset.file, a.href]))`,
     );
     const json = (await (await fetch(links['report.json'] ?? '')).json()) as {
+      job: { playbook?: { name: string; version: number } };
       review?: { trail: unknown[] };
       clauses: { id: string; risk: string | null }[];
     };
     expect(json.review?.trail).toHaveLength(forms.length);
+    expect(json.job.playbook).toMatchObject({ name: 'default', version: 1 });
     if (links['report.docx']) {
       const downloads = join(scratch, 'downloads');
       mkdirSync(downloads, { recursive: true });

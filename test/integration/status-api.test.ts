@@ -7,13 +7,14 @@ import http from 'node:http';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
+import { ApiClient, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { JOB_SK } from '../../lambdas/core/state/keys.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { apiRefusal } from '../helpers/cli-target.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
 
 /** Two callers who are not administrators, and one who is. */
@@ -37,17 +38,7 @@ const api = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials
 const other = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: OTHER });
 const auditor = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: AUDITOR });
 
-async function errorOf(
-  promise: Promise<unknown>,
-): Promise<{ status: number; message: string; body: unknown }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isApiRequestError(error)) return { status: error.status, message: error.message, body: error.body };
-    throw error;
-  }
-  throw new Error('expected the API to refuse the request');
-}
+const errorOf = apiRefusal;
 
 async function until(id: string, done: (v: JobView) => boolean, timeoutMs = 90_000): Promise<JobView> {
   const deadline = Date.now() + timeoutMs;

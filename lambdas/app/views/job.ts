@@ -42,6 +42,14 @@ function summary(view: JobView): HTMLElement {
     ),
     h('dt', {}, 'Submitted'),
     h('dd', {}, when(view.createdAt), view.lane ? ` · lane ${view.lane}` : ''),
+    h('dt', {}, 'Reviewed against'),
+    h(
+      'dd',
+      { id: 'job-playbook' },
+      view.playbook
+        ? `${view.playbook.title} (${view.playbook.name}@${view.playbook.version})`
+        : 'the risk categories (no playbook)',
+    ),
   );
 }
 

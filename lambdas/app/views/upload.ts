@@ -1,6 +1,6 @@
 /**
- * Upload a contract: lane, ceiling, gate and analysts, a quote before anything is spent, then
- * the review. The quote is POST /quote: the document goes with the options, the API reads and
+ * Upload a contract: lane, ceiling, gate, playbook and analysts, a quote before anything is
+ * spent, then the review. The quote is POST /quote: the document goes with the options, the API reads and
  * prices it as intake will, and no job is recorded.
  */
 import type { FormatExtension } from '../../core/documents/formats.js';
@@ -63,6 +63,7 @@ interface UploadForm {
   readonly lane: HTMLSelectElement;
   readonly ceiling: HTMLInputElement;
   readonly gate: HTMLSelectElement;
+  readonly playbook: HTMLSelectElement;
   readonly partial: HTMLInputElement;
   readonly analysts: HTMLInputElement[];
 }
@@ -100,6 +101,12 @@ function buildForm(ctx: ViewContext): UploadForm {
     h('option', { value: 'high' }, 'high and critical'),
     h('option', { value: 'critical' }, 'critical only'),
   );
+  const playbook = h(
+    'select',
+    { id: 'up-playbook', name: 'playbook', 'aria-describedby': 'up-playbook-hint' },
+    h('option', { value: '' }, 'none: the twelve risk categories'),
+  );
+  offerPlaybooks(ctx, playbook);
   const partial = h('input', { id: 'up-partial', name: 'partial', type: 'checkbox' });
   const analysts = ctx.config.analysts.map((a) =>
     h('input', { type: 'checkbox', name: 'analyst', value: a.id, id: `up-analyst-${a.id}`, checked: true }),
@@ -115,6 +122,12 @@ function buildForm(ctx: ViewContext): UploadForm {
       'up-gate',
       gate,
       'Findings at this risk wait for your decision before the report is final.',
+    ),
+    field(
+      'Playbook',
+      'up-playbook',
+      playbook,
+      "Review against your team's positions, or the risk categories alone.",
     ),
     h(
       'div',
@@ -136,7 +149,34 @@ function buildForm(ctx: ViewContext): UploadForm {
       ),
     ),
   );
-  return { form, file, lane, ceiling, gate, partial, analysts };
+  return { form, file, lane, ceiling, gate, playbook, partial, analysts };
+}
+
+/**
+ * Adds the stack's playbooks to the select as they arrive, each pinned to the version listed
+ * (`NAME@VERSION`), so the job is reviewed against what was chosen.
+ */
+function offerPlaybooks(ctx: ViewContext, select: HTMLSelectElement): void {
+  ctx.api.playbooks().then(
+    ({ playbooks }) => {
+      for (const p of playbooks) {
+        select.append(
+          h('option', { value: `${p.name}@${p.version}` }, `${p.title} (${p.name}@${p.version})`),
+        );
+      }
+      select.dataset.loaded = String(playbooks.length);
+    },
+    (error: unknown) => {
+      select.dataset.loaded = 'failed';
+      select.append(
+        h(
+          'option',
+          { value: '', disabled: true },
+          `playbooks could not be listed: ${(error as Error).message}`,
+        ),
+      );
+    },
+  );
 }
 
 /** The request the form describes. @throws Error naming the field at fault */
@@ -152,6 +192,7 @@ function requestOf(f: UploadForm, file: File): SubmitRequest {
     costCeilingUsd: ceiling,
     analysts,
     ...(f.gate.value === 'high' || f.gate.value === 'critical' ? { gate: f.gate.value } : {}),
+    ...(f.playbook.value ? { playbook: f.playbook.value } : {}),
     ...(f.partial.checked ? { allowPartial: true } : {}),
   };
 }

@@ -90,6 +90,7 @@ export function buildReport(
         ...(job.bytes !== undefined ? { bytes: job.bytes } : {}),
         ...(job.format ? { format: job.format } : {}),
       },
+      ...(job.playbook ? { playbook: job.playbook } : {}),
     },
     categories: CATEGORIES.map((c) => ({ id: c.id, name: c.name })),
     analystPanel: job.analysts.map((id) => {

@@ -93,6 +93,15 @@ function highlightedText(ctx: Ctx, c: ReportClause, findings: readonly ReportFin
   return out;
 }
 
+/** What the contract was reviewed against: the playbook by title, version and hash, or the generic review. */
+function reviewedAgainst(playbook: Report['job']['playbook']): string {
+  if (!playbook) return 'the twelve risk categories (no playbook)';
+  return (
+    `playbook <strong>${escapeHtml(playbook.title)}</strong> (<code>${escapeHtml(playbook.name)}@${playbook.version}</code>, ` +
+    `SHA-256 <code class="hash">${escapeHtml(playbook.sha256)}</code>)`
+  );
+}
+
 function renderHeader(ctx: Ctx): string {
   const { job, timings, notice } = ctx.report;
   const doc = job.document;
@@ -106,6 +115,7 @@ function renderHeader(ctx: Ctx): string {
     ...(doc.sha256
       ? [['SHA-256', `<code class="hash">${escapeHtml(doc.sha256)}</code>`] as [string, string]]
       : []),
+    ['Reviewed against', reviewedAgainst(job.playbook)],
     ['Job id', `<code>${escapeHtml(job.jobId)}</code>`],
     ['Lane', escapeHtml(job.lane)],
     ['Created', time(timings.createdAt)],

@@ -135,6 +135,16 @@ export interface Report {
       readonly bytes?: number;
       readonly format?: string;
     };
+    /**
+     * The playbook the contract was reviewed against: name, version, the sha256 of its canonical
+     * JSON and its title. Absent: the generic review against the risk categories alone.
+     */
+    readonly playbook?: {
+      readonly name: string;
+      readonly version: number;
+      readonly sha256: string;
+      readonly title: string;
+    };
   };
   readonly categories: readonly { readonly id: string; readonly name: string }[];
   readonly analystPanel: readonly {

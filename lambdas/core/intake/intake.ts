@@ -13,6 +13,12 @@ import { type PanelModels, panelModelIds } from '../analysts/index.js';
 import { isDocumentRejectedError, parseDocumentBounded } from '../documents/index.js';
 import type { Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
+import {
+  isPlaybookNotFoundError,
+  type JobPlaybook,
+  jobPlaybookOf,
+  PlaybookStore,
+} from '../playbooks/index.js';
 import { Claims } from '../state/claims.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
@@ -219,6 +225,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
     await jobs.markRejected(jobId, error.message, { rejection: 'invalid-options' });
     return { outcome: 'rejected', jobId, reason: error.message };
   }
+  const playbook = await resolvePlaybook(run, options);
   await jobs.createIfAbsent({
     ...base,
     lane: options.lane,
@@ -226,7 +233,12 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
     costLimit: options.costLimit,
     models: options.models,
     ...(options.gate !== 'none' ? { gate: options.gate, reviewHours: options.reviewHours } : {}),
+    ...(typeof playbook === 'object' ? { playbook } : {}),
   });
+  if (typeof playbook === 'string') {
+    await jobs.markRejected(jobId, playbook, { rejection: 'unknown-playbook' });
+    return { outcome: 'rejected', jobId, reason: playbook };
+  }
   const unavailable =
     deps.lifecycle && blockingReason(await deps.lifecycle.check(panelModelIds(options.models)));
   if (unavailable) {
@@ -234,6 +246,24 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
     return { outcome: 'rejected', jobId, reason: unavailable };
   }
   return options;
+}
+
+/**
+ * The version and hash of the playbook an upload names (its latest version when it names
+ * none); the reason the job is refused when the stack has no such playbook; undefined without one.
+ */
+async function resolvePlaybook(
+  { deps, now }: IntakeRun,
+  options: JobOptions,
+): Promise<JobPlaybook | string | undefined> {
+  if (!options.playbook) return undefined;
+  try {
+    const stored = await new PlaybookStore(deps.db, deps.tableName, { now }).get(options.playbook);
+    return jobPlaybookOf(stored);
+  } catch (error) {
+    if (!isPlaybookNotFoundError(error)) throw error;
+    return `the 'playbook' option is not valid: ${error.message}`;
+  }
 }
 
 type Parsed = Awaited<ReturnType<typeof parseDocumentBounded>>;

@@ -3,6 +3,7 @@ import { isLane, LANE_CHOICES } from '../contracts.js';
 import { REVIEW_GATES } from '../holds/findings.js';
 import type { Lane } from '../model.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
+import { isPlaybookRefError, type PlaybookRequest, parsePlaybookRequest } from '../playbooks/index.js';
 import { DEFAULT_REVIEW_HOURS } from '../state/job-holds.js';
 import type { ReviewGate } from '../state/jobs.js';
 
@@ -20,6 +21,8 @@ export interface JobOptions {
   readonly gate: ReviewGate;
   /** How long the review may take, in hours, before the report is written without it. */
   readonly reviewHours: number;
+  /** The playbook to review against (`NAME` or `NAME@VERSION`); absent: the generic review. */
+  readonly playbook?: PlaybookRequest;
 }
 
 /** Longest review deadline an upload may ask for: 30 days. */
@@ -41,7 +44,8 @@ export function isJobOptionError(error: unknown): error is JobOptionError {
 /**
  * Reads `lane` (realtime|batch), `cost-ceiling-usd` (a positive decimal), `analysts` (a
  * comma-separated list of analyst ids), `model` (every analyst's primary model for this job),
- * `allow-partial`, `gate` (none|critical|high) and `review-hours` from metadata, falling back
+ * `allow-partial`, `gate` (none|critical|high), `review-hours` and `playbook` (`NAME` or
+ * `NAME@VERSION`; whether the stack has it is intake's to check) from metadata, falling back
  * to tags, then defaults.
  */
 export function readJobOptions(
@@ -106,6 +110,7 @@ export function readJobOptions(
       `the 'review-hours' option must be a number of hours above 0 and at most ${MAX_REVIEW_HOURS}; got '${hoursRaw}'`,
     );
   }
+  const playbook = readPlaybook(pick('playbook'));
   return {
     lane: (laneRaw as Lane | undefined) ?? defaults.lane,
     costLimit,
@@ -114,5 +119,17 @@ export function readJobOptions(
     allowPartial: partialRaw === 'true',
     gate: (gateRaw as ReviewGate | undefined) ?? 'none',
     reviewHours,
+    ...(playbook ? { playbook } : {}),
   };
+}
+
+/** The `playbook` option, or undefined when not given (or empty). */
+function readPlaybook(raw: string | undefined): PlaybookRequest | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return parsePlaybookRequest(raw);
+  } catch (error) {
+    if (!isPlaybookRefError(error)) throw error;
+    throw new JobOptionError(`the 'playbook' option is not valid: ${error.message}`);
+  }
 }

@@ -12,12 +12,14 @@ import { cancelJob } from '../holds/pause.js';
 import { jobIdFor } from '../intake/job-id.js';
 import { SUBMITTED_BY_METADATA } from '../intake/submitter.js';
 import type { Lane } from '../model.js';
+import { PlaybookStore } from '../playbooks/index.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { InvalidJobRequestError, JobConflictError, JobNotFoundError } from './errors.js';
 import { type JobView, jobView, queuedView, type ReportLinks } from './job-view.js';
 import type { QuoteDeps } from './quote-request.js';
 import {
   parseRequest,
+  pinPlaybook,
   readSubmission,
   type SubmittedOptions,
   submitRequestSchema,
@@ -105,10 +107,13 @@ type Resolved =
 export class JobDesk {
   private readonly jobs: Jobs;
   private readonly now: () => number;
+  /** The stack's playbooks, which a submission's playbook is looked up in. */
+  readonly playbooks: PlaybookStore;
 
   constructor(private readonly deps: JobDeskDeps) {
     this.now = deps.now ?? Date.now;
     this.jobs = new Jobs(deps.db, deps.tableName, this.now);
+    this.playbooks = new PlaybookStore(deps.db, deps.tableName, { now: this.now });
   }
 
   /**
@@ -118,7 +123,10 @@ export class JobDesk {
    */
   async submit(body: unknown, actor?: Actor): Promise<Submission> {
     const request = parseRequest(submitRequestSchema, body, 'submission');
-    const { metadata, options } = readSubmission(request, this.deps);
+    const { metadata, options, playbook } = await pinPlaybook(
+      readSubmission(request, this.deps),
+      this.deps.playbooks ?? this.playbooks,
+    );
     if (actor) metadata[SUBMITTED_BY_METADATA] = actor.name;
     const submissionId = this.deps.newSubmissionId?.() ?? `s-${randomBytes(10).toString('hex')}`;
     const key = `${this.deps.intakePrefix}${submissionId}/${request.filename}`;
@@ -136,7 +144,7 @@ export class JobDesk {
       submissionId,
       bucket: this.deps.intakeBucket,
       key,
-      options: submittedOptions(options),
+      options: submittedOptions(options, playbook),
       upload: {
         method: 'PUT',
         url,

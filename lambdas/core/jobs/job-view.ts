@@ -1,5 +1,6 @@
 /** What a job looks like to the person who asked for it: GET /jobs/{id} and the report links. */
 import type { Lane } from '../model.js';
+import type { JobPlaybook } from '../playbooks/index.js';
 import type { Job, JobStatus, ReviewGate } from '../state/jobs.js';
 import { usd } from './submission.js';
 
@@ -16,6 +17,8 @@ export interface JobView {
   readonly reportReady: boolean;
   readonly lane?: Lane;
   readonly document: { readonly bucket: string; readonly key: string; readonly versionId?: string };
+  /** The playbook the job is reviewed against (name, version, hash, title); absent: the generic review. */
+  readonly playbook?: JobPlaybook;
   readonly progress: {
     readonly chunksTerminal: number;
     readonly chunksDone: number;
@@ -140,6 +143,7 @@ export function jobView(job: Job, submissionId?: string): JobView {
       key: job.key,
       ...(job.versionId ? { versionId: job.versionId } : {}),
     },
+    ...(job.playbook ? { playbook: job.playbook } : {}),
     progress: {
       chunksTerminal: job.chunksTerminal,
       chunksDone: job.chunksDone,

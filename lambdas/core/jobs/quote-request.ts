@@ -9,6 +9,7 @@ import { ceilingCovers, quoteDocument } from '../intake/quote.js';
 import { DocumentUnreadableError } from './errors.js';
 import {
   parseRequest,
+  pinPlaybook,
   readSubmission,
   type SubmitDefaults,
   type SubmittedOptions,
@@ -75,7 +76,11 @@ export interface QuoteDeps extends SubmitDefaults {
  */
 export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<QuoteView> {
   const { document, filename, ...request } = parseRequest(quoteRequestSchema, body, 'quote request');
-  const { options } = readSubmission(request, deps, 'quote request');
+  const { options, playbook } = await pinPlaybook(
+    readSubmission(request, deps, 'quote request'),
+    deps.playbooks,
+    'quote request',
+  );
   const bytes = Buffer.from(document, 'base64');
   if (bytes.length > MAX_QUOTE_DOCUMENT_BYTES) {
     throw new DocumentUnreadableError(
@@ -108,7 +113,7 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
     bytes: parsed.bytes,
     clauses: parsed.clauses.length,
     calls: parsed.clauses.length * options.analysts.length,
-    options: submittedOptions(options),
+    options: submittedOptions(options, playbook),
     quote: {
       ...quote,
       expectedUsd: usd(quote.expectedMicros),
