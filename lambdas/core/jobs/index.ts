@@ -6,9 +6,11 @@ export {
   isJobConflictError,
   isJobNotFoundError,
   isJobRequestError,
+  isQuoteBusyError,
   JobConflictError,
   JobNotFoundError,
   JobRequestError,
+  QuoteBusyError,
 } from './errors.js';
 export {
   type Actor,
@@ -22,6 +24,7 @@ export { type JobListQuery, type Lister, listJobsFor } from './job-list-request.
 export { type JobView, type JobViewStatus, jobView, queuedView, type ReportLinks } from './job-view.js';
 export {
   MAX_QUOTE_DOCUMENT_BYTES,
+  QUOTE_DOCUMENT_LIMITS,
   type QuoteDeps,
   type QuoteRequest,
   type QuoteView,
