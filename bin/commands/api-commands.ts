@@ -184,7 +184,9 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
       );
     }
     if (view.status === 'rejected') {
-      io.err(`rejected: ${view.reason ?? 'no reason recorded'}`);
+      io.err(
+        `rejected${view.rejection ? ` (${view.rejection})` : ''}: ${view.reason ?? 'no reason recorded'}`,
+      );
       return 1;
     }
     if (view.status === 'queued')

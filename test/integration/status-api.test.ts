@@ -93,7 +93,12 @@ describe('a submission through the API', () => {
     expect(ended.jobId).toMatch(/^j-[0-9a-f]{20}$/);
     expect(ended.submissionId).toBe(submission.submissionId);
     expect(ended.status).toBe('completed');
-    expect(ended.document).toEqual({ bucket: submission.bucket, key: submission.key, versionId });
+    expect(ended.document).toEqual({
+      bucket: submission.bucket,
+      key: submission.key,
+      versionId,
+      bytes: fixture(SMALL).length,
+    });
     expect(ended.progress.chunksTerminal).toBe(ended.progress.chunksTotal);
     expect(ended.progress.chunksTotal).toBeGreaterThan(0);
     // The options signed into the upload are the ones the job ran with.

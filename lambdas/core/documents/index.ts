@@ -31,3 +31,4 @@ export {
   splitClauses,
 } from './split-clauses.js';
 export type { ThreadCpuSource } from './thread-cpu.js';
+export { tooLargeError, tooLargeMessage } from './too-large.js';
