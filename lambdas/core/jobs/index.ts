@@ -19,6 +19,7 @@ export {
   type JobDeskDeps,
   SUBMISSION_ID,
   type Submission,
+  type UploadForm,
 } from './job-desk.js';
 export { type JobListQuery, type Lister, listJobsFor } from './job-list-request.js';
 export { type JobView, type JobViewStatus, jobView, queuedView, type ReportLinks } from './job-view.js';
@@ -38,3 +39,9 @@ export {
   type SubmittedOptions,
   submitRequestSchema,
 } from './submission.js';
+export {
+  isUploadRefusedError,
+  refusalOf,
+  sendUpload,
+  UploadRefusedError,
+} from './upload-form.js';
