@@ -11,8 +11,8 @@ import type {
   Submission,
   SubmitRequest,
 } from '../../lambdas/api/jobs-api.js';
+import { isUploadRefusedError, sendUpload } from '../../lambdas/app/upload-form.js';
 import type { FindingsView } from '../../lambdas/core/holds/review.js';
-import { isUploadRefusedError, sendUpload } from '../../lambdas/core/jobs/upload-form.js';
 import type { JobListView, LiveFindingsView } from '../../lambdas/core/live/index.js';
 import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';

@@ -15,10 +15,9 @@ import type {
   Submission,
   SubmitRequest,
 } from '../core/jobs/index.js';
-// The upload form alone: the jobs folder's index would bring the server's job desk into the app.
-import { isUploadRefusedError, sendUpload } from '../core/jobs/upload-form.js';
 import type { JobStatus } from '../core/state/jobs.js';
 import { WebSha256 } from './sha256-web.js';
+import { isUploadRefusedError, sendUpload } from './upload-form.js';
 
 export type {
   DecisionResponse,

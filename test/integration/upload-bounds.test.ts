@@ -10,7 +10,8 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, uploadDocument } from '../../bin/client/api-client.js';
 import type { Submission } from '../../lambdas/api/jobs-api.js';
-import { refusalOf, type UploadForm } from '../../lambdas/core/jobs/index.js';
+import { refusalOf } from '../../lambdas/app/upload-form.js';
+import type { UploadForm } from '../../lambdas/core/jobs/index.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';
@@ -67,9 +68,8 @@ describe('an upload over the document limit', () => {
     );
     if (!isApiRequestError(client)) throw new Error(`expected a refusal, got ${String(client)}`);
     expect(client.status).toBe(0);
-    // 64 KB and 64 KB would read alike: the sizes are said in bytes.
     expect(client.message).toBe(
-      'The file is 65,537 bytes, which is over the 65,536-byte limit. ' +
+      'The file is 65,537 bytes, which is over the 65,536-byte limit of an upload. ' +
         'Upload a smaller file, for example the contract without its attachments.',
     );
 
@@ -80,7 +80,7 @@ describe('an upload over the document limit', () => {
     expect(sent.text).toContain(`<ProposedSize>${LIMIT + 1}</ProposedSize>`);
     expect(sent.text).toContain(`<MaxSizeAllowed>${LIMIT}</MaxSizeAllowed>`);
     expect(refusalOf(sent.status, sent.text).message).toMatch(
-      /^the upload was refused \(HTTP 400, EntityTooLarge\): The file is 65,537 bytes, which is over the 65,536-byte limit/,
+      /^the upload was refused \(HTTP 400, EntityTooLarge\): The file is 65,537 bytes, which is over the 65,536-byte limit of an upload/,
     );
     expect(await uploadsUnder(submission)).toBe(0);
   });

@@ -4,7 +4,7 @@ import {
   refusalOf,
   sendUpload,
   UploadRefusedError,
-} from '../../lambdas/core/jobs/upload-form.js';
+} from '../../lambdas/app/upload-form.js';
 
 const upload = {
   method: 'POST' as const,
@@ -61,7 +61,9 @@ describe('sendUpload', () => {
     expect(calls).toEqual([]);
     expect(isUploadRefusedError(error)).toBe(true);
     expect(error).toMatchObject({ status: 0, code: 'too-large' });
-    expect((error as Error).message).toMatch(/^The file is 11 bytes, which is over the 10 bytes limit/);
+    expect((error as Error).message).toMatch(
+      /^The file is 11 bytes, which is over the 10-byte limit of an upload\./,
+    );
   });
 
   it("throws S3's refusal with its code and message", async () => {
@@ -87,8 +89,8 @@ describe('refusalOf', () => {
       '<Error><Code>EntityTooLarge</Code><Message>Your proposed upload exceeds the maximum allowed size</Message>' +
       '<ProposedSize>12582912</ProposedSize><MaxSizeAllowed>10485760</MaxSizeAllowed></Error>';
     expect(refusalOf(400, tooLarge).message).toBe(
-      'the upload was refused (HTTP 400, EntityTooLarge): The file is 12 MB, which is over the 10 MB limit. ' +
-        'Upload a smaller file, for example the contract without its attachments.',
+      'the upload was refused (HTTP 400, EntityTooLarge): The file is 12,582,912 bytes, which is over the ' +
+        '10,485,760-byte limit of an upload. Upload a smaller file, for example the contract without its attachments.',
     );
     const plain = refusalOf(502, 'Bad Gateway');
     expect(plain.code).toBe('');

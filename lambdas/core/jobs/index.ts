@@ -39,9 +39,3 @@ export {
   type SubmittedOptions,
   submitRequestSchema,
 } from './submission.js';
-export {
-  isUploadRefusedError,
-  refusalOf,
-  sendUpload,
-  UploadRefusedError,
-} from './upload-form.js';

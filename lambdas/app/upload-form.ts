@@ -1,11 +1,19 @@
 /**
- * Sending a submission's document, as the CLI (from Node) and the reviewer app (from a browser)
+ * Sending a submission's document, as the reviewer app (from a browser) and the CLI (from Node)
  * both do: the presigned POST's fields as they are, then the document as `file`, the last field
- * (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-UsingHTTPPOST.html). Only the platform's
- * `fetch`, `FormData` and `Blob`, so either can use it.
+ * (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-UsingHTTPPOST.html). Browser code, like
+ * the rest of the app: only the platform's `fetch`, `FormData` and `Blob`, and types from the
+ * pipeline, so the CLI can use it as it is.
  */
-import { tooLargeMessage } from '../documents/too-large.js';
-import type { UploadForm } from './job-desk.js';
+import type { UploadForm } from '../core/jobs/index.js';
+
+/** What the uploader is told of a file over the upload's limit (the sizes in bytes: exact). */
+export function overLimitMessage(bytes: number, maxBytes: number): string {
+  return (
+    `The file is ${bytes.toLocaleString('en-US')} bytes, which is over the ${maxBytes.toLocaleString('en-US')}-byte ` +
+    'limit of an upload. Upload a smaller file, for example the contract without its attachments.'
+  );
+}
 
 /** S3 refused the upload, or it was over the limit and not sent at all (`status` 0). */
 export class UploadRefusedError extends Error {
@@ -50,7 +58,7 @@ export function refusalOf(status: number, body: string): UploadRefusedError {
   const allowed = Number(element(body, 'MaxSizeAllowed'));
   const detail =
     code === 'EntityTooLarge' && proposed > 0 && allowed > 0
-      ? tooLargeMessage(proposed, allowed)
+      ? overLimitMessage(proposed, allowed)
       : (element(body, 'Message') ?? body.slice(0, 300));
   const answer = code ? `HTTP ${status}, ${code}` : `HTTP ${status}`;
   return new UploadRefusedError(`the upload was refused (${answer}): ${detail}`, status, code, body);
@@ -73,7 +81,7 @@ export async function sendUpload(
 ): Promise<{ readonly versionId?: string }> {
   const blob = document instanceof Blob ? document : new Blob([document as Uint8Array<ArrayBuffer>]);
   if (blob.size > upload.maxBytes) {
-    throw new UploadRefusedError(tooLargeMessage(blob.size, upload.maxBytes), 0, 'too-large');
+    throw new UploadRefusedError(overLimitMessage(blob.size, upload.maxBytes), 0, 'too-large');
   }
   const form = new FormData();
   for (const [name, value] of Object.entries(upload.fields)) form.append(name, value);
