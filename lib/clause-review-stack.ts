@@ -283,7 +283,7 @@ export class ClauseReviewStack extends Stack {
         {
           bucket: this.documentBuckets.intakeBucket,
           name: this.topology.buckets.intake.name,
-          methods: [s3.HttpMethods.PUT],
+          methods: [s3.HttpMethods.POST],
         },
         {
           bucket: this.documentBuckets.resultsBucket,

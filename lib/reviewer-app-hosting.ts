@@ -217,7 +217,7 @@ export class ReviewerAppHosting extends Construct {
         allowedOrigins: [origin],
         allowedMethods: [...methods],
         allowedHeaders: ['*'],
-        // The CLI and the app read the uploaded version from the answer to the PUT.
+        // The CLI and the app read the uploaded version from the answer to the upload's POST.
         exposedHeaders: ['ETag', 'x-amz-version-id'],
         maxAge: 3600,
       });

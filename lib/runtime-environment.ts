@@ -160,6 +160,7 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
       ? { ANALYST_MODELS: JSON.stringify(r.models.perAnalyst) }
       : {}),
     REDELIVERY_BACKOFF_SECONDS: r.topology.redeliveryBackoffSeconds.join(','),
+    INTAKE_MAX_RECEIVE_COUNT: String(r.topology.queues.intake.maxReceiveCount),
     ...optional,
   };
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));

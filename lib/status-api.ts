@@ -172,8 +172,9 @@ export class StatusApi extends Construct {
       description:
         'clause-review status API: submit, quote, status, cancel, report, pause, resume, findings, decisions',
       roleDescription: 'clause-review status API function',
-      // POST /quote reads a document as intake does, in a worker with a 256 MB heap and a 7 s
-      // deadline (DEFAULT_DOCUMENT_LIMITS); the function ends before API Gateway's 30 s
+      // POST /quote reads a document as intake does, in a worker with a 256 MB heap and 7 s of
+      // CPU, stopped after 20 s of wall clock (QUOTE_DOCUMENT_LIMITS, answered 503 as busy);
+      // the function ends before API Gateway's 30 s
       // integration timeout (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html).
       memorySize: 1024,
       timeout: Duration.seconds(29),
@@ -291,8 +292,8 @@ function grantAccess(role: iam.Role, props: StatusApiProps): void {
   );
   const intakePrefix = t.buckets.intake.prefix;
   const resultsPrefix = t.buckets.results.prefix;
-  // A presigned URL carries the signer's permissions: PutObject lets callers upload under the
-  // intake prefix only, GetObject lets them download reports only.
+  // A presigned upload (a POST policy) or URL carries the signer's permissions: PutObject lets
+  // callers upload under the intake prefix only, GetObject lets them download reports only.
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['s3:PutObject'],

@@ -68,6 +68,9 @@ same outcome.
 SQS standard queues whose messages carry a MessageGroupId deliver as fair queues do (quiet
 tenants first; see moto_fair_queues.py). MOTO_FAIR_QUEUES=0 leaves moto's send order.
 
+S3 POST uploads are held to their POST policy (its conditions, its `content-length-range`) as
+S3 holds them; see moto_s3_post.py.
+
 Usage: python moto_serve.py -H 127.0.0.1 -p 5000
 """
 
@@ -89,6 +92,7 @@ from werkzeug.serving import run_simple
 
 from moto_cognito import CredentialLookup, patch_cognito
 import moto_fair_queues
+import moto_s3_post
 
 import moto.dynamodb.models as dynamodb_models
 import moto.sqs.models as sqs_models
@@ -503,6 +507,7 @@ def main() -> None:
     _patch_parsed_update_expressions()
     patch_cognito()
     moto_fair_queues.install()
+    moto_s3_post.install()
     _leave_with_parent()
     # One log line per request costs the server about a tenth of its time under load, and
     # nobody reads it: the launcher drops it once the server answers. Errors still show.

@@ -191,7 +191,9 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
       );
     }
     if (view.status === 'rejected') {
-      io.err(`rejected: ${view.reason ?? 'no reason recorded'}`);
+      io.err(
+        `rejected${view.rejection ? ` (${view.rejection})` : ''}: ${view.reason ?? 'no reason recorded'}`,
+      );
       return 1;
     }
     if (view.status === 'queued')
@@ -214,7 +216,7 @@ async function dryRunSubmit(target: Target, request: object, file: string, bytes
   io.out(`  would POST ${signed.url.href} ${signed.payload ?? ''}`);
   io.out(`    signed: ${signed.headers.authorization?.split(',')[0] ?? 'no authorization header'}`);
   io.out(
-    `  then PUT ${file} (${bytes} bytes) to the presigned URL it returns, under s3://${r.intakeBucket}/${r.intakePrefix}`,
+    `  then POST ${file} (${bytes} bytes) with the presigned upload form it returns, under s3://${r.intakeBucket}/${r.intakePrefix}`,
   );
   io.out(
     `  intake queue ${r.queueUrls.intake}; reports in s3://${r.resultsBucket}/${r.resultsPrefix}; state table ${r.tableName}`,

@@ -74,6 +74,14 @@ export class UnprocessableDocumentError extends ApiError {
   }
 }
 
+/** The service is too busy to answer now; the same request may succeed shortly. */
+export class ServiceBusyError extends ApiError {
+  constructor(message: string) {
+    super(message, 503);
+    this.name = 'ServiceBusyError';
+  }
+}
+
 /** The request body is larger than the API reads. */
 export class PayloadTooLargeError extends ApiError {
   constructor(
@@ -139,4 +147,9 @@ export function isPayloadTooLargeError(error: unknown): error is PayloadTooLarge
 /** True for a request line and headers over the limit. */
 export function isHeadersTooLargeError(error: unknown): error is HeadersTooLargeError {
   return error instanceof HeadersTooLargeError;
+}
+
+/** True for a 503 of a busy service. */
+export function isServiceBusyError(error: unknown): error is ServiceBusyError {
+  return error instanceof ServiceBusyError;
 }

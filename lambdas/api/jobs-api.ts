@@ -8,6 +8,7 @@ import {
   isInvalidJobRequestError,
   isJobConflictError,
   isJobNotFoundError,
+  isQuoteBusyError,
   JobDesk,
   type JobDeskDeps,
   type JobView,
@@ -22,6 +23,7 @@ import {
   BadRequestError,
   JobStateConflictError,
   JobUnknownError,
+  ServiceBusyError,
   UnprocessableDocumentError,
 } from './errors.js';
 import type { PersonLabels } from './people.js';
@@ -49,7 +51,7 @@ export type JobsApiDeps = JobDeskDeps & {
 };
 
 /**
- * Runs `operation`, turning the core's refusals into the API's errors (400, 404, 409, 422).
+ * Runs `operation`, turning the core's refusals into the API's errors (400, 404, 409, 422, 503).
  * Anything else is left to the handler (500).
  */
 export async function refusals<T>(operation: () => Promise<T>): Promise<T> {
@@ -60,6 +62,7 @@ export async function refusals<T>(operation: () => Promise<T>): Promise<T> {
     if (isJobNotFoundError(error)) throw new JobUnknownError(error.id, error.message);
     if (isJobConflictError(error)) throw new JobStateConflictError(error.message, error.jobId, error.status);
     if (isDocumentUnreadableError(error)) throw new UnprocessableDocumentError(error.message, error.reason);
+    if (isQuoteBusyError(error)) throw new ServiceBusyError(error.message);
     throw error;
   }
 }

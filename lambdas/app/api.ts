@@ -18,6 +18,7 @@ import type {
 } from '../core/jobs/index.js';
 import type { JobStatus } from '../core/state/jobs.js';
 import { WebSha256 } from './sha256-web.js';
+import { isUploadRefusedError, sendUpload } from './upload-form.js';
 
 export type {
   DecisionResponse,
@@ -243,39 +244,19 @@ export function base64Of(bytes: ArrayBuffer): string {
   return btoa(binary);
 }
 
-/** PUTs a document to a submission's presigned URL with the headers signed into it. */
+/** Sends a document through a submission's presigned POST (the form its policy signs). */
 export async function uploadDocument(
   submission: Submission,
   bytes: ArrayBuffer,
   fetcher: typeof fetch = globalThis.fetch.bind(globalThis),
 ): Promise<void> {
-  let response: Response;
   try {
-    response = await fetcher(submission.upload.url, {
-      method: submission.upload.method,
-      headers: { ...submission.upload.headers },
-      body: bytes,
-    });
+    await sendUpload(submission.upload, submission.key, new Blob([bytes]), fetcher);
   } catch (error) {
-    throw new AppApiError(
-      'the upload did not reach the document bucket',
-      0,
-      { method: 'PUT', path: submission.key },
-      {
-        cause: error,
-      },
-    );
-  }
-  if (!response.ok) {
-    const text = await response.text();
-    throw new AppApiError(
-      `the upload was refused (HTTP ${response.status}): ${text.slice(0, 300)}`,
-      response.status,
-      {
-        method: 'PUT',
-        path: submission.key,
-        body: text,
-      },
-    );
+    const request = { method: 'POST', path: submission.key };
+    if (isUploadRefusedError(error)) {
+      throw new AppApiError(error.message, error.status, { ...request, body: error.body });
+    }
+    throw new AppApiError('the upload did not reach the document bucket', 0, request, { cause: error });
   }
 }

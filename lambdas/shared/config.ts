@@ -108,8 +108,13 @@ const schema = z.object({
     .transform(jsonVariable(modelBudgetsSchema, 'model id to {tokensPerMinute?, requestsPerMinute?}')),
   /** Model calls in flight at once inside one worker. */
   CALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  /** Tier-2 visibility backoff by receive count. */
+  /** Tier-2 visibility backoff by receive count (and intake's, for a parse a busy machine cut short). */
   REDELIVERY_BACKOFF_SECONDS: csvSeconds.default([30, 120, 300]),
+  /**
+   * The intake queue's maxReceiveCount: intake tries a parse a busy machine cut short again on
+   * each receive before it, and on this one rejects the job as `parse-timeout-under-load`.
+   */
+  INTAKE_MAX_RECEIVE_COUNT: z.coerce.number().int().min(1).default(3),
   /** Length of a chunk claim's lease; the heartbeat renews it at a third of this. */
   LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   /** A job not finished by then ends incomplete (the sweeper enforces it). */

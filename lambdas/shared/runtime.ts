@@ -153,6 +153,10 @@ export function intakeDeps(
     intakeQueueUrl: config.QUEUE_URLS.intake,
     chunkClauses: config.CHUNK_CLAUSES,
     maxDocumentBytes: config.MAX_DOCUMENT_BYTES,
+    parseRetry: {
+      maxReceiveCount: config.INTAKE_MAX_RECEIVE_COUNT,
+      backoffSeconds: config.REDELIVERY_BACKOFF_SECONDS,
+    },
     defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
     defaultLane: config.DEFAULT_LANE,
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,

@@ -119,8 +119,8 @@ export async function startLocalApp(options: LocalAppOptions): Promise<LocalApp>
 
 /**
  * Lets the app's origin use the buckets through presigned URLs, as a bucket's CORS rules do
- * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html): PUT of an upload, with
- * the metadata headers signed into its URL, to the intake bucket, and GET of the reports.
+ * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html): the POST of an upload's
+ * form to the intake bucket, and GET of the reports.
  */
 export async function allowAppOrigin(
   s3: S3Client,
@@ -135,7 +135,7 @@ export async function allowAppOrigin(
     MaxAgeSeconds: 600,
   });
   await s3.send(
-    new PutBucketCorsCommand({ Bucket: buckets.intake, CORSConfiguration: { CORSRules: [rule(['PUT'])] } }),
+    new PutBucketCorsCommand({ Bucket: buckets.intake, CORSConfiguration: { CORSRules: [rule(['POST'])] } }),
   );
   await s3.send(
     new PutBucketCorsCommand({

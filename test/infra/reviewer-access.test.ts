@@ -282,7 +282,7 @@ describe('the app hosting', () => {
       return cors?.CorsRules ?? [];
     };
     expect(rules(stack.documentBuckets.intakeBucket)).toEqual([
-      expect.objectContaining({ AllowedOrigins: [origin], AllowedMethods: ['PUT'] }),
+      expect.objectContaining({ AllowedOrigins: [origin], AllowedMethods: ['POST'] }),
     ]);
     expect(rules(stack.documentBuckets.resultsBucket)).toEqual([
       expect.objectContaining({ AllowedOrigins: [origin], AllowedMethods: ['GET', 'HEAD'] }),

@@ -712,6 +712,7 @@ function expectCompleteRuntimeEnvironment(env: Record<string, unknown>): void {
     MODEL_ID: PRIMARY_MODEL_ID,
     FALLBACK_MODEL_ID: FALLBACK_MODEL_ID,
     REDELIVERY_BACKOFF_SECONDS: stack.topology.redeliveryBackoffSeconds.join(','),
+    INTAKE_MAX_RECEIVE_COUNT: String(stack.topology.queues.intake.maxReceiveCount),
   });
   // What the deployed values look like once CloudFormation resolves the references: every
   // queue's URL under its role, in the one JSON variable.

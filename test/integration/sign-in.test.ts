@@ -193,7 +193,7 @@ async function statusOf(p: Person, id: string): Promise<number> {
 
 async function jobOf(p: Person): Promise<JobView> {
   const submission = await p.api.submit({ filename: SMALL, lane: 'realtime', costCeilingUsd: 1 });
-  expect(submission.upload.headers['x-amz-meta-submitted-by']).toBe(`cognito-identity:${p.identityId}`);
+  expect(submission.upload.fields['x-amz-meta-submitted-by']).toBe(`cognito-identity:${p.identityId}`);
   await uploadDocument(submission, fixture(SMALL));
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -45,6 +45,17 @@ function errorOf(fn: () => void): unknown {
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const ALICE = 'arn:aws:iam::123456789012:user/alice';
 const MALLORY = 'arn:aws:iam::123456789012:user/mallory';
+const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
+/** The decoded policy of a presigned POST's fields. */
+function policyOf(fields: Record<string, string>): { expiration: string; conditions: unknown[] } {
+  return JSON.parse(Buffer.from(fields.Policy ?? '', 'base64').toString('utf8'));
+}
+
+/** Epoch milliseconds of an `X-Amz-Date` (yyyymmddThhmmssZ). */
+function amzDate(value: string): number {
+  return Date.parse(value.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
+}
 const ADMIN_ROLE = 'arn:aws:iam::123456789012:role/ops/Auditor';
 const ADMIN_SESSION = 'arn:aws:sts::123456789012:assumed-role/Auditor/carol';
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -66,6 +77,7 @@ configureApi({
   defaultCostLimit: 5_000_000,
   uploadUrlSeconds: 600,
   reportUrlSeconds: 300,
+  maxDocumentBytes: MAX_DOCUMENT_BYTES,
   now: () => NOW,
   newSubmissionId: () => 's-00000000000000000001',
   administrators: [ADMIN_ROLE],
@@ -158,7 +170,7 @@ describe('routes', () => {
 });
 
 describe('POST /jobs', () => {
-  it('presigns a PUT under the submission prefix with the options as signed metadata headers', async () => {
+  it('presigns a POST under the submission prefix whose policy fixes the options and bounds the length', async () => {
     const r = await call('POST', '/jobs', JSON.stringify({ filename: 'msa.pdf', costCeilingUsd: 1.5 }));
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
@@ -166,19 +178,29 @@ describe('POST /jobs', () => {
       bucket: 'intake-bucket',
       key: 'incoming/s-00000000000000000001/msa.pdf',
       options: { lane: 'realtime', costCeilingUsd: 1.5 },
-      upload: { method: 'PUT', expiresAt: new Date(NOW + 600_000).toISOString() },
+      upload: {
+        method: 'POST',
+        maxBytes: MAX_DOCUMENT_BYTES,
+        expiresAt: new Date(NOW + 600_000).toISOString(),
+      },
     });
-    const upload = r.body.upload as { url: string; headers: Record<string, string> };
-    expect(upload.headers['x-amz-meta-lane']).toBe('realtime');
-    expect(upload.headers['x-amz-meta-analysts']?.split(',')).toHaveLength(11);
-    const url = new URL(upload.url);
-    expect(url.pathname).toBe('/incoming/s-00000000000000000001/msa.pdf');
-    expect(url.searchParams.get('X-Amz-Expires')).toBe('600');
-    expect(url.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(
-      expect.arrayContaining(['x-amz-meta-lane', 'x-amz-meta-cost-ceiling-usd', 'x-amz-meta-analysts']),
-    );
-    // No checksum of an empty body is signed into the URL.
-    expect([...url.searchParams.keys()].filter((k) => k.toLowerCase().includes('checksum'))).toEqual([]);
+    const upload = r.body.upload as { url: string; fields: Record<string, string> };
+    expect(upload.url).toBe('https://intake-bucket.s3.us-east-1.amazonaws.com/');
+    expect(upload.fields).toMatchObject({
+      key: 'incoming/s-00000000000000000001/msa.pdf',
+      'x-amz-meta-lane': 'realtime',
+      'x-amz-meta-cost-ceiling-usd': '1.5',
+      'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
+    });
+    expect(upload.fields['x-amz-meta-analysts']?.split(',')).toHaveLength(11);
+    const policy = policyOf(upload.fields);
+    // Every field the form carries is an exact condition, so none can be changed or added.
+    for (const [name, value] of Object.entries(upload.fields)) {
+      if (name === 'Policy' || name === 'X-Amz-Signature') continue;
+      expect(policy.conditions).toContainEqual({ [name]: value });
+    }
+    expect(policy.conditions).toContainEqual(['content-length-range', 0, MAX_DOCUMENT_BYTES]);
+    expect(Date.parse(policy.expiration) - amzDate(upload.fields['X-Amz-Date'] ?? '')).toBe(600_000);
   });
 
   it('answers 400 with the reason for a missing body, bad JSON, unknown fields and bad values', async () => {
@@ -417,11 +439,9 @@ describe('ownership', () => {
 
   it('signs the caller into the upload as its submitter', async () => {
     const r = await call('POST', '/jobs', JSON.stringify({ filename: 'msa.pdf' }), MALLORY);
-    const upload = r.body.upload as { url: string; headers: Record<string, string> };
-    expect(upload.headers['x-amz-meta-submitted-by']).toBe(MALLORY);
-    expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')?.split(';')).toContain(
-      'x-amz-meta-submitted-by',
-    );
+    const upload = r.body.upload as { fields: Record<string, string> };
+    expect(upload.fields['x-amz-meta-submitted-by']).toBe(MALLORY);
+    expect(policyOf(upload.fields).conditions).toContainEqual({ 'x-amz-meta-submitted-by': MALLORY });
   });
 });
 
@@ -444,7 +464,7 @@ describe('limits and analyst ids', () => {
       expect.stringMatching(/^analysts\.1: unknown analyst id "liability-counsel,ip-counsel"; known: /),
     ]);
     const ok = await call('POST', '/jobs', JSON.stringify({ filename: 'a.txt', analysts: ['ip-counsel'] }));
-    expect((ok.body.upload as { headers: Record<string, string> }).headers['x-amz-meta-analysts']).toBe(
+    expect((ok.body.upload as { fields: Record<string, string> }).fields['x-amz-meta-analysts']).toBe(
       'ip-counsel',
     );
   });

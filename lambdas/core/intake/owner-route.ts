@@ -18,7 +18,7 @@ import { messageGroupOf } from './message-group.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { submitterOf, uploaderOf } from './submitter.js';
 
-/** An upload as intake read it with HeadObject: its version and user metadata. */
+/** An upload as intake read it with HeadObject: its version, length and user metadata. */
 export interface UploadHead {
   readonly ref: S3ObjectRef;
   /** Absent when the object was deleted before it could be read. */
@@ -26,8 +26,8 @@ export interface UploadHead {
 }
 
 /**
- * Reads an upload's metadata, and its version when the event left it out: S3 names the object
- * version in every event from a versioned bucket, emulators may not. The version is taken only
+ * Reads an upload's metadata, and its version and length when the event left them out: S3 names
+ * the object version in every event from a versioned bucket, emulators may not. The version is taken only
  * when the ETag matches the event's, so the job id is the one an uploader computes from its
  * PutObject response.
  */
@@ -45,7 +45,15 @@ export async function headUpload(s3: S3Client, ref: S3ObjectRef): Promise<Upload
       head.VersionId &&
       head.VersionId !== 'null' &&
       head.ETag?.replaceAll('"', '') === ref.etag?.replaceAll('"', '');
-    return { ref: versioned ? { ...ref, versionId: head.VersionId } : ref, metadata: head.Metadata ?? {} };
+    return {
+      ref: {
+        ...ref,
+        ...(versioned ? { versionId: head.VersionId } : {}),
+        // The length intake bounds before it reads a byte, where the event did not say it.
+        ...(ref.size === undefined && head.ContentLength !== undefined ? { size: head.ContentLength } : {}),
+      },
+      metadata: head.Metadata ?? {},
+    };
   } catch (error) {
     if (error instanceof NotFound || error instanceof NoSuchKey || (error as Error).name === 'NoSuchVersion')
       return { ref };

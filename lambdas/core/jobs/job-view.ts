@@ -1,4 +1,5 @@
 /** What a job looks like to the person who asked for it: GET /jobs/{id} and the report links. */
+import type { JobRejection } from '../intake/rejections.js';
 import type { Lane } from '../model.js';
 import type { JobPlaybook } from '../playbooks/index.js';
 import type { Job, JobStatus, ReviewGate } from '../state/jobs.js';
@@ -16,7 +17,13 @@ export interface JobView {
   readonly finished: boolean;
   readonly reportReady: boolean;
   readonly lane?: Lane;
-  readonly document: { readonly bucket: string; readonly key: string; readonly versionId?: string };
+  readonly document: {
+    readonly bucket: string;
+    readonly key: string;
+    readonly versionId?: string;
+    /** The upload's length, once intake has read it or refused it by its length. */
+    readonly bytes?: number;
+  };
   /** The playbook the job is reviewed against (name, version, hash, title); absent: the generic review. */
   readonly playbook?: JobPlaybook;
   readonly progress: {
@@ -36,6 +43,8 @@ export interface JobView {
     readonly quote?: { readonly expectedUsd: number; readonly worstCaseUsd: number };
   };
   readonly reason?: string;
+  /** Why a rejected job was refused, as a stable code (`too-large`, `too-complex`, …). */
+  readonly rejection?: JobRejection;
   readonly createdAt?: string;
   readonly updatedAt?: string;
   readonly cancelledAt?: string;
@@ -142,6 +151,7 @@ export function jobView(job: Job, submissionId?: string): JobView {
       bucket: job.bucket,
       key: job.key,
       ...(job.versionId ? { versionId: job.versionId } : {}),
+      ...(job.bytes !== undefined ? { bytes: job.bytes } : {}),
     },
     ...(job.playbook ? { playbook: job.playbook } : {}),
     progress: {
@@ -153,6 +163,7 @@ export function jobView(job: Job, submissionId?: string): JobView {
     },
     cost: costView(job),
     ...(job.reason ? { reason: job.reason } : {}),
+    ...(job.rejection ? { rejection: job.rejection } : {}),
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     ...(job.cancelledAt ? { cancelledAt: job.cancelledAt } : {}),

@@ -4,9 +4,15 @@
  * recorded, nothing uploaded and nothing spent.
  */
 import { z } from 'zod';
-import { isDocumentRejectedError, parseDocumentBounded } from '../documents/index.js';
+import {
+  DEFAULT_DOCUMENT_LIMITS,
+  type DocumentLimits,
+  isDocumentRejectedError,
+  isParseOvertimeError,
+  parseDocumentBounded,
+} from '../documents/index.js';
 import { ceilingCovers, quoteDocument } from '../intake/quote.js';
-import { DocumentUnreadableError } from './errors.js';
+import { DocumentUnreadableError, QuoteBusyError } from './errors.js';
 import {
   parseRequest,
   pinPlaybook,
@@ -25,6 +31,12 @@ import {
  * Gateway passes the body base64-encoded again.
  */
 export const MAX_QUOTE_DOCUMENT_BYTES = 3 * 1024 * 1024;
+
+/**
+ * The quote's parse bounds: intake's, with a wall clock that leaves the request time to answer
+ * within API Gateway's 29 s (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html).
+ */
+export const QUOTE_DOCUMENT_LIMITS: DocumentLimits = { ...DEFAULT_DOCUMENT_LIMITS, parseWallMs: 20_000 };
 
 /** The body of POST /quote: a submission's options and the document itself, base64. */
 export const quoteRequestSchema = z
@@ -67,12 +79,15 @@ export interface QuoteDeps extends SubmitDefaults {
   readonly maxDocumentBytes?: number;
   /** Clauses per chunk, as intake splits them. @default the chunker's */
   readonly chunkClauses?: number;
+  /** Bounds of the quote's parse. @default QUOTE_DOCUMENT_LIMITS */
+  readonly quoteLimits?: DocumentLimits;
 }
 
 /**
  * Reads the document of a POST /quote body and prices it for the request's options.
  * @throws InvalidJobRequestError for a malformed body or an option intake would refuse
  * @throws DocumentUnreadableError when intake would refuse the document itself
+ * @throws QuoteBusyError when the service was too busy to read it in time
  */
 export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<QuoteView> {
   const { document, filename, ...request } = parseRequest(quoteRequestSchema, body, 'quote request');
@@ -96,8 +111,10 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
       key: filename,
       maxBytes: Math.min(deps.maxDocumentBytes ?? MAX_QUOTE_DOCUMENT_BYTES, MAX_QUOTE_DOCUMENT_BYTES),
       ...(deps.chunkClauses ? { chunk: { maxClauses: deps.chunkClauses } } : {}),
+      limits: deps.quoteLimits ?? QUOTE_DOCUMENT_LIMITS,
     });
   } catch (error) {
+    if (isParseOvertimeError(error)) throw new QuoteBusyError(filename, { cause: error });
     if (!isDocumentRejectedError(error)) throw error;
     throw new DocumentUnreadableError(
       `${filename} cannot be quoted (${error.reason}): ${error.message}`,
