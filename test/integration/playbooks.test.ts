@@ -208,7 +208,7 @@ describe('a job records its playbook', () => {
     const latest = await reviewer.playbook('default');
     const recorded = { name: 'default', version: latest.version, sha256: latest.sha256, title: latest.title };
     expect(submission.options.playbook).toEqual(recorded);
-    expect(submission.upload.headers['x-amz-meta-playbook']).toBe(`default@${latest.version}`);
+    expect(submission.upload.fields['x-amz-meta-playbook']).toBe(`default@${latest.version}`);
     await uploadDocument(submission, fixture(SMALL));
     const ended = await until(submission.submissionId, (v) => v.finished);
     expect(ended.status).toBe('completed');

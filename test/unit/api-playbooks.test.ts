@@ -31,6 +31,7 @@ configureApi({
   defaultLane: 'realtime',
   defaultCostLimit: 5_000_000,
   uploadUrlSeconds: 600,
+  maxDocumentBytes: 10 * 1024 * 1024,
   reportUrlSeconds: 300,
   administrators: [ADMIN],
   sqs: new SQSClient({ region: 'us-east-1' }),
