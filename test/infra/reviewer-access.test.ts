@@ -98,6 +98,26 @@ describe('sign-in for people', () => {
     expect(client.PreventUserExistenceErrors).toBe('ENABLED');
   });
 
+  it('signs people in by SRP only, with revocable refresh tokens, and lets no client write their email', () => {
+    const client = only('AWS::Cognito::UserPoolClient').Properties;
+    expect([...(client.ExplicitAuthFlows as string[])].sort()).toEqual([
+      'ALLOW_REFRESH_TOKEN_AUTH',
+      'ALLOW_USER_SRP_AUTH',
+    ]);
+    expect(client.EnableTokenRevocation).toBe(true);
+    const writable = client.WriteAttributes as string[];
+    // The list is what restricts: a client without one may write every attribute.
+    expect(writable.length).toBeGreaterThan(0);
+    expect(writable).not.toContain('email');
+    expect(writable).not.toContain('email_verified');
+    const pool = only('AWS::Cognito::UserPool').Properties;
+    // A changed email keeps the verified one until the new one is verified.
+    expect(pool.UserAttributeUpdateSettings).toEqual({
+      AttributesRequireVerificationBeforeUpdate: ['email'],
+    });
+    expect(pool.AutoVerifiedAttributes).toEqual(['email']);
+  });
+
   it('has an administrators group mapped to the administrators role', () => {
     const group = only('AWS::Cognito::UserPoolGroup').Properties;
     expect(group.GroupName).toBe(ADMINISTRATORS_GROUP);

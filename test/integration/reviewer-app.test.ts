@@ -71,7 +71,10 @@ async function createPerson(userPoolId: string): Promise<{ name: string; secret:
       Username: name,
       TemporaryPassword: secret,
       MessageAction: 'SUPPRESS',
-      UserAttributes: [{ Name: 'email', Value: name }],
+      UserAttributes: [
+        { Name: 'email', Value: name },
+        { Name: 'email_verified', Value: 'true' },
+      ],
     }),
   );
   idp.destroy();

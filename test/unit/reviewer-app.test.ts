@@ -11,6 +11,7 @@ import { totpUri } from '../../lambdas/app/cognito.js';
 import { isAppConfigError, readAppConfig } from '../../lambdas/app/config.js';
 import { isSignInError, signIn } from '../../lambdas/app/session.js';
 import { WebSha256 } from '../../lambdas/app/sha256-web.js';
+import { mapStep, type SignInStep as SignInStepOf } from '../../lambdas/app/sign-in-step.js';
 import { groupedSecret } from '../../lambdas/app/views/sign-in-challenge.js';
 import type { ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
@@ -174,6 +175,33 @@ describe('readAppConfig and signIn', () => {
     expect(await step.session.credentials()).toEqual({ accessKeyId: 'test', secretAccessKey: 'test' });
     const refused = await signIn({ kind: 'keys' }, { name: 'test', secret: '' }).catch((e: unknown) => e);
     expect(isSignInError(refused) && refused.message).toMatch(/secret access key/);
+    // Signing out forgets the pair: the session hands out nothing after it.
+    await step.session.signOut();
+    const after = await step.session.credentials().catch((e: unknown) => e);
+    expect(isSignInError(after) && after.message).toBe('signed out: sign in again');
+  });
+
+  it('maps each step of a sign-in to the next, its end, and its refusals', async () => {
+    type Pool = SignInStepOf<string>;
+    const end: Pool = { kind: 'done', session: 'tokens' };
+    const code: Pool = {
+      kind: 'mfa-code',
+      answer: async (c) => {
+        if (c !== '123456') throw new Error('Invalid code');
+        return end;
+      },
+    };
+    const first: Pool = { kind: 'new-password', answer: async () => code };
+    const mapped = await mapStep(
+      first,
+      async (t) => `session of ${t}`,
+      (e) => new Error(`refused: ${(e as Error).message}`),
+    );
+    if (mapped.kind !== 'new-password') throw new Error(`expected new-password, got ${mapped.kind}`);
+    const next = await mapped.answer('pw');
+    if (next.kind !== 'mfa-code') throw new Error(`expected mfa-code, got ${next.kind}`);
+    await expect(next.answer('000000')).rejects.toThrow('refused: Invalid code');
+    expect(await next.answer('123456')).toEqual({ kind: 'done', session: 'session of tokens' });
   });
 });
 
