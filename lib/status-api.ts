@@ -14,6 +14,9 @@ import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/contracts.js';
 import {
   API_ROUTES,
+  CALLER_RATE_PREFIX,
+  type CallerBudgets,
+  DEFAULT_CALLER_BUDGETS,
   LANES,
   OWNER_INDEX,
   OWNER_SLOTS_PREFIX,
@@ -63,6 +66,13 @@ export interface StatusApiProps {
    * @default 20
    */
   readonly rateLimit?: number;
+  /**
+   * Each caller's budget of the costly routes, POST /quote and POST /jobs: requests at once
+   * (`burst`, 1-10000) and refilled per minute (`perMinute`, 0.1-60000), kept per caller in the
+   * state table; over it a caller gets 429 with Retry-After while others go on.
+   * @default quote 10 at once and 12 a minute, submit 30 at once and 60 a minute (DEFAULT_CALLER_BUDGETS)
+   */
+  readonly callerBudgets?: Partial<CallerBudgets>;
   /**
    * IAM principals (user, role or assumed-role session ARNs) who may read, cancel and download
    * every job; a role covers all its sessions. Everyone else acts only on the jobs they submitted.
@@ -157,6 +167,7 @@ export class StatusApi extends Construct {
       QUEUE_URLS: queueUrlsVariable(props.queues),
       UPLOAD_URL_SECONDS: String(uploadSeconds),
       REPORT_URL_SECONDS: String(reportSeconds),
+      ...callerBudgetEnvironment(this, props.callerBudgets),
       ...(administrators.length > 0 ? { ADMIN_PRINCIPALS: Stack.of(this).toJsonString(administrators) } : {}),
       ...(props.userPool ? { USER_POOL_ID: props.userPool.userPoolId } : {}),
       ...(props.tuning?.defaultLane ? { DEFAULT_LANE: props.tuning.defaultLane } : {}),
@@ -212,6 +223,28 @@ export class StatusApi extends Construct {
   get url(): string {
     return this.stage.url;
   }
+}
+
+/** Each caller's budgets of quote and submit, checked, as the handler reads them. */
+function callerBudgetEnvironment(
+  scope: Construct,
+  given: Partial<CallerBudgets> | undefined,
+): Partial<Record<keyof ApiConfig, string>> {
+  const budgets = { ...DEFAULT_CALLER_BUDGETS, ...given };
+  for (const [route, budget] of Object.entries(budgets)) {
+    checkRange(scope, `StatusApi callerBudgets.${route}.burst`, budget.burst, { min: 1, max: 10_000 });
+    checkRange(scope, `StatusApi callerBudgets.${route}.perMinute`, budget.perMinute, {
+      min: 0.1,
+      max: 60_000,
+      integer: false,
+    });
+  }
+  return {
+    QUOTE_BURST: String(budgets.quote.burst),
+    QUOTE_PER_MINUTE: String(budgets.quote.perMinute),
+    SUBMIT_BURST: String(budgets.submit.burst),
+    SUBMIT_PER_MINUTE: String(budgets.submit.perMinute),
+  };
 }
 
 /** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size. */
@@ -276,6 +309,15 @@ function grantAccess(role: iam.Role, props: StatusApiProps): void {
     new iam.PolicyStatement({
       actions: ['dynamodb:Query'],
       resources: [`${props.table.tableArn}/index/${STATUS_INDEX}`],
+    }),
+  );
+  // Each caller's budget of the costly routes: one conditional UpdateItem on the caller's own
+  // items (partition keys RATE#…), and nothing else of them.
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [props.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CALLER_RATE_PREFIX}*`] } },
     }),
   );
   const intakePrefix = t.buckets.intake.prefix;

@@ -80,6 +80,21 @@ export class HeadersTooLargeError extends ApiError {
   }
 }
 
+/** The caller has used up their budget of a costly route for now; `retryAfterSeconds` says when to come back. */
+export class TooManyRequestsError extends ApiError {
+  constructor(
+    readonly route: string,
+    readonly retryAfterSeconds: number,
+    readonly limit: { readonly burst: number; readonly perMinute: number },
+  ) {
+    super(
+      `too many ${route} requests from this caller: at most ${limit.burst} at once and ${limit.perMinute} a minute; try again in ${retryAfterSeconds} s`,
+      429,
+    );
+    this.name = 'TooManyRequestsError';
+  }
+}
+
 /** True for any status API error. */
 export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
@@ -113,4 +128,9 @@ export function isPayloadTooLargeError(error: unknown): error is PayloadTooLarge
 /** True for a request line and headers over the limit. */
 export function isHeadersTooLargeError(error: unknown): error is HeadersTooLargeError {
   return error instanceof HeadersTooLargeError;
+}
+
+/** True for a caller over their budget of a route. */
+export function isTooManyRequestsError(error: unknown): error is TooManyRequestsError {
+  return error instanceof TooManyRequestsError;
 }

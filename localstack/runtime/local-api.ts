@@ -6,6 +6,7 @@ import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { type CallerBudgets, CallerLimits, DEFAULT_CALLER_BUDGETS } from '../../lambdas/api/caller-limits.js';
 import { isApiError, PayloadTooLargeError } from '../../lambdas/api/errors.js';
 import { configureApi, handler, presigningS3Client } from '../../lambdas/api/handler.js';
 import type { JobsApiDeps } from '../../lambdas/api/jobs-api.js';
@@ -422,6 +423,8 @@ export interface PipelineApiOptions {
   readonly credentials?: Readonly<Record<string, string>>;
   /** Browser origins allowed to call the API. @default none */
   readonly allowOrigin?: (origin: string) => boolean;
+  /** Each caller's budget of quote and submit, as the deployed API's. @default DEFAULT_CALLER_BUDGETS */
+  readonly callerBudgets?: CallerBudgets;
   /**
    * Principals who may act on every job (`localCallerArn` of a key).
    * @default the emulator key's caller: on a local stack the person at the keyboard owns the
@@ -475,6 +478,11 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       laneQueueUrls: resources.queueUrls,
       finalizeQueueUrl: resources.queueUrls.finalize,
       resultsPrefix: resources.resultsPrefix,
+      callerLimits: new CallerLimits(
+        options.db,
+        resources.tableName,
+        options.callerBudgets ?? DEFAULT_CALLER_BUDGETS,
+      ),
       ...(idp && options.signIn
         ? { people: userPoolLabels(idp, options.signIn.userPoolId, (m, e) => options.log?.(`${m}: ${e}`)) }
         : {}),

@@ -48,3 +48,7 @@ export const ownerSlotsPk = (owner: string) => `${OWNER_SLOTS_PREFIX}${owner}`;
 export const OWNER_SLOTS_SK = 'SLOTS';
 /** Sort key of a model's shared tokens- and requests-per-minute budgets. */
 export const MODEL_BUDGET_SK = 'BUDGET';
+/** Prefix of the partition key of a caller's request budgets (for IAM's `dynamodb:LeadingKeys`). */
+export const CALLER_RATE_PREFIX = 'RATE#';
+/** Partition key of a caller's request budgets (`lambdas/api/caller-limits.ts`). */
+export const callerRatePk = (caller: string) => `${CALLER_RATE_PREFIX}${caller}`;
