@@ -117,6 +117,21 @@ describe('a submission through the API', () => {
     const html = await send(new URL(links.html.url), 'GET', {});
     expect(html.status).toBe(200);
     expect(html.text).toMatch(/<html/i);
+    // Each report downloads as an attachment named after the contract, with its own type: the
+    // HTML never opens inline on the bucket's origin.
+    const stem = SMALL.replace(/\.txt$/, '');
+    const docx = await send(new URL(links.docx?.url ?? ''), 'GET', {});
+    for (const [r, kind, type] of [
+      [json, 'json', 'application/json'],
+      [html, 'html', 'text/html; charset=utf-8'],
+      [docx, 'docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+    ] as const) {
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe(type);
+      expect(r.headers['content-disposition']).toBe(
+        `attachment; filename="${stem}.review.${kind}"; filename*=UTF-8''${stem}.review.${kind}`,
+      );
+    }
 
     // A job that ended cannot be cancelled.
     const late = await errorOf(api.cancel(ended.jobId));
