@@ -80,6 +80,14 @@ export interface StatusApiProps {
    */
   readonly administrators?: readonly string[];
   /**
+   * IAM roles whose sessions may own jobs, because a caller cannot choose their session names:
+   * IAM Identity Center's permission-set roles, or roles whose trust policy fixes
+   * `sts:RoleSessionName` (e.g. to `${aws:username}`). Sessions of any other role are refused
+   * with 403 (`sessionRefusal`, docs/security.md); sessions of administrator roles always pass.
+   * @default none
+   */
+  readonly sessionNamedRoles?: readonly string[];
+  /**
    * The user pool people sign in through: the API may look a person up in it (ListUsers, on
    * this pool only) to name them by email in the decision trail.
    * @default none: the trail names the caller's Cognito identity
@@ -141,16 +149,6 @@ export class StatusApi extends Construct {
       urlSeconds,
     );
     const rate = checkRange(this, 'StatusApi rateLimit', props.rateLimit ?? 20, { min: 1, max: 10_000 });
-    const administrators = props.administrators ?? [];
-    for (const arn of administrators) {
-      checkPattern(
-        this,
-        'StatusApi administrators',
-        arn,
-        /^arn:aws[a-z-]*:(iam|sts)::\d{12}:/,
-        'be IAM or STS ARNs (arn:aws:iam::<account>:…)',
-      );
-    }
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     const entry = join(projectRoot, props.entry ?? 'lambdas/api/handler.ts');
     checkFileExists(this, 'StatusApi entry', entry, 'name an existing handler file');
@@ -168,7 +166,7 @@ export class StatusApi extends Construct {
       UPLOAD_URL_SECONDS: String(uploadSeconds),
       REPORT_URL_SECONDS: String(reportSeconds),
       ...callerBudgetEnvironment(this, props.callerBudgets),
-      ...(administrators.length > 0 ? { ADMIN_PRINCIPALS: Stack.of(this).toJsonString(administrators) } : {}),
+      ...principalEnvironment(this, props),
       ...(props.userPool ? { USER_POOL_ID: props.userPool.userPoolId } : {}),
       ...(props.tuning?.defaultLane ? { DEFAULT_LANE: props.tuning.defaultLane } : {}),
       ...quoteEnvironment(props),
@@ -223,6 +221,41 @@ export class StatusApi extends Construct {
   get url(): string {
     return this.stage.url;
   }
+}
+
+/**
+ * Who acts on every job and which roles' sessions may own jobs, checked, as the handler reads
+ * them (JSON, since IAM names may contain commas).
+ */
+function principalEnvironment(
+  scope: Construct,
+  props: StatusApiProps,
+): Partial<Record<keyof ApiConfig, string>> {
+  const administrators = props.administrators ?? [];
+  for (const arn of administrators) {
+    checkPattern(
+      scope,
+      'StatusApi administrators',
+      arn,
+      /^arn:aws[a-z-]*:(iam|sts)::\d{12}:/,
+      'be IAM or STS ARNs (arn:aws:iam::<account>:…)',
+    );
+  }
+  const sessionNamedRoles = props.sessionNamedRoles ?? [];
+  for (const arn of sessionNamedRoles) {
+    checkPattern(
+      scope,
+      'StatusApi sessionNamedRoles',
+      arn,
+      /^arn:aws[a-z-]*:iam::\d{12}:role\//,
+      'be IAM role ARNs',
+    );
+  }
+  const json = (value: readonly string[]) => Stack.of(scope).toJsonString(value);
+  return {
+    ...(administrators.length > 0 ? { ADMIN_PRINCIPALS: json(administrators) } : {}),
+    ...(sessionNamedRoles.length > 0 ? { SESSION_NAMED_ROLES: json(sessionNamedRoles) } : {}),
+  };
 }
 
 /** Each caller's budgets of quote and submit, checked, as the handler reads them. */

@@ -40,7 +40,18 @@ const schema = z.object({
     .string()
     .regex(/^[\w-]+_[0-9a-zA-Z]+$/, 'a user pool id (us-east-1_AbC123)')
     .optional(),
-  ADMIN_PRINCIPALS: z
+  ADMIN_PRINCIPALS: arnList(),
+  /**
+   * Roles whose sessions may own jobs, because their session names are not the caller's choice
+   * (IAM Identity Center's, or a trust policy fixing `sts:RoleSessionName`), as a JSON array of
+   * role ARNs; sessions of other roles are refused (docs/security.md).
+   */
+  SESSION_NAMED_ROLES: arnList(),
+});
+
+/** A JSON array of ARNs (JSON rather than a comma list, because IAM names may contain commas). */
+function arnList() {
+  return z
     .string()
     .default('[]')
     .transform((s, ctx) => {
@@ -48,8 +59,8 @@ const schema = z.object({
       if (parsed.success) return parsed.data;
       ctx.addIssue({ code: 'custom', message: `not a JSON array of ARNs: ${s}` });
       return z.NEVER;
-    }),
-});
+    });
+}
 
 function safeJson(s: string): unknown {
   try {

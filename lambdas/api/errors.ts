@@ -80,6 +80,22 @@ export class HeadersTooLargeError extends ApiError {
   }
 }
 
+/**
+ * The caller signs with a role session whose name they chose, which the API cannot own jobs by
+ * (`sessionRefusal` in access.ts).
+ */
+export class UntrustedSessionError extends ApiError {
+  constructor(readonly role: string) {
+    super(
+      `sessions of ${role} are named by whoever assumes the role, so they cannot own jobs here: ` +
+        'call as an IAM user, sign in through the reviewer app or IAM Identity Center, or have the stack name ' +
+        "the role in sessionNamedRoles once its trust policy fixes the session name (docs/security.md)",
+      403,
+    );
+    this.name = 'UntrustedSessionError';
+  }
+}
+
 /** The caller has used up their budget of a costly route for now; `retryAfterSeconds` says when to come back. */
 export class TooManyRequestsError extends ApiError {
   constructor(
@@ -133,4 +149,9 @@ export function isHeadersTooLargeError(error: unknown): error is HeadersTooLarge
 /** True for a caller over their budget of a route. */
 export function isTooManyRequestsError(error: unknown): error is TooManyRequestsError {
   return error instanceof TooManyRequestsError;
+}
+
+/** True for a caller whose role session cannot own jobs. */
+export function isUntrustedSessionError(error: unknown): error is UntrustedSessionError {
+  return error instanceof UntrustedSessionError;
 }

@@ -64,6 +64,7 @@ function ensureApi() {
       uploadUrlSeconds: config.UPLOAD_URL_SECONDS,
       reportUrlSeconds: config.REPORT_URL_SECONDS,
       administrators: config.ADMIN_PRINCIPALS,
+      sessionNamedRoles: config.SESSION_NAMED_ROLES,
       sqs: new SQSClient(common),
       laneQueueUrls: config.QUEUE_URLS,
       finalizeQueueUrl: config.QUEUE_URLS.finalize,
@@ -140,6 +141,7 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
   const caller = callerOf(event.requestContext.authorizer);
   try {
     const { jobs, holds, live } = ensureApi();
+    jobs.admit(caller);
     const id = r.id ?? '';
     // The raw query too: `?after=` (empty, to start) must count as given whether or not the
     // parsed parameters keep an empty value.

@@ -17,13 +17,14 @@ import {
   type Submission,
 } from '../core/jobs/index.js';
 import type { Job } from '../core/state/jobs.js';
-import { actorOf, ownerOf, type Principal } from './access.js';
+import { actorOf, ownerOf, type Principal, sessionRefusal } from './access.js';
 import type { CallerLimits, LimitedRoute } from './caller-limits.js';
 import {
   BadRequestError,
   JobStateConflictError,
   JobUnknownError,
   UnprocessableDocumentError,
+  UntrustedSessionError,
 } from './errors.js';
 import type { PersonLabels } from './people.js';
 
@@ -52,6 +53,11 @@ export type JobsApiDeps = JobDeskDeps & {
    * @default none: only the stage's throttle bounds them
    */
   readonly callerLimits?: CallerLimits;
+  /**
+   * Roles whose sessions the API owns jobs by, because the caller cannot choose the session's
+   * name (`sessionRefusal`). @default none: sessions of administrator roles only
+   */
+  readonly sessionNamedRoles?: readonly string[];
 };
 
 /**
@@ -76,6 +82,20 @@ export class JobsApi {
 
   constructor(private readonly deps: JobsApiDeps) {
     this.desk = new JobDesk(deps);
+  }
+
+  /**
+   * Refuses a caller the API cannot own jobs by: a role session whose name the caller chose.
+   * @throws UntrustedSessionError (403)
+   */
+  admit(caller: Principal | undefined): void {
+    const role =
+      caller &&
+      sessionRefusal(caller, {
+        sessionNamedRoles: this.deps.sessionNamedRoles ?? [],
+        administrators: this.deps.administrators ?? [],
+      });
+    if (role) throw new UntrustedSessionError(role);
   }
 
   /** The caller as the core takes it. */

@@ -298,6 +298,9 @@ describe('StatusApi', () => {
       'StatusApi rateLimit must be an integer from 1 to 10000; got 0',
     );
     expect(
+      () => new StatusApi(scratch, 'E', { ...base, sessionNamedRoles: ['arn:aws:iam::123456789012:user/x'] }),
+    ).toThrow(/^StatusApi sessionNamedRoles must be IAM role ARNs/);
+    expect(
       () => new StatusApi(scratch, 'C', { ...base, callerBudgets: { quote: { burst: 0, perMinute: 5 } } }),
     ).toThrow('StatusApi callerBudgets.quote.burst must be an integer from 1 to 10000; got 0');
     expect(
