@@ -28,5 +28,10 @@ export { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from './core/me
 export { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from './core/models.js';
 export { CALLER_RATE_PREFIX, OWNER_INDEX, OWNER_SLOTS_PREFIX, STATUS_INDEX } from './core/state/keys.js';
 export { type SweepRules, type SweepTopology, sweepRules } from './core/sweeper/rules.js';
-export { type AppConnections, appContentSecurityPolicy, cognitoEndpoints } from './shared/app-csp.js';
+export {
+  APP_API_CORS,
+  type AppConnections,
+  appContentSecurityPolicy,
+  cognitoEndpoints,
+} from './shared/app-csp.js';
 export type { RuntimeConfig } from './shared/config.js';

@@ -10,7 +10,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { appContentSecurityPolicy, cognitoEndpoints } from '../lambdas/contracts.js';
+import { APP_API_CORS, appContentSecurityPolicy, cognitoEndpoints } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkRange } from './checks.js';
 import { ValidationError } from './errors.js';
@@ -23,15 +23,6 @@ export interface DocumentBucketAccess {
   /** What the browser does there: PUT (uploads) or GET (downloads). */
   readonly methods: readonly s3.HttpMethods[];
 }
-
-/** Headers the app signs into its status API requests. */
-const SIGNED_HEADERS = [
-  'authorization',
-  'content-type',
-  'x-amz-date',
-  'x-amz-security-token',
-  'x-amz-content-sha256',
-];
 
 /** Properties of {@link ReviewerAppHosting}. */
 export interface ReviewerAppHostingProps {
@@ -210,9 +201,9 @@ export class ReviewerAppHosting extends Construct {
           ApiId: apiId,
           CorsConfiguration: {
             AllowOrigins: [origin],
-            AllowMethods: ['GET', 'POST'],
-            AllowHeaders: SIGNED_HEADERS,
-            MaxAge: 3600,
+            AllowMethods: [...APP_API_CORS.allowMethods],
+            AllowHeaders: [...APP_API_CORS.allowHeaders],
+            MaxAge: APP_API_CORS.maxAgeSeconds,
           },
         },
         physicalResourceId: cr.PhysicalResourceId.of(`${apiId}-cors`),

@@ -1,7 +1,8 @@
 /**
- * The reviewer app's content security policy, written once: the hosted app's CloudFront
- * response headers policy (lib/reviewer-app-hosting.ts) and `local up`'s loopback server
- * (localstack/runtime/local-app.ts) both serve this. The app runs its own scripts, styles and
+ * What the reviewer app's browser may reach, written once for the hosted app
+ * (lib/reviewer-app-hosting.ts) and `local up` (localstack/runtime/local-app.ts, local-api.ts):
+ * its content security policy, which CloudFront and the loopback server both serve, and the
+ * status API's CORS rule for its origin. The app runs its own scripts, styles and
  * images only, and talks only to its own origin, the stack's status API, the Cognito endpoints
  * it signs in through and the document buckets its presigned URLs point at; nothing frames it,
  * and it loads no plugin and posts no form elsewhere
@@ -50,3 +51,20 @@ export function appContentSecurityPolicy(connections: AppConnections): string {
     ...(connections.https === false ? [] : ['upgrade-insecure-requests']),
   ].join('; ');
 }
+
+/**
+ * The status API's CORS rule for the app's origin, the same on API Gateway and locally: the
+ * methods of its routes, the headers SigV4 signing adds, and how long a browser may keep a
+ * preflight's answer (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html).
+ */
+export const APP_API_CORS = {
+  allowMethods: ['GET', 'POST'],
+  allowHeaders: [
+    'authorization',
+    'content-type',
+    'x-amz-date',
+    'x-amz-security-token',
+    'x-amz-content-sha256',
+  ],
+  maxAgeSeconds: 3600,
+} as const;

@@ -9,11 +9,13 @@ import { AppApi, isAppApiError } from '../../lambdas/app/api.js';
 import { facets, matches, money, segments } from '../../lambdas/app/clauses.js';
 import { totpUri } from '../../lambdas/app/cognito.js';
 import { isAppConfigError, readAppConfig } from '../../lambdas/app/config.js';
+import { deciderText } from '../../lambdas/app/decider.js';
 import { isSignInError, signIn } from '../../lambdas/app/session.js';
 import { WebSha256 } from '../../lambdas/app/sha256-web.js';
 import { mapStep, type SignInStep as SignInStepOf } from '../../lambdas/app/sign-in-step.js';
 import { groupedSecret } from '../../lambdas/app/views/sign-in-challenge.js';
 import type { ReportClause } from '../../lambdas/core/finalize/report-types.js';
+import { deciderText as coreDeciderText } from '../../lambdas/core/holds/decider.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
 import { localAppConfig } from '../../localstack/runtime/local-app.js';
 import { verifySigV4 } from '../../localstack/sigv4-verify.js';
@@ -32,6 +34,17 @@ function valueImportsOutside(file: string, text: string): string[] {
   }
   return found;
 }
+
+describe('deciderText', () => {
+  it('shows the vouched-for name beside the sub, else the sub, else the principal, as the reports do', () => {
+    const by = 'cognito-identity:us-east-1:ab';
+    const decider = { by, bySub: '1f2e', byName: 'ana@example.com' };
+    expect(deciderText(decider)).toBe('ana@example.com (1f2e)');
+    expect(deciderText(decider)).toBe(coreDeciderText(decider));
+    expect(deciderText({ by, bySub: '1f2e' })).toBe('1f2e');
+    expect(deciderText({ by })).toBe(by);
+  });
+});
 
 describe('the app bundle boundary', () => {
   it('browser code takes only types from the rest of lambdas/ (nothing of node or the pipeline is bundled)', () => {

@@ -1,7 +1,7 @@
 /** The contract as text: each clause marked by its risk, quotes highlighted, and filters. */
 import type { ReportClause, Risk } from '../../core/finalize/report-types.js';
-import { deciderText } from '../../core/holds/decider.js';
 import { type ClauseFilter, facets, matches, RISKS, riskOf, segments } from '../clauses.js';
+import { deciderText } from '../decider.js';
 import { h } from '../dom.js';
 
 const human = (id: string) => id.replace(/[-_]/g, ' ');

@@ -1,6 +1,7 @@
 /** A review: each gated finding approved, overridden with a score, or rejected with a note; the trail. */
-import { deciderText } from '../../core/holds/decider.js';
+
 import type { AppApi, FindingsView } from '../api.js';
+import { deciderText } from '../decider.js';
 import { announce, errorBox, h, when } from '../dom.js';
 
 type Listed = FindingsView['findings'][number];
