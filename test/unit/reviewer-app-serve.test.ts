@@ -18,6 +18,8 @@ describe('the app bundle', () => {
     const js = readFileSync(join(dir, 'app.js'), 'utf8');
     expect(js).not.toMatch(/["']node:/);
     expect(js).not.toMatch(/DynamoDB|BedrockRuntime/);
+    // Browsers have no Node `global` (the SRP library's `buffer` reads it): it is globalThis here.
+    expect(js).not.toMatch(/[^.\w]global\./);
     expect(js).toMatch(/execute-api/);
     // amazon-cognito-identity-js (SRP sign-in) is about 90 KB of it, minified.
     expect(js.length).toBeLessThan(160_000);
