@@ -260,12 +260,14 @@ class UnsupportedTokenType(JsonRESTError):
         super().__init__(error_type="UnsupportedTokenTypeException", message=message)
 
 
-def _claims(token: str) -> dict:
+def jwt_claims(token: str) -> dict | None:
+    """The claims of a JWT's payload (unverified), or None for a string that is not one."""
     try:
         payload = token.split(".")[1]
-        return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     except (IndexError, ValueError):
-        return {}
+        return None
+    return claims if isinstance(claims, dict) else None
 
 
 def revoke_token(self: CognitoIdpResponse) -> str:
@@ -286,7 +288,7 @@ def revoke_token(self: CognitoIdpResponse) -> str:
             raise UnsupportedTokenType("The token is not a refresh token of this app client.")
         pool.refresh_tokens[token] = None
         for access_token in list(pool.access_tokens):
-            if _claims(access_token).get("origin_jti") == origin_jti:
+            if (jwt_claims(access_token) or {}).get("origin_jti") == origin_jti:
                 pool.access_tokens.pop(access_token, None)
     return "{}"
 

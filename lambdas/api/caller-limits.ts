@@ -65,49 +65,37 @@ export class CallerLimits {
     const budget = this.budgets[route];
     const interval = 60_000 / budget.perMinute;
     const now = this.now();
-    const Key = { pk: callerRatePk(caller), sk: route };
     // The bucket is full again by `now + burst * interval` at the latest; kept an hour past that.
     const expires = Math.ceil((now + interval * budget.burst) / 1000) + KEEP_SECONDS;
-    try {
-      // A bucket that is full (or new): its arrival time is in the past.
-      await refusable(caller, 'rate', (onRefusal) =>
+    const admit = (update: string, condition: string, values: Record<string, number>) =>
+      refusable(caller, 'rate', (onRefusal) =>
         this.db.send(
           new UpdateCommand({
             ...onRefusal,
             TableName: this.tableName,
-            Key,
-            UpdateExpression: 'SET tat = :next, expiresAt = :expires',
-            ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
-            ExpressionAttributeValues: {
-              ':next': now + interval,
-              ':now': now,
-              ':expires': expires,
-            },
+            Key: { pk: callerRatePk(caller), sk: route },
+            UpdateExpression: `${update}, expiresAt = :expires`,
+            ConditionExpression: condition,
+            ExpressionAttributeValues: { ...values, ':expires': expires },
           }),
         ),
       );
+    try {
+      // A bucket that is full (or new): its arrival time is in the past.
+      await admit('SET tat = :next', 'attribute_not_exists(tat) OR tat <= :now', {
+        ':next': now + interval,
+        ':now': now,
+      });
       return;
     } catch (error) {
       if (!isWriteRefused(error)) throw error;
     }
     // `tat` is ahead of now (it only ever moves on): admit while the burst allows one more.
     try {
-      await refusable(caller, 'rate', (onRefusal) =>
-        this.db.send(
-          new UpdateCommand({
-            ...onRefusal,
-            TableName: this.tableName,
-            Key,
-            UpdateExpression: 'SET tat = tat + :interval, expiresAt = :expires',
-            ConditionExpression: 'tat <= :limit',
-            ExpressionAttributeValues: {
-              ':interval': interval,
-              ':limit': now + (budget.burst - 1) * interval,
-              ':expires': expires,
-            },
-          }),
-        ),
-      );
+      await admit('SET tat = tat + :interval', 'tat <= :limit', {
+        ':interval': interval,
+        ':limit': now + (budget.burst - 1) * interval,
+      });
     } catch (error) {
       if (!isWriteRefused(error)) throw error;
       const tat = Number(error.item?.tat ?? now);
