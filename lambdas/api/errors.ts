@@ -89,7 +89,7 @@ export class UntrustedSessionError extends ApiError {
     super(
       `sessions of ${role} are named by whoever assumes the role, so they cannot own jobs here: ` +
         'call as an IAM user, sign in through the reviewer app or IAM Identity Center, or have the stack name ' +
-        "the role in sessionNamedRoles once its trust policy fixes the session name (docs/security.md)",
+        'the role in sessionNamedRoles once its trust policy fixes the session name (docs/security.md)',
       403,
     );
     this.name = 'UntrustedSessionError';
