@@ -32,6 +32,8 @@ export async function bundleApp(options: { minify?: boolean } = {}): Promise<App
     sourcemap: false,
     legalComments: 'none',
     logLevel: 'silent',
+    // amazon-cognito-identity-js brings the `buffer` package, which reads Node's `global`.
+    define: { global: 'globalThis' },
   });
   const js = r.outputFiles[0];
   if (!js) throw new Error('esbuild produced no bundle of lambdas/app/main.ts');

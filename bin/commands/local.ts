@@ -34,7 +34,11 @@ async function serveApp(stack: LocalStack, apiUrl: string, signIn: LocalSignIn |
     files: await bundleApp(),
     apiUrl,
     region: LOCAL_REGION,
-    connect: [new URL(apiUrl).origin, new URL(stack.awsEndpoint).origin],
+    connect: {
+      api: new URL(apiUrl).origin,
+      cognito: signIn ? [new URL(stack.awsEndpoint).origin] : [],
+      buckets: [new URL(stack.awsEndpoint).origin],
+    },
     ...(signIn
       ? {
           cognito: {

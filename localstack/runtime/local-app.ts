@@ -3,14 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { AppFiles } from '../../bin/app-bundle.js';
 import { ANALYSTS } from '../../lambdas/core/analysts/registry.js';
+import { type AppConnections, appContentSecurityPolicy } from '../../lambdas/shared/app-csp.js';
 
 /** What the served app is told: the configuration its config.json carries. */
 export interface LocalAppOptions {
   readonly files: AppFiles;
   readonly apiUrl: string;
   readonly region: string;
-  /** Origins the app talks to besides its own (the API, the emulator's presigned URLs). */
-  readonly connect: readonly string[];
+  /**
+   * Where the app may send requests besides its own origin: the API, and the emulator, which
+   * serves Cognito and the presigned URLs. Plain HTTP on loopback, so nothing is upgraded.
+   */
+  readonly connect: Omit<AppConnections, 'https'>;
   /**
    * The emulator's user pool and identity pool: people sign in through them (at `endpoint`)
    * instead of typing the emulator's access key pair. @default the key pair
@@ -53,20 +57,10 @@ export function localAppConfig(apiUrl: string, region: string, cognito?: LocalCo
   };
 }
 
-/** The security headers the hosted app is served with; the same policy locally. */
-function securityHeaders(connect: readonly string[]): Record<string, string> {
+/** The security headers the hosted app is served with: the same policy (lambdas/shared/app-csp.ts). */
+function securityHeaders(connect: Omit<AppConnections, 'https'>): Record<string, string> {
   return {
-    'content-security-policy': [
-      "default-src 'self'",
-      "script-src 'self'",
-      "style-src 'self'",
-      "img-src 'self' data:",
-      `connect-src 'self' ${connect.join(' ')}`,
-      "object-src 'none'",
-      "base-uri 'self'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-    ].join('; '),
+    'content-security-policy': appContentSecurityPolicy({ ...connect, https: false }),
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
     'referrer-policy': 'strict-origin-when-cross-origin',

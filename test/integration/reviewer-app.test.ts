@@ -71,7 +71,10 @@ async function createPerson(userPoolId: string): Promise<{ name: string; secret:
       Username: name,
       TemporaryPassword: secret,
       MessageAction: 'SUPPRESS',
-      UserAttributes: [{ Name: 'email', Value: name }],
+      UserAttributes: [
+        { Name: 'email', Value: name },
+        { Name: 'email_verified', Value: 'true' },
+      ],
     }),
   );
   idp.destroy();
@@ -286,8 +289,11 @@ describe('the reviewer app on local up', () => {
       first,
       'override',
       '1',
-      // Who decided: the signed-in person's email from the user pool, not the role session they share.
-      person.kind === 'cognito' ? person.name : expect.stringMatching(/test$/),
+      // Who decided: the signed-in person's verified email beside their user pool sub, not the
+      // role session they share.
+      person.kind === 'cognito'
+        ? expect.stringMatching(new RegExp(`^${person.name.replace(/\./g, '\\.')} \\([0-9a-f-]{36}\\)$`))
+        : expect.stringMatching(/test$/),
       expect.any(String),
       'usual for a consultant: work made for the company',
     ]);
