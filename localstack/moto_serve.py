@@ -68,12 +68,23 @@ same outcome.
 SQS standard queues whose messages carry a MessageGroupId deliver as fair queues do (quiet
 tenants first; see moto_fair_queues.py). MOTO_FAIR_QUEUES=0 leaves moto's send order.
 
+Werkzeug's development server closes the connection after every answer (it sends `Connection:
+close` because http.server cannot drain a request body the application left unread), so every
+request paid a TCP connect and a new server thread on both sides: about a millisecond of the
+client's CPU per request, and more of the server's. AWS endpoints keep HTTP/1.1 connections
+open and the SDK reuses them
+(https://docs.aws.amazon.com/sdk-for-javascript/v3/developer-guide/node-reusing-connections.html).
+Here a request whose body has a Content-Length is read whole before it is handled, so nothing is
+left on the connection, and the connection stays open for the next request; a chunked request
+body still ends its connection.
+
 Usage: python moto_serve.py -H 127.0.0.1 -p 5000
 """
 
 import argparse
 import bisect
 import copy
+import io
 import json
 import logging
 import operator
@@ -129,6 +140,50 @@ class SerialDynamoDB:
                 close = getattr(body, "close", None)
                 if close:
                     close()
+
+
+class _NothingLeft:
+    """A request stream already read to its end."""
+
+    @staticmethod
+    def read(size=-1):
+        return b""
+
+
+class KeepAliveRequestHandler(MotoRequestHandler):
+    """Keeps HTTP/1.1 connections open between requests whose body length is known (see above)."""
+
+    keep_alive = False
+
+    def handle_one_request(self):
+        # Until this request's body is read whole, an answer (an error among them) ends the connection.
+        self.keep_alive = False
+        super().handle_one_request()
+
+    def run_wsgi(self):
+        # After answering, werkzeug drains whatever the client sent since (it expects to close the
+        # connection): on a kept connection that would swallow the next request, so the drain is
+        # given a stream with nothing left in it, and the connection's own stream comes back after.
+        stream = self.rfile
+        try:
+            super().run_wsgi()
+        finally:
+            self.rfile = stream
+
+    def make_environ(self):
+        environ = super().make_environ()
+        length = environ.get("CONTENT_LENGTH") or "0"
+        if environ.get("wsgi.input_terminated") or not length.isdigit():
+            return environ
+        environ["wsgi.input"] = io.BytesIO(self.rfile.read(int(length)) if length != "0" else b"")
+        self.keep_alive = True
+        self.rfile = _NothingLeft()
+        return environ
+
+    def send_header(self, keyword, value):
+        if keyword.lower() == "connection" and value.lower() == "close" and self.keep_alive:
+            return
+        super().send_header(keyword, value)
 
 
 class _CopyKeepingTables:
@@ -513,7 +568,7 @@ def main() -> None:
         args.port,
         CredentialLookup(SerialDynamoDB(app)),
         threaded=True,
-        request_handler=MotoRequestHandler,
+        request_handler=KeepAliveRequestHandler,
     )
 
 
