@@ -19,6 +19,8 @@ export interface LocalRunSettings {
    * one process here (in Lambda each has its own), so it starts where they would together.
    */
   readonly limiterInitial: number;
+  /** The most the adaptive limiter allows per model (`LIMITER_MAX`). @default the runtime's */
+  readonly limiterMax?: number;
   /** Per-model per-minute budgets, as `MODEL_BUDGETS` holds them (JSON). @default none: unlimited */
   readonly modelBudgets?: string;
 }
@@ -76,6 +78,7 @@ export function localEnvironment(
     MAX_DOCUMENT_BYTES: String(settings.maxDocumentBytes),
     MAX_JOBS_PER_OWNER: String(settings.maxJobsPerOwner),
     LIMITER_INITIAL: String(settings.limiterInitial),
+    ...(settings.limiterMax !== undefined ? { LIMITER_MAX: String(settings.limiterMax) } : {}),
     LIMITER_WINDOW_MS: '2000',
     // Nobody reads metrics on the emulator, and moto's GetMetricData ignores namespaces, so
     // local batch workers would mix their figures into tests that check PutMetricData.
