@@ -19,7 +19,7 @@ import {
   type RejectionDetail,
   type RejectionReason,
 } from './errors.js';
-import { DEFAULT_DOCUMENT_LIMITS } from './limits.js';
+import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './limits.js';
 import { type ParsedDocument, type ParseInput, parseDocument } from './parse.js';
 
 const ROLE = 'clause-review:parse-document';
@@ -79,6 +79,18 @@ function startThread(heapMb: number): Worker {
       );
   });
   return worker;
+}
+
+/**
+ * Starts a parser thread before the first document asks for one, unless one waits idle already:
+ * a thread's start loads the module graph (about a second of CPU from source), which the first
+ * upload of a process would otherwise wait for before its parse even begins.
+ */
+export function warmParserThread(
+  limits: Pick<DocumentLimits, 'parseHeapMb'> = DEFAULT_DOCUMENT_LIMITS,
+): void {
+  if ((idle.get(limits.parseHeapMb)?.length ?? 0) > 0) return;
+  releaseThread(limits.parseHeapMb, startThread(limits.parseHeapMb));
 }
 
 function takeThread(heapMb: number): Worker {
