@@ -75,6 +75,8 @@ export interface CallContext {
   readonly index: number;
   readonly clause: Clause;
   readonly analyst: AnalystDefinition;
+  /** The first attempt's request, when the caller built it already ({@link firstInput}). */
+  readonly input?: ConverseCommandInput;
   readonly prior: LedgerEntry | undefined;
   readonly chunk: ChunkCalls;
   readonly deps: CallDeps;
@@ -139,10 +141,23 @@ export function idempotencyKey(
   clause: Clause,
   context?: DocumentContext,
 ): string {
-  const input = buildConverseInput(analyst, clause, {
+  return idempotencyKeyOf(analyst, firstInput(analyst, clause, context));
+}
+
+/** The request of a call's first attempt: on the analyst's own model, without a repair. */
+export function firstInput(
+  analyst: AnalystDefinition,
+  clause: Clause,
+  context?: DocumentContext,
+): ConverseCommandInput {
+  return buildConverseInput(analyst, clause, {
     modelId: analyst.modelId,
     ...(context ? { context } : {}),
   });
+}
+
+/** {@link idempotencyKey} of a first attempt's request already built ({@link firstInput}). */
+export function idempotencyKeyOf(analyst: AnalystDefinition, input: ConverseCommandInput): string {
   return createHash('sha256')
     .update(JSON.stringify([analyst.id, input]))
     .digest('hex')
@@ -232,11 +247,14 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
     repair: undefined,
   };
   for (;;) {
-    const input = buildConverseInput(ctx.analyst, ctx.clause, {
-      modelId: s.modelId,
-      ...(ctx.deps.context ? { context: ctx.deps.context } : {}),
-      ...(s.repair ? { repair: s.repair } : {}),
-    });
+    const input =
+      ctx.input && s.modelId === ctx.analyst.modelId && !s.repair
+        ? ctx.input
+        : buildConverseInput(ctx.analyst, ctx.clause, {
+            modelId: s.modelId,
+            ...(ctx.deps.context ? { context: ctx.deps.context } : {}),
+            ...(s.repair ? { repair: s.repair } : {}),
+          });
     const start = await startAttempt(s, input);
     if ('kind' in start) return start;
     // Whatever the attempt still holds goes back when this iteration ends, however it ends.

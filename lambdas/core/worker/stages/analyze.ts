@@ -1,3 +1,4 @@
+import type { ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import { type AnalystDefinition, buildConverseInput } from '../../analysts/index.js';
 import type { DocumentContext } from '../../documents/document-context.js';
 import type { Clause, Lane } from '../../model.js';
@@ -17,7 +18,8 @@ import {
   type CallDeps,
   type CallResult,
   type ChunkCalls,
-  idempotencyKey,
+  firstInput,
+  idempotencyKeyOf,
   makeCall,
   worstCaseCost,
 } from '../call.js';
@@ -52,6 +54,8 @@ export interface PlannedCall {
   readonly ref: CallRef;
   readonly clause: Clause;
   readonly analyst: AnalystDefinition;
+  /** The first attempt's request, built once for the key, the intent's worst case and the call. */
+  readonly input: ConverseCommandInput;
   readonly prior: LedgerEntry | undefined;
 }
 
@@ -196,16 +200,17 @@ function planCalls(
   const planned: PlannedCall[] = [];
   for (const clause of clauses) {
     for (const analyst of analysts) {
+      const input = firstInput(analyst, clause, context);
       const ref: CallRef = {
         jobId: job.jobId,
         chunk: lease.chunk,
         clauseId: clause.id,
         analystId: analyst.id,
-        idempotencyKey: idempotencyKey(analyst, clause, context),
+        idempotencyKey: idempotencyKeyOf(analyst, input),
       };
       const prior = entries.get(callSk(lease.chunk, clause.id, analyst.id));
       if (isFinalFor(prior, ref)) tally.reused(prior?.modelId ?? analyst.modelId);
-      else planned.push({ ref, clause, analyst, prior });
+      else planned.push({ ref, clause, analyst, input, prior });
     }
   }
   return planned;
@@ -220,13 +225,15 @@ export function chunkCalls(
   stop: ChunkStop,
 ): ChunkCalls & { callEnded(): void } {
   const owner = leaseOwner(lease);
-  const intents: Intent[] = planned.map((p) => ({
-    call: p.ref,
-    owner,
-    reservation: intentReservation(p, deps),
-    ...(p.prior ? { prior: p.prior } : {}),
-  }));
-  const window = new IntentWindow(deps.ledger, intents);
+  const window = new IntentWindow(deps.ledger, planned.length, (index): Intent => {
+    const p = planned[index] as PlannedCall;
+    return {
+      call: p.ref,
+      owner,
+      reservation: intentReservation(p, deps),
+      ...(p.prior ? { prior: p.prior } : {}),
+    };
+  });
   let callsLeft = planned.length;
   return {
     owner,
@@ -287,6 +294,7 @@ async function runCalls(
           index,
           clause: p.clause,
           analyst: p.analyst,
+          input: p.input,
           prior: p.prior,
           chunk,
           deps,
@@ -309,10 +317,13 @@ function intentReservation(p: PlannedCall, deps: CallDeps): number {
   let worst = 0;
   for (const modelId of new Set([p.analyst.modelId, p.analyst.fallbackModelId])) {
     try {
-      const input = buildConverseInput(p.analyst, p.clause, {
-        modelId,
-        ...(deps.context ? { context: deps.context } : {}),
-      });
+      const input =
+        modelId === p.analyst.modelId
+          ? p.input
+          : buildConverseInput(p.analyst, p.clause, {
+              modelId,
+              ...(deps.context ? { context: deps.context } : {}),
+            });
       worst = Math.max(worst, worstCaseCost(input, modelId, p.analyst.maxTokens, deps.prices));
     } catch {
       // An unpriced model fails its call before any request; it needs no reservation.
