@@ -78,10 +78,17 @@ Here a request whose body has a Content-Length is read whole before it is handle
 left on the connection, and the connection stays open for the next request; a chunked request
 body still ends its connection.
 
+MOTO_PROFILE=<file> profiles the server: each request's handling (reading it, the answer,
+writing it) is timed by cProfile on its own thread's CPU clock, and when the server stops the
+functions that took the most CPU, in total and in themselves, are written to the file, with the
+requests counted by service and action. It is for finding where the emulator's time goes; it
+slows every request.
+
 Usage: python moto_serve.py -H 127.0.0.1 -p 5000
 """
 
 import argparse
+import atexit
 import bisect
 import copy
 import io
@@ -95,6 +102,7 @@ import signal
 import sys
 import threading
 import time
+from urllib.parse import urlsplit
 
 from werkzeug.serving import run_simple
 
@@ -150,6 +158,60 @@ class _NothingLeft:
         return b""
 
 
+class _RequestProfile:
+    """MOTO_PROFILE: per-request cProfile runs on the thread CPU clock, merged at exit (see above)."""
+
+    def __init__(self, path):
+        import cProfile
+        import pstats
+
+        self.path = path
+        self.cprofile = cProfile
+        self.pstats = pstats
+        self.lock = threading.Lock()
+        self.pending = []
+        self.stats = None
+        self.requests = {}
+
+    def run(self, handle, label):
+        profile = self.cprofile.Profile(time.thread_time)
+        profile.enable()
+        try:
+            handle()
+        finally:
+            profile.disable()
+            with self.lock:
+                key = label()
+                self.requests[key] = self.requests.get(key, 0) + 1
+                self.pending.append(profile)
+                if len(self.pending) >= 200:
+                    self._merge()
+
+    def _merge(self):
+        for profile in self.pending:
+            if self.stats is None:
+                self.stats = self.pstats.Stats(profile)
+            else:
+                self.stats.add(profile)
+        self.pending = []
+
+    def write(self):
+        with self.lock:
+            self._merge()
+            if self.stats is None:
+                return
+            with open(self.path, "w") as out:
+                out.write("requests by service and action:\n")
+                for key, n in sorted(self.requests.items(), key=lambda kv: -kv[1]):
+                    out.write(f"{n:10d}  {key}\n")
+                self.stats.stream = out
+                self.stats.sort_stats("cumulative").print_stats(80)
+                self.stats.sort_stats("tottime").print_stats(60)
+
+
+_PROFILE = _RequestProfile(os.environ["MOTO_PROFILE"]) if os.environ.get("MOTO_PROFILE") else None
+
+
 class KeepAliveRequestHandler(MotoRequestHandler):
     """Keeps HTTP/1.1 connections open between requests whose body length is known (see above)."""
 
@@ -158,7 +220,17 @@ class KeepAliveRequestHandler(MotoRequestHandler):
     def handle_one_request(self):
         # Until this request's body is read whole, an answer (an error among them) ends the connection.
         self.keep_alive = False
-        super().handle_one_request()
+        if _PROFILE is None:
+            super().handle_one_request()
+        else:
+            _PROFILE.run(super().handle_one_request, self._request_label)
+
+    def _request_label(self):
+        headers = getattr(self, "headers", None)
+        target = headers.get("X-Amz-Target", "") if headers else ""
+        if target:
+            return target
+        return f"{getattr(self, 'command', '?')} {urlsplit(getattr(self, 'path', '') or '').path.split('/')[1:2]}"
 
     def run_wsgi(self):
         # After answering, werkzeug drains whatever the client sent since (it expects to close the
@@ -559,6 +631,8 @@ def main() -> None:
     patch_cognito()
     moto_fair_queues.install()
     _leave_with_parent()
+    if _PROFILE is not None:
+        atexit.register(_PROFILE.write)
     # One log line per request costs the server about a tenth of its time under load, and
     # nobody reads it: the launcher drops it once the server answers. Errors still show.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
