@@ -82,8 +82,8 @@ moto validates every UpdateItem by walking its parsed expression with ten proces
 processor built its map of node types anew for every node it visited; two of them (at most one
 clause of each kind, no two paths overlapping) walked the whole tree again per update, though
 their answer depends only on the expression's text and its attribute names. Profiled under the
-pipeline bench that validation was over half of the server's CPU, most of it on the call ledger's
-settlements (thirteen SET actions each). Here each processor keeps its map, and a parsed
+pipeline bench, UpdateItem was 57 % of the server's CPU and its validation 37 %, most of it on
+the call ledger's settlements (thirteen SET actions each). Here each processor keeps its map, and a parsed
 expression (kept by its text, above) that passed the two structural checks with a set of names
 skips them with those names again; any other names, or a text that was refused, are checked in
 full. Finding the backend of a request listed moto's 150 service directories from disk and
