@@ -154,7 +154,7 @@ class Tally {
     else if (r.kind === 'failed') counts.failed++;
     else if (r.kind === 'exhausted') this.exhausted.push({ call: p.ref, error: r.error });
     else if (r.kind === 'unstarted' && r.reason !== 'paused') {
-      this.unstarted.push({ clauseId: p.ref.clauseId, analystId: p.ref.analystId });
+      this.unstarted.push({ clauseId: p.clause.id, analystId: p.analyst.id });
       counts[r.reason === 'budget' ? 'skipped' : 'cancelled']++;
     }
     if (r.kind === 'done' || r.kind === 'failed') {
@@ -187,7 +187,12 @@ class Tally {
   }
 }
 
-/** Every (clause × analyst) call the ledger does not hold final yet; the others count as reused. */
+/**
+ * Every (clause × analyst) call the ledger does not hold final yet; the others count as reused.
+ * A call's request and key are built when first needed ({@link LazyCall}): for a call with an
+ * entry, to compare keys now; for the others, when their intents' window is written, so twenty
+ * chunks claimed at once do not each price all their calls before the first is sent.
+ */
 function planCalls(
   job: Job,
   lease: Lease,
@@ -200,20 +205,50 @@ function planCalls(
   const planned: PlannedCall[] = [];
   for (const clause of clauses) {
     for (const analyst of analysts) {
-      const input = firstInput(analyst, clause, context);
-      const ref: CallRef = {
-        jobId: job.jobId,
-        chunk: lease.chunk,
-        clauseId: clause.id,
-        analystId: analyst.id,
-        idempotencyKey: idempotencyKeyOf(analyst, input),
-      };
       const prior = entries.get(callSk(lease.chunk, clause.id, analyst.id));
-      if (isFinalFor(prior, ref)) tally.reused(prior?.modelId ?? analyst.modelId);
-      else planned.push({ ref, clause, analyst, input, prior });
+      const call = new LazyCall(job.jobId, lease.chunk, clause, analyst, prior, context);
+      if (prior && isFinalFor(prior, call.ref)) tally.reused(prior.modelId ?? analyst.modelId);
+      else planned.push(call);
     }
   }
   return planned;
+}
+
+/** A planned call whose first request and idempotency key are built on first use, once. */
+class LazyCall implements PlannedCall {
+  private built: { input: ConverseCommandInput; ref: CallRef } | undefined;
+
+  constructor(
+    private readonly jobId: string,
+    private readonly chunk: number,
+    readonly clause: Clause,
+    readonly analyst: AnalystDefinition,
+    readonly prior: LedgerEntry | undefined,
+    private readonly context: DocumentContext | undefined,
+  ) {}
+
+  get input(): ConverseCommandInput {
+    return this.build().input;
+  }
+
+  get ref(): CallRef {
+    return this.build().ref;
+  }
+
+  private build(): { input: ConverseCommandInput; ref: CallRef } {
+    if (!this.built) {
+      const input = firstInput(this.analyst, this.clause, this.context);
+      const ref: CallRef = {
+        jobId: this.jobId,
+        chunk: this.chunk,
+        clauseId: this.clause.id,
+        analystId: this.analyst.id,
+        idempotencyKey: idempotencyKeyOf(this.analyst, input),
+      };
+      this.built = { input, ref };
+    }
+    return this.built;
+  }
 }
 
 /** What the chunk's calls share: its budget, gate, intents and stop signal. */
