@@ -93,7 +93,7 @@ export type CallResult = { readonly modelId: string; readonly retries: number } 
 
 /** Upper bound of a call's input tokens: a token is at least one byte of what is sent. */
 export function worstCaseInputTokens(input: ConverseCommandInput): number {
-  return jsonBytes({ s: input.system, m: input.messages, t: input.toolConfig }) + 64;
+  return tokenBounds(input).total;
 }
 
 /**
@@ -101,11 +101,28 @@ export function worstCaseInputTokens(input: ConverseCommandInput): number {
  * cache write; 0 without one.
  */
 export function worstCasePrefixTokens(input: ConverseCommandInput): number {
-  const content = input.messages?.[0]?.content ?? [];
-  const at = content.findIndex((b) => 'cachePoint' in b && b.cachePoint !== undefined);
-  if (at < 0) return 0;
-  return jsonBytes({ s: input.system, m: content.slice(0, at), t: input.toolConfig });
+  return tokenBounds(input).prefix;
 }
+
+/**
+ * Both bounds of a request, measured once per request object: a call's first request is priced
+ * for its intent, for its reservation and for its per-minute budget, each a walk of about 10 kB.
+ */
+function tokenBounds(input: ConverseCommandInput): { total: number; prefix: number } {
+  let bounds = TOKEN_BOUNDS.get(input);
+  if (!bounds) {
+    const content = input.messages?.[0]?.content ?? [];
+    const at = content.findIndex((b) => 'cachePoint' in b && b.cachePoint !== undefined);
+    bounds = {
+      total: jsonBytes({ s: input.system, m: input.messages, t: input.toolConfig }) + 64,
+      prefix: at < 0 ? 0 : jsonBytes({ s: input.system, m: content.slice(0, at), t: input.toolConfig }),
+    };
+    TOKEN_BOUNDS.set(input, bounds);
+  }
+  return bounds;
+}
+
+const TOKEN_BOUNDS = new WeakMap<ConverseCommandInput, { total: number; prefix: number }>();
 
 /**
  * Worst-case cost of sending `input` to `modelId`: every input token at the input price, and
