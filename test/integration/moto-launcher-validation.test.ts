@@ -3,31 +3,15 @@
  * processors' node maps kept, the structural checks of a parsed expression made once per set of
  * attribute names), still refuses what DynamoDB refuses, however often the same text came before.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
-import { createKeyTable } from '../helpers/key-table.js';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { launcherTable } from '../helpers/launcher-table.js';
 
 const TABLE = 'validation';
-let moto: MotoServer;
-let documents: DynamoDBDocumentClient;
-
-beforeAll(async () => {
-  moto = await startMotoServer();
-  documents = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: moto.endpoint, region: 'us-east-1', credentials: EMULATOR_CREDENTIALS }),
-  );
-  await createKeyTable(documents, TABLE);
-}, 60_000);
-afterAll(async () => {
-  documents.destroy();
-  await moto.stop();
-});
+const launcher = launcherTable(TABLE);
 
 const update = (expression: string, names: Record<string, string>, values: Record<string, unknown>) =>
-  documents.send(
+  launcher.documents.send(
     new UpdateCommand({
       TableName: TABLE,
       Key: { pk: 'p', sk: 's' },
@@ -48,7 +32,9 @@ describe('moto launcher only: UpdateItem validation', () => {
     const expression = 'SET #a = :x, #b = :y';
     for (let i = 0; i < 3; i++)
       await update(expression, { '#a': 'left', '#b': 'right' }, { ':x': i, ':y': -i });
-    const item = await documents.send(new GetCommand({ TableName: TABLE, Key: { pk: 'p', sk: 's' } }));
+    const item = await launcher.documents.send(
+      new GetCommand({ TableName: TABLE, Key: { pk: 'p', sk: 's' } }),
+    );
     expect([item.Item?.left, item.Item?.right]).toEqual([2, -2]);
     for (let i = 0; i < 2; i++) {
       const refused = await refusal(() =>
