@@ -11,7 +11,7 @@
  * | `retentionDays` | days before S3 expires contracts, work files and reports, 1-3650 | 90 |
  * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
  * | `defaultBudget` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_COST_CEILING_MICROS`) |
- * | `maxJobsPerOwner` | most jobs of one owner running at once, 0-10000 (0: no cap); more wait as `queued` | the stack's capacity (`defaultMaxJobsPerOwner`: 20 with the default lanes) |
+ * | `maxJobsPerOwner` | most jobs of one owner running at once, 0-10000 (0: no cap); more wait as `queued` | the stack's capacity (`defaultMaxJobsPerOwner`: 10 with the default lanes) |
  * | `modelBudgets` | JSON `{"<model id>":{"tokensPerMinute":…,"requestsPerMinute":…}}`: the account's Bedrock quotas every worker shares | none (`MODEL_BUDGETS`) |
  * | `<lane>Concurrency` | `realtimeConcurrency` (Lambda, 2-1000), `batchConcurrency` (Fargate tasks, 1-100) | topology |
  *

@@ -15,18 +15,20 @@ export interface OwnerCapBasis {
 }
 
 /**
- * The stack's default for `maxJobsPerOwner`: the most chunks one lane works on at once (a Lambda
+ * The stack's default for `maxJobsPerOwner`: half the chunks one lane works on at once (a Lambda
  * lane's concurrency times its batch size, a poller lane's tasks times the chunks each polls),
  * and, when the primary model has a requests-per-minute budget, no more than the chunks that
  * budget answers in a minute (a chunk makes up to clauses × analysts calls).
  *
- * One owner's jobs at that cap fill a lane on their own even when each is a single chunk, so a
- * lone owner loses nothing to it; running more only shares the same slots between more jobs, so
+ * One owner's jobs at that cap hold at most half of a lane's slots even when each is a single
+ * chunk, so the other half keeps turning over for everyone else's chunks (which the fair queues
+ * deliver first); an owner alone still keeps its model busy, each chunk running up to
+ * `CALL_CONCURRENCY` calls at once. Running more only shares the same slots between more jobs, so
  * each finishes later and a crowd of them slows the queues, while jobs held `queued` wait without
  * holding anything. A thousand small jobs of one owner with no cap share every slot at once.
  *
  * @example
- * defaultMaxJobsPerOwner(topology()); // 20: the realtime lane's 20 invocations of one chunk each
+ * defaultMaxJobsPerOwner(topology()); // 10: half the realtime lane's 20 invocations of one chunk each
  */
 export function defaultMaxJobsPerOwner(t: Topology, basis: OwnerCapBasis = {}): number {
   const slots = Math.max(
@@ -39,7 +41,8 @@ export function defaultMaxJobsPerOwner(t: Topology, basis: OwnerCapBasis = {}): 
       return q.maxConcurrency * perConsumer;
     }),
   );
-  if (basis.requestsPerMinute === undefined) return slots;
+  const half = Math.max(1, Math.ceil(slots / 2));
+  if (basis.requestsPerMinute === undefined) return half;
   const callsPerChunk = (basis.chunkClauses ?? DEFAULT_CHUNK_CLAUSES) * ANALYSTS.length;
-  return Math.max(1, Math.min(slots, Math.floor(basis.requestsPerMinute / callsPerChunk)));
+  return Math.max(1, Math.min(half, Math.floor(basis.requestsPerMinute / callsPerChunk)));
 }
