@@ -43,7 +43,7 @@ Usage:
   clause-review local up [--prefix P] [--workers N] [--latency-ms MS] [--invocations N] [--analyst learned|heuristic]
                        [--max-jobs-per-owner N]
                                              start moto + the Bedrock stand-in + the pipeline + the status API + the reviewer app (Ctrl-C stops);
-                                             --max-jobs-per-owner N: an owner's jobs over N wait as 'queued' (default 0: no cap)
+                                             --max-jobs-per-owner N: an owner's jobs over N wait as 'queued' (default: the stack's, 10; 0: no cap)
   clause-review local down                   stop a 'local up' running in another terminal
   clause-review purge <job>                  delete an ended job's document (every version), work files, reports and items
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)

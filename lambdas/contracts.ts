@@ -13,6 +13,7 @@ export { ANALYSTS, checkPanelModels, type ModelChoice, panelModelIds } from './c
 export {
   byLane,
   byRole,
+  DEFAULT_CHUNK_CLAUSES,
   DEFAULT_COST_CEILING_MICROS,
   isLane,
   keyed,

@@ -86,7 +86,7 @@ function upOptions(argv: string[]) {
   if (analyst !== 'learned' && analyst !== 'heuristic')
     throw new CliError(`--analyst must be 'learned' or 'heuristic'; got '${analyst}'`);
   const maxJobs = values['max-jobs-per-owner'];
-  const maxJobsPerOwner = maxJobs === undefined ? 0 : Number(maxJobs);
+  const maxJobsPerOwner = maxJobs === undefined ? LOCAL_RUN_DEFAULTS.maxJobsPerOwner : Number(maxJobs);
   if (!(Number.isInteger(maxJobsPerOwner) && maxJobsPerOwner >= 0 && maxJobsPerOwner <= 10_000))
     throw new CliError(
       `--max-jobs-per-owner must be a whole number from 0 (no cap) to 10000; got '${maxJobs}'`,

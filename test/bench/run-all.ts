@@ -11,6 +11,9 @@
  *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,limiter,fleet,tpm,hostile,agreement]
  *   npm run bench -- --only thousand [--jobs 1000] [--max-jobs-per-owner N]
  *   npm run bench -- --only thousand-burst [--burst 5000] [--max-jobs-per-owner N]
+ *
+ * The crowd benches run with the stack's default owner cap unless `--max-jobs-per-owner` names
+ * another (0: none).
  */
 import { parseArgs } from 'node:util';
 import { runAgreementBench } from './agreement.js';
@@ -29,6 +32,7 @@ import {
 import { formatPlainQueueBench, runPlainQueueBench } from './plain-queue.js';
 import { formatThousand, runThousand, thousandOptions } from './thousand.js';
 import { BURST_DEFAULTS, formatBurst, runBurst } from './thousand-burst.js';
+import { CROWD_DEFAULTS } from './thousand-rig.js';
 import { formatTpmBench, runTpmBench } from './tpm.js';
 
 const { values } = parseArgs({
@@ -130,7 +134,7 @@ if (named('thousand-burst')) {
   if (!Number.isInteger(uploads) || uploads < 1)
     throw new RangeError(`--burst must be a whole number ≥ 1; got '${values.burst}'`);
   console.log(`\n== a burst of ${uploads} tiny uploads: every one recorded and waiting or started`);
-  const cap = Number(values['max-jobs-per-owner'] ?? 0);
+  const cap = Number(values['max-jobs-per-owner'] ?? CROWD_DEFAULTS.maxJobsPerOwner);
   if (!Number.isInteger(cap) || cap < 0)
     throw new RangeError(
       `--max-jobs-per-owner must be a whole number ≥ 0; got '${values['max-jobs-per-owner']}'`,
