@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { LANES } from '../lambdas/core/contracts.js';
 import { isLocalStackError } from '../localstack/errors.js';
+import { ADDIN_USAGE, addinCommand } from './commands/addin.js';
 import { cancelCommand, reportCommand, statusCommand, submitCommand } from './commands/api-commands.js';
 import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
 import { dlqCommand } from './commands/dlq.js';
@@ -51,6 +52,8 @@ Usage:
   clause-review plan <file...> [--defaults]  time, cost and the binding limit of a batch at the account's quotas (plan --help)
   clause-review playbook validate|put|list|show
                                              the positions a contract is reviewed against (playbook --help)
+  clause-review addin manifest [--out FILE] [--base URL]
+                                             the Word add-in's manifest.xml for the stack (addin --help)
 
 ${TARGET_USAGE}
 
@@ -123,7 +126,9 @@ async function main(argv: string[]): Promise<number> {
             ? PLAN_USAGE
             : command === 'playbook'
               ? PLAYBOOK_USAGE
-              : USAGE,
+              : command === 'addin'
+                ? ADDIN_USAGE
+                : USAGE,
     );
     return 0;
   }
@@ -158,6 +163,8 @@ async function main(argv: string[]): Promise<number> {
       return planCommand(rest, PROCESS_IO);
     case 'playbook':
       return playbookCommand(rest, PROCESS_IO);
+    case 'addin':
+      return addinCommand(rest, PROCESS_IO);
     case 'review': {
       const { positionals, values } = parseArgs({
         args: rest,

@@ -7,6 +7,7 @@ import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { isSignInProvisionError, type LocalSignIn, provisionSignIn } from '../../localstack/sign-in.js';
+import { bundleAddin } from '../addin-bundle.js';
 import { bundleApp } from '../app-bundle.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { isAlive, localStateFile, readLocalState, removeLocalState, writeLocalState } from './local-state.js';
@@ -31,7 +32,8 @@ async function localSignIn(endpoint: string, prefix: string, io: CliIo): Promise
  */
 async function serveApp(stack: LocalStack, apiUrl: string, signIn: LocalSignIn | undefined) {
   const app = await startLocalApp({
-    files: await bundleApp(),
+    // The Word add-in beside the app, under addin/, as the deployed stack serves it.
+    files: new Map([...(await bundleApp()), ...(await bundleAddin())]),
     apiUrl,
     region: LOCAL_REGION,
     connect: [new URL(apiUrl).origin, new URL(stack.awsEndpoint).origin],
@@ -158,6 +160,9 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     signIn
       ? `reviewer app: ${app.url} (sign in as a person of user pool ${signIn.userPoolId}; docs/reviewers.md, "Sign-in for people", says how to add one)`
       : `reviewer app: ${app.url} (this emulator has no Cognito: sign in with access key 'test', secret 'test')`,
+  );
+  io.err(
+    `Word add-in: ${app.url}addin/taskpane.html (its manifest: clause-review addin manifest --local; docs/word-addin.md)`,
   );
   io.err(`stop it with Ctrl-C here or 'clause-review local down' elsewhere (state: ${file})`);
   await new Promise<void>((resolveStop) => {

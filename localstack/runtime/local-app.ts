@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { AppFiles } from '../../bin/app-bundle.js';
 import { ANALYSTS } from '../../lambdas/core/analysts/registry.js';
+import { addinContentSecurityPolicy } from '../../lambdas/shared/addin-csp.js';
+import { ADDIN_PATH } from '../../lib/addin-manifest.js';
 
 /** What the served app is told: the configuration its config.json carries. */
 export interface LocalAppOptions {
@@ -53,8 +55,19 @@ export function localAppConfig(apiUrl: string, region: string, cognito?: LocalCo
   };
 }
 
-/** The security headers the hosted app is served with; the same policy locally. */
-function securityHeaders(connect: readonly string[]): Record<string, string> {
+/**
+ * The security headers the hosted app is served with; the same policy locally. The Word
+ * add-in's pages (under `addin/`) have the add-in's policy, which lets Office's hosts frame them.
+ */
+function securityHeaders(connect: readonly string[], path: string): Record<string, string> {
+  if (path.startsWith(ADDIN_PATH)) {
+    return {
+      'content-security-policy': addinContentSecurityPolicy(connect, { https: false }),
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'strict-origin-when-cross-origin',
+      'cache-control': 'no-store',
+    };
+  }
   return {
     'content-security-policy': [
       "default-src 'self'",
@@ -75,16 +88,26 @@ function securityHeaders(connect: readonly string[]): Record<string, string> {
 }
 
 /**
- * Serves the bundled app and its config.json on loopback (GET and HEAD only; anything else
+ * Serves the bundled app (and the Word add-in's files under `addin/`, when given) and its config.json on loopback (GET and HEAD only; anything else
  * is 405, an unknown path 404), with the hosted app's security headers.
  */
 export async function startLocalApp(options: LocalAppOptions): Promise<LocalApp> {
   const config = Buffer.from(
     JSON.stringify(localAppConfig(options.apiUrl, options.region, options.cognito), null, 2),
   );
-  const headers = securityHeaders(options.connect);
-  const send = (res: ServerResponse, status: number, type: string, body: Buffer, head: boolean) => {
-    res.writeHead(status, { ...headers, 'content-type': type, 'content-length': String(body.length) });
+  const send = (
+    res: ServerResponse,
+    status: number,
+    type: string,
+    body: Buffer,
+    head: boolean,
+    path = '',
+  ) => {
+    res.writeHead(status, {
+      ...securityHeaders(options.connect, path),
+      'content-type': type,
+      'content-length': String(body.length),
+    });
     res.end(head ? undefined : body);
   };
   const server = createServer((req, res) => {
@@ -99,7 +122,7 @@ export async function startLocalApp(options: LocalAppOptions): Promise<LocalApp>
     const file = options.files.get(path);
     if (!file)
       return send(res, 404, 'text/plain; charset=utf-8', Buffer.from('Not Found'), method === 'HEAD');
-    send(res, 200, file.contentType, file.body, method === 'HEAD');
+    send(res, 200, file.contentType, file.body, method === 'HEAD', path);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -82,6 +82,7 @@ describe('WordDocument.comment', () => {
     const again = new WordDocument(word.run, word.requirements);
     expect(await again.commented('j-1')).toEqual(new Set(['c-1']));
     expect(await again.commented('j-2')).toEqual(new Set());
+    expect(await again.commentedJobs()).toEqual(['j-1']);
     const outcomes = await again.comment('j-1', [comment('c-1', LIABILITY), comment('c-2', PAYMENT)]);
     expect(outcomes.map((o) => o.outcome)).toEqual(['present', 'added']);
     expect(word.comments.map((c) => c.content.split('\n')[0])).toEqual([

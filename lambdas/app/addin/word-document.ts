@@ -236,16 +236,26 @@ export class WordDocument {
     return this.run(async (context) => this.commentedIn(context, jobId));
   }
 
-  private async commentedIn(context: Word.RequestContext, jobId: string): Promise<Set<string>> {
+  /** The jobs whose comments the document holds, in the order their first comments come. */
+  async commentedJobs(): Promise<string[]> {
+    if (!this.support().ok) return [];
+    return this.run(async (context) => [...new Set((await this.addinComments(context)).map((c) => c.jobId))]);
+  }
+
+  /** The job and clause of each comment the add-in wrote. */
+  private async addinComments(context: Word.RequestContext) {
     const comments = context.document.body.getComments();
     comments.load('items');
     await context.sync();
-    const ids = new Set<string>();
-    for (const c of comments.items) {
+    return comments.items.flatMap((c) => {
       const mine = commentedClause(c.content);
-      if (mine?.jobId === jobId) ids.add(mine.clauseId);
-    }
-    return ids;
+      return mine ? [mine] : [];
+    });
+  }
+
+  private async commentedIn(context: Word.RequestContext, jobId: string): Promise<Set<string>> {
+    const mine = await this.addinComments(context);
+    return new Set(mine.filter((c) => c.jobId === jobId).map((c) => c.clauseId));
   }
 
   /**
