@@ -2,9 +2,10 @@
  * Sign-in for people and the app's hosting, read back from the synthesized ClauseReviewStack:
  * the Cognito pools, the roles the identity pool hands out (allowed only execute-api:Invoke on
  * the status API), the administrators group's role known to the API, and the CloudFront
- * distribution (origin access control, HTTPS only, security headers).
+ * distribution (origin access control, HTTPS only, security headers), and the Word add-in's
+ * pages beside the app (framed by Office's hosts only) with its manifest in the outputs.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, CfnElement, Stack } from 'aws-cdk-lib';
@@ -12,6 +13,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OFFICE_FRAME_ANCESTORS } from '../../lambdas/shared/addin-csp.js';
 import { ClauseReviewStack } from '../../lib/clause-review-stack.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { appContentSecurityPolicy } from '../../lib/reviewer-app-hosting.js';
@@ -188,6 +190,12 @@ describe('sign-in for people', () => {
     expect(outputs[STACK_OUTPUTS.userPoolClientId]?.Value).toEqual({ Ref: idOf(stack.signIn.client) });
     expect(outputs[STACK_OUTPUTS.identityPoolId]?.Value).toEqual({ Ref: idOf(stack.signIn.identityPool) });
     expect(JSON.stringify(outputs[STACK_OUTPUTS.appUrl]?.Value)).toContain(idOf(stack.app.distribution));
+    expect(outputs[STACK_OUTPUTS.addinManifestUrl]?.Value).toEqual({
+      'Fn::Join': [
+        '',
+        ['https://', { 'Fn::GetAtt': [idOf(stack.app.distribution), 'DomainName'] }, '/addin/manifest.xml'],
+      ],
+    });
   });
 });
 
@@ -236,15 +244,30 @@ describe('the app hosting', () => {
     >;
     expect(config.DefaultCacheBehavior?.ViewerProtocolPolicy).toBe('redirect-to-https');
     expect(config.DefaultCacheBehavior?.AllowedMethods).toEqual(['GET', 'HEAD']);
-    expect(config.CacheBehaviors).toBeUndefined();
+    // The one other behaviour: the Word add-in's pages, from the same origin, with their own headers.
+    expect(config.CacheBehaviors).toEqual([
+      expect.objectContaining({
+        PathPattern: 'addin/*',
+        TargetOriginId: (config.DefaultCacheBehavior as Record<string, unknown>).TargetOriginId,
+        ViewerProtocolPolicy: 'redirect-to-https',
+        AllowedMethods: ['GET', 'HEAD'],
+        ResponseHeadersPolicyId: { Ref: idOf(stack.app.addinHeaders) },
+      }),
+    ]);
     expect(config.Logging).toMatchObject({ Prefix: 'cdn/' });
   });
 
+  const headersOf = (policy: IConstruct) => {
+    const config = resources[idOf(policy)]?.Properties.ResponseHeadersPolicyConfig as
+      | { SecurityHeadersConfig: Record<string, Record<string, unknown>> }
+      | undefined;
+    if (!config) throw new Error(`no response headers policy ${idOf(policy)}`);
+    return config.SecurityHeadersConfig;
+  };
+
   it('answers with HSTS, a content security policy, nosniff, frame denial and a referrer policy', () => {
-    const config = only('AWS::CloudFront::ResponseHeadersPolicy').Properties.ResponseHeadersPolicyConfig as {
-      SecurityHeadersConfig: Record<string, Record<string, unknown>>;
-    };
-    const h = config.SecurityHeadersConfig;
+    expect(ofType('AWS::CloudFront::ResponseHeadersPolicy')).toHaveLength(2);
+    const h = headersOf(stack.app.headers);
     expect(h.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 31_536_000, Override: true });
     expect(h.ContentTypeOptions).toEqual({ Override: true });
     expect(h.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
@@ -262,7 +285,27 @@ describe('the app hosting', () => {
     });
   });
 
-  it("lets only the app's origin make CORS requests to the API and the document buckets", () => {
+  it("lets Office's hosts, and nothing else, frame the add-in's pages; the rest of the app is never framed", () => {
+    const h = headersOf(stack.app.addinHeaders);
+    const app = headersOf(stack.app.headers);
+    // The same headers as the app's, but the frame denial, which cannot name the Office hosts.
+    expect(h.StrictTransportSecurity).toEqual(app.StrictTransportSecurity);
+    expect(h.ContentTypeOptions).toEqual(app.ContentTypeOptions);
+    expect(h.ReferrerPolicy).toEqual(app.ReferrerPolicy);
+    expect(h.FrameOptions).toBeUndefined();
+    const csp = JSON.stringify(h.ContentSecurityPolicy);
+    const ancestors = /frame-ancestors ([^;"]+)/.exec(csp)?.[1]?.split(' ');
+    expect(ancestors).toEqual([...OFFICE_FRAME_ANCESTORS]);
+    expect(ancestors).toContain('https://*.officeapps.live.com');
+    expect(ancestors?.every((a) => a.startsWith('https://'))).toBe(true);
+    expect(csp).toMatch(/script-src 'self' https:\/\/appsforoffice\.microsoft\.com/);
+    expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+    // It calls what the app calls: the API, Cognito and the buckets.
+    const connect = (c: string) => /connect-src [^;]+/.exec(c)?.[0];
+    expect(connect(csp)).toBe(connect(JSON.stringify(app.ContentSecurityPolicy)));
+  });
+
+  it("lets only the app's origin make CORS requests to the API and the document buckets (the add-in is on it)", () => {
     const origin = {
       'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [idOf(stack.app.distribution), 'DomainName'] }]],
     };
@@ -307,6 +350,8 @@ describe("the app's files, when the stack is given them", () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'app-files-'));
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>reviewer</title>');
+    mkdirSync(join(dir, 'addin'));
+    writeFileSync(join(dir, 'addin', 'taskpane.html'), '<!doctype html><title>add-in</title>');
     const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
       context: Record<string, unknown>;
     };
@@ -335,6 +380,8 @@ describe("the app's files, when the stack is given them", () => {
       expect(markers).toContain(`{"Ref":"${idOf(c)}"}`);
     }
     expect(markers).toContain(`{"Ref":"${idOf(withFiles.signIn.identityPool)}"}`);
+    // The add-in's manifest is the third source: it names the distribution, filled in at deployment.
+    expect(markers).toContain(`{"Fn::GetAtt":["${idOf(withFiles.app.distribution)}","DomainName"]}`);
   });
 
   it('leave cdk-nag nothing unacknowledged', () => {
@@ -345,8 +392,10 @@ describe("the app's files, when the stack is given them", () => {
     expect(findings).toEqual([]);
   });
 
-  it('must be a built app', () => {
+  it('must be a built app with its add-in', () => {
     const empty = mkdtempSync(join(tmpdir(), 'no-app-'));
+    const noAddin = mkdtempSync(join(tmpdir(), 'no-addin-'));
+    writeFileSync(join(noAddin, 'index.html'), '<!doctype html><title>reviewer</title>');
     const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
       context: Record<string, unknown>;
     };
@@ -355,8 +404,12 @@ describe("the app's files, when the stack is given them", () => {
       expect(() => new ClauseReviewStack(other, 'NoApp', { appDirectory: empty })).toThrow(
         /files.directory must hold the built app \(index.html\)/,
       );
+      expect(() => new ClauseReviewStack(other, 'NoAddin', { appDirectory: noAddin })).toThrow(
+        /files.directory must hold the built Word add-in \(addin\/taskpane.html\)/,
+      );
     } finally {
       rmSync(empty, { recursive: true, force: true });
+      rmSync(noAddin, { recursive: true, force: true });
       rmSync(other.outdir, { recursive: true, force: true });
     }
   });
