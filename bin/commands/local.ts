@@ -30,7 +30,12 @@ async function localSignIn(endpoint: string, prefix: string, io: CliIo): Promise
  * The reviewer app on loopback, signing people in through the emulator's pools when there are
  * any, and allowed to call the API and the buckets from its origin.
  */
-async function serveApp(stack: LocalStack, apiUrl: string, signIn: LocalSignIn | undefined) {
+async function serveApp(
+  stack: LocalStack,
+  apiUrl: string,
+  signIn: LocalSignIn | undefined,
+  proxyOrigin: string | undefined,
+) {
   const app = await startLocalApp({
     // The Word add-in beside the app, under addin/, as the deployed stack serves it.
     files: new Map([...(await bundleApp()), ...(await bundleAddin())]),
@@ -51,7 +56,7 @@ async function serveApp(stack: LocalStack, apiUrl: string, signIn: LocalSignIn |
   await allowAppOrigin(
     stack.clients.s3,
     { intake: stack.resources.intakeBucket, results: stack.resources.resultsBucket },
-    app.origin,
+    proxyOrigin ? [app.origin, proxyOrigin] : [app.origin],
   );
   return app;
 }
@@ -67,6 +72,7 @@ function upOptions(argv: string[]) {
       invocations: { type: 'string' },
       analyst: { type: 'string' },
       'max-jobs-per-owner': { type: 'string' },
+      'https-origin': { type: 'string' },
     },
   });
   const workers = Number(values.workers ?? '1');
@@ -89,7 +95,20 @@ function upOptions(argv: string[]) {
     throw new CliError(
       `--max-jobs-per-owner must be a whole number from 0 (no cap) to 10000; got '${maxJobs}'`,
     );
-  return { prefix: values.prefix, workers, latencyMs, invocations, analyst, maxJobsPerOwner } as const;
+  const httpsOrigin = values['https-origin'];
+  if (httpsOrigin !== undefined && !/^https:\/\/[^/]+$/.test(httpsOrigin))
+    throw new CliError(
+      `--https-origin must be an HTTPS origin with no path, like https://localhost:3000; got '${httpsOrigin}'`,
+    );
+  return {
+    prefix: values.prefix,
+    workers,
+    latencyMs,
+    invocations,
+    analyst,
+    maxJobsPerOwner,
+    httpsOrigin,
+  } as const;
 }
 
 /**
@@ -134,8 +153,10 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     allowOrigin: (origin) => appOrigins.has(origin),
     log: (l) => io.err(l),
   });
-  const app = await serveApp(stack, api.url, signIn);
+  const app = await serveApp(stack, api.url, signIn, values.httpsOrigin);
   appOrigins.add(app.origin);
+  // An HTTPS proxy in front of the app (Word loads add-ins over HTTPS only) calls from its own origin.
+  if (values.httpsOrigin) appOrigins.add(values.httpsOrigin);
   const state = {
     pid: process.pid,
     startedAt: new Date().toISOString(),

@@ -143,15 +143,16 @@ export async function startLocalApp(options: LocalAppOptions): Promise<LocalApp>
 /**
  * Lets the app's origin use the buckets through presigned URLs, as a bucket's CORS rules do
  * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html): the POST of an upload's
- * form to the intake bucket, and GET of the reports.
+ * form to the intake bucket, and GET of the reports. `origin` may be several: the app's, and
+ * an HTTPS proxy's in front of it (for Word).
  */
 export async function allowAppOrigin(
   s3: S3Client,
   buckets: { readonly intake: string; readonly results: string },
-  origin: string,
+  origin: string | readonly string[],
 ): Promise<void> {
   const rule = (methods: string[]) => ({
-    AllowedOrigins: [origin],
+    AllowedOrigins: typeof origin === 'string' ? [origin] : [...origin],
     AllowedMethods: methods,
     AllowedHeaders: ['*'],
     ExposeHeaders: ['x-amz-version-id', 'etag'],

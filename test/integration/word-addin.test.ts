@@ -35,6 +35,8 @@ import { freshCode } from '../helpers/totp.js';
 /** 18 KB, five chunks; the learned analyst rates clauses of it high and critical. */
 const CONTRACT = 'KIROMICBIOPHARMA_INC_05_11_2020-EX-10_23-CONSULTING_AGREEMENT.txt';
 const NAME = 'Kiromic consulting agreement.docx';
+/** An HTTPS proxy in front of the app, as Word needs (docs/word-addin.md). */
+const PROXY = 'https://localhost:3000';
 
 const scratch = mkdtempSync(join(tmpdir(), 'clause-review-addin-'));
 let up: ChildProcess | undefined;
@@ -206,6 +208,31 @@ async function openPane(message: string): Promise<void> {
 }
 
 describe('the Word add-in on local up', () => {
+  it('is served beside the app, and the API answers the HTTPS proxy in front of it as it answers the app', async () => {
+    const pane = await fetch(`${state.appUrl}addin/taskpane.html`);
+    expect(pane.status).toBe(200);
+    expect(pane.headers.get('content-security-policy')).toMatch(
+      /frame-ancestors https:\/\/\*\.officeapps\.live\.com/,
+    );
+    const preflight = (origin: string) =>
+      fetch(new URL('jobs', state.apiUrl), {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+    for (const origin of [new URL(state.appUrl ?? '').origin, PROXY]) {
+      const ok = await preflight(origin);
+      expect(ok.status, origin).toBe(204);
+      expect(ok.headers.get('access-control-allow-origin'), origin).toBe(origin);
+    }
+    expect(
+      (await preflight('https://elsewhere.example')).headers.get('access-control-allow-origin'),
+    ).toBeNull();
+  });
+
   it('signs in through the dialog, reviews the open document, comments while the job runs, and decides the gate', async () => {
     const message = await signInThroughDialog();
     expect(JSON.parse(message)).toMatchObject({
