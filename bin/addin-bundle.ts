@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { crc32, deflateSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { ADDIN_FILES, ADDIN_PATH, type AddinManifestOptions, addinManifest } from '../lib/addin-manifest.js';
-import type { AppFile, AppFiles } from './app-bundle.js';
+import { type AppFile, type AppFiles, BROWSER_BUILD } from './app-bundle.js';
 
 const ADDIN = join(fileURLToPath(new URL('..', import.meta.url)), 'lambdas', 'app', 'addin');
 
@@ -69,17 +69,10 @@ const file = (body: Buffer, contentType: string): AppFile => ({ body, contentTyp
 /** The add-in's files by path below the app (`addin/taskpane.html`, …); `minify` for hosting. */
 export async function bundleAddin(options: { minify?: boolean } = {}): Promise<AppFiles> {
   const r = await build({
+    ...BROWSER_BUILD,
     entryPoints: { taskpane: join(ADDIN, 'main.ts'), 'sign-in': join(ADDIN, 'dialog.ts') },
     outdir: '/addin',
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: ['es2022'],
     minify: options.minify ?? false,
-    sourcemap: false,
-    legalComments: 'none',
-    logLevel: 'silent',
   });
   const js = (name: string) => {
     const out = r.outputFiles.find((f) => f.path === `/addin/${name}.js`);

@@ -10,25 +10,19 @@
  * axe-core finds no serious or critical violation on any view; a picture of the pane is written
  * when WORD_ADDIN_SCREENSHOT names a file (docs/word-addin.png).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AdminCreateUserCommand,
-  CognitoIdentityProviderClient,
-} from '@aws-sdk/client-cognito-identity-provider';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalState } from '../../bin/commands/local-state.js';
 import { DocumentText } from '../../lambdas/app/addin/clause-text.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { buildDocx } from '../fixtures/documents/builders.js';
 import type { TestComment, TestHostInput } from '../helpers/addin-test-host.js';
 import { Chromium } from '../helpers/chromium.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
+import { createPerson, type LocalUp, startLocalUp } from '../helpers/local-up.js';
 import { fixture } from '../helpers/pipeline.js';
 import { freshCode } from '../helpers/totp.js';
 
@@ -39,8 +33,7 @@ const NAME = 'Kiromic consulting agreement.docx';
 const PROXY = 'https://localhost:3000';
 
 const scratch = mkdtempSync(join(tmpdir(), 'clause-review-addin-'));
-let up: ChildProcess | undefined;
-let exited: Promise<number | null> | undefined;
+let up: LocalUp | undefined;
 let state: LocalState;
 let browser: Chromium;
 let hostScript: string;
@@ -51,38 +44,19 @@ let inWord: string[];
 let person: { name: string; password: string; totp: string } | undefined;
 
 beforeAll(async () => {
-  const env = {
-    ...process.env,
-    CLAUSE_REVIEW_STATE_DIR: join(scratch, 'state'),
-    AWS_ENDPOINT_URL: inject('awsEndpoint'),
-    POWERTOOLS_LOG_LEVEL: 'WARN',
-  };
   // One realtime invocation at a time, each call answered after 300 ms: chunks consolidate
   // seconds apart, so findings arrive while the job runs.
-  const args = [
-    'local',
-    'up',
+  up = await startLocalUp(scratch, [
     '--prefix',
     uniquePrefix('addin'),
     '--latency-ms',
     '300',
     '--invocations',
     '1',
-  ];
-  up = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/clause-review.js'), ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  exited = new Promise((resolve) => up?.once('exit', (code) => resolve(code)));
-  let stderr = '';
-  up.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-8000);
-  });
-  up.stdout?.resume();
-  const file = join(scratch, 'state', 'local.json');
-  for (let i = 0; i < 900 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!existsSync(file)) throw new Error(`local up did not start: ${stderr}`);
-  state = JSON.parse(readFileSync(file, 'utf8')) as LocalState;
+    '--https-origin',
+    PROXY,
+  ]);
+  state = up.state;
   paragraphs = fixture(CONTRACT)
     .toString('utf8')
     .split('\n')
@@ -111,32 +85,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  up?.kill('SIGTERM');
-  await exited;
+  await up?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
-
-/** A person an administrator created in the local user pool, with a temporary password. */
-async function createPerson(userPoolId: string): Promise<{ name: string; secret: string }> {
-  const idp = new CognitoIdentityProviderClient({
-    endpoint: inject('awsEndpoint'),
-    region: LOCAL_REGION,
-    credentials: EMULATOR_CREDENTIALS,
-  });
-  const name = 'counsel@example.com';
-  const secret = 'Temporary-passw0rd!';
-  await idp.send(
-    new AdminCreateUserCommand({
-      UserPoolId: userPoolId,
-      Username: name,
-      TemporaryPassword: secret,
-      MessageAction: 'SUPPRESS',
-      UserAttributes: [{ Name: 'email', Value: name }],
-    }),
-  );
-  idp.destroy();
-  return { name, secret };
-}
 
 /**
  * The sign-in page as Office's dialog shows it (its own window), with Office's `messageParent`
@@ -163,7 +114,7 @@ async function signInThroughDialog(): Promise<string> {
     await browser.press('Enter');
   } else {
     // A first sign-in: a password of the person's own, then an authenticator app.
-    const created = await createPerson(state.userPoolId);
+    const created = await createPerson(state.userPoolId, 'counsel@example.com');
     await browser.type('#si-name', created.name);
     await browser.type('#si-secret', created.secret);
     await browser.press('Enter');

@@ -10,6 +10,7 @@ import { AppApi, base64Of, type JobSummary, type JobView, type SubmitRequest } f
 import { money, RISKS, riskOf } from '../clauses.js';
 import type { AppConfig } from '../config.js';
 import { announce, describeError, errorBox, h } from '../dom.js';
+import { JobFollower } from '../follow.js';
 import { submitAndWait } from '../submit.js';
 import { reviewPanel } from '../views/review.js';
 import {
@@ -386,26 +387,18 @@ function followJob(ctx: PaneContext, jobId: string, threshold: Risk): void {
   );
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let cursor = '';
-  let ended = false;
-  let reviewKey = '';
-  const readFindings = async () => {
-    for (let more = true; more && !ended && !stopped; ) {
-      const page = await ctx.api.liveFindings(jobId, cursor);
-      cursor = page.cursor;
-      more = page.more;
-      ended = page.ended;
-      const wanted = page.clauses.filter((c) => c.findings.length > 0 && atOrAbove(c, threshold));
-      if (wanted.length > 0) await findings.add(wanted);
-    }
-  };
+  const follower = new JobFollower(ctx.api, jobId);
+  const readFindings = () =>
+    follower.readFindings(
+      async (clauses) => {
+        const wanted = clauses.filter((c) => c.findings.length > 0 && atOrAbove(c, threshold));
+        if (wanted.length > 0) await findings.add(wanted);
+      },
+      () => stopped,
+    );
   const readReview = async (view: JobView) => {
-    if (!view.review?.startedAt) return;
-    const gated = await ctx.api.gatedFindings(jobId);
-    const key = `${gated.status}:${gated.undecided}:${gated.findings.filter((f) => f.decision).length}`;
-    if (key === reviewKey) return;
-    reviewKey = key;
-    review.replaceChildren(reviewPanel(jobId, gated, ctx.api, () => void tick()));
+    const gated = await follower.reviewChanged(view);
+    if (gated) review.replaceChildren(reviewPanel(jobId, gated, ctx.api, () => void tick()));
   };
   const tick = async () => {
     clearTimeout(timer);
@@ -418,7 +411,7 @@ function followJob(ctx: PaneContext, jobId: string, threshold: Risk): void {
       status.textContent = `${view.status.replace('_', ' ')} · ${p.chunksTerminal}/${p.chunksTotal} chunks · ${money(view.cost.spentMicros)} of ${money(view.cost.ceilingMicros)}`;
       if (view.status !== 'queued' && view.status !== 'intake') await readFindings();
       await readReview(view);
-      if (!(view.finished && ended)) timer = setTimeout(() => void tick(), POLL_MS);
+      if (!(view.finished && follower.ended)) timer = setTimeout(() => void tick(), POLL_MS);
     } catch (error) {
       if (isSignInEndedError(error)) return ctx.signOut(describeError(error));
       status.replaceChildren(errorBox(error));
