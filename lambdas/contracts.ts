@@ -26,4 +26,5 @@ export { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from './core/me
 export { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from './core/models.js';
 export { OWNER_INDEX, OWNER_SLOTS_PREFIX, PLAYBOOK_KEY_PREFIX, STATUS_INDEX } from './core/state/keys.js';
 export { type SweepRules, type SweepTopology, sweepRules } from './core/sweeper/rules.js';
+export { addinContentSecurityPolicy, OFFICE_FRAME_ANCESTORS } from './shared/addin-csp.js';
 export type { RuntimeConfig } from './shared/config.js';

@@ -8,7 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { addinContentSecurityPolicy } from '../lambdas/shared/addin-csp.js';
+import { addinContentSecurityPolicy } from '../lambdas/contracts.js';
 import { ADDIN_FILES, ADDIN_PATH, addinManifest } from './addin-manifest.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkRange } from './checks.js';
