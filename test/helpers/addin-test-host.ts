@@ -71,6 +71,12 @@ export function createTestHost(input: TestHostInput): AddinHost & { comments: Te
         applied: false,
         why: 'the test host edits nothing',
       }),
+      applyRedlines: async (redlines) =>
+        redlines.map(({ redline }) => ({
+          id: redline.id,
+          applied: false,
+          why: 'the test host edits nothing',
+        })),
     },
   };
 }

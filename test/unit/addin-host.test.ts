@@ -5,11 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentNameOf, openDialog, readCompressed } from '../../lambdas/app/addin/host.js';
+import { recordRedlineDecision, redlinesOf } from '../../lambdas/app/addin/redlines.js';
 import {
   isSignInEndedError,
   readSignInMessage,
   signInMessage,
 } from '../../lambdas/app/addin/sign-in-message.js';
+import type { AppApi, ReportClause } from '../../lambdas/app/api.js';
 
 const OFFICE_ENUMS = {
   FileType: { Compressed: 'compressed' },
@@ -160,5 +162,26 @@ describe('the sign-in message', () => {
     expect(documentNameOf('C:\\Users\\ada\\Documents\\nda.DOCX')).toBe('nda.DOCX');
     expect(documentNameOf('')).toBe('document.docx');
     expect(documentNameOf(undefined)).toBe('document.docx');
+  });
+});
+
+describe('redlines in the pane', () => {
+  it("are read from a clause's positions, none without a playbook", () => {
+    const redline = {
+      id: 'c-2/redline/payment',
+      clauseId: 'c-2',
+      edits: [{ start: 0, end: 2, insert: '60' }],
+    };
+    const clause = { id: 'c-2', positions: [{ redline }, {}] } as unknown as ReportClause;
+    expect(redlinesOf(clause)).toEqual([redline]);
+    expect(redlinesOf({ id: 'c-1' } as unknown as ReportClause)).toEqual([]);
+  });
+
+  it('say a decision was not recorded while the stack has no route for it', async () => {
+    await expect(
+      recordRedlineDecision({} as AppApi, 'j-1', 'c-2/redline/payment', 'accepted'),
+    ).rejects.toThrow(
+      /cannot record redline decisions yet, so accepted was not recorded for c-2\/redline\/payment of j-1/,
+    );
   });
 });

@@ -168,6 +168,29 @@ describe('WordDocument.applyRedline', () => {
     expect(word.trackingMode()).toBe('TrackMineOnly');
   });
 
+  it('applies every redline given, each whole or not at all, one failing leaving the others', async () => {
+    const word = wordMock(DOCUMENT);
+    const doc = new WordDocument(word.run, word.requirements);
+    const outcomes = await doc.applyRedlines([
+      { clauseText: PAYMENT, redline: { id: 'pay', edits: [{ start: 20, end: 22, insert: '60' }] } },
+      {
+        clauseText: 'Not in this document.',
+        redline: { id: 'gone', edits: [{ start: 0, end: 3, insert: '' }] },
+      },
+      { clauseText: LIABILITY, redline: { id: 'cap', edits: [{ start: 4, end: 14, insert: 'Provider’s' }] } },
+    ]);
+    expect(outcomes.map((o) => [o.id, o.applied])).toEqual([
+      ['pay', true],
+      ['gone', false],
+      ['cap', true],
+    ]);
+    expect(word.edits.map((e) => [e.removed, e.inserted, e.trackingMode])).toEqual([
+      ['30', '60', 'TrackAll'],
+      ['Supplier\u2019s', 'Provider’s', 'TrackAll'],
+    ]);
+    expect(word.trackingMode()).toBe('Off');
+  });
+
   it('makes none of the edits when one of them is not where the clause puts it', async () => {
     const word = wordMock(DOCUMENT);
     const doc = new WordDocument(word.run, word.requirements);

@@ -22,6 +22,9 @@ export interface WordSide {
   commentedJobs(): Promise<string[]>;
   comment(jobId: string, clauses: readonly ClauseComment[]): Promise<CommentOutcome[]>;
   applyRedline(clauseText: string, redline: RedlineToApply): Promise<RedlineOutcome>;
+  applyRedlines(
+    redlines: readonly { readonly clauseText: string; readonly redline: RedlineToApply }[],
+  ): Promise<RedlineOutcome[]>;
 }
 
 /** Office, as the pane uses it. */

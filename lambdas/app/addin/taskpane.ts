@@ -258,8 +258,10 @@ function placementText(o: CommentOutcome): string {
       return 'Commented in the document already.';
     case 'refused':
       return 'Listed here only.';
-    default:
-      return `Not placed in the document: ${o.detail ?? o.outcome}.`;
+    default: {
+      const why = o.detail ?? o.outcome;
+      return `Not placed in the document: ${why}${/[.?!]$/.test(why) ? '' : '.'}`;
+    }
   }
 }
 
@@ -341,7 +343,10 @@ function findingsPanel(ctx: PaneContext, jobId: string, threshold: Risk) {
   const list = h('ul', { class: 'findings', id: 'findings' });
   const count = h('p', { id: 'finding-count', 'data-shown': '0' }, 'No finding yet.');
   let shown = 0;
+  const listed: ReportClause[] = [];
   const add = async (clauses: readonly ReportClause[]) => {
+    listed.push(...clauses);
+    if (listed.some((c) => redlinesOf(c).length > 0)) all.hidden = false;
     const items = clauses.map((c) => ({ clause: c, ...clauseItem(ctx, jobId, c) }));
     list.append(...items.map((i) => i.element));
     shown += items.length;
@@ -364,7 +369,37 @@ function findingsPanel(ctx: PaneContext, jobId: string, threshold: Risk) {
       note.textContent = now.why;
     }
   };
-  const element = h('div', {}, note, h('h2', {}, `Findings at ${threshold} risk or above`), count, list);
+  // Every listed redline at once, each whole or not at all.
+  const all = h('button', { type: 'button', id: 'apply-all', hidden: true }, 'Apply every redline in Word');
+  const allOut = h('div', { 'aria-live': 'polite' });
+  all.addEventListener('click', async () => {
+    all.disabled = true;
+    try {
+      const outcomes = await ctx.host.word.applyRedlines(
+        listed.flatMap((clause) =>
+          redlinesOf(clause).map((redline) => ({ clauseText: clause.text, redline })),
+        ),
+      );
+      const applied = outcomes.filter((o) => o.applied).length;
+      allOut.replaceChildren(
+        h('p', {}, `${applied} of ${outcomes.length} redline(s) applied as tracked changes.`),
+      );
+    } catch (error) {
+      allOut.replaceChildren(errorBox(error));
+    } finally {
+      all.disabled = false;
+    }
+  });
+  const element = h(
+    'div',
+    {},
+    note,
+    h('h2', {}, `Findings at ${threshold} risk or above`),
+    count,
+    h('p', {}, all),
+    allOut,
+    list,
+  );
   return { element, add };
 }
 

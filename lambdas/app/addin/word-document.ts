@@ -390,4 +390,17 @@ export class WordDocument {
       return { id: redline.id, applied: true, edits: edits.length };
     });
   }
+
+  /**
+   * Applies every redline given, one after another, each whole or not at all as
+   * {@link applyRedline} does: one that cannot be placed leaves the others to be applied.
+   */
+  async applyRedlines(
+    redlines: readonly { readonly clauseText: string; readonly redline: RedlineToApply }[],
+  ): Promise<RedlineOutcome[]> {
+    const outcomes: RedlineOutcome[] = [];
+    for (const { clauseText, redline } of redlines)
+      outcomes.push(await this.applyRedline(clauseText, redline));
+    return outcomes;
+  }
 }
