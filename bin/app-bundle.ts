@@ -29,6 +29,8 @@ export const BROWSER_BUILD = {
   sourcemap: false,
   legalComments: 'none',
   logLevel: 'silent',
+  // amazon-cognito-identity-js brings the `buffer` package, which reads Node's `global`.
+  define: { global: 'globalThis' },
 } as const satisfies BuildOptions;
 
 /** Bundles the app; `minify` for hosting. */

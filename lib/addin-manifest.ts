@@ -10,6 +10,7 @@
  * cheaply; the stack passes a `base` holding CloudFormation tokens, which the deployment fills in.
  */
 import { createHash } from 'node:crypto';
+import { UnscopedValidationError } from './errors.js';
 
 /** The requirement set the add-in needs: comments and change tracking arrived in WordApi 1.4. */
 export const ADDIN_REQUIREMENT = { name: 'WordApi', minVersion: '1.4' } as const;
@@ -37,9 +38,16 @@ export interface AddinManifestOptions {
   readonly version?: string;
 }
 
-/** The manifest could not be written with what it was given. */
-export class AddinManifestError extends Error {
-  override readonly name = 'AddinManifestError';
+/**
+ * The manifest could not be written with the base URL it was given: a validation error raised
+ * where no construct is at hand (the CLI and the build write manifests too).
+ */
+export class AddinManifestError extends UnscopedValidationError {
+  override readonly name: string = 'AddinManifestError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BadAddinBase', message, options);
+  }
 }
 
 /** True for an {@link AddinManifestError}. */

@@ -4,11 +4,19 @@ import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { addinContentSecurityPolicy } from '../lambdas/contracts.js';
+import {
+  APP_API_CORS,
+  type AppConnections,
+  addinContentSecurityPolicy,
+  appContentSecurityPolicy,
+  cognitoEndpoints,
+} from '../lambdas/contracts.js';
 import { ADDIN_FILES, ADDIN_PATH, addinManifest } from './addin-manifest.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkRange } from './checks.js';
@@ -22,15 +30,6 @@ export interface DocumentBucketAccess {
   /** What the browser does there: PUT (uploads) or GET (downloads). */
   readonly methods: readonly s3.HttpMethods[];
 }
-
-/** Headers the app signs into its status API requests. */
-const SIGNED_HEADERS = [
-  'authorization',
-  'content-type',
-  'x-amz-date',
-  'x-amz-security-token',
-  'x-amz-content-sha256',
-];
 
 /** Properties of {@link ReviewerAppHosting}. */
 export interface ReviewerAppHostingProps {
@@ -61,26 +60,6 @@ export interface ReviewerAppHostingProps {
 }
 
 /**
- * The content security policy of the app: its own scripts, styles and images only; requests
- * only to its own origin, the status API, Cognito (sign-in and the identity pool) and the
- * document buckets (presigned uploads and downloads); no framing, plugins or foreign forms.
- */
-export function appContentSecurityPolicy(connect: readonly string[]): string {
-  return [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    `connect-src 'self' ${connect.join(' ')}`,
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-    'upgrade-insecure-requests',
-  ].join('; ');
-}
-
-/**
  * The reviewer app's hosting: a private bucket (no public access, TLS only) that only the
  * CloudFront distribution can read, through origin access control
  * (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/private-content-restricting-access-to-s3.html);
@@ -95,6 +74,8 @@ export class ReviewerAppHosting extends Construct {
   readonly headers: cloudfront.ResponseHeadersPolicy;
   /** The Word add-in's headers (under `addin/`): the app's, but framed by Office's hosts. */
   readonly addinHeaders: cloudfront.ResponseHeadersPolicy;
+  /** Sets the status API's CORS rule to the app's origin once both exist. */
+  readonly apiCors: cr.AwsCustomResource;
   /** The copy of the app's files into the bucket, when files were given. */
   deployment?: s3deploy.BucketDeployment;
 
@@ -130,15 +111,15 @@ export class ReviewerAppHosting extends Construct {
 
     const region = Aws.REGION;
     const suffix = Aws.URL_SUFFIX;
-    const connect = [
-      // The API's id cannot be named here: the API's CORS rule names the distribution, which
-      // names this policy, so the policy allows the region's execute-api hosts.
-      `https://*.execute-api.${region}.${suffix}`,
-      `https://cognito-idp.${region}.${suffix}`,
-      `https://cognito-identity.${region}.${suffix}`,
+    // The stack's own API by its endpoint, never the region's execute-api hosts: the API's CORS
+    // rule, which names the distribution, is set after both exist (allowBrowser), so this
+    // policy may name the API without a cycle between them.
+    const connections: AppConnections = {
+      api: props.api.apiEndpoint,
+      cognito: cognitoEndpoints(region, suffix),
       // The S3 client presigns virtual-hosted URLs on the regional endpoint.
-      ...props.documentBuckets.map((b) => `https://${b.name}.s3.${region}.${suffix}`),
-    ];
+      buckets: props.documentBuckets.map((b) => `https://${b.name}.s3.${region}.${suffix}`),
+    };
     const everyAnswer = {
       strictTransportSecurity: {
         accessControlMaxAge: Duration.days(365),
@@ -155,7 +136,10 @@ export class ReviewerAppHosting extends Construct {
       comment: 'clause-review reviewer app: security headers on every answer',
       securityHeadersBehavior: {
         ...everyAnswer,
-        contentSecurityPolicy: { contentSecurityPolicy: appContentSecurityPolicy(connect), override: true },
+        contentSecurityPolicy: {
+          contentSecurityPolicy: appContentSecurityPolicy(connections),
+          override: true,
+        },
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
       },
     });
@@ -165,7 +149,7 @@ export class ReviewerAppHosting extends Construct {
       securityHeadersBehavior: {
         ...everyAnswer,
         contentSecurityPolicy: {
-          contentSecurityPolicy: addinContentSecurityPolicy(connect, { https: true }),
+          contentSecurityPolicy: addinContentSecurityPolicy(connections),
           override: true,
         },
       },
@@ -186,7 +170,7 @@ export class ReviewerAppHosting extends Construct {
       logBucket: logs,
       logFilePrefix: 'cdn/',
     });
-    this.allowBrowser(props);
+    this.apiCors = this.allowBrowser(props);
     if (props.files) this.deploy(props.files, removalPolicy);
     this.acknowledge();
   }
@@ -239,16 +223,52 @@ export class ReviewerAppHosting extends Construct {
    * before authorization: https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html)
    * and the document buckets accept its presigned uploads and downloads
    * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html).
+   *
+   * The API's rule names the distribution and the distribution's CSP names the API, so one of
+   * the two is set after both exist: the API's CORS, by UpdateApi from a custom resource that
+   * runs again whenever the API or the origin changes (and removes the rule when deleted). The
+   * API's template carries no CorsConfiguration, so CloudFormation leaves the rule alone.
    */
-  private allowBrowser(props: ReviewerAppHostingProps): void {
+  private allowBrowser(props: ReviewerAppHostingProps): cr.AwsCustomResource {
     const origin = `https://${this.distribution.distributionDomainName}`;
-    const api = props.api.node.defaultChild as apigw.CfnApi;
-    api.corsConfiguration = {
-      allowOrigins: [origin],
-      allowMethods: ['GET', 'POST'],
-      allowHeaders: SIGNED_HEADERS,
-      maxAge: 3600,
-    };
+    const apiId = props.api.apiId;
+    const apiArn = Stack.of(this).formatArn({
+      service: 'apigateway',
+      account: '',
+      resource: '/apis',
+      resourceName: apiId,
+    });
+    const apiCors = new cr.AwsCustomResource(this, 'ApiCors', {
+      onUpdate: {
+        service: 'ApiGatewayV2',
+        action: 'UpdateApi',
+        parameters: {
+          ApiId: apiId,
+          CorsConfiguration: {
+            AllowOrigins: [origin],
+            AllowMethods: [...APP_API_CORS.allowMethods],
+            AllowHeaders: [...APP_API_CORS.allowHeaders],
+            MaxAge: APP_API_CORS.maxAgeSeconds,
+          },
+        },
+        physicalResourceId: cr.PhysicalResourceId.of(`${apiId}-cors`),
+        // The answer describes the whole API; only its id is kept as the resource's data.
+        outputPaths: ['ApiId'],
+      },
+      onDelete: {
+        service: 'ApiGatewayV2',
+        action: 'DeleteCorsConfiguration',
+        parameters: { ApiId: apiId },
+        ignoreErrorCodesMatching: 'NotFoundException',
+      },
+      policy: cr.AwsCustomResourcePolicy.fromStatements([
+        new iam.PolicyStatement({
+          actions: ['apigateway:PATCH', 'apigateway:DELETE'],
+          resources: [apiArn, `${apiArn}/cors`],
+        }),
+      ]),
+      installLatestAwsSdk: false,
+    });
     for (const { bucket, methods } of props.documentBuckets) {
       bucket.addCorsRule({
         allowedOrigins: [origin],
@@ -259,6 +279,7 @@ export class ReviewerAppHosting extends Construct {
         maxAge: 3600,
       });
     }
+    return apiCors;
   }
 
   /** The app's address. */
@@ -272,6 +293,19 @@ export class ReviewerAppHosting extends Construct {
   }
 
   private acknowledge(): void {
+    // The singleton function behind every AwsCustomResource of the stack (here, the API's CORS).
+    const provider = Stack.of(this).node.tryFindChild(
+      `AWS${cr.AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`,
+    );
+    const providerRole = provider?.node.tryFindChild('ServiceRole');
+    if (providerRole) {
+      Validations.of(providerRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason:
+          "aws-cdk-lib's AwsCustomResource function, invoked only by CloudFormation to set the status API's CORS rule: " +
+          'the AWS-managed AWSLambdaBasicExecutionRole policy only lets it write its own CloudWatch logs.',
+      });
+    }
     Validations.of(this.distribution).acknowledge(
       {
         id: 'AwsSolutions-CFR1',

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import { isLane, LANE_CHOICES } from '../../lambdas/core/contracts.js';
@@ -322,14 +323,15 @@ export async function reportCommand(argv: string[], io: CliIo, resolveWith: Targ
   if (!id) throw new CliError('name a job: clause-review report <job-id|submission-id> [--out DIR] [--open]');
   return withTarget(values, resolveWith, async (target) => {
     const links = await target.api.report(id);
-    if (!values.out) {
+    if (!values.out && !values.open) {
       io.out(`report.json  ${links.json.url}`);
       io.out(`report.html  ${links.html.url}`);
       if (links.docx) io.out(`report.docx  ${links.docx.url}`);
       io.err(`(links valid until ${links.expiresAt})`);
-      if (values.open) openInBrowser(links.html.url);
       return 0;
     }
+    // The links download (they are attachments), so --open opens a local copy.
+    const out = values.out ?? mkdtempSync(join(tmpdir(), 'clause-review-report-'));
     const files: Record<string, string | Uint8Array> = {};
     for (const [name, link] of [
       ['report.json', links.json],
@@ -341,7 +343,7 @@ export async function reportCommand(argv: string[], io: CliIo, resolveWith: Targ
       if (r.status !== 200) throw new CliError(`downloading ${name} failed (HTTP ${r.status})`, 1);
       files[name] = name.endsWith('.docx') ? r.bytes : r.text;
     }
-    const written = writeConfined(values.out, links.jobId, files);
+    const written = writeConfined(out, links.jobId, files);
     for (const path of written) io.out(path);
     if (values.open && written[1]) openInBrowser(written[1]);
     return 0;

@@ -41,7 +41,11 @@ async function serveApp(
     files: new Map([...(await bundleApp()), ...(await bundleAddin())]),
     apiUrl,
     region: LOCAL_REGION,
-    connect: [new URL(apiUrl).origin, new URL(stack.awsEndpoint).origin],
+    connect: {
+      api: new URL(apiUrl).origin,
+      cognito: signIn ? [new URL(stack.awsEndpoint).origin] : [],
+      buckets: [new URL(stack.awsEndpoint).origin],
+    },
     ...(signIn
       ? {
           cognito: {

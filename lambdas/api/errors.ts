@@ -104,6 +104,37 @@ export class HeadersTooLargeError extends ApiError {
   }
 }
 
+/**
+ * The caller signs with a role session whose name they chose, which the API cannot own jobs by
+ * (`sessionRefusal` in access.ts).
+ */
+export class UntrustedSessionError extends ApiError {
+  constructor(readonly role: string) {
+    super(
+      `sessions of ${role} are named by whoever assumes the role, so they cannot own jobs here: ` +
+        'call as an IAM user, sign in through the reviewer app or IAM Identity Center, or have the stack name ' +
+        'the role in sessionNamedRoles once its trust policy fixes the session name (docs/security.md)',
+      403,
+    );
+    this.name = 'UntrustedSessionError';
+  }
+}
+
+/** The caller has used up their budget of a costly route for now; `retryAfterSeconds` says when to come back. */
+export class TooManyRequestsError extends ApiError {
+  constructor(
+    readonly route: string,
+    readonly retryAfterSeconds: number,
+    readonly limit: { readonly burst: number; readonly perMinute: number },
+  ) {
+    super(
+      `too many ${route} requests from this caller: at most ${limit.burst} at once and ${limit.perMinute} a minute; try again in ${retryAfterSeconds} s`,
+      429,
+    );
+    this.name = 'TooManyRequestsError';
+  }
+}
+
 /** True for any status API error. */
 export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
@@ -152,4 +183,14 @@ export function isHeadersTooLargeError(error: unknown): error is HeadersTooLarge
 /** True for a 503 of a busy service. */
 export function isServiceBusyError(error: unknown): error is ServiceBusyError {
   return error instanceof ServiceBusyError;
+}
+
+/** True for a caller over their budget of a route. */
+export function isTooManyRequestsError(error: unknown): error is TooManyRequestsError {
+  return error instanceof TooManyRequestsError;
+}
+
+/** True for a caller whose role session cannot own jobs. */
+export function isUntrustedSessionError(error: unknown): error is UntrustedSessionError {
+  return error instanceof UntrustedSessionError;
 }

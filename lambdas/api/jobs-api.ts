@@ -18,13 +18,15 @@ import {
   type Submission,
 } from '../core/jobs/index.js';
 import type { Job } from '../core/state/jobs.js';
-import { actorOf, type Principal } from './access.js';
+import { actorOf, ownerOf, type Principal, sessionRefusal } from './access.js';
+import type { CallerLimits, LimitedRoute } from './caller-limits.js';
 import {
   BadRequestError,
   JobStateConflictError,
   JobUnknownError,
   ServiceBusyError,
   UnprocessableDocumentError,
+  UntrustedSessionError,
 } from './errors.js';
 import type { PersonLabels } from './people.js';
 
@@ -48,6 +50,16 @@ export type JobsApiDeps = JobDeskDeps & {
    * name). @default none: the trail names the principal only
    */
   readonly people?: PersonLabels;
+  /**
+   * Each caller's budget of the costly routes (quote, submit).
+   * @default none: only the stage's throttle bounds them
+   */
+  readonly callerLimits?: CallerLimits;
+  /**
+   * Roles whose sessions the API owns jobs by, because the caller cannot choose the session's
+   * name (`sessionRefusal`). @default none: sessions of administrator roles only
+   */
+  readonly sessionNamedRoles?: readonly string[];
 };
 
 /**
@@ -80,24 +92,47 @@ export class JobsApi {
     return this.desk.playbooks;
   }
 
+  /**
+   * Refuses a caller the API cannot own jobs by: a role session whose name the caller chose.
+   * @throws UntrustedSessionError (403)
+   */
+  admit(caller: Principal | undefined): void {
+    const role =
+      caller &&
+      sessionRefusal(caller, {
+        sessionNamedRoles: this.deps.sessionNamedRoles ?? [],
+        administrators: this.deps.administrators ?? [],
+      });
+    if (role) throw new UntrustedSessionError(role);
+  }
+
   /** The caller as the core takes it. */
   actor(caller: Principal | undefined): Actor | undefined {
     return actorOf(caller, this.deps.administrators ?? []);
   }
 
-  /** POST /jobs. @throws BadRequestError */
-  submit(body: unknown, caller?: Principal): Promise<Submission> {
+  /** POST /jobs. @throws TooManyRequestsError, BadRequestError */
+  async submit(body: unknown, caller?: Principal): Promise<Submission> {
+    await this.spend(caller, 'submit');
     return refusals(() => this.desk.submit(body, this.actor(caller)));
   }
 
   /**
    * POST /quote: the document priced as intake would, with no job recorded.
-   * @throws BadRequestError, UnprocessableDocumentError
+   * @throws TooManyRequestsError, BadRequestError, UnprocessableDocumentError
    */
-  quote(body: unknown): Promise<QuoteView> {
+  async quote(body: unknown, caller?: Principal): Promise<QuoteView> {
+    await this.spend(caller, 'quote');
     return refusals(() =>
       quoteRequest(body, { ...this.deps, playbooks: this.deps.playbooks ?? this.playbooks }),
     );
+  }
+
+  /** One request of the caller's budget of a costly route, before any of its work. */
+  private async spend(caller: Principal | undefined, route: LimitedRoute): Promise<void> {
+    // A request without a principal never passes API Gateway's IAM authorization; should one
+    // arrive, all such share one budget.
+    await this.deps.callerLimits?.take(caller ? ownerOf(caller) : 'no-principal', route);
   }
 
   /** GET /jobs/{id}. @throws BadRequestError, JobUnknownError */

@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { AppFiles } from '../../bin/app-bundle.js';
 import { ANALYSTS } from '../../lambdas/core/analysts/registry.js';
-import { addinContentSecurityPolicy } from '../../lambdas/shared/addin-csp.js';
+import {
+  type AppConnections,
+  addinContentSecurityPolicy,
+  appContentSecurityPolicy,
+} from '../../lambdas/shared/app-csp.js';
 import { ADDIN_PATH } from '../../lib/addin-manifest.js';
 
 /** What the served app is told: the configuration its config.json carries. */
@@ -11,8 +15,11 @@ export interface LocalAppOptions {
   readonly files: AppFiles;
   readonly apiUrl: string;
   readonly region: string;
-  /** Origins the app talks to besides its own (the API, the emulator's presigned URLs). */
-  readonly connect: readonly string[];
+  /**
+   * Where the app may send requests besides its own origin: the API, and the emulator, which
+   * serves Cognito and the presigned URLs. Plain HTTP on loopback, so nothing is upgraded.
+   */
+  readonly connect: Omit<AppConnections, 'https'>;
   /**
    * The emulator's user pool and identity pool: people sign in through them (at `endpoint`)
    * instead of typing the emulator's access key pair. @default the key pair
@@ -56,32 +63,18 @@ export function localAppConfig(apiUrl: string, region: string, cognito?: LocalCo
 }
 
 /**
- * The security headers the hosted app is served with; the same policy locally. The Word
- * add-in's pages (under `addin/`) have the add-in's policy, which lets Office's hosts frame them.
+ * The security headers the hosted app is served with: the same policies (lambdas/shared/app-csp.ts).
+ * The Word add-in's pages (under `addin/`) have the add-in's policy, which lets Office's hosts
+ * frame them, and no X-Frame-Options, which cannot name those hosts.
  */
-function securityHeaders(connect: readonly string[], path: string): Record<string, string> {
-  if (path.startsWith(ADDIN_PATH)) {
-    return {
-      'content-security-policy': addinContentSecurityPolicy(connect, { https: false }),
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'strict-origin-when-cross-origin',
-      'cache-control': 'no-store',
-    };
-  }
+function securityHeaders(connect: Omit<AppConnections, 'https'>, path: string): Record<string, string> {
+  const connections = { ...connect, https: false };
+  const page: Record<string, string> = path.startsWith(ADDIN_PATH)
+    ? { 'content-security-policy': addinContentSecurityPolicy(connections) }
+    : { 'content-security-policy': appContentSecurityPolicy(connections), 'x-frame-options': 'DENY' };
   return {
-    'content-security-policy': [
-      "default-src 'self'",
-      "script-src 'self'",
-      "style-src 'self'",
-      "img-src 'self' data:",
-      `connect-src 'self' ${connect.join(' ')}`,
-      "object-src 'none'",
-      "base-uri 'self'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-    ].join('; '),
+    ...page,
     'x-content-type-options': 'nosniff',
-    'x-frame-options': 'DENY',
     'referrer-policy': 'strict-origin-when-cross-origin',
     'cache-control': 'no-store',
   };

@@ -81,7 +81,10 @@ export async function createPerson(
         Username: name,
         TemporaryPassword: secret,
         MessageAction: 'SUPPRESS',
-        UserAttributes: [{ Name: 'email', Value: name }],
+        UserAttributes: [
+          { Name: 'email', Value: name },
+          { Name: 'email_verified', Value: 'true' },
+        ],
       }),
     );
   } finally {

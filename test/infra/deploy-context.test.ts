@@ -46,6 +46,8 @@ function environments(resources: Record<string, Resource>): Map<string, Record<s
 }
 
 const ADMIN = 'arn:aws:iam::123456789012:role/Admin';
+const SSO_ROLE =
+  'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Reviewers_0a1b';
 
 describe('the CDK app with the deployer context flags', () => {
   let flagged: Record<string, Resource>;
@@ -54,6 +56,7 @@ describe('the CDK app with the deployer context flags', () => {
     flagged = synth({
       alertEmails: 'ops@example.com,legal@example.org',
       administrators: ADMIN,
+      sessionNamedRoles: SSO_ROLE,
       models: '{"primary":"eu.anthropic.claude-haiku-4-5-20251001-v1:0"}',
       retentionDays: '30',
       removalPolicy: 'destroy',
@@ -91,6 +94,16 @@ describe('the CDK app with the deployer context flags', () => {
     expect(plainAdmins).toHaveLength(1);
     expect(JSON.stringify(plainAdmins[0])).not.toContain(ADMIN);
     expect(JSON.stringify(plainAdmins[0])).toContain('AdministratorRole');
+  });
+
+  it('-c sessionNamedRoles names the roles whose sessions may own jobs to the status API', () => {
+    const named = [...environments(flagged).values()]
+      .map((env) => env.SESSION_NAMED_ROLES)
+      .filter((v) => v !== undefined);
+    expect(named).toEqual([JSON.stringify([SSO_ROLE])]);
+    expect([...environments(plain).values()].some((env) => env.SESSION_NAMED_ROLES !== undefined)).toBe(
+      false,
+    );
   });
 
   it('-c models sets the workers’ primary model and the IAM grant', () => {
@@ -183,6 +196,7 @@ describe('the CDK app refuses a bad flag before building anything', () => {
     ['prefix', 'Bad_Prefix'],
     ['alertEmails', 'ops'],
     ['administrators', 'Admin'],
+    ['sessionNamedRoles', 'arn:aws:sts::123456789012:assumed-role/Ops/alice'],
     ['models', '{not json'],
     ['retentionDays', '0'],
     ['removalPolicy', 'snapshot'],

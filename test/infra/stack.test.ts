@@ -781,6 +781,7 @@ describe('cdk-nag AwsSolutions', () => {
       [
         'ClauseReview/App/Distribution: AwsSolutions-CFR1',
         'ClauseReview/App/Distribution: AwsSolutions-CFR2',
+        'ClauseReview/AWS679f53fac002430cb0da5b7982bd2287/ServiceRole: AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
         'ClauseReview/App/Distribution: AwsSolutions-CFR4',
         'ClauseReview/SignIn/InvokeStatusApi: AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<StatusApiE9E0F2A1>/*/*/*]',
         'ClauseReview/BatchLane/TaskDefinition/ExecutionRole: AwsSolutions-IAM5[Resource::*]',

@@ -235,8 +235,11 @@ describe('the reviewer app on local up', () => {
       first,
       'override',
       '1',
-      // Who decided: the signed-in person's email from the user pool, not the role session they share.
-      person.kind === 'cognito' ? person.name : expect.stringMatching(/test$/),
+      // Who decided: the signed-in person's verified email beside their user pool sub, not the
+      // role session they share.
+      person.kind === 'cognito'
+        ? expect.stringMatching(new RegExp(`^${person.name.replace(/\./g, '\\.')} \\([0-9a-f-]{36}\\)$`))
+        : expect.stringMatching(/test$/),
       expect.any(String),
       'usual for a consultant: work made for the company',
     ]);

@@ -113,6 +113,21 @@ describe('a submission through the API', () => {
     const html = await send(new URL(links.html.url), 'GET', {});
     expect(html.status).toBe(200);
     expect(html.text).toMatch(/<html/i);
+    // Each report downloads as an attachment named after the contract, with its own type: the
+    // HTML never opens inline on the bucket's origin.
+    const stem = SMALL.replace(/\.txt$/, '');
+    const docx = await send(new URL(links.docx?.url ?? ''), 'GET', {});
+    for (const [r, kind, type] of [
+      [json, 'json', 'application/json'],
+      [html, 'html', 'text/html; charset=utf-8'],
+      [docx, 'docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+    ] as const) {
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe(type);
+      expect(r.headers['content-disposition']).toBe(
+        `attachment; filename="${stem}.review.${kind}"; filename*=UTF-8''${stem}.review.${kind}`,
+      );
+    }
 
     // A job that ended cannot be cancelled.
     const late = await errorOf(api.cancel(ended.jobId));
@@ -405,5 +420,73 @@ describe('refusals', () => {
     const malformed = await errorOf(api.status('not-a-job'));
     expect(malformed.status).toBe(400);
     expect(malformed.message).toMatch(/is not a job id/);
+  });
+});
+
+describe('per-caller budgets of the costly routes', () => {
+  it('answers 429 with Retry-After to a caller over their budget, while another caller goes on', async () => {
+    const callers = [
+      { accessKeyId: 'AKIDBUSYCALLER', secretAccessKey: 'busy-secret' },
+      { accessKeyId: 'AKIDQUIETCALLER', secretAccessKey: 'quiet-secret' },
+    ];
+    const limited = await startPipelineApi({
+      awsEndpoint: h.stack.endpoint,
+      db: h.pipeline.clients.db,
+      resources: h.stack.resources,
+      credentials: Object.fromEntries(callers.map((c) => [c.accessKeyId, c.secretAccessKey])),
+      callerBudgets: { quote: { burst: 2, perMinute: 1 }, submit: { burst: 3, perMinute: 1 } },
+    });
+    try {
+      const [busy, quiet] = callers.map(
+        (credentials) => new ApiClient({ url: limited.url, region: LOCAL_REGION, credentials }),
+      ) as [ApiClient, ApiClient];
+      const quote = {
+        filename: SMALL,
+        document: fixture(SMALL).toString('base64'),
+        analysts: ['ip-counsel'],
+      };
+      const statuses = async (client: ApiClient, path: 'quote' | 'jobs', body: unknown, n: number) => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) out.push((await client.request('POST', path, body)).status);
+        return out;
+      };
+      expect(await statuses(busy, 'quote', quote, 2)).toEqual([200, 200]);
+      const refused = await busy.request('POST', 'quote', quote);
+      expect(refused.status).toBe(429);
+      // One a minute: the next is a minute away, give or take the seconds this test took.
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(30);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(refused.body).toMatchObject({
+        error: 'TooManyRequestsError',
+        message: expect.stringMatching(
+          /^too many quote requests from this caller: at most 2 at once and 1 a minute/,
+        ),
+      });
+      // Another caller's budget is their own.
+      expect(await statuses(quiet, 'quote', quote, 2)).toEqual([200, 200]);
+      // Submissions have a budget of their own, per caller too.
+      const submit = { filename: SMALL, lane: 'realtime' };
+      expect(await statuses(busy, 'jobs', submit, 4)).toEqual([201, 201, 201, 429]);
+      expect(await statuses(quiet, 'jobs', submit, 1)).toEqual([201]);
+      // The budgets are kept in the state table, one item per caller and route.
+      const items = await h.pipeline.clients.db.send(
+        new ScanCommand({
+          TableName: h.stack.resources.tableName,
+          FilterExpression: 'begins_with(pk, :p)',
+          ExpressionAttributeValues: { ':p': 'RATE#' },
+        }),
+      );
+      const ours = (items.Items ?? []).filter((i) => /AKID(BUSY|QUIET)CALLER/.test(String(i.pk)));
+      expect(ours.map((i) => `${i.pk} ${i.sk}`).sort()).toEqual(
+        [
+          `RATE#${localCallerArn('AKIDBUSYCALLER')} quote`,
+          `RATE#${localCallerArn('AKIDBUSYCALLER')} submit`,
+          `RATE#${localCallerArn('AKIDQUIETCALLER')} quote`,
+          `RATE#${localCallerArn('AKIDQUIETCALLER')} submit`,
+        ].sort(),
+      );
+    } finally {
+      await limited.close();
+    }
   });
 });

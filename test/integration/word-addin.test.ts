@@ -2,7 +2,8 @@
  * The Word add-in's task pane in headless Chromium against `local up` (a real process), with
  * Office.js's part played by a host the test gives the pane (test/helpers/addin-test-host.ts):
  * the sign-in page Office's dialog would open, signing in a person an administrator created (a
- * new password, an authenticator set up); the pane signed in with what that page sent; the open
+ * new password, an authenticator set up) by SRP; the pane signed in with what that page sent, the
+ * dialog's own sign-in revoked; the open
  * document (a .docx of a CUAD contract, with Word's smart apostrophes and a later paragraph
  * edited since) quoted and reviewed with a `high` gate; clauses at medium risk or above listed
  * and commented on while the job runs, the edited ones reported instead; the gate's findings
@@ -96,8 +97,18 @@ afterAll(async () => {
 async function signInThroughDialog(): Promise<string> {
   await browser.navigate(`${state.appUrl}addin/sign-in.html`);
   await browser.waitForSelector('#si-name');
+  // Office's messageParent; and the refresh tokens Cognito hands the page, kept to show that
+  // the dialog's sign-in is revoked once the pane has its credentials.
   await browser.evaluate(
-    `window.Office = { context: { ui: { messageParent: (m) => { window.sentToPane = m; } } } }; 0`,
+    `window.Office = { context: { ui: { messageParent: (m) => { window.sentToPane = m; } } } };
+     window.refreshTokens = [];
+     window.fetch = ((pageFetch) => async (...args) => {
+       const r = await pageFetch(...args);
+       await r.clone().json().then((b) => {
+         if (b?.AuthenticationResult?.RefreshToken) window.refreshTokens.push(b.AuthenticationResult.RefreshToken);
+       }, () => {});
+       return r;
+     })(window.fetch.bind(window)); 0`,
   );
   expect(await browser.seriousA11yViolations(), 'sign-in page').toEqual([]);
   if (!state.userPoolId) {
@@ -135,6 +146,27 @@ async function signInThroughDialog(): Promise<string> {
   expect(await browser.evaluate('document.querySelector("main [role=status]")?.textContent')).toMatch(
     /^Signed in as .+\. This window closes now\.$/,
   );
+  expect(await browser.evaluate('document.querySelector("main .error")')).toBeNull();
+  if (state.userPoolId) {
+    // The dialog's own sign-in ended when it handed the pane its credentials: its refresh token
+    // no longer renews anything.
+    const tokens = await browser.evaluate<string[]>('window.refreshTokens');
+    expect(tokens).toHaveLength(1);
+    const refresh = await fetch(state.awsEndpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-amz-json-1.1',
+        'x-amz-target': 'AWSCognitoIdentityProviderService.InitiateAuth',
+      },
+      body: JSON.stringify({
+        AuthFlow: 'REFRESH_TOKEN_AUTH',
+        ClientId: state.userPoolClientId,
+        AuthParameters: { REFRESH_TOKEN: tokens[0] },
+      }),
+    });
+    expect(refresh.status).toBe(400);
+    expect(await refresh.text()).toMatch(/NotAuthorizedException.*Refresh Token has been revoked/);
+  }
   return sent;
 }
 

@@ -13,6 +13,7 @@ import { bundleAddin, DEV_BASE, iconPng, writeAddin } from '../../bin/addin-bund
 import { bundleApp } from '../../bin/app-bundle.js';
 import { addinCommand, manifestFromOutputs } from '../../bin/commands/addin.js';
 import { isCliError } from '../../bin/commands/cli-error.js';
+import { addinContentSecurityPolicy, appContentSecurityPolicy } from '../../lambdas/shared/app-csp.js';
 import { addinId } from '../../lib/addin-manifest.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { startLocalApp } from '../../localstack/runtime/local-app.js';
@@ -50,7 +51,10 @@ describe('npm run build:addin -- DIR', () => {
     const js = readFileSync(join(out, 'taskpane.js'), 'utf8');
     expect(js).not.toMatch(/["']node:/);
     expect(js).toMatch(/execute-api/);
-    expect(readFileSync(join(out, 'sign-in.js'), 'utf8')).toMatch(/messageParent/);
+    const signIn = readFileSync(join(out, 'sign-in.js'), 'utf8');
+    expect(signIn).toMatch(/messageParent/);
+    // The app's SRP sign-in brings the `buffer` package, which reads Node's `global`: globalThis here.
+    for (const script of [js, signIn]) expect(script).not.toMatch(/[^.\w]global\./);
   });
 
   it('draws each icon at its size, as PNG', () => {
@@ -70,23 +74,33 @@ describe('npm run build:addin -- DIR', () => {
 
 describe('the add-in on local up', () => {
   it('is served under addin/ with the frame policy of the add-in; the app keeps frame denial', async () => {
+    const connect = {
+      api: 'http://127.0.0.1:1',
+      cognito: ['http://127.0.0.1:2'],
+      buckets: ['http://127.0.0.1:2'],
+    };
     const app = await startLocalApp({
       files: new Map([...(await bundleApp()), ...(await bundleAddin())]),
       apiUrl: 'http://127.0.0.1:1/',
       region: 'us-east-1',
-      connect: ['http://127.0.0.1:1'],
+      connect,
     });
     try {
       const pane = await fetch(`${app.url}addin/taskpane.html`);
       expect(pane.status).toBe(200);
+      // The add-in's policy from the app's connections, over plain HTTP.
       const csp = pane.headers.get('content-security-policy') ?? '';
+      expect(csp).toBe(addinContentSecurityPolicy({ ...connect, https: false }));
       expect(csp).toMatch(/frame-ancestors https:\/\/\*\.officeapps\.live\.com /);
       expect(csp).toMatch(/script-src 'self' https:\/\/appsforoffice\.microsoft\.com/);
-      expect(csp).toContain("connect-src 'self' http://127.0.0.1:1");
+      expect(csp).toContain("connect-src 'self' http://127.0.0.1:1 http://127.0.0.1:2");
       expect(pane.headers.get('x-frame-options')).toBeNull();
+      expect(pane.headers.get('x-content-type-options')).toBe('nosniff');
       expect((await fetch(`${app.url}addin/icon-32.png`)).headers.get('content-type')).toBe('image/png');
       const index = await fetch(app.url);
-      expect(index.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(index.headers.get('content-security-policy')).toBe(
+        appContentSecurityPolicy({ ...connect, https: false }),
+      );
       expect(index.headers.get('x-frame-options')).toBe('DENY');
     } finally {
       await app.close();

@@ -1,17 +1,20 @@
 /**
  * The add-in's Office seam (lambdas/app/addin/host.ts) and what the sign-in dialog hands the
  * pane (sign-in-message.ts): the document read in slices and its file always closed, Office's
- * dialog refusals named, the document's name, and credentials kept until they expire.
+ * dialog refusals named, the document's name, credentials kept until they expire, and the
+ * dialog's own sign-in ended before it hands them over.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentNameOf, openDialog, readCompressed } from '../../lambdas/app/addin/host.js';
 import { recordRedlineDecision, redlinesOf } from '../../lambdas/app/addin/redlines.js';
 import {
+  handOver,
   isSignInEndedError,
   readSignInMessage,
   signInMessage,
 } from '../../lambdas/app/addin/sign-in-message.js';
 import type { AppApi, ReportClause } from '../../lambdas/app/api.js';
+import { isSignInError, SignInError, signIn } from '../../lambdas/app/session.js';
 
 const OFFICE_ENUMS = {
   FileType: { Compressed: 'compressed' },
@@ -153,6 +156,50 @@ describe('the sign-in message', () => {
     expect(isSignInEndedError(ended)).toBe(true);
     expect(() => readSignInMessage('{"kind":"other"}')).toThrow(/not a sign-in/);
     expect(() => readSignInMessage('not json')).toThrow(/not a sign-in/);
+  });
+
+  it("is sent once the dialog's own session is signed out, with the credentials it held", async () => {
+    const step = await signIn({ kind: 'keys' }, { name: 'AKIDEXAMPLE', secret: 'wJalr' });
+    if (step.kind !== 'done') throw new Error(`expected a session, got ${step.kind}`);
+    const { session } = step;
+    let sent = '';
+    let atSend: Promise<string> | undefined;
+    const failure = await handOver(session, (message) => {
+      sent = message;
+      atSend = session.credentials().then(
+        () => 'signed in',
+        () => 'signed out',
+      );
+    });
+    expect(failure).toBeUndefined();
+    expect(await atSend).toBe('signed out');
+    expect(await readSignInMessage(sent).credentials()).toEqual({
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'wJalr',
+    });
+    const after = await session.credentials().catch((e: unknown) => e);
+    expect(isSignInError(after)).toBe(true);
+  });
+
+  it('is sent even when the revocation fails, which is returned for the dialog to say', async () => {
+    const step = await signIn({ kind: 'keys' }, { name: 'AKIDEXAMPLE', secret: 'wJalr' });
+    if (step.kind !== 'done') throw new Error(`expected a session, got ${step.kind}`);
+    const refused = new SignInError('signed out here, but Cognito did not revoke the sign-in: offline', {
+      kind: 'cognito',
+    });
+    const sent: string[] = [];
+    const failure = await handOver(
+      {
+        ...step.session,
+        signOut: async () => {
+          await step.session.signOut();
+          throw refused;
+        },
+      },
+      (message) => sent.push(message),
+    );
+    expect(failure).toBe(refused);
+    expect(sent.map((m) => readSignInMessage(m).who)).toEqual(['AKIDEXAMPLE']);
   });
 
   it('names the document after its file, or a stand-in for a new one', () => {

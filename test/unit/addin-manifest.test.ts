@@ -6,6 +6,7 @@
 import { DOMParser } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
 import { ADDIN_REQUIREMENT, addinId, addinManifest, isAddinManifestError } from '../../lib/addin-manifest.js';
+import { isValidationError } from '../../lib/errors.js';
 import { schemaErrors } from '../helpers/addin-schema.js';
 
 const BASE = 'https://d111111abcdef8.cloudfront.net/addin/';
@@ -60,6 +61,11 @@ describe('addinManifest', () => {
         }
       })();
       expect(isAddinManifestError(error), base).toBe(true);
+      // One of lib/'s validation errors, raised where no construct is at hand.
+      expect(isValidationError(error) && [error.id, error.constructPath], base).toEqual([
+        'BadAddinBase',
+        undefined,
+      ]);
     }
     // Loopback over HTTP is written for a local trial.
     expect(addinManifest({ base: 'http://127.0.0.1:4100/addin/', deployment: 'local' })).toContain(

@@ -12,7 +12,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { mayActOn } from '../../lambdas/api/access.js';
+import { mayActOn, sessionRefusal } from '../../lambdas/api/access.js';
 import {
   type ApiError,
   BadRequestError,
@@ -23,9 +23,13 @@ import {
   isJobStateConflictError,
   isJobUnknownError,
   isPayloadTooLargeError,
+  isTooManyRequestsError,
+  isUntrustedSessionError,
   JobStateConflictError,
   JobUnknownError,
   PayloadTooLargeError,
+  TooManyRequestsError,
+  UntrustedSessionError,
 } from '../../lambdas/api/errors.js';
 import { configureApi, handler } from '../../lambdas/api/handler.js';
 import { checkRequestSize, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../lambdas/api/limits.js';
@@ -521,6 +525,68 @@ describe('mayActOn', () => {
     expect(mayActOn({}, { arn: ALICE }, [])).toBe(false);
     expect(mayActOn({}, { arn: ADMIN_SESSION }, [ADMIN_ROLE])).toBe(true);
     expect(mayActOn(job, undefined, [ADMIN_ROLE])).toBe(false);
+  });
+});
+
+describe('sessionRefusal', () => {
+  const none = { sessionNamedRoles: [], administrators: [] };
+  it('refuses a role session whose name the caller chose, naming the role', () => {
+    expect(sessionRefusal({ arn: 'arn:aws:sts::123456789012:assumed-role/Ops/alice' }, none)).toBe(
+      'arn:aws:iam::123456789012:role/Ops',
+    );
+  });
+
+  it('admits IAM users, people of the identity pool, named roles and administrator roles', () => {
+    expect(sessionRefusal({ arn: ALICE }, none)).toBeUndefined();
+    expect(
+      sessionRefusal(
+        {
+          arn: 'arn:aws:sts::123456789012:assumed-role/Reviewer/CognitoIdentityCredentials',
+          cognitoIdentityId: 'us-east-1:ab',
+        },
+        none,
+      ),
+    ).toBeUndefined();
+    const sso = 'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Reviewers_0a1b';
+    const session = { arn: 'arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_Reviewers_0a1b/ana' };
+    expect(sessionRefusal(session, { sessionNamedRoles: [sso], administrators: [] })).toBeUndefined();
+    // The same role name in another account is another role.
+    expect(
+      sessionRefusal(
+        { arn: 'arn:aws:sts::999999999999:assumed-role/AWSReservedSSO_Reviewers_0a1b/ana' },
+        { sessionNamedRoles: [sso], administrators: [] },
+      ),
+    ).toBe('arn:aws:iam::999999999999:role/AWSReservedSSO_Reviewers_0a1b');
+    expect(
+      sessionRefusal({ arn: ADMIN_SESSION }, { sessionNamedRoles: [], administrators: [ADMIN_ROLE] }),
+    ).toBe(undefined);
+  });
+
+  it('is answered 403 with what to do, before any route runs', async () => {
+    const r = await call(
+      'GET',
+      '/jobs/j-0123456789abcdef0123',
+      undefined,
+      'arn:aws:sts::123456789012:assumed-role/Ops/alice',
+    );
+    expect(r.status).toBe(403);
+    expect(r.body.error).toBe('UntrustedSessionError');
+    expect(r.body.message).toMatch(
+      /^sessions of arn:aws:iam::123456789012:role\/Ops are named by whoever assumes the role/,
+    );
+    expect(ddb.calls()).toHaveLength(0);
+    // An administrator's session goes on to the route.
+    ddb.on(GetCommand).resolves({ Item: running });
+    expect((await call('GET', `/jobs/${running.jobId}`, undefined, ADMIN_SESSION)).status).toBe(200);
+  });
+
+  it('has guards for its errors', () => {
+    expect(isUntrustedSessionError(new UntrustedSessionError('arn:aws:iam::1:role/R'))).toBe(true);
+    expect(isUntrustedSessionError(new BadRequestError('x'))).toBe(false);
+    const limited = new TooManyRequestsError('quote', 7, { burst: 10, perMinute: 12 });
+    expect(isTooManyRequestsError(limited)).toBe(true);
+    expect([limited.statusCode, limited.retryAfterSeconds]).toEqual([429, 7]);
+    expect(isTooManyRequestsError(new BadRequestError('x'))).toBe(false);
   });
 });
 

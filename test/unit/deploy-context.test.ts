@@ -215,6 +215,7 @@ describe('readDeployContext', () => {
       'prefix',
       'alertEmails',
       'administrators',
+      'sessionNamedRoles',
       'models',
       'retentionDays',
       'removalPolicy',

@@ -3,13 +3,14 @@
  * The sign-in page Office's dialog opens (sign-in.html, on the task pane's own origin): the
  * reviewer app's sign-in form, with its first-sign-in and authenticator steps, against the
  * stack's user pool. Once signed in, the temporary credentials go to the pane with
- * `messageParent` and the dialog is closed by the pane; the page keeps nothing.
+ * `messageParent`, the dialog's own sign-in is ended first (its refresh token revoked), and the
+ * dialog is closed by the pane; the page keeps nothing.
  */
 import { type AppConfig, readAppConfig } from '../config.js';
 import { errorBox, h } from '../dom.js';
 import type { Session } from '../session.js';
 import { signInView } from '../views/sign-in.js';
-import { signInMessage } from './sign-in-message.js';
+import { handOver } from './sign-in-message.js';
 
 const main = () => document.getElementById('main') as HTMLElement;
 
@@ -25,9 +26,10 @@ function start(config: AppConfig): void {
     try {
       const send = messageParent();
       if (!send) throw new Error('this page is the add-in’s sign-in window: open it from the add-in in Word');
-      send(signInMessage(session.who, await session.credentials()));
+      const notRevoked = await handOver(session, send);
       main().replaceChildren(
         h('p', { role: 'status' }, `Signed in as ${session.who}. This window closes now.`),
+        ...(notRevoked === undefined ? [] : [errorBox(notRevoked)]),
       );
     } catch (error) {
       main().replaceChildren(errorBox(error));

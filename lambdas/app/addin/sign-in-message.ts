@@ -5,6 +5,7 @@
  * once they expire; nothing is written to storage on either side.
  */
 import type { Credentials } from '../api.js';
+import type { Session } from '../session.js';
 
 /** A signed-in person, as the pane holds them. */
 export interface PaneSession {
@@ -38,6 +39,26 @@ export function signInMessage(who: string, c: Credentials): string {
       ...(c.expiration ? { expiration: c.expiration.toISOString() } : {}),
     },
   });
+}
+
+/**
+ * Ends the dialog's sign-in with the pane holding its credentials: takes them, signs the dialog's
+ * session out (for a Cognito sign-in, its refresh token revoked), then `send`s them. The pane
+ * closes the dialog as soon as the message arrives, so the revocation is done before, and the
+ * window keeps nothing. A failed revocation does not stop the hand-over (the token dies with the
+ * window's memory, and Cognito lets it lapse); it is returned, for the window to say.
+ * @returns the revocation's failure, or undefined
+ */
+export async function handOver(session: Session, send: (message: string) => void): Promise<unknown> {
+  const credentials = await session.credentials();
+  let failure: unknown;
+  try {
+    await session.signOut();
+  } catch (error) {
+    failure = error;
+  }
+  send(signInMessage(session.who, credentials));
+  return failure;
 }
 
 /**

@@ -15,6 +15,7 @@ import { JobHolds } from '../state/job-holds.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { buildReport } from './build-report.js';
 import { type DocxOutcome, reportDocx } from './docx-output.js';
+import { REPORT_CONTENT_TYPES } from './report-files.js';
 import { renderReportHtml } from './report-html.js';
 import type { Report } from './report-types.js';
 
@@ -92,7 +93,7 @@ export async function finalizeJob(
         Bucket: deps.resultsBucket,
         Key: keys.docx,
         Body: docx.bytes,
-        ContentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        ContentType: REPORT_CONTENT_TYPES.docx,
       }),
     ),
     deps.s3.send(
@@ -100,7 +101,7 @@ export async function finalizeJob(
         Bucket: deps.resultsBucket,
         Key: keys.json,
         Body: JSON.stringify(report, null, 1),
-        ContentType: 'application/json',
+        ContentType: REPORT_CONTENT_TYPES.json,
       }),
     ),
     deps.s3.send(
@@ -108,7 +109,7 @@ export async function finalizeJob(
         Bucket: deps.resultsBucket,
         Key: keys.html,
         Body: renderReportHtml(report),
-        ContentType: 'text/html; charset=utf-8',
+        ContentType: REPORT_CONTENT_TYPES.html,
       }),
     ),
   ]);

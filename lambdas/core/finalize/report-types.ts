@@ -28,7 +28,9 @@ export interface FindingReview {
   /** The score the report uses: the panel's, the reviewer's override, or 0 when rejected. */
   readonly decidedScore: number;
   readonly by?: string;
-  /** The deciding person's email or user name, when they signed in through the user pool. */
+  /** The user pool's permanent id of the deciding person, when they signed in through it. */
+  readonly bySub?: string;
+  /** The name the user pool vouched for when they decided (a verified email, or the user name). */
   readonly byName?: string;
   readonly at?: string;
   readonly note?: string;
@@ -40,7 +42,9 @@ export interface ReportDecision {
   readonly verdict: 'approve' | 'override' | 'reject';
   readonly score?: number;
   readonly by: string;
-  /** The deciding person's email or user name, when they signed in through the user pool. */
+  /** The user pool's permanent id of the deciding person, when they signed in through it. */
+  readonly bySub?: string;
+  /** The name the user pool vouched for when they decided (a verified email, or the user name). */
   readonly byName?: string;
   readonly at: string;
   readonly note?: string;

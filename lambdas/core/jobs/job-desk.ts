@@ -4,6 +4,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { REPORT_CONTENT_TYPES, type ReportKind } from '../finalize/report-files.js';
 import { cancelJob } from '../holds/pause.js';
 import { jobIdFor } from '../intake/job-id.js';
 import { SUBMITTED_BY_METADATA } from '../intake/submitter.js';
@@ -13,6 +14,7 @@ import { type Job, Jobs } from '../state/jobs.js';
 import { InvalidJobRequestError, JobConflictError, JobNotFoundError } from './errors.js';
 import { type JobView, jobView, queuedView, type ReportLinks } from './job-view.js';
 import type { QuoteDeps } from './quote-request.js';
+import { attachmentDisposition, reportFilename } from './report-download.js';
 import {
   parseRequest,
   pinPlaybook,
@@ -187,7 +189,8 @@ export class JobDesk {
   }
 
   /**
-   * Presigned GET URLs of report.json, report.html and report.docx.
+   * Presigned GET URLs of report.json, report.html and report.docx, each answered as an
+   * attachment with its own content type (report-download.ts).
    * @throws JobConflictError while the job has no report (not finalized yet, or rejected).
    */
   async report(id: string, actor?: Actor): Promise<ReportLinks> {
@@ -200,14 +203,21 @@ export class JobDesk {
           : `is ${job.status} and not finalized yet; its report is written when it ends`;
       throw new JobConflictError(`job ${job.jobId} ${why}`, job.jobId, job.status);
     }
-    const sign = (key: string) =>
-      getSignedUrl(this.deps.s3, new GetObjectCommand({ Bucket: this.deps.resultsBucket, Key: key }), {
-        expiresIn: this.deps.reportUrlSeconds,
-      });
+    const sign = (key: string, kind: ReportKind) =>
+      getSignedUrl(
+        this.deps.s3,
+        new GetObjectCommand({
+          Bucket: this.deps.resultsBucket,
+          Key: key,
+          ResponseContentDisposition: attachmentDisposition(reportFilename(job.key, job.jobId, kind)),
+          ResponseContentType: REPORT_CONTENT_TYPES[kind],
+        }),
+        { expiresIn: this.deps.reportUrlSeconds },
+      );
     const [jsonUrl, htmlUrl, docxUrl] = await Promise.all([
-      sign(job.reportKey),
-      sign(job.htmlReportKey),
-      job.docxReportKey ? sign(job.docxReportKey) : undefined,
+      sign(job.reportKey, 'json'),
+      sign(job.htmlReportKey, 'html'),
+      job.docxReportKey ? sign(job.docxReportKey, 'docx') : undefined,
     ]);
     return {
       jobId: job.jobId,

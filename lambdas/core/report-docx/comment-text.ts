@@ -4,6 +4,7 @@
  * paragraphs of text; the XML is built from them through the DOM.
  */
 import type { FindingReview, Report, ReportClause, Risk } from '../finalize/report-types.js';
+import { deciderText } from '../holds/decider.js';
 import type { DocxRedline } from './redlines.js';
 
 const RISK_ORDER: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
@@ -33,7 +34,7 @@ function decisionLine(name: string, r: FindingReview): string {
     return `Reviewer: ${name} ${DECISION_WORDS.unreviewed}; the panel's score ${r.modelScore} stands.`;
   const score =
     r.decidedScore === r.modelScore ? `score ${r.decidedScore}` : `score ${r.modelScore} → ${r.decidedScore}`;
-  const who = r.byName ? `${r.byName}${r.by ? ` (${r.by})` : ''}` : r.by;
+  const who = deciderText(r);
   return `Reviewer: ${name} ${DECISION_WORDS[r.decision]} (${score})${who ? ` by ${who}` : ''}${r.at ? ` at ${r.at}` : ''}${r.note ? `: “${r.note}”` : ''}`;
 }
 

@@ -56,3 +56,7 @@ export const playbookPk = (name: string) => `${PLAYBOOK_KEY_PREFIX}#${name}`;
 export const playbookVersionSk = (version: number) => `V#${pad(version, 6)}`;
 /** Partition key of the playbook list: one item per name (sort key), with its latest version. */
 export const PLAYBOOK_LIST_PK = `${PLAYBOOK_KEY_PREFIX}S`;
+/** Prefix of the partition key of a caller's request budgets (for IAM's `dynamodb:LeadingKeys`). */
+export const CALLER_RATE_PREFIX = 'RATE#';
+/** Partition key of a caller's request budgets (`lambdas/api/caller-limits.ts`). */
+export const callerRatePk = (caller: string) => `${CALLER_RATE_PREFIX}${caller}`;
