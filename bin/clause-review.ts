@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { LANES } from '../lambdas/core/contracts.js';
 import { isLocalStackError } from '../localstack/errors.js';
+import { ADDIN_USAGE, addinCommand } from './commands/addin.js';
 import { cancelCommand, reportCommand, statusCommand, submitCommand } from './commands/api-commands.js';
 import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
 import { dlqCommand } from './commands/dlq.js';
@@ -41,9 +42,10 @@ Usage:
                                              presigned links to report.json/html, or download them into DIR/<job>/
   clause-review review <file...> [options]   review contracts on the embedded local stack, start to finish
   clause-review local up [--prefix P] [--workers N] [--latency-ms MS] [--invocations N] [--analyst learned|heuristic]
-                       [--max-jobs-per-owner N]
+                       [--max-jobs-per-owner N] [--https-origin URL]
                                              start moto + the Bedrock stand-in + the pipeline + the status API + the reviewer app (Ctrl-C stops);
-                                             --max-jobs-per-owner N: an owner's jobs over N wait as 'queued' (default: the stack's, 10; 0: no cap)
+                                             --max-jobs-per-owner N: an owner's jobs over N wait as 'queued' (default: the stack's, 10; 0: no cap);
+                                             --https-origin URL: an HTTPS proxy in front of the app, for Word (docs/word-addin.md)
   clause-review local down                   stop a 'local up' running in another terminal
   clause-review purge <job>                  delete an ended job's document (every version), work files, reports and items
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)
@@ -51,6 +53,8 @@ Usage:
   clause-review plan <file...> [--defaults]  time, cost and the binding limit of a batch at the account's quotas (plan --help)
   clause-review playbook validate|put|list|show
                                              the positions a contract is reviewed against (playbook --help)
+  clause-review addin manifest [--out FILE] [--base URL]
+                                             the Word add-in's manifest.xml for the stack (addin --help)
 
 ${TARGET_USAGE}
 
@@ -123,7 +127,9 @@ async function main(argv: string[]): Promise<number> {
             ? PLAN_USAGE
             : command === 'playbook'
               ? PLAYBOOK_USAGE
-              : USAGE,
+              : command === 'addin'
+                ? ADDIN_USAGE
+                : USAGE,
     );
     return 0;
   }
@@ -158,6 +164,8 @@ async function main(argv: string[]): Promise<number> {
       return planCommand(rest, PROCESS_IO);
     case 'playbook':
       return playbookCommand(rest, PROCESS_IO);
+    case 'addin':
+      return addinCommand(rest, PROCESS_IO);
     case 'review': {
       const { positionals, values } = parseArgs({
         args: rest,

@@ -38,7 +38,9 @@ export { type SweepRules, type SweepTopology, sweepRules } from './core/sweeper/
 export {
   APP_API_CORS,
   type AppConnections,
+  addinContentSecurityPolicy,
   appContentSecurityPolicy,
   cognitoEndpoints,
+  OFFICE_FRAME_ANCESTORS,
 } from './shared/app-csp.js';
 export type { RuntimeConfig } from './shared/config.js';

@@ -64,6 +64,8 @@ export interface JobSummary {
   readonly cost: { readonly spentMicros: number; readonly ceilingMicros: number };
   readonly gate?: string;
   readonly reason?: string;
+  /** SHA-256 (hex) of the document, once intake has read it. */
+  readonly sha256?: string;
 }
 
 /** What `GET /jobs` answers. */

@@ -7,29 +7,15 @@
  * and download its reports; axe-core on the sign-in challenges, the job list, the contract view
  * and the review view.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AdminCreateUserCommand,
-  CognitoIdentityProviderClient,
-} from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalState } from '../../bin/commands/local-state.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { Chromium } from '../helpers/chromium.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
+import { createPerson, type LocalUp, startLocalUp } from '../helpers/local-up.js';
 import { fixture, MEDIUM } from '../helpers/pipeline.js';
 import { freshCode } from '../helpers/totp.js';
 
@@ -44,8 +30,7 @@ const CONTRACT = 'KIROMICBIOPHARMA_INC_05_11_2020-EX-10_23-CONSULTING_AGREEMENT.
 const ANALYSTS = ['liability-counsel', 'ip-counsel', 'term-lifecycle', 'risk-transfer'];
 
 const scratch = mkdtempSync(join(tmpdir(), 'clause-review-app-'));
-let up: ChildProcess | undefined;
-let exited: Promise<number | null> | undefined;
+let up: LocalUp | undefined;
 let state: LocalState;
 let browser: Chromium;
 /** The authenticator secret the first sign-in set up (Cognito ground). */
@@ -53,68 +38,29 @@ let totpSecret = '';
 /** Who signs in: a person of the local user pool where the emulator serves Cognito, else its keys. */
 let person: { name: string; secret: string; kind: 'cognito' | 'keys' };
 
-/**
- * A person an administrator created in the user pool `local up` provisioned, with a temporary
- * password, as Cognito makes them: the first sign-in must choose a password and set up MFA.
- */
-async function createPerson(userPoolId: string): Promise<{ name: string; secret: string }> {
-  const idp = new CognitoIdentityProviderClient({
-    endpoint: inject('awsEndpoint'),
-    region: LOCAL_REGION,
-    credentials: EMULATOR_CREDENTIALS,
-  });
-  const name = 'reviewer@example.com';
-  const secret = 'Temporary-passw0rd!';
-  await idp.send(
-    new AdminCreateUserCommand({
-      UserPoolId: userPoolId,
-      Username: name,
-      TemporaryPassword: secret,
-      MessageAction: 'SUPPRESS',
-      UserAttributes: [
-        { Name: 'email', Value: name },
-        { Name: 'email_verified', Value: 'true' },
-      ],
-    }),
-  );
-  idp.destroy();
-  return { name, secret };
-}
-
 beforeAll(async () => {
-  const env = {
-    ...process.env,
-    CLAUSE_REVIEW_STATE_DIR: join(scratch, 'state'),
-    AWS_ENDPOINT_URL: inject('awsEndpoint'),
-    POWERTOOLS_LOG_LEVEL: 'WARN',
-  };
-  const cli = join(PROJECT_ROOT, 'bin/clause-review.js');
   // One realtime invocation at a time, and the stand-in answering each call after 1 s: the
   // chunks consolidate one after another, seconds apart. The stand-in answers with its default
   // offline analyst, the learned one, as it does for anyone who runs `local up`.
-  const args = ['local', 'up', '--prefix', uniquePrefix('app'), '--latency-ms', '1000', '--invocations', '1'];
-  up = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  exited = new Promise((resolve) => up?.once('exit', (code) => resolve(code)));
-  let stderr = '';
-  up.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-8000);
-  });
-  up.stdout?.resume();
-  const file = join(scratch, 'state', 'local.json');
-  for (let i = 0; i < 900 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!existsSync(file)) throw new Error(`local up did not start: ${stderr}`);
-  state = JSON.parse(readFileSync(file, 'utf8')) as LocalState;
+  up = await startLocalUp(scratch, [
+    '--prefix',
+    uniquePrefix('app'),
+    '--latency-ms',
+    '1000',
+    '--invocations',
+    '1',
+  ]);
+  state = up.state;
   // LocalStack's community build serves no Cognito, and local up then offers the emulator's keys.
   person = state.userPoolId
-    ? { ...(await createPerson(state.userPoolId)), kind: 'cognito' }
+    ? { ...(await createPerson(state.userPoolId, 'reviewer@example.com')), kind: 'cognito' }
     : { name: 'test', secret: 'test', kind: 'keys' };
   browser = await Chromium.launch();
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  up?.kill('SIGTERM');
-  await exited;
+  await up?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
 
