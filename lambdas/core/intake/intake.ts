@@ -20,10 +20,12 @@ import {
 import type { Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
 import {
+  contractTypeIssue,
   isPlaybookNotFoundError,
-  type JobPlaybook,
   jobPlaybookOf,
+  type Playbook,
   PlaybookStore,
+  type StoredPlaybook,
 } from '../playbooks/index.js';
 import { Claims } from '../state/claims.js';
 import { type Job, Jobs } from '../state/jobs.js';
@@ -153,11 +155,20 @@ export async function intakeObject(
   const run: IntakeRun = { ref, jobId, jobs, deps, now, receiveCount };
   const upload = await readUpload(run);
   if ('outcome' in upload) return upload;
-  const options = await recordJob(run, upload);
-  if ('outcome' in options) return options;
+  const recorded = await recordJob(run, upload);
+  if ('outcome' in recorded) return recorded;
   const parsed = await parseUpload(run, upload);
   if ('outcome' in parsed) return parsed;
-  const { context, quote } = quoteDocument(parsed, options);
+  const { context, quote, panel } = quoteDocument(
+    parsed,
+    recorded.options,
+    recorded.playbook
+      ? { playbook: recorded.playbook, fileName: ref.key.split('/').pop() ?? ref.key }
+      : undefined,
+  );
+  // A playbook's panel replaces the selection: the analysts it asks are the job's.
+  const options = panel ? { ...recorded.options, analysts: panel.analysts } : recorded.options;
+  if (panel) await jobs.recordPanel(jobId, panel);
   if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
@@ -270,11 +281,17 @@ async function rejectUnread(
   return { outcome: 'rejected', jobId, reason };
 }
 
+/** A recorded job's options, and the content of the playbook it names. */
+interface Recorded {
+  readonly options: JobOptions;
+  readonly playbook?: Playbook;
+}
+
 /**
  * Reads the upload's options and records the job with them; a bad option, or a model Bedrock
  * no longer serves, ends it as rejected.
  */
-async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions | IntakeResult> {
+async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded | IntakeResult> {
   const { ref, jobId, jobs, deps, now } = run;
   const metadata = object.Metadata ?? {};
   const tags = await readTags(deps.s3, ref);
@@ -314,11 +331,16 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
     costLimit: options.costLimit,
     models: options.models,
     ...(options.gate !== 'none' ? { gate: options.gate, reviewHours: options.reviewHours } : {}),
-    ...(typeof playbook === 'object' ? { playbook } : {}),
+    ...(typeof playbook === 'object' ? { playbook: jobPlaybookOf(playbook) } : {}),
   });
   if (typeof playbook === 'string') {
     await jobs.markRejected(jobId, playbook, { rejection: 'unknown-playbook' });
     return { outcome: 'rejected', jobId, reason: playbook };
+  }
+  const typeIssue = playbook && contractTypeIssue(playbook.playbook, options.contractType);
+  if (typeIssue) {
+    await jobs.markRejected(jobId, typeIssue, { rejection: 'invalid-options' });
+    return { outcome: 'rejected', jobId, reason: typeIssue };
   }
   const unavailable =
     deps.lifecycle && blockingReason(await deps.lifecycle.check(panelModelIds(options.models)));
@@ -326,21 +348,20 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
     await jobs.markRejected(jobId, unavailable, { rejection: 'model-unavailable' });
     return { outcome: 'rejected', jobId, reason: unavailable };
   }
-  return options;
+  return { options, ...(playbook ? { playbook: playbook.playbook } : {}) };
 }
 
 /**
- * The version and hash of the playbook an upload names (its latest version when it names
- * none); the reason the job is refused when the stack has no such playbook; undefined without one.
+ * The stored version of the playbook an upload names (its latest version when it names none);
+ * the reason the job is refused when the stack has no such playbook; undefined without one.
  */
 async function resolvePlaybook(
   { deps, now }: IntakeRun,
   options: JobOptions,
-): Promise<JobPlaybook | string | undefined> {
+): Promise<StoredPlaybook | string | undefined> {
   if (!options.playbook) return undefined;
   try {
-    const stored = await new PlaybookStore(deps.db, deps.tableName, { now }).get(options.playbook);
-    return jobPlaybookOf(stored);
+    return await new PlaybookStore(deps.db, deps.tableName, { now }).get(options.playbook);
   } catch (error) {
     if (!isPlaybookNotFoundError(error)) throw error;
     return `the 'playbook' option is not valid: ${error.message}`;

@@ -40,7 +40,12 @@ export interface JobView {
     readonly spentUsd: number;
     readonly ceilingUsd: number;
     /** What intake quoted before any call, once it has read the document. */
-    readonly quote?: { readonly expectedUsd: number; readonly worstCaseUsd: number };
+    readonly quote?: {
+      readonly expectedUsd: number;
+      readonly worstCaseUsd: number;
+      /** The calls a playbook left out (clauses × analysts not asked) and what they would have cost. */
+      readonly notAsked?: { readonly calls: number; readonly expectedUsd: number };
+    };
   };
   readonly reason?: string;
   /** Why a rejected job was refused, as a stable code (`too-large`, `too-complex`, …). */
@@ -132,6 +137,14 @@ function costView(job: Job): JobView['cost'] {
           quote: {
             expectedUsd: usd(job.quote.expectedMicros),
             worstCaseUsd: usd(job.quote.worstCaseMicros),
+            ...(job.quote.notAsked
+              ? {
+                  notAsked: {
+                    calls: job.quote.notAsked.calls,
+                    expectedUsd: usd(job.quote.notAsked.expectedMicros),
+                  },
+                }
+              : {}),
           },
         }
       : {}),

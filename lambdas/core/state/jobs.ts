@@ -4,7 +4,7 @@ import type { Lane } from '../contracts.js';
 import type { DocumentFormat } from '../documents/formats.js';
 import type { CostQuote } from '../intake/quote.js';
 import type { JobRejection } from '../intake/rejections.js';
-import type { JobPlaybook } from '../playbooks/index.js';
+import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
 import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk } from './keys.js';
 import { sendReleasingChange } from './owner-slots.js';
@@ -76,6 +76,13 @@ export interface Job {
   readonly models?: PanelModels;
   /** The playbook the job is reviewed against, resolved at intake; absent: the generic review. */
   readonly playbook?: JobPlaybook;
+  /** The contract type whose playbook topics apply, and where it came from; absent: every topic. */
+  readonly contractType?: ContractType;
+  /**
+   * Analysts of the selection the playbook gave nothing to judge, not asked about any clause
+   * (`analysts` no longer lists them); absent when every selected analyst is asked.
+   */
+  readonly notAsked?: readonly NotAskedAnalyst[];
   readonly chunkCount: number;
   readonly clauseCount: number;
   readonly callsPlanned: number;
@@ -139,7 +146,7 @@ export interface Job {
 /** What intake knows when it creates a job. */
 export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &
   Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner' | 'gate'>> &
-  Partial<Pick<Job, 'reviewHours' | 'playbook'>>;
+  Partial<Pick<Job, 'reviewHours' | 'playbook' | 'contractType'>>;
 
 /** The owner index's keys, written once with the job: the owner and creation time never change. */
 function ownerIndex(owner: string | undefined, at: string, jobId: string) {
@@ -312,6 +319,40 @@ export class Jobs {
         Key: { pk: jobPk(jobId), sk: JOB_SK },
         UpdateExpression: 'SET fanoutCompletedAt = if_not_exists(fanoutCompletedAt, :at)',
         ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString() },
+      }),
+    );
+  }
+
+  /**
+   * Records the panel a playbook leaves a job with, once intake has read the document: the
+   * analysts to ask, those not asked and why, and the contract type. Written again alike by an
+   * intake that is resumed.
+   */
+  async recordPanel(
+    jobId: string,
+    panel: Pick<Job, 'analysts'> & Partial<Pick<Job, 'contractType' | 'notAsked'>>,
+  ): Promise<void> {
+    const set = ['analysts = :analysts', '#updatedAt = :at'];
+    const values: Record<string, unknown> = {
+      ':analysts': panel.analysts,
+      ':at': new Date(this.now()).toISOString(),
+    };
+    if (panel.contractType) {
+      set.push('contractType = :type');
+      values[':type'] = panel.contractType;
+    }
+    if (panel.notAsked && panel.notAsked.length > 0) {
+      set.push('notAsked = :notAsked');
+      values[':notAsked'] = panel.notAsked;
+    }
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: jobPk(jobId), sk: JOB_SK },
+        UpdateExpression: `SET ${set.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
+        ExpressionAttributeValues: values,
       }),
     );
   }
