@@ -125,45 +125,47 @@ function ownStems(p: PositionData, siblings: readonly PositionData[]): string[] 
   return [...stems(p.question)].filter((t) => !asked.has(t));
 }
 
-/** The CUAD kinds of the position's category whose model reads the position's own words as theirs. */
-function topicKinds(model: LearnedModel, p: PositionData): string[] {
+/** The probability of each CUAD kind of the position's category that the position's own words read as. */
+function kindScores(model: LearnedModel, p: PositionData): Map<string, number> {
   const category = CATEGORIES.find((c) => c.id === p.category);
-  if (!category) return [];
   const f = featuresOf(model, `${p.question} ${p.standard.position} ${p.standard.language}`);
-  return category.cuad
-    .map((k) => k.toLowerCase())
-    .filter((k) => {
-      const label = model.cuad.get(k);
-      return label !== undefined && probability(label, f.ids, f.count) >= 0.5;
-    });
+  const out = new Map<string, number>();
+  for (const k of category?.cuad ?? []) {
+    const label = model.cuad.get(k.toLowerCase());
+    if (label) out.set(k.toLowerCase(), probability(label, f.ids, f.count));
+  }
+  return out;
 }
 
-/** How strongly a sentence speaks of the topic: shared topic stems, plus two when its CUAD kind is the topic's. */
-function relevance(
-  segment: Segment,
-  terms: Set<string>,
-  kinds: readonly string[],
-  model?: LearnedModel,
-): number {
-  let shared = 0;
-  for (const s of stems(segment.text)) if (terms.has(s)) shared++;
-  if (model && kinds.length > 0) {
-    const f = featuresOf(model, segment.text);
-    for (const k of kinds) {
-      const label = model.cuad.get(k);
-      if (label && probability(label, f.ids, f.count) >= 0.5) return shared + 2;
-    }
-  }
-  return shared;
+/**
+ * The CUAD kinds a position's words read as (at least even odds), each kept by the position of
+ * its category that reads most like it: a cap is the limitation of liability's kind, not the
+ * carve-outs'.
+ */
+function topicKinds(model: LearnedModel, p: PositionData, siblings: readonly PositionData[]): string[] {
+  const mine = kindScores(model, p);
+  const theirs = siblings.map((q) => kindScores(model, q));
+  return [...mine].filter(([k, v]) => v >= 0.5 && theirs.every((t) => (t.get(k) ?? 0) <= v)).map(([k]) => k);
+}
+
+/** Whether the learned models read a sentence as one of the topic's CUAD kinds. */
+function readsAsKind(segment: Segment, kinds: readonly string[], model: LearnedModel): boolean {
+  if (kinds.length === 0) return false;
+  const f = featuresOf(model, segment.text);
+  return kinds.some((k) => {
+    const label = model.cuad.get(k);
+    return label !== undefined && probability(label, f.ids, f.count) >= 0.5;
+  });
 }
 
 /** A sentence must score this much to speak of a topic. */
 const TOPIC_RELEVANCE = 3;
 
 /**
- * The sentences of the clause that deal with the position's topic, most relevant first. Where
- * other positions share the category, a sentence must also hold a word that is this topic's own
- * (a "breach" for termination for breach, not only "terminate").
+ * The sentences of the clause that deal with the position's topic, most relevant first: each
+ * holds a word of the topic's own name among its siblings' (a "breach" for termination for
+ * breach, not only "terminate") or reads, to the learned models, as the topic's CUAD kind; and
+ * shares enough of the topic's words, the kind counting as two.
  */
 function topicSegments(
   index: ClauseIndex,
@@ -177,13 +179,17 @@ function topicSegments(
   if (!analyst.match(index, spec).present && !HEURISTIC_ANALYST.match(index, spec).present) return [];
   const terms = topicStems(p);
   const own = ownStems(p, siblings);
-  const kinds = model ? topicKinds(model, p) : [];
-  return index.segments
-    .filter((segment) => own.length === 0 || [...stems(segment.text)].some((t) => own.includes(t)))
-    .map((segment) => ({ segment, score: relevance(segment, terms, kinds, model) }))
-    .filter((x) => x.score >= TOPIC_RELEVANCE)
-    .sort((a, b) => b.score - a.score || a.segment.start - b.segment.start)
-    .map((x) => x.segment);
+  const kinds = model ? topicKinds(model, p, siblings) : [];
+  const scored: { segment: Segment; score: number }[] = [];
+  for (const segment of index.segments) {
+    const words = stems(segment.text);
+    const kind = model ? readsAsKind(segment, kinds, model) : false;
+    if (!kind && own.length > 0 && !own.some((t) => words.has(t))) continue;
+    let score = kind ? 2 : 0;
+    for (const w of words) if (terms.has(w)) score++;
+    if (score >= TOPIC_RELEVANCE) scored.push({ segment, score });
+  }
+  return scored.sort((a, b) => b.score - a.score || a.segment.start - b.segment.start).map((x) => x.segment);
 }
 
 const MUTUAL =

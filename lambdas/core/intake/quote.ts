@@ -4,7 +4,8 @@
  *
  * Tokens are estimated at four characters each, as Bedrock's own count of English text comes
  * out and as the stand-in counts exactly. Output is calibrated on the stand-in: about 80 tokens
- * per call plus 50 per category the analyst scores (the README sample averages 179 per call).
+ * per call plus 50 per category the analyst scores (the README sample averages 179 per call),
+ * and 40 per playbook position it judges (most are not addressed: a rung and a short reason).
  *
  * - expected: every call's cacheable prefix read from the prompt cache (one cache write per
  *   analyst and model), the rest of its input at the input price, and the calibrated output.
@@ -46,8 +47,8 @@ export interface CostQuote {
   readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
 }
 
-/** Output tokens of an answer on the stand-in: a base plus a share per category scored. */
-export const OUTPUT_TOKENS = { perCall: 80, perCategory: 50 } as const;
+/** Output tokens of an answer on the stand-in: a base plus a share per category scored and per position judged. */
+export const OUTPUT_TOKENS = { perCall: 80, perCategory: 50, perPosition: 40 } as const;
 
 /** What one model is expected to take for a job: calls and tokens, as the quote counts them. */
 export interface ModelLoad {
@@ -99,7 +100,10 @@ export function estimateJob(
       outputTokens: 0,
     };
     loads[modelId] = load;
-    const output = OUTPUT_TOKENS.perCall + OUTPUT_TOKENS.perCategory * analyst.categories.length;
+    const output =
+      OUTPUT_TOKENS.perCall +
+      OUTPUT_TOKENS.perCategory * analyst.categories.length +
+      OUTPUT_TOKENS.perPosition * (analyst.playbook?.positions.length ?? 0);
     let prefixTokens: number | undefined;
     for (const clause of clauses) {
       const input = buildConverseInput(analyst, clause, { modelId, ...(context ? { context } : {}) });
