@@ -293,6 +293,13 @@ function wordingRung(p: PositionData, segments: readonly Segment[]): { depth: nu
   };
 }
 
+/** The thresholds of a position's rungs, best first: "30, 60, 90". */
+const thresholdsOf = (p: PositionData) =>
+  [p.standard, ...p.fallbacks]
+    .map((r) => r.threshold)
+    .filter((t) => t !== undefined)
+    .join(', ');
+
 const rungValue = (depth: number) =>
   depth === 0 ? 'standard' : depth === 4 ? 'not-acceptable' : `fallback-${depth}`;
 
@@ -412,12 +419,13 @@ export function judgePosition(
       measured = stated.m.value;
       numbered = stated.m;
       depth = numberRung(p, measured);
-      const thresholds = [p.standard, ...p.fallbacks]
-        .map((r) => r.threshold)
-        .filter((t) => t !== undefined)
-        .join(', ');
-      why = `the clause states ${measured} (${measure.quantity}, ${measure.unit}); the playbook asks ${measure.direction} ${thresholds}, so it is ${rungName(depth)}`;
+      why = `the clause states ${measured} (${measure.quantity}, ${measure.unit}); the playbook asks ${measure.direction} ${thresholdsOf(p)}, so it is ${rungName(depth)}`;
     }
+  } else if (measure) {
+    // A position measured by a number, and the clause states none that can be compared (no cap,
+    // a redacted amount): no rung can be shown to be met.
+    depth = 4;
+    why = `it states no ${measure.quantity} that can be compared with the playbook's (${measure.direction} ${thresholdsOf(p)} ${measure.unit})`;
   } else {
     ({ depth, why } = wordingRung(p, segments));
   }
