@@ -57,6 +57,7 @@ export {
 } from './position-answer.js';
 export {
   type AnalystPlaybook,
+  orderedPosition,
   type PositionBrief,
   type RungBrief,
   type RungValue,

@@ -100,9 +100,12 @@ export function withPositions(
   });
 }
 
-/** A position with its keys in one order, whatever order the playbook file had. */
-export function orderedPosition(p: PositionBrief): Record<string, unknown> {
-  const rung = (r: RungBrief) => ({
+/**
+ * What an analyst is told of a position, with its keys in one order whatever order the playbook
+ * file had: anything else a playbook's position carries (importance, approvers, guidance) is left out.
+ */
+export function orderedPosition(p: PositionBrief): PositionBrief {
+  const rung = (r: RungBrief): RungBrief => ({
     position: r.position,
     language: r.language,
     ...(r.threshold !== undefined ? { threshold: r.threshold } : {}),

@@ -7,8 +7,8 @@
  */
 import {
   type AnalystDefinition,
+  orderedPosition,
   type PositionBrief,
-  type RungBrief,
   withPositions,
 } from '../analysts/index.js';
 import type { Playbook, Position, RequiredClause } from './schema.js';
@@ -39,33 +39,6 @@ export function applicableTopics(
     : topicsFor(playbook, contractType);
 }
 
-/** What an analyst is told of a position. */
-function briefOf(p: Position): PositionBrief {
-  const rung = (r: { position: string; language: string; threshold?: number | undefined }): RungBrief => ({
-    position: r.position,
-    language: r.language,
-    ...(r.threshold !== undefined ? { threshold: r.threshold } : {}),
-  });
-  return {
-    topic: p.topic,
-    category: p.category,
-    question: p.question,
-    ...(p.measure
-      ? {
-          measure: {
-            quantity: p.measure.quantity,
-            unit: p.measure.unit,
-            direction: p.measure.direction,
-            ...(p.measure.currency ? { currency: p.measure.currency } : {}),
-          },
-        }
-      : {}),
-    standard: rung(p.standard),
-    fallbacks: p.fallbacks.map(rung),
-    notAcceptable: [...p.notAcceptable],
-  };
-}
-
 /** A required clause no position shares a topic with, judged as a position with the standard only. */
 function requiredBrief(r: RequiredClause): PositionBrief {
   return {
@@ -86,7 +59,7 @@ export function positionBriefs(playbook: Playbook, contractType: string | undefi
   const { positions, requiredClauses } = applicableTopics(playbook, contractType);
   const topics = new Set(positions.map((p) => p.topic));
   return [
-    ...positions.map(briefOf),
+    ...positions.map(orderedPosition),
     ...requiredClauses.filter((r) => !topics.has(r.topic)).map(requiredBrief),
   ];
 }
