@@ -43,9 +43,8 @@ import type {
   ToolLike,
 } from './heuristic-types.js';
 import { compileSchema, integerBounds, isObjectNode, type SchemaNode } from './json-schema.js';
-import { shippedModel } from './learned/learned-model.js';
 import { HEURISTIC_ANALYST, offlineAnalyst } from './offline-analysts.js';
-import { judgePosition, type ReplyLimits, requestPositions } from './playbook-analyst.js';
+import { answerPositions } from './playbook-analyst.js';
 import { ANY_CATEGORY, type CategorySpec, type SegmentMatch, triggersLexicon } from './risk-lexicon.js';
 
 const SCHEMA_CACHE_LIMIT = 256;
@@ -421,38 +420,6 @@ export function fillSchema(
   const out: Annotations = { annotate, quotes: [], findings: [], breakPoints: [], categories: [] };
   const input = fill(schema, { index, analyst, key: '', out, rootCategory });
   return { input, annotations: { quotes: out.quotes, findings: out.findings, breakPoints: out.breakPoints } };
-}
-
-/**
- * Fills the `positions` of an answer whose request carries a playbook's positions (and whose
- * schema asks for them) with the stand-in's judgement of each, in place of the generic fill.
- */
-function answerPositions(
-  request: AnalystRequest,
-  node: SchemaNode,
-  input: unknown,
-  index: ClauseIndex,
-  analyst: OfflineAnalyst,
-): void {
-  const schema = node.properties?.get('positions');
-  if (!schema || input === null || typeof input !== 'object') return;
-  const positions = requestPositions(request.system);
-  if (!positions) return;
-  const model = analyst.name === 'learned' ? shippedModel() : undefined;
-  const out: Record<string, unknown> = {};
-  for (const p of positions) {
-    const topic = schema.properties?.get(p.topic);
-    if (!topic) continue;
-    const quotes = topic.properties?.get('quotes');
-    const limits: ReplyLimits = {
-      maxQuotes: quotes?.maxItems ?? 3,
-      maxQuoteChars: quotes?.items?.maxLength ?? 300,
-      maxReasonChars: topic.properties?.get('reason')?.maxLength ?? 500,
-    };
-    const siblings = positions.filter((q) => q !== p && q.category === p.category);
-    out[p.topic] = judgePosition(index, p, siblings, analyst, limits, model);
-  }
-  (input as Record<string, unknown>).positions = out;
 }
 
 /** Options of {@link analyze}. */

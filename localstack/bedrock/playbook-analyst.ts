@@ -23,8 +23,9 @@
  */
 import { CATEGORIES } from '../../lambdas/core/analysts/categories.js';
 import type { ClauseIndex, Segment } from './clause-text.js';
-import type { OfflineAnalyst } from './heuristic-types.js';
-import { featuresOf, type LearnedModel, probability } from './learned/learned-model.js';
+import type { AnalystRequest, OfflineAnalyst } from './heuristic-types.js';
+import type { SchemaNode } from './json-schema.js';
+import { featuresOf, type LearnedModel, probability, shippedModel } from './learned/learned-model.js';
 import { HEURISTIC_ANALYST } from './offline-analysts.js';
 import { conversion, type Mention, mentions, writeNumber, writeQuantity } from './playbook-measure.js';
 
@@ -453,4 +454,36 @@ export function judgePosition(
     ...(measure ? { measured } : {}),
     redline: depth === 0 ? null : redlineOf(index.clause, p, at, numbered),
   };
+}
+
+/**
+ * Fills the `positions` of an answer whose request carries a playbook's positions (and whose
+ * schema asks for them) with the stand-in's judgement of each, in place of the generic fill.
+ */
+export function answerPositions(
+  request: AnalystRequest,
+  node: SchemaNode,
+  input: unknown,
+  index: ClauseIndex,
+  analyst: OfflineAnalyst,
+): void {
+  const schema = node.properties?.get('positions');
+  if (!schema || input === null || typeof input !== 'object') return;
+  const positions = requestPositions(request.system);
+  if (!positions) return;
+  const model = analyst.name === 'learned' ? shippedModel() : undefined;
+  const out: Record<string, unknown> = {};
+  for (const p of positions) {
+    const topic = schema.properties?.get(p.topic);
+    if (!topic) continue;
+    const quotes = topic.properties?.get('quotes');
+    const limits: ReplyLimits = {
+      maxQuotes: quotes?.maxItems ?? 3,
+      maxQuoteChars: quotes?.items?.maxLength ?? 300,
+      maxReasonChars: topic.properties?.get('reason')?.maxLength ?? 500,
+    };
+    const siblings = positions.filter((q) => q !== p && q.category === p.category);
+    out[p.topic] = judgePosition(index, p, siblings, analyst, limits, model);
+  }
+  (input as Record<string, unknown>).positions = out;
 }

@@ -19,15 +19,9 @@ import {
 } from '../documents/index.js';
 import type { Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
-import {
-  contractTypeIssue,
-  isPlaybookNotFoundError,
-  jobPlaybookOf,
-  type Playbook,
-  PlaybookStore,
-  type StoredPlaybook,
-} from '../playbooks/index.js';
+import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
 import { Claims } from '../state/claims.js';
+import { recordJobPanel } from '../state/job-panel.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
 import { startQueued } from './admission.js';
@@ -41,6 +35,7 @@ import type { JobRejection } from './rejections.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
 import { submitterOf, uploaderOf } from './submitter.js';
+import { uploadPlaybook } from './upload-playbook.js';
 
 export { jobIdFor } from './job-id.js';
 
@@ -168,7 +163,7 @@ export async function intakeObject(
   );
   // A playbook's panel replaces the selection: the analysts it asks are the job's.
   const options = panel ? { ...recorded.options, analysts: panel.analysts } : recorded.options;
-  if (panel) await jobs.recordPanel(jobId, panel);
+  if (panel) await recordJobPanel(deps.db, deps.tableName, jobId, panel, now);
   if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
@@ -323,7 +318,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
     await jobs.markRejected(jobId, error.message, { rejection: 'invalid-options' });
     return { outcome: 'rejected', jobId, reason: error.message };
   }
-  const playbook = await resolvePlaybook(run, options);
+  const playbook = await uploadPlaybook(deps, now, options);
   await jobs.createIfAbsent({
     ...base,
     lane: options.lane,
@@ -331,16 +326,11 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
     costLimit: options.costLimit,
     models: options.models,
     ...(options.gate !== 'none' ? { gate: options.gate, reviewHours: options.reviewHours } : {}),
-    ...(typeof playbook === 'object' ? { playbook: jobPlaybookOf(playbook) } : {}),
+    ...(playbook && 'stored' in playbook ? { playbook: jobPlaybookOf(playbook.stored) } : {}),
   });
-  if (typeof playbook === 'string') {
-    await jobs.markRejected(jobId, playbook, { rejection: 'unknown-playbook' });
-    return { outcome: 'rejected', jobId, reason: playbook };
-  }
-  const typeIssue = playbook && contractTypeIssue(playbook.playbook, options.contractType);
-  if (typeIssue) {
-    await jobs.markRejected(jobId, typeIssue, { rejection: 'invalid-options' });
-    return { outcome: 'rejected', jobId, reason: typeIssue };
+  if (playbook && 'refused' in playbook) {
+    await jobs.markRejected(jobId, playbook.refused, { rejection: playbook.rejection });
+    return { outcome: 'rejected', jobId, reason: playbook.refused };
   }
   const unavailable =
     deps.lifecycle && blockingReason(await deps.lifecycle.check(panelModelIds(options.models)));
@@ -348,24 +338,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
     await jobs.markRejected(jobId, unavailable, { rejection: 'model-unavailable' });
     return { outcome: 'rejected', jobId, reason: unavailable };
   }
-  return { options, ...(playbook ? { playbook: playbook.playbook } : {}) };
-}
-
-/**
- * The stored version of the playbook an upload names (its latest version when it names none);
- * the reason the job is refused when the stack has no such playbook; undefined without one.
- */
-async function resolvePlaybook(
-  { deps, now }: IntakeRun,
-  options: JobOptions,
-): Promise<StoredPlaybook | string | undefined> {
-  if (!options.playbook) return undefined;
-  try {
-    return await new PlaybookStore(deps.db, deps.tableName, { now }).get(options.playbook);
-  } catch (error) {
-    if (!isPlaybookNotFoundError(error)) throw error;
-    return `the 'playbook' option is not valid: ${error.message}`;
-  }
+  return { options, ...(playbook && 'stored' in playbook ? { playbook: playbook.stored.playbook } : {}) };
 }
 
 type Parsed = Awaited<ReturnType<typeof parseDocumentBounded>>;

@@ -323,40 +323,6 @@ export class Jobs {
     );
   }
 
-  /**
-   * Records the panel a playbook leaves a job with, once intake has read the document: the
-   * analysts to ask, those not asked and why, and the contract type. Written again alike by an
-   * intake that is resumed.
-   */
-  async recordPanel(
-    jobId: string,
-    panel: Pick<Job, 'analysts'> & Partial<Pick<Job, 'contractType' | 'notAsked'>>,
-  ): Promise<void> {
-    const set = ['analysts = :analysts', '#updatedAt = :at'];
-    const values: Record<string, unknown> = {
-      ':analysts': panel.analysts,
-      ':at': new Date(this.now()).toISOString(),
-    };
-    if (panel.contractType) {
-      set.push('contractType = :type');
-      values[':type'] = panel.contractType;
-    }
-    if (panel.notAsked && panel.notAsked.length > 0) {
-      set.push('notAsked = :notAsked');
-      values[':notAsked'] = panel.notAsked;
-    }
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { pk: jobPk(jobId), sk: JOB_SK },
-        UpdateExpression: `SET ${set.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#updatedAt': 'updatedAt' },
-        ExpressionAttributeValues: values,
-      }),
-    );
-  }
-
   /** Records a rejection at intake (bad input); the reason is what a person reads. */
   async markRejected(
     jobId: string,
