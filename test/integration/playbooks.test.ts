@@ -288,6 +288,10 @@ describe('intake takes the contract type and asks only the analysts the playbook
       notAsked: [{ analystId: 'commercial-terms', reason: 'playbook', calls: job.clauseCount }],
     });
     expect(report.playbookReview?.contractType).toEqual({ type: 'nda', source: 'playbook' });
+    const view = await admin.status(jobId);
+    expect(view.contractType).toEqual({ type: 'nda', source: 'playbook' });
+    expect(view.notAsked?.map((n) => n.analystId)).toEqual(['commercial-terms']);
+    expect(view.cost.quote?.notAsked?.calls).toBe(job.clauseCount);
 
     const all = await h.waitForEnd(
       await h.upload(`pb-all-${SMALL}`, fixture(SMALL), {
