@@ -23,7 +23,8 @@ const USAGE = `clause-review — failure-tolerant contract review
 
 Usage:
   clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
-                       [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]] [--dry-run]
+                       [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]]
+                       [--contract-type TYPE] [--all-analysts] [--dry-run]
                                              upload a contract through the status API; prints the job id
                                              (--dry-run: print the signed request and where it would go; send nothing)
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
@@ -71,6 +72,8 @@ Options of review:
   --allow-partial           run even when --budget is below the quote's expected cost, up to the ceiling
   --model ID                every analyst's primary model for this run (checked before upload: a retired model is refused)
   --playbook NAME[@VERSION] review against a playbook: a shipped one (default, nda), or a playbook file, put first
+  --contract-type TYPE      the playbook's contract type whose topics apply (default: read from the title or file name)
+  --all-analysts            with --playbook, ask every analyst, even one the playbook gives nothing to judge
 
 Answers on the local stack come from the stand-in's offline learned analyst (trained on CUAD lawyer labels), not a legal-grade model.`;
 
@@ -86,6 +89,8 @@ const REVIEW_OPTIONS = {
   timeout: { type: 'string' },
   model: { type: 'string' },
   playbook: { type: 'string' },
+  'contract-type': { type: 'string' },
+  'all-analysts': { type: 'boolean' },
   'allow-partial': { type: 'boolean' },
 } as const;
 

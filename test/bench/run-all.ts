@@ -8,7 +8,7 @@
  * for their length. Figures only; nothing here asserts a time (machines are shared and noisy).
  * The stand-in's own throughput is measured by `npm run bench:standin`.
  *
- *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,limiter,fleet,tpm,hostile,agreement]
+ *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,playbook,limiter,fleet,tpm,hostile,agreement]
  *   npm run bench -- --only thousand [--jobs 1000] [--max-jobs-per-owner N]
  *   npm run bench -- --only thousand-burst [--burst 5000] [--max-jobs-per-owner N]
  *
@@ -30,6 +30,7 @@ import {
   SMALL_CONTRACT,
 } from './pipeline.js';
 import { formatPlainQueueBench, runPlainQueueBench } from './plain-queue.js';
+import { formatPlaybookQuotes, playbookQuotes, runPlaybookCostRun } from './playbook-cost.js';
 import { formatThousand, runThousand, thousandOptions } from './thousand.js';
 import { BURST_DEFAULTS, formatBurst, runBurst } from './thousand-burst.js';
 import { CROWD_DEFAULTS } from './thousand-rig.js';
@@ -83,6 +84,18 @@ for (const s of scenarios.filter((x) => want(x.name))) {
 if (want('cost')) {
   console.log('\n== cost of the README sample with the default models: caching and document context');
   console.log(formatCostBench(await runCostBench(BENCH_CONTRACT, (line) => console.error(line))));
+}
+
+if (want('playbook')) {
+  console.log(
+    "\n== a playbook's effect on calls and cost: the quote with and without one, then the sample run against 'default'",
+  );
+  for (const [name, file] of [
+    ['README sample (supply agreement)', BENCH_CONTRACT],
+    ['largest contract (Verizon service agreement)', LARGEST_CONTRACT],
+  ] as const)
+    console.log(formatPlaybookQuotes(name, await playbookQuotes(file)));
+  console.log(await runPlaybookCostRun(BENCH_CONTRACT, (line) => console.error(line)));
 }
 
 if (want('limiter')) {

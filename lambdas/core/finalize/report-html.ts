@@ -34,6 +34,7 @@ import {
   scoreText,
   time,
 } from './report-html-kit.js';
+import { clausePositionsHtml, renderPlaybookSection } from './report-playbook-html.js';
 import { findingReviewHtml, modelRiskHtml, renderReviewSection } from './report-review-html.js';
 import type { Report, ReportClause, ReportFinding } from './report-types.js';
 
@@ -271,6 +272,7 @@ function renderClause(ctx: Ctx, c: ReportClause, i: number): string {
 ${statusNote}
 <div class="ctext">${highlightedText(ctx, c, findings)}</div>
 ${findings.length > 0 ? `<ol class="findings">\n${items}\n</ol>` : '<p class="muted nofind">No findings for this clause.</p>'}
+${clausePositionsHtml(c)}
 </article>`;
 }
 
@@ -356,10 +358,11 @@ export function renderReportHtml(report: Report): string {
 ${renderHeader(ctx)}
 <nav aria-label="Sections" class="hint">Sections: <a href="#summary">Summary</a> · ${
     report.review ? '<a href="#review">Reviewer decisions</a> · ' : ''
-  }<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
+  }${report.playbookReview ? '<a href="#playbook">Against the playbook</a> · ' : ''}<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
 <main>
 ${renderSummary(ctx)}
 ${renderReviewSection(report)}
+${renderPlaybookSection(ctx)}
 ${renderHeatMap(ctx)}
 ${renderFindings(ctx)}
 ${renderCoverage(ctx)}

@@ -1,4 +1,5 @@
 export { canonicalJson, sha256Hex } from './canonical.js';
+export { type ContractType, contractTypeFor, contractTypeIssue } from './contract-type.js';
 export {
   isPlaybookCorruptError,
   isPlaybookError,
@@ -13,6 +14,14 @@ export {
   PlaybookNotFoundError,
   PlaybookRefError,
 } from './errors.js';
+export { jobPlaybookContent } from './job-playbook.js';
+export {
+  applicableTopics,
+  type NotAskedAnalyst,
+  type PlaybookPanel,
+  playbookPanel,
+  positionBriefs,
+} from './panel.js';
 export {
   MAX_PLAYBOOK_BYTES,
   MAX_PLAYBOOK_SOURCE_BYTES,
@@ -27,6 +36,28 @@ export {
   parsePlaybookRequest,
   playbookRequestText,
 } from './ref.js';
+export {
+  ADMINISTRATORS_GROUP,
+  type Escalation,
+  type FallbackIndex,
+  type Measured,
+  type Placement,
+  type PlaybookReview,
+  type PositionFinding,
+  type PositionQuote,
+  type PositionSummary,
+  type ProposedRedline,
+  positionFindingId,
+  type RedlineDecision,
+  type RedlineDecisionRecord,
+  type RedlineStatus,
+  type RedlinesWritten,
+  type RequiredClauseFinding,
+  type Rung,
+  type RungKind,
+  redlineId,
+  requiredClauseFindingId,
+} from './review-types.js';
 export {
   DIRECTIONS,
   type Direction,
