@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { z } from 'zod';
-import type { DecisionResponse, decisionRequestSchema } from '../../lambdas/api/holds-api.js';
+import type { DecisionBody, DecisionResponse } from '../../lambdas/api/holds-api.js';
 import type {
   JobView,
   QuoteRequest,
@@ -91,9 +91,6 @@ export function send(
     req.end();
   });
 }
-
-/** The body of POST /jobs/{id}/decisions. */
-export type DecisionBody = z.input<typeof decisionRequestSchema>;
 
 /**
  * A client of the status API that signs every request with SigV4 for `execute-api`, as API

@@ -1,6 +1,6 @@
+import type { DecisionBody } from '../../lambdas/api/holds-api.js';
 import { deciderText } from '../../lambdas/core/holds/decider.js';
 import type { ListedFinding } from '../../lambdas/core/holds/review.js';
-import type { DecisionBody } from '../client/api-client.js';
 import { parse, progressLine, type TargetResolver, withTarget } from './api-commands.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { resolveTarget } from './target.js';

@@ -6,7 +6,7 @@ import { ownerOf, type Principal } from './access.js';
 import { BadRequestError, JobStateConflictError } from './errors.js';
 import { type JobsApi, type JobsApiDeps, type JobView, refusals } from './jobs-api.js';
 
-export { decisionRequestSchema } from '../core/holds/decision-request.js';
+export { type DecisionBody, decisionRequestSchema } from '../core/holds/decision-request.js';
 
 /** What POST /jobs/{id}/decisions answers. */
 export interface DecisionResponse {

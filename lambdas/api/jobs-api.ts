@@ -33,7 +33,6 @@ import type { PersonLabels } from './people.js';
 export {
   JOB_ID,
   type JobView,
-  type JobViewStatus as ApiJobStatus,
   type QuoteRequest,
   type QuoteView,
   type ReportLinks,

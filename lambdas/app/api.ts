@@ -4,7 +4,7 @@
  * the sign-in seam (session.ts). The one module that knows routes and answer shapes.
  */
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { DecisionResponse } from '../api/holds-api.js';
+import type { DecisionBody, DecisionResponse } from '../api/holds-api.js';
 import type { PlaybookList } from '../api/playbooks-api.js';
 import type { ReportClause } from '../core/finalize/report-types.js';
 import type { FindingsView } from '../core/holds/review.js';
@@ -16,18 +16,23 @@ import type {
   Submission,
   SubmitRequest,
 } from '../core/jobs/index.js';
-import type { JobStatus } from '../core/state/jobs.js';
+import type { JobListView, JobSummary, LiveFindingsView } from '../core/live/index.js';
 import { WebSha256 } from './sha256-web.js';
 import { isUploadRefusedError, sendUpload } from './upload-form.js';
 
 export type {
+  DecisionBody,
   DecisionResponse,
   FindingsView,
+  JobListView,
+  JobSummary,
   JobView,
+  LiveFindingsView,
   PlaybookList,
   QuoteRequest,
   QuoteView,
   ReportClause,
+  ReportLinks,
   Submission,
   SubmitRequest,
 };
@@ -38,52 +43,6 @@ export interface Credentials {
   readonly secretAccessKey: string;
   readonly sessionToken?: string;
   readonly expiration?: Date;
-}
-
-/** What `GET /jobs/{id}/findings?after=` answers: clauses of chunks consolidated since the cursor. */
-export interface LiveFindings {
-  readonly jobId: string;
-  readonly status: JobStatus;
-  readonly chunks: { readonly total: number; readonly consolidated: number; readonly delivered: number };
-  readonly clauses: readonly ReportClause[];
-  readonly cursor: string;
-  readonly more: boolean;
-  readonly ended: boolean;
-}
-
-/** One job as `GET /jobs` lists it. */
-export interface JobSummary {
-  readonly jobId: string;
-  readonly status: JobStatus | 'queued';
-  readonly document: string;
-  readonly lane?: string;
-  readonly createdAt?: string;
-  readonly updatedAt?: string;
-  readonly chunks: { readonly total: number; readonly done: number };
-  readonly clauses: number;
-  readonly cost: { readonly spentMicros: number; readonly ceilingMicros: number };
-  readonly gate?: string;
-  readonly reason?: string;
-  /** SHA-256 (hex) of the document, once intake has read it. */
-  readonly sha256?: string;
-}
-
-/** What `GET /jobs` answers. */
-export interface JobList {
-  readonly jobs: readonly JobSummary[];
-  readonly cursor?: string;
-}
-
-/** Report links; `docx` once the stack writes report.docx. */
-export type Reports = ReportLinks & { readonly docx?: { readonly key: string; readonly url: string } };
-
-/** The body of POST /jobs/{id}/decisions. */
-export interface DecisionBody {
-  readonly findings?: readonly string[];
-  readonly allUndecided?: true;
-  readonly verdict: 'approve' | 'override' | 'reject';
-  readonly score?: number;
-  readonly note?: string;
 }
 
 /** The API (or an upload) answered with an error; `message` is its own explanation. */
@@ -132,7 +91,7 @@ export class AppApi {
   }
 
   /** GET /jobs: the caller's jobs, newest first. */
-  listJobs(after?: string): Promise<JobList> {
+  listJobs(after?: string): Promise<JobListView> {
     return this.call('GET', 'jobs', undefined, after ? { after } : {});
   }
 
@@ -142,7 +101,7 @@ export class AppApi {
   }
 
   /** GET /jobs/{id}/findings?after=: clauses as their chunks consolidate ('' starts). */
-  liveFindings(id: string, after: string): Promise<LiveFindings> {
+  liveFindings(id: string, after: string): Promise<LiveFindingsView> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/findings`, undefined, { after });
   }
 
@@ -177,7 +136,7 @@ export class AppApi {
   }
 
   /** GET /jobs/{id}/report: presigned links to the reports. */
-  reports(id: string): Promise<Reports> {
+  reports(id: string): Promise<ReportLinks> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/report`);
   }
 

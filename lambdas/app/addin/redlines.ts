@@ -5,23 +5,12 @@
  * clause's own text at offsets in it, as report.docx writes them).
  */
 import type { ReportClause } from '../../core/finalize/report-types.js';
-import type { RedlineEdit } from '../../core/report-docx/redlines.js';
+import type { ProposedRedline } from '../../core/playbooks/review-types.js';
 import type { AppApi } from '../api.js';
 
-/** A redline as the pane needs it: its id and edits, and the decision in force, if any. */
-export interface PaneRedline {
-  readonly id: string;
-  readonly clauseId: string;
-  readonly edits: readonly RedlineEdit[];
-  readonly decision?: { readonly status: string };
-}
-
-/** A clause that may carry positions with redlines (a review against a playbook). */
-type WithPositions = ReportClause & { readonly positions?: readonly { readonly redline?: PaneRedline }[] };
-
 /** The proposed redlines of a clause, none for a clause reviewed without a playbook. */
-export function redlinesOf(clause: ReportClause): PaneRedline[] {
-  return ((clause as WithPositions).positions ?? []).flatMap((p) => (p.redline ? [p.redline] : []));
+export function redlinesOf(clause: ReportClause): ProposedRedline[] {
+  return (clause.positions ?? []).flatMap((p) => (p.redline ? [p.redline] : []));
 }
 
 /** A redline decision could not be recorded: this stack has no route for it. */
