@@ -28,13 +28,13 @@ import { startQueued } from './admission.js';
 import { IntakeDeferredError } from './errors.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
-import { headUpload } from './owner-route.js';
+import { headUpload, type RoutedUpload } from './owner-route.js';
 import { type CostQuote, ceilingCovers, quoteDocument } from './quote.js';
 import { dropBody, readCapped } from './read-capped.js';
 import type { JobRejection } from './rejections.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
-import { submitterOf, uploaderOf } from './submitter.js';
+import { ownerOfUpload } from './submitter.js';
 import { uploadPlaybook } from './upload-playbook.js';
 
 export { jobIdFor } from './job-id.js';
@@ -60,7 +60,7 @@ export interface IntakeDeps {
   readonly models: PanelModels;
   /**
    * The unique id (`AROA…`) of the role the status API presigns uploads with: only its uploads
-   * may name their submitter in metadata (see `submitterOf`).
+   * may name their submitter in metadata (see `ownerOfUpload`).
    */
   readonly apiRoleId?: string;
   /** A principal id the ground writes into every S3 event (an emulator's placeholder): read as none. */
@@ -128,15 +128,18 @@ async function readTags(s3: S3Client, ref: S3ObjectRef): Promise<Record<string, 
  * Resumable: if a previous attempt died after creating the job, this one finishes the
  * fan-out (duplicate chunk messages are harmless: claims let one worker through).
  *
+ * @param object An S3 event's object, or an upload routed to its owner (whose owner is recorded
+ *   as routing worked it out).
  * @param receiveCount Which receive of the intake message this is (1 for the first).
  * @throws IntakeDeferredError when the parse is to be tried again on a later receive.
  */
 export async function intakeObject(
-  event: S3ObjectRef,
+  object: S3ObjectRef | RoutedUpload,
   deps: IntakeDeps,
   receiveCount = 1,
 ): Promise<IntakeResult> {
   const now = deps.now ?? Date.now;
+  const { ref: event, owner } = 'ref' in object ? object : { ref: object, owner: undefined };
   const ref = event.versionId ? event : (await headUpload(deps.s3, event)).ref;
   const jobId = jobIdFor(ref);
   const jobs = new Jobs(deps.db, deps.tableName, now);
@@ -147,7 +150,15 @@ export async function intakeObject(
   ) {
     return { outcome: 'duplicate', jobId };
   }
-  const run: IntakeRun = { ref, jobId, jobs, deps, now, receiveCount };
+  const run: IntakeRun = {
+    ref,
+    jobId,
+    jobs,
+    deps,
+    now,
+    receiveCount,
+    ...(owner !== undefined ? { owner } : {}),
+  };
   const upload = await readUpload(run);
   if ('outcome' in upload) return upload;
   const recorded = await recordJob(run, upload);
@@ -190,6 +201,20 @@ interface IntakeRun {
   readonly deps: IntakeDeps;
   readonly now: () => number;
   readonly receiveCount: number;
+  /** The owner routing worked out (`null`: nobody); absent: worked out here, from the metadata. */
+  readonly owner?: string | null;
+}
+
+/**
+ * The owner to record: the one routing worked out, else the one the upload's metadata names
+ * (`metadata` is read only then).
+ */
+async function ownerOf(
+  run: IntakeRun,
+  metadata: () => Promise<Readonly<Record<string, string>> | undefined>,
+): Promise<string | undefined> {
+  if (run.owner !== undefined) return run.owner ?? undefined;
+  return ownerOfUpload(run.ref, await metadata(), run.deps);
 }
 
 /** The uploaded object as intake read it: its response (the body consumed) and its bytes. */
@@ -243,20 +268,20 @@ function rejectTooLarge(
 }
 
 /**
- * Records the job of an upload intake did not read and rejects it. Its owner is the submitter
- * its metadata names (read with HeadObject when not given; an object deleted meanwhile has
- * none), or the uploader.
+ * Records the job of an upload intake did not read and rejects it. Unless routing worked its
+ * owner out, the owner is read from its metadata (with HeadObject when not given; an object
+ * deleted meanwhile has none).
  */
 async function rejectUnread(
-  { ref, jobId, jobs, deps, now }: IntakeRun,
+  run: IntakeRun,
   reason: string,
   rejection: JobRejection,
   facts: { readonly bytes?: number; readonly metadata?: Readonly<Record<string, string>> } = {},
 ): Promise<IntakeResult> {
-  const metadata =
-    facts.metadata ?? (rejection === 'deleted' ? undefined : (await headUpload(deps.s3, ref)).metadata);
-  const uploader = uploaderOf(ref, deps);
-  const owner = metadata ? submitterOf(uploader, metadata, deps.apiRoleId) : uploader;
+  const { ref, jobId, jobs, deps, now } = run;
+  const owner = await ownerOf(run, async () =>
+    rejection === 'deleted' ? undefined : (facts.metadata ?? (await headUpload(deps.s3, ref)).metadata),
+  );
   await jobs.createIfAbsent({
     jobId,
     lane: deps.defaultLane,
@@ -290,7 +315,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
   const { ref, jobId, jobs, deps, now } = run;
   const metadata = object.Metadata ?? {};
   const tags = await readTags(deps.s3, ref);
-  const owner = submitterOf(uploaderOf(ref, deps), metadata, deps.apiRoleId);
+  const owner = await ownerOf(run, async () => metadata);
   const base = {
     jobId,
     ...(owner ? { owner } : {}),
