@@ -47,14 +47,14 @@ export interface Credentials {
 
 /** The API (or an upload) answered with an error; `message` is its own explanation. */
 export class AppApiError extends Error {
+  override readonly name = 'AppApiError';
   constructor(
     message: string,
     readonly status: number,
     readonly context: { readonly method: string; readonly path: string; readonly body?: unknown },
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'AppApiError';
   }
 }
 
