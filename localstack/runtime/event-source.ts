@@ -22,7 +22,13 @@ export interface LocalEventSourceOptions {
   readonly batchSize?: number;
   /** Concurrent invocations, like ScalingConfig.MaximumConcurrency. @default 2 */
   readonly maxConcurrency?: number;
-  /** Long-poll wait per receive. @default 1 */
+  /**
+   * Long-poll wait per receive. @default 20, the longest SQS allows and what it recommends:
+   * an idle poller asks once in 20 seconds rather than every second (a lane of 20 pollers made
+   * 20 empty receives a second, a steady load on the emulator), and a message that arrives
+   * still answers a waiting receive at once. Stopping aborts the receives in flight.
+   * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/best-practices-setting-up-long-polling.html
+   */
   readonly waitSeconds?: number;
   /** Called after each invocation. */
   readonly onInvoke?: (info: { records: number; failures: number; error?: unknown }) => void;
@@ -84,7 +90,7 @@ export class LocalSqsEventSource {
           new ReceiveMessageCommand({
             QueueUrl: o.queueUrl,
             MaxNumberOfMessages: Math.min(10, o.batchSize ?? 1),
-            WaitTimeSeconds: o.waitSeconds ?? 1,
+            WaitTimeSeconds: o.waitSeconds ?? 20,
             MessageSystemAttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
