@@ -7,7 +7,7 @@
  * only their own jobs; a member of the administrators group sees everyone's.
  *
  * Cognito identity pools that hand each person their own key exist only in the project's moto
- * launcher (moto_cognito.py), so this file starts one of its own on any ground.
+ * launcher (moto_cognito.py), so this file runs on the run's moto server on any ground.
  */
 import {
   CognitoIdentityClient,
@@ -23,14 +23,13 @@ import {
   RespondToAuthChallengeCommand,
   VerifySoftwareTokenCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { topology } from '../../lib/topology.js';
 import { emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { type BedrockStandIn, startBedrockStandIn } from '../../localstack/bedrock/index.js';
-import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
 import { provision } from '../../localstack/provision.js';
 import { cognitoCallerLookup } from '../../localstack/runtime/cognito-callers.js';
 import { type LocalApi, startPipelineApi } from '../../localstack/runtime/local-api.js';
@@ -54,7 +53,7 @@ interface Person {
   readonly api: ApiClient;
 }
 
-let moto: MotoServer;
+const motoEndpoint = inject('motoEndpoint');
 let bedrock: BedrockStandIn;
 let pipeline: LocalPipeline;
 let localApi: LocalApi;
@@ -64,28 +63,27 @@ let identity: CognitoIdentityClient;
 let clients: ReturnType<typeof emulatorClients>;
 
 beforeAll(async () => {
-  moto = await startMotoServer();
   const t = topology({ prefix: uniquePrefix('signin') });
-  clients = emulatorClients(moto.endpoint);
+  clients = emulatorClients(motoEndpoint);
   const resources = await provision(t, clients);
   bedrock = await startBedrockStandIn({ seed: 7 });
   pipeline = startLocalPipeline({
-    awsEndpoint: moto.endpoint,
+    awsEndpoint: motoEndpoint,
     bedrockEndpoint: bedrock.url,
     topology: t,
     resources,
     settings: LOCAL_RUN_DEFAULTS,
     batchWorkers: 0,
   });
-  signIn = await provisionSignIn(moto.endpoint, t.prefix);
+  signIn = await provisionSignIn(motoEndpoint, t.prefix);
   localApi = await startPipelineApi({
-    awsEndpoint: moto.endpoint,
+    awsEndpoint: motoEndpoint,
     db: pipeline.clients.db,
     resources,
     signIn,
   });
   // Sign-in calls are unsigned on AWS; the clients still need some credentials to start.
-  const config = { endpoint: moto.endpoint, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
+  const config = { endpoint: motoEndpoint, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
   idp = new CognitoIdentityProviderClient(config);
   identity = new CognitoIdentityClient(config);
 }, 120_000);
@@ -97,7 +95,6 @@ afterAll(async () => {
   await pipeline?.stop();
   await bedrock?.close();
   clients?.destroy();
-  await moto?.stop();
 });
 
 const provider = () => `cognito-idp.${LOCAL_REGION}.amazonaws.com/${signIn.userPoolId}`;
@@ -251,7 +248,7 @@ describe('two people signed in', () => {
     const femisJob = await jobOf(femi);
     expect(erinsJob.jobId).not.toBe(femisJob.jobId);
     // Erin and Femi sign with sessions of the one reviewer role, Gail of the administrators role.
-    const lookup = cognitoCallerLookup(moto.endpoint);
+    const lookup = cognitoCallerLookup(motoEndpoint);
     const session = (roleArn: string) =>
       `arn:aws:sts::123456789012:assumed-role/${roleArn.split('/').at(-1)}/CognitoIdentityCredentials`;
     for (const p of [erin, femi]) {
