@@ -1,8 +1,13 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     pool: 'forks',
+    // A file per core, and two on a two-core machine (vitest's default would be one): the
+    // integration files spend most of their time waiting on timers, leases and the emulator,
+    // and each worker has a moto server of its own (test/helpers/global-setup.ts).
+    maxWorkers: Math.max(2, availableParallelism()),
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // The slowest files and the sum of file times against the wall clock, after the usual report.

@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { BENCH_CONTRACT } from '../bench/pipeline.js';
+import { awsEndpoint } from '../helpers/local-aws.js';
 import { expectCompleteReview, fixture, SMALL } from '../helpers/pipeline.js';
 
 /** Every live descendant of a process, from /proc (zombies count as gone). */
@@ -52,7 +53,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
     // The package's bin entry, as `npx clause-review` runs it; the emulator is the test run's.
     const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/clause-review.js'), ...args], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, AWS_ENDPOINT_URL: inject('awsEndpoint') },
+      env: { ...process.env, AWS_ENDPOINT_URL: awsEndpoint() },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -5,12 +5,12 @@
  * is drained they rest again, and stop ends resting pollers too.
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { LocalSqsEventSource } from '../../localstack/runtime/event-source.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { awsEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 
-const clients = emulatorClients(inject('awsEndpoint'));
+const clients = emulatorClients(awsEndpoint());
 afterAll(() => clients.destroy());
 
 async function queue(): Promise<{ url: string; arn: string }> {

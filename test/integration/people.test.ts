@@ -10,16 +10,16 @@ import {
   CognitoIdentityProviderClient,
   CreateUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../lambdas/api/access.js';
 import { userPoolLabels } from '../../lambdas/api/people.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { motoEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 
 // LocalStack's community build serves no Cognito: on that ground the pool comes from the run's
-// moto server beside it.
-const endpoint = inject('motoEndpoint');
+// moto server beside it (motoEndpoint).
+const endpoint = motoEndpoint();
 const idp = new CognitoIdentityProviderClient({
   endpoint,
   region: LOCAL_REGION,

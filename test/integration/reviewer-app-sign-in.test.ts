@@ -7,14 +7,14 @@
  * secret of its own, and later signs in with the app's code; wrong codes are refused. On moto
  * these run through the project launcher's TOTP model (localstack/moto_cognito_mfa.py).
  */
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isSignInError, type SignInStep, signIn } from '../../lambdas/app/session.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { motoEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 import { base32Bytes, freshCode, totp } from '../helpers/totp.js';
 
 // LocalStack's community build serves no Cognito: on that ground the pools come from the run's
-// moto server beside it.
-const endpoint = inject('motoEndpoint');
+// moto server beside it (motoEndpoint).
+const endpoint = motoEndpoint();
 const REGION = 'us-east-1';
 
 /** One JSON call to the emulator, as the provisioning side (an administrator) makes it. */

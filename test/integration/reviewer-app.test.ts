@@ -30,7 +30,7 @@ import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { launchChromium, seriousA11yViolations } from '../helpers/chromium.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { awsEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, MEDIUM } from '../helpers/pipeline.js';
 import { freshCode } from '../helpers/totp.js';
 
@@ -61,7 +61,7 @@ let person: { name: string; secret: string; kind: 'cognito' | 'keys' };
  */
 async function createPerson(userPoolId: string): Promise<{ name: string; secret: string }> {
   const idp = new CognitoIdentityProviderClient({
-    endpoint: inject('awsEndpoint'),
+    endpoint: awsEndpoint(),
     region: LOCAL_REGION,
     credentials: EMULATOR_CREDENTIALS,
   });
@@ -84,7 +84,7 @@ beforeAll(async () => {
   const env = {
     ...process.env,
     CLAUSE_REVIEW_STATE_DIR: join(scratch, 'state'),
-    AWS_ENDPOINT_URL: inject('awsEndpoint'),
+    AWS_ENDPOINT_URL: awsEndpoint(),
     POWERTOOLS_LOG_LEVEL: 'WARN',
   };
   const cli = join(PROJECT_ROOT, 'bin/clause-review.js');

@@ -7,7 +7,7 @@
  * only their own jobs; a member of the administrators group sees everyone's.
  *
  * Cognito identity pools that hand each person their own key exist only in the project's moto
- * launcher (moto_cognito.py), so this file runs on the run's moto server on any ground.
+ * launcher (moto_cognito.py), so this file runs on its worker's moto server on any ground.
  */
 import {
   CognitoIdentityClient,
@@ -23,7 +23,7 @@ import {
   RespondToAuthChallengeCommand,
   VerifySoftwareTokenCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
@@ -41,7 +41,7 @@ import {
   type LocalSignIn,
   provisionSignIn,
 } from '../../localstack/sign-in.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { motoEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
 import { freshCode } from '../helpers/totp.js';
 
@@ -53,7 +53,7 @@ interface Person {
   readonly api: ApiClient;
 }
 
-const motoEndpoint = inject('motoEndpoint');
+const moto = motoEndpoint();
 let bedrock: BedrockStandIn;
 let pipeline: LocalPipeline;
 let localApi: LocalApi;
@@ -64,26 +64,26 @@ let clients: ReturnType<typeof emulatorClients>;
 
 beforeAll(async () => {
   const t = topology({ prefix: uniquePrefix('signin') });
-  clients = emulatorClients(motoEndpoint);
+  clients = emulatorClients(moto);
   const resources = await provision(t, clients);
   bedrock = await startBedrockStandIn({ seed: 7 });
   pipeline = startLocalPipeline({
-    awsEndpoint: motoEndpoint,
+    awsEndpoint: moto,
     bedrockEndpoint: bedrock.url,
     topology: t,
     resources,
     settings: LOCAL_RUN_DEFAULTS,
     batchWorkers: 0,
   });
-  signIn = await provisionSignIn(motoEndpoint, t.prefix);
+  signIn = await provisionSignIn(moto, t.prefix);
   localApi = await startPipelineApi({
-    awsEndpoint: motoEndpoint,
+    awsEndpoint: moto,
     db: pipeline.clients.db,
     resources,
     signIn,
   });
   // Sign-in calls are unsigned on AWS; the clients still need some credentials to start.
-  const config = { endpoint: motoEndpoint, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
+  const config = { endpoint: moto, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
   idp = new CognitoIdentityProviderClient(config);
   identity = new CognitoIdentityClient(config);
 }, 120_000);
@@ -248,7 +248,7 @@ describe('two people signed in', () => {
     const femisJob = await jobOf(femi);
     expect(erinsJob.jobId).not.toBe(femisJob.jobId);
     // Erin and Femi sign with sessions of the one reviewer role, Gail of the administrators role.
-    const lookup = cognitoCallerLookup(motoEndpoint);
+    const lookup = cognitoCallerLookup(moto);
     const session = (roleArn: string) =>
       `arn:aws:sts::123456789012:assumed-role/${roleArn.split('/').at(-1)}/CognitoIdentityCredentials`;
     for (const p of [erin, femi]) {
