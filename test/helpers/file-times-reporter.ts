@@ -4,7 +4,10 @@
  * to run (tests and hooks), and the sum of all files against the run's wall clock, so the next
  * slow file is visible and so is how well the workers overlapped.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
+import { FILE_TIMES, recordedFileTimes } from './longest-first-sequencer.js';
 
 /** One test file's times, in milliseconds. */
 export interface FileTime {
@@ -41,6 +44,11 @@ export interface FileTimesReporterOptions {
   readonly top?: number;
   /** Where the table goes. @default console.log */
   readonly write?: (text: string) => void;
+  /**
+   * Whether to record each file's time into `test/file-times.json` (merged with the times
+   * already there), where the longest-first order finds it on a fresh clone. @default false
+   */
+  readonly record?: boolean;
 }
 
 /** The reporter: add it beside the default one in vitest.config.ts. */
@@ -49,10 +57,12 @@ export default class FileTimesReporter implements Reporter {
   private root = '';
   private readonly top: number;
   private readonly write: (text: string) => void;
+  private readonly record: boolean;
 
   constructor(options: FileTimesReporterOptions = {}) {
     this.top = options.top ?? 15;
     this.write = options.write ?? ((text) => console.log(text));
+    this.record = options.record ?? false;
   }
 
   onInit(vitest: { config: { root: string } }): void {
@@ -73,5 +83,11 @@ export default class FileTimesReporter implements Reporter {
       };
     });
     if (files.length > 1) this.write(`\n${fileTimesTable(files, Date.now() - this.started, this.top)}\n`);
+    if (this.record) {
+      const times = recordedFileTimes(this.root);
+      for (const f of files) times[f.file] = Math.round(f.loadMs + f.runMs);
+      const sorted = Object.fromEntries(Object.entries(times).sort(([a], [b]) => (a < b ? -1 : 1)));
+      writeFileSync(join(this.root, FILE_TIMES), `${JSON.stringify(sorted, null, 2)}\n`);
+    }
   }
 }
