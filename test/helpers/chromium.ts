@@ -167,3 +167,36 @@ export async function seriousA11yViolations(page: Page): Promise<A11yViolation[]
       .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
   )) as A11yViolation[];
 }
+
+/** The (JSON) value of a page expression; a promise it gives is awaited. */
+export function pageValue<T>(page: Page, expression: string): Promise<T> {
+  return page.evaluate(expression) as Promise<T>;
+}
+
+/**
+ * Waits until a page expression is truthy (asked every 100 ms) and returns its value.
+ * @throws TimeoutError when `timeout` ms pass first
+ */
+export async function pageUntil<T>(page: Page, expression: string, timeout = 30_000): Promise<T> {
+  return (await (await page.waitForFunction(expression, { timeout, polling: 100 })).jsonValue()) as T;
+}
+
+/**
+ * A PNG of the first element matching `selector`, with the page laid out `width` CSS pixels wide,
+ * and at most `maxHeight` of the element's height.
+ * @throws Error when no element matches
+ */
+export async function screenshotOf(
+  page: Page,
+  selector: string,
+  width: number,
+  maxHeight = Number.POSITIVE_INFINITY,
+): Promise<Uint8Array> {
+  await page.setViewport({ width, height: 900 });
+  const element = await page.$(selector);
+  const box = await element?.boundingBox();
+  if (!element || !box) throw new Error(`no element matches ${selector} to picture`);
+  return element.screenshot({
+    clip: { x: 0, y: 0, width: box.width, height: Math.min(box.height, maxHeight) },
+  });
+}

@@ -5,15 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
-import { strFromU8, unzipSync } from 'fflate';
+import { strFromU8 } from 'fflate';
 import mammoth from 'mammoth';
 import { describe, expect, it } from 'vitest';
 import { CATEGORIES } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
-import type { Report, ReportClause, Risk } from '../../lambdas/core/finalize/report-types.js';
+import type { ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import {
-  COMMENT_AUTHOR,
+  authorOf,
   commented,
   commentParagraphs,
   isDocxPackageError,
@@ -21,10 +20,10 @@ import {
   paragraphTexts,
   renderReportDocx,
 } from '../../lambdas/core/report-docx/index.js';
-import { buildStyledDocx, buildZip, styledParagraphs } from '../fixtures/documents/builders.js';
+import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
+import { docxOf, partsOf, rangedText, reportOf, styledChars, W, xmlPart } from '../helpers/docx-report.js';
 import { seededRandom } from '../helpers/random.js';
 
-const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const CONTRACT = readFileSync(
   join(
     import.meta.dirname,
@@ -32,97 +31,6 @@ const CONTRACT = readFileSync(
   ),
   'utf8',
 );
-const RISKS: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
-
-/** A report over parsed clauses, with risks drawn by `random` and a finding on each risky clause. */
-function reportOf(
-  clauses: readonly { id: string; index: number; start: number; end: number; text: string }[],
-  random: () => number,
-): Report {
-  const rows: ReportClause[] = clauses.map((c) => {
-    const risk = RISKS[Math.floor(random() * RISKS.length)] ?? 'none';
-    const score = Math.max(0, RISKS.indexOf(risk) - 1);
-    const risky = score >= 1;
-    return {
-      ...c,
-      chunk: 0,
-      status: 'analysed',
-      risk,
-      maxScore: score,
-      scores: Object.fromEntries(CATEGORIES.map((k, i) => [k.id, i === 0 ? score : null])),
-      findings: risky
-        ? [
-            {
-              category: CATEGORIES[0]?.id ?? 'x',
-              score,
-              quote: c.text.slice(0, 30),
-              start: c.start,
-              end: c.start + 30,
-              rationale: `why ${c.id} <matters> & "binds"`,
-              analysts: ['liability-counsel'],
-            },
-          ]
-        : [],
-      analystsAnswered: ['liability-counsel'],
-      analystsFailed: [],
-    };
-  });
-  return {
-    job: { jobId: 'j-0123456789abcdef0123' },
-    categories: CATEGORIES.map((c) => ({ id: c.id, name: c.name })),
-    analystPanel: [{ id: 'liability-counsel', name: 'Liability counsel', categories: [] }],
-    clauses: rows,
-    timings: { finalizedAt: '2026-03-01T10:00:00.123Z' },
-  } as unknown as Report;
-}
-
-const parse = (xml: string) => new DOMParser().parseFromString(xml, 'text/xml');
-const partsOf = (bytes: Uint8Array) => unzipSync(bytes);
-const xmlPart = (bytes: Uint8Array, name: string) => {
-  const part = partsOf(bytes)[name];
-  if (!part) throw new Error(`no part ${name}`);
-  return parse(strFromU8(part));
-};
-
-/** Every character of the body's text with its run's properties, as Word would render it. */
-function styledChars(doc: Document): string[] {
-  const out: string[] = [];
-  const ts = doc.getElementsByTagNameNS(W, 't');
-  for (let i = 0; i < ts.length; i++) {
-    const t = ts.item(i) as Element;
-    const rPr = Array.from({ length: t.parentNode?.childNodes.length ?? 0 }, (_, k) =>
-      t.parentNode?.childNodes.item(k),
-    )
-      .filter((n): n is Element => n?.nodeType === 1 && (n as Element).localName === 'rPr')
-      .map((n) => new XMLSerializer().serializeToString(n))
-      .join('');
-    for (const ch of t.textContent ?? '') out.push(`${ch}|${rPr}`);
-  }
-  return out;
-}
-
-/** The text each comment's range covers, by comment id, read in document order. */
-function rangedText(doc: Document): Map<string, string> {
-  const open = new Set<string>();
-  const texts = new Map<string, string>();
-  const walk = (el: Element) => {
-    for (let n = el.firstChild; n; n = n.nextSibling) {
-      if (n.nodeType !== 1) continue;
-      const e = n as Element;
-      const id = e.getAttributeNS(W, 'id') ?? '';
-      if (e.localName === 'commentRangeStart') {
-        open.add(id);
-        texts.set(id, '');
-      } else if (e.localName === 'commentRangeEnd') open.delete(id);
-      else if (e.localName === 't')
-        for (const o of open) texts.set(o, (texts.get(o) ?? '') + (e.textContent ?? ''));
-      else walk(e);
-    }
-  };
-  walk(doc.documentElement);
-  return texts;
-}
-
 const squeeze = (s: string) => s.replace(/\s+/g, '');
 
 describe('report.docx from a DOCX upload', () => {
@@ -156,7 +64,7 @@ describe('report.docx from a DOCX upload', () => {
       const comment = comments.item(i) as Element;
       const id = comment.getAttributeNS(W, 'id') ?? '';
       expect(squeeze(ranges.get(id) ?? '')).toBe(squeeze(clause.text));
-      expect(comment.getAttributeNS(W, 'author')).toBe(COMMENT_AUTHOR);
+      expect(comment.getAttributeNS(W, 'author')).toBe(authorOf(report.job.jobId));
       expect(comment.textContent).toBe(commentParagraphs(report, clause).join(''));
     }
     expect(after.getElementsByTagNameNS(W, 'commentReference').length).toBe(expected.length);
@@ -168,8 +76,6 @@ describe('report.docx from a DOCX upload', () => {
   });
 
   it('keeps the comments a document has, numbers its own after them, and anchors inside hyperlinks and insertions', async () => {
-    const NS =
-      'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
     const p = (inner: string) => `<w:p>${inner}</w:p>`;
     const r = (text: string, props = '') =>
       `<w:r>${props ? `<w:rPr>${props}</w:rPr>` : ''}<w:t xml:space="preserve">${text}</w:t></w:r>`;
@@ -187,15 +93,9 @@ describe('report.docx from a DOCX upload', () => {
         `<w:commentRangeStart w:id="7"/>${r('3. Notices. Notices go in writing.')}<w:commentRangeEnd w:id="7"/><w:r><w:commentReference w:id="7"/></w:r>`,
       ),
     ].join('');
-    const original = buildZip({
-      '[Content_Types].xml':
-        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/word/comments.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml"/></Types>',
-      '_rels/.rels':
-        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-      'word/_rels/document.xml.rels':
-        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments" Target="comments.xml"/><Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com" TargetMode="External"/></Relationships>',
-      'word/document.xml': `<?xml version="1.0" encoding="UTF-8"?><w:document ${NS}><w:body>${body}</w:body></w:document>`,
-      'word/comments.xml': `<?xml version="1.0" encoding="UTF-8"?><w:comments ${NS}><w:comment w:id="7" w:author="Counsel"><w:p><w:r><w:t>Check the notice address.</w:t></w:r></w:p></w:comment></w:comments>`,
+    const original = docxOf(body, {
+      comments:
+        '<w:comment w:id="7" w:author="Counsel"><w:p><w:r><w:t>Check the notice address.</w:t></w:r></w:p></w:comment>',
     });
     const parsed = await parseDocument(original, { key: 'c.docx', maxBytes: 1024 * 1024 });
     const report = reportOf(parsed.clauses, () => 0.99); // every clause critical

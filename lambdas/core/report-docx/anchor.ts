@@ -1,93 +1,62 @@
 /**
- * Anchors comments on the runs that cover a span of text. A span's ends seldom fall on run
- * boundaries, so the runs there are split: the run is cloned with its properties (`w:rPr`,
- * copied whole) and the text after the split moves to the clone, so the paragraph's text and
- * every character's formatting stay as they were. Then `w:commentRangeStart` goes before the
- * first run of the span, and `w:commentRangeEnd` with a run holding `w:commentReference` after
- * the last (ECMA-376 Part 1, 17.13.4).
+ * Puts nodes at points of the document's text: a comment's range markers and reference
+ * (ECMA-376 Part 1, 17.13.4), and the markers that bound a tracked change until it is written.
+ * Every point is a run boundary, made by splitting the run there (`runs.ts`). Points are
+ * handled from the end of the document backwards, so a split never moves a point still to be
+ * placed; the nodes that share a point go in the order their placements ask for.
  */
-import { isW, wElement } from './ooxml.js';
-import { type Atom, textOf } from './text-map.js';
+import { wElement } from './ooxml.js';
+import { runBoundary } from './runs.js';
+import type { Atom } from './text-map.js';
 
-const XML_NS = 'http://www.w3.org/XML/1998/namespace';
-
-/** A comment to anchor: its id and the atoms its span begins and ends on. */
-export interface CommentAnchor {
-  readonly id: number;
-  readonly from: Atom;
-  readonly to: Atom;
-}
-
-/** A point between characters: before `pos` of a `w:t`'s text (pos may be its length). */
-interface Boundary {
+/** A point between characters: before character `pos` of an atom's `w:t` (pos may be its length). */
+export interface TextPoint {
   readonly atom: Atom;
   readonly pos: number;
-  readonly kind: 'start' | 'end';
-  readonly id: number;
 }
 
-const isContent = (n: Node) => n.nodeType === 1 && !isW(n, 'rPr');
+/** The point before an atom's character, and the point after it. */
+export const before = (atom: Atom): TextPoint => ({ atom, pos: atom.offset });
+export const after = (atom: Atom): TextPoint => ({ atom, pos: atom.offset + 1 });
 
-function setText(t: Element, text: string): void {
-  while (t.firstChild) t.removeChild(t.firstChild);
-  t.appendChild((t.ownerDocument as Document).createTextNode(text));
-  // Spaces at a new edge of the text were inside it before: keep them.
-  if (/^\s|\s$/.test(text)) t.setAttributeNS(XML_NS, 'xml:space', 'preserve');
+/** Nodes to put at a point; `order` ranks the placements that share the point (lower first). */
+export interface Placement {
+  readonly at: TextPoint;
+  readonly order: readonly number[];
+  readonly nodes: readonly Node[];
 }
 
-/**
- * Makes a run boundary fall before character `pos` of `t`, and returns where it is: the node
- * to insert before, in the run's parent.
- */
-function runBoundary(t: Element, pos: number): { parent: Node; before: Node | null } {
-  const run = t.parentNode as Element;
-  const parent = run.parentNode as Node;
-  const text = textOf(t);
-  let first = true;
-  for (let n = t.previousSibling; n; n = n.previousSibling) if (isContent(n)) first = false;
-  let last = true;
-  for (let n = t.nextSibling; n; n = n.nextSibling) if (isContent(n)) last = false;
-  if (pos === 0 && first) return { parent, before: run };
-  if (pos >= text.length && last) return { parent, before: run.nextSibling };
-  const tail = run.cloneNode(false) as Element;
-  for (let n = run.firstChild; n; n = n.nextSibling) if (isW(n, 'rPr')) tail.appendChild(n.cloneNode(true));
-  let move: Node | null = t.nextSibling;
-  if (pos === 0) move = t;
-  else if (pos < text.length) {
-    const rest = t.cloneNode(false) as Element;
-    setText(rest, text.slice(pos));
-    setText(t, text.slice(0, pos));
-    tail.appendChild(rest);
+const compareOrder = (x: readonly number[], y: readonly number[]): number => {
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d;
   }
-  while (move) {
-    const next: Node | null = move.nextSibling;
-    tail.appendChild(move);
-    move = next;
-  }
-  parent.insertBefore(tail, run.nextSibling);
-  return { parent, before: tail };
-}
+  return 0;
+};
 
-/**
- * Puts each comment's range markers and reference into the document. Boundaries are handled
- * from the end of the document backwards, so a split never moves a point already marked.
- */
-export function anchorComments(doc: Document, anchors: readonly CommentAnchor[]): void {
-  const boundaries: Boundary[] = anchors.flatMap((a) => [
-    { atom: a.from, pos: a.from.offset, kind: 'start' as const, id: a.id },
-    { atom: a.to, pos: a.to.offset + 1, kind: 'end' as const, id: a.id },
-  ]);
-  boundaries.sort((x, y) => y.atom.nodeOrdinal - x.atom.nodeOrdinal || y.pos - x.pos);
-  for (const b of boundaries) {
-    const { parent, before } = runBoundary(b.atom.node, b.pos);
-    const id = String(b.id);
-    if (b.kind === 'start') {
-      parent.insertBefore(wElement(doc, 'commentRangeStart', { id }), before);
-    } else {
-      const reference = wElement(doc, 'r');
-      reference.appendChild(wElement(doc, 'commentReference', { id }));
-      parent.insertBefore(wElement(doc, 'commentRangeEnd', { id }), before);
-      parent.insertBefore(reference, before);
+/** Puts every placement's nodes into the document. */
+export function place(placements: readonly Placement[]): void {
+  const sorted = [...placements].sort(
+    (x, y) =>
+      y.at.atom.nodeOrdinal - x.at.atom.nodeOrdinal || y.at.pos - x.at.pos || compareOrder(x.order, y.order),
+  );
+  for (let i = 0; i < sorted.length; ) {
+    const first = sorted[i] as Placement;
+    const { parent, before: at } = runBoundary(first.at.atom.node, first.at.pos);
+    for (; i < sorted.length; i++) {
+      const p = sorted[i] as Placement;
+      if (p.at.atom.nodeOrdinal !== first.at.atom.nodeOrdinal || p.at.pos !== first.at.pos) break;
+      for (const node of p.nodes) parent.insertBefore(node, at);
     }
   }
+}
+
+/** What a comment's range starts with, and what ends it: the end marker and the reference run. */
+export function commentMarks(doc: Document, id: number): { start: Node[]; end: Node[] } {
+  const reference = wElement(doc, 'r');
+  reference.appendChild(wElement(doc, 'commentReference', { id: String(id) }));
+  return {
+    start: [wElement(doc, 'commentRangeStart', { id: String(id) })],
+    end: [wElement(doc, 'commentRangeEnd', { id: String(id) }), reference],
+  };
 }

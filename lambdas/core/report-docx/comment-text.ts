@@ -1,9 +1,11 @@
 /**
  * What a clause's Word comment says: its risk, the categories scored, each finding with the
- * analysts' reasons and quotes, and the reviewer's decision when there was one. Plain
+ * analysts' reasons and quotes, the reviewer's decision when there was one, and its redlines. Plain
  * paragraphs of text; the XML is built from them through the DOM.
  */
 import type { FindingReview, Report, ReportClause, Risk } from '../finalize/report-types.js';
+import { deciderText } from '../holds/decider.js';
+import type { DocxRedline } from './redlines.js';
 
 const RISK_ORDER: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
 const SCORE_WORDS: readonly string[] = ['standard', 'minor', 'significant', 'severe'];
@@ -32,14 +34,46 @@ function decisionLine(name: string, r: FindingReview): string {
     return `Reviewer: ${name} ${DECISION_WORDS.unreviewed}; the panel's score ${r.modelScore} stands.`;
   const score =
     r.decidedScore === r.modelScore ? `score ${r.decidedScore}` : `score ${r.modelScore} → ${r.decidedScore}`;
-  const who = r.byName ? `${r.byName}${r.by ? ` (${r.by})` : ''}` : r.by;
+  const who = deciderText(r);
   return `Reviewer: ${name} ${DECISION_WORDS[r.decision]} (${score})${who ? ` by ${who}` : ''}${r.at ? ` at ${r.at}` : ''}${r.note ? `: “${r.note}”` : ''}`;
 }
 
-/** The paragraphs of a clause's comment. */
+const REDLINE_WORDS: Readonly<Record<Exclude<DocxRedline['decision'], 'rejected'>, string>> = {
+  proposed: 'proposed, not yet decided',
+  accepted: 'accepted by the reviewer',
+  edited: 'edited by the reviewer',
+};
+
+/** A redline of the clause as its comment tells it: written as tracked changes, or why not. */
+export interface RedlineMention {
+  readonly redline: DocxRedline;
+  /** Why it is not in the document, when it could not be placed. */
+  readonly notPlaced?: string;
+}
+
+function redlineLine({ redline, notPlaced }: RedlineMention): string {
+  const decision = redline.decision === 'rejected' ? 'rejected' : REDLINE_WORDS[redline.decision];
+  const note = redline.note ? `: “${redline.note}”` : '';
+  return notPlaced
+    ? `Redline ${redline.id} (${decision}) not placed in this document: ${notPlaced}${note}`
+    : `Redline ${redline.id} (${decision}) is in the tracked changes${note}`;
+}
+
+/** A position the clause addresses, as its comment tells it: the rung reached, why, and who decides. */
+function positionLine(p: NonNullable<ReportClause['positions']>[number]): string {
+  const rung = p.rung === 'fallback' ? `fallback ${p.fallback ?? 1}` : p.rung.replace('-', ' ');
+  const who = p.escalation ? ` (for ${p.escalation.group} to decide)` : '';
+  return `Playbook ${p.topic}: ${rung}${who}. ${p.reason}`;
+}
+
+/**
+ * The paragraphs of a clause's comment: the risk and findings, the playbook positions it
+ * addresses, then a line for each of its redlines.
+ */
 export function commentParagraphs(
   report: Pick<Report, 'categories' | 'analystPanel'>,
   c: ReportClause,
+  redlines: readonly RedlineMention[] = [],
 ): string[] {
   const category = new Map(report.categories.map((x) => [x.id, x.name]));
   const analyst = new Map(report.analystPanel.map((a) => [a.id, a.name]));
@@ -69,5 +103,7 @@ export function commentParagraphs(
       out.push(decisionLine(name, f.review));
     }
   }
+  for (const p of c.positions ?? []) out.push(positionLine(p));
+  for (const r of redlines) out.push(redlineLine(r));
   return out;
 }

@@ -1,12 +1,15 @@
 /**
  * The Office Open XML package of a Word document, read and written with a zip library (fflate)
  * and an XML DOM (@xmldom/xmldom): parts are parsed into DOM trees, changed through the DOM, and
- * serialised back, so no markup is ever put together from strings. Parts not changed keep their
- * bytes.
+ * serialised back, so no markup is ever put together from strings. Every part written goes
+ * through the XML text sanitizer first (`xml-text.ts`); parts not changed keep their bytes unless
+ * they hold characters XML 1.0 forbids (a lenient writer's upload), which are sanitized the same
+ * way, so every part of the package parses under a strict XML parser.
  */
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { DocxPackageError } from './errors.js';
+import { needsSanitizing, sanitizeTree } from './xml-text.js';
 
 /** WordprocessingML's main namespace. */
 export const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -19,8 +22,14 @@ export const COMMENTS_TYPE = 'application/vnd.openxmlformats-officedocument.word
 export const DOCUMENT_TYPE =
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
 
+/** Parts that hold XML: the content types, relationships, WordprocessingML and VML parts. */
+const XML_PART = /\.(xml|rels|vml)$/i;
+
 /** A DOCX package: its parts by name, in the zip's order. */
 export class DocxPackage {
+  /** Parts stored through `setXml`, sanitized as they were written. */
+  private readonly written = new Set<string>();
+
   private constructor(
     private readonly parts: Map<string, Uint8Array>,
     private readonly jobId: string,
@@ -46,6 +55,17 @@ export class DocxPackage {
     return this.parts.has(name);
   }
 
+  /** The names of the package's parts. */
+  names(): string[] {
+    return [...this.parts.keys()];
+  }
+
+  /** A part's text (UTF-8), or undefined when there is no such part. */
+  text(name: string): string | undefined {
+    const bytes = this.parts.get(name);
+    return bytes ? strFromU8(bytes) : undefined;
+  }
+
   /** A part parsed as XML. @throws DocxPackageError when it is missing or does not parse */
   xml(name: string): Document {
     const bytes = this.parts.get(name);
@@ -64,13 +84,29 @@ export class DocxPackage {
     return doc;
   }
 
-  /** Stores a part from its DOM. */
+  /** Stores a part from its DOM, every character XML 1.0 forbids replaced first. */
   setXml(name: string, doc: Document): void {
+    sanitizeTree(doc);
     this.parts.set(name, strToU8(new XMLSerializer().serializeToString(doc)));
+    this.written.add(name);
   }
 
-  /** The package as zip bytes. */
+  /**
+   * The package as zip bytes. An XML part never written through `setXml` that holds a forbidden
+   * character (or a reference to one) is parsed and written back sanitized.
+   */
   bytes(): Uint8Array {
+    for (const name of this.parts.keys()) {
+      if (this.written.has(name) || !XML_PART.test(name)) continue;
+      if (!needsSanitizing(this.text(name) ?? '')) continue;
+      let doc: Document;
+      try {
+        doc = this.xml(name);
+      } catch {
+        continue; // A part that does not parse at all stays as uploaded: it is not ours to mend.
+      }
+      this.setXml(name, doc);
+    }
     return zipSync(Object.fromEntries(this.parts), { level: 6 });
   }
 

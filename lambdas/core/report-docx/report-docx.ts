@@ -1,18 +1,19 @@
 /**
- * report.docx: the contract with a Word comment on every clause at medium risk or above. An
- * uploaded DOCX gets the comments in the original document, its text and formatting as they
- * were; any other upload gets a plain document of the contract's text, commented the same way.
+ * report.docx: the contract with a Word comment on every clause at medium risk or above, and
+ * each redline not rejected as tracked changes. An uploaded DOCX gets them in the original
+ * document, its text and formatting as they were; any other upload gets a plain document of the
+ * contract's text, commented and changed the same way.
  */
 import type { Report } from '../finalize/report-types.js';
-import { anchorComments, type CommentAnchor } from './anchor.js';
-import { commented, commentParagraphs } from './comment-text.js';
+import { after, before, commentMarks, type Placement, place } from './anchor.js';
+import { authorOf, hasAuthors, relabelOurName } from './authors.js';
+import { commented, commentParagraphs, type RedlineMention } from './comment-text.js';
 import { DocxPackageError } from './errors.js';
 import { plainDocument } from './generate.js';
 import { DocxPackage, elements, isW, newXml, W_NS, wElement } from './ooxml.js';
+import { type DocxRedline, planRedlines, type UnplacedRedline } from './redlines.js';
 import { alignText, documentAtoms, spanAtoms } from './text-map.js';
-
-/** Who the comments are from, as Word shows it. */
-export const COMMENT_AUTHOR = 'clause-review';
+import { type MarkedEdit, spanMarker, writeChange } from './tracked-changes.js';
 
 /** What report.docx is made of. */
 export interface ReportDocxInput {
@@ -21,14 +22,52 @@ export interface ReportDocxInput {
   readonly text: string;
   /** The uploaded DOCX, when the upload was one. */
   readonly original?: Uint8Array;
+  /** Redlines to write as tracked changes (`rejected` ones are not written). */
+  readonly redlines?: readonly DocxRedline[];
 }
 
-/** What was written: the bytes, and how the comments were placed. */
+/** What was written: the bytes, and how the comments and changes were placed. */
 export interface ReportDocx {
   readonly bytes: Uint8Array;
   /** `original`: comments in the uploaded DOCX; `generated`: a plain document of the text. */
   readonly source: 'original' | 'generated';
   readonly comments: number;
+  /** The ids of the redlines written as tracked changes, and those that could not be placed. */
+  readonly redlines: { readonly placed: readonly string[]; readonly notPlaced: readonly UnplacedRedline[] };
+  /** Tracked changes written: each `w:ins`, `w:del` and deleted paragraph mark. */
+  readonly changes: number;
+  /** Comments and changes of the upload under this tool's name, relabelled as the original's. */
+  readonly relabelled: number;
+}
+
+/** An annotation id (`w:id`) anywhere in a part. */
+const ANNOTATION_ID = /:id\s*=\s*["'](\d+)["']/g;
+
+/**
+ * Ids for new comments and changes: after every `w:id` the package already uses, so each is
+ * unique among all the document's annotations (comments, changes, bookmarks), as ECMA-376
+ * asks of an annotation's id.
+ */
+function idsAfterExisting(pkg: DocxPackage): () => number {
+  let next = 0;
+  for (const name of pkg.names()) {
+    if (!name.endsWith('.xml')) continue;
+    for (const m of (pkg.text(name) ?? '').matchAll(ANNOTATION_ID)) next = Math.max(next, Number(m[1]) + 1);
+  }
+  return () => next++;
+}
+
+/** Relabels comments and changes under this tool's name in every part but those given. */
+function relabelOtherParts(pkg: DocxPackage, skip: readonly string[]): number {
+  let count = 0;
+  for (const name of pkg.names()) {
+    if (skip.includes(name) || !/^word\/.*\.xml$/.test(name) || !hasAuthors(pkg.text(name) ?? '')) continue;
+    const part = pkg.xml(name);
+    const n = relabelOurName(part);
+    if (n > 0) pkg.setXml(name, part);
+    count += n;
+  }
+  return count;
 }
 
 /**
@@ -36,48 +75,88 @@ export interface ReportDocx {
  * @throws DocxPackageError when the uploaded DOCX has no readable main document part
  */
 export function renderReportDocx(input: ReportDocxInput): ReportDocx {
-  const jobId = input.report.job.jobId;
-  const pkg = input.original ? DocxPackage.read(input.original, jobId) : plainDocument(input.text, jobId);
+  const { report, text } = input;
+  const jobId = report.job.jobId;
+  const pkg = input.original ? DocxPackage.read(input.original, jobId) : plainDocument(text, jobId);
   const main = pkg.mainPart();
   const doc = pkg.xml(main);
   const body = elements(doc.documentElement, W_NS, 'body')[0];
   if (!body) throw new DocxPackageError(`the document part '${main}' has no body`, jobId, main);
-  const { atoms, chars } = documentAtoms(body);
-  const map = alignText(input.text, chars);
+  const nextId = idsAfterExisting(pkg);
   const part = pkg.commentsPart(main);
   const comments = part.exists ? pkg.xml(part.name) : newXml(W_NS, 'comments', 'w');
-  let nextId = 0;
-  for (const c of elements(comments.documentElement, W_NS, 'comment')) {
-    const id = Number(c.getAttributeNS(W_NS, 'id') ?? c.getAttribute('w:id'));
-    if (Number.isInteger(id) && id >= nextId) nextId = id + 1;
+  const relabelled =
+    relabelOurName(doc) + relabelOurName(comments) + relabelOtherParts(pkg, [main, part.name]);
+
+  const { atoms, chars } = documentAtoms(body);
+  const map = alignText(text, chars);
+  const redlines = (input.redlines ?? []).filter((r) => r.decision !== 'rejected');
+  const plan = planRedlines(text, atoms, map, report.clauses, redlines);
+  const mentions = new Map<string, RedlineMention[]>();
+  for (const redline of redlines) {
+    const unplaced = plan.notPlaced.find((u) => u.id === redline.id && u.clauseId === redline.clauseId);
+    const list = mentions.get(redline.clauseId) ?? [];
+    list.push(unplaced ? { redline, notPlaced: unplaced.detail } : { redline });
+    mentions.set(redline.clauseId, list);
   }
-  const anchors: CommentAnchor[] = [];
-  const date = input.report.timings.finalizedAt;
-  for (const clause of input.report.clauses.filter(commented)) {
+
+  const author = authorOf(jobId);
+  const date = report.timings.finalizedAt.replace(/\.\d+Z$/, 'Z');
+  const placements: Placement[] = [];
+  let written = 0;
+  for (const clause of report.clauses) {
+    const notes = mentions.get(clause.id) ?? [];
+    if (!commented(clause) && notes.length === 0) continue;
     const span = spanAtoms(map, clause.start, clause.end);
     const from = span ? atoms[span.from] : undefined;
     const to = span ? atoms[span.to] : undefined;
     if (!from || !to) continue;
-    const id = nextId++;
-    anchors.push({ id, from, to });
-    comments.documentElement.appendChild(
-      commentElement(comments, id, date, commentParagraphs(input.report, clause)),
+    const id = nextId();
+    const marks = commentMarks(doc, id);
+    // A comment's range opens before, and closes after, the changes at its clause's ends.
+    placements.push(
+      { at: before(from), order: [clause.start, 0], nodes: marks.start },
+      { at: after(to), order: [clause.end, 2], nodes: marks.end },
     );
+    comments.documentElement.appendChild(
+      commentElement(comments, id, author, date, commentParagraphs(report, clause, notes)),
+    );
+    written++;
   }
-  anchorComments(doc, anchors);
+  const marked: MarkedEdit[] = plan.edits.map((edit, seq) => {
+    const start = spanMarker(doc);
+    const end = spanMarker(doc);
+    placements.push(
+      { at: edit.from, order: [edit.start, 1, seq, 0], nodes: [start] },
+      { at: edit.to, order: [edit.end, 1, seq, 1], nodes: [end] },
+    );
+    return { start, end, insert: edit.insert };
+  });
+  place(placements);
+  let changes = 0;
+  for (const edit of marked) changes += writeChange(edit, { author, date, nextId }).length;
+
   pkg.setXml(main, doc);
   pkg.setXml(part.name, comments);
-  return { bytes: pkg.bytes(), source: input.original ? 'original' : 'generated', comments: anchors.length };
+  return {
+    bytes: pkg.bytes(),
+    source: input.original ? 'original' : 'generated',
+    comments: written,
+    redlines: { placed: plan.placed, notPlaced: plan.notPlaced },
+    changes,
+    relabelled,
+  };
 }
 
 /** One `w:comment`: a paragraph per line, the first carrying the annotation mark Word expects. */
-function commentElement(doc: Document, id: number, date: string, lines: readonly string[]): Element {
-  const comment = wElement(doc, 'comment', {
-    id: String(id),
-    author: COMMENT_AUTHOR,
-    initials: 'CR',
-    date: date.replace(/\.\d+Z$/, 'Z'),
-  });
+function commentElement(
+  doc: Document,
+  id: number,
+  author: string,
+  date: string,
+  lines: readonly string[],
+): Element {
+  const comment = wElement(doc, 'comment', { id: String(id), author, initials: 'CR', date });
   for (const [i, line] of lines.entries()) {
     const p = wElement(doc, 'p');
     if (i === 0) {

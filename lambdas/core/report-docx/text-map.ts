@@ -21,6 +21,9 @@ export interface Atom {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: normalisation drops control characters, so they carry no position.
 const SKIPPED = /[\s\u00ad\u200b-\u200d\u2060\ufeff\u0000-\u001f\u007f-\u009f]/;
 
+/** Whether a character carries no position (whitespace, or what normalisation drops). */
+export const positionless = (ch: string): boolean => SKIPPED.test(ch);
+
 /** Characters of normalised text read ahead to find where the document picks up again. */
 const RESYNC_KEY = 12;
 /** How far ahead in the document to look for it. */

@@ -1,0 +1,297 @@
+/**
+ * Where a redline's edits go in the document. An edit names a span of its clause's text (UTF-16
+ * offsets into the clause's `text` in report.json); the clause's offsets place it in the
+ * normalised text, and the alignment of that text with the document's characters
+ * (`text-map.ts`) places it among the runs. An edit is written only where the document is sure
+ * to hold that very text: every visible character of the deleted span aligned, one after the
+ * other with nothing visible between them in the document, and a span that begins or ends in
+ * whitespace covering all of it (a space between words, a paragraph break). A redline is
+ * written whole or not at all: if one of its edits cannot be placed, none is, and the redline
+ * is reported back with the reason, never applied somewhere near.
+ */
+import type { ReportClause } from '../finalize/report-types.js';
+import { after, before, type TextPoint } from './anchor.js';
+import { isW } from './ooxml.js';
+import { type Atom, positionless } from './text-map.js';
+
+/**
+ * One edit of a clause's own text: the text at [start, end) is replaced by `insert` (either may
+ * be empty). Offsets are UTF-16 indexes into the clause's text as report.json carries it.
+ */
+export interface RedlineEdit {
+  readonly start: number;
+  readonly end: number;
+  readonly insert: string;
+}
+
+/** A proposed redline of one clause, with the reviewer's decision. `rejected` ones are not written. */
+export interface DocxRedline {
+  readonly id: string;
+  readonly clauseId: string;
+  readonly edits: readonly RedlineEdit[];
+  readonly decision: 'proposed' | 'accepted' | 'edited' | 'rejected';
+  readonly note?: string;
+}
+
+/** Why a redline was not written. */
+export type UnplacedReason =
+  /** No clause of the report has the redline's clause id. */
+  | 'unknown-clause'
+  /** The clause's text in the report is not the document's text at the clause's offsets. */
+  | 'clause-text'
+  /** An edit's offsets are not whole numbers within the clause's text, start before end. */
+  | 'offsets'
+  /** An edit overlaps (or inserts at the very edge of) another edit already placed. */
+  | 'overlap'
+  /** The document does not hold the edit's text where the clause's text puts it. */
+  | 'not-in-document'
+  /** The edit would cross a table cell, a text box, a section break or a block around paragraphs. */
+  | 'structure';
+
+/** A redline not written, and why: listed in the writer's result so the report can say so. */
+export interface UnplacedRedline {
+  readonly id: string;
+  readonly clauseId: string;
+  /** The edit at fault, as its index in the redline's `edits`; absent when the whole redline is. */
+  readonly edit?: number;
+  readonly reason: UnplacedReason;
+  readonly detail: string;
+}
+
+/** One edit to write: the points its deleted span runs between in the document. */
+export interface PlannedEdit {
+  readonly redline: DocxRedline;
+  /** Offsets of the deleted span in the normalised text. */
+  readonly start: number;
+  readonly end: number;
+  readonly from: TextPoint;
+  readonly to: TextPoint;
+  readonly insert: string;
+}
+
+/** The edits to write, in document order, and the redlines that could not be placed. */
+export interface RedlinePlan {
+  readonly edits: readonly PlannedEdit[];
+  readonly placed: readonly string[];
+  readonly notPlaced: readonly UnplacedRedline[];
+}
+
+class Unplaced extends Error {
+  constructor(
+    readonly reason: UnplacedReason,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/** Whether two edits, as [start, end) with end ≥ start, may not both be written. */
+function clash(x: { start: number; end: number }, y: { start: number; end: number }): boolean {
+  const [a, b] = x.start <= y.start ? [x, y] : [y, x];
+  if (b.start < a.end) return true;
+  // Touching: two deletions side by side are fine; an insertion at the other's edge has no
+  // order of its own.
+  return b.start === a.end && (a.start === a.end || b.start === b.end);
+}
+
+/** Block-level elements that may sit between two paragraphs a deletion joins. */
+const BETWEEN_PARAGRAPHS = new Set([
+  'bookmarkStart',
+  'bookmarkEnd',
+  'commentRangeStart',
+  'commentRangeEnd',
+  'permStart',
+  'permEnd',
+  'proofErr',
+]);
+
+function paragraphOf(node: Node): Element | undefined {
+  for (let n: Node | null = node; n; n = n.parentNode) if (isW(n, 'p')) return n as Element;
+  return undefined;
+}
+
+function inTextBox(node: Node): boolean {
+  for (let n: Node | null = node; n; n = n.parentNode) if (isW(n, 'txbxContent')) return true;
+  return false;
+}
+
+/**
+ * Checks that a deletion from `from` to `to` joins only paragraphs side by side in one story,
+ * none of them ending a section: the paragraph marks it deletes can be deleted.
+ */
+function checkStructure(from: TextPoint, to: TextPoint): void {
+  const first = paragraphOf(from.atom.node);
+  const last = paragraphOf(to.atom.node);
+  if (!first || !last) throw new Unplaced('structure', 'the text is not in a paragraph');
+  if (inTextBox(first) || inTextBox(last)) throw new Unplaced('structure', 'the text is in a text box');
+  if (first === last) return;
+  if (first.parentNode !== last.parentNode)
+    throw new Unplaced('structure', 'the deletion would cross a table cell or a block around paragraphs');
+  for (let n: Node | null = first; n && n !== last; n = n.nextSibling) {
+    if (n.nodeType !== 1) continue;
+    const el = n as Element;
+    if (isW(el, 'p')) {
+      for (let c = el.firstChild; c; c = c.nextSibling)
+        if (isW(c, 'pPr'))
+          for (let d = c.firstChild; d; d = d.nextSibling)
+            if (isW(d, 'sectPr')) throw new Unplaced('structure', 'the deletion would cross a section break');
+    } else if (!BETWEEN_PARAGRAPHS.has(el.localName ?? ''))
+      throw new Unplaced('structure', `the deletion would cross a ${el.localName}`);
+  }
+}
+
+/** Finds where the span [a, b) of the normalised text lies in the document. */
+function locate(text: string, atoms: readonly Atom[], map: Int32Array, a: number, b: number) {
+  const visible = (p: number) => p >= 0 && p < text.length && !positionless(text[p] ?? ' ');
+  const atomOf = (p: number): number => {
+    const i = map[p] ?? -1;
+    if (i < 0) throw new Unplaced('not-in-document', `the character at ${p} is not found in the document`);
+    return i;
+  };
+  const at = (i: number) => atoms[i] as Atom;
+  const prevVisible = (p: number) => {
+    for (let i = p - 1; i >= 0; i--) if (visible(i)) return i;
+    return -1;
+  };
+  const nextVisible = (p: number) => {
+    for (let i = p; i < text.length; i++) if (visible(i)) return i;
+    return -1;
+  };
+  if (a === b) {
+    // An insertion goes after the character before it, or before the one after it; inside a
+    // blank line it would have no place of its own.
+    if (visible(a - 1)) {
+      const point = after(at(atomOf(a - 1)));
+      return { from: point, to: point };
+    }
+    if (visible(a)) {
+      const point = before(at(atomOf(a)));
+      return { from: point, to: point };
+    }
+    throw new Unplaced('not-in-document', `offset ${a} falls inside the space between two paragraphs`);
+  }
+  const shown: number[] = [];
+  for (let p = a; p < b; p++) if (visible(p)) shown.push(p);
+  const wholeGap = (p: number, q: number) => {
+    if (p < 0 || q < 0) throw new Unplaced('not-in-document', 'the span runs past the text');
+    if (atomOf(q) !== atomOf(p) + 1)
+      throw new Unplaced('not-in-document', 'the document holds other text within the span');
+  };
+  const firstShown = shown[0];
+  const lastShown = shown[shown.length - 1];
+  if (firstShown === undefined || lastShown === undefined) {
+    // Only whitespace: all of the gap between two characters, or none of it.
+    const p = prevVisible(a);
+    const q = nextVisible(b);
+    if (a !== p + 1 || b !== q)
+      throw new Unplaced('not-in-document', 'the span is part of the space between two words or paragraphs');
+    wholeGap(p, q);
+    return { from: after(at(atomOf(p))), to: before(at(atomOf(q))) };
+  }
+  for (let k = 1; k < shown.length; k++) {
+    if (atomOf(shown[k] as number) !== atomOf(shown[k - 1] as number) + 1)
+      throw new Unplaced('not-in-document', 'the document holds other text within the span');
+  }
+  let from = before(at(atomOf(firstShown)));
+  if (a < firstShown) {
+    const p = prevVisible(a);
+    if (a !== p + 1)
+      throw new Unplaced('not-in-document', 'the span begins inside the space between two paragraphs');
+    wholeGap(p, firstShown);
+    from = after(at(atomOf(p)));
+  }
+  let to = after(at(atomOf(lastShown)));
+  if (lastShown < b - 1) {
+    const q = nextVisible(b);
+    if (b !== q)
+      throw new Unplaced('not-in-document', 'the span ends inside the space between two paragraphs');
+    wholeGap(lastShown, q);
+    to = before(at(atomOf(q)));
+  }
+  return { from, to };
+}
+
+/**
+ * Plans the redlines: each one not rejected, whole or not at all, in the order given (a later
+ * redline whose edit clashes with one already planned is not placed).
+ *
+ * @param text the normalised text the report's offsets index
+ * @param atoms the document's visible characters, and `map` the text's alignment with them
+ */
+export function planRedlines(
+  text: string,
+  atoms: readonly Atom[],
+  map: Int32Array,
+  clauses: readonly ReportClause[],
+  redlines: readonly DocxRedline[],
+): RedlinePlan {
+  const byId = new Map(clauses.map((c) => [c.id, c]));
+  const edits: PlannedEdit[] = [];
+  const placed: string[] = [];
+  const notPlaced: UnplacedRedline[] = [];
+  for (const redline of redlines) {
+    if (redline.decision === 'rejected') continue;
+    const { id, clauseId } = redline;
+    const clause = byId.get(clauseId);
+    if (!clause) {
+      notPlaced.push({
+        id,
+        clauseId,
+        reason: 'unknown-clause',
+        detail: `the report has no clause ${clauseId}`,
+      });
+      continue;
+    }
+    if (text.slice(clause.start, clause.end) !== clause.text) {
+      notPlaced.push({
+        id,
+        clauseId,
+        reason: 'clause-text',
+        detail: `clause ${clauseId}'s text is not the document's text at its offsets`,
+      });
+      continue;
+    }
+    const mine: PlannedEdit[] = [];
+    let failed: UnplacedRedline | undefined;
+    for (const [index, edit] of redline.edits.entries()) {
+      try {
+        const { start, end, insert } = edit;
+        if (
+          !Number.isInteger(start) ||
+          !Number.isInteger(end) ||
+          start < 0 ||
+          end < start ||
+          end > clause.text.length
+        )
+          throw new Unplaced(
+            'offsets',
+            `[${start}, ${end}) is not a span of the clause's ${clause.text.length} characters`,
+          );
+        if (start === end && insert === '') continue;
+        const span = { start: clause.start + start, end: clause.start + end };
+        const other = [...edits, ...mine].find((e) => clash(e, span));
+        if (other)
+          throw new Unplaced(
+            'overlap',
+            other.redline === redline
+              ? `it overlaps another edit of the same redline`
+              : `it overlaps redline ${other.redline.id}`,
+          );
+        const { from, to } = locate(text, atoms, map, span.start, span.end);
+        checkStructure(from, to);
+        mine.push({ redline, ...span, from, to, insert });
+      } catch (error) {
+        if (!(error instanceof Unplaced)) throw error;
+        failed = { id, clauseId, edit: index, reason: error.reason, detail: error.detail };
+        break;
+      }
+    }
+    if (failed) notPlaced.push(failed);
+    else {
+      edits.push(...mine);
+      placed.push(id);
+    }
+  }
+  edits.sort((x, y) => x.start - y.start || x.end - y.end);
+  return { edits, placed, notPlaced };
+}
