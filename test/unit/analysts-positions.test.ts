@@ -247,7 +247,8 @@ describe('a position answer is checked as findings are', () => {
     ]);
   });
 
-  it('repairs offsets that miss the deleted text by finding the text in the clause', () => {
+  /** The edits of the redline a not-acceptable answer on the notice period carries, as checked. */
+  const checkedEdits = (edits: NonNullable<RawPositionAnswer['redline']>['edits']) => {
     const analyst = termLifecycle();
     const parsed = parseAnswer(
       analyst,
@@ -258,44 +259,28 @@ describe('a position answer is checked as findings are', () => {
           quotes: [quote],
           reason: 'r',
           measured: 90,
-          redline: {
-            target: 'standard',
-            edits: [{ start: 3, end: 14, deleted: 'ninety (90)', insert: 'thirty (30)' }],
-          },
+          redline: { target: 'standard', edits },
         },
       }),
     );
-    expect(parsed.positions?.[0]?.redline?.edits).toEqual([
+    return parsed.positions?.[0]?.redline?.edits ?? [];
+  };
+
+  it('repairs offsets that miss the deleted text by finding the text in the clause', () => {
+    expect(checkedEdits([{ start: 3, end: 14, deleted: 'ninety (90)', insert: 'thirty (30)' }])).toEqual([
       { start: NINETY, end: NINETY + 11, insert: 'thirty (30)' },
     ]);
   });
 
   it('takes insertions at one point and at a deletion’s edge, keeping insertions at one point in the order given', () => {
-    const analyst = termLifecycle();
     const end = TEXT.length - 1; // before the final full stop
-    const parsed = parseAnswer(
-      analyst,
-      clause,
-      answer(analyst, {
-        'non-renewal-notice': {
-          rung: 'not-acceptable',
-          quotes: [quote],
-          reason: 'r',
-          measured: 90,
-          redline: {
-            target: 'standard',
-            edits: [
-              { start: end, end, deleted: '', insert: ', in writing' },
-              { start: NINETY + 11, end: NINETY + 11, deleted: '', insert: ' calendar' },
-              { start: NINETY, end: NINETY + 11, deleted: 'ninety (90)', insert: 'thirty (30)' },
-              { start: NINETY, end: NINETY, deleted: '', insert: 'at most ' },
-              { start: end, end, deleted: '', insert: ' by email' },
-            ],
-          },
-        },
-      }),
-    );
-    const edits = parsed.positions?.[0]?.redline?.edits ?? [];
+    const edits = checkedEdits([
+      { start: end, end, deleted: '', insert: ', in writing' },
+      { start: NINETY + 11, end: NINETY + 11, deleted: '', insert: ' calendar' },
+      { start: NINETY, end: NINETY + 11, deleted: 'ninety (90)', insert: 'thirty (30)' },
+      { start: NINETY, end: NINETY, deleted: '', insert: 'at most ' },
+      { start: end, end, deleted: '', insert: ' by email' },
+    ]);
     expect(edits).toEqual([
       { start: NINETY, end: NINETY, insert: 'at most ' },
       { start: NINETY, end: NINETY + 11, insert: 'thirty (30)' },
