@@ -8,7 +8,7 @@
  */
 import type { Clause } from '../model.js';
 import type { FallbackIndex, Rung } from '../playbooks/review-types.js';
-import type { RedlineEdit } from '../report-docx/redlines.js';
+import { editsClash, inPlaceOrder, type RedlineEdit } from '../report-docx/edits.js';
 import { excerpt } from './errors.js';
 import { locateQuote } from './locate-quote.js';
 import { type AnalystPlaybook, type RungValue, rungDepth } from './positions.js';
@@ -122,8 +122,9 @@ function checkRedline(
 }
 
 /**
- * The edits with offsets that hold the text they delete, in order; undefined (with issues) when
- * one cannot be placed, they overlap, or together they change nothing.
+ * The edits with offsets that hold the text they delete, in place order (insertions at one point
+ * as given); undefined (with issues) when one cannot be placed, two overlap (delete the same
+ * text, or one inserts inside the other's deletion), or together they change nothing.
  *
  * @example
  * checkEdits('e', [{ start: 0, end: 3, deleted: 'ten', insert: 'thirty' }], 'ten days', []) // [{ start: 0, end: 3, insert: 'thirty' }]
@@ -146,14 +147,13 @@ export function checkEdits(
     edits.push({ ...span, insert: edit.insert });
   });
   if (issues.length > before) return undefined;
-  edits.sort((a, b) => a.start - b.start || a.end - b.end);
+  edits.sort(inPlaceOrder);
+  // In place order, an edit that clashes with any later one clashes with the one right after it.
   for (let i = 1; i < edits.length; i++) {
     const a = edits[i - 1] as RedlineEdit;
     const b = edits[i] as RedlineEdit;
-    if (b.start < a.end || (b.start === a.end && (a.start === a.end || b.start === b.end))) {
-      issues.push(
-        `${at}: edits at [${a.start}, ${a.end}) and [${b.start}, ${b.end}) overlap or touch at an insertion`,
-      );
+    if (editsClash(a, b)) {
+      issues.push(`${at}: edits at [${a.start}, ${a.end}) and [${b.start}, ${b.end}) overlap`);
       return undefined;
     }
   }

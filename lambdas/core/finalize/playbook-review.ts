@@ -24,8 +24,9 @@ import {
   redlineId,
   requiredClauseFindingId,
 } from '../playbooks/index.js';
-import { applyEdits, redlineDecision } from '../playbooks/redline-text.js';
+import { redlineDecision } from '../playbooks/redline-text.js';
 import type { Position, RequiredClause } from '../playbooks/schema.js';
+import { applyEdits } from '../report-docx/index.js';
 import type { ReportClause } from './report-types.js';
 
 /** What a clause's positions are judged against: a position, or a required clause with no position of its topic. */

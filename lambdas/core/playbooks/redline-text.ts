@@ -1,20 +1,9 @@
 /**
- * What a redline's edits make of its clause's text, and the decision a trail puts in force on
- * it. Edits are offsets into the clause's text; they do not overlap.
+ * The decision a trail puts in force on a redline, and what an edited one makes of its clause's
+ * text (edits are offsets into the clause's text, made as `applyEdits` makes them).
  */
-import type { RedlineEdit } from '../report-docx/redlines.js';
+import { applyEdits } from '../report-docx/edits.js';
 import type { RedlineDecision, RedlineDecisionRecord } from './review-types.js';
-
-/**
- * `text` with each edit made.
- * @example applyEdits('ninety (90) days', [{ start: 0, end: 11, insert: 'thirty (30)' }]) // 'thirty (30) days'
- */
-export function applyEdits(text: string, edits: readonly RedlineEdit[]): string {
-  let out = text;
-  for (const e of [...edits].sort((x, y) => y.start - x.start || y.end - x.end))
-    out = out.slice(0, e.start) + e.insert + out.slice(e.end);
-  return out;
-}
 
 /** The decision in force on each redline: the latest one made. */
 export function latestRedlineDecisions(
