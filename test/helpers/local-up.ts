@@ -1,5 +1,5 @@
 /**
- * `clause-review local up` as a real process for the browser tests, on the run's shared AWS
+ * `clause-review local up` as a real process for the browser tests, on the worker's AWS
  * emulator, with its state file in a folder of the test's own; and people an administrator
  * created in the user pool it provisioned.
  */
@@ -10,11 +10,11 @@ import {
   AdminCreateUserCommand,
   CognitoIdentityProviderClient,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { inject } from 'vitest';
 import type { LocalState } from '../../bin/commands/local-state.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
+import { awsEndpoint } from './local-aws.js';
 
 /** A running `local up`: what it wrote to its state file, and how to stop it. */
 export interface LocalUp {
@@ -30,7 +30,7 @@ export async function startLocalUp(scratch: string, args: readonly string[]): Pr
   const env = {
     ...process.env,
     CLAUSE_REVIEW_STATE_DIR: join(scratch, 'state'),
-    AWS_ENDPOINT_URL: inject('awsEndpoint'),
+    AWS_ENDPOINT_URL: awsEndpoint(),
     POWERTOOLS_LOG_LEVEL: 'WARN',
   };
   const up: ChildProcess = spawn(
@@ -70,7 +70,7 @@ export async function createPerson(
   secret = 'Temporary-passw0rd!',
 ): Promise<{ name: string; secret: string }> {
   const idp = new CognitoIdentityProviderClient({
-    endpoint: inject('awsEndpoint'),
+    endpoint: awsEndpoint(),
     region: LOCAL_REGION,
     credentials: EMULATOR_CREDENTIALS,
   });

@@ -12,27 +12,22 @@ import {
   CognitoIdentityProviderClient,
   CreateUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../lambdas/api/access.js';
 import { userPoolLabels } from '../../lambdas/api/people.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { startMotoServer } from '../../localstack/moto-server.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { motoEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 
-// LocalStack's community build serves no Cognito: on that ground the pool comes from a moto of
-// this file's own.
-const own = inject('awsEmulator') === 'moto' ? undefined : await startMotoServer();
-const endpoint = own?.endpoint ?? inject('awsEndpoint');
+// LocalStack's community build serves no Cognito: on that ground the pool comes from the run's
+// moto server beside it (motoEndpoint).
+const endpoint = motoEndpoint();
 const idp = new CognitoIdentityProviderClient({
   endpoint,
   region: LOCAL_REGION,
   credentials: EMULATOR_CREDENTIALS,
 });
-afterAll(async () => {
-  idp.destroy();
-  await own?.stop();
-});
+afterAll(() => idp.destroy());
 
 async function pool(emailNames: boolean): Promise<string> {
   const r = await idp.send(

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
 import type { ProposedRedline, Report } from '../../lambdas/core/finalize/report-types.js';
@@ -16,6 +16,7 @@ import { applyEdits, authorOf, paragraphTexts } from '../../lambdas/core/report-
 import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
 import { runCli } from '../helpers/cli-run.js';
 import { redlinedText, W, xmlPart } from '../helpers/docx-report.js';
+import { awsEndpoint } from '../helpers/local-aws.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
 import { seededRandom } from '../helpers/random.js';
 import { strictFailures } from '../helpers/strict-xml.js';
@@ -40,8 +41,8 @@ const docx = buildStyledDocx(
   ),
 );
 
-/** The package's bin entry, as `npx clause-review` runs it; the emulator is the test run's. */
-const cli = (args: string[]) => runCli(args, { ...process.env, AWS_ENDPOINT_URL: inject('awsEndpoint') });
+/** The package's bin entry, as `npx clause-review` runs it; the emulator is the worker's. */
+const cli = (args: string[]) => runCli(args, { ...process.env, AWS_ENDPOINT_URL: awsEndpoint() });
 
 let run: Awaited<ReturnType<typeof cli>>;
 const reportOf = (name: string) => JSON.parse(readFileSync(join(out, name, 'report.json'), 'utf8')) as Report;

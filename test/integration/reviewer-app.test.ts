@@ -10,10 +10,17 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalState } from '../../bin/commands/local-state.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
-import { Chromium } from '../helpers/chromium.js';
+import {
+  launchChromium,
+  pageUntil,
+  pageValue,
+  screenshotOf,
+  seriousA11yViolations,
+} from '../helpers/chromium.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
 import { createPerson, type LocalUp, startLocalUp } from '../helpers/local-up.js';
 import { fixture, MEDIUM } from '../helpers/pipeline.js';
@@ -32,7 +39,8 @@ const ANALYSTS = ['liability-counsel', 'ip-counsel', 'term-lifecycle', 'risk-tra
 const scratch = mkdtempSync(join(tmpdir(), 'clause-review-app-'));
 let up: LocalUp | undefined;
 let state: LocalState;
-let browser: Chromium;
+let browser: Browser;
+let page: Page;
 /** The authenticator secret the first sign-in set up (Cognito ground). */
 let totpSecret = '';
 /** Who signs in: a person of the local user pool where the emulator serves Cognito, else its keys. */
@@ -55,7 +63,10 @@ beforeAll(async () => {
   person = state.userPoolId
     ? { ...(await createPerson(state.userPoolId, 'reviewer@example.com')), kind: 'cognito' }
     : { name: 'test', secret: 'test', kind: 'keys' };
-  browser = await Chromium.launch();
+  const downloadPath = join(scratch, 'downloads');
+  mkdirSync(downloadPath, { recursive: true });
+  browser = await launchChromium({ downloadPath });
+  page = await browser.newPage();
 }, 180_000);
 
 afterAll(async () => {
@@ -64,12 +75,22 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+const read = <T>(expression: string) => pageValue<T>(page, expression);
+const until = <T>(expression: string, timeout?: number) => pageUntil<T>(page, expression, timeout);
+
+/** Puts a contract into the upload form's file input, as choosing it in the dialog does. */
+async function chooseContract(file: string): Promise<void> {
+  const input = await page.$('input#up-file');
+  if (!input) throw new Error('the upload form has no file input');
+  await input.uploadFile(file);
+}
+
 /** Samples the job page until `until` holds: the clause count and status at each sample. */
 async function watch(until: (s: { status: string; received: number }) => boolean, timeoutMs: number) {
   const samples: { status: string; received: number; error?: string }[] = [];
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const s = await browser.evaluate<{ status: string; received: number; error?: string }>(
+    const s = await read<{ status: string; received: number; error?: string }>(
       `({ status: document.querySelector('#job-status')?.dataset.status ?? '',
           received: Number(document.querySelector('#clause-count')?.dataset.received ?? 0),
           error: document.querySelector('main .error')?.textContent ?? undefined,
@@ -88,39 +109,33 @@ async function watch(until: (s: { status: string; received: number }) => boolean
  * first; axe-core on both steps.
  */
 async function firstSignIn(): Promise<void> {
-  await browser.waitForSelector('[data-challenge="new-password"]');
-  expect(await browser.evaluate('document.activeElement?.id')).toBe('ch-title');
-  await browser.press('Tab');
-  expect(await browser.evaluate('document.activeElement?.id')).toBe('np-password');
-  expect(await browser.seriousA11yViolations(), 'new password').toEqual([]);
-  await browser.type('#np-password', 'Own-Reviewer-passw0rd!');
-  await browser.type('#np-confirm', 'Own-Reviewer-passw0rd?');
-  await browser.press('Enter');
-  await browser.waitFor(
-    `/not the same/.test(document.querySelector('[aria-live] [role=alert]')?.textContent ?? '')`,
-  );
-  await browser.evaluate(`document.querySelector('#np-confirm').value = ''`);
-  await browser.type('#np-confirm', 'Own-Reviewer-passw0rd!');
-  await browser.press('Enter');
-  await browser.waitForSelector('[data-challenge="mfa-setup"]');
-  expect(await browser.evaluate('document.activeElement?.id')).toBe('ch-title');
-  expect(await browser.seriousA11yViolations(), 'authenticator setup').toEqual([]);
-  const secret = (
-    await browser.evaluate<string>(`document.querySelector('#mfa-secret').textContent`)
-  ).replace(/ /g, '');
+  await page.waitForSelector('[data-challenge="new-password"]');
+  expect(await read('document.activeElement?.id')).toBe('ch-title');
+  await page.keyboard.press('Tab');
+  expect(await read('document.activeElement?.id')).toBe('np-password');
+  expect(await seriousA11yViolations(page), 'new password').toEqual([]);
+  await page.type('#np-password', 'Own-Reviewer-passw0rd!');
+  await page.type('#np-confirm', 'Own-Reviewer-passw0rd?');
+  await page.keyboard.press('Enter');
+  await until(`/not the same/.test(document.querySelector('[aria-live] [role=alert]')?.textContent ?? '')`);
+  await read(`document.querySelector('#np-confirm').value = ''`);
+  await page.type('#np-confirm', 'Own-Reviewer-passw0rd!');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-challenge="mfa-setup"]');
+  expect(await read('document.activeElement?.id')).toBe('ch-title');
+  expect(await seriousA11yViolations(page), 'authenticator setup').toEqual([]);
+  const secret = (await read<string>(`document.querySelector('#mfa-secret').textContent`)).replace(/ /g, '');
   expect(secret).toMatch(/^[A-Z2-7]{52}$/);
   totpSecret = secret;
-  expect(await browser.evaluate(`document.querySelector('#mfa-uri').getAttribute('href')`)).toBe(
+  expect(await read(`document.querySelector('#mfa-uri').getAttribute('href')`)).toBe(
     `otpauth://totp/clause-review:${encodeURIComponent(person.name)}?secret=${secret}&issuer=clause-review`,
   );
-  await browser.type('#mfa-setup-code', '000000');
-  await browser.press('Enter');
-  await browser.waitFor(
-    `/Code mismatch/.test(document.querySelector('[aria-live] [role=alert]')?.textContent ?? '')`,
-  );
-  await browser.evaluate(`document.querySelector('#mfa-setup-code').value = ''`);
-  await browser.type('#mfa-setup-code', await freshCode(secret));
-  await browser.press('Enter');
+  await page.type('#mfa-setup-code', '000000');
+  await page.keyboard.press('Enter');
+  await until(`/Code mismatch/.test(document.querySelector('[aria-live] [role=alert]')?.textContent ?? '')`);
+  await read(`document.querySelector('#mfa-setup-code').value = ''`);
+  await page.type('#mfa-setup-code', await freshCode(secret));
+  await page.keyboard.press('Enter');
 }
 
 describe('the reviewer app on local up', () => {
@@ -154,81 +169,77 @@ describe('the reviewer app on local up', () => {
   });
 
   it('uploads with a high gate after a quote, fills in live, takes decisions and gives the reports', async () => {
-    await browser.navigate(state.appUrl ?? '');
-    await browser.waitForSelector('#si-name');
-    await browser.type('#si-name', person.name);
-    await browser.type('#si-secret', person.secret);
-    await browser.press('Enter');
+    await page.goto(state.appUrl ?? '');
+    await page.waitForSelector('#si-name');
+    await page.type('#si-name', person.name);
+    await page.type('#si-secret', person.secret);
+    await page.keyboard.press('Enter');
     if (person.kind === 'cognito') await firstSignIn();
-    await browser.waitFor(`document.querySelector('h1')?.textContent === 'Your jobs'`);
-    await browser.waitFor(
-      `/job/.test(document.querySelector('main p.muted, main .error')?.textContent ?? '')`,
-    );
-    expect(await browser.seriousA11yViolations(), 'job list').toEqual([]);
+    await until(`document.querySelector('h1')?.textContent === 'Your jobs'`);
+    await until(`/job/.test(document.querySelector('main p.muted, main .error')?.textContent ?? '')`);
+    expect(await seriousA11yViolations(page), 'job list').toEqual([]);
 
-    await browser.click('a[href="#/new"]');
-    await browser.waitForSelector('#up-file');
+    await page.click('a[href="#/new"]');
+    await page.waitForSelector('#up-file');
     // By keyboard: the view's heading has the focus, and Tab goes to the file input, drawn with a focus ring.
-    expect(await browser.evaluate('document.activeElement?.id')).toBe('upload-title');
-    await browser.press('Tab');
+    expect(await read('document.activeElement?.id')).toBe('upload-title');
+    await page.keyboard.press('Tab');
     expect(
-      await browser.evaluate(
-        `[document.activeElement?.id, getComputedStyle(document.activeElement).outlineStyle]`,
-      ),
+      await read(`[document.activeElement?.id, getComputedStyle(document.activeElement).outlineStyle]`),
     ).toEqual(['up-file', 'solid']);
     const file = join(scratch, CONTRACT);
     writeFileSync(file, fixture(CONTRACT));
-    await browser.setFiles('#up-file', [file]);
-    await browser.evaluate(
+    await chooseContract(file);
+    await read(
       `(() => { const g = document.querySelector('#up-gate'); g.value = 'high'; g.dispatchEvent(new Event('input', { bubbles: true })); })()`,
     );
     // The stack's playbooks, listed as they arrive: review against the shipped default.
-    await browser.waitFor(`document.querySelector('#up-playbook')?.dataset.loaded === '2'`);
-    await browser.evaluate(
+    await until(`document.querySelector('#up-playbook')?.dataset.loaded === '2'`);
+    await read(
       `(() => { const p = document.querySelector('#up-playbook'); p.value = 'default@1'; p.dispatchEvent(new Event('input', { bubbles: true })); })()`,
     );
-    for (const id of await browser.evaluate<string[]>(
+    for (const id of await read<string[]>(
       `[...document.querySelectorAll('input[name=analyst]')].map((b) => b.value)`,
     )) {
-      if (!ANALYSTS.includes(id)) await browser.click(`#up-analyst-${id}`);
+      if (!ANALYSTS.includes(id)) await page.click(`#up-analyst-${id}`);
     }
-    await browser.click('#get-quote');
-    const quote = await browser.waitFor<string>(
+    await page.click('#get-quote');
+    const quote = await until<string>(
       `(() => { const t = document.querySelector('#quote')?.textContent ?? ''; return /Quote:/.test(t) || document.querySelector('#quote .error') ? t : ''; })()`,
       60_000,
     );
     expect(quote).toMatch(/Quote: \$\d+\.\d\d expected, \$\d+\.\d\d at worst\. Nothing has been spent\./);
-    expect(await browser.seriousA11yViolations(), 'upload form').toEqual([]);
+    expect(await seriousA11yViolations(page), 'upload form').toEqual([]);
 
-    await browser.click('#start-review');
-    await browser.waitFor(`/^#\\/jobs\\/j-/.test(location.hash)`, 60_000);
-    await browser.waitFor(`/default@1/.test(document.querySelector('#job-playbook')?.textContent ?? '')`);
+    await page.click('#start-review');
+    await until(`/^#\\/jobs\\/j-/.test(location.hash)`, 60_000);
+    await until(`/default@1/.test(document.querySelector('#job-playbook')?.textContent ?? '')`);
     const samples = await watch((s) => !['', 'queued', 'intake', 'running'].includes(s.status), 240_000);
     const running = samples.filter((s) => s.status === 'running').map((s) => s.received);
     const rises = running.filter((n, i) => i > 0 && n > (running[i - 1] ?? 0)).length + (running[0] ? 1 : 0);
     expect(rises, JSON.stringify(samples)).toBeGreaterThanOrEqual(2);
     expect(samples.at(-1)?.status).toBe('awaiting_review');
-    expect(await browser.seriousA11yViolations(), 'contract view').toEqual([]);
+    expect(await seriousA11yViolations(page), 'contract view').toEqual([]);
 
-    await browser.waitForSelector('form.decision');
-    const forms = await browser.evaluate<string[]>(
+    await page.waitForSelector('form.decision');
+    const forms = await read<string[]>(
       `[...document.querySelectorAll('form.decision')].map((f) => f.dataset.finding)`,
     );
     const first = forms[0] ?? '';
     const key = first.replace(/[^a-zA-Z0-9_-]/g, '-');
-    await browser.click(`#v-${key}-override`);
-    await browser.evaluate(
+    await page.click(`#v-${key}-override`);
+    await read(
       `(() => { const s = document.querySelector('#score-${key}'); s.value = '1'; s.dispatchEvent(new Event('change', { bubbles: true })); })()`,
     );
-    await browser.type(`#note-${key}`, 'usual for a consultant: work made for the company');
-    await browser.click(`form[data-finding="${first}"] button[type=submit]`);
-    await browser.waitFor(`document.querySelectorAll('#trail tbody tr').length === 1`);
-    expect(await browser.seriousA11yViolations(), 'review view').toEqual([]);
+    await page.type(`#note-${key}`, 'usual for a consultant: work made for the company');
+    await page.click(`form[data-finding="${first}"] button[type=submit]`);
+    await until(`document.querySelectorAll('#trail tbody tr').length === 1`);
+    expect(await seriousA11yViolations(page), 'review view').toEqual([]);
 
-    await browser.click('#approve-all');
-    await browser.waitFor(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 120_000);
-    await browser.waitFor(`document.querySelectorAll('#trail tbody tr').length === ${forms.length}`);
-    const trail = await browser.evaluate<string[][]>(
+    await page.click('#approve-all');
+    await until(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 120_000);
+    await until(`document.querySelectorAll('#trail tbody tr').length === ${forms.length}`);
+    const trail = await read<string[][]>(
       `[...document.querySelectorAll('#trail tbody tr')].map((r) => [...r.cells].map((c) => c.textContent))`,
     );
     expect(trail.find((r) => r[0] === first)).toEqual([
@@ -246,13 +257,13 @@ describe('the reviewer app on local up', () => {
     expect(trail.filter((r) => r[1] === 'approve')).toHaveLength(forms.length - 1);
     expect(trail.every((r) => (r[4] ?? '') !== '')).toBe(true);
 
-    await browser.waitForSelector('a.download', 60_000);
+    await page.waitForSelector('a.download', { timeout: 60_000 });
     // The contract now shows the clauses as decided: the overridden finding says so.
     const clauseId = first.split('/')[0] ?? '';
-    await browser.waitFor(
+    await until(
       `/overridden by ${person.kind === 'cognito' ? person.name : 'arn:'}/.test(document.querySelector('#clause-${clauseId}')?.textContent ?? '')`,
     );
-    const links = await browser.evaluate<Record<string, string>>(
+    const links = await read<Record<string, string>>(
       `Object.fromEntries([...document.querySelectorAll('a.download')].map((a) => [a.dataset.file, a.href]))`,
     );
     const json = (await (await fetch(links['report.json'] ?? '')).json()) as {
@@ -264,42 +275,36 @@ describe('the reviewer app on local up', () => {
     expect(json.job.playbook).toMatchObject({ name: 'default', version: 1 });
     if (links['report.docx']) {
       const downloads = join(scratch, 'downloads');
-      mkdirSync(downloads, { recursive: true });
-      await browser.allowDownloads(downloads);
-      await browser.click('a[data-file="report.docx"]');
+      await page.click('a[data-file="report.docx"]');
       for (let i = 0; i < 100 && !readdirSync(downloads).some((f) => f.endsWith('.docx')); i++)
         await new Promise((r) => setTimeout(r, 100));
       const docx = readdirSync(downloads).find((f) => f.endsWith('.docx')) ?? '';
       expect(readFileSync(join(downloads, docx)).subarray(0, 2).toString()).toBe('PK');
     }
     // The list shows the job, completed, and nothing else: the quote recorded no job.
-    const jobId = (await browser.evaluate<string>('location.hash')).split('/').at(-1) ?? '';
-    await browser.click('a[href="#/jobs"]');
-    await browser.waitFor(`!!document.querySelector('a[href="#/jobs/${jobId}"]')`);
-    const rows = await browser.evaluate<string[]>(
+    const jobId = (await read<string>('location.hash')).split('/').at(-1) ?? '';
+    await page.click('a[href="#/jobs"]');
+    await until(`!!document.querySelector('a[href="#/jobs/${jobId}"]')`);
+    const rows = await read<string[]>(
       `[...document.querySelectorAll('table.jobs tbody tr')].map((r) => r.cells[1].textContent)`,
     );
     expect(rows).toEqual(['completed']);
-    expect(await browser.seriousA11yViolations(), 'job list with jobs').toEqual([]);
+    expect(await seriousA11yViolations(page), 'job list with jobs').toEqual([]);
     // Back to the job by keyboard: its link focused, then Enter.
-    await browser.evaluate(`document.querySelector('a[href="#/jobs/${jobId}"]').focus()`);
-    await browser.press('Enter');
-    await browser.waitForSelector('a.download', 60_000);
-    await browser.waitFor(
-      `document.querySelector('#clause-count')?.dataset.received === '${json.clauses.length}'`,
-    );
+    await read(`document.querySelector('a[href="#/jobs/${jobId}"]').focus()`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('a.download', { timeout: 60_000 });
+    await until(`document.querySelector('#clause-count')?.dataset.received === '${json.clauses.length}'`);
     // The risk filter keeps the clauses the report rates critical, high or medium, as decided.
-    for (const risk of ['critical', 'high', 'medium']) await browser.click(`#f-risk-${risk}`);
+    for (const risk of ['critical', 'high', 'medium']) await page.click(`#f-risk-${risk}`);
     const wanted = json.clauses.filter((c) => ['critical', 'high', 'medium'].includes(c.risk ?? ''));
     expect(wanted.length).toBeGreaterThan(0);
     expect(
       (
-        await browser.evaluate<string[]>(
-          `[...document.querySelectorAll('#clauses > [id^="clause-"]')].map((e) => e.id)`,
-        )
+        await read<string[]>(`[...document.querySelectorAll('#clauses > [id^="clause-"]')].map((e) => e.id)`)
       ).sort(),
     ).toEqual(wanted.map((c) => `clause-${c.id}`).sort());
-    const shot = await browser.screenshot('main', 1200, 1800);
+    const shot = await screenshotOf(page, 'main', 1200, 1800);
     expect(shot.subarray(1, 4).toString()).toBe('PNG');
     // The README's picture: REVIEWER_APP_SCREENSHOT=docs/reviewer-app.png writes it there.
     const target = process.env.REVIEWER_APP_SCREENSHOT;
@@ -308,44 +313,42 @@ describe('the reviewer app on local up', () => {
 
   it("signs out, and the next sign-in asks for the authenticator's code", async () => {
     if (person.kind !== 'cognito') return;
-    await browser.click('nav button.link');
-    await browser.waitForSelector('#si-name');
-    await browser.type('#si-name', person.name);
-    await browser.type('#si-secret', 'Own-Reviewer-passw0rd!');
-    await browser.press('Enter');
-    await browser.waitForSelector('[data-challenge="mfa-code"]');
-    expect(await browser.evaluate('document.activeElement?.id')).toBe('ch-title');
-    expect(await browser.seriousA11yViolations(), 'authenticator code').toEqual([]);
-    await browser.type('#mfa-code', await freshCode(totpSecret));
-    await browser.press('Enter');
+    await page.click('nav button.link');
+    await page.waitForSelector('#si-name');
+    await page.type('#si-name', person.name);
+    await page.type('#si-secret', 'Own-Reviewer-passw0rd!');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-challenge="mfa-code"]');
+    expect(await read('document.activeElement?.id')).toBe('ch-title');
+    expect(await seriousA11yViolations(page), 'authenticator code').toEqual([]);
+    await page.type('#mfa-code', await freshCode(totpSecret));
+    await page.keyboard.press('Enter');
     // Signed in again, on the page the hash names (the job the last test left open).
-    await browser.waitFor(
+    await until(
       `/Signed in as reviewer@example\\.com/.test(document.querySelector('nav .who')?.textContent ?? '')`,
     );
-    expect(await browser.evaluate('location.hash')).toMatch(/^#\/jobs\/j-/);
+    expect(await read('location.hash')).toMatch(/^#\/jobs\/j-/);
   });
 
   it('pauses, resumes and cancels a running job from its page', async () => {
-    await browser.evaluate(`location.hash = '#/new'`);
-    await browser.waitForSelector('#up-file');
+    await read(`location.hash = '#/new'`);
+    await page.waitForSelector('#up-file');
     const file = join(scratch, MEDIUM);
     writeFileSync(file, fixture(MEDIUM));
-    await browser.setFiles('#up-file', [file]);
-    await browser.click('#get-quote');
-    await browser.waitFor(`/Quote:/.test(document.querySelector('#quote')?.textContent ?? '')`, 60_000);
-    await browser.click('#start-review');
+    await chooseContract(file);
+    await page.click('#get-quote');
+    await until(`/Quote:/.test(document.querySelector('#quote')?.textContent ?? '')`, 60_000);
+    await page.click('#start-review');
     const status = (s: string) => `document.querySelector('#job-status')?.dataset.status === '${s}'`;
-    await browser.waitForSelector('#job-pause', 60_000);
-    await browser.click('#job-pause');
-    await browser.waitFor(status('paused'));
-    await browser.waitForSelector('#job-resume');
-    await browser.click('#job-resume');
-    await browser.waitFor(`${status('running')} || ${status('intake')}`);
-    await browser.waitForSelector('#job-cancel');
-    await browser.click('#job-cancel');
-    await browser.waitFor(status('cancelled'), 60_000);
-    expect(await browser.evaluate(`!!document.querySelector('#job-pause, #job-resume, #job-cancel')`)).toBe(
-      false,
-    );
+    await page.waitForSelector('#job-pause', { timeout: 60_000 });
+    await page.click('#job-pause');
+    await until(status('paused'));
+    await page.waitForSelector('#job-resume');
+    await page.click('#job-resume');
+    await until(`${status('running')} || ${status('intake')}`);
+    await page.waitForSelector('#job-cancel');
+    await page.click('#job-cancel');
+    await until(status('cancelled'), 60_000);
+    expect(await read(`!!document.querySelector('#job-pause, #job-resume, #job-cancel')`)).toBe(false);
   }, 180_000);
 });

@@ -9,7 +9,7 @@
  * an administrator later do to the address.
  *
  * Cognito identity pools that hand each person their own key exist only in the project's moto
- * launcher (moto_cognito.py), so this file starts one of its own on any ground.
+ * launcher (moto_cognito.py), so this file runs on its worker's moto server on any ground.
  */
 import {
   CognitoIdentityClient,
@@ -33,7 +33,6 @@ import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { topology } from '../../lib/topology.js';
 import { emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { type BedrockStandIn, startBedrockStandIn } from '../../localstack/bedrock/index.js';
-import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
 import { provision } from '../../localstack/provision.js';
 import { cognitoCallerLookup } from '../../localstack/runtime/cognito-callers.js';
 import { type LocalApi, startPipelineApi } from '../../localstack/runtime/local-api.js';
@@ -45,7 +44,7 @@ import {
   type LocalSignIn,
   provisionSignIn,
 } from '../../localstack/sign-in.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { motoEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
 import { freshCode } from '../helpers/totp.js';
 
@@ -58,7 +57,7 @@ interface Person {
   readonly api: ApiClient;
 }
 
-let moto: MotoServer;
+const moto = motoEndpoint();
 let bedrock: BedrockStandIn;
 let pipeline: LocalPipeline;
 let localApi: LocalApi;
@@ -68,28 +67,27 @@ let identity: CognitoIdentityClient;
 let clients: ReturnType<typeof emulatorClients>;
 
 beforeAll(async () => {
-  moto = await startMotoServer();
   const t = topology({ prefix: uniquePrefix('signin') });
-  clients = emulatorClients(moto.endpoint);
+  clients = emulatorClients(moto);
   const resources = await provision(t, clients);
   bedrock = await startBedrockStandIn({ seed: 7 });
   pipeline = startLocalPipeline({
-    awsEndpoint: moto.endpoint,
+    awsEndpoint: moto,
     bedrockEndpoint: bedrock.url,
     topology: t,
     resources,
     settings: LOCAL_RUN_DEFAULTS,
     batchWorkers: 0,
   });
-  signIn = await provisionSignIn(moto.endpoint, t.prefix);
+  signIn = await provisionSignIn(moto, t.prefix);
   localApi = await startPipelineApi({
-    awsEndpoint: moto.endpoint,
+    awsEndpoint: moto,
     db: pipeline.clients.db,
     resources,
     signIn,
   });
   // Sign-in calls are unsigned on AWS; the clients still need some credentials to start.
-  const config = { endpoint: moto.endpoint, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
+  const config = { endpoint: moto, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
   idp = new CognitoIdentityProviderClient(config);
   identity = new CognitoIdentityClient(config);
 }, 120_000);
@@ -101,7 +99,6 @@ afterAll(async () => {
   await pipeline?.stop();
   await bedrock?.close();
   clients?.destroy();
-  await moto?.stop();
 });
 
 const provider = () => `cognito-idp.${LOCAL_REGION}.amazonaws.com/${signIn.userPoolId}`;
@@ -133,7 +130,7 @@ async function createAndSignIn(email: string, groups: string[] = []): Promise<Us
     userPoolId: signIn.userPoolId,
     clientId: signIn.userPoolClientId,
     identityPoolId: signIn.identityPoolId,
-    endpoint: moto.endpoint,
+    endpoint: moto,
   };
   const first = await userPoolSignIn(pools, email, 'Temporary-passw0rd!');
   if (first.kind !== 'new-password')
@@ -242,7 +239,7 @@ describe('two people signed in', () => {
     const femisJob = await jobOf(femi);
     expect(erinsJob.jobId).not.toBe(femisJob.jobId);
     // Erin and Femi sign with sessions of the one reviewer role, Gail of the administrators role.
-    const lookup = cognitoCallerLookup(moto.endpoint);
+    const lookup = cognitoCallerLookup(moto);
     const session = (roleArn: string) =>
       `arn:aws:sts::123456789012:assumed-role/${roleArn.split('/').at(-1)}/CognitoIdentityCredentials`;
     for (const p of [erin, femi]) {
