@@ -28,6 +28,28 @@ export {
   playbookRequestText,
 } from './ref.js';
 export {
+  ADMINISTRATORS_GROUP,
+  type Escalation,
+  type FallbackIndex,
+  type Measured,
+  type Placement,
+  type PlaybookReview,
+  type PositionFinding,
+  type PositionQuote,
+  type PositionSummary,
+  type ProposedRedline,
+  positionFindingId,
+  type RedlineDecision,
+  type RedlineDecisionRecord,
+  type RedlineStatus,
+  type RedlinesWritten,
+  type RequiredClauseFinding,
+  type Rung,
+  type RungKind,
+  redlineId,
+  requiredClauseFindingId,
+} from './review-types.js';
+export {
   DIRECTIONS,
   type Direction,
   type Fallback,
