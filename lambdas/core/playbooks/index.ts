@@ -1,3 +1,4 @@
+export { approverGroups, shippedApproverGroups } from './approvers.js';
 export { canonicalJson, sha256Hex } from './canonical.js';
 export {
   isPlaybookCorruptError,
@@ -30,6 +31,8 @@ export {
 export {
   ADMINISTRATORS_GROUP,
   type Escalation,
+  type EscalationEntry,
+  type EscalationReview,
   type FallbackIndex,
   type Measured,
   type Placement,

@@ -1,0 +1,103 @@
+/**
+ * Position findings, proposed redlines and missing required clauses on a report's clauses, in
+ * the shapes report.json carries them (core/playbooks/review-types.ts), for tests of what the
+ * review gate, the app and report.html make of a review against a playbook.
+ */
+import { applyEdits } from '../../lambdas/app/redline-text.js';
+import type { CategoryId } from '../../lambdas/core/analysts/categories.js';
+import type { PlaybookReview, ReportClause } from '../../lambdas/core/finalize/report-types.js';
+import {
+  type Escalation,
+  type PositionFinding,
+  type ProposedRedline,
+  positionFindingId,
+  type RequiredClauseFinding,
+  type Rung,
+  redlineId,
+  requiredClauseFindingId,
+} from '../../lambdas/core/playbooks/index.js';
+import type { RedlineEdit } from '../../lambdas/core/report-docx/redlines.js';
+
+/** What a test says of one position a clause addresses. */
+export interface PositionSpec {
+  readonly topic: string;
+  readonly category: CategoryId;
+  readonly rung: Rung;
+  readonly question?: string;
+  /** The approver the rung calls for. */
+  readonly escalation?: Escalation;
+  /** The edits of the clause's text that bring it up, and the rung they reach. */
+  readonly redline?: {
+    readonly edits: readonly RedlineEdit[];
+    readonly target: Rung;
+    readonly language?: string;
+  };
+  /** The quoted passage: the clause's first 40 characters unless given. */
+  readonly quote?: string;
+}
+
+/** A clause's position finding as report.json carries it. */
+export function positionOn(
+  clause: Pick<ReportClause, 'id' | 'text' | 'start'>,
+  spec: PositionSpec,
+): PositionFinding {
+  const quote = spec.quote ?? clause.text.slice(0, 40);
+  const at = clause.text.indexOf(quote);
+  const id = redlineId(clause.id, spec.topic);
+  return {
+    id: positionFindingId(clause.id, spec.topic),
+    topic: spec.topic,
+    category: spec.category,
+    importance: 'high',
+    question: spec.question ?? `Does the clause meet our ${spec.topic} position?`,
+    ...spec.rung,
+    quotes: [{ quote, start: clause.start + at, end: clause.start + at + quote.length }],
+    reason: `The clause reaches ${spec.rung.rung}${spec.rung.fallback ? ` ${spec.rung.fallback}` : ''} on ${spec.topic}.`,
+    ...(spec.redline
+      ? {
+          redline: {
+            id,
+            clauseId: clause.id,
+            topic: spec.topic,
+            edits: spec.redline.edits,
+            target: spec.redline.target as ProposedRedline['target'],
+            language: spec.redline.language ?? `Model language for ${spec.topic}.`,
+            text: applyEdits(clause.text, spec.redline.edits),
+            decision: { status: 'proposed' },
+          },
+        }
+      : {}),
+    ...(spec.escalation ? { escalation: spec.escalation } : {}),
+    analysts: ['liability-counsel'],
+  };
+}
+
+/** A required clause found in no clause, escalated to `group`. */
+export function missingClause(topic: string, category: CategoryId, group: string): RequiredClauseFinding {
+  return {
+    id: requiredClauseFindingId(topic),
+    topic,
+    category,
+    importance: 'high',
+    question: `Does the contract have a ${topic} clause?`,
+    language: `Model language of the ${topic} clause.`,
+    placement: { note: 'At the end of the terms.' },
+    escalation: { group, reason: 'required-clause-missing' },
+  };
+}
+
+/** report.json's `playbookReview` over clauses with positions and the required clauses missing. */
+export function playbookReviewOf(
+  clauses: readonly Pick<ReportClause, 'positions'>[],
+  missing: readonly RequiredClauseFinding[] = [],
+): PlaybookReview {
+  const findings = clauses.flatMap((c) => c.positions ?? []);
+  return {
+    positions: [],
+    missing,
+    escalations: [
+      ...findings.flatMap((f) => (f.escalation ? [{ findingId: f.id, ...f.escalation }] : [])),
+      ...missing.map((m) => ({ findingId: m.id, ...m.escalation })),
+    ],
+  };
+}
