@@ -5,8 +5,9 @@
  * offsets into the clause's own text) with `insert`, in order and not overlapping.
  *
  * Browser code with no imports but types, like the rest of the app, so the app, the CLI, the
- * review gate and report.html use this one implementation.
+ * review gate and report.html use this one implementation; and the words they all name a rung by.
  */
+import type { Rung } from '../core/playbooks/review-types.js';
 import type { RedlineEdit } from '../core/report-docx/redlines.js';
 
 /** Most edits one redline may make. */
@@ -184,4 +185,17 @@ export function checkRedlineEdits(
   }
   if (problems.length === 0 && edits.length === 0) problems.push('the edits change nothing in the clause');
   return problems.length > 0 ? { problems } : { edits };
+}
+
+/**
+ * A rung in words, as the app, the CLI and report.html name it.
+ * @example rungLabel({ rung: 'fallback', fallback: 2 }) // 'fallback 2'
+ */
+export function rungLabel(r: Pick<Rung, 'rung' | 'fallback'>): string {
+  if (r.rung === 'fallback') return `fallback ${r.fallback ?? 1}`;
+  return r.rung === 'not-acceptable'
+    ? 'not acceptable'
+    : r.rung === 'not-addressed'
+      ? 'not addressed'
+      : 'standard';
 }

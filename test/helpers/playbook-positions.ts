@@ -3,9 +3,25 @@
  * the shapes report.json carries them (core/playbooks/review-types.ts), for tests of what the
  * review gate, the app and report.html make of a review against a playbook.
  */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applyEdits } from '../../lambdas/app/redline-text.js';
 import type { CategoryId } from '../../lambdas/core/analysts/categories.js';
 import type { PlaybookReview, ReportClause } from '../../lambdas/core/finalize/report-types.js';
+import {
+  approverGroupsOf,
+  type EscalatedFinding,
+  type HeldRedline,
+  playbookHolds,
+} from '../../lambdas/core/holds/playbook-holds.js';
+import {
+  type HeldFindings,
+  heldCount,
+  readHeldFindings,
+  storeHeldFindings,
+} from '../../lambdas/core/holds/review.js';
+import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js';
+import type { Clause } from '../../lambdas/core/model.js';
 import {
   type Escalation,
   type PositionFinding,
@@ -17,6 +33,7 @@ import {
   requiredClauseFindingId,
 } from '../../lambdas/core/playbooks/index.js';
 import type { RedlineEdit } from '../../lambdas/core/report-docx/redlines.js';
+import { JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
 
 /** What a test says of one position a clause addresses. */
 export interface PositionSpec {
@@ -100,4 +117,59 @@ export function playbookReviewOf(
       ...missing.map((m) => ({ findingId: m.id, ...m.escalation })),
     ],
   };
+}
+
+/** Where a job's review is kept: its state table item and its held findings beside its report. */
+export interface SeedDeps {
+  readonly db: DynamoDBDocumentClient;
+  readonly s3: S3Client;
+  readonly tableName: string;
+  readonly resultsBucket: string;
+  readonly resultsPrefix: string;
+}
+
+/** What a seed put in a job's review. */
+export interface Seeded {
+  readonly escalations: readonly EscalatedFinding[];
+  readonly redlines: readonly HeldRedline[];
+  /** The clauses the positions were put on, from the job's stored document. */
+  readonly clauses: readonly Clause[];
+}
+
+/**
+ * Puts a review against a playbook into a job a gate holds, where the review engine's report
+ * would have put it: positions (with escalations and redlines) on some of the job's own clauses,
+ * made into held items by the review gate's own `playbookHolds`, stored with the held findings,
+ * and the job's count and approver groups set as finalize sets them. `specs` takes the clauses
+ * of the stored document (their text is what the edits must fit) and says which positions go on
+ * which clause.
+ */
+export async function seedPlaybookHolds(
+  deps: SeedDeps,
+  jobId: string,
+  specs: (clauses: readonly Clause[]) => ReadonlyMap<string, readonly PositionSpec[]>,
+  missing: readonly RequiredClauseFinding[] = [],
+): Promise<Seeded> {
+  const doc = await readStoredDocument(deps.s3, deps.resultsBucket, jobId);
+  const all = doc.chunks.flatMap((c) => c.clauses);
+  const chosen = specs(all);
+  const clauses = all
+    .filter((c) => chosen.has(c.id))
+    .map((c) => ({ ...c, positions: (chosen.get(c.id) ?? []).map((s) => positionOn(c, s)) }));
+  const { escalations, redlines } = playbookHolds({
+    clauses: clauses as unknown as ReportClause[],
+    playbookReview: playbookReviewOf(clauses, missing),
+  });
+  const held = await readHeldFindings(deps, jobId);
+  const seeded: HeldFindings = { ...held, escalations, redlines };
+  await storeHeldFindings(deps, jobId, seeded);
+  await deps.db.send(
+    new UpdateCommand({
+      TableName: deps.tableName,
+      Key: { pk: jobPk(jobId), sk: JOB_SK },
+      UpdateExpression: 'SET gatedFindings = :n, approverGroups = :groups',
+      ExpressionAttributeValues: { ':n': heldCount(seeded), ':groups': approverGroupsOf(escalations) },
+    }),
+  );
+  return { escalations, redlines, clauses: all };
 }

@@ -17,8 +17,6 @@ import {
   GetIdCommand,
 } from '@aws-sdk/client-cognito-identity';
 import {
-  AdminAddUserToGroupCommand,
-  AdminCreateUserCommand,
   AdminGetUserCommand,
   AdminUpdateUserAttributesCommand,
   CognitoIdentityProviderClient,
@@ -27,7 +25,6 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
-import { type UserPoolTokens, userPoolSignIn } from '../../lambdas/app/cognito.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { topology } from '../../lib/topology.js';
@@ -47,16 +44,7 @@ import {
 } from '../../localstack/sign-in.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
-import { freshCode } from '../helpers/totp.js';
-
-interface Person {
-  readonly email: string;
-  readonly idToken: string;
-  readonly accessToken: string;
-  readonly identityId: string;
-  readonly credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string };
-  readonly api: ApiClient;
-}
+import { type Person, providerOf, type SignInGround, signedInPerson } from '../helpers/signed-in.js';
 
 let moto: MotoServer;
 let bedrock: BedrockStandIn;
@@ -104,73 +92,10 @@ afterAll(async () => {
   await moto?.stop();
 });
 
-const provider = () => `cognito-idp.${LOCAL_REGION}.amazonaws.com/${signIn.userPoolId}`;
-
-/**
- * An administrator creates the account (its email verified, as docs/security.md asks); the
- * person signs in by SRP, as the app does, sets a password of their own and an authenticator.
- */
-async function createAndSignIn(email: string, groups: string[] = []): Promise<UserPoolTokens> {
-  await idp.send(
-    new AdminCreateUserCommand({
-      UserPoolId: signIn.userPoolId,
-      Username: email,
-      TemporaryPassword: 'Temporary-passw0rd!',
-      MessageAction: 'SUPPRESS',
-      UserAttributes: [
-        { Name: 'email', Value: email },
-        { Name: 'email_verified', Value: 'true' },
-      ],
-    }),
-  );
-  for (const group of groups) {
-    await idp.send(
-      new AdminAddUserToGroupCommand({ UserPoolId: signIn.userPoolId, Username: email, GroupName: group }),
-    );
-  }
-  const pools = {
-    region: LOCAL_REGION,
-    userPoolId: signIn.userPoolId,
-    clientId: signIn.userPoolClientId,
-    identityPoolId: signIn.identityPoolId,
-    endpoint: moto.endpoint,
-  };
-  const first = await userPoolSignIn(pools, email, 'Temporary-passw0rd!');
-  if (first.kind !== 'new-password')
-    throw new Error(`expected a new password for ${email}, got ${first.kind}`);
-  const setup = await first.answer(`Own-${email}-passw0rd!`);
-  // The pool requires TOTP MFA, as the stack's does: the person sets up an authenticator.
-  if (setup.kind !== 'mfa-setup') throw new Error(`expected MFA setup for ${email}, got ${setup.kind}`);
-  const done = await setup.answer(await freshCode(setup.secret));
-  if (done.kind !== 'done') throw new Error(`expected ${email} signed in, got ${done.kind}`);
-  return done.session.tokens();
-}
-
-/** The identity pool's exchange: an ID token for an identity and temporary credentials. */
-async function person(email: string, groups: string[] = []): Promise<Person> {
-  const { idToken, accessToken } = await createAndSignIn(email, groups);
-  const logins = { [provider()]: idToken };
-  const id = await identity.send(new GetIdCommand({ IdentityPoolId: signIn.identityPoolId, Logins: logins }));
-  const identityId = id.IdentityId ?? '';
-  const got = await identity.send(
-    new GetCredentialsForIdentityCommand({ IdentityId: identityId, Logins: logins }),
-  );
-  const c = got.Credentials;
-  if (!c?.AccessKeyId || !c.SecretKey || !c.SessionToken) throw new Error(`no credentials for ${email}`);
-  const credentials = {
-    accessKeyId: c.AccessKeyId,
-    secretAccessKey: c.SecretKey,
-    sessionToken: c.SessionToken,
-  };
-  return {
-    email,
-    idToken,
-    accessToken,
-    identityId,
-    credentials,
-    api: new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials }),
-  };
-}
+const provider = () => providerOf(signIn);
+const ground = (): SignInGround => ({ endpoint: moto.endpoint, signIn, apiUrl: localApi.url, idp, identity });
+const person = (email: string, groups: string[] = []): Promise<Person> =>
+  signedInPerson(ground(), email, groups);
 
 async function statusOf(p: Person, id: string): Promise<number> {
   try {
