@@ -7,7 +7,8 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applyEdits } from '../../lambdas/app/redline-text.js';
 import type { CategoryId } from '../../lambdas/core/analysts/categories.js';
-import type { PlaybookReview, ReportClause } from '../../lambdas/core/finalize/report-types.js';
+import type { PlaybookReview, Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
+import { applyReview } from '../../lambdas/core/holds/apply.js';
 import {
   approverGroupsOf,
   type EscalatedFinding,
@@ -172,4 +173,99 @@ export async function seedPlaybookHolds(
     }),
   );
   return { escalations, redlines, clauses: all };
+}
+
+/** The first word of at least six letters in a clause's text, and where it is. */
+export function wordOf(text: string): { at: number; word: string } {
+  const m = /\b[A-Za-z]{6,}\b/.exec(text);
+  if (!m) throw new Error(`no word of six letters in: ${text.slice(0, 80)}`);
+  return { at: m.index, word: m[0] };
+}
+
+/**
+ * The report with a review against a playbook on its first two clauses that have words: the
+ * first not acceptable on liability (escalated to legal, approved by lee, its redline accepted
+ * and then edited), the second at fallback 1 on termination (escalated to commercial, its
+ * redline proposed and undecided), and a required governing-law clause found nowhere. `insert`
+ * is what the redlines insert (a test of escaping gives markup).
+ */
+export function withPlaybookReview(report: Report, insert = 'reasonable'): Report {
+  const worded = report.clauses.filter((c) => /\b[A-Za-z]{6,}\b/.test(c.text)).slice(0, 2);
+  const [a, b] = worded;
+  if (!a || !b) throw new Error('the report needs two clauses with words');
+  const wa = wordOf(a.text);
+  const wb = wordOf(b.text);
+  const positions = new Map<string, PositionFinding[]>([
+    [
+      a.id,
+      [
+        positionOn(a, {
+          topic: 'limitation-of-liability',
+          category: 'liability',
+          rung: { rung: 'not-acceptable' },
+          escalation: { group: 'legal-approvers', reason: 'not-acceptable' },
+          redline: {
+            edits: [{ start: wa.at, end: wa.at + wa.word.length, insert }],
+            target: { rung: 'fallback', fallback: 2 },
+          },
+        }),
+      ],
+    ],
+    [
+      b.id,
+      [
+        positionOn(b, {
+          topic: 'termination-for-convenience',
+          category: 'termination',
+          rung: { rung: 'fallback', fallback: 1 },
+          escalation: { group: 'commercial-approvers', reason: 'fallback-approver' },
+          redline: {
+            edits: [{ start: wb.at, end: wb.at + wb.word.length, insert }],
+            target: { rung: 'standard' },
+          },
+        }),
+      ],
+    ],
+  ]);
+  const clauses = report.clauses.map((c) =>
+    positions.has(c.id) ? { ...c, positions: positions.get(c.id) } : c,
+  );
+  const missing = [missingClause('governing-law', 'governing-law-disputes', 'legal-approvers')];
+  const at = '2026-03-01T10:00:00.000Z';
+  const by = 'cognito-identity:us-east-1:11111111-2222-3333-4444-555555555555';
+  const aRedline = redlineId(a.id, 'limitation-of-liability');
+  return applyReview(
+    { ...report, clauses, playbookReview: playbookReviewOf(clauses, missing) },
+    {
+      gate: 'high',
+      status: 'awaiting_review',
+      reviewStartedAt: at,
+      reviewDeadline: Date.parse(at) + 3_600_000,
+      reviewCompletedAt: at,
+    },
+    { findings: [], ...playbookHolds({ clauses, playbookReview: playbookReviewOf(clauses, missing) }) },
+    [
+      {
+        findingId: positionFindingId(a.id, 'limitation-of-liability'),
+        verdict: 'approve',
+        by,
+        bySub: '9a8b7c6d-0000-4000-8000-000000000001',
+        byName: 'lee@example.com',
+        at,
+        note: 'legal accepts the cap for this supplier',
+      },
+    ],
+    [
+      { redlineId: aRedline, status: 'accepted', by, at },
+      {
+        redlineId: aRedline,
+        status: 'edited',
+        edits: [{ start: wa.at, end: wa.at + wa.word.length, insert: `${insert} and mutual` }],
+        by,
+        bySub: '1f2e3d4c-0000-4000-8000-000000000002',
+        byName: 'olga@example.com',
+        at,
+      },
+    ],
+  );
 }

@@ -10,6 +10,7 @@ import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { Chromium } from '../helpers/chromium.js';
 import { type ContrastAudit, contrastAuditScript } from '../helpers/contrast.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
+import { withPlaybookReview } from '../helpers/playbook-positions.js';
 
 const h = await startHarness('contrast');
 
@@ -111,6 +112,25 @@ describe('report.html', () => {
     for (const risk of ['critical', 'high', 'medium', 'low', 'none', 'na'])
       expect(rendered).toContain(`chip risk-${risk}`);
     const result = await audit(rendered);
+    expect(result.failures).toEqual([]);
+  });
+
+  it('with a review against a playbook: rungs, escalations, missing clauses and redlines as tracked changes', async () => {
+    const rendered = renderReportHtml(withPlaybookReview(report));
+    for (const part of [
+      'rung-not-acceptable',
+      'rung-fallback',
+      'rung-missing',
+      '<del>',
+      '<ins>',
+      'rv-approved',
+      'rv-unreviewed',
+    ])
+      expect(rendered).toContain(part);
+    const result = await audit(
+      rendered,
+      `document.querySelectorAll('details').forEach((d) => { d.open = true; });`,
+    );
     expect(result.failures).toEqual([]);
   });
 

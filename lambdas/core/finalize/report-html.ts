@@ -34,6 +34,7 @@ import {
   scoreText,
   time,
 } from './report-html-kit.js';
+import { clausePositionsHtml, renderPlaybookSection } from './report-playbook-html.js';
 import { findingReviewHtml, modelRiskHtml, renderReviewSection } from './report-review-html.js';
 import type { Report, ReportClause, ReportFinding } from './report-types.js';
 
@@ -270,6 +271,7 @@ function renderClause(ctx: Ctx, c: ReportClause, i: number): string {
   )} finding${c.findings.length === 1 ? '' : 's'}</span></header>
 ${statusNote}
 <div class="ctext">${highlightedText(ctx, c, findings)}</div>
+${clausePositionsHtml(ctx.report, c)}
 ${findings.length > 0 ? `<ol class="findings">\n${items}\n</ol>` : '<p class="muted nofind">No findings for this clause.</p>'}
 </article>`;
 }
@@ -354,10 +356,11 @@ export function renderReportHtml(report: Report): string {
 <body>
 <a class="sr" href="#findings">Skip to findings</a>
 ${renderHeader(ctx)}
-<nav aria-label="Sections" class="hint">Sections: <a href="#summary">Summary</a> · ${
-    report.review ? '<a href="#review">Reviewer decisions</a> · ' : ''
-  }<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
+<nav aria-label="Sections" class="hint">Sections: ${
+    report.playbookReview ? '<a href="#playbook">Against the playbook</a> · ' : ''
+  }<a href="#summary">Summary</a> · ${report.review ? '<a href="#review">Reviewer decisions</a> · ' : ''}<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
 <main>
+${renderPlaybookSection(report, anchorOf)}
 ${renderSummary(ctx)}
 ${renderReviewSection(report)}
 ${renderHeatMap(ctx)}
