@@ -28,6 +28,7 @@ import {
   type PositionFinding,
   type ProposedRedline,
   positionFindingId,
+  type RequiredClause,
   type RequiredClauseFinding,
   type Rung,
   redlineId,
@@ -90,16 +91,21 @@ export function positionOn(
   };
 }
 
-/** A required clause found in no clause, escalated to `group`. */
-export function missingClause(topic: string, category: CategoryId, group: string): RequiredClauseFinding {
+/** A required clause found in no clause, escalated to `group`; worded as `from` says, else by its topic. */
+export function missingClause(
+  topic: string,
+  category: CategoryId,
+  group: string,
+  from?: Pick<RequiredClause, 'question' | 'language' | 'placement'>,
+): RequiredClauseFinding {
   return {
     id: requiredClauseFindingId(topic),
     topic,
     category,
     importance: 'high',
-    question: `Does the contract have a ${topic} clause?`,
-    language: `Model language of the ${topic} clause.`,
-    placement: { note: 'At the end of the terms.' },
+    question: from?.question ?? `Does the contract have a ${topic} clause?`,
+    language: from?.language ?? `Model language of the ${topic} clause.`,
+    placement: { note: from?.placement.note ?? 'At the end of the terms.' },
     escalation: { group, reason: 'required-clause-missing' },
   };
 }
