@@ -545,6 +545,14 @@ describe('report.html of a review against a playbook', () => {
     expect(html).not.toContain(XSS);
   });
 
+  it("lists the redlines' decisions in the reviewer decisions' trail, beside the findings'", () => {
+    const trail = between(html, /<section id="review"[^>]*>/, '</section>');
+    expect(trail).toContain(`<code>${a.id}/redline/limitation-of-liability</code></td><td>redline accepted</td>`);
+    expect(trail).toContain(`<code>${a.id}/redline/limitation-of-liability</code></td><td>redline edited</td>`);
+    expect(trail).toContain(`<code>${a.id}/playbook/limitation-of-liability</code></td><td>approve</td>`);
+    expect(trail).toContain('3 decision(s), oldest first');
+  });
+
   it('shows nothing of a playbook for a report without one', () => {
     const plain = renderReportHtml(buildFixture());
     expect(plain).not.toContain('id="playbook"');
