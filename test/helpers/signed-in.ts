@@ -3,22 +3,33 @@
  * account (its email verified, as docs/security.md asks) and puts it in some groups; the person
  * signs in by SRP, sets a password of their own and an authenticator (the pool requires TOTP
  * MFA), and exchanges the ID token for an identity and temporary credentials from the identity
- * pool; the status API is then called with those, signed with SigV4 as the CLI signs.
+ * pool; the status API is then called with those, signed with SigV4 as the CLI signs. Cognito
+ * identity pools that hand each person their own key exist only in the project's moto launcher
+ * (moto_cognito.py), so a {@link SignInStack} starts one of its own on any ground.
  */
 import {
-  type CognitoIdentityClient,
+  CognitoIdentityClient,
   GetCredentialsForIdentityCommand,
   GetIdCommand,
 } from '@aws-sdk/client-cognito-identity';
 import {
   AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
-  type CognitoIdentityProviderClient,
+  CognitoIdentityProviderClient,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { ApiClient } from '../../bin/client/api-client.js';
 import { type UserPoolTokens, userPoolSignIn } from '../../lambdas/app/cognito.js';
-import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import type { LocalSignIn } from '../../localstack/sign-in.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { topology } from '../../lib/topology.js';
+import { type EmulatorClients, emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { startBedrockStandIn } from '../../localstack/bedrock/index.js';
+import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
+import { type ProvisionedResources, provision } from '../../localstack/provision.js';
+import { type LocalApi, startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
+import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import { type LocalSignIn, provisionSignIn } from '../../localstack/sign-in.js';
+import { uniquePrefix } from './local-aws.js';
 import { freshCode } from './totp.js';
 
 /** A signed-in person and their way into the status API. */
@@ -114,5 +125,69 @@ export async function signedInPerson(
     identityId,
     credentials,
     api: new ApiClient({ url: ground.apiUrl, region: LOCAL_REGION, credentials }),
+  };
+}
+
+/**
+ * A local stack of its own with sign-in for people: a moto launcher (whose identity pools hand
+ * each person keys of their own), the provisioned topology, the Bedrock stand-in, the pipeline,
+ * the user pool and identity pool `local up` provisions, and the status API over them.
+ */
+export interface SignInStack extends SignInGround {
+  readonly moto: MotoServer;
+  readonly resources: ProvisionedResources;
+  readonly pipeline: LocalPipeline;
+  readonly localApi: LocalApi;
+  readonly clients: EmulatorClients;
+  /** Stops everything it started. */
+  stop(): Promise<void>;
+}
+
+/** Starts a {@link SignInStack} under a prefix unique to `label`. */
+export async function startSignInStack(label: string): Promise<SignInStack> {
+  const moto = await startMotoServer();
+  const t = topology({ prefix: uniquePrefix(label) });
+  const clients = emulatorClients(moto.endpoint);
+  const resources = await provision(t, clients);
+  const bedrock = await startBedrockStandIn({ seed: 7 });
+  const pipeline = startLocalPipeline({
+    awsEndpoint: moto.endpoint,
+    bedrockEndpoint: bedrock.url,
+    topology: t,
+    resources,
+    settings: LOCAL_RUN_DEFAULTS,
+    batchWorkers: 0,
+  });
+  const signIn = await provisionSignIn(moto.endpoint, t.prefix);
+  const localApi = await startPipelineApi({
+    awsEndpoint: moto.endpoint,
+    db: pipeline.clients.db,
+    resources,
+    signIn,
+  });
+  // Sign-in calls are unsigned on AWS; the clients still need some credentials to start.
+  const config = { endpoint: moto.endpoint, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
+  const idp = new CognitoIdentityProviderClient(config);
+  const identity = new CognitoIdentityClient(config);
+  return {
+    moto,
+    resources,
+    pipeline,
+    localApi,
+    clients,
+    endpoint: moto.endpoint,
+    signIn,
+    apiUrl: localApi.url,
+    idp,
+    identity,
+    async stop() {
+      idp.destroy();
+      identity.destroy();
+      await localApi.close();
+      await pipeline.stop();
+      await bedrock.close();
+      clients.destroy();
+      await moto.stop();
+    },
   };
 }

@@ -12,11 +12,7 @@
  * job the real pipeline holds with a `high` gate: the review engine that produces the rungs
  * lands separately.
  */
-import { CognitoIdentityClient } from '@aws-sdk/client-cognito-identity';
-import {
-  AdminGetUserCommand,
-  CognitoIdentityProviderClient,
-} from '@aws-sdk/client-cognito-identity-provider';
+import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadDocument } from '../../bin/client/api-client.js';
 import { findingsCommand, redlineCommand } from '../../bin/commands/hold-commands.js';
@@ -24,76 +20,25 @@ import type { Target } from '../../bin/commands/target.js';
 import { applyEdits } from '../../lambdas/app/redline-text.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import type { Clause } from '../../lambdas/core/model.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { topology } from '../../lib/topology.js';
-import { emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { type BedrockStandIn, startBedrockStandIn } from '../../localstack/bedrock/index.js';
-import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
-import { type ProvisionedResources, provision } from '../../localstack/provision.js';
-import { type LocalApi, startPipelineApi } from '../../localstack/runtime/local-api.js';
-import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { type LocalSignIn, provisionSignIn } from '../../localstack/sign-in.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { apiRefusal, capture } from '../helpers/cli-target.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
 import { fixture } from '../helpers/pipeline.js';
 import { type Seeded, seedPlaybookHolds } from '../helpers/playbook-positions.js';
-import { type Person, type SignInGround, signedInPerson } from '../helpers/signed-in.js';
+import { type Person, type SignInStack, signedInPerson, startSignInStack } from '../helpers/signed-in.js';
 
 /** A consulting agreement on which the stand-in's learned analysts rate clauses high or critical. */
 const HELD = 'KIROMICBIOPHARMA_INC_05_11_2020-EX-10_23-CONSULTING_AGREEMENT.txt';
 
-let moto: MotoServer;
-let bedrock: BedrockStandIn;
-let pipeline: LocalPipeline;
-let localApi: LocalApi;
-let signIn: LocalSignIn;
-let resources: ProvisionedResources;
-let idp: CognitoIdentityProviderClient;
-let identity: CognitoIdentityClient;
-let clients: ReturnType<typeof emulatorClients>;
-
+let stack: SignInStack;
 beforeAll(async () => {
-  moto = await startMotoServer();
-  const t = topology({ prefix: uniquePrefix('escalate') });
-  clients = emulatorClients(moto.endpoint);
-  resources = await provision(t, clients);
-  bedrock = await startBedrockStandIn({ seed: 7 });
-  pipeline = startLocalPipeline({
-    awsEndpoint: moto.endpoint,
-    bedrockEndpoint: bedrock.url,
-    topology: t,
-    resources,
-    settings: LOCAL_RUN_DEFAULTS,
-    batchWorkers: 0,
-  });
-  signIn = await provisionSignIn(moto.endpoint, t.prefix);
-  localApi = await startPipelineApi({
-    awsEndpoint: moto.endpoint,
-    db: pipeline.clients.db,
-    resources,
-    signIn,
-  });
-  const config = { endpoint: moto.endpoint, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
-  idp = new CognitoIdentityProviderClient(config);
-  identity = new CognitoIdentityClient(config);
+  stack = await startSignInStack('escalate');
 }, 120_000);
+afterAll(() => stack?.stop());
 
-afterAll(async () => {
-  idp?.destroy();
-  identity?.destroy();
-  await localApi?.close();
-  await pipeline?.stop();
-  await bedrock?.close();
-  clients?.destroy();
-  await moto?.stop();
-});
-
-const ground = (): SignInGround => ({ endpoint: moto.endpoint, signIn, apiUrl: localApi.url, idp, identity });
-const person = (email: string, groups: string[] = []) => signedInPerson(ground(), email, groups);
+const person = (email: string, groups: string[] = []) => signedInPerson(stack, email, groups);
 const subOf = async (p: Person) =>
   (
-    await idp.send(new AdminGetUserCommand({ UserPoolId: signIn.userPoolId, Username: p.email }))
+    await stack.idp.send(new AdminGetUserCommand({ UserPoolId: stack.signIn.userPoolId, Username: p.email }))
   ).UserAttributes?.find((a) => a.Name === 'sub')?.Value;
 
 /** The CLI's target, signed with `p`'s credentials. */
@@ -102,8 +47,8 @@ const targetOf = (p: Person) => async (): Promise<Target> => ({
   name: 'local',
   region: LOCAL_REGION,
   api: p.api,
-  resources,
-  clients: { ...pipeline.clients, sns: clients.sns },
+  resources: stack.resources,
+  clients: { ...stack.pipeline.clients, sns: stack.clients.sns },
   destroy: () => {},
 });
 
@@ -137,51 +82,42 @@ function clauseWithWord(clauses: readonly Clause[], after: number, min = 120) {
 
 /** Seeds a not-acceptable liability rung (legal) with a redline, and a fallback (commercial) with another. */
 function seed(jobId: string): Promise<Seeded> {
-  return seedPlaybookHolds(
-    {
-      ...pipeline.clients,
-      tableName: resources.tableName,
-      resultsBucket: resources.resultsBucket,
-      resultsPrefix: resources.resultsPrefix,
-    },
-    jobId,
-    (clauses) => {
-      const a = clauseWithWord(clauses, -1);
-      const b = clauseWithWord(clauses, a.clause.index);
-      return new Map([
+  return seedPlaybookHolds({ ...stack.pipeline.clients, ...stack.resources }, jobId, (clauses) => {
+    const a = clauseWithWord(clauses, -1);
+    const b = clauseWithWord(clauses, a.clause.index);
+    return new Map([
+      [
+        a.clause.id,
         [
-          a.clause.id,
-          [
-            {
-              topic: 'limitation-of-liability',
-              category: 'liability' as const,
-              rung: { rung: 'not-acceptable' as const },
-              escalation: { group: 'legal-approvers', reason: 'not-acceptable' as const },
-              redline: {
-                edits: [{ start: a.at, end: a.at + a.word.length, insert: 'mutually' }],
-                target: { rung: 'fallback' as const, fallback: 2 as const },
-              },
+          {
+            topic: 'limitation-of-liability',
+            category: 'liability' as const,
+            rung: { rung: 'not-acceptable' as const },
+            escalation: { group: 'legal-approvers', reason: 'not-acceptable' as const },
+            redline: {
+              edits: [{ start: a.at, end: a.at + a.word.length, insert: 'mutually' }],
+              target: { rung: 'fallback' as const, fallback: 2 as const },
             },
-          ],
+          },
         ],
+      ],
+      [
+        b.clause.id,
         [
-          b.clause.id,
-          [
-            {
-              topic: 'termination-for-convenience',
-              category: 'termination' as const,
-              rung: { rung: 'fallback' as const, fallback: 1 as const },
-              escalation: { group: 'commercial-approvers', reason: 'fallback-approver' as const },
-              redline: {
-                edits: [{ start: b.at, end: b.at + b.word.length, insert: 'promptly' }],
-                target: { rung: 'standard' as const },
-              },
+          {
+            topic: 'termination-for-convenience',
+            category: 'termination' as const,
+            rung: { rung: 'fallback' as const, fallback: 1 as const },
+            escalation: { group: 'commercial-approvers', reason: 'fallback-approver' as const },
+            redline: {
+              edits: [{ start: b.at, end: b.at + b.word.length, insert: 'promptly' }],
+              target: { rung: 'standard' as const },
             },
-          ],
+          },
         ],
-      ]);
-    },
-  );
+      ],
+    ]);
+  });
 }
 
 describe('an escalated finding', () => {

@@ -12,90 +12,56 @@
  * launcher (moto_cognito.py), so this file starts one of its own on any ground.
  */
 import {
-  CognitoIdentityClient,
+  type CognitoIdentityClient,
   GetCredentialsForIdentityCommand,
   GetIdCommand,
 } from '@aws-sdk/client-cognito-identity';
 import {
   AdminGetUserCommand,
   AdminUpdateUserAttributesCommand,
-  CognitoIdentityProviderClient,
+  type CognitoIdentityProviderClient,
   UpdateUserAttributesCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { topology } from '../../lib/topology.js';
-import { emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { type BedrockStandIn, startBedrockStandIn } from '../../localstack/bedrock/index.js';
-import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
-import { provision } from '../../localstack/provision.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import type { MotoServer } from '../../localstack/moto-server.js';
 import { cognitoCallerLookup } from '../../localstack/runtime/cognito-callers.js';
-import { type LocalApi, startPipelineApi } from '../../localstack/runtime/local-api.js';
-import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import type { LocalApi } from '../../localstack/runtime/local-api.js';
 import {
   isSignInProvisionError,
   LOCAL_ADMINISTRATORS_GROUP,
   type LocalSignIn,
   provisionSignIn,
 } from '../../localstack/sign-in.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
-import { type Person, providerOf, type SignInGround, signedInPerson } from '../helpers/signed-in.js';
+import {
+  type Person,
+  providerOf,
+  type SignInStack,
+  signedInPerson,
+  startSignInStack,
+} from '../helpers/signed-in.js';
 
+let stack: SignInStack;
 let moto: MotoServer;
-let bedrock: BedrockStandIn;
-let pipeline: LocalPipeline;
 let localApi: LocalApi;
 let signIn: LocalSignIn;
 let idp: CognitoIdentityProviderClient;
 let identity: CognitoIdentityClient;
-let clients: ReturnType<typeof emulatorClients>;
 
 beforeAll(async () => {
-  moto = await startMotoServer();
-  const t = topology({ prefix: uniquePrefix('signin') });
-  clients = emulatorClients(moto.endpoint);
-  const resources = await provision(t, clients);
-  bedrock = await startBedrockStandIn({ seed: 7 });
-  pipeline = startLocalPipeline({
-    awsEndpoint: moto.endpoint,
-    bedrockEndpoint: bedrock.url,
-    topology: t,
-    resources,
-    settings: LOCAL_RUN_DEFAULTS,
-    batchWorkers: 0,
-  });
-  signIn = await provisionSignIn(moto.endpoint, t.prefix);
-  localApi = await startPipelineApi({
-    awsEndpoint: moto.endpoint,
-    db: pipeline.clients.db,
-    resources,
-    signIn,
-  });
-  // Sign-in calls are unsigned on AWS; the clients still need some credentials to start.
-  const config = { endpoint: moto.endpoint, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
-  idp = new CognitoIdentityProviderClient(config);
-  identity = new CognitoIdentityClient(config);
+  stack = await startSignInStack('signin');
+  ({ moto, localApi, signIn, idp, identity } = stack);
 }, 120_000);
 
-afterAll(async () => {
-  idp?.destroy();
-  identity?.destroy();
-  await localApi?.close();
-  await pipeline?.stop();
-  await bedrock?.close();
-  clients?.destroy();
-  await moto?.stop();
-});
+afterAll(() => stack?.stop());
 
 const provider = () => providerOf(signIn);
-const ground = (): SignInGround => ({ endpoint: moto.endpoint, signIn, apiUrl: localApi.url, idp, identity });
 const person = (email: string, groups: string[] = []): Promise<Person> =>
-  signedInPerson(ground(), email, groups);
+  signedInPerson(stack, email, groups);
 
 async function statusOf(p: Person, id: string): Promise<number> {
   try {

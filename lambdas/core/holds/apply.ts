@@ -14,6 +14,7 @@ import { type Decision, decidedScore, latestDecisions } from './decisions.js';
 import type { GatedFinding } from './findings.js';
 import { latestRedlineDecisions, redlineDecisionOf } from './redline-trail.js';
 import type { HeldFindings } from './review.js';
+import { decidedBy } from './trail.js';
 
 const RISKS: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
 
@@ -34,11 +35,7 @@ export function reviewOf(gated: readonly GatedFinding[], trail: readonly Decisio
       decision: DECIDED[d.verdict],
       modelScore: g.score,
       decidedScore: decidedScore(d, g.score),
-      by: d.by,
-      ...(d.bySub ? { bySub: d.bySub } : {}),
-      ...(d.byName ? { byName: d.byName } : {}),
-      at: d.at,
-      ...(d.note ? { note: d.note } : {}),
+      ...decidedBy(d),
     };
   });
 }
@@ -68,6 +65,7 @@ export function applyReview(
     job.status === 'cancelled' ? 'cancelled' : job.reviewCompletedAt ? 'decided' : 'expired';
   const closedAt = job.reviewCompletedAt ?? job.reviewExpiredAt;
   const escalated = new Set((held.escalations ?? []).map((e) => e.id));
+  const latest = latestDecisions(trail);
   return {
     ...report,
     clauses,
@@ -77,7 +75,7 @@ export function applyReview(
           playbookReview: {
             ...report.playbookReview,
             escalations: report.playbookReview.escalations.map((e) =>
-              escalated.has(e.findingId) ? escalationReviewed(e, trail) : e,
+              escalated.has(e.findingId) ? escalationReviewed(e, latest) : e,
             ),
           },
         }
@@ -103,20 +101,10 @@ const ESCALATION_DECIDED: Readonly<Record<Decision['verdict'], EscalationReview[
 };
 
 /** An escalation a review held, with its decision in force, or `unreviewed`. */
-function escalationReviewed(e: EscalationEntry, trail: readonly Decision[]): EscalationEntry {
-  const d = latestDecisions(trail).get(e.findingId);
+function escalationReviewed(e: EscalationEntry, latest: ReadonlyMap<string, Decision>): EscalationEntry {
+  const d = latest.get(e.findingId);
   if (!d) return { ...e, review: { decision: 'unreviewed' } };
-  return {
-    ...e,
-    review: {
-      decision: ESCALATION_DECIDED[d.verdict],
-      by: d.by,
-      ...(d.bySub ? { bySub: d.bySub } : {}),
-      ...(d.byName ? { byName: d.byName } : {}),
-      at: d.at,
-      ...(d.note ? { note: d.note } : {}),
-    },
-  };
+  return { ...e, review: { decision: ESCALATION_DECIDED[d.verdict], ...decidedBy(d) } };
 }
 
 /**

@@ -5,49 +5,18 @@
  * aside). Finalize reads them to show each redline's decision in report.json and to leave the
  * rejected ones out of report.docx.
  */
-import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { applyEdits } from '../../app/redline-text.js';
 import type { RedlineDecision, RedlineDecisionRecord } from '../playbooks/review-types.js';
-import { jobPk } from '../state/keys.js';
-import { queryAll } from '../state/query-all.js';
+import { decidedBy, Trail } from './trail.js';
 
-/** Sort-key prefix of a job's redline decisions (after its `DECISION#` items). */
-const REDLINE_PREFIX = 'REDLINE#';
-
-/** A job's redline decisions in the state table. */
-export class RedlineTrail {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
-
-  /** Appends decisions; each item is new (a conditional put), so nothing is overwritten. */
-  async append(jobId: string, records: readonly RedlineDecisionRecord[]): Promise<void> {
-    for (const [i, r] of records.entries()) {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            pk: jobPk(jobId),
-            sk: `${REDLINE_PREFIX}${r.at}#${String(i).padStart(5, '0')}#${randomBytes(4).toString('hex')}`,
-            ...r,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    }
-  }
-
-  /** Every redline decision on the job, oldest first. */
-  async list(jobId: string): Promise<RedlineDecisionRecord[]> {
-    const items = await queryAll<RedlineDecisionRecord & { pk?: string; sk?: string }>(this.db, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': jobPk(jobId), ':prefix': REDLINE_PREFIX },
-      ConsistentRead: true,
-    });
-    return items.map(({ pk: _pk, sk: _sk, ...r }) => r);
+/**
+ * A job's redline decisions in the state table: append-only under sort keys `REDLINE#<at>…`,
+ * after its findings' `DECISION#` items.
+ */
+export class RedlineTrail extends Trail<RedlineDecisionRecord> {
+  constructor(db: DynamoDBDocumentClient, tableName: string) {
+    super(db, tableName, 'REDLINE#');
   }
 }
 
@@ -81,14 +50,10 @@ export function redlineDecisionOf(
   record: RedlineDecisionRecord | undefined,
 ): RedlineDecision {
   if (!record) return { status: 'proposed' };
-  const { status, edits, by, bySub, byName, at, note } = record;
+  const { status, edits } = record;
   return {
     status,
     ...(status === 'edited' && edits ? { edits, text: applyEdits(clauseText, edits) } : {}),
-    by,
-    ...(bySub ? { bySub } : {}),
-    ...(byName ? { byName } : {}),
-    at,
-    ...(note ? { note } : {}),
+    ...decidedBy(record),
   };
 }
