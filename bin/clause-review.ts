@@ -37,6 +37,7 @@ Usage:
   clause-review resume <job>                 continue a paused job from its checkpoints (no answered call is made again)
   clause-review jobs [--limit N] [--after CURSOR]
                                              your jobs, newest first: status, chunks done, cost
+  clause-review jobs --awaiting-approval     the jobs whose review waits for an approver group you are in
   clause-review findings <job> [--once] [--json]
                                              each clause (id, risk, categories) as its chunk consolidates, until the job ends
   clause-review findings <job> --gated       the findings a review gate holds (or, once reported, every significant one),

@@ -203,8 +203,10 @@ export class ApiClient {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/findings?after=${encodeURIComponent(after)}`);
   }
 
-  /** GET /jobs: the caller's jobs, newest first. */
-  jobs(query: { after?: string; limit?: number; owner?: string } = {}): Promise<JobListView> {
+  /** GET /jobs: the caller's jobs, newest first; `awaiting: 'approval'`, the jobs waiting for their approver groups. */
+  jobs(
+    query: { after?: string; limit?: number; owner?: string; awaiting?: 'approval' } = {},
+  ): Promise<JobListView> {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
     const search = params.toString();

@@ -66,6 +66,8 @@ export interface JobSummary {
   readonly cost: { readonly spentMicros: number; readonly ceilingMicros: number };
   readonly gate?: string;
   readonly reason?: string;
+  /** The approver groups the job's review waits for. */
+  readonly approverGroups?: readonly string[];
 }
 
 /** What `GET /jobs` answers. */
@@ -143,6 +145,11 @@ export class AppApi {
   /** GET /jobs: the caller's jobs, newest first. */
   listJobs(after?: string): Promise<JobList> {
     return this.call('GET', 'jobs', undefined, after ? { after } : {});
+  }
+
+  /** GET /jobs?awaiting=approval: the jobs whose review waits for one of the caller's approver groups. */
+  awaitingApproval(): Promise<JobList> {
+    return this.call('GET', 'jobs', undefined, { awaiting: 'approval' });
   }
 
   /** GET /jobs/{id}. */

@@ -3,7 +3,8 @@
  * local user pool as the app signs them in, each calling the status API with the identity
  * pool's credentials: a not-acceptable rung holds the job for its approver group; the job's
  * owner, and a member of another group, get 404 deciding it; a member of the group sees the job
- * (without acting on it) and decides it, and the trail names them by `sub` and verified email.
+ * (without acting on it), finds it among the jobs waiting for their group, and decides it, and
+ * the trail names them by `sub` and verified email.
  * The owner accepts, rejects and edits proposed redlines (through the CLI too), and the report
  * carries both trails once the review closes.
  *
@@ -16,6 +17,7 @@ import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadDocument } from '../../bin/client/api-client.js';
 import { findingsCommand, redlineCommand } from '../../bin/commands/hold-commands.js';
+import { jobsCommand } from '../../bin/commands/live-commands.js';
 import type { Target } from '../../bin/commands/target.js';
 import { applyEdits } from '../../lambdas/app/redline-text.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
@@ -186,6 +188,19 @@ describe('an escalated finding', () => {
     const stranger = await person('sam@example.com');
     expect((await apiRefusal(stranger.api.status(jobId))).status).toBe(404);
     expect((await apiRefusal(stranger.api.findings(jobId))).status).toBe(404);
+    // An approver finds the jobs waiting for their group; nobody else is shown them.
+    const waiting = await pat.api.jobs({ awaiting: 'approval' });
+    expect(waiting.jobs.map((j) => [j.jobId, j.approverGroups])).toEqual([
+      [jobId, ['commercial-approvers', 'legal-approvers']],
+    ]);
+    expect((await stranger.api.jobs({ awaiting: 'approval' })).jobs).toEqual([]);
+    expect((await olga.api.jobs({ awaiting: 'approval' })).jobs).toEqual([]);
+    // An administrator decides every escalation: every job awaiting review is theirs to see.
+    const ada = await person('ada@example.com', ['administrators']);
+    expect((await ada.api.jobs({ awaiting: 'approval' })).jobs.map((j) => j.jobId)).toContain(jobId);
+    const listed = capture();
+    expect(await jobsCommand(['--awaiting-approval'], listed, targetOf(pat))).toBe(0);
+    expect(listed.stdout.join('\n')).toContain(jobId);
     // Approving everything undecided decides only what the caller may: pat's one escalation.
     const all = await pat.api.decide(jobId, {
       allUndecided: true,
@@ -304,7 +319,8 @@ describe('an escalated finding', () => {
       [first.id, 'accepted', 'olga@example.com'],
       [second.id, 'edited', 'olga@example.com'],
     ]);
-    // Once the review is closed, nothing more is decided.
+    // Once the review is closed, nothing more is decided, and the job waits for nobody.
+    expect((await lee.api.jobs({ awaiting: 'approval' })).jobs).toEqual([]);
     expect(
       (await apiRefusal(olga.api.decideRedlines(jobId, { allUndecided: true, decision: 'reject' }))).status,
     ).toBe(409);
