@@ -359,6 +359,14 @@ describe('the reviewer app on local up', () => {
     await browser.waitForSelector('form.decision');
     const jobId = (await browser.evaluate<string>('location.hash')).split('/').at(-1) ?? '';
     const seeded = await seedPlaybook(jobId);
+    // The person approves for the groups the review now waits for: the job list shows it first.
+    await browser.evaluate(`location.hash = '#/jobs'`);
+    await browser.waitForSelector(`#approvals a[href="#/jobs/${jobId}"]`, 30_000);
+    expect(await browser.seriousA11yViolations(), 'job list with approvals').toEqual([]);
+    // By keyboard, as the job list is left below: the link focused, then Enter (its long name
+    // wraps, so the middle of its box is between its two lines).
+    await browser.evaluate(`document.querySelector('#approvals a[href="#/jobs/${jobId}"]').focus()`);
+    await browser.press('Enter');
     const accepted = seeded.redlines.find((r) => r.topic === 'payment-terms');
     const rejected = seeded.redlines.find((r) => r.topic === 'termination-for-convenience');
     if (!accepted || !rejected) throw new Error('two redlines were seeded');
@@ -392,6 +400,8 @@ describe('the reviewer app on local up', () => {
       ),
     ).toEqual(seeded.escalations.map((e) => e.id));
     expect(await browser.seriousA11yViolations(), 'review view with redlines').toEqual([]);
+    // The picture shows the page, not where the keyboard left the focus.
+    await browser.evaluate('document.activeElement?.blur()');
     const shot = await browser.screenshot('main', 1200, 1800);
     expect(shot.subarray(1, 4).toString()).toBe('PNG');
     // The README's picture: REVIEWER_APP_SCREENSHOT=docs/reviewer-app.png writes it there.
