@@ -547,8 +547,12 @@ describe('report.html of a review against a playbook', () => {
 
   it("lists the redlines' decisions in the reviewer decisions' trail, beside the findings'", () => {
     const trail = between(html, /<section id="review"[^>]*>/, '</section>');
-    expect(trail).toContain(`<code>${a.id}/redline/limitation-of-liability</code></td><td>redline accepted</td>`);
-    expect(trail).toContain(`<code>${a.id}/redline/limitation-of-liability</code></td><td>redline edited</td>`);
+    expect(trail).toContain(
+      `<code>${a.id}/redline/limitation-of-liability</code></td><td>redline accepted</td>`,
+    );
+    expect(trail).toContain(
+      `<code>${a.id}/redline/limitation-of-liability</code></td><td>redline edited</td>`,
+    );
     expect(trail).toContain(`<code>${a.id}/playbook/limitation-of-liability</code></td><td>approve</td>`);
     expect(trail).toContain('3 decision(s), oldest first');
   });
