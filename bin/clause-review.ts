@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { LANES } from '../lambdas/core/contracts.js';
 import { isLocalStackError } from '../localstack/errors.js';
+import { ADDIN_USAGE, addinCommand } from './commands/addin.js';
 import { cancelCommand, reportCommand, statusCommand, submitCommand } from './commands/api-commands.js';
 import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
 import { dlqCommand } from './commands/dlq.js';
@@ -28,7 +29,8 @@ const USAGE = `clause-review — failure-tolerant contract review
 
 Usage:
   clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
-                       [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]] [--dry-run]
+                       [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]]
+                       [--contract-type TYPE] [--all-analysts] [--dry-run]
                                              upload a contract through the status API; prints the job id
                                              (--dry-run: print the signed request and where it would go; send nothing)
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
@@ -53,9 +55,10 @@ Usage:
                                              presigned links to report.json/html, or download them into DIR/<job>/
   clause-review review <file...> [options]   review contracts on the embedded local stack, start to finish
   clause-review local up [--prefix P] [--workers N] [--latency-ms MS] [--invocations N] [--analyst learned|heuristic]
-                       [--max-jobs-per-owner N]
+                       [--max-jobs-per-owner N] [--https-origin URL]
                                              start moto + the Bedrock stand-in + the pipeline + the status API + the reviewer app (Ctrl-C stops);
-                                             --max-jobs-per-owner N: an owner's jobs over N wait as 'queued' (default 0: no cap)
+                                             --max-jobs-per-owner N: an owner's jobs over N wait as 'queued' (default: the stack's, 10; 0: no cap);
+                                             --https-origin URL: an HTTPS proxy in front of the app, for Word (docs/word-addin.md)
   clause-review local down                   stop a 'local up' running in another terminal
   clause-review purge <job>                  delete an ended job's document (every version), work files, reports and items
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)
@@ -63,6 +66,8 @@ Usage:
   clause-review plan <file...> [--defaults]  time, cost and the binding limit of a batch at the account's quotas (plan --help)
   clause-review playbook validate|put|list|show
                                              the positions a contract is reviewed against (playbook --help)
+  clause-review addin manifest [--out FILE] [--base URL]
+                                             the Word add-in's manifest.xml for the stack (addin --help)
 
 ${TARGET_USAGE}
 
@@ -79,6 +84,8 @@ Options of review:
   --allow-partial           run even when --budget is below the quote's expected cost, up to the ceiling
   --model ID                every analyst's primary model for this run (checked before upload: a retired model is refused)
   --playbook NAME[@VERSION] review against a playbook: a shipped one (default, nda), or a playbook file, put first
+  --contract-type TYPE      the playbook's contract type whose topics apply (default: read from the title or file name)
+  --all-analysts            with --playbook, ask every analyst, even one the playbook gives nothing to judge
 
 Answers on the local stack come from the stand-in's offline learned analyst (trained on CUAD lawyer labels), not a legal-grade model.`;
 
@@ -94,6 +101,8 @@ const REVIEW_OPTIONS = {
   timeout: { type: 'string' },
   model: { type: 'string' },
   playbook: { type: 'string' },
+  'contract-type': { type: 'string' },
+  'all-analysts': { type: 'boolean' },
   'allow-partial': { type: 'boolean' },
 } as const;
 
@@ -135,7 +144,9 @@ async function main(argv: string[]): Promise<number> {
             ? PLAN_USAGE
             : command === 'playbook'
               ? PLAYBOOK_USAGE
-              : USAGE,
+              : command === 'addin'
+                ? ADDIN_USAGE
+                : USAGE,
     );
     return 0;
   }
@@ -172,6 +183,8 @@ async function main(argv: string[]): Promise<number> {
       return planCommand(rest, PROCESS_IO);
     case 'playbook':
       return playbookCommand(rest, PROCESS_IO);
+    case 'addin':
+      return addinCommand(rest, PROCESS_IO);
     case 'review': {
       const { positionals, values } = parseArgs({
         args: rest,

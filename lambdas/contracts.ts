@@ -13,6 +13,7 @@ export { ANALYSTS, checkPanelModels, type ModelChoice, panelModelIds } from './c
 export {
   byLane,
   byRole,
+  DEFAULT_CHUNK_CLAUSES,
   DEFAULT_COST_CEILING_MICROS,
   isLane,
   keyed,
@@ -38,7 +39,9 @@ export { type SweepRules, type SweepTopology, sweepRules } from './core/sweeper/
 export {
   APP_API_CORS,
   type AppConnections,
+  addinContentSecurityPolicy,
   appContentSecurityPolicy,
   cognitoEndpoints,
+  OFFICE_FRAME_ANCESTORS,
 } from './shared/app-csp.js';
 export type { RuntimeConfig } from './shared/config.js';

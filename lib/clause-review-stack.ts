@@ -337,6 +337,11 @@ export class ClauseReviewStack extends Stack {
     );
     output(STACK_OUTPUTS.appUrl, this.app.url, 'The reviewer app (CloudFront, HTTPS only)');
     output(
+      STACK_OUTPUTS.addinManifestUrl,
+      this.app.addinManifestUrl,
+      "The Word add-in's manifest.xml: sideload it, or upload it in the Microsoft 365 admin center",
+    );
+    output(
       STACK_OUTPUTS.userPoolId,
       this.signIn.userPool.userPoolId,
       'Cognito user pool of the people who sign in',

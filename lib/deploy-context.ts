@@ -12,7 +12,7 @@
  * | `retentionDays` | days before S3 expires contracts, work files and reports, 1-3650 | 90 |
  * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
  * | `defaultBudget` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_COST_CEILING_MICROS`) |
- * | `maxJobsPerOwner` | most jobs of one owner running at once, 1-10000; more wait as `queued` | no cap (`MAX_JOBS_PER_OWNER`) |
+ * | `maxJobsPerOwner` | most jobs of one owner running at once, 0-10000 (0: no cap); more wait as `queued` | the stack's capacity (`defaultMaxJobsPerOwner`: 10 with the default lanes) |
  * | `modelBudgets` | JSON `{"<model id>":{"tokensPerMinute":…,"requestsPerMinute":…}}`: the account's Bedrock quotas every worker shares | none (`MODEL_BUDGETS`) |
  * | `<lane>Concurrency` | `realtimeConcurrency` (Lambda, 2-1000), `batchConcurrency` (Fargate tasks, 1-100) | topology |
  *
@@ -146,7 +146,7 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
           maxJobsPerOwner: integerFlag(
             'maxJobsPerOwner',
             maxJobs,
-            { min: 1, max: MAX_JOBS_PER_OWNER },
+            { min: 0, max: MAX_JOBS_PER_OWNER },
             scope,
           ),
         }

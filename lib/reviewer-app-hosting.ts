@@ -10,7 +10,14 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { APP_API_CORS, appContentSecurityPolicy, cognitoEndpoints } from '../lambdas/contracts.js';
+import {
+  APP_API_CORS,
+  type AppConnections,
+  addinContentSecurityPolicy,
+  appContentSecurityPolicy,
+  cognitoEndpoints,
+} from '../lambdas/contracts.js';
+import { ADDIN_FILES, ADDIN_PATH, addinManifest } from './addin-manifest.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkRange } from './checks.js';
 import { ValidationError } from './errors.js';
@@ -57,11 +64,16 @@ export interface ReviewerAppHostingProps {
  * CloudFront distribution can read, through origin access control
  * (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/private-content-restricting-access-to-s3.html);
  * viewers are redirected to HTTPS, and every answer carries security headers (HSTS, CSP, nosniff, frame denial, referrer policy).
+ * The Word add-in's pages are under `addin/` on the same origin (so the API's and the buckets'
+ * CORS rules for the app's origin cover them), with the same headers except that Office's hosts
+ * may frame them.
  */
 export class ReviewerAppHosting extends Construct {
   readonly bucket: s3.Bucket;
   readonly distribution: cloudfront.Distribution;
   readonly headers: cloudfront.ResponseHeadersPolicy;
+  /** The Word add-in's headers (under `addin/`): the app's, but framed by Office's hosts. */
+  readonly addinHeaders: cloudfront.ResponseHeadersPolicy;
   /** Sets the status API's CORS rule to the app's origin once both exist. */
   readonly apiCors: cr.AwsCustomResource;
   /** The copy of the app's files into the bucket, when files were given. */
@@ -102,39 +114,57 @@ export class ReviewerAppHosting extends Construct {
     // The stack's own API by its endpoint, never the region's execute-api hosts: the API's CORS
     // rule, which names the distribution, is set after both exist (allowBrowser), so this
     // policy may name the API without a cycle between them.
-    const csp = appContentSecurityPolicy({
+    const connections: AppConnections = {
       api: props.api.apiEndpoint,
       cognito: cognitoEndpoints(region, suffix),
       // The S3 client presigns virtual-hosted URLs on the regional endpoint.
       buckets: props.documentBuckets.map((b) => `https://${b.name}.s3.${region}.${suffix}`),
-    });
+    };
+    const everyAnswer = {
+      strictTransportSecurity: {
+        accessControlMaxAge: Duration.days(365),
+        includeSubdomains: true,
+        override: true,
+      },
+      contentTypeOptions: { override: true },
+      referrerPolicy: {
+        referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+        override: true,
+      },
+    };
     this.headers = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'clause-review reviewer app: security headers on every answer',
       securityHeadersBehavior: {
-        strictTransportSecurity: {
-          accessControlMaxAge: Duration.days(365),
-          includeSubdomains: true,
+        ...everyAnswer,
+        contentSecurityPolicy: {
+          contentSecurityPolicy: appContentSecurityPolicy(connections),
           override: true,
         },
-        contentSecurityPolicy: { contentSecurityPolicy: csp, override: true },
-        contentTypeOptions: { override: true },
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
-        referrerPolicy: {
-          referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+      },
+    });
+    // No X-Frame-Options here: it cannot name the Office hosts, and frame-ancestors does.
+    this.addinHeaders = new cloudfront.ResponseHeadersPolicy(this, 'AddinSecurityHeaders', {
+      comment: 'clause-review Word add-in: security headers, framed by Office hosts only',
+      securityHeadersBehavior: {
+        ...everyAnswer,
+        contentSecurityPolicy: {
+          contentSecurityPolicy: addinContentSecurityPolicy(connections),
           override: true,
         },
       },
     });
+    const files = {
+      origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+      cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+    };
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'clause-review reviewer app',
       defaultRootObject: 'index.html',
-      defaultBehavior: {
-        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
-        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-        allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
-        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: this.headers,
-      },
+      defaultBehavior: { ...files, responseHeadersPolicy: this.headers },
+      additionalBehaviors: { [`${ADDIN_PATH}*`]: { ...files, responseHeadersPolicy: this.addinHeaders } },
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       enableLogging: true,
       logBucket: logs,
@@ -147,17 +177,32 @@ export class ReviewerAppHosting extends Construct {
 
   /** Copies the built app and its config.json into the bucket (a CloudFormation custom resource). */
   private deploy(files: NonNullable<ReviewerAppHostingProps['files']>, removalPolicy: RemovalPolicy): void {
-    if (!existsSync(join(files.directory, 'index.html'))) {
-      throw new ValidationError(
-        'MissingFile',
-        `ReviewerAppHosting files.directory must hold the built app (index.html); got '${files.directory}'`,
-        this,
-      );
+    for (const [file, what] of [
+      ['index.html', 'the built app (index.html)'],
+      [
+        `${ADDIN_PATH}${ADDIN_FILES.taskpane}`,
+        `the built Word add-in (${ADDIN_PATH}${ADDIN_FILES.taskpane})`,
+      ],
+    ] as const) {
+      if (!existsSync(join(files.directory, file))) {
+        throw new ValidationError(
+          'MissingFile',
+          `ReviewerAppHosting files.directory must hold ${what}; got '${files.directory}'`,
+          this,
+        );
+      }
     }
+    // The add-in's manifest names the distribution, so it is written at deployment.
+    const manifest = addinManifest({
+      base: `${this.url}${ADDIN_PATH}`,
+      deployment: Stack.of(this).stackName,
+      supportUrl: this.url,
+    });
     const deployment = new s3deploy.BucketDeployment(this, 'Deploy', {
       sources: [
         s3deploy.Source.asset(files.directory),
         s3deploy.Source.jsonData('config.json', files.config),
+        s3deploy.Source.data(`${ADDIN_PATH}${ADDIN_FILES.manifest}`, manifest),
       ],
       destinationBucket: this.bucket,
       distribution: this.distribution,
@@ -240,6 +285,11 @@ export class ReviewerAppHosting extends Construct {
   /** The app's address. */
   get url(): string {
     return `https://${this.distribution.distributionDomainName}/`;
+  }
+
+  /** The Word add-in's manifest, for sideloading or the Microsoft 365 admin center. */
+  get addinManifestUrl(): string {
+    return `${this.url}${ADDIN_PATH}${ADDIN_FILES.manifest}`;
   }
 
   private acknowledge(): void {

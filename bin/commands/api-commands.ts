@@ -132,6 +132,8 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     gate: { type: 'string' },
     'review-hours': { type: 'string' },
     playbook: { type: 'string' },
+    'contract-type': { type: 'string' },
+    'all-analysts': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
   });
   const [file, ...extra] = positionals;
@@ -164,6 +166,8 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     ...(values['allow-partial'] ? { allowPartial: true } : {}),
     ...review,
     ...(values.playbook ? { playbook: values.playbook } : {}),
+    ...(values['contract-type'] ? { contractType: values['contract-type'] } : {}),
+    ...(values['all-analysts'] ? { allAnalysts: true } : {}),
   };
   return withTarget(values, resolveWith, async (target) => {
     if (values['dry-run']) return dryRunSubmit(target, request, file, bytes.length, io);
@@ -188,7 +192,10 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     const quote = view.cost.quote;
     if (quote) {
       io.err(
-        `quote: ${money(quote.expectedUsd)} expected, ${money(quote.worstCaseUsd)} at worst (ceiling ${money(view.cost.ceilingUsd)})`,
+        `quote: ${money(quote.expectedUsd)} expected, ${money(quote.worstCaseUsd)} at worst (ceiling ${money(view.cost.ceilingUsd)})` +
+          (quote.notAsked
+            ? `; the playbook saves ${quote.notAsked.calls} calls, ${money(quote.notAsked.expectedUsd)} expected`
+            : ''),
       );
     }
     if (view.status === 'rejected') {

@@ -261,6 +261,8 @@ async function upload(
         'cost-ceiling-usd': String(o.budget),
         ...(model ? { model } : {}),
         ...(playbook ? { playbook: playbookRequestText(playbook) } : {}),
+        ...(o.values['contract-type'] ? { 'contract-type': o.values['contract-type'] } : {}),
+        ...(o.values['all-analysts'] ? { 'all-analysts': 'true' } : {}),
         ...(o.values['allow-partial'] ? { 'allow-partial': 'true' } : {}),
       },
     }),
@@ -320,8 +322,10 @@ async function progressOf(
   if (job.status === 'rejected' || job.finalizedAt) finished.set(s.jobId, job);
   if (job.quote && !quoted.has(s.jobId)) {
     quoted.add(s.jobId);
+    const saved = job.quote.notAsked;
     console.log(
-      `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned} calls)`,
+      `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned} calls` +
+        `${saved ? `; the playbook saves ${saved.calls} calls, ${usd(saved.expectedMicros)} expected` : ''})`,
     );
   }
   const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);

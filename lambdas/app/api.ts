@@ -68,6 +68,8 @@ export interface JobSummary {
   readonly reason?: string;
   /** The approver groups the job's review waits for. */
   readonly approverGroups?: readonly string[];
+  /** SHA-256 (hex) of the document, once intake has read it. */
+  readonly sha256?: string;
 }
 
 /** What `GET /jobs` answers. */

@@ -1,9 +1,10 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { warmParserThread } from '../core/documents/index.js';
 import { isIntakeDeferredError } from '../core/intake/errors.js';
 import { type IntakeDeps, intakeObject } from '../core/intake/intake.js';
-import { routedObject, routeToOwner } from '../core/intake/owner-route.js';
+import { routedObject, routesFirst, routeToOwner } from '../core/intake/owner-route.js';
 import { objectsCreated } from '../core/intake/s3-event.js';
 import { applyRetryVisibility } from '../core/worker/disposition.js';
 import { loadConfig } from '../shared/config.js';
@@ -16,19 +17,25 @@ let deps: IntakeDeps | undefined;
 /** Lets tests and the local runtime inject dependencies instead of reading the environment. */
 export function configureIntake(injected: IntakeDeps): void {
   deps = injected;
+  warmParserThread();
 }
 
 function ensureDeps(): IntakeDeps {
   if (!deps) {
     const clients = createClients();
     deps = intakeDeps(loadConfig(), clients, { lifecycle: lifecycleGuard(clients) });
+    warmParserThread();
   }
   return deps;
 }
 
+// In Lambda the parser thread starts during the function's initialisation, not in the first upload's time.
+if (process.env.AWS_LAMBDA_FUNCTION_NAME) ensureDeps();
+
 /**
  * An upload routed to its owner is taken in; an S3 event's uploads are first routed to their
- * owners (one HeadObject and one SendMessage each), unless no intake queue is configured. An
+ * owners (one HeadObject and one SendMessage each) when the event waited behind others on the
+ * queue (`routesFirst`), and taken in at once otherwise or when no intake queue is configured. An
  * intake deferred because a busy machine cut its parse short leaves its message to come back
  * after the backoff (a failed record of the batch, its visibility set to the delay).
  */
@@ -43,7 +50,7 @@ async function recordHandler(record: SQSRecord): Promise<void> {
       return;
     }
     for (const ref of objectsCreated(record.body)) {
-      if (d.intakeQueueUrl) {
+      if (d.intakeQueueUrl && routesFirst(record.attributes?.SentTimestamp, Date.now())) {
         const owner = await routeToOwner(ref, { ...d, intakeQueueUrl: d.intakeQueueUrl });
         logger.info('routed', { key: ref.key, ...(owner ? { owner } : {}) });
       } else {

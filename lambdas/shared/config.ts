@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkPanelModels, type PanelModels } from '../core/analysts/index.js';
-import { DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
+import { DEFAULT_CHUNK_CLAUSES, DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/models.js';
 import { keyedJson } from './keyed-json.js';
 
@@ -57,7 +57,7 @@ const schema = z.object({
   QUEUE_URLS: keyedJson(QUEUE_ROLES, z.string().url()),
   ALERTS_TOPIC_ARN: z.string().optional(),
   /** Clauses grouped into one chunk (one SQS message). */
-  CHUNK_CLAUSES: z.coerce.number().int().min(1).max(200).default(8),
+  CHUNK_CLAUSES: z.coerce.number().int().min(1).max(200).default(DEFAULT_CHUNK_CLAUSES),
   /** Model calls the adaptive limiter allows at first, per model and process. */
   LIMITER_INITIAL: z.coerce.number().int().min(1).default(10),
   /** Most model calls the adaptive limiter ever allows at once, per model and process. */

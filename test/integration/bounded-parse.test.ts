@@ -9,7 +9,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parserThreads } from '../../lambdas/core/documents/bounded-parse.js';
+import { parserThreads, warmParserThread } from '../../lambdas/core/documents/bounded-parse.js';
 import {
   DEFAULT_DOCUMENT_LIMITS,
   type DocumentRejectedError,
@@ -129,6 +129,18 @@ describe('parseDocumentBounded from source', () => {
     expect(after.idle).toBe(5);
     expect(await batch()).toEqual(Array(5).fill(expected));
     expect(parserThreads()).toEqual(after);
+  });
+
+  it('starts a thread ahead of the first document, which that document then reads on', async () => {
+    // A heap limit of its own, so that no earlier test's thread waits for it.
+    const limits = { ...DEFAULT_DOCUMENT_LIMITS, parseHeapMb: 96 };
+    const before = parserThreads();
+    warmParserThread(limits);
+    warmParserThread(limits);
+    expect(parserThreads()).toEqual({ started: before.started + 1, idle: before.idle + 1 });
+    const input = { key: 'a.txt', maxBytes: 1_000_000, limits };
+    expect(await parseDocumentBounded(CONTRACT, input)).toEqual(await parseDocument(CONTRACT, input));
+    expect(parserThreads()).toEqual({ started: before.started + 1, idle: before.idle + 1 });
   });
 });
 

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { BENCH_CONTRACT } from '../bench/pipeline.js';
+import { runCli } from '../helpers/cli-run.js';
 import { expectCompleteReview, fixture, SMALL } from '../helpers/pipeline.js';
 
 /** Every live descendant of a process, from /proc (zombies count as gone). */
@@ -47,25 +48,8 @@ function alive(pid: number): boolean {
 const out = mkdtempSync(join(tmpdir(), 'clause-review-cli-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    // The package's bin entry, as `npx clause-review` runs it; the emulator is the test run's.
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/clause-review.js'), ...args], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, AWS_ENDPOINT_URL: inject('awsEndpoint') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The package's bin entry, as `npx clause-review` runs it; the emulator is the test run's. */
+const cli = (args: string[]) => runCli(args, { ...process.env, AWS_ENDPOINT_URL: inject('awsEndpoint') });
 
 describe('npx clause-review review', () => {
   it('reviews a contract on the embedded local stack and writes report.json and report.html', async () => {

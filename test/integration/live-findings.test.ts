@@ -4,6 +4,7 @@
  * chunk out once; and GET /jobs lists a caller's own jobs, newest first, page by page. Only the
  * job's owner and the administrators may read either.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import { clauseLine, jobsCommand, liveFindingsCommand } from '../../bin/commands/live-commands.js';
@@ -164,6 +165,9 @@ describe('GET /jobs', () => {
       document: expect.stringMatching(/MEDIUM|TRANSPORTATION/),
     });
     expect(all.jobs[1]?.cost.spentMicros).toBeGreaterThan(0);
+    // The document's hash once intake has read it: what the Word add-in finds a review by.
+    const hashOf = (name: string) => createHash('sha256').update(fixture(name)).digest('hex');
+    expect(all.jobs[1]?.sha256).toBe(hashOf(MEDIUM));
     expect((await other.jobs()).jobs.map((j) => j.jobId)).toEqual([othersJob]);
     // An administrator may list another owner's jobs; nobody else may.
     const owner = localCallerArn(EMULATOR_CREDENTIALS.accessKeyId);

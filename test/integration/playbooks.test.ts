@@ -260,6 +260,71 @@ describe('a job records its playbook', () => {
   });
 });
 
+describe('intake takes the contract type and asks only the analysts the playbook gives something to judge', () => {
+  it('leaves out an analyst with no position, records who and why, quotes the calls saved and accounts for them', async () => {
+    const jobId = await h.upload(`pb-panel-${SMALL}`, fixture(SMALL), {
+      playbook: 'nda',
+      analysts: 'term-lifecycle,commercial-terms',
+    });
+    const job = await h.waitForEnd(jobId);
+    expect(job.status).toBe('completed');
+    expect(job.contractType).toEqual({ type: 'nda', source: 'playbook' });
+    expect(job.analysts).toEqual(['term-lifecycle']);
+    expect(job.notAsked).toEqual([
+      {
+        analystId: 'commercial-terms',
+        reason: 'playbook',
+        detail: "playbook 'nda' has no position for a nda contract in payment-pricing",
+      },
+    ]);
+    expect(job.callsPlanned).toBe(job.clauseCount);
+    expect(job.quote?.notAsked?.calls).toBe(job.clauseCount);
+    expect(job.quote?.notAsked?.expectedMicros).toBeGreaterThan(0);
+    const report = await h.report(job);
+    expect(report.coverage).toMatchObject({
+      callsPlanned: job.clauseCount,
+      callsDone: job.clauseCount,
+      callsNotAsked: job.clauseCount,
+      notAsked: [{ analystId: 'commercial-terms', reason: 'playbook', calls: job.clauseCount }],
+    });
+    expect(report.playbookReview?.contractType).toEqual({ type: 'nda', source: 'playbook' });
+    const view = await admin.status(jobId);
+    expect(view.contractType).toEqual({ type: 'nda', source: 'playbook' });
+    expect(view.notAsked?.map((n) => n.analystId)).toEqual(['commercial-terms']);
+    expect(view.cost.quote?.notAsked?.calls).toBe(job.clauseCount);
+
+    const all = await h.waitForEnd(
+      await h.upload(`pb-all-${SMALL}`, fixture(SMALL), {
+        playbook: 'nda',
+        analysts: 'term-lifecycle,commercial-terms',
+        'all-analysts': 'true',
+      }),
+    );
+    expect(all.analysts).toEqual(['term-lifecycle', 'commercial-terms']);
+    expect(all.notAsked).toBeUndefined();
+    expect(all.callsPlanned).toBe(2 * all.clauseCount);
+  });
+
+  it('refuses a contract type the playbook does not list, naming the ones it does', async () => {
+    const rejected = await h.waitForEnd(
+      await h.upload(`pb-type-${SMALL}`, fixture(SMALL), { playbook: 'default', 'contract-type': 'lease' }),
+    );
+    expect(rejected.status).toBe('rejected');
+    expect(rejected.rejection).toBe('invalid-options');
+    expect(rejected.reason).toBe(
+      "the 'contract-type' option is not valid: playbook 'default' applies to services, supply, licence; got 'lease'",
+    );
+    const refused = await errorOf(
+      reviewer.submit({ filename: SMALL, playbook: 'default', contractType: 'lease' }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.message).toContain("playbook 'default' applies to services, supply, licence; got 'lease'");
+    const typed = await reviewer.submit({ filename: SMALL, playbook: 'default', contractType: 'supply' });
+    expect(typed.upload.fields['x-amz-meta-contract-type']).toBe('supply');
+    expect(typed.options.contractType).toBe('supply');
+  });
+});
+
 /** The CLI's target: the local API, signed with one caller's key. */
 const targetOf = (credentials: typeof ADMIN) =>
   localTarget(h, new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials }));

@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { type Decision, ReviewTrail } from '../../lambdas/core/holds/decisions.js';
-import { RedlineTrail, redlineDecisionsInForce } from '../../lambdas/core/holds/redline-trail.js';
+import { latestRedlineDecisions, RedlineTrail } from '../../lambdas/core/holds/redline-trail.js';
 import type { RedlineDecisionRecord } from '../../lambdas/core/playbooks/index.js';
 import { emulatorClients } from '../../localstack/aws-clients.js';
 import { createKeyTable } from '../helpers/key-table.js';
@@ -57,7 +57,7 @@ describe('the redline trail', () => {
       ['c0002/redline/payment-terms', 'edited'],
     ]);
     expect(await new ReviewTrail(clients.documents, table).list(job)).toEqual([finding]);
-    const inForce = await redlineDecisionsInForce(clients.documents, table, job);
+    const inForce = latestRedlineDecisions(await trail.list(job));
     expect(inForce.get('c0002/redline/payment-terms')).toEqual(
       record('c0002/redline/payment-terms', 'edited', '2026-03-01T10:05:00.000Z', {
         edits,

@@ -116,6 +116,10 @@ describe('report.html', () => {
   });
 
   it('with a review against a playbook: rungs, escalations, missing clauses and redlines as tracked changes', async () => {
+    // Every state at once on one page (an escalation approved and one left undecided, a redline
+    // edited after it was accepted and one still proposed once the review closed), as the other
+    // variants here put every score and status on one page: no single run of the pipeline ends
+    // in all of them, and the page must read well in each.
     const rendered = renderReportHtml(withPlaybookReview(report));
     for (const part of [
       'rung-not-acceptable',

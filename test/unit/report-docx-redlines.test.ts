@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLSerializer } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
+import { applyEdits } from '../../lambdas/app/redline-text.js';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
 import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
@@ -19,7 +20,7 @@ import {
   renderReportDocx,
 } from '../../lambdas/core/report-docx/index.js';
 import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
-import { docxOf, parse, reportOf, styledChars, W, xmlPart } from '../helpers/docx-report.js';
+import { docxOf, parse, redlinedText, reportOf, styledChars, W, xmlPart } from '../helpers/docx-report.js';
 import { seededRandom } from '../helpers/random.js';
 import { strictFailures } from '../helpers/strict-xml.js';
 import { acceptChanges, changeMarks, partText, rejectChanges, wordText } from '../helpers/tracked-changes.js';
@@ -27,31 +28,6 @@ import { acceptChanges, changeMarks, partText, rejectChanges, wordText } from '.
 const CONTRACTS = join(import.meta.dirname, '../fixtures/contracts');
 const contract = (name: string) => readFileSync(join(CONTRACTS, `${name}.txt`), 'utf8');
 const DATE = '2026-03-01T10:00:00Z';
-
-/** `text` with each edit (offsets into it) applied. */
-function applyEdits(text: string, edits: readonly RedlineEdit[]): string {
-  let out = text;
-  for (const e of [...edits].sort((x, y) => y.start - x.start))
-    out = out.slice(0, e.start) + e.insert + out.slice(e.end);
-  return out;
-}
-
-/** The normalised text with every written redline applied at its clause's offsets. */
-function redlinedText(
-  text: string,
-  report: Report,
-  redlines: readonly DocxRedline[],
-  placed: readonly string[],
-) {
-  const clause = new Map(report.clauses.map((c) => [c.id, c]));
-  const edits = redlines
-    .filter((r) => placed.includes(r.id))
-    .flatMap((r) => {
-      const start = clause.get(r.clauseId)?.start ?? Number.NaN;
-      return r.edits.map((e) => ({ start: start + e.start, end: start + e.end, insert: e.insert }));
-    });
-  return applyEdits(text, edits);
-}
 
 /** A document part's text, normalised as intake normalises the text it reads. */
 const readText = (doc: Document) => normaliseText(wordText(doc));

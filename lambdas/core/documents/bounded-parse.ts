@@ -26,7 +26,7 @@ import {
   type RejectionDetail,
   type RejectionReason,
 } from './errors.js';
-import { DEFAULT_DOCUMENT_LIMITS } from './limits.js';
+import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './limits.js';
 import { type ParsedDocument, type ParseInput, parseDocument } from './parse.js';
 import { recordThreadId, type ThreadCpuSource, threadCpuClock, threadIdCell } from './thread-cpu.js';
 
@@ -119,8 +119,41 @@ async function startThread(heapMb: number): Promise<Worker> {
   return worker;
 }
 
+/** Threads being started ahead of any document (by {@link warmParserThread}), by heap size. */
+const warming = new Map<number, Promise<Worker>>();
+
+/**
+ * Starts a parser thread before the first document asks for one, unless one waits idle or is
+ * starting already: a thread's start loads the module graph (about a second of CPU from source),
+ * which the first upload of a process would otherwise wait for before its parse even begins.
+ */
+export function warmParserThread(
+  limits: Pick<DocumentLimits, 'parseHeapMb'> = DEFAULT_DOCUMENT_LIMITS,
+): void {
+  const heapMb = limits.parseHeapMb;
+  if ((idle.get(heapMb)?.length ?? 0) > 0 || warming.has(heapMb)) return;
+  const starting = startThread(heapMb);
+  warming.set(heapMb, starting);
+  starting.then(
+    (worker) => {
+      // A parse that asked while the thread was starting took it already.
+      if (warming.get(heapMb) !== starting) return;
+      warming.delete(heapMb);
+      releaseThread(heapMb, worker);
+    },
+    () => {
+      if (warming.get(heapMb) === starting) warming.delete(heapMb);
+    },
+  );
+}
+
 async function takeThread(heapMb: number): Promise<Worker> {
-  const worker = idle.get(heapMb)?.pop() ?? (await startThread(heapMb));
+  let worker = idle.get(heapMb)?.pop();
+  if (!worker) {
+    const starting = warming.get(heapMb);
+    warming.delete(heapMb);
+    worker = await (starting ?? startThread(heapMb));
+  }
   worker.ref();
   return worker;
 }

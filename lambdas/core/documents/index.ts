@@ -2,7 +2,7 @@
  * Document intake: from uploaded bytes to normalised text, clauses and chunks, or a rejection
  * the uploader can act on.
  */
-export { type BoundedParseOptions, parseDocumentBounded } from './bounded-parse.js';
+export { type BoundedParseOptions, parseDocumentBounded, warmParserThread } from './bounded-parse.js';
 export type { ChunkOptions } from './chunker.js';
 export { chunkClauses, DEFAULT_MAX_CHARS, DEFAULT_MAX_CLAUSES } from './chunker.js';
 export type { FormatHints } from './detect-format.js';

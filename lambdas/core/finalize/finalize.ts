@@ -10,13 +10,14 @@ import { RedlineTrail } from '../holds/redline-trail.js';
 import { type HeldFindings, heldCount, readHeldFindings, storeHeldFindings } from '../holds/review.js';
 import { startQueued } from '../intake/admission.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
+import { jobPlaybookContent, type Playbook, PlaybookStore } from '../playbooks/index.js';
 import { CallLedger, type CallOutcome, outcomeOf } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/checkpoint.js';
 import { Claims } from '../state/claims.js';
 import { JobHolds } from '../state/job-holds.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { buildReport } from './build-report.js';
-import { type DocxOutcome, reportDocx } from './docx-output.js';
+import { type DocxOutcome, reportDocx, withDocxOutcome } from './docx-output.js';
 import { REPORT_CONTENT_TYPES } from './report-files.js';
 import { renderReportHtml } from './report-html.js';
 import type { Report } from './report-types.js';
@@ -80,7 +81,15 @@ export async function finalizeJob(
   const checkpoints = await new Claims(deps.db, deps.tableName, now).list(jobId);
   const ledger = await callOutcomes(jobId, doc, checkpoints, new CallLedger(deps.db, deps.tableName, now));
   const finalizedAt = new Date(now()).toISOString();
-  let report = buildReport(job, doc, checkpoints, ledger, finalizedAt, deps.notice);
+  let report = buildReport(
+    job,
+    doc,
+    checkpoints,
+    ledger,
+    finalizedAt,
+    deps.notice,
+    await playbookOf(job, deps),
+  );
   const review = await reviewStep(job, report, deps);
   if (review.kind === 'hold') {
     await startNext(job, deps);
@@ -89,6 +98,7 @@ export async function finalizeJob(
   if (review.kind === 'reviewed') report = review.report;
   const keys = reportKeys(deps.resultsPrefix, jobId);
   const docx = await reportDocx(deps.s3, job, doc, report);
+  report = withDocxOutcome(report, docx.outcome);
   await Promise.all([
     deps.s3.send(
       new PutObjectCommand({
@@ -134,6 +144,12 @@ export async function finalizeJob(
   }
   await startNext(job, deps);
   return { finalized: finished, report, keys, docx: docx.outcome };
+}
+
+/** The content of a job's playbook, as its content hash names it; undefined without a playbook. */
+async function playbookOf(job: Job, deps: FinalizeDeps): Promise<Playbook | undefined> {
+  if (!job.playbook) return undefined;
+  return jobPlaybookContent(new PlaybookStore(deps.db, deps.tableName), job.playbook);
 }
 
 /** Chunk ledgers read at once for chunks whose checkpoints do not carry their outcomes. */

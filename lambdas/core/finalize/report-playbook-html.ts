@@ -128,7 +128,11 @@ export function renderPlaybookSection(report: Report, anchorOf: ReadonlyMap<stri
         ? ` (after <a href="#${escapeHtml(anchorOf.get(m.placement.afterClauseId))}">${escapeHtml(m.placement.afterClause ?? m.placement.afterClauseId)}</a>)`
         : ''
     }.</p>
-<div class="redline"><p class="rl-head">Model language to insert</p><div class="rl-text"><ins><span class="sr">[inserted: </span>${escapeHtml(
+${
+  m.unassessedClauses
+    ? `<p class="muted">${m.unassessedClauses} clause(s) were not assessed for it (their analyst failed, was skipped or their chunk did not finish): it may be in one of them.</p>\n`
+    : ''
+}<div class="redline"><p class="rl-head">Model language to insert</p><div class="rl-text"><ins><span class="sr">[inserted: </span>${escapeHtml(
       m.language,
     )}<span class="sr">]</span></ins></div></div>
 ${escalationHtml(escalations.get(m.id) ?? { ...m.escalation, findingId: m.id })}
@@ -150,7 +154,7 @@ ${escalationHtml(escalations.get(m.id) ?? { ...m.escalation, findingId: m.id })}
 <p>${review.escalations.length} finding(s) need an approver${review.escalations.length > 0 ? ` (${decided} decided)` : ''}${
     review.contractType
       ? `; topics for a <strong>${escapeHtml(review.contractType.type)}</strong> contract (${escapeHtml(review.contractType.source)})`
-      : ''
+      : '; every topic of the playbook applied (no contract type was known)'
   }.</p>
 ${
   missing.length > 0

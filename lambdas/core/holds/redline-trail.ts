@@ -2,8 +2,9 @@
  * A job's redline decisions, beside its findings' decisions in the same partition: append-only
  * items, one per decision, keyed by time so a Query returns them in the order made. A later
  * decision on the same redline supersedes an earlier one; none is ever changed or deleted (purge
- * aside). Finalize reads them to show each redline's decision in report.json and to leave the
- * rejected ones out of report.docx.
+ * aside). Once a review closes, finalize reads them and `applyReview` puts the decision in force
+ * on each redline of report.json, which report.html shows and report.docx follows (a rejected one
+ * left out, an edited one written with the reviewer's edits).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { applyEdits } from '../../app/redline-text.js';
@@ -27,18 +28,6 @@ export function latestRedlineDecisions(
   const latest = new Map<string, RedlineDecisionRecord>();
   for (const r of trail) latest.set(r.redlineId, r);
   return latest;
-}
-
-/**
- * The redline decisions in force, from the job's trail: what finalize applies to report.json's
- * redlines (each one's `decision`) and to report.docx (rejected ones are not written).
- */
-export async function redlineDecisionsInForce(
-  db: DynamoDBDocumentClient,
-  tableName: string,
-  jobId: string,
-): Promise<Map<string, RedlineDecisionRecord>> {
-  return latestRedlineDecisions(await new RedlineTrail(db, tableName).list(jobId));
 }
 
 /**

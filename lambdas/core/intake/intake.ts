@@ -19,13 +19,9 @@ import {
 } from '../documents/index.js';
 import type { Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
-import {
-  isPlaybookNotFoundError,
-  type JobPlaybook,
-  jobPlaybookOf,
-  PlaybookStore,
-} from '../playbooks/index.js';
+import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
 import { Claims } from '../state/claims.js';
+import { recordJobPanel } from '../state/job-panel.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
 import { startQueued } from './admission.js';
@@ -39,6 +35,7 @@ import type { JobRejection } from './rejections.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
 import { submitterOf, uploaderOf } from './submitter.js';
+import { uploadPlaybook } from './upload-playbook.js';
 
 export { jobIdFor } from './job-id.js';
 
@@ -153,11 +150,20 @@ export async function intakeObject(
   const run: IntakeRun = { ref, jobId, jobs, deps, now, receiveCount };
   const upload = await readUpload(run);
   if ('outcome' in upload) return upload;
-  const options = await recordJob(run, upload);
-  if ('outcome' in options) return options;
+  const recorded = await recordJob(run, upload);
+  if ('outcome' in recorded) return recorded;
   const parsed = await parseUpload(run, upload);
   if ('outcome' in parsed) return parsed;
-  const { context, quote } = quoteDocument(parsed, options);
+  const { context, quote, panel } = quoteDocument(
+    parsed,
+    recorded.options,
+    recorded.playbook
+      ? { playbook: recorded.playbook, fileName: ref.key.split('/').pop() ?? ref.key }
+      : undefined,
+  );
+  // A playbook's panel replaces the selection: the analysts it asks are the job's.
+  const options = panel ? { ...recorded.options, analysts: panel.analysts } : recorded.options;
+  if (panel) await recordJobPanel(deps.db, deps.tableName, jobId, panel, now);
   if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
@@ -270,11 +276,17 @@ async function rejectUnread(
   return { outcome: 'rejected', jobId, reason };
 }
 
+/** A recorded job's options, and the content of the playbook it names. */
+interface Recorded {
+  readonly options: JobOptions;
+  readonly playbook?: Playbook;
+}
+
 /**
  * Reads the upload's options and records the job with them; a bad option, or a model Bedrock
  * no longer serves, ends it as rejected.
  */
-async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions | IntakeResult> {
+async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded | IntakeResult> {
   const { ref, jobId, jobs, deps, now } = run;
   const metadata = object.Metadata ?? {};
   const tags = await readTags(deps.s3, ref);
@@ -306,7 +318,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
     await jobs.markRejected(jobId, error.message, { rejection: 'invalid-options' });
     return { outcome: 'rejected', jobId, reason: error.message };
   }
-  const playbook = await resolvePlaybook(run, options);
+  const playbook = await uploadPlaybook(deps, now, options);
   await jobs.createIfAbsent({
     ...base,
     lane: options.lane,
@@ -314,11 +326,11 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
     costLimit: options.costLimit,
     models: options.models,
     ...(options.gate !== 'none' ? { gate: options.gate, reviewHours: options.reviewHours } : {}),
-    ...(typeof playbook === 'object' ? { playbook } : {}),
+    ...(playbook && 'stored' in playbook ? { playbook: jobPlaybookOf(playbook.stored) } : {}),
   });
-  if (typeof playbook === 'string') {
-    await jobs.markRejected(jobId, playbook, { rejection: 'unknown-playbook' });
-    return { outcome: 'rejected', jobId, reason: playbook };
+  if (playbook && 'refused' in playbook) {
+    await jobs.markRejected(jobId, playbook.refused, { rejection: playbook.rejection });
+    return { outcome: 'rejected', jobId, reason: playbook.refused };
   }
   const unavailable =
     deps.lifecycle && blockingReason(await deps.lifecycle.check(panelModelIds(options.models)));
@@ -326,25 +338,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
     await jobs.markRejected(jobId, unavailable, { rejection: 'model-unavailable' });
     return { outcome: 'rejected', jobId, reason: unavailable };
   }
-  return options;
-}
-
-/**
- * The version and hash of the playbook an upload names (its latest version when it names
- * none); the reason the job is refused when the stack has no such playbook; undefined without one.
- */
-async function resolvePlaybook(
-  { deps, now }: IntakeRun,
-  options: JobOptions,
-): Promise<JobPlaybook | string | undefined> {
-  if (!options.playbook) return undefined;
-  try {
-    const stored = await new PlaybookStore(deps.db, deps.tableName, { now }).get(options.playbook);
-    return jobPlaybookOf(stored);
-  } catch (error) {
-    if (!isPlaybookNotFoundError(error)) throw error;
-    return `the 'playbook' option is not valid: ${error.message}`;
-  }
+  return { options, ...(playbook && 'stored' in playbook ? { playbook: playbook.stored.playbook } : {}) };
 }
 
 type Parsed = Awaited<ReturnType<typeof parseDocumentBounded>>;

@@ -23,6 +23,10 @@ export interface JobOptions {
   readonly reviewHours: number;
   /** The playbook to review against (`NAME` or `NAME@VERSION`); absent: the generic review. */
   readonly playbook?: PlaybookRequest;
+  /** The contract type whose playbook topics apply (one of the playbook's); absent: detected. */
+  readonly contractType?: string;
+  /** Ask every selected analyst even when the playbook gives it nothing to judge. */
+  readonly allAnalysts: boolean;
 }
 
 /** Longest review deadline an upload may ask for: 30 days. */
@@ -44,9 +48,10 @@ export function isJobOptionError(error: unknown): error is JobOptionError {
 /**
  * Reads `lane` (realtime|batch), `cost-ceiling-usd` (a positive decimal), `analysts` (a
  * comma-separated list of analyst ids), `model` (every analyst's primary model for this job),
- * `allow-partial`, `gate` (none|critical|high), `review-hours` and `playbook` (`NAME` or
- * `NAME@VERSION`; whether the stack has it is intake's to check) from metadata, falling back
- * to tags, then defaults.
+ * `allow-partial`, `gate` (none|critical|high), `review-hours`, `playbook` (`NAME` or
+ * `NAME@VERSION`; whether the stack has it is intake's to check), `contract-type` (with a
+ * playbook: one of its contract types, which intake checks) and `all-analysts` (true|false)
+ * from metadata, falling back to tags, then defaults.
  */
 export function readJobOptions(
   metadata: Readonly<Record<string, string>>,
@@ -111,6 +116,19 @@ export function readJobOptions(
     );
   }
   const playbook = readPlaybook(pick('playbook'));
+  const contractType = pick('contract-type')?.trim() || undefined;
+  if (contractType !== undefined && !playbook)
+    throw new JobOptionError(
+      `the 'contract-type' option chooses a playbook's topics; give a 'playbook' with it (got contract-type '${contractType}')`,
+    );
+  if (contractType !== undefined && !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(contractType))
+    throw new JobOptionError(
+      `the 'contract-type' option must be lower-case words joined by hyphens, as a playbook's contract types are; got '${contractType}'`,
+    );
+  const allRaw = pick('all-analysts')?.trim().toLowerCase();
+  if (allRaw !== undefined && allRaw !== 'true' && allRaw !== 'false') {
+    throw new JobOptionError(`the 'all-analysts' option must be 'true' or 'false'; got '${allRaw}'`);
+  }
   return {
     lane: (laneRaw as Lane | undefined) ?? defaults.lane,
     costLimit,
@@ -120,6 +138,8 @@ export function readJobOptions(
     gate: (gateRaw as ReviewGate | undefined) ?? 'none',
     reviewHours,
     ...(playbook ? { playbook } : {}),
+    ...(contractType ? { contractType } : {}),
+    allAnalysts: allRaw === 'true',
   };
 }
 

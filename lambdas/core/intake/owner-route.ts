@@ -10,6 +10,10 @@
  * MessageGroupId: SQS fair queues then deliver quiet owners' uploads ahead of the noisy owner's
  * backlog (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues.html),
  * and the second receipt does the work (`intakeObject`).
+ *
+ * An event received as soon as it was sent had nothing ahead of it on the queue: there is no
+ * backlog to be fair in, and a second receipt would only make the upload wait. Such an event is
+ * taken in at once ({@link routesFirst}); one that waited is routed.
  */
 import { HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -17,6 +21,25 @@ import { z } from 'zod';
 import { messageGroupOf } from './message-group.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { submitterOf, uploaderOf } from './submitter.js';
+
+/**
+ * How long an S3 event may have waited on the intake queue and still be taken in at once: past
+ * it, other uploads were waiting too, and the event goes back as its owner's message.
+ */
+export const ROUTE_AFTER_WAIT_MS = 1000;
+
+/**
+ * True when an S3 event is to be routed to its owner before intake, rather than taken in at
+ * once: it waited on the queue at least {@link ROUTE_AFTER_WAIT_MS}, or its send time is unknown.
+ *
+ * @param sentTimestamp the SQS record's `attributes.SentTimestamp` (epoch ms, as text)
+ * @example
+ * routesFirst(String(Date.now() - 50), Date.now()); // false: nothing was waiting ahead of it
+ */
+export function routesFirst(sentTimestamp: string | undefined, now: number): boolean {
+  const sentAt = Number(sentTimestamp);
+  return !(sentTimestamp && Number.isFinite(sentAt)) || now - sentAt >= ROUTE_AFTER_WAIT_MS;
+}
 
 /** An upload as intake read it with HeadObject: its version, length and user metadata. */
 export interface UploadHead {

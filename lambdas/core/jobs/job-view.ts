@@ -1,7 +1,7 @@
 /** What a job looks like to the person who asked for it: GET /jobs/{id} and the report links. */
 import type { JobRejection } from '../intake/rejections.js';
 import type { Lane } from '../model.js';
-import type { JobPlaybook } from '../playbooks/index.js';
+import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
 import type { Job, JobStatus, ReviewGate } from '../state/jobs.js';
 import { usd } from './submission.js';
 
@@ -26,6 +26,10 @@ export interface JobView {
   };
   /** The playbook the job is reviewed against (name, version, hash, title); absent: the generic review. */
   readonly playbook?: JobPlaybook;
+  /** With a playbook: the contract type whose topics apply, and where it came from. */
+  readonly contractType?: ContractType;
+  /** With a playbook: the analysts it gave nothing to judge, not asked, and why. */
+  readonly notAsked?: readonly NotAskedAnalyst[];
   readonly progress: {
     readonly chunksTerminal: number;
     readonly chunksDone: number;
@@ -40,7 +44,12 @@ export interface JobView {
     readonly spentUsd: number;
     readonly ceilingUsd: number;
     /** What intake quoted before any call, once it has read the document. */
-    readonly quote?: { readonly expectedUsd: number; readonly worstCaseUsd: number };
+    readonly quote?: {
+      readonly expectedUsd: number;
+      readonly worstCaseUsd: number;
+      /** The calls a playbook left out (clauses × analysts not asked) and what they would have cost. */
+      readonly notAsked?: { readonly calls: number; readonly expectedUsd: number };
+    };
   };
   readonly reason?: string;
   /** Why a rejected job was refused, as a stable code (`too-large`, `too-complex`, …). */
@@ -136,6 +145,14 @@ function costView(job: Job): JobView['cost'] {
           quote: {
             expectedUsd: usd(job.quote.expectedMicros),
             worstCaseUsd: usd(job.quote.worstCaseMicros),
+            ...(job.quote.notAsked
+              ? {
+                  notAsked: {
+                    calls: job.quote.notAsked.calls,
+                    expectedUsd: usd(job.quote.notAsked.expectedMicros),
+                  },
+                }
+              : {}),
           },
         }
       : {}),
@@ -158,6 +175,8 @@ export function jobView(job: Job, submissionId?: string): JobView {
       ...(job.bytes !== undefined ? { bytes: job.bytes } : {}),
     },
     ...(job.playbook ? { playbook: job.playbook } : {}),
+    ...(job.contractType ? { contractType: job.contractType } : {}),
+    ...(job.notAsked ? { notAsked: job.notAsked } : {}),
     progress: {
       chunksTerminal: job.chunksTerminal,
       chunksDone: job.chunksDone,

@@ -12,6 +12,7 @@ import {
   parseDocumentBounded,
 } from '../documents/index.js';
 import { ceilingCovers, quoteDocument } from '../intake/quote.js';
+import type { ContractType, NotAskedAnalyst } from '../playbooks/index.js';
 import { DocumentUnreadableError, QuoteBusyError } from './errors.js';
 import {
   parseRequest,
@@ -58,13 +59,19 @@ export interface QuoteView {
   readonly clauses: number;
   /** Model calls the job would make: clauses × analysts. */
   readonly calls: number;
-  /** The options a job would run with (the request's, or the defaults). */
+  /** The options a job would run with (the request's, or the defaults; with a playbook, the analysts it asks). */
   readonly options: SubmittedOptions;
+  /** With a playbook: the contract type its topics were taken for, and where it came from. */
+  readonly contractType?: ContractType;
+  /** With a playbook: the analysts it leaves out, and why (`--all-analysts` keeps them). */
+  readonly notAsked?: readonly NotAskedAnalyst[];
   readonly quote: {
     readonly expectedMicros: number;
     readonly worstCaseMicros: number;
     readonly expectedUsd: number;
     readonly worstCaseUsd: number;
+    /** The calls the playbook saves (clauses × analysts left out) and what they would have cost. */
+    readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
   };
   /**
    * Whether intake would start a job with these options: false when the ceiling is below the
@@ -91,7 +98,7 @@ export interface QuoteDeps extends SubmitDefaults {
  */
 export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<QuoteView> {
   const { document, filename, ...request } = parseRequest(quoteRequestSchema, body, 'quote request');
-  const { options, playbook } = await pinPlaybook(
+  const { options, playbook, content } = await pinPlaybook(
     readSubmission(request, deps, 'quote request'),
     deps.playbooks,
     'quote request',
@@ -123,14 +130,21 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
       { cause: error },
     );
   }
-  const { quote } = quoteDocument(parsed, options);
+  const { quote, panel } = quoteDocument(
+    parsed,
+    options,
+    content ? { playbook: content, fileName: filename } : undefined,
+  );
+  const analysts = panel?.analysts ?? options.analysts;
   return {
     filename,
     format: parsed.format,
     bytes: parsed.bytes,
     clauses: parsed.clauses.length,
-    calls: parsed.clauses.length * options.analysts.length,
-    options: submittedOptions(options, playbook),
+    calls: parsed.clauses.length * analysts.length,
+    options: submittedOptions({ ...options, analysts }, playbook),
+    ...(panel?.contractType ? { contractType: panel.contractType } : {}),
+    ...(panel && panel.notAsked.length > 0 ? { notAsked: panel.notAsked } : {}),
     quote: {
       ...quote,
       expectedUsd: usd(quote.expectedMicros),

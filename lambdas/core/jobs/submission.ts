@@ -15,11 +15,14 @@ import {
 } from '../intake/job-options.js';
 import type { Lane } from '../model.js';
 import {
+  contractTypeIssue,
   isPlaybookNotFoundError,
   type JobPlaybook,
   jobPlaybookOf,
+  type Playbook,
   type PlaybookStore,
   playbookRequestText,
+  type StoredPlaybook,
 } from '../playbooks/index.js';
 import type { ReviewGate } from '../state/jobs.js';
 import { InvalidJobRequestError } from './errors.js';
@@ -59,6 +62,10 @@ export const submitOptionsShape = {
   reviewHours: z.number().positive().max(MAX_REVIEW_HOURS).optional(),
   /** The playbook to review against: `NAME` (its latest version) or `NAME@VERSION`. */
   playbook: z.string().min(1).max(80).optional(),
+  /** With a playbook: the contract type whose topics apply (one of the playbook's); absent: detected. */
+  contractType: z.string().min(1).max(64).optional(),
+  /** With a playbook: ask every analyst, even one the playbook gives nothing to judge. */
+  allAnalysts: z.boolean().optional(),
 } as const;
 
 /** The body of POST /jobs. */
@@ -75,6 +82,10 @@ export interface SubmittedOptions {
   readonly gate: ReviewGate;
   /** The playbook the job is reviewed against, as resolved when it was asked for. */
   readonly playbook?: JobPlaybook;
+  /** The contract type asked for (absent: intake detects it). */
+  readonly contractType?: string;
+  /** Every analyst is asked, whatever the playbook gives it to judge. */
+  readonly allAnalysts?: boolean;
 }
 
 /** Defaults a submission gets for what it leaves out: the same intake applies. */
@@ -134,6 +145,8 @@ export function readSubmission(
   if (request.gate) metadata.gate = request.gate;
   if (request.reviewHours !== undefined) metadata['review-hours'] = String(request.reviewHours);
   if (request.playbook !== undefined) metadata.playbook = request.playbook;
+  if (request.contractType !== undefined) metadata['contract-type'] = request.contractType;
+  if (request.allAnalysts) metadata['all-analysts'] = 'true';
   try {
     const options = readJobOptions(
       metadata,
@@ -166,17 +179,26 @@ export async function pinPlaybook(
   read: ReadSubmission,
   playbooks: SubmitDefaults['playbooks'],
   what = 'submission',
-): Promise<ReadSubmission & { readonly playbook?: JobPlaybook }> {
+): Promise<ReadSubmission & { readonly playbook?: JobPlaybook; readonly content?: Playbook }> {
   const request = read.options.playbook;
   if (!request || !playbooks) return read;
+  let stored: StoredPlaybook;
   try {
-    const playbook = jobPlaybookOf(await playbooks.get(request));
-    return { ...read, metadata: { ...read.metadata, playbook: playbookRequestText(playbook) }, playbook };
+    stored = await playbooks.get(request);
   } catch (error) {
     if (!isPlaybookNotFoundError(error)) throw error;
     const issue = `playbook: ${error.message}`;
     throw new InvalidJobRequestError(`invalid ${what}: ${issue}`, [issue], { cause: error });
   }
+  const typeIssue = contractTypeIssue(stored.playbook, read.options.contractType);
+  if (typeIssue) throw new InvalidJobRequestError(`invalid ${what}: ${typeIssue}`, [typeIssue]);
+  const playbook = jobPlaybookOf(stored);
+  return {
+    ...read,
+    metadata: { ...read.metadata, playbook: playbookRequestText(playbook) },
+    playbook,
+    content: stored.playbook,
+  };
 }
 
 /** The options as POST /jobs and POST /quote answer them, with the playbook a submission resolved. */
@@ -187,5 +209,7 @@ export function submittedOptions(options: JobOptions, playbook?: JobPlaybook): S
     analysts: [...options.analysts],
     gate: options.gate,
     ...(playbook ? { playbook } : {}),
+    ...(options.contractType ? { contractType: options.contractType } : {}),
+    ...(options.allAnalysts ? { allAnalysts: true } : {}),
   };
 }

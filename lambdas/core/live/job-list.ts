@@ -29,6 +29,8 @@ export interface JobSummary {
   readonly reason?: string;
   /** The approver groups the job's review waits for (a playbook's escalations). */
   readonly approverGroups?: readonly string[];
+  /** SHA-256 (hex) of the document's bytes, once intake has read them: the same file is the same hash. */
+  readonly sha256?: string;
 }
 
 /** What `GET /jobs` answers. */
@@ -67,6 +69,7 @@ const summaryOf = (job: Job): JobSummary => ({
   ...(job.gate && job.gate !== 'none' ? { gate: job.gate } : {}),
   ...(job.reason ? { reason: job.reason } : {}),
   ...(job.approverGroups?.length ? { approverGroups: job.approverGroups } : {}),
+  ...(job.sha256 ? { sha256: job.sha256 } : {}),
 });
 
 /** Most jobs one listing of those awaiting an approver shows. */

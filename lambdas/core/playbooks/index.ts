@@ -1,5 +1,6 @@
 export { approverGroups, shippedApproverGroups } from './approvers.js';
 export { canonicalJson, sha256Hex } from './canonical.js';
+export { type ContractType, contractTypeFor, contractTypeIssue } from './contract-type.js';
 export {
   isPlaybookCorruptError,
   isPlaybookError,
@@ -14,6 +15,14 @@ export {
   PlaybookNotFoundError,
   PlaybookRefError,
 } from './errors.js';
+export { jobPlaybookContent } from './job-playbook.js';
+export {
+  applicableTopics,
+  type NotAskedAnalyst,
+  type PlaybookPanel,
+  playbookPanel,
+  positionBriefs,
+} from './panel.js';
 export {
   MAX_PLAYBOOK_BYTES,
   MAX_PLAYBOOK_SOURCE_BYTES,

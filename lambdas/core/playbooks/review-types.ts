@@ -202,6 +202,11 @@ export interface RequiredClauseFinding {
   readonly language: string;
   readonly placement: Placement;
   readonly escalation: Escalation;
+  /**
+   * Clauses no analyst covering the category answered for (failed, skipped, or their chunk did
+   * not finish): the topic may be in one of them. Absent when every clause was assessed.
+   */
+  readonly unassessedClauses?: number;
 }
 
 /** A position of the playbook over the whole contract: every clause that addresses it, and the worst rung. */

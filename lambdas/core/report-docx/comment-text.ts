@@ -3,6 +3,7 @@
  * analysts' reasons and quotes, the reviewer's decision when there was one, and its redlines. Plain
  * paragraphs of text; the XML is built from them through the DOM.
  */
+import { rungLabel } from '../../app/redline-text.js';
 import type { FindingReview, Report, ReportClause, Risk } from '../finalize/report-types.js';
 import { deciderText } from '../holds/decider.js';
 import type { DocxRedline } from './redlines.js';
@@ -59,7 +60,17 @@ function redlineLine({ redline, notPlaced }: RedlineMention): string {
     : `Redline ${redline.id} (${decision}) is in the tracked changes${note}`;
 }
 
-/** The paragraphs of a clause's comment, ending with a line for each of its redlines. */
+/** A position the clause addresses, as its comment tells it: the rung reached, why, and who decides. */
+function positionLine(p: NonNullable<ReportClause['positions']>[number]): string {
+  const rung = rungLabel(p);
+  const who = p.escalation ? ` (for ${p.escalation.group} to decide)` : '';
+  return `Playbook ${p.topic}: ${rung}${who}. ${p.reason}`;
+}
+
+/**
+ * The paragraphs of a clause's comment: the risk and findings, the playbook positions it
+ * addresses, then a line for each of its redlines.
+ */
 export function commentParagraphs(
   report: Pick<Report, 'categories' | 'analystPanel'>,
   c: ReportClause,
@@ -93,6 +104,7 @@ export function commentParagraphs(
       out.push(decisionLine(name, f.review));
     }
   }
+  for (const p of c.positions ?? []) out.push(positionLine(p));
   for (const r of redlines) out.push(redlineLine(r));
   return out;
 }
