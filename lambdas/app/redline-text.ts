@@ -8,23 +8,14 @@
  * review gate and report.html use this one implementation; and the words they all name a rung by.
  */
 import type { Rung } from '../core/playbooks/review-types.js';
-import type { RedlineEdit } from '../core/report-docx/redlines.js';
+import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from '../core/report-docx/edits.js';
+
+export { applyEdits };
 
 /** Most edits one redline may make. */
 export const MAX_REDLINE_EDITS = 200;
 /** Longest text one edit may insert: a playbook's model language is at most 6000 characters. */
 export const MAX_INSERT_CHARS = 6000;
-
-/**
- * `text` with each edit made (the edits in any order, not overlapping).
- * @example applyEdits('ninety (90) days', [{ start: 0, end: 11, insert: 'thirty (30)' }]) // 'thirty (30) days'
- */
-export function applyEdits(text: string, edits: readonly RedlineEdit[]): string {
-  let out = text;
-  for (const e of [...edits].sort((x, y) => y.start - x.start || y.end - x.end))
-    out = out.slice(0, e.start) + e.insert + out.slice(e.end);
-  return out;
-}
 
 /** A run of a clause as a redline shows it: kept, struck out, or inserted. */
 export interface EditSegment {
@@ -44,7 +35,7 @@ export function editSegments(text: string, edits: readonly RedlineEdit[]): EditS
     if (t) out.push({ kind, text: t });
   };
   let at = 0;
-  for (const e of [...edits].sort((x, y) => x.start - y.start || x.end - y.end)) {
+  for (const e of [...edits].sort(inPlaceOrder)) {
     push('kept', text.slice(at, e.start));
     push('deleted', text.slice(e.start, e.end));
     push('inserted', e.insert);
@@ -174,14 +165,12 @@ export function checkRedlineEdits(
     }
     if (text.slice(e.start, e.end) !== e.insert) edits.push({ start: e.start, end: e.end, insert: e.insert });
   });
-  edits.sort((a, b) => a.start - b.start || a.end - b.end);
+  // In place order, an edit that clashes with any later one clashes with the one right after it.
+  edits.sort(inPlaceOrder);
   for (let k = 1; k < edits.length; k++) {
     const a = edits[k - 1] as RedlineEdit;
     const b = edits[k] as RedlineEdit;
-    if (b.start < a.end || (b.start === a.end && (a.start === a.end || b.start === b.end)))
-      problems.push(
-        `edits at [${a.start}, ${a.end}) and [${b.start}, ${b.end}) overlap or touch at an insertion`,
-      );
+    if (editsClash(a, b)) problems.push(`edits at [${a.start}, ${a.end}) and [${b.start}, ${b.end}) overlap`);
   }
   if (problems.length === 0 && edits.length === 0) problems.push('the edits change nothing in the clause');
   return problems.length > 0 ? { problems } : { edits };

@@ -34,7 +34,7 @@ import {
   redlineId,
   requiredClauseFindingId,
 } from '../../lambdas/core/playbooks/index.js';
-import type { RedlineEdit } from '../../lambdas/core/report-docx/redlines.js';
+import type { RedlineEdit } from '../../lambdas/core/report-docx/edits.js';
 import { JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
 
 /** What a test says of one position a clause addresses. */

@@ -8,12 +8,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { applyEdits } from '../../lambdas/app/redline-text.js';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
 import type { ProposedRedline, Report } from '../../lambdas/core/finalize/report-types.js';
 import { type Playbook, shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
-import { authorOf, paragraphTexts } from '../../lambdas/core/report-docx/index.js';
+import { applyEdits, authorOf, paragraphTexts } from '../../lambdas/core/report-docx/index.js';
 import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
 import { runCli } from '../helpers/cli-run.js';
 import { redlinedText, W, xmlPart } from '../helpers/docx-report.js';
@@ -126,9 +125,26 @@ describe('npx clause-review review CONTRACT.docx --playbook default', () => {
     const byId = new Map(report.clauses.map((c) => [c.id, c]));
     const acceptedText = normaliseText(wordText(accepted));
     expect(acceptedText).toBe(normaliseText(redlinedText(text, report, redlines, placed)));
-    for (const r of redlines.filter((x) => placed.includes(x.id))) {
-      expect(r.text).toBe(applyEdits(byId.get(r.clauseId)?.text ?? '', r.edits));
-      expect(acceptedText).toContain(normaliseText(r.text));
+    for (const r of redlines) expect(r.text).toBe(applyEdits(byId.get(r.clauseId)?.text ?? '', r.edits));
+    // Each clause accepts to what report.json says: its one redline's text, or, where several
+    // positions' redlines were placed in it, all of their edits made in playbook order.
+    const clauses = report.playbookReview?.docx?.clauses ?? [];
+    expect(clauses.flatMap((c) => c.redlines).sort()).toEqual([...placed].sort());
+    for (const c of clauses) {
+      const mine = c.redlines.map((id) => redlines.find((r) => r.id === id) as ProposedRedline);
+      expect(mine.map((r) => r.id)).toEqual(
+        redlines.filter((r) => r.clauseId === c.clauseId && placed.includes(r.id)).map((r) => r.id),
+      );
+      const only = mine.length === 1 ? mine[0] : undefined;
+      expect(c.text).toBe(
+        only
+          ? only.text
+          : applyEdits(
+              byId.get(c.clauseId)?.text ?? '',
+              mine.flatMap((r) => r.edits),
+            ),
+      );
+      expect(acceptedText).toContain(normaliseText(c.text));
     }
   });
 

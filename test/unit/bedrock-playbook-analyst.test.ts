@@ -1,6 +1,5 @@
 import type { ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
-import { applyEdits } from '../../lambdas/app/redline-text.js';
 import {
   ANALYSTS,
   type AnalystDefinition,
@@ -12,6 +11,7 @@ import {
 import type { Clause } from '../../lambdas/core/model.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { type Playbook, positionBriefs, shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
+import { applyEdits } from '../../lambdas/core/report-docx/index.js';
 import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
 import type { AnalystRequest, OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';
 import { mentions, wordsValue, writeQuantity } from '../../localstack/bedrock/playbook-measure.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyEdits } from '../../lambdas/app/redline-text.js';
+import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
 import { docxRedlines, withDocxOutcome } from '../../lambdas/core/finalize/docx-output.js';
 import {
@@ -18,7 +18,10 @@ import {
   type RedlineDecisionRecord,
   shippedPlaybooks,
 } from '../../lambdas/core/playbooks/index.js';
+import { applyEdits, authorOf, renderReportDocx } from '../../lambdas/core/report-docx/index.js';
+import { reportOf, xmlPart } from '../helpers/docx-report.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
+import { acceptChanges, rejectChanges, wordText } from '../helpers/tracked-changes.js';
 
 const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook as Playbook;
 const NDA = shippedPlaybooks().find((p) => p.playbook.name === 'nda')?.playbook as Playbook;
@@ -285,7 +288,13 @@ describe('position findings and the review over the contract', () => {
         decision: 'edited',
       },
     ]);
-    const outcome = { redlines: { placed: ['c0001/redline/limitation-of-liability'], notPlaced: [] } };
+    const outcome = {
+      redlines: {
+        placed: ['c0001/redline/limitation-of-liability'],
+        notPlaced: [],
+        clauses: [{ clauseId: 'c0001', redlines: ['c0001/redline/limitation-of-liability'], text: 'x' }],
+      },
+    };
     const withOutcome = withDocxOutcome(
       { playbookReview: { positions: [], missing: [], escalations: [] } } as unknown as Report,
       outcome,
@@ -297,6 +306,63 @@ describe('position findings and the review over the contract', () => {
         { start: 0, end: 0, insert: '>' },
       ]),
     ).toBe('>aXYc');
+  });
+});
+
+describe('two positions of one clause proposing language at the same point', () => {
+  it('are two redlines in playbook order, both written into report.docx, and report.json says what accepting both makes', () => {
+    const clauseText = 'The Supplier may subcontract the services to any third party.';
+    const topics = judgedTopics(DEFAULT, 'services');
+    const end = clauseText.length;
+    const verdictOn = (topic: string, insert: string) => ({
+      topic,
+      rung: 'not-acceptable' as const,
+      quotes: [{ quote: clauseText, start: 0, end }],
+      reason: 'r',
+      redline: { target: { rung: 'standard' as const }, edits: [{ start: end, end, insert }] },
+      analysts: ['deal-balance'],
+    });
+    // Given in the reverse of the playbook's order, as two analysts' answers can come.
+    const findings = positionFindings(
+      { id: 'c0001', text: clauseText },
+      [
+        verdictOn('compliance-with-laws', ' The Supplier shall comply with all applicable laws.'),
+        verdictOn('assignment-and-subcontracting', ' Only with the Customer’s prior written consent.'),
+      ],
+      topics,
+    );
+    expect(findings.map((f) => f.redline?.id)).toEqual([
+      'c0001/redline/assignment-and-subcontracting',
+      'c0001/redline/compliance-with-laws',
+    ]);
+    const base = reportOf([{ id: 'c0001', index: 0, start: 0, end, text: clauseText }], () => 0.99);
+    const report = {
+      ...base,
+      clauses: base.clauses.map((c) => ({ ...c, positions: findings })),
+      playbookReview: { positions: [], missing: [], escalations: [] },
+    } as Report;
+    const out = renderReportDocx({ report, text: clauseText, redlines: docxRedlines(report) });
+    const both =
+      'The Supplier may subcontract the services to any third party. Only with the Customer’s prior written consent. The Supplier shall comply with all applicable laws.';
+    expect(out.redlines).toEqual({
+      placed: ['c0001/redline/assignment-and-subcontracting', 'c0001/redline/compliance-with-laws'],
+      notPlaced: [],
+      clauses: [
+        {
+          clauseId: 'c0001',
+          redlines: ['c0001/redline/assignment-and-subcontracting', 'c0001/redline/compliance-with-laws'],
+          text: both,
+        },
+      ],
+    });
+    expect(withDocxOutcome(report, out).playbookReview?.docx?.clauses?.[0]?.text).toBe(both);
+    const author = authorOf(report.job.jobId);
+    const accepted = xmlPart(out.bytes, 'word/document.xml');
+    acceptChanges(accepted, author);
+    expect(normaliseText(wordText(accepted))).toBe(both);
+    const rejected = xmlPart(out.bytes, 'word/document.xml');
+    rejectChanges(rejected, author);
+    expect(normaliseText(wordText(rejected))).toBe(clauseText);
   });
 });
 

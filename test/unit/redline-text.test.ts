@@ -123,14 +123,23 @@ describe('checkRedlineEdits', () => {
         { start: 0, end: 4, insert: 'x' },
         { start: 3, end: 8, insert: 'y' },
       ]).problems,
-    ).toEqual(['edits at [0, 4) and [3, 8) overlap or touch at an insertion']);
-    // An insertion at another edit's edge has no order of its own.
+    ).toEqual(['edits at [0, 4) and [3, 8) overlap']);
+    // An insertion inside another edit's deletion has no place; one at its edge goes in place order.
     expect(
       checkRedlineEdits('ten days', [
-        { start: 0, end: 3, insert: 'x' },
-        { start: 3, end: 3, insert: 'y' },
+        { start: 0, end: 8, insert: 'x' },
+        { start: 4, end: 4, insert: 'y' },
       ]).problems,
-    ).toEqual(['edits at [0, 3) and [3, 3) overlap or touch at an insertion']);
+    ).toEqual(['edits at [0, 8) and [4, 4) overlap']);
+    expect(
+      checkRedlineEdits('ten days', [
+        { start: 3, end: 3, insert: ' full' },
+        { start: 0, end: 3, insert: 'thirty' },
+      ]).edits,
+    ).toEqual([
+      { start: 0, end: 3, insert: 'thirty' },
+      { start: 3, end: 3, insert: ' full' },
+    ]);
     expect(checkRedlineEdits('ten days', [{ start: 0, end: 3, insert: 'ten' }]).problems).toEqual([
       'the edits change nothing in the clause',
     ]);

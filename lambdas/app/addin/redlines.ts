@@ -5,7 +5,7 @@
  * clause's own text at offsets in it, as report.docx writes them).
  */
 import type { ReportClause } from '../../core/finalize/report-types.js';
-import type { RedlineEdit } from '../../core/report-docx/redlines.js';
+import type { RedlineEdit } from '../../core/report-docx/edits.js';
 import type { AppApi } from '../api.js';
 
 /** A redline as the pane needs it: its id and edits, and the decision in force, if any. */

@@ -13,7 +13,7 @@ import type {
   ReportClause,
 } from '../../core/finalize/report-types.js';
 import type { ListedEscalation, ListedRedline } from '../../core/holds/review.js';
-import type { RedlineEdit } from '../../core/report-docx/redlines.js';
+import type { RedlineEdit } from '../../core/report-docx/edits.js';
 import type { AppApi } from '../api.js';
 import { deciderText } from '../decider.js';
 import { announce, errorBox, h, when } from '../dom.js';

@@ -9,7 +9,7 @@
 import { checkRedlineEdits } from '../../app/redline-text.js';
 import type { Clause } from '../model.js';
 import type { FallbackIndex, Rung } from '../playbooks/review-types.js';
-import type { RedlineEdit } from '../report-docx/redlines.js';
+import type { RedlineEdit } from '../report-docx/edits.js';
 import { excerpt } from './errors.js';
 import { locateQuote } from './locate-quote.js';
 import { type AnalystPlaybook, type RungValue, rungDepth } from './positions.js';
@@ -123,7 +123,8 @@ function checkRedline(
 }
 
 /**
- * The edits with offsets that hold the text they delete, in order; undefined (with issues) when
+ * The edits with offsets that hold the text they delete, in place order (insertions at one point
+ * as given); undefined (with issues) when
  * one cannot be placed, or, placed, they fail the checks every redline's edits pass
  * (`checkRedlineEdits`, as a reviewer's own edits do): an insertion inside a word, edits that
  * overlap, edits that together change nothing.

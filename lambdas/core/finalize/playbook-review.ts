@@ -6,7 +6,6 @@
  * `applyReview` puts the decisions in force on them.
  */
 
-import { applyEdits } from '../../app/redline-text.js';
 import type { PositionVerdict } from '../analysts/index.js';
 import type { Clause } from '../model.js';
 import {
@@ -27,6 +26,7 @@ import {
   requiredClauseFindingId,
 } from '../playbooks/index.js';
 import type { Position, RequiredClause } from '../playbooks/schema.js';
+import { applyEdits } from '../report-docx/index.js';
 import type { ReportClause } from './report-types.js';
 
 /** What a clause's positions are judged against: a position, or a required clause with no position of its topic. */

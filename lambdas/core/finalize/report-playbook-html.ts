@@ -9,7 +9,7 @@
 import { editSegments, rungLabel } from '../../app/redline-text.js';
 import { deciderOf } from '../holds/decider.js';
 import type { EscalationEntry, PositionFinding, ProposedRedline } from '../playbooks/index.js';
-import type { RedlineEdit } from '../report-docx/redlines.js';
+import type { RedlineEdit } from '../report-docx/edits.js';
 import { dataTable, escapeHtml } from './report-html-kit.js';
 import type { Report, ReportClause } from './report-types.js';
 

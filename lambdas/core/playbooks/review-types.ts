@@ -10,7 +10,8 @@
  * writes every redline not rejected as tracked changes.
  */
 import type { CategoryId } from '../analysts/categories.js';
-import type { RedlineEdit, UnplacedRedline } from '../report-docx/redlines.js';
+import type { RedlineEdit } from '../report-docx/edits.js';
+import type { RedlinedClause, UnplacedRedline } from '../report-docx/redlines.js';
 import type { Importance, Unit } from './schema.js';
 
 /**
@@ -225,6 +226,11 @@ export interface RedlinesWritten {
   readonly placed: readonly string[];
   /** Redlines that could not be placed in the document, and why. */
   readonly notPlaced: readonly UnplacedRedline[];
+  /**
+   * Each clause with a redline written: the redlines written in it and its text once every
+   * change is accepted (where two redlines insert at one point, the first listed goes first).
+   */
+  readonly clauses: readonly RedlinedClause[];
 }
 
 /** The review against a playbook: report.json's `playbookReview`. */
