@@ -35,6 +35,17 @@ export class JobUnknownError extends ApiError {
   }
 }
 
+/**
+ * A finding or redline the caller may not decide: escalated to a group they are not in, or (for
+ * an approver who sees the job) the job's own. Answered 404, as a job the caller may not see is.
+ */
+export class FindingUnknownError extends ApiError {
+  constructor(message: string) {
+    super(message, 404);
+    this.name = 'FindingUnknownError';
+  }
+}
+
 /** The route is for the administrators the stack names, and the caller is not one of them. */
 export class NotAdministratorError extends ApiError {
   constructor(message: string) {
@@ -148,6 +159,11 @@ export function isBadRequestError(error: unknown): error is BadRequestError {
 /** True for an unknown job or submission. */
 export function isJobUnknownError(error: unknown): error is JobUnknownError {
   return error instanceof JobUnknownError;
+}
+
+/** True for a finding or redline the caller may not decide. */
+export function isFindingUnknownError(error: unknown): error is FindingUnknownError {
+  return error instanceof FindingUnknownError;
 }
 
 /** True for a caller refused because only administrators may do it. */

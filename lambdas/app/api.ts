@@ -4,9 +4,9 @@
  * the sign-in seam (session.ts). The one module that knows routes and answer shapes.
  */
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { DecisionResponse } from '../api/holds-api.js';
+import type { DecisionResponse, RedlineResponse } from '../api/holds-api.js';
 import type { PlaybookList } from '../api/playbooks-api.js';
-import type { ReportClause } from '../core/finalize/report-types.js';
+import type { PlaybookReview, ReportClause } from '../core/finalize/report-types.js';
 import type { FindingsView } from '../core/holds/review.js';
 import type {
   JobView,
@@ -25,8 +25,10 @@ export type {
   FindingsView,
   JobView,
   PlaybookList,
+  PlaybookReview,
   QuoteRequest,
   QuoteView,
+  RedlineResponse,
   ReportClause,
   Submission,
   SubmitRequest,
@@ -64,6 +66,8 @@ export interface JobSummary {
   readonly cost: { readonly spentMicros: number; readonly ceilingMicros: number };
   readonly gate?: string;
   readonly reason?: string;
+  /** The approver groups the job's review waits for. */
+  readonly approverGroups?: readonly string[];
   /** SHA-256 (hex) of the document, once intake has read it. */
   readonly sha256?: string;
 }
@@ -83,6 +87,15 @@ export interface DecisionBody {
   readonly allUndecided?: true;
   readonly verdict: 'approve' | 'override' | 'reject';
   readonly score?: number;
+  readonly note?: string;
+}
+
+/** The body of POST /jobs/{id}/redlines. */
+export interface RedlineBody {
+  readonly redlines?: readonly string[];
+  readonly allUndecided?: true;
+  readonly decision: 'accept' | 'reject' | 'edit';
+  readonly edits?: readonly { readonly start: number; readonly end: number; readonly insert: string }[];
   readonly note?: string;
 }
 
@@ -136,6 +149,11 @@ export class AppApi {
     return this.call('GET', 'jobs', undefined, after ? { after } : {});
   }
 
+  /** GET /jobs?awaiting=approval: the jobs whose review waits for one of the caller's approver groups. */
+  awaitingApproval(): Promise<JobList> {
+    return this.call('GET', 'jobs', undefined, { awaiting: 'approval' });
+  }
+
   /** GET /jobs/{id}. */
   status(id: string): Promise<JobView> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}`);
@@ -174,6 +192,11 @@ export class AppApi {
   /** POST /jobs/{id}/decisions. */
   decide(id: string, body: DecisionBody): Promise<DecisionResponse> {
     return this.call('POST', `jobs/${encodeURIComponent(id)}/decisions`, body);
+  }
+
+  /** POST /jobs/{id}/redlines: accept, reject or edit proposed redlines. */
+  decideRedlines(id: string, body: RedlineBody): Promise<RedlineResponse> {
+    return this.call('POST', `jobs/${encodeURIComponent(id)}/redlines`, body);
   }
 
   /** GET /jobs/{id}/report: presigned links to the reports. */

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
   CognitoIdentityProviderClient,
 } from '@aws-sdk/client-cognito-identity-provider';
@@ -62,12 +63,14 @@ export async function startLocalUp(scratch: string, args: readonly string[]): Pr
 
 /**
  * A person an administrator created in the user pool `local up` provisioned, with a temporary
- * password, as Cognito makes them: the first sign-in must choose a password and set up MFA.
+ * password, as Cognito makes them: the first sign-in must choose a password and set up MFA. In
+ * `groups` (the approver groups a playbook escalates to) when given.
  */
 export async function createPerson(
   userPoolId: string,
   name: string,
   secret = 'Temporary-passw0rd!',
+  groups: readonly string[] = [],
 ): Promise<{ name: string; secret: string }> {
   const idp = new CognitoIdentityProviderClient({
     endpoint: awsEndpoint(),
@@ -87,6 +90,10 @@ export async function createPerson(
         ],
       }),
     );
+    for (const group of groups)
+      await idp.send(
+        new AdminAddUserToGroupCommand({ UserPoolId: userPoolId, Username: name, GroupName: group }),
+      );
   } finally {
     idp.destroy();
   }

@@ -15,6 +15,7 @@ import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { type ContrastAudit, contrastAuditScript } from '../helpers/contrast.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
+import { withPlaybookReview } from '../helpers/playbook-positions.js';
 
 const h = await startHarness('contrast');
 
@@ -124,6 +125,29 @@ describe('report.html', () => {
     for (const risk of ['critical', 'high', 'medium', 'low', 'none', 'na'])
       expect(rendered).toContain(`chip risk-${risk}`);
     const result = await audit(rendered);
+    expect(result.failures).toEqual([]);
+  });
+
+  it('with a review against a playbook: rungs, escalations, missing clauses and redlines as tracked changes', async () => {
+    // Every state at once on one page (an escalation approved and one left undecided, a redline
+    // edited after it was accepted and one still proposed once the review closed), as the other
+    // variants here put every score and status on one page: no single run of the pipeline ends
+    // in all of them, and the page must read well in each.
+    const rendered = renderReportHtml(withPlaybookReview(report));
+    for (const part of [
+      'rung-not-acceptable',
+      'rung-fallback',
+      'rung-missing',
+      '<del>',
+      '<ins>',
+      'rv-approved',
+      'rv-unreviewed',
+    ])
+      expect(rendered).toContain(part);
+    const result = await audit(
+      rendered,
+      `document.querySelectorAll('details').forEach((d) => { d.open = true; });`,
+    );
     expect(result.failures).toEqual([]);
   });
 

@@ -2,10 +2,15 @@
  * The reviewer app in headless Chromium against `local up` (a real process): a first sign-in of
  * an account an administrator created (a new password, then an authenticator app set up with a
  * code computed from the secret the page shows, as the local pool requires TOTP MFA), upload a
- * contract with a `high` gate after its quote, watch clauses appear while the job runs, decide
- * its gated findings (one override, the rest approved; the trail names the person by email),
- * and download its reports; axe-core on the sign-in challenges, the job list, the contract view
- * and the review view.
+ * contract with a `high` gate and the default playbook chosen after its quote, watch clauses
+ * appear while the job runs, accept one proposed redline and reject another, decide its gated
+ * and escalated findings (one override, the rest approved; the trail names the person by
+ * email), and download its reports; axe-core on the sign-in challenges, the job list, the
+ * contract view and the review view with its redlines.
+ *
+ * The review against the playbook (rungs, escalations, redlines) is seeded into the held review
+ * where finalize puts it (`seedPlaybookHolds`, through the gate's own `playbookHolds`) until the
+ * review engine that produces it lands.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +18,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalState } from '../../bin/commands/local-state.js';
+import type { Clause } from '../../lambdas/core/model.js';
+import { shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
+import { emulatorClients } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import {
   launchChromium,
@@ -21,9 +29,10 @@ import {
   screenshotOf,
   seriousA11yViolations,
 } from '../helpers/chromium.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { awsEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 import { createPerson, type LocalUp, startLocalUp } from '../helpers/local-up.js';
 import { fixture, MEDIUM } from '../helpers/pipeline.js';
+import { missingClause, type Seeded, seedPlaybookHolds } from '../helpers/playbook-positions.js';
 import { freshCode } from '../helpers/totp.js';
 
 /**
@@ -45,6 +54,8 @@ let page: Page;
 let totpSecret = '';
 /** Who signs in: a person of the local user pool where the emulator serves Cognito, else its keys. */
 let person: { name: string; secret: string; kind: 'cognito' | 'keys' };
+/** The person approves for both groups the default playbook escalates to. */
+const APPROVER_GROUPS = ['legal-approvers', 'commercial-approvers'];
 
 beforeAll(async () => {
   // One realtime invocation at a time, and the stand-in answering each call after 1 s: the
@@ -61,7 +72,10 @@ beforeAll(async () => {
   state = up.state;
   // LocalStack's community build serves no Cognito, and local up then offers the emulator's keys.
   person = state.userPoolId
-    ? { ...(await createPerson(state.userPoolId, 'reviewer@example.com')), kind: 'cognito' }
+    ? {
+        ...(await createPerson(state.userPoolId, 'reviewer@example.com', undefined, APPROVER_GROUPS)),
+        kind: 'cognito',
+      }
     : { name: 'test', secret: 'test', kind: 'keys' };
   const downloadPath = join(scratch, 'downloads');
   mkdirSync(downloadPath, { recursive: true });
@@ -83,6 +97,84 @@ async function chooseContract(file: string): Promise<void> {
   const input = await page.$('input#up-file');
   if (!input) throw new Error('the upload form has no file input');
   await input.uploadFile(file);
+}
+
+/** The clause of `clauses` holding `words`, and where they are in its text. */
+function clauseWith(clauses: readonly Clause[], words: string): { clause: Clause; at: number } {
+  const clause = clauses.find((c) => c.text.includes(words));
+  if (!clause) throw new Error(`no clause of ${CONTRACT} says "${words}"`);
+  return { clause, at: clause.text.indexOf(words) };
+}
+
+/**
+ * A review against the default playbook on the held job, where finalize puts it, worded as the
+ * playbook words it: termination on notice of any length is not acceptable (for legal), with a
+ * redline asking for thirty days; payment within thirty days is its first fallback, with a
+ * redline asking for forty-five; and no clause limits liability anywhere (for legal).
+ */
+async function seedPlaybook(jobId: string): Promise<Seeded> {
+  const playbook = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook;
+  const position = (topic: string) => {
+    const found = playbook?.positions.find((p) => p.topic === topic);
+    if (!found) throw new Error(`the default playbook has no position ${topic}`);
+    return { question: found.question, language: found.standard.language };
+  };
+  const liability = playbook?.requiredClauses.find((r) => r.topic === 'limitation-of-liability');
+  const clients = emulatorClients(awsEndpoint());
+  try {
+    return await seedPlaybookHolds(
+      { db: clients.documents, s3: clients.s3, ...state.resources },
+      jobId,
+      (clauses) => {
+        const notice = 'upon prior written notice';
+        const term = clauseWith(clauses, notice);
+        const thirty = 'within thirty (30) days';
+        const pay = clauseWith(clauses, thirty);
+        const upon = term.at + 'upon '.length;
+        const days = pay.at + 'within '.length;
+        return new Map([
+          [
+            term.clause.id,
+            [
+              {
+                topic: 'termination-for-convenience',
+                category: 'termination' as const,
+                question: position('termination-for-convenience').question,
+                rung: { rung: 'not-acceptable' as const },
+                quote: 'may terminate this Agreement upon prior written notice',
+                escalation: { group: 'legal-approvers', reason: 'not-acceptable' as const },
+                redline: {
+                  edits: [{ start: upon, end: upon, insert: "at least thirty (30) days' " }],
+                  target: { rung: 'standard' as const },
+                  language: position('termination-for-convenience').language,
+                },
+              },
+            ],
+          ],
+          [
+            pay.clause.id,
+            [
+              {
+                topic: 'payment-terms',
+                category: 'payment-pricing' as const,
+                question: position('payment-terms').question,
+                rung: { rung: 'fallback' as const, fallback: 1 as const },
+                quote: thirty,
+                redline: {
+                  edits: [{ start: days, end: days + 'thirty (30)'.length, insert: 'forty-five (45)' }],
+                  target: { rung: 'standard' as const },
+                  language: position('payment-terms').language,
+                },
+              },
+            ],
+          ],
+        ]);
+      },
+      [missingClause('limitation-of-liability', 'liability', 'legal-approvers', liability)],
+    );
+  } finally {
+    clients.destroy();
+  }
 }
 
 /** Samples the job page until `until` holds: the clause count and status at each sample. */
@@ -168,7 +260,7 @@ describe('the reviewer app on local up', () => {
     ).toBeNull();
   });
 
-  it('uploads with a high gate after a quote, fills in live, takes decisions and gives the reports', async () => {
+  it('uploads with a high gate and a playbook after a quote, fills in live, takes redline and finding decisions and gives the reports', async () => {
     await page.goto(state.appUrl ?? '');
     await page.waitForSelector('#si-name');
     await page.type('#si-name', person.name);
@@ -222,6 +314,68 @@ describe('the reviewer app on local up', () => {
     expect(await seriousA11yViolations(page), 'contract view').toEqual([]);
 
     await page.waitForSelector('form.decision');
+    const jobId = (await read<string>('location.hash')).split('/').at(-1) ?? '';
+    const seeded = await seedPlaybook(jobId);
+    // The person approves for the groups the review now waits for: the job list shows it first.
+    await read(`location.hash = '#/jobs'`);
+    await page.waitForSelector(`#approvals a[href="#/jobs/${jobId}"]`, { timeout: 30_000 });
+    expect(await seriousA11yViolations(page), 'job list with approvals').toEqual([]);
+    // By keyboard, as the job list is left below: the link focused, then Enter (its long name
+    // wraps, so the middle of its box is between its two lines).
+    await read(`document.querySelector('#approvals a[href="#/jobs/${jobId}"]').focus()`);
+    await page.keyboard.press('Enter');
+    const accepted = seeded.redlines.find((r) => r.topic === 'payment-terms');
+    const rejected = seeded.redlines.find((r) => r.topic === 'termination-for-convenience');
+    if (!accepted || !rejected) throw new Error('two redlines were seeded');
+    // The page reads the review again: each redline is the clause's own text with the proposed
+    // language as tracked changes, struck and underlined and named in words, not by colour alone.
+    await until(`document.querySelectorAll('form.redline-decision').length === 2`, 30_000);
+    const slug = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '-');
+    const diff = await read<{
+      del: string;
+      ins: string;
+      struck: string;
+      marked: string;
+      heading: string;
+    }>(
+      `(() => { const li = document.querySelector('#redline-${slug(accepted.id)}');
+        const del = li.querySelector('del'); const ins = li.querySelector('ins');
+        return { del: del.textContent, ins: ins.textContent, struck: getComputedStyle(del).textDecorationLine,
+          marked: getComputedStyle(ins).textDecorationLine, heading: li.querySelector('h4').textContent }; })()`,
+    );
+    expect(diff).toEqual({
+      del: '[deleted: thirty (30)]',
+      ins: '[inserted: forty-five (45)]',
+      struck: 'line-through',
+      marked: 'underline',
+      heading: `${accepted.clause.label ?? accepted.clause.id} · payment-terms · fallback 1 → standard`,
+    });
+    // The escalations wait for the person's groups, the missing clause with its language to insert.
+    expect(
+      await read<string[]>(
+        `[...document.querySelectorAll('form.escalation-decision')].map((f) => f.dataset.finding)`,
+      ),
+    ).toEqual(seeded.escalations.map((e) => e.id));
+    expect(await seriousA11yViolations(page), 'review view with redlines').toEqual([]);
+    // The picture shows the page, not where the keyboard left the focus.
+    await read('document.activeElement?.blur()');
+    const shot = await screenshotOf(page, 'main', 1200, 1800);
+    expect(shot.subarray(1, 4).toString()).toBe('PNG');
+    // The README's picture: REVIEWER_APP_SCREENSHOT=docs/reviewer-app.png writes it there.
+    const target = process.env.REVIEWER_APP_SCREENSHOT;
+    if (target) writeFileSync(join(PROJECT_ROOT, target), shot);
+
+    // One redline accepted as proposed, the other rejected with a note.
+    await page.click(`form.redline-decision[data-redline="${accepted.id}"] button[type=submit]`);
+    await until(`document.querySelectorAll('form.redline-decision').length === 1`);
+    await page.click(`#rl-${slug(rejected.id)}-reject`);
+    await page.type(`#rl-note-${slug(rejected.id)}`, 'the supplier will not sign it');
+    await page.click(`form.redline-decision[data-redline="${rejected.id}"] button[type=submit]`);
+    await until(`document.querySelectorAll('form.redline-decision').length === 0`);
+    await until(
+      `/Redline rejected/.test(document.querySelector('#redline-${slug(rejected.id)} .decided')?.textContent ?? '')`,
+    );
+
     const forms = await read<string[]>(
       `[...document.querySelectorAll('form.decision')].map((f) => f.dataset.finding)`,
     );
@@ -233,28 +387,41 @@ describe('the reviewer app on local up', () => {
     );
     await page.type(`#note-${key}`, 'usual for a consultant: work made for the company');
     await page.click(`form[data-finding="${first}"] button[type=submit]`);
-    await until(`document.querySelectorAll('#trail tbody tr').length === 1`);
+    await until(`document.querySelectorAll('#trail tbody tr').length === 3`);
     expect(await seriousA11yViolations(page), 'review view').toEqual([]);
 
+    // Approving all decides the findings and the escalations the person may decide.
+    const escalated = seeded.escalations.length;
     await page.click('#approve-all');
     await until(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 120_000);
-    await until(`document.querySelectorAll('#trail tbody tr').length === ${forms.length}`);
+    await until(`document.querySelectorAll('#trail tbody tr').length === ${forms.length + escalated + 2}`);
     const trail = await read<string[][]>(
       `[...document.querySelectorAll('#trail tbody tr')].map((r) => [...r.cells].map((c) => c.textContent))`,
     );
+    const byPerson =
+      person.kind === 'cognito'
+        ? expect.stringMatching(new RegExp(`^${person.name.replace(/\./g, '\\.')} \\([0-9a-f-]{36}\\)$`))
+        : expect.stringMatching(/test$/);
     expect(trail.find((r) => r[0] === first)).toEqual([
       first,
       'override',
       '1',
       // Who decided: the signed-in person's verified email beside their user pool sub, not the
       // role session they share.
-      person.kind === 'cognito'
-        ? expect.stringMatching(new RegExp(`^${person.name.replace(/\./g, '\\.')} \\([0-9a-f-]{36}\\)$`))
-        : expect.stringMatching(/test$/),
+      byPerson,
       expect.any(String),
       'usual for a consultant: work made for the company',
     ]);
-    expect(trail.filter((r) => r[1] === 'approve')).toHaveLength(forms.length - 1);
+    expect(trail.find((r) => r[0] === rejected.id)).toEqual([
+      rejected.id,
+      'rejected',
+      '',
+      byPerson,
+      expect.any(String),
+      'the supplier will not sign it',
+    ]);
+    expect(trail.find((r) => r[0] === accepted.id)?.[1]).toBe('accepted');
+    expect(trail.filter((r) => r[1] === 'approve')).toHaveLength(forms.length - 1 + escalated);
     expect(trail.every((r) => (r[4] ?? '') !== '')).toBe(true);
 
     await page.waitForSelector('a.download', { timeout: 60_000 });
@@ -268,10 +435,14 @@ describe('the reviewer app on local up', () => {
     );
     const json = (await (await fetch(links['report.json'] ?? '')).json()) as {
       job: { playbook?: { name: string; version: number } };
-      review?: { trail: unknown[] };
+      review?: { trail: unknown[]; redlineTrail?: { redlineId: string; status: string; note?: string }[] };
       clauses: { id: string; risk: string | null }[];
     };
-    expect(json.review?.trail).toHaveLength(forms.length);
+    expect(json.review?.trail).toHaveLength(forms.length + escalated);
+    expect(json.review?.redlineTrail?.map((r) => [r.redlineId, r.status, r.note])).toEqual([
+      [accepted.id, 'accepted', undefined],
+      [rejected.id, 'rejected', 'the supplier will not sign it'],
+    ]);
     expect(json.job.playbook).toMatchObject({ name: 'default', version: 1 });
     if (links['report.docx']) {
       const downloads = join(scratch, 'downloads');
@@ -282,7 +453,6 @@ describe('the reviewer app on local up', () => {
       expect(readFileSync(join(downloads, docx)).subarray(0, 2).toString()).toBe('PK');
     }
     // The list shows the job, completed, and nothing else: the quote recorded no job.
-    const jobId = (await read<string>('location.hash')).split('/').at(-1) ?? '';
     await page.click('a[href="#/jobs"]');
     await until(`!!document.querySelector('a[href="#/jobs/${jobId}"]')`);
     const rows = await read<string[]>(
@@ -304,11 +474,6 @@ describe('the reviewer app on local up', () => {
         await read<string[]>(`[...document.querySelectorAll('#clauses > [id^="clause-"]')].map((e) => e.id)`)
       ).sort(),
     ).toEqual(wanted.map((c) => `clause-${c.id}`).sort());
-    const shot = await screenshotOf(page, 'main', 1200, 1800);
-    expect(shot.subarray(1, 4).toString()).toBe('PNG');
-    // The README's picture: REVIEWER_APP_SCREENSHOT=docs/reviewer-app.png writes it there.
-    const target = process.env.REVIEWER_APP_SCREENSHOT;
-    if (target) writeFileSync(join(PROJECT_ROOT, target), shot);
   }, 420_000);
 
   it("signs out, and the next sign-in asks for the authenticator's code", async () => {

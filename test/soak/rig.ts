@@ -9,6 +9,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { byLane, LANES } from '../../lambdas/core/contracts.js';
 import { cancelJob, type HoldDeps, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
+import { decisionRights } from '../../lambdas/core/holds/playbook-holds.js';
 import { decide } from '../../lambdas/core/holds/review.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
@@ -224,6 +225,8 @@ export async function runJob(rig: Rig, t: Tracked): Promise<void> {
           { findings: 'all-undecided', verdict: 'approve', note: 'soak' },
           'arn:aws:iam::000000000000:user/soak-reviewer',
           { ...rig.holdDeps, resultsPrefix: rig.resources.resultsPrefix },
+          {},
+          decisionRights(true, true),
         ),
       );
     }

@@ -8,6 +8,7 @@ import {
   positionFindings,
 } from '../../lambdas/core/finalize/playbook-review.js';
 import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
+import { withRedlineDecisions } from '../../lambdas/core/holds/apply.js';
 import { quoteDocument } from '../../lambdas/core/intake/quote.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import {
@@ -17,7 +18,6 @@ import {
   type RedlineDecisionRecord,
   shippedPlaybooks,
 } from '../../lambdas/core/playbooks/index.js';
-import { latestRedlineDecisions } from '../../lambdas/core/playbooks/redline-text.js';
 import { applyEdits, authorOf, renderReportDocx } from '../../lambdas/core/report-docx/index.js';
 import { reportOf, xmlPart } from '../helpers/docx-report.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
@@ -103,7 +103,7 @@ describe('position findings and the review over the contract', () => {
   };
 
   it('gives each finding the playbook’s question, importance, language and escalation, and the redline’s text', () => {
-    const [finding] = positionFindings({ id: 'c0002', text: CAP }, [verdict], topics, new Map());
+    const [finding] = positionFindings({ id: 'c0002', text: CAP }, [verdict], topics);
     expect(finding).toMatchObject({
       id: 'c0002/playbook/limitation-of-liability',
       category: 'liability',
@@ -124,19 +124,17 @@ describe('position findings and the review over the contract', () => {
       { id: 'c0002', text: CAP },
       [{ ...verdict, rung: 'fallback', fallback: 2 }],
       topics,
-      new Map(),
     );
     expect(second[0]?.escalation).toEqual({ group: 'legal-approvers', reason: 'fallback-approver' });
     const first = positionFindings(
       { id: 'c0002', text: CAP },
       [{ ...verdict, rung: 'fallback', fallback: 1 }],
       topics,
-      new Map(),
     );
     expect(first[0]?.escalation).toBeUndefined();
   });
 
-  it('shows the decision in force on a redline, an edited one with the reviewer’s edits and text', () => {
+  it('proposes every redline: the decisions in force are put on them once a review closes', () => {
     const trail: RedlineDecisionRecord[] = [
       {
         redlineId: 'c0002/redline/limitation-of-liability',
@@ -154,13 +152,10 @@ describe('position findings and the review over the contract', () => {
         note: 'meet them halfway',
       },
     ];
-    const [finding] = positionFindings(
-      { id: 'c0002', text: CAP },
-      [verdict],
-      topics,
-      latestRedlineDecisions(trail),
-    );
-    expect(finding?.redline?.decision).toEqual({
+    const positions = positionFindings({ id: 'c0002', text: CAP }, [verdict], topics);
+    expect(positions[0]?.redline?.decision).toEqual({ status: 'proposed' });
+    const [decided] = withRedlineDecisions([reportClause(2, CAP, {}, { positions })], trail);
+    expect(decided?.positions?.[0]?.redline?.decision).toEqual({
       status: 'edited',
       edits: [{ start: SIX, end: SIX + 7, insert: 'eighteen (18)' }],
       text: CAP.replace('six (6)', 'eighteen (18)'),
@@ -229,7 +224,7 @@ describe('position findings and the review over the contract', () => {
         CAP,
         { liability: 2 },
         {
-          positions: positionFindings({ id: 'c0001', text: CAP }, [verdict], topics, new Map()),
+          positions: positionFindings({ id: 'c0001', text: CAP }, [verdict], topics),
         },
       ),
       reportClause(
@@ -256,26 +251,28 @@ describe('position findings and the review over the contract', () => {
   });
 
   it('hands report.docx every redline with its decision, an edited one with the reviewer’s edits', () => {
-    const [proposed] = positionFindings({ id: 'c0001', text: CAP }, [verdict], topics, new Map());
-    const edited = positionFindings(
-      { id: 'c0002', text: CAP },
-      [verdict],
-      topics,
-      latestRedlineDecisions([
-        {
-          redlineId: 'c0002/redline/limitation-of-liability',
-          status: 'edited',
-          edits: [{ start: 0, end: 4, insert: 'Every' }],
-          by: 'arn:b',
-          at: '2026-01-02T00:00:00Z',
-        },
-      ]),
-    );
+    const [proposed] = positionFindings({ id: 'c0001', text: CAP }, [verdict], topics);
     const report = {
-      clauses: [
-        reportClause(1, CAP, {}, { positions: proposed ? [proposed] : [] }),
-        reportClause(2, CAP, {}, { positions: edited }),
-      ],
+      clauses: withRedlineDecisions(
+        [
+          reportClause(1, CAP, {}, { positions: proposed ? [proposed] : [] }),
+          reportClause(
+            2,
+            CAP,
+            {},
+            { positions: positionFindings({ id: 'c0002', text: CAP }, [verdict], topics) },
+          ),
+        ],
+        [
+          {
+            redlineId: 'c0002/redline/limitation-of-liability',
+            status: 'edited',
+            edits: [{ start: 0, end: 4, insert: 'Every' }],
+            by: 'arn:b',
+            at: '2026-01-02T00:00:00Z',
+          },
+        ],
+      ),
     };
     expect(docxRedlines(report)).toEqual([
       {
@@ -333,7 +330,6 @@ describe('two positions of one clause proposing language at the same point', () 
         verdictOn('assignment-and-subcontracting', ' Only with the Customer’s prior written consent.'),
       ],
       topics,
-      new Map(),
     );
     expect(findings.map((f) => f.redline?.id)).toEqual([
       'c0001/redline/assignment-and-subcontracting',

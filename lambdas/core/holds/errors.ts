@@ -30,6 +30,22 @@ export class DecisionError extends HoldError {
   }
 }
 
+/**
+ * The caller may see the job but not decide this: an escalated finding held for a group they are
+ * not in, or (for an approver) the job's own findings and redlines. Answered as a missing finding.
+ */
+export class NotYoursToDecideError extends HoldError {
+  constructor(
+    message: string,
+    jobId: string,
+    /** The finding or redline ids refused. */
+    readonly ids: readonly string[],
+  ) {
+    super(message, jobId);
+    this.name = 'NotYoursToDecideError';
+  }
+}
+
 /** True for any hold or review error. */
 export function isHoldError(error: unknown): error is HoldError {
   return error instanceof HoldError;
@@ -43,4 +59,9 @@ export function isHoldStateError(error: unknown): error is HoldStateError {
 /** True for a decision refused for what it says. */
 export function isDecisionError(error: unknown): error is DecisionError {
   return error instanceof DecisionError;
+}
+
+/** True when the caller may not decide what they named. */
+export function isNotYoursToDecideError(error: unknown): error is NotYoursToDecideError {
+  return error instanceof NotYoursToDecideError;
 }
