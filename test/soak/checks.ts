@@ -9,6 +9,7 @@ import type { StoredDocument } from '../../lambdas/core/intake/stored-document.j
 import type { LedgerEntry } from '../../lambdas/core/state/call-ledger.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { TrailEntry } from './slot-trail.js';
 
 /** One broken promise, with where it broke. */
 export interface Violation {
@@ -302,6 +303,217 @@ export function checkOwnerSeparation(
         detail: `${a.route} read ${a.clauses} clause(s) to the end; the report has ${reportClauses}`,
       });
     }
+  }
+  return out;
+}
+
+/** An owner's slot count as its item says (`OWNER#<owner>` / `SLOTS`): jobs holding a slot, and the cap. */
+export interface OwnerSlotsRead {
+  readonly owner: string;
+  readonly held: number;
+  /** The cap intake last admitted against (absent: intake never capped this owner). */
+  readonly cap?: number;
+}
+
+/** One reading of admission control during the run (each part one request, so each a snapshot). */
+export interface OwnerSample {
+  readonly at: number;
+  readonly slots: readonly OwnerSlotsRead[];
+  /** The running jobs that hold a slot, with their owners. */
+  readonly holders: readonly { readonly jobId: string; readonly owner: string }[];
+  /** The queued jobs, with their owners. */
+  readonly queued: readonly { readonly jobId: string; readonly owner: string }[];
+}
+
+/**
+ * No owner over its cap, as one reading shows it: neither the owner's count nor the running
+ * jobs holding its slots above `cap`, and no count below zero. `cap` 0: no cap (only the count's
+ * sign is checked).
+ */
+export function checkOwnerSample(sample: OwnerSample, cap: number): Violation[] {
+  const out: Violation[] = [];
+  const at = new Date(sample.at).toISOString();
+  for (const s of sample.slots) {
+    if (cap > 0 && s.held > cap)
+      out.push({
+        jobId: '*',
+        check: 'owner-cap',
+        detail: `${s.owner} held ${s.held} slots over its cap ${cap} at ${at}`,
+      });
+    if (s.held < 0)
+      out.push({
+        jobId: '*',
+        check: 'owner-slots',
+        detail: `${s.owner}'s slot count was ${s.held} at ${at}`,
+      });
+  }
+  if (cap > 0) {
+    const byOwner = new Map<string, string[]>();
+    for (const h of sample.holders) byOwner.set(h.owner, [...(byOwner.get(h.owner) ?? []), h.jobId]);
+    for (const [owner, jobIds] of byOwner) {
+      if (jobIds.length > cap)
+        out.push({
+          jobId: '*',
+          check: 'owner-cap',
+          detail: `${jobIds.length} running jobs of ${owner} held slots over its cap ${cap} at ${at}`,
+          evidence: jobIds.join(', '),
+        });
+    }
+  }
+  return out;
+}
+
+/**
+ * How long each owner's queue waited with a slot free, over consecutive readings: the longest
+ * such wait (ms) per owner. A slot given back starts the owner's next job at once, and the
+ * sweeper starts any it missed, so a long wait is a start nobody made.
+ */
+export function freeSlotWaits(samples: readonly OwnerSample[], cap: number): Map<string, number> {
+  const longest = new Map<string, number>();
+  const since = new Map<string, number>();
+  for (const s of samples) {
+    const held = new Map(s.slots.map((o) => [o.owner, o.held]));
+    const waiting = new Set(s.queued.map((q) => q.owner));
+    for (const owner of new Set([...since.keys(), ...waiting])) {
+      const free = waiting.has(owner) && (cap === 0 || (held.get(owner) ?? 0) < cap);
+      if (!free) {
+        since.delete(owner);
+        continue;
+      }
+      const from = since.get(owner) ?? s.at;
+      since.set(owner, from);
+      longest.set(owner, Math.max(longest.get(owner) ?? 0, s.at - from));
+    }
+  }
+  return longest;
+}
+
+/** The most jobs of an owner holding a slot at once, with the take that made it. */
+export interface SlotPeak {
+  readonly held: number;
+  readonly jobId: string;
+  readonly at: number;
+}
+
+/**
+ * Each owner's most jobs holding a slot at once, by the trail: a take counts from its answer and
+ * a give-back from its request, so the count at any point is at most what the table held then
+ * (a take committed before it was answered, a give-back after it was sent).
+ */
+export function peakSlots(
+  trail: readonly TrailEntry[],
+  include: (e: TrailEntry & { readonly owner: string }) => boolean = () => true,
+): Map<string, SlotPeak> {
+  const events: { seq: number; delta: number; e: TrailEntry & { readonly owner: string } }[] = [];
+  for (const e of trail) {
+    if (e.outcome !== 'ok' || e.kind === 'queued' || !include(e)) continue;
+    events.push(e.kind === 'take' ? { seq: e.answeredSeq, delta: 1, e } : { seq: e.sentSeq, delta: -1, e });
+  }
+  events.sort((a, b) => a.seq - b.seq);
+  const count = new Map<string, number>();
+  const peaks = new Map<string, SlotPeak>();
+  for (const { delta, e } of events) {
+    const n = (count.get(e.owner) ?? 0) + delta;
+    count.set(e.owner, n);
+    if (n > (peaks.get(e.owner)?.held ?? 0)) peaks.set(e.owner, { held: n, jobId: e.jobId, at: e.at });
+  }
+  return peaks;
+}
+
+/**
+ * The promises of admission control, from the records once the run is over:
+ * - from the trail of slot writes (slot-trail.ts): no owner ever had more jobs holding a slot
+ *   than its cap (counting a take from its answer and a give-back from its request, so the
+ *   count never exceeds what the table held); each job took as many slots as it gave back, but
+ *   for one it still holds; every job queued was started after it was queued, or ended;
+ * - from the table: each owner's count equals its jobs holding a slot, no ended job holds one,
+ *   and no job is still queued.
+ * An owner with a write of unknown outcome in the trail is left to the table's checks.
+ */
+export function checkAdmission(
+  trail: readonly TrailEntry[],
+  cap: number,
+  jobs: readonly Job[],
+  slots: readonly OwnerSlotsRead[],
+): Violation[] {
+  const out: Violation[] = [];
+  const byId = new Map(jobs.map((j) => [j.jobId, j]));
+  const uncertain = new Set(
+    trail.flatMap((e) => (e.outcome === 'unknown' && e.kind !== 'queued' ? [e.owner] : [])),
+  );
+  const ok = trail.filter((e) => e.outcome === 'ok');
+  if (cap > 0) {
+    for (const [owner, peak] of peakSlots(trail, (e) => !uncertain.has(e.owner))) {
+      if (peak.held > cap)
+        out.push({
+          jobId: peak.jobId,
+          check: 'owner-cap',
+          detail: `${owner} had ${peak.held} jobs holding slots over its cap ${cap} when this job took one (the records)`,
+          evidence: `at ${new Date(peak.at).toISOString()}`,
+        });
+    }
+  }
+  const balance = new Map<string, number>();
+  for (const e of ok) {
+    if (e.kind === 'queued') continue;
+    balance.set(e.jobId, (balance.get(e.jobId) ?? 0) + (e.kind === 'take' ? 1 : -1));
+  }
+  for (const [jobId, n] of balance) {
+    const job = byId.get(jobId);
+    const owner = ok.find((e) => e.jobId === jobId && e.kind !== 'queued') as { owner: string } | undefined;
+    if (owner && uncertain.has(owner.owner)) continue;
+    const holds = job?.holdsSlot === true ? 1 : 0;
+    if (n !== holds)
+      out.push({
+        jobId,
+        check: 'owner-slots',
+        detail: `took ${n > holds ? 'more' : 'fewer'} slots than it gave back (${n} net, the job ${holds ? 'holds' : 'holds none'}) (the records)`,
+      });
+  }
+  const started = new Map<string, number[]>();
+  for (const e of ok)
+    if (e.kind === 'take') started.set(e.jobId, [...(started.get(e.jobId) ?? []), e.answeredSeq]);
+  for (const e of ok) {
+    if (e.kind !== 'queued') continue;
+    const job = byId.get(e.jobId);
+    const later = (started.get(e.jobId) ?? []).some((seq) => seq > e.sentSeq);
+    if (!later && !(job && TERMINAL.has(job.status)))
+      out.push({
+        jobId: e.jobId,
+        check: 'queued',
+        detail: `queued at ${new Date(e.at).toISOString()} and never started or ended (now ${job?.status ?? 'missing'})`,
+      });
+  }
+  const holders = new Map<string, number>();
+  for (const j of jobs) {
+    if (j.holdsSlot && j.owner) holders.set(j.owner, (holders.get(j.owner) ?? 0) + 1);
+    if (j.holdsSlot && TERMINAL.has(j.status))
+      out.push({
+        jobId: j.jobId,
+        check: 'slot-held',
+        detail: `${j.status} and still holds a slot of ${j.owner}`,
+      });
+    if (j.status === 'queued')
+      out.push({
+        jobId: j.jobId,
+        check: 'queued',
+        detail: `still queued at the end (queued at ${j.queuedAt})`,
+      });
+  }
+  for (const s of slots) {
+    const n = holders.get(s.owner) ?? 0;
+    if (s.held !== n)
+      out.push({
+        jobId: '*',
+        check: 'slot-held',
+        detail: `${s.owner}'s count is ${s.held} at the end, but ${n} of its jobs hold a slot`,
+      });
+    if (cap > 0 && s.cap !== undefined && s.cap !== cap)
+      out.push({
+        jobId: '*',
+        check: 'owner-cap',
+        detail: `${s.owner}'s item records cap ${s.cap}, not ${cap}`,
+      });
   }
   return out;
 }
