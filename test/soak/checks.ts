@@ -130,8 +130,10 @@ export function checkJob(f: JobFacts): Violation[] {
     );
     return out;
   }
-  if (job.status === 'rejected') {
-    if (!job.reason) v('named', 'rejected without a reason');
+  // Refused in intake, or cancelled while intake read a document it then refused: no plan, no
+  // chunk, no report; the reason is the whole account.
+  if (job.status === 'rejected' || (job.status === 'cancelled' && job.rejection && job.chunkCount === 0)) {
+    if (!job.reason) v('named', `${job.status} in intake without a reason`);
     return out;
   }
   if (job.costSpent > job.costLimit)
@@ -149,7 +151,12 @@ export function checkJob(f: JobFacts): Violation[] {
   }
   const report = f.report;
   if (!report) {
-    v('report', 'finalized without a readable report.json');
+    out.push({
+      jobId: f.jobId,
+      check: 'report',
+      detail: 'finalized without a readable report.json',
+      evidence: `status ${job.status}, ${job.chunkCount} chunk(s), rejection ${job.rejection ?? 'none'}, reason ${job.reason ?? 'none'}`,
+    });
     return out;
   }
   const c = report.coverage;
@@ -395,6 +402,11 @@ export interface SlotPeak {
   readonly at: number;
 }
 
+/** A trail entry that took or gave back a slot. */
+type SlotEntry = TrailEntry & { readonly kind: 'take' | 'release'; readonly owner: string };
+
+const isSlotEntry = (e: TrailEntry): e is SlotEntry => e.kind === 'take' || e.kind === 'release';
+
 /**
  * Each owner's most jobs holding a slot at once, by the trail: a take counts from its answer and
  * a give-back from its request, so the count at any point is at most what the table held then
@@ -402,11 +414,11 @@ export interface SlotPeak {
  */
 export function peakSlots(
   trail: readonly TrailEntry[],
-  include: (e: TrailEntry & { readonly owner: string }) => boolean = () => true,
+  include: (e: SlotEntry) => boolean = () => true,
 ): Map<string, SlotPeak> {
-  const events: { seq: number; delta: number; e: TrailEntry & { readonly owner: string } }[] = [];
+  const events: { seq: number; delta: number; e: SlotEntry }[] = [];
   for (const e of trail) {
-    if (e.outcome !== 'ok' || e.kind === 'queued' || !include(e)) continue;
+    if (e.outcome !== 'ok' || !isSlotEntry(e) || !include(e)) continue;
     events.push(e.kind === 'take' ? { seq: e.answeredSeq, delta: 1, e } : { seq: e.sentSeq, delta: -1, e });
   }
   events.sort((a, b) => a.seq - b.seq);
@@ -420,15 +432,17 @@ export function peakSlots(
   return peaks;
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 /**
  * The promises of admission control, from the records once the run is over:
- * - from the trail of slot writes (slot-trail.ts): no owner ever had more jobs holding a slot
- *   than its cap (counting a take from its answer and a give-back from its request, so the
- *   count never exceeds what the table held); each job took as many slots as it gave back, but
- *   for one it still holds; every job queued was started after it was queued, or ended;
+ * - from the trail (slot-trail.ts): no owner ever had more jobs holding a slot than its cap
+ *   ({@link peakSlots}); each job took as many slots as it gave back, but for one it still
+ *   holds; every job queued was started after it was queued, or ended; and none had its chunks
+ *   sent (its fan-out recorded) while it waited;
  * - from the table: each owner's count equals its jobs holding a slot, no ended job holds one,
  *   and no job is still queued.
- * An owner with a write of unknown outcome in the trail is left to the table's checks.
+ * An owner with a slot write of unknown outcome in the trail is left to the table's checks.
  */
 export function checkAdmission(
   trail: readonly TrailEntry[],
@@ -436,54 +450,89 @@ export function checkAdmission(
   jobs: readonly Job[],
   slots: readonly OwnerSlotsRead[],
 ): Violation[] {
-  const out: Violation[] = [];
   const byId = new Map(jobs.map((j) => [j.jobId, j]));
   const uncertain = new Set(
-    trail.flatMap((e) => (e.outcome === 'unknown' && e.kind !== 'queued' ? [e.owner] : [])),
+    trail.filter((e) => e.outcome === 'unknown' && isSlotEntry(e)).map((e) => (e as SlotEntry).owner),
   );
   const ok = trail.filter((e) => e.outcome === 'ok');
-  if (cap > 0) {
-    for (const [owner, peak] of peakSlots(trail, (e) => !uncertain.has(e.owner))) {
-      if (peak.held > cap)
-        out.push({
-          jobId: peak.jobId,
-          check: 'owner-cap',
-          detail: `${owner} had ${peak.held} jobs holding slots over its cap ${cap} when this job took one (the records)`,
-          evidence: `at ${new Date(peak.at).toISOString()}`,
-        });
-    }
-  }
+  const certain = ok.filter((e): e is SlotEntry => isSlotEntry(e) && !uncertain.has(e.owner));
+  return [
+    ...(cap > 0 ? capByRecords(certain, cap) : []),
+    ...balanceByRecords(certain, byId),
+    ...queuedByRecords(ok, byId),
+    ...admissionAtEnd(jobs, slots, cap),
+  ];
+}
+
+/** No owner over its cap at any point of the records. */
+function capByRecords(entries: readonly SlotEntry[], cap: number): Violation[] {
+  return [...peakSlots(entries)].flatMap(([owner, peak]) =>
+    peak.held > cap
+      ? [
+          {
+            jobId: peak.jobId,
+            check: 'owner-cap',
+            detail: `${owner} had ${peak.held} jobs holding slots over its cap ${cap} when this job took one (the records)`,
+            evidence: `at ${iso(peak.at)}`,
+          },
+        ]
+      : [],
+  );
+}
+
+/** Each job took as many slots as it gave back, and one more only while it still holds one. */
+function balanceByRecords(entries: readonly SlotEntry[], byId: ReadonlyMap<string, Job>): Violation[] {
   const balance = new Map<string, number>();
-  for (const e of ok) {
-    if (e.kind === 'queued') continue;
-    balance.set(e.jobId, (balance.get(e.jobId) ?? 0) + (e.kind === 'take' ? 1 : -1));
-  }
-  for (const [jobId, n] of balance) {
-    const job = byId.get(jobId);
-    const owner = ok.find((e) => e.jobId === jobId && e.kind !== 'queued') as { owner: string } | undefined;
-    if (owner && uncertain.has(owner.owner)) continue;
-    const holds = job?.holdsSlot === true ? 1 : 0;
-    if (n !== holds)
-      out.push({
+  for (const e of entries) balance.set(e.jobId, (balance.get(e.jobId) ?? 0) + (e.kind === 'take' ? 1 : -1));
+  return [...balance].flatMap(([jobId, n]) => {
+    const holds = byId.get(jobId)?.holdsSlot === true ? 1 : 0;
+    if (n === holds) return [];
+    return [
+      {
         jobId,
         check: 'owner-slots',
-        detail: `took ${n > holds ? 'more' : 'fewer'} slots than it gave back (${n} net, the job ${holds ? 'holds' : 'holds none'}) (the records)`,
-      });
-  }
-  const started = new Map<string, number[]>();
-  for (const e of ok)
-    if (e.kind === 'take') started.set(e.jobId, [...(started.get(e.jobId) ?? []), e.answeredSeq]);
-  for (const e of ok) {
-    if (e.kind !== 'queued') continue;
-    const job = byId.get(e.jobId);
-    const later = (started.get(e.jobId) ?? []).some((seq) => seq > e.sentSeq);
-    if (!later && !(job && TERMINAL.has(job.status)))
+        detail: `took ${n > holds ? 'more' : 'fewer'} slots than it gave back (${n} net, the job ${holds ? 'holds one' : 'holds none'}) (the records)`,
+      },
+    ];
+  });
+}
+
+/**
+ * Every job queued was started after (a take answered after the queueing was sent) or ended,
+ * and none had its fan-out recorded after it was queued and before it started.
+ */
+function queuedByRecords(ok: readonly TrailEntry[], byId: ReadonlyMap<string, Job>): Violation[] {
+  const out: Violation[] = [];
+  const takes = ok.filter((e) => e.kind === 'take');
+  for (const q of ok) {
+    if (q.kind !== 'queued') continue;
+    const job = byId.get(q.jobId);
+    const mine = takes.filter((t) => t.jobId === q.jobId && t.answeredSeq > q.sentSeq);
+    if (mine.length === 0 && !(job && TERMINAL.has(job.status)))
       out.push({
-        jobId: e.jobId,
+        jobId: q.jobId,
         check: 'queued',
-        detail: `queued at ${new Date(e.at).toISOString()} and never started or ended (now ${job?.status ?? 'missing'})`,
+        detail: `queued at ${iso(q.at)} and never started or ended (now ${job?.status ?? 'missing'})`,
+      });
+    // Sent while it waited: recorded after the queueing was answered, before any start of it could
+    // have been (a take sent before the fan-out was answered may have come first).
+    const startedBy = (f: TrailEntry) => mine.some((t) => t.sentSeq < f.answeredSeq);
+    const early = ok.find(
+      (f) => f.kind === 'fanned-out' && f.jobId === q.jobId && f.sentSeq > q.answeredSeq && !startedBy(f),
+    );
+    if (early)
+      out.push({
+        jobId: q.jobId,
+        check: 'queued',
+        detail: `its chunks were sent while it waited queued (fan-out recorded at ${iso(early.at)}, queued at ${iso(q.at)})`,
       });
   }
+  return out;
+}
+
+/** Each owner's count is its jobs holding a slot; no ended job holds one; no job is still queued. */
+function admissionAtEnd(jobs: readonly Job[], slots: readonly OwnerSlotsRead[], cap: number): Violation[] {
+  const out: Violation[] = [];
   const holders = new Map<string, number>();
   for (const j of jobs) {
     if (j.holdsSlot && j.owner) holders.set(j.owner, (holders.get(j.owner) ?? 0) + 1);

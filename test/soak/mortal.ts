@@ -39,8 +39,10 @@ export function describeDeath(point: DeathPoint): string {
 /** The landmarks one request makes, read from its input as the document client sends it. */
 function landmarksOf(input: unknown): Landmark[] {
   const out: Landmark[] = [];
-  for (const w of slotWritesOf(input))
-    if (w.kind !== 'queued') out.push(w.kind === 'take' ? 'slot-take' : 'slot-release');
+  for (const w of slotWritesOf(input)) {
+    if (w.kind === 'take') out.push('slot-take');
+    if (w.kind === 'release') out.push('slot-release');
+  }
   for (const { to } of statusChangesOf(input))
     if (to === 'queued' || to === 'cancelled' || to === 'paused') out.push(to);
   return out;

@@ -109,7 +109,7 @@ export async function runSoak(o: Options) {
     actionErrors: [],
   }));
   const started = Date.now();
-  const left = await drive(rig, tracked, o.concurrency, random, watch);
+  const { left, fullPauses } = await drive(rig, tracked, o.concurrency, random, watch);
   const wallSeconds = (Date.now() - started) / 1000;
   await watch.stop();
   const probe = await startOwnerProbe(rig);
@@ -131,6 +131,7 @@ export async function runSoak(o: Options) {
     wallSeconds: Math.round(wallSeconds),
     violations: violations.length,
     endStates: perJob.endStates,
+    rejections: perJob.rejections,
     calls: perJob.calls,
     modelRequests: run.modelRequests,
     redeliveries: perJob.redeliveries,
@@ -153,6 +154,7 @@ export async function runSoak(o: Options) {
       dying: chaos.tally.dying,
       cancels: tracked.filter((t) => t.cancelled).length,
       pauses: tracked.filter((t) => t.paused).length,
+      pausesOfFullOwners: fullPauses,
       tightCeilings: plans.filter((p) => p.tightCeilingUsd).length,
       gated: plans.filter((p) => p.gate).length,
       triageRuns: chaos.tally.triageRuns,
@@ -209,8 +211,11 @@ function admissionFigures(
 /**
  * Starts jobs `concurrency` at a time while the chaos runs beside them, every one or two
  * seconds, until the last has ended; then lets what is in flight settle and triages what is
- * in a DLQ, as the schedule would. Returns what was still on the work queues when the wait
- * ended (see Chaos.quiesce), or undefined when they emptied.
+ * in a DLQ, as the schedule would. Beside the faults of chaos.ts, the chaos pauses running
+ * jobs of owners whose jobs wait (the pause starts the next; the resume, a second or so later,
+ * finds the owner full and queues) and sends finalize messages again. Returns what was still on
+ * the work queues when the wait ended (see Chaos.quiesce), or undefined when they emptied, and
+ * how many pauses of full owners it made.
  */
 async function drive(
   rig: Rig,
@@ -218,9 +223,10 @@ async function drive(
   concurrency: number,
   random: () => number,
   watch: OwnerWatch,
-): Promise<string | undefined> {
+): Promise<{ left: string | undefined; fullPauses: number }> {
   const { chaos } = rig;
   const holds: Promise<unknown>[] = [];
+  const fullPauses = 0;
   const started = Date.now();
   let next = 0;
   let ended = 0;
@@ -280,7 +286,7 @@ async function drive(
   // what is in a DLQ gets one last triage, as the schedule would.
   const left = await chaos.quiesce();
   await chaos.triage();
-  return left;
+  return { left, fullPauses };
 }
 
 /** Every job held to the promises (checks.ts), with the run's tallies from the reports and the jobs as they ended. */
@@ -288,6 +294,7 @@ async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: OwnerProb
   const violations: Violation[] = [];
   const ended: Job[] = [];
   const endStates: Record<string, number> = {};
+  const rejections: Record<string, number> = {};
   const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, notRun: 0 };
   let redeliveries = 0;
   let recordedMicros = 0;
@@ -317,6 +324,7 @@ async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: OwnerProb
     violations.push(...checkOwnerSeparation(t.jobId, await probe.answers(t.jobId), readable));
     const state = job?.status ?? 'missing';
     endStates[state] = (endStates[state] ?? 0) + 1;
+    if (job?.rejection) rejections[job.rejection] = (rejections[job.rejection] ?? 0) + 1;
     recordedMicros += job?.costSpent ?? 0;
     if (report) {
       const c = report.coverage;
@@ -330,7 +338,7 @@ async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: OwnerProb
       if (job?.finalizedAt && t.uploadedAt) uploadToReport.push(Date.parse(job.finalizedAt) - t.uploadedAt);
     }
   }
-  return { violations, endStates, calls, redeliveries, recordedMicros, uploadToReport, ended };
+  return { violations, endStates, rejections, calls, redeliveries, recordedMicros, uploadToReport, ended };
 }
 
 /** Where {@link factsOf} reads: the clients, the stack's resources and its jobs. */
@@ -423,6 +431,13 @@ function printTable(s: Awaited<ReturnType<typeof runSoak>>): void {
     `  end states        ${Object.entries(s.endStates)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
+  );
+  out(
+    `  rejections        ${
+      Object.entries(s.rejections)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }`,
   );
   out(
     `  calls             planned ${s.calls.planned}: done ${s.calls.done}, failed ${s.calls.failed}, skipped ${s.calls.skipped}, cancelled ${s.calls.cancelled}, not run ${s.calls.notRun}; ${s.modelRequests} model requests`,

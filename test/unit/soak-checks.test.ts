@@ -193,6 +193,26 @@ describe('checkJob', () => {
   it('names a recorded cancel the report does not show', () => {
     expect(checkJob(facts({ job: job({ cancelledAt: at }), cancelled: true }))[0]?.check).toBe('cancel');
   });
+
+  it('asks only a reason of a job cancelled while intake read a document it then refused', () => {
+    const refused = job({
+      status: 'cancelled',
+      cancelledAt: at,
+      rejection: 'too-complex',
+      chunkCount: 0,
+      reportKey: undefined,
+    });
+    expect(checkJob(facts({ job: { ...refused, reason: 'too complex' }, report: undefined }))).toEqual([]);
+    expect(checkJob(facts({ job: refused, report: undefined })).map((v) => v.check)).toEqual(['named']);
+    // A planned job cancelled later has a report to show.
+    const planned = job({ status: 'cancelled', cancelledAt: at, reportKey: undefined });
+    expect(checkJob(facts({ job: planned, report: undefined }))).toEqual([
+      expect.objectContaining({
+        check: 'report',
+        evidence: 'status cancelled, 1 chunk(s), rejection none, reason none',
+      }),
+    ]);
+  });
 });
 
 describe('run-wide checks', () => {
@@ -323,8 +343,13 @@ function entry(
 ): TrailEntry {
   return { kind, owner, jobId, sentSeq: sent, answeredSeq: answered, outcome, at: Date.parse(at) + sent };
 }
-const queued = (jobId: string, sent: number, answered = sent + 1): TrailEntry => ({
-  kind: 'queued',
+const queued = (
+  jobId: string,
+  sent: number,
+  answered = sent + 1,
+  kind: 'queued' | 'fanned-out' = 'queued',
+): TrailEntry => ({
+  kind,
   jobId,
   sentSeq: sent,
   answeredSeq: answered,
@@ -412,6 +437,23 @@ describe('checkAdmission', () => {
     const j3 = ended('j3', { status: 'paused', finalizedAt: undefined });
     expect(checkAdmission(requeued, 2, [ended('j1'), ended('j2'), j3], slots).map((v) => v.check)).toEqual([
       'queued',
+    ]);
+  });
+
+  it('names a job whose chunks were sent while it waited queued, and not one sent as it started', () => {
+    const fanned = (sent: number, answered: number) => queued('j3', sent, answered, 'fanned-out');
+    // j3 was queued at 1-2 and started at 9-10: a fan-out recorded after its start is its own.
+    expect(checkAdmission([...clean, fanned(15, 16)], 2, endJobs, slots)).toEqual([]);
+    // One answered after the start was sent may have come after it.
+    expect(checkAdmission([...clean, fanned(8, 15)], 2, endJobs, slots)).toEqual([]);
+    // Sent after the queueing was answered and answered before any start was sent: sent while it waited.
+    const v = checkAdmission([...clean, fanned(5, 8)], 2, endJobs, slots);
+    expect(v).toEqual([
+      expect.objectContaining({
+        check: 'queued',
+        jobId: 'j3',
+        detail: expect.stringMatching(/^its chunks were sent while it waited queued/),
+      }),
     ]);
   });
 });
