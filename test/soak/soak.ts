@@ -226,7 +226,7 @@ async function drive(
 ): Promise<{ left: string | undefined; fullPauses: number }> {
   const { chaos } = rig;
   const holds: Promise<unknown>[] = [];
-  const fullPauses = 0;
+  let fullPauses = 0;
   const started = Date.now();
   let next = 0;
   let ended = 0;
@@ -244,14 +244,20 @@ async function drive(
     while (chaosOn) {
       await sleep(1000 + Math.floor(random() * 1000));
       const live = new Map(tracked.flatMap((t) => (t.jobId && !t.endedAt ? [[t.jobId, t] as const] : [])));
-      const running = (await Promise.all([...live.keys()].map((jobId) => rig.jobs.find(jobId)))).filter(
-        (j): j is Job => j?.status === 'running',
+      // Jobs that ended in the last half minute: a finalize message may still come twice.
+      const recent = tracked.flatMap((t) =>
+        t.jobId && t.endedAt && Date.now() - t.endedAt < 30_000 ? [t.jobId] : [],
       );
+      const items = (
+        await Promise.all([...live.keys(), ...recent].map((jobId) => rig.jobs.find(jobId)))
+      ).filter((j): j is Job => j !== undefined);
+      const running = items.filter((j) => j.status === 'running' && live.has(j.jobId));
       const victim = running[Math.floor(random() * running.length)];
       // A running job of an owner whose jobs wait: its pause starts the next, its resume queues it.
       const waiting = new Set(watch.latest()?.queued.map((q) => q.owner));
       const full = running.filter((j) => j.owner && waiting.has(j.owner) && !j.finalizeEnqueuedAt);
-      const ending = running.filter((j) => j.finalizeEnqueuedAt);
+      // Finalize due or made in the last half minute: a second delivery of its message.
+      const ending = items.filter((j) => j.finalizeEnqueuedAt);
       const draw = random();
       const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
       try {
@@ -262,8 +268,10 @@ async function drive(
         else if (draw < 0.58 && full.length > 0) {
           const t = live.get(pick(full)?.jobId ?? '');
           const forMs = 500 + Math.floor(random() * 2500);
-          if (t)
+          if (t) {
+            fullPauses++;
             holds.push(pauseAndResume(rig, t, forMs).catch((e) => rig.pipelineLog.push(`chaos pause: ${e}`)));
+          }
         } else if (draw < 0.64 && ending.length > 0) {
           await chaos.duplicateFinalize(pick(ending)?.jobId ?? '');
         }
