@@ -8,34 +8,18 @@
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cancelJob } from '../../lambdas/core/holds/pause.js';
 import { intakeObject } from '../../lambdas/core/intake/intake.js';
 import type { S3ObjectRef } from '../../lambdas/core/intake/s3-event.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { loadConfig } from '../../lambdas/shared/config.js';
-import { createClients, intakeDeps } from '../../lambdas/shared/runtime.js';
-import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { LOCAL_RUN_DEFAULTS, localEnvironment } from '../../localstack/runtime/local-env.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
+import { intakeOn } from '../helpers/local-intake.js';
 
 const stack = await provisionTestStack('intake-twice');
 const r = stack.resources;
-const clients = createClients({
-  endpoint: stack.endpoint,
-  region: LOCAL_REGION,
-  credentials: EMULATOR_CREDENTIALS,
-});
-afterAll(() => {
-  for (const c of [clients.s3, clients.sqs, clients.db]) c.destroy();
-});
 // Every owner runs one job at once; nothing consumes the lane queues.
-const settings = { ...LOCAL_RUN_DEFAULTS, maxJobsPerOwner: 1 };
-const deps = intakeDeps(
-  loadConfig(localEnvironment(stack.endpoint, 'http://127.0.0.1:9', r, settings)),
-  clients,
-);
+const { clients, deps } = intakeOn(stack, { maxJobsPerOwner: 1 });
 const jobs = new Jobs(clients.db, r.tableName);
 const owner = `arn:aws:iam::000000000000:user/twice-${Date.now().toString(36)}`;
 const contract = '1. Services. The supplier provides the services.\n\n2. Fees. The client pays the fees.\n';

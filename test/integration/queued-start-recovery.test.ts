@@ -71,16 +71,6 @@ const submit = (name: string, owner: string) =>
     { 'submitted-by': owner, 'cost-ceiling-usd': '5' },
   );
 
-async function until(jobId: string, wanted: (job: Job) => boolean, timeoutMs = 30_000): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await h.jobs.find(jobId);
-    if (job && wanted(job)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} never got there: ${JSON.stringify(job)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const holdDeps = (clients: Pick<typeof h.pipeline.clients, 'db' | 's3' | 'sqs'>) => ({
   db: clients.db,
   s3: clients.s3,
@@ -95,9 +85,9 @@ describe('a queued job whose messages the invocation that was to send them never
   it('is sent on by the sweeper when its start died after taking the slot, and completes', async () => {
     const owner = `arn:aws:iam::000000000000:user/start-died-${run}`;
     const first = await submit('first', owner);
-    await until(first, (j) => j.status === 'running');
+    await h.until(first, (j) => j.status === 'running');
     const second = await submit('second', owner);
-    await until(second, (j) => j.status === 'queued');
+    await h.until(second, (j) => j.status === 'queued');
     expect((await h.jobs.get(first)).status).toBe('running');
     // The cancel gives back the first job's slot and starts the second, and dies right after the take.
     const dying = mortalClients(h.pipeline.clients, { landmark: 'slot-take', later: 0 });
@@ -116,9 +106,9 @@ describe('a queued job whose messages the invocation that was to send them never
   it('is ended by the sweeper when its cancel died before sending its chunks', async () => {
     const owner = `arn:aws:iam::000000000000:user/cancel-died-${run}`;
     const first = await submit('running', owner);
-    await until(first, (j) => j.status === 'running');
+    await h.until(first, (j) => j.status === 'running');
     const second = await submit('waiting', owner);
-    await until(second, (j) => j.status === 'queued');
+    await h.until(second, (j) => j.status === 'queued');
     const dying = mortalClients(h.pipeline.clients, { landmark: 'cancelled', later: 0 });
     await expect(cancelJob(second, 'cancelled by the test', holdDeps(dying.clients))).rejects.toBeInstanceOf(
       InvocationDiedError,

@@ -14,6 +14,7 @@ import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
 import { clientConfig, EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
+import { ownerJobMaker, SMALL_PLAN } from '../helpers/owner-jobs.js';
 import { InvocationDiedError, Life, mortal, mortalClients } from '../soak/mortal.js';
 import { watchSlots } from '../soak/slot-trail.js';
 
@@ -31,31 +32,9 @@ const trail = watchSlots(db);
 const table = stack.resources.tableName;
 const jobs = new Jobs(db, table);
 const slots = new OwnerSlots(db, table);
-const plan = {
-  chunkCount: 1,
-  clauseCount: 1,
-  callsPlanned: 1,
-  sha256: 'ab',
-  bytes: 10,
-  format: 'txt' as const,
-};
+const plan = SMALL_PLAN;
+const newJob = ownerJobMaker(jobs, 'soak');
 const run = Date.now().toString(36);
-let n = 0;
-
-async function newJob(owner: string): Promise<string> {
-  const jobId = `j-soak-${run}-${++n}`;
-  await jobs.createIfAbsent({
-    jobId,
-    owner,
-    lane: 'realtime',
-    bucket: 'b',
-    key: `k${n}`,
-    analysts: ['liability-counsel'],
-    costLimit: 1_000_000,
-    deadline: Date.now() + 3_600_000,
-  });
-  return jobId;
-}
 
 const holdDeps = (clients: { db: DynamoDBDocumentClient }) => ({
   db: clients.db,
