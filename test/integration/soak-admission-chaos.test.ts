@@ -1,7 +1,7 @@
 /**
  * The soak's hold on admission control, on the run's DynamoDB (moto's launcher): its trail
- * records every slot taken or given back, every job queued and every fan-out recorded, as the
- * pipeline's own writes make them, and leaves a refused take out; its dying invocations stop at the landmark they aim for,
+ * records every slot taken or given back, every job queued or cancelled and every fan-out
+ * recorded, as the pipeline's own writes make them, and leaves a refused take out; its dying invocations stop at the landmark they aim for,
  * with the write made and nothing after it.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -47,7 +47,7 @@ const holdDeps = (clients: { db: DynamoDBDocumentClient }) => ({
 });
 
 describe("the soak's slot trail", () => {
-  it('records a take, a fan-out, a queueing and a give-back in the order they were made, and no refused take', async () => {
+  it('records a take, a fan-out, a queueing and a cancel with its give-back in the order they were made, and no refused take', async () => {
     const owner = `arn:aws:iam::000000000000:user/trail-${run}`;
     const first = await newJob(owner);
     const second = await newJob(owner);
@@ -63,10 +63,15 @@ describe("the soak's slot trail", () => {
       ['fanned-out', first, 'ok'],
       ['queued', second, 'ok'],
       ['release', first, 'ok'],
+      ['cancelled', first, 'ok'],
     ]);
     expect(written.filter((e) => 'owner' in e).map((e) => 'owner' in e && e.owner)).toEqual([owner, owner]);
-    const seqs = written.flatMap((e) => [e.sentSeq, e.answeredSeq]);
-    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    // Each answered after it was sent, each request after the one before was answered.
+    expect(written.every((e) => e.sentSeq < e.answeredSeq)).toBe(true);
+    const requests = [
+      ...new Map(written.map((e) => [e.sentSeq, [e.sentSeq, e.answeredSeq]])).values(),
+    ].flat();
+    expect(requests).toEqual([...requests].sort((a, b) => a - b));
   });
 });
 

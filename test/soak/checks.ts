@@ -439,7 +439,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * - from the trail (slot-trail.ts): no owner ever had more jobs holding a slot than its cap
  *   ({@link peakSlots}); each job took as many slots as it gave back, but for one it still
  *   holds; every job queued was started after it was queued, or ended; and none had its chunks
- *   sent (its fan-out recorded) while it waited;
+ *   sent (its fan-out recorded) while it waited, before it ever ran or was cancelled;
  * - from the table: each owner's count equals its jobs holding a slot, no ended job holds one,
  *   and no job is still queued.
  * An owner with a slot write of unknown outcome in the trail is left to the table's checks.
@@ -499,7 +499,8 @@ function balanceByRecords(entries: readonly SlotEntry[], byId: ReadonlyMap<strin
 
 /**
  * Every job queued was started after (a take answered after the queueing was sent) or ended,
- * and none had its fan-out recorded after it was queued and before it started.
+ * and none that had never run had its fan-out recorded after it was queued and before it started
+ * or was cancelled.
  */
 function queuedByRecords(ok: readonly TrailEntry[], byId: ReadonlyMap<string, Job>): Violation[] {
   const out: Violation[] = [];
@@ -514,17 +515,31 @@ function queuedByRecords(ok: readonly TrailEntry[], byId: ReadonlyMap<string, Jo
         check: 'queued',
         detail: `queued at ${iso(q.at)} and never started or ended (now ${job?.status ?? 'missing'})`,
       });
-    // Sent while it waited: recorded after the queueing was answered, before any start of it could
-    // have been (a take sent before the fan-out was answered may have come first).
-    const startedBy = (f: TrailEntry) => mine.some((t) => t.sentSeq < f.answeredSeq);
-    const early = ok.find(
-      (f) => f.kind === 'fanned-out' && f.jobId === q.jobId && f.sentSeq > q.answeredSeq && !startedBy(f),
-    );
+    // Sent while it waited, before it ever ran: recorded after the queueing was answered, before
+    // any start or cancel of it could have been (one sent before the fan-out was answered may
+    // have come first; a cancelled job's chunks are sent for workers to end). A job that ran
+    // before it was queued (a resume that found its owner full) had its chunks sent while it
+    // ran, and its fan-out may be recorded after.
+    const ranBefore = takes.some((t) => t.jobId === q.jobId && t.sentSeq < q.answeredSeq);
+    // Started or cancelled by then: a take or cancel sent before the fan-out was answered.
+    const startedBy = (f: TrailEntry) =>
+      mine.some((t) => t.sentSeq < f.answeredSeq) ||
+      ok.some((c) => c.kind === 'cancelled' && c.jobId === q.jobId && c.sentSeq < f.answeredSeq);
+    const early = ranBefore
+      ? undefined
+      : ok.find(
+          (f) => f.kind === 'fanned-out' && f.jobId === q.jobId && f.sentSeq > q.answeredSeq && !startedBy(f),
+        );
     if (early)
       out.push({
         jobId: q.jobId,
         check: 'queued',
-        detail: `its chunks were sent while it waited queued (fan-out recorded at ${iso(early.at)}, queued at ${iso(q.at)})`,
+        detail: `its chunks were sent while it waited queued, before it ever ran (fan-out recorded at ${iso(early.at)}, queued at ${iso(q.at)})`,
+        evidence: `the job's trail: ${ok
+          .filter((e) => e.jobId === q.jobId)
+          .sort((a, b) => a.sentSeq - b.sentSeq)
+          .map((e) => `${e.kind} ${e.sentSeq}-${e.answeredSeq}`)
+          .join(', ')}`,
       });
   }
   return out;

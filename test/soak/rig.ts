@@ -52,7 +52,7 @@ export interface Rig {
   readonly chaos: Chaos;
   readonly holdDeps: HoldDeps;
   readonly conflicts: ConflictCounter;
-  /** Every write that took or gave back an owner's slot, or queued a job. */
+  /** Every write that took or gave back an owner's slot, queued a job or recorded a fan-out. */
   readonly trail: SlotTrail;
   /** Jobs one owner runs at once (0: no cap). */
   readonly maxJobsPerOwner: number;

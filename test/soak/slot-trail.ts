@@ -1,7 +1,7 @@
 /**
  * The soak's record of admission control: every write that took or gave back one of an owner's
- * slots, every job moved to `queued` and every fan-out recorded, as the pipeline's DynamoDB
- * client sent them. Read from
+ * slots, moved a job to `queued` or `cancelled`, or recorded a fan-out, as the pipeline's
+ * DynamoDB client sent them. Read from
  * the requests the client already makes (a middleware on the soak's side of the client, as the
  * benches watch theirs), nothing added to the pipeline's path. Every write that can change a slot
  * count is made in this process: intake, finalize and the sweeper run here, and so do the soak's
@@ -17,7 +17,9 @@ export type SlotWrite =
   /** A job moved to `queued` (from intake, or a resume that found its owner full). */
   | { readonly kind: 'queued'; readonly jobId: string }
   /** A job's fan-out was recorded: every chunk message of it is out. */
-  | { readonly kind: 'fanned-out'; readonly jobId: string };
+  | { readonly kind: 'fanned-out'; readonly jobId: string }
+  /** A job was cancelled (its chunks are then sent for workers to end, whoever sends them). */
+  | { readonly kind: 'cancelled'; readonly jobId: string };
 
 /** One write with where it stands in the trail: its request and its answer, in one sequence. */
 export type TrailEntry = SlotWrite & {
@@ -87,7 +89,8 @@ export function statusChangesOf(input: unknown): { readonly jobId: string; reado
 
 /**
  * The admission-control writes one DynamoDB request makes: a transaction that changes a job
- * item and its owner's slot count, a move of a job to `queued`, or the record of its fan-out.
+ * item and its owner's slot count, a move of a job to `queued` or `cancelled`, or the record of
+ * its fan-out.
  */
 export function slotWritesOf(input: unknown): SlotWrite[] {
   const ops = updatesOf(input);
@@ -97,8 +100,10 @@ export function slotWritesOf(input: unknown): SlotWrite[] {
     const slot = slotDelta(op);
     if (slot && jobId) out.push({ kind: slot.delta > 0 ? 'take' : 'release', owner: slot.owner, jobId });
   }
-  for (const change of statusChangesOf(input))
+  for (const change of statusChangesOf(input)) {
     if (change.to === 'queued') out.push({ kind: 'queued', jobId: change.jobId });
+    if (change.to === 'cancelled') out.push({ kind: 'cancelled', jobId: change.jobId });
+  }
   for (const op of ops) {
     const job = jobOf(op);
     if (job && /\bfanoutCompletedAt = /.test(op.UpdateExpression ?? ''))

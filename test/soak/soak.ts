@@ -253,7 +253,8 @@ async function drive(
       ).filter((j): j is Job => j !== undefined);
       const running = items.filter((j) => j.status === 'running' && live.has(j.jobId));
       const victim = running[Math.floor(random() * running.length)];
-      // A running job of an owner whose jobs wait: its pause starts the next, its resume queues it.
+      // A running job of an owner whose jobs wait: its pause starts the next, its resume queues it
+      // (each dying first where the job's plan has its holds die).
       const waiting = new Set(watch.latest()?.queued.map((q) => q.owner));
       const full = running.filter((j) => j.owner && waiting.has(j.owner) && !j.finalizeEnqueuedAt);
       // Finalize due or made in the last half minute: a second delivery of its message.
@@ -270,7 +271,11 @@ async function drive(
           const forMs = 500 + Math.floor(random() * 2500);
           if (t) {
             fullPauses++;
-            holds.push(pauseAndResume(rig, t, forMs).catch((e) => rig.pipelineLog.push(`chaos pause: ${e}`)));
+            holds.push(
+              pauseAndResume(rig, t, forMs, t.plan.dyingHold).catch((e) =>
+                rig.pipelineLog.push(`chaos pause: ${e}`),
+              ),
+            );
           }
         } else if (draw < 0.64 && ending.length > 0) {
           await chaos.duplicateFinalize(pick(ending)?.jobId ?? '');

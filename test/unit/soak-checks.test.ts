@@ -347,7 +347,7 @@ const queued = (
   jobId: string,
   sent: number,
   answered = sent + 1,
-  kind: 'queued' | 'fanned-out' = 'queued',
+  kind: 'queued' | 'fanned-out' | 'cancelled' = 'queued',
 ): TrailEntry => ({
   kind,
   jobId,
@@ -452,9 +452,37 @@ describe('checkAdmission', () => {
       expect.objectContaining({
         check: 'queued',
         jobId: 'j3',
-        detail: expect.stringMatching(/^its chunks were sent while it waited queued/),
+        detail: expect.stringMatching(/^its chunks were sent while it waited queued, before it ever ran/),
+        evidence: "the job's trail: queued 1-2, fanned-out 5-8, take 9-10, release 13-14",
       }),
     ]);
+  });
+
+  it('lets a job cancelled while it waited have its chunks sent, for workers to end', () => {
+    const cancelledQueued = [
+      queued('j4', 1, 2),
+      queued('j4', 3, 5, 'cancelled'),
+      queued('j4', 4, 6, 'fanned-out'),
+    ];
+    const j4 = ended('j4', { status: 'cancelled', queuedAt: at });
+    expect(checkAdmission(cancelledQueued, 2, [j4], slots)).toEqual([]);
+    // Recorded before the cancel was sent: sent while it waited.
+    const early = [queued('j4', 1, 2), queued('j4', 3, 4, 'fanned-out'), queued('j4', 5, 6, 'cancelled')];
+    expect(checkAdmission(early, 2, [j4], slots).map((v) => v.check)).toEqual(['queued']);
+  });
+
+  it('lets a job that ran before it was queued again record its fan-out while it waits', () => {
+    // j1 started at intake, was paused (its slot given back) and resumed while its owner was full;
+    // intake's fan-out, sent while it ran, is recorded after.
+    const requeued = [
+      entry('take', 'j1', 1, 2),
+      entry('release', 'j1', 3, 4),
+      queued('j1', 5, 6),
+      queued('j1', 7, 8, 'fanned-out'),
+      entry('take', 'j1', 9, 10),
+      entry('release', 'j1', 11, 12),
+    ];
+    expect(checkAdmission(requeued, 2, [ended('j1')], slots)).toEqual([]);
   });
 });
 
