@@ -29,6 +29,8 @@ export type TrailEntry = SlotWrite & {
   readonly answeredSeq: number;
   /** `ok`: committed; `unknown`: the request failed in a way that does not say whether it did. */
   readonly outcome: 'ok' | 'unknown';
+  /** For an `unknown` outcome, the error's name. */
+  readonly error?: string;
   /** When it was answered (epoch ms), for a violation's evidence. */
   readonly at: number;
 };
@@ -136,16 +138,24 @@ export function watchSlots(db: DynamoDBDocumentClient): SlotTrail {
       const writes = slotWritesOf(args.input);
       if (writes.length === 0) return next(args);
       const sentSeq = ++seq;
-      const record = (outcome: TrailEntry['outcome']) => {
+      const record = (outcome: TrailEntry['outcome'], error?: string) => {
         const answeredSeq = ++seq;
-        for (const w of writes) trail.entries.push({ ...w, sentSeq, answeredSeq, outcome, at: Date.now() });
+        for (const w of writes)
+          trail.entries.push({
+            ...w,
+            sentSeq,
+            answeredSeq,
+            outcome,
+            at: Date.now(),
+            ...(error ? { error } : {}),
+          });
       };
       try {
         const result = await next(args);
         record('ok');
         return result;
       } catch (error) {
-        if (!refused(error)) record('unknown');
+        if (!refused(error)) record('unknown', (error as Error | undefined)?.name ?? String(error));
         throw error;
       }
     },

@@ -199,7 +199,9 @@ function admissionFigures(
     resumesQueued: requeued.length,
     slotsTaken: takes.length,
     slotsGivenBack: entries.filter((e) => e.kind === 'release').length,
-    writesOfUnknownOutcome: rig.trail.entries.length - entries.length,
+    writesOfUnknownOutcome: rig.trail.entries
+      .filter((e) => e.outcome === 'unknown')
+      .map((e) => `${e.kind} of ${e.jobId}: ${e.error}`),
     peakSlotsByRecords: owners.map((o) => peak.get(o)?.held ?? 0),
     mostHeldSampled: mostHeld,
     readings: watch.samples.length,
