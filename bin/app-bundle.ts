@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 
 const APP = join(fileURLToPath(new URL('..', import.meta.url)), 'lambdas', 'app');
 
@@ -19,19 +19,26 @@ export interface AppFile {
 /** The app's files by path (`index.html`, `app.js`, `app.css`). */
 export type AppFiles = ReadonlyMap<string, AppFile>;
 
+/** How the app's browser code is bundled (the Word add-in's too): one ES module per page, kept in memory. */
+export const BROWSER_BUILD = {
+  bundle: true,
+  write: false,
+  format: 'esm',
+  platform: 'browser',
+  target: ['es2022'],
+  sourcemap: false,
+  legalComments: 'none',
+  logLevel: 'silent',
+  // amazon-cognito-identity-js brings the `buffer` package, which reads Node's `global`.
+  define: { global: 'globalThis' },
+} as const satisfies BuildOptions;
+
 /** Bundles the app; `minify` for hosting. */
 export async function bundleApp(options: { minify?: boolean } = {}): Promise<AppFiles> {
   const r = await build({
+    ...BROWSER_BUILD,
     entryPoints: [join(APP, 'main.ts')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: ['es2022'],
     minify: options.minify ?? false,
-    sourcemap: false,
-    legalComments: 'none',
-    logLevel: 'silent',
   });
   const js = r.outputFiles[0];
   if (!js) throw new Error('esbuild produced no bundle of lambdas/app/main.ts');

@@ -9,14 +9,18 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
+import { ADDIN_PATH } from '../lib/addin-manifest.js';
 import { addClauseReviewStack } from '../lib/clause-review-app.js';
 import { isDeployContextError } from '../lib/deploy-context.js';
+import { writeAddin } from './addin-bundle.js';
 import { writeApp } from './app-bundle.js';
 
-// The reviewer app (lambdas/app/), bundled here so `cdk deploy` puts it behind the stack's AppUrl.
+// The reviewer app (lambdas/app/) and its Word add-in, bundled here so `cdk deploy` puts them
+// behind the stack's AppUrl (the add-in's manifest is written by the stack, which knows its URL).
 const appDirectory = join(import.meta.dirname, '..', '.clause-review', 'app-build');
 rmSync(appDirectory, { recursive: true, force: true });
 await writeApp(appDirectory);
+await writeAddin(join(appDirectory, ADDIN_PATH));
 
 const app = new App();
 try {

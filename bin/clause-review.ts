@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { LANES } from '../lambdas/core/contracts.js';
 import { isLocalStackError } from '../localstack/errors.js';
+import { ADDIN_USAGE, addinCommand } from './commands/addin.js';
 import { cancelCommand, reportCommand, statusCommand, submitCommand } from './commands/api-commands.js';
 import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
 import { dlqCommand } from './commands/dlq.js';
@@ -13,6 +14,7 @@ import { decideCommand, findingsCommand, pauseCommand, resumeCommand } from './c
 import { jobsCommand, liveFindingsCommand } from './commands/live-commands.js';
 import { localCommand } from './commands/local.js';
 import { PLAN_USAGE, planCommand } from './commands/plan.js';
+import { PLAYBOOK_USAGE, playbookCommand } from './commands/playbook-commands.js';
 import { PURGE_USAGE, purgeCommand } from './commands/purge.js';
 import { review } from './commands/review.js';
 import { resolveTarget, splitTargetArgs, TARGET_USAGE } from './commands/target.js';
@@ -21,7 +23,8 @@ const USAGE = `clause-review — failure-tolerant contract review
 
 Usage:
   clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
-                       [--gate none|critical|high] [--review-hours H] [--dry-run]
+                       [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]]
+                       [--contract-type TYPE] [--all-analysts] [--dry-run]
                                              upload a contract through the status API; prints the job id
                                              (--dry-run: print the signed request and where it would go; send nothing)
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
@@ -40,14 +43,19 @@ Usage:
                                              presigned links to report.json/html, or download them into DIR/<job>/
   clause-review review <file...> [options]   review contracts on the embedded local stack, start to finish
   clause-review local up [--prefix P] [--workers N] [--latency-ms MS] [--invocations N] [--analyst learned|heuristic]
-                       [--max-jobs-per-owner N]
+                       [--max-jobs-per-owner N] [--https-origin URL]
                                              start moto + the Bedrock stand-in + the pipeline + the status API + the reviewer app (Ctrl-C stops);
-                                             --max-jobs-per-owner N: an owner's jobs over N wait as 'queued' (default 0: no cap)
+                                             --max-jobs-per-owner N: an owner's jobs over N wait as 'queued' (default: the stack's, 10; 0: no cap);
+                                             --https-origin URL: an HTTPS proxy in front of the app, for Word (docs/word-addin.md)
   clause-review local down                   stop a 'local up' running in another terminal
   clause-review purge <job>                  delete an ended job's document (every version), work files, reports and items
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)
   clause-review doctor [--local] [--model ID] check every configured Bedrock model: lifecycle, access, how it is invoked
   clause-review plan <file...> [--defaults]  time, cost and the binding limit of a batch at the account's quotas (plan --help)
+  clause-review playbook validate|put|list|show
+                                             the positions a contract is reviewed against (playbook --help)
+  clause-review addin manifest [--out FILE] [--base URL]
+                                             the Word add-in's manifest.xml for the stack (addin --help)
 
 ${TARGET_USAGE}
 
@@ -63,6 +71,9 @@ Options of review:
   --timeout S               give up waiting after S seconds (default 1800)
   --allow-partial           run even when --budget is below the quote's expected cost, up to the ceiling
   --model ID                every analyst's primary model for this run (checked before upload: a retired model is refused)
+  --playbook NAME[@VERSION] review against a playbook: a shipped one (default, nda), or a playbook file, put first
+  --contract-type TYPE      the playbook's contract type whose topics apply (default: read from the title or file name)
+  --all-analysts            with --playbook, ask every analyst, even one the playbook gives nothing to judge
 
 Answers on the local stack come from the stand-in's offline learned analyst (trained on CUAD lawyer labels), not a legal-grade model.`;
 
@@ -77,6 +88,9 @@ const REVIEW_OPTIONS = {
   out: { type: 'string' },
   timeout: { type: 'string' },
   model: { type: 'string' },
+  playbook: { type: 'string' },
+  'contract-type': { type: 'string' },
+  'all-analysts': { type: 'boolean' },
   'allow-partial': { type: 'boolean' },
 } as const;
 
@@ -116,7 +130,11 @@ async function main(argv: string[]): Promise<number> {
           ? PURGE_USAGE
           : command === 'plan'
             ? PLAN_USAGE
-            : USAGE,
+            : command === 'playbook'
+              ? PLAYBOOK_USAGE
+              : command === 'addin'
+                ? ADDIN_USAGE
+                : USAGE,
     );
     return 0;
   }
@@ -149,6 +167,10 @@ async function main(argv: string[]): Promise<number> {
       return doctorCommand(rest, PROCESS_IO);
     case 'plan':
       return planCommand(rest, PROCESS_IO);
+    case 'playbook':
+      return playbookCommand(rest, PROCESS_IO);
+    case 'addin':
+      return addinCommand(rest, PROCESS_IO);
     case 'review': {
       const { positionals, values } = parseArgs({
         args: rest,

@@ -5,12 +5,15 @@
  * through this module (test/unit/import-boundaries.test.ts fails otherwise), so what the stack
  * builds and what the handlers read cannot drift, and the runtime never imports `lib/`.
  */
+
+export { type CallerBudgets, DEFAULT_CALLER_BUDGETS } from './api/caller-limits.js';
 export type { ApiConfig } from './api/config.js';
 export { API_ROUTES, type ApiRoute, routeKey } from './api/routes.js';
 export { ANALYSTS, checkPanelModels, type ModelChoice, panelModelIds } from './core/analysts/index.js';
 export {
   byLane,
   byRole,
+  DEFAULT_CHUNK_CLAUSES,
   DEFAULT_COST_CEILING_MICROS,
   isLane,
   keyed,
@@ -24,6 +27,20 @@ export {
 } from './core/contracts.js';
 export { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from './core/metrics/index.js';
 export { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from './core/models.js';
-export { OWNER_INDEX, OWNER_SLOTS_PREFIX, STATUS_INDEX } from './core/state/keys.js';
+export {
+  CALLER_RATE_PREFIX,
+  OWNER_INDEX,
+  OWNER_SLOTS_PREFIX,
+  PLAYBOOK_KEY_PREFIX,
+  STATUS_INDEX,
+} from './core/state/keys.js';
 export { type SweepRules, type SweepTopology, sweepRules } from './core/sweeper/rules.js';
+export {
+  APP_API_CORS,
+  type AppConnections,
+  addinContentSecurityPolicy,
+  appContentSecurityPolicy,
+  cognitoEndpoints,
+  OFFICE_FRAME_ANCESTORS,
+} from './shared/app-csp.js';
 export type { RuntimeConfig } from './shared/config.js';

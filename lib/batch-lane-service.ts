@@ -19,6 +19,7 @@ import {
   type ResolvedModelIds,
   resolveModelIds,
 } from './model-access.js';
+import { DEFAULT_POLLER_CONCURRENCY } from './owner-cap.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { type PipelineResourcesProps, runtimeEnvironment, validateTuning } from './runtime-environment.js';
 import { grantItemAccess } from './state-table.js';
@@ -319,7 +320,7 @@ function checkedSettings(
     props.maxTasks ?? props.topology.queues[lane].maxConcurrency,
     { min: 1, max: 100 },
   );
-  const pollers = props.pollerConcurrency ?? 2;
+  const pollers = props.pollerConcurrency ?? DEFAULT_POLLER_CONCURRENCY;
   const pollerConcurrency = checkRange(scope, 'BatchLaneService pollerConcurrency', pollers, {
     min: 1,
     max: 64,

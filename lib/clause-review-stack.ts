@@ -104,6 +104,11 @@ export interface ClauseReviewStackProps extends StackProps {
    */
   readonly administrators?: readonly string[];
   /**
+   * IAM roles whose sessions may own jobs, their names not being the caller's choice (see
+   * `StatusApiProps`). @default none: other role sessions are refused
+   */
+  readonly sessionNamedRoles?: readonly string[];
+  /**
    * The reviewer app's built files (a directory holding index.html), deployed into the app's
    * bucket with a config.json naming the API and the sign-in pools.
    * @default none: the app's bucket is left as it is
@@ -273,6 +278,7 @@ export class ClauseReviewStack extends Stack {
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
       // Members of the user pool's administrators group sign in with this role.
       administrators: [...(props.administrators ?? []), signIn.administratorRole.roleArn],
+      ...(props.sessionNamedRoles ? { sessionNamedRoles: props.sessionNamedRoles } : {}),
       userPool: signIn.userPool,
       removalPolicy,
     });
@@ -283,7 +289,7 @@ export class ClauseReviewStack extends Stack {
         {
           bucket: this.documentBuckets.intakeBucket,
           name: this.topology.buckets.intake.name,
-          methods: [s3.HttpMethods.PUT],
+          methods: [s3.HttpMethods.POST],
         },
         {
           bucket: this.documentBuckets.resultsBucket,
@@ -330,6 +336,11 @@ export class ClauseReviewStack extends Stack {
       'Status API (IAM authorization): submit, status, cancel, report',
     );
     output(STACK_OUTPUTS.appUrl, this.app.url, 'The reviewer app (CloudFront, HTTPS only)');
+    output(
+      STACK_OUTPUTS.addinManifestUrl,
+      this.app.addinManifestUrl,
+      "The Word add-in's manifest.xml: sideload it, or upload it in the Microsoft 365 admin center",
+    );
     output(
       STACK_OUTPUTS.userPoolId,
       this.signIn.userPool.userPoolId,

@@ -7,11 +7,12 @@
  * | `prefix` | resource name prefix, also the stack name | `clause-review` |
  * | `alertEmails` | comma-separated email addresses subscribed to the alerts topic | none |
  * | `administrators` | comma-separated IAM or STS ARNs that may act on every job | none |
+ * | `sessionNamedRoles` | comma-separated IAM role ARNs whose sessions may own jobs (their names are not the caller's choice: IAM Identity Center's, or fixed by the trust policy) | none |
  * | `models` | JSON `{"primary":…,"fallback":…,"perAnalyst":{…}}` | lambdas/core/models.ts |
  * | `retentionDays` | days before S3 expires contracts, work files and reports, 1-3650 | 90 |
  * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
  * | `defaultBudget` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_COST_CEILING_MICROS`) |
- * | `maxJobsPerOwner` | most jobs of one owner running at once, 1-10000; more wait as `queued` | no cap (`MAX_JOBS_PER_OWNER`) |
+ * | `maxJobsPerOwner` | most jobs of one owner running at once, 0-10000 (0: no cap); more wait as `queued` | the stack's capacity (`defaultMaxJobsPerOwner`: 10 with the default lanes) |
  * | `modelBudgets` | JSON `{"<model id>":{"tokensPerMinute":…,"requestsPerMinute":…}}`: the account's Bedrock quotas every worker shares | none (`MODEL_BUDGETS`) |
  * | `<lane>Concurrency` | `realtimeConcurrency` (Lambda, 2-1000), `batchConcurrency` (Fargate tasks, 1-100) | topology |
  *
@@ -56,6 +57,7 @@ export interface DeployContext {
   readonly prefix: string;
   readonly alertEmails?: readonly string[];
   readonly administrators?: readonly string[];
+  readonly sessionNamedRoles?: readonly string[];
   readonly modelIds?: ModelIds;
   readonly retentionDays?: number;
   readonly removalPolicy?: RemovalPolicy;
@@ -89,6 +91,7 @@ export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
   'prefix',
   'alertEmails',
   'administrators',
+  'sessionNamedRoles',
   'models',
   'retentionDays',
   'removalPolicy',
@@ -101,6 +104,8 @@ export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
 const EMAIL = /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/;
 /** IAM or STS principal ARNs, in any partition (the status API compares callers against them). */
 const PRINCIPAL_ARN = /^arn:aws[a-z-]*:(iam|sts)::\d{12}:[^\s,]+$/;
+/** IAM role ARNs, any path. */
+const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[^\s,]+$/;
 const REMOVAL_POLICIES: Readonly<Record<string, RemovalPolicy>> = {
   retain: RemovalPolicy.RETAIN,
   destroy: RemovalPolicy.DESTROY,
@@ -117,7 +122,7 @@ const MAX_BUDGET_USD = 100_000;
 export function readDeployContext(read: ContextReader, scope?: IConstruct): DeployContext {
   const prefix = read('prefix');
   const emails = listFlag(read, 'alertEmails', scope);
-  const administrators = listFlag(read, 'administrators', scope);
+
   const models = read('models');
   const retention = read('retentionDays');
   const removal = read('removalPolicy');
@@ -126,13 +131,10 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
   const budgets = read('modelBudgets');
   const lanes = laneConcurrency(read, scope);
   const email = 'an email address like ops@example.com';
-  const arn = 'an IAM or STS ARN like arn:aws:iam::123456789012:role/Admin';
   return {
     prefix: prefix === undefined ? 'clause-review' : parsePrefix(prefix, scope),
     ...(emails ? { alertEmails: checkEach('alertEmails', emails, EMAIL, email, scope) } : {}),
-    ...(administrators
-      ? { administrators: checkEach('administrators', administrators, PRINCIPAL_ARN, arn, scope) }
-      : {}),
+    ...principalFlags(read, scope),
     ...(models !== undefined ? { modelIds: parseModels(models, scope) } : {}),
     ...(retention !== undefined
       ? { retentionDays: integerFlag('retentionDays', retention, { min: 1, max: 3650 }, scope) }
@@ -144,7 +146,7 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
           maxJobsPerOwner: integerFlag(
             'maxJobsPerOwner',
             maxJobs,
-            { min: 1, max: MAX_JOBS_PER_OWNER },
+            { min: 0, max: MAX_JOBS_PER_OWNER },
             scope,
           ),
         }
@@ -388,6 +390,25 @@ function laneConcurrency(read: ContextReader, scope: IConstruct | undefined): Pa
   return out;
 }
 
+/** `administrators` and `sessionNamedRoles`: who acts on every job, and whose role sessions own jobs. */
+function principalFlags(
+  read: ContextReader,
+  scope: IConstruct | undefined,
+): Pick<DeployContext, 'administrators' | 'sessionNamedRoles'> {
+  const administrators = listFlag(read, 'administrators', scope);
+  const sessionRoles = listFlag(read, 'sessionNamedRoles', scope);
+  const principal = 'an IAM or STS ARN like arn:aws:iam::123456789012:role/Admin';
+  const role = 'an IAM role ARN like arn:aws:iam::123456789012:role/Reviewers';
+  return {
+    ...(administrators
+      ? { administrators: checkEach('administrators', administrators, PRINCIPAL_ARN, principal, scope) }
+      : {}),
+    ...(sessionRoles
+      ? { sessionNamedRoles: checkEach('sessionNamedRoles', sessionRoles, ROLE_ARN, role, scope) }
+      : {}),
+  };
+}
+
 /** The patterns the stack checks resolved props against. */
 export const CONTEXT_PATTERNS = { email: EMAIL, principalArn: PRINCIPAL_ARN } as const;
 
@@ -397,6 +418,7 @@ export function stackPropsOf(ctx: DeployContext): ClauseReviewStackProps {
     prefix: ctx.prefix,
     ...(ctx.alertEmails ? { alertEmails: ctx.alertEmails } : {}),
     ...(ctx.administrators ? { administrators: ctx.administrators } : {}),
+    ...(ctx.sessionNamedRoles ? { sessionNamedRoles: ctx.sessionNamedRoles } : {}),
     ...(ctx.modelIds ? { modelIds: ctx.modelIds } : {}),
     ...(ctx.retentionDays !== undefined ? { retentionDays: ctx.retentionDays } : {}),
     ...(ctx.removalPolicy !== undefined ? { removalPolicy: ctx.removalPolicy } : {}),

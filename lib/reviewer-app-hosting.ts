@@ -4,10 +4,20 @@ import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
+import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import {
+  APP_API_CORS,
+  type AppConnections,
+  addinContentSecurityPolicy,
+  appContentSecurityPolicy,
+  cognitoEndpoints,
+} from '../lambdas/contracts.js';
+import { ADDIN_FILES, ADDIN_PATH, addinManifest } from './addin-manifest.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkRange } from './checks.js';
 import { ValidationError } from './errors.js';
@@ -20,15 +30,6 @@ export interface DocumentBucketAccess {
   /** What the browser does there: PUT (uploads) or GET (downloads). */
   readonly methods: readonly s3.HttpMethods[];
 }
-
-/** Headers the app signs into its status API requests. */
-const SIGNED_HEADERS = [
-  'authorization',
-  'content-type',
-  'x-amz-date',
-  'x-amz-security-token',
-  'x-amz-content-sha256',
-];
 
 /** Properties of {@link ReviewerAppHosting}. */
 export interface ReviewerAppHostingProps {
@@ -59,35 +60,22 @@ export interface ReviewerAppHostingProps {
 }
 
 /**
- * The content security policy of the app: its own scripts, styles and images only; requests
- * only to its own origin, the status API, Cognito (sign-in and the identity pool) and the
- * document buckets (presigned uploads and downloads); no framing, plugins or foreign forms.
- */
-export function appContentSecurityPolicy(connect: readonly string[]): string {
-  return [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    `connect-src 'self' ${connect.join(' ')}`,
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-    'upgrade-insecure-requests',
-  ].join('; ');
-}
-
-/**
  * The reviewer app's hosting: a private bucket (no public access, TLS only) that only the
  * CloudFront distribution can read, through origin access control
  * (https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/private-content-restricting-access-to-s3.html);
  * viewers are redirected to HTTPS, and every answer carries security headers (HSTS, CSP, nosniff, frame denial, referrer policy).
+ * The Word add-in's pages are under `addin/` on the same origin (so the API's and the buckets'
+ * CORS rules for the app's origin cover them), with the same headers except that Office's hosts
+ * may frame them.
  */
 export class ReviewerAppHosting extends Construct {
   readonly bucket: s3.Bucket;
   readonly distribution: cloudfront.Distribution;
   readonly headers: cloudfront.ResponseHeadersPolicy;
+  /** The Word add-in's headers (under `addin/`): the app's, but framed by Office's hosts. */
+  readonly addinHeaders: cloudfront.ResponseHeadersPolicy;
+  /** Sets the status API's CORS rule to the app's origin once both exist. */
+  readonly apiCors: cr.AwsCustomResource;
   /** The copy of the app's files into the bucket, when files were given. */
   deployment?: s3deploy.BucketDeployment;
 
@@ -123,65 +111,98 @@ export class ReviewerAppHosting extends Construct {
 
     const region = Aws.REGION;
     const suffix = Aws.URL_SUFFIX;
-    const connect = [
-      // The API's id cannot be named here: the API's CORS rule names the distribution, which
-      // names this policy, so the policy allows the region's execute-api hosts.
-      `https://*.execute-api.${region}.${suffix}`,
-      `https://cognito-idp.${region}.${suffix}`,
-      `https://cognito-identity.${region}.${suffix}`,
+    // The stack's own API by its endpoint, never the region's execute-api hosts: the API's CORS
+    // rule, which names the distribution, is set after both exist (allowBrowser), so this
+    // policy may name the API without a cycle between them.
+    const connections: AppConnections = {
+      api: props.api.apiEndpoint,
+      cognito: cognitoEndpoints(region, suffix),
       // The S3 client presigns virtual-hosted URLs on the regional endpoint.
-      ...props.documentBuckets.map((b) => `https://${b.name}.s3.${region}.${suffix}`),
-    ];
+      buckets: props.documentBuckets.map((b) => `https://${b.name}.s3.${region}.${suffix}`),
+    };
+    const everyAnswer = {
+      strictTransportSecurity: {
+        accessControlMaxAge: Duration.days(365),
+        includeSubdomains: true,
+        override: true,
+      },
+      contentTypeOptions: { override: true },
+      referrerPolicy: {
+        referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+        override: true,
+      },
+    };
     this.headers = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
       comment: 'clause-review reviewer app: security headers on every answer',
       securityHeadersBehavior: {
-        strictTransportSecurity: {
-          accessControlMaxAge: Duration.days(365),
-          includeSubdomains: true,
+        ...everyAnswer,
+        contentSecurityPolicy: {
+          contentSecurityPolicy: appContentSecurityPolicy(connections),
           override: true,
         },
-        contentSecurityPolicy: { contentSecurityPolicy: appContentSecurityPolicy(connect), override: true },
-        contentTypeOptions: { override: true },
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
-        referrerPolicy: {
-          referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+      },
+    });
+    // No X-Frame-Options here: it cannot name the Office hosts, and frame-ancestors does.
+    this.addinHeaders = new cloudfront.ResponseHeadersPolicy(this, 'AddinSecurityHeaders', {
+      comment: 'clause-review Word add-in: security headers, framed by Office hosts only',
+      securityHeadersBehavior: {
+        ...everyAnswer,
+        contentSecurityPolicy: {
+          contentSecurityPolicy: addinContentSecurityPolicy(connections),
           override: true,
         },
       },
     });
+    const files = {
+      origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+      cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+    };
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'clause-review reviewer app',
       defaultRootObject: 'index.html',
-      defaultBehavior: {
-        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
-        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-        allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
-        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: this.headers,
-      },
+      defaultBehavior: { ...files, responseHeadersPolicy: this.headers },
+      additionalBehaviors: { [`${ADDIN_PATH}*`]: { ...files, responseHeadersPolicy: this.addinHeaders } },
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       enableLogging: true,
       logBucket: logs,
       logFilePrefix: 'cdn/',
     });
-    this.allowBrowser(props);
+    this.apiCors = this.allowBrowser(props);
     if (props.files) this.deploy(props.files, removalPolicy);
     this.acknowledge();
   }
 
   /** Copies the built app and its config.json into the bucket (a CloudFormation custom resource). */
   private deploy(files: NonNullable<ReviewerAppHostingProps['files']>, removalPolicy: RemovalPolicy): void {
-    if (!existsSync(join(files.directory, 'index.html'))) {
-      throw new ValidationError(
-        'MissingFile',
-        `ReviewerAppHosting files.directory must hold the built app (index.html); got '${files.directory}'`,
-        this,
-      );
+    for (const [file, what] of [
+      ['index.html', 'the built app (index.html)'],
+      [
+        `${ADDIN_PATH}${ADDIN_FILES.taskpane}`,
+        `the built Word add-in (${ADDIN_PATH}${ADDIN_FILES.taskpane})`,
+      ],
+    ] as const) {
+      if (!existsSync(join(files.directory, file))) {
+        throw new ValidationError(
+          'MissingFile',
+          `ReviewerAppHosting files.directory must hold ${what}; got '${files.directory}'`,
+          this,
+        );
+      }
     }
+    // The add-in's manifest names the distribution, so it is written at deployment.
+    const manifest = addinManifest({
+      base: `${this.url}${ADDIN_PATH}`,
+      deployment: Stack.of(this).stackName,
+      supportUrl: this.url,
+    });
     const deployment = new s3deploy.BucketDeployment(this, 'Deploy', {
       sources: [
         s3deploy.Source.asset(files.directory),
         s3deploy.Source.jsonData('config.json', files.config),
+        s3deploy.Source.data(`${ADDIN_PATH}${ADDIN_FILES.manifest}`, manifest),
       ],
       destinationBucket: this.bucket,
       distribution: this.distribution,
@@ -202,26 +223,63 @@ export class ReviewerAppHosting extends Construct {
    * before authorization: https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html)
    * and the document buckets accept its presigned uploads and downloads
    * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html).
+   *
+   * The API's rule names the distribution and the distribution's CSP names the API, so one of
+   * the two is set after both exist: the API's CORS, by UpdateApi from a custom resource that
+   * runs again whenever the API or the origin changes (and removes the rule when deleted). The
+   * API's template carries no CorsConfiguration, so CloudFormation leaves the rule alone.
    */
-  private allowBrowser(props: ReviewerAppHostingProps): void {
+  private allowBrowser(props: ReviewerAppHostingProps): cr.AwsCustomResource {
     const origin = `https://${this.distribution.distributionDomainName}`;
-    const api = props.api.node.defaultChild as apigw.CfnApi;
-    api.corsConfiguration = {
-      allowOrigins: [origin],
-      allowMethods: ['GET', 'POST'],
-      allowHeaders: SIGNED_HEADERS,
-      maxAge: 3600,
-    };
+    const apiId = props.api.apiId;
+    const apiArn = Stack.of(this).formatArn({
+      service: 'apigateway',
+      account: '',
+      resource: '/apis',
+      resourceName: apiId,
+    });
+    const apiCors = new cr.AwsCustomResource(this, 'ApiCors', {
+      onUpdate: {
+        service: 'ApiGatewayV2',
+        action: 'UpdateApi',
+        parameters: {
+          ApiId: apiId,
+          CorsConfiguration: {
+            AllowOrigins: [origin],
+            AllowMethods: [...APP_API_CORS.allowMethods],
+            AllowHeaders: [...APP_API_CORS.allowHeaders],
+            MaxAge: APP_API_CORS.maxAgeSeconds,
+          },
+        },
+        physicalResourceId: cr.PhysicalResourceId.of(`${apiId}-cors`),
+        // The answer describes the whole API; only its id is kept as the resource's data.
+        outputPaths: ['ApiId'],
+      },
+      onDelete: {
+        service: 'ApiGatewayV2',
+        action: 'DeleteCorsConfiguration',
+        parameters: { ApiId: apiId },
+        ignoreErrorCodesMatching: 'NotFoundException',
+      },
+      policy: cr.AwsCustomResourcePolicy.fromStatements([
+        new iam.PolicyStatement({
+          actions: ['apigateway:PATCH', 'apigateway:DELETE'],
+          resources: [apiArn, `${apiArn}/cors`],
+        }),
+      ]),
+      installLatestAwsSdk: false,
+    });
     for (const { bucket, methods } of props.documentBuckets) {
       bucket.addCorsRule({
         allowedOrigins: [origin],
         allowedMethods: [...methods],
         allowedHeaders: ['*'],
-        // The CLI and the app read the uploaded version from the answer to the PUT.
+        // The CLI and the app read the uploaded version from the answer to the upload's POST.
         exposedHeaders: ['ETag', 'x-amz-version-id'],
         maxAge: 3600,
       });
     }
+    return apiCors;
   }
 
   /** The app's address. */
@@ -229,7 +287,25 @@ export class ReviewerAppHosting extends Construct {
     return `https://${this.distribution.distributionDomainName}/`;
   }
 
+  /** The Word add-in's manifest, for sideloading or the Microsoft 365 admin center. */
+  get addinManifestUrl(): string {
+    return `${this.url}${ADDIN_PATH}${ADDIN_FILES.manifest}`;
+  }
+
   private acknowledge(): void {
+    // The singleton function behind every AwsCustomResource of the stack (here, the API's CORS).
+    const provider = Stack.of(this).node.tryFindChild(
+      `AWS${cr.AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`,
+    );
+    const providerRole = provider?.node.tryFindChild('ServiceRole');
+    if (providerRole) {
+      Validations.of(providerRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason:
+          "aws-cdk-lib's AwsCustomResource function, invoked only by CloudFormation to set the status API's CORS rule: " +
+          'the AWS-managed AWSLambdaBasicExecutionRole policy only lets it write its own CloudWatch logs.',
+      });
+    }
     Validations.of(this.distribution).acknowledge(
       {
         id: 'AwsSolutions-CFR1',

@@ -45,6 +45,10 @@ export class ReviewerSignIn extends Construct {
       selfSignUpEnabled: false,
       signInAliases: { email: true },
       autoVerify: { email: true },
+      // A changed address does not replace a verified one until it is verified itself, so the
+      // email the decision trail may show is always one its owner proved
+      // (https://docs.aws.amazon.com/cognito/latest/developerguide/user-pool-settings-email-phone-verification.html).
+      keepOriginal: { email: true },
       passwordPolicy: {
         minLength: 12,
         requireLowercase: true,
@@ -64,7 +68,16 @@ export class ReviewerSignIn extends Construct {
     this.client = this.userPool.addClient('App', {
       // A browser cannot keep a secret.
       generateSecret: false,
-      authFlows: { userSrp: true, userPassword: true },
+      // SRP only: the password never leaves the browser, only a proof of it. Refresh tokens
+      // renew a sign-in and are revoked at sign-out (token revocation, on for new clients, is
+      // spelled out so that nothing turns it off unnoticed).
+      authFlows: { userSrp: true },
+      enableTokenRevocation: true,
+      // The app writes no attribute of a person's; above all not `email`, which names deciders.
+      writeAttributes: new cognito.ClientAttributes().withStandardAttributes({
+        fullname: true,
+        locale: true,
+      }),
       preventUserExistenceErrors: true,
       idTokenValidity: Duration.hours(1),
       accessTokenValidity: Duration.hours(1),

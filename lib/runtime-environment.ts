@@ -13,6 +13,7 @@ import { isLane, keyed, LANE_CHOICES, LANES, QUEUE_ROLES, type RuntimeConfig } f
 import { checkRange, type NumberRange } from './checks.js';
 import { ValidationError } from './errors.js';
 import type { ResolvedModelIds } from './model-access.js';
+import { defaultMaxJobsPerOwner, type OwnerCapBasis } from './owner-cap.js';
 import type { Lane, QueueRole, Topology } from './topology.js';
 
 /** A variable the runtime configuration reads. */
@@ -33,8 +34,10 @@ export interface RuntimeTuning {
   /** Cost ceiling of a job whose upload names none, in micro-dollars. @default the runtime's ($20) */
   readonly defaultCostCeilingMicros?: number;
   /**
-   * Most jobs of one owner running at once, 1-10000; intake records a job over it as `queued`
-   * until one of the owner's jobs stops. @default the runtime's (no cap)
+   * Most jobs of one owner running at once, 0-10000 (0: no cap); intake records a job over it as
+   * `queued` until one of the owner's jobs stops. @default derived from the stack's capacity
+   * (`defaultMaxJobsPerOwner`: the most chunks one lane works on at once, within what the primary
+   * model's requests-per-minute budget answers in a minute)
    */
   readonly maxJobsPerOwner?: number;
   /** Lane of a job whose upload names none. @default the runtime's ('realtime') */
@@ -74,7 +77,7 @@ export function validateTuning(scope: IConstruct, tuning: RuntimeTuning, t: Topo
   check('maxDocumentBytes', tuning.maxDocumentBytes, { min: 1, max: safe });
   check('defaultCostCeilingMicros', tuning.defaultCostCeilingMicros, { min: 0, max: safe });
   check('callConcurrency', tuning.callConcurrency, { min: 1, max: 256 });
-  check('maxJobsPerOwner', tuning.maxJobsPerOwner, { min: 1, max: 10_000 });
+  check('maxJobsPerOwner', tuning.maxJobsPerOwner, { min: 0, max: 10_000 });
   check('leaseSeconds', tuning.leaseSeconds, { min: 5, max: 3600 });
   check('jobDeadlineSeconds', tuning.jobDeadlineSeconds, { min: 60, max: safe });
   check('modelTimeoutMs', tuning.modelTimeoutMs, { min: 100, max: workerTimeout * 1000 - 1 });
@@ -132,6 +135,15 @@ export interface RuntimeResources {
   readonly tuning?: RuntimeTuning;
 }
 
+/** The primary model's requests-per-minute budget, as an {@link OwnerCapBasis} field. */
+function primaryRequestsPerMinute(
+  tuning: RuntimeTuning,
+  primary: string,
+): Pick<OwnerCapBasis, 'requestsPerMinute'> {
+  const rpm = tuning.modelBudgets?.[primary]?.requestsPerMinute;
+  return rpm !== undefined ? { requestsPerMinute: rpm } : {};
+}
+
 /** The environment of every handler and batch worker, as Lambda and ECS take it. */
 export function runtimeEnvironment(r: RuntimeResources): Record<string, string> {
   const tuning = r.tuning ?? {};
@@ -140,7 +152,13 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
     MAX_DOCUMENT_BYTES: tuning.maxDocumentBytes?.toString(),
     DEFAULT_COST_CEILING_MICROS: tuning.defaultCostCeilingMicros?.toString(),
     DEFAULT_LANE: tuning.defaultLane,
-    MAX_JOBS_PER_OWNER: tuning.maxJobsPerOwner?.toString(),
+    MAX_JOBS_PER_OWNER: String(
+      tuning.maxJobsPerOwner ??
+        defaultMaxJobsPerOwner(r.topology, {
+          ...(tuning.chunkClauses !== undefined ? { chunkClauses: tuning.chunkClauses } : {}),
+          ...primaryRequestsPerMinute(tuning, r.models.primary),
+        }),
+    ),
     CALL_CONCURRENCY: tuning.callConcurrency?.toString(),
     LEASE_SECONDS: tuning.leaseSeconds?.toString(),
     JOB_DEADLINE_SECONDS: tuning.jobDeadlineSeconds?.toString(),
@@ -160,6 +178,7 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
       ? { ANALYST_MODELS: JSON.stringify(r.models.perAnalyst) }
       : {}),
     REDELIVERY_BACKOFF_SECONDS: r.topology.redeliveryBackoffSeconds.join(','),
+    INTAKE_MAX_RECEIVE_COUNT: String(r.topology.queues.intake.maxReceiveCount),
     ...optional,
   };
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));

@@ -24,6 +24,8 @@ export const STACK_OUTPUTS = {
   apiUrl: 'ApiUrl',
   /** The reviewer app's CloudFront URL. */
   appUrl: 'AppUrl',
+  /** The Word add-in's manifest.xml, beside the app. */
+  addinManifestUrl: 'AddinManifestUrl',
   /** Sign-in: the Cognito user pool, its app client, and the identity pool. */
   userPoolId: 'UserPoolId',
   userPoolClientId: 'UserPoolClientId',

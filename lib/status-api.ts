@@ -14,9 +14,13 @@ import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/contracts.js';
 import {
   API_ROUTES,
+  CALLER_RATE_PREFIX,
+  type CallerBudgets,
+  DEFAULT_CALLER_BUDGETS,
   LANES,
   OWNER_INDEX,
   OWNER_SLOTS_PREFIX,
+  PLAYBOOK_KEY_PREFIX,
   type QueueRole,
   STATUS_INDEX,
 } from '../lambdas/contracts.js';
@@ -64,11 +68,26 @@ export interface StatusApiProps {
    */
   readonly rateLimit?: number;
   /**
+   * Each caller's budget of the costly routes, POST /quote and POST /jobs: requests at once
+   * (`burst`, 1-10000) and refilled per minute (`perMinute`, 0.1-60000), kept per caller in the
+   * state table; over it a caller gets 429 with Retry-After while others go on.
+   * @default quote 10 at once and 12 a minute, submit 30 at once and 60 a minute (DEFAULT_CALLER_BUDGETS)
+   */
+  readonly callerBudgets?: Partial<CallerBudgets>;
+  /**
    * IAM principals (user, role or assumed-role session ARNs) who may read, cancel and download
    * every job; a role covers all its sessions. Everyone else acts only on the jobs they submitted.
    * @default none
    */
   readonly administrators?: readonly string[];
+  /**
+   * IAM roles whose sessions may own jobs, because a caller cannot choose their session names:
+   * IAM Identity Center's permission-set roles, or roles whose trust policy fixes
+   * `sts:RoleSessionName` (e.g. to `${aws:username}`). Sessions of any other role are refused
+   * with 403 (`sessionRefusal`, docs/security.md); sessions of administrator roles always pass.
+   * @default none
+   */
+  readonly sessionNamedRoles?: readonly string[];
   /**
    * The user pool people sign in through: the API may look a person up in it (ListUsers, on
    * this pool only) to name them by email in the decision trail.
@@ -131,16 +150,6 @@ export class StatusApi extends Construct {
       urlSeconds,
     );
     const rate = checkRange(this, 'StatusApi rateLimit', props.rateLimit ?? 20, { min: 1, max: 10_000 });
-    const administrators = props.administrators ?? [];
-    for (const arn of administrators) {
-      checkPattern(
-        this,
-        'StatusApi administrators',
-        arn,
-        /^arn:aws[a-z-]*:(iam|sts)::\d{12}:/,
-        'be IAM or STS ARNs (arn:aws:iam::<account>:…)',
-      );
-    }
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     const entry = join(projectRoot, props.entry ?? 'lambdas/api/handler.ts');
     checkFileExists(this, 'StatusApi entry', entry, 'name an existing handler file');
@@ -157,7 +166,8 @@ export class StatusApi extends Construct {
       QUEUE_URLS: queueUrlsVariable(props.queues),
       UPLOAD_URL_SECONDS: String(uploadSeconds),
       REPORT_URL_SECONDS: String(reportSeconds),
-      ...(administrators.length > 0 ? { ADMIN_PRINCIPALS: Stack.of(this).toJsonString(administrators) } : {}),
+      ...callerBudgetEnvironment(this, props.callerBudgets),
+      ...principalEnvironment(this, props),
       ...(props.userPool ? { USER_POOL_ID: props.userPool.userPoolId } : {}),
       ...(props.tuning?.defaultLane ? { DEFAULT_LANE: props.tuning.defaultLane } : {}),
       ...quoteEnvironment(props),
@@ -171,8 +181,9 @@ export class StatusApi extends Construct {
       description:
         'clause-review status API: submit, quote, status, cancel, report, pause, resume, findings, decisions',
       roleDescription: 'clause-review status API function',
-      // POST /quote reads a document as intake does, in a worker with a 256 MB heap and a 7 s
-      // deadline (DEFAULT_DOCUMENT_LIMITS); the function ends before API Gateway's 30 s
+      // POST /quote reads a document as intake does, in a worker with a 256 MB heap and 7 s of
+      // CPU, stopped after 20 s of wall clock (QUOTE_DOCUMENT_LIMITS, answered 503 as busy);
+      // the function ends before API Gateway's 30 s
       // integration timeout (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html).
       memorySize: 1024,
       timeout: Duration.seconds(29),
@@ -214,6 +225,63 @@ export class StatusApi extends Construct {
   }
 }
 
+/**
+ * Who acts on every job and which roles' sessions may own jobs, checked, as the handler reads
+ * them (JSON, since IAM names may contain commas).
+ */
+function principalEnvironment(
+  scope: Construct,
+  props: StatusApiProps,
+): Partial<Record<keyof ApiConfig, string>> {
+  const administrators = props.administrators ?? [];
+  for (const arn of administrators) {
+    checkPattern(
+      scope,
+      'StatusApi administrators',
+      arn,
+      /^arn:aws[a-z-]*:(iam|sts)::\d{12}:/,
+      'be IAM or STS ARNs (arn:aws:iam::<account>:…)',
+    );
+  }
+  const sessionNamedRoles = props.sessionNamedRoles ?? [];
+  for (const arn of sessionNamedRoles) {
+    checkPattern(
+      scope,
+      'StatusApi sessionNamedRoles',
+      arn,
+      /^arn:aws[a-z-]*:iam::\d{12}:role\//,
+      'be IAM role ARNs',
+    );
+  }
+  const json = (value: readonly string[]) => Stack.of(scope).toJsonString(value);
+  return {
+    ...(administrators.length > 0 ? { ADMIN_PRINCIPALS: json(administrators) } : {}),
+    ...(sessionNamedRoles.length > 0 ? { SESSION_NAMED_ROLES: json(sessionNamedRoles) } : {}),
+  };
+}
+
+/** Each caller's budgets of quote and submit, checked, as the handler reads them. */
+function callerBudgetEnvironment(
+  scope: Construct,
+  given: Partial<CallerBudgets> | undefined,
+): Partial<Record<keyof ApiConfig, string>> {
+  const budgets = { ...DEFAULT_CALLER_BUDGETS, ...given };
+  for (const [route, budget] of Object.entries(budgets)) {
+    checkRange(scope, `StatusApi callerBudgets.${route}.burst`, budget.burst, { min: 1, max: 10_000 });
+    checkRange(scope, `StatusApi callerBudgets.${route}.perMinute`, budget.perMinute, {
+      min: 0.1,
+      max: 60_000,
+      integer: false,
+    });
+  }
+  return {
+    QUOTE_BURST: String(budgets.quote.burst),
+    QUOTE_PER_MINUTE: String(budgets.quote.perMinute),
+    SUBMIT_BURST: String(budgets.submit.burst),
+    SUBMIT_PER_MINUTE: String(budgets.submit.perMinute),
+  };
+}
+
 /** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size. */
 function quoteEnvironment(props: StatusApiProps): Partial<Record<keyof ApiConfig, string>> {
   const models = props.models;
@@ -237,51 +305,11 @@ function quoteEnvironment(props: StatusApiProps): Partial<Record<keyof ApiConfig
  */
 function grantAccess(role: iam.Role, props: StatusApiProps): void {
   const t = props.topology;
-  // Job partitions only (partition keys JOB#…): GetItem for status; the conditional UpdateItems
-  // of cancel, pause and resume; Query of a job's checkpoints (resume) and review trail;
-  // PutItem of a reviewer's decision, appended to the trail.
-  // BatchGetItem reads the assessments of consolidated chunks for GET /jobs/{id}/findings?after=.
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: [
-        'dynamodb:GetItem',
-        'dynamodb:BatchGetItem',
-        'dynamodb:UpdateItem',
-        'dynamodb:Query',
-        'dynamodb:PutItem',
-      ],
-      resources: [props.table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
-    }),
-  );
-  // GET /jobs: a Query of the jobs-by-owner index, and of no other index. The index holds job
-  // items only; which owner's partition is read is the API's rule (the caller's own names).
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:Query'],
-      resources: [`${props.table.tableArn}/index/${OWNER_INDEX}`],
-    }),
-  );
-  // Admission control (docs/capacity.md): a cancel or pause of a job holding one of its owner's
-  // slots gives the slot back on the owner's item in the same transaction, then starts the
-  // owner's oldest queued job, found on the jobs-by-status index.
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:UpdateItem'],
-      resources: [props.table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${OWNER_SLOTS_PREFIX}*`] } },
-    }),
-  );
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:Query'],
-      resources: [`${props.table.tableArn}/index/${STATUS_INDEX}`],
-    }),
-  );
+  grantTableAccess(role, props);
   const intakePrefix = t.buckets.intake.prefix;
   const resultsPrefix = t.buckets.results.prefix;
-  // A presigned URL carries the signer's permissions: PutObject lets callers upload under the
-  // intake prefix only, GetObject lets them download reports only.
+  // A presigned upload (a POST policy) or URL carries the signer's permissions: PutObject lets
+  // callers upload under the intake prefix only, GetObject lets them download reports only.
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['s3:PutObject'],
@@ -332,4 +360,68 @@ function grantAccess(role: iam.Role, props: StatusApiProps): void {
         `to the '${prefix}' prefix of a bucket this stack owns; the keys (submission and job ids) exist only at run time.`,
     });
   }
+}
+
+/** What the API's role may do in the table: each kind of item by its partition keys, and two indexes. */
+function grantTableAccess(role: iam.Role, props: StatusApiProps): void {
+  // Job partitions only (partition keys JOB#…): GetItem for status; the conditional UpdateItems
+  // of cancel, pause and resume; Query of a job's checkpoints (resume) and review trail;
+  // PutItem of a reviewer's decision, appended to the trail.
+  // BatchGetItem reads the assessments of consolidated chunks for GET /jobs/{id}/findings?after=.
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+      ],
+      resources: [props.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
+    }),
+  );
+  // GET /jobs: a Query of the jobs-by-owner index, and of no other index. The index holds job
+  // items only; which owner's partition is read is the API's rule (the caller's own names).
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${props.table.tableArn}/index/${OWNER_INDEX}`],
+    }),
+  );
+  // Admission control (docs/capacity.md): a cancel or pause of a job holding one of its owner's
+  // slots gives the slot back on the owner's item in the same transaction, then starts the
+  // owner's oldest queued job, found on the jobs-by-status index.
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [props.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${OWNER_SLOTS_PREFIX}*`] } },
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${props.table.tableArn}/index/${STATUS_INDEX}`],
+    }),
+  );
+  // Playbooks (partition keys PLAYBOOK#<name> and PLAYBOOKS): GetItem and Query to list and read
+  // them; PutItem for an administrator's put, a transaction of two conditional puts whose
+  // permission is PutItem's (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+      resources: [props.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PLAYBOOK_KEY_PREFIX}*`] } },
+    }),
+  );
+  // Each caller's budget of the costly routes: one conditional UpdateItem on the caller's own
+  // items (partition keys RATE#…), and nothing else of them.
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [props.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CALLER_RATE_PREFIX}*`] } },
+    }),
+  );
 }

@@ -21,7 +21,8 @@ SetIdentityPoolRoles. Two people signed in would be one caller. Here, as Cognito
   (https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-user-pools-user-groups.html).
 
 User pools' TOTP MFA (a secret per person, codes checked, MFA_SETUP where the pool requires MFA)
-is modelled in moto_cognito_mfa.py.
+is modelled in moto_cognito_mfa.py; the app client's auth flows, SRP, RevokeToken and who may
+write which attribute in moto_cognito_auth.py.
 
 API Gateway's IAM authorization knows, for a key Cognito handed out, the identity behind it
 and puts it in the request context. The local status API asks this launcher the same:
@@ -29,7 +30,6 @@ and puts it in the request context. The local status API asks this launcher the 
 token, expiry, identity, pool, amr and role session ARN, or 404 for a key it did not hand out.
 """
 
-import base64
 import json
 import threading
 import time
@@ -39,6 +39,7 @@ from moto.cognitoidentity.responses import CognitoIdentityResponse
 from moto.cognitoidp.models import CognitoIdpUserPool, cognitoidp_backends
 from moto.core.exceptions import JsonRESTError
 from moto.sts.models import sts_backends
+from moto_cognito_auth import jwt_claims, patch_user_pool_auth
 from moto_cognito_mfa import patch_totp_mfa
 
 LOOKUP_PREFIX = "/_clause-review/cognito-credentials/"
@@ -63,11 +64,10 @@ class NotFound(JsonRESTError):
 
 
 def _claims(token: str) -> dict:
-    try:
-        payload = token.split(".")[1]
-        return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    except (IndexError, ValueError) as error:
-        raise NotAuthorized("Invalid login token. Not a valid OpenId Connect identity token.") from error
+    claims = jwt_claims(token)
+    if claims is None:
+        raise NotAuthorized("Invalid login token. Not a valid OpenId Connect identity token.")
+    return claims
 
 
 def _verified_login(account_id: str, pool, logins: dict | None) -> tuple[str, dict]:
@@ -247,3 +247,4 @@ def patch_cognito() -> None:
     original = CognitoIdpUserPool.get_user_extra_data_by_client_id
     CognitoIdpUserPool.get_user_extra_data_by_client_id = _group_roles(original)
     patch_totp_mfa()
+    patch_user_pool_auth()

@@ -79,6 +79,8 @@ export async function provisionSignIn(endpoint: string, prefix: string): Promise
         PoolName: `${prefix}-people`,
         UsernameAttributes: ['email'],
         AutoVerifiedAttributes: ['email'],
+        // The stack's `keepOriginal`: a new email waits for verification.
+        UserAttributeUpdateSettings: { AttributesRequireVerificationBeforeUpdate: ['email'] },
         AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
         Policies: {
           PasswordPolicy: {
@@ -111,7 +113,12 @@ export async function provisionSignIn(endpoint: string, prefix: string): Promise
         UserPoolId: userPoolId,
         ClientName: `${prefix}-app`,
         GenerateSecret: false,
-        ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+        // As the stack's client: SRP (the password never leaves the browser) and refresh
+        // tokens, which sign-out revokes.
+        ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+        EnableTokenRevocation: true,
+        // Nothing that names a person in the decision trail.
+        WriteAttributes: ['name', 'locale'],
         PreventUserExistenceErrors: 'ENABLED',
       }),
     );

@@ -11,6 +11,13 @@ import type {
   Submission,
   SubmitRequest,
 } from '../../lambdas/api/jobs-api.js';
+import type {
+  PlaybookList,
+  PlaybookView,
+  PutPlaybookView,
+  putPlaybookRequestSchema,
+} from '../../lambdas/api/playbooks-api.js';
+import { isUploadRefusedError, sendUpload } from '../../lambdas/app/upload-form.js';
 import type { FindingsView } from '../../lambdas/core/holds/review.js';
 import type { JobListView, LiveFindingsView } from '../../lambdas/core/live/index.js';
 import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
@@ -201,6 +208,21 @@ export class ApiClient {
     return this.call('POST', `jobs/${encodeURIComponent(id)}/decisions`, request);
   }
 
+  /** GET /playbooks: the latest version of each of the stack's playbooks. */
+  playbooks(): Promise<PlaybookList> {
+    return this.call('GET', 'playbooks');
+  }
+
+  /** GET /playbooks/{name}[@version]: one version with its content, and every version. */
+  playbook(ref: string): Promise<PlaybookView> {
+    return this.call('GET', `playbooks/${encodeURIComponent(ref)}`);
+  }
+
+  /** POST /playbooks (administrators): a playbook file's text, added as the next version. */
+  putPlaybook(request: z.input<typeof putPlaybookRequestSchema>): Promise<PutPlaybookView> {
+    return this.call('POST', 'playbooks', request);
+  }
+
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const r = await this.request(method, path, body);
     if (r.status >= 200 && r.status < 300) return r.body as T;
@@ -210,24 +232,15 @@ export class ApiClient {
 }
 
 /**
- * Uploads a document to the presigned URL of a submission, with the headers signed into it.
- * Returns the version S3 gave the upload.
+ * Uploads a document through a submission's presigned POST. Returns the version S3 gave the
+ * upload.
+ * @throws ApiRequestError when the document is over the limit (not sent) or S3 refuses it
  */
 export async function uploadDocument(submission: Submission, bytes: Uint8Array): Promise<string | undefined> {
-  const url = new URL(submission.upload.url);
-  const r = await send(
-    url,
-    submission.upload.method,
-    { ...submission.upload.headers, 'content-length': String(bytes.byteLength) },
-    bytes,
-  );
-  if (r.status < 200 || r.status >= 300) {
-    throw new ApiRequestError(
-      `the upload was refused (HTTP ${r.status}): ${r.text.slice(0, 500)}`,
-      r.status,
-      r.text,
-    );
+  try {
+    return (await sendUpload(submission.upload, submission.key, bytes)).versionId;
+  } catch (error) {
+    if (!isUploadRefusedError(error)) throw error;
+    throw new ApiRequestError(error.message, error.status, error.body);
   }
-  const version = r.headers['x-amz-version-id'];
-  return typeof version === 'string' ? version : undefined;
 }

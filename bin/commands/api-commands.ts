@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import { isLane, LANE_CHOICES } from '../../lambdas/core/contracts.js';
@@ -50,6 +51,10 @@ export async function withTarget<T>(
 /** Turns the API's refusals into messages that say what to do. */
 export function explainApiError(error: unknown, target: Target): unknown {
   if (!isApiRequestError(error)) return error;
+  // Refusals whose message already says what to do.
+  const name = (error.body as { error?: string } | undefined)?.error;
+  if (name === 'NotAdministratorError' || name === 'PlaybookUnknownError')
+    return new CliError(error.message, 1);
   switch (error.status) {
     case 403:
       return new CliError(
@@ -126,6 +131,9 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     'allow-partial': { type: 'boolean' },
     gate: { type: 'string' },
     'review-hours': { type: 'string' },
+    playbook: { type: 'string' },
+    'contract-type': { type: 'string' },
+    'all-analysts': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
   });
   const [file, ...extra] = positionals;
@@ -157,6 +165,9 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     ...(analysts ? { analysts } : {}),
     ...(values['allow-partial'] ? { allowPartial: true } : {}),
     ...review,
+    ...(values.playbook ? { playbook: values.playbook } : {}),
+    ...(values['contract-type'] ? { contractType: values['contract-type'] } : {}),
+    ...(values['all-analysts'] ? { allAnalysts: true } : {}),
   };
   return withTarget(values, resolveWith, async (target) => {
     if (values['dry-run']) return dryRunSubmit(target, request, file, bytes.length, io);
@@ -174,17 +185,23 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     io.err(
       `uploaded ${file} → s3://${submission.bucket}/${submission.key} ` +
         `(lane ${submission.options.lane}, ceiling ${money(submission.options.costCeilingUsd)}, ` +
-        `${submission.options.analysts.length} analysts)`,
+        `${submission.options.analysts.length} analysts` +
+        `${submission.options.playbook ? `, playbook ${submission.options.playbook.name}@${submission.options.playbook.version}` : ''})`,
     );
     io.out(`job ${view.jobId} (submission ${submission.submissionId})`);
     const quote = view.cost.quote;
     if (quote) {
       io.err(
-        `quote: ${money(quote.expectedUsd)} expected, ${money(quote.worstCaseUsd)} at worst (ceiling ${money(view.cost.ceilingUsd)})`,
+        `quote: ${money(quote.expectedUsd)} expected, ${money(quote.worstCaseUsd)} at worst (ceiling ${money(view.cost.ceilingUsd)})` +
+          (quote.notAsked
+            ? `; the playbook saves ${quote.notAsked.calls} calls, ${money(quote.notAsked.expectedUsd)} expected`
+            : ''),
       );
     }
     if (view.status === 'rejected') {
-      io.err(`rejected: ${view.reason ?? 'no reason recorded'}`);
+      io.err(
+        `rejected${view.rejection ? ` (${view.rejection})` : ''}: ${view.reason ?? 'no reason recorded'}`,
+      );
       return 1;
     }
     if (view.status === 'queued')
@@ -207,7 +224,7 @@ async function dryRunSubmit(target: Target, request: object, file: string, bytes
   io.out(`  would POST ${signed.url.href} ${signed.payload ?? ''}`);
   io.out(`    signed: ${signed.headers.authorization?.split(',')[0] ?? 'no authorization header'}`);
   io.out(
-    `  then PUT ${file} (${bytes} bytes) to the presigned URL it returns, under s3://${r.intakeBucket}/${r.intakePrefix}`,
+    `  then POST ${file} (${bytes} bytes) with the presigned upload form it returns, under s3://${r.intakeBucket}/${r.intakePrefix}`,
   );
   io.out(
     `  intake queue ${r.queueUrls.intake}; reports in s3://${r.resultsBucket}/${r.resultsPrefix}; state table ${r.tableName}`,
@@ -313,14 +330,15 @@ export async function reportCommand(argv: string[], io: CliIo, resolveWith: Targ
   if (!id) throw new CliError('name a job: clause-review report <job-id|submission-id> [--out DIR] [--open]');
   return withTarget(values, resolveWith, async (target) => {
     const links = await target.api.report(id);
-    if (!values.out) {
+    if (!values.out && !values.open) {
       io.out(`report.json  ${links.json.url}`);
       io.out(`report.html  ${links.html.url}`);
       if (links.docx) io.out(`report.docx  ${links.docx.url}`);
       io.err(`(links valid until ${links.expiresAt})`);
-      if (values.open) openInBrowser(links.html.url);
       return 0;
     }
+    // The links download (they are attachments), so --open opens a local copy.
+    const out = values.out ?? mkdtempSync(join(tmpdir(), 'clause-review-report-'));
     const files: Record<string, string | Uint8Array> = {};
     for (const [name, link] of [
       ['report.json', links.json],
@@ -332,7 +350,7 @@ export async function reportCommand(argv: string[], io: CliIo, resolveWith: Targ
       if (r.status !== 200) throw new CliError(`downloading ${name} failed (HTTP ${r.status})`, 1);
       files[name] = name.endsWith('.docx') ? r.bytes : r.text;
     }
-    const written = writeConfined(values.out, links.jobId, files);
+    const written = writeConfined(out, links.jobId, files);
     for (const path of written) io.out(path);
     if (values.open && written[1]) openInBrowser(written[1]);
     return 0;

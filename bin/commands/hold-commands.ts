@@ -1,3 +1,4 @@
+import { deciderText } from '../../lambdas/core/holds/decider.js';
 import type { ListedFinding } from '../../lambdas/core/holds/review.js';
 import type { DecisionBody } from '../client/api-client.js';
 import { parse, progressLine, type TargetResolver, withTarget } from './api-commands.js';
@@ -42,7 +43,7 @@ const SCORE_WORDS = ['standard', 'minor', 'significant', 'severe'];
 export function findingLines(f: ListedFinding): string[] {
   const where = [f.label, f.heading].filter(Boolean).join(' ');
   const decision = f.decision
-    ? `  → ${f.decision.verdict}${f.decision.score !== undefined ? ` ${f.decision.score}` : ''} by ${f.decision.byName ? `${f.decision.byName} (${f.decision.by})` : f.decision.by} at ${f.decision.at}${f.decision.note ? ` (“${f.decision.note}”)` : ''}`
+    ? `  → ${f.decision.verdict}${f.decision.score !== undefined ? ` ${f.decision.score}` : ''} by ${deciderText(f.decision)} at ${f.decision.at}${f.decision.note ? ` (“${f.decision.note}”)` : ''}`
     : f.gated
       ? '  → undecided'
       : '';

@@ -7,6 +7,7 @@ import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { isSignInProvisionError, type LocalSignIn, provisionSignIn } from '../../localstack/sign-in.js';
+import { bundleAddin } from '../addin-bundle.js';
 import { bundleApp } from '../app-bundle.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { isAlive, localStateFile, readLocalState, removeLocalState, writeLocalState } from './local-state.js';
@@ -29,12 +30,22 @@ async function localSignIn(endpoint: string, prefix: string, io: CliIo): Promise
  * The reviewer app on loopback, signing people in through the emulator's pools when there are
  * any, and allowed to call the API and the buckets from its origin.
  */
-async function serveApp(stack: LocalStack, apiUrl: string, signIn: LocalSignIn | undefined) {
+async function serveApp(
+  stack: LocalStack,
+  apiUrl: string,
+  signIn: LocalSignIn | undefined,
+  proxyOrigin: string | undefined,
+) {
   const app = await startLocalApp({
-    files: await bundleApp(),
+    // The Word add-in beside the app, under addin/, as the deployed stack serves it.
+    files: new Map([...(await bundleApp()), ...(await bundleAddin())]),
     apiUrl,
     region: LOCAL_REGION,
-    connect: [new URL(apiUrl).origin, new URL(stack.awsEndpoint).origin],
+    connect: {
+      api: new URL(apiUrl).origin,
+      cognito: signIn ? [new URL(stack.awsEndpoint).origin] : [],
+      buckets: [new URL(stack.awsEndpoint).origin],
+    },
     ...(signIn
       ? {
           cognito: {
@@ -49,7 +60,7 @@ async function serveApp(stack: LocalStack, apiUrl: string, signIn: LocalSignIn |
   await allowAppOrigin(
     stack.clients.s3,
     { intake: stack.resources.intakeBucket, results: stack.resources.resultsBucket },
-    app.origin,
+    proxyOrigin ? [app.origin, proxyOrigin] : [app.origin],
   );
   return app;
 }
@@ -65,6 +76,7 @@ function upOptions(argv: string[]) {
       invocations: { type: 'string' },
       analyst: { type: 'string' },
       'max-jobs-per-owner': { type: 'string' },
+      'https-origin': { type: 'string' },
     },
   });
   const workers = Number(values.workers ?? '1');
@@ -82,12 +94,25 @@ function upOptions(argv: string[]) {
   if (analyst !== 'learned' && analyst !== 'heuristic')
     throw new CliError(`--analyst must be 'learned' or 'heuristic'; got '${analyst}'`);
   const maxJobs = values['max-jobs-per-owner'];
-  const maxJobsPerOwner = maxJobs === undefined ? 0 : Number(maxJobs);
+  const maxJobsPerOwner = maxJobs === undefined ? LOCAL_RUN_DEFAULTS.maxJobsPerOwner : Number(maxJobs);
   if (!(Number.isInteger(maxJobsPerOwner) && maxJobsPerOwner >= 0 && maxJobsPerOwner <= 10_000))
     throw new CliError(
       `--max-jobs-per-owner must be a whole number from 0 (no cap) to 10000; got '${maxJobs}'`,
     );
-  return { prefix: values.prefix, workers, latencyMs, invocations, analyst, maxJobsPerOwner } as const;
+  const httpsOrigin = values['https-origin'];
+  if (httpsOrigin !== undefined && !/^https:\/\/[^/]+$/.test(httpsOrigin))
+    throw new CliError(
+      `--https-origin must be an HTTPS origin with no path, like https://localhost:3000; got '${httpsOrigin}'`,
+    );
+  return {
+    prefix: values.prefix,
+    workers,
+    latencyMs,
+    invocations,
+    analyst,
+    maxJobsPerOwner,
+    httpsOrigin,
+  } as const;
 }
 
 /**
@@ -132,8 +157,10 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     allowOrigin: (origin) => appOrigins.has(origin),
     log: (l) => io.err(l),
   });
-  const app = await serveApp(stack, api.url, signIn);
+  const app = await serveApp(stack, api.url, signIn, values.httpsOrigin);
   appOrigins.add(app.origin);
+  // An HTTPS proxy in front of the app (Word loads add-ins over HTTPS only) calls from its own origin.
+  if (values.httpsOrigin) appOrigins.add(values.httpsOrigin);
   const state = {
     pid: process.pid,
     startedAt: new Date().toISOString(),
@@ -158,6 +185,9 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     signIn
       ? `reviewer app: ${app.url} (sign in as a person of user pool ${signIn.userPoolId}; docs/reviewers.md, "Sign-in for people", says how to add one)`
       : `reviewer app: ${app.url} (this emulator has no Cognito: sign in with access key 'test', secret 'test')`,
+  );
+  io.err(
+    `Word add-in: ${app.url}addin/taskpane.html (its manifest: clause-review addin manifest --local; docs/word-addin.md)`,
   );
   io.err(`stop it with Ctrl-C here or 'clause-review local down' elsewhere (state: ${file})`);
   await new Promise<void>((resolveStop) => {

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { BedrockClient } from '@aws-sdk/client-bedrock';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -15,6 +15,14 @@ import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
 import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
+import {
+  isPlaybookError,
+  type JobPlaybook,
+  jobPlaybookOf,
+  PlaybookStore,
+  parsePlaybookRequest,
+  playbookRequestText,
+} from '../../lambdas/core/playbooks/index.js';
 import { type Job, Jobs, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
 import { readJobProgress } from '../../lambdas/core/state/progress.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
@@ -25,6 +33,7 @@ import { type LocalStack, startLocalStack } from '../../localstack/runtime/local
 import { CliError } from './cli-error.js';
 import { writeConfined } from './confined-write.js';
 import { pause } from './pause.js';
+import { readPlaybookFile } from './playbook-commands.js';
 
 function fail(message: string): never {
   throw new CliError(message);
@@ -138,6 +147,28 @@ async function checkModelBeforeUpload(bedrock: BedrockClient, model: string): Pr
   }
 }
 
+/**
+ * The playbook `--playbook` names, before anything is uploaded: one the local stack holds
+ * (`default`, `nda`; NAME or NAME@VERSION), or a playbook file, validated and put first as an
+ * administrator would. Refused with the reason when it is neither.
+ */
+async function playbookBeforeUpload({ stack, pipeline }: Session, given: string): Promise<JobPlaybook> {
+  const store = new PlaybookStore(pipeline.clients.db, stack.resources.tableName);
+  try {
+    const asFile = /\.(ya?ml|json)$/i.test(given) && existsSync(given);
+    const playbook = asFile
+      ? jobPlaybookOf((await store.put(readPlaybookFile(given), 'clause-review review')).version)
+      : jobPlaybookOf(await store.get(parsePlaybookRequest(given)));
+    console.log(
+      `reviewing against playbook ${playbookRequestText(playbook)} "${playbook.title}" (sha256 ${playbook.sha256})`,
+    );
+    return playbook;
+  } catch (error) {
+    if (isPlaybookError(error)) fail(`--playbook: ${error.message}`);
+    throw error;
+  }
+}
+
 /** The local stack and pipeline of one `review` run, and the jobs table they write. */
 interface Session {
   readonly stack: LocalStack;
@@ -161,8 +192,9 @@ async function run(
   try {
     const model = o.values.model?.trim();
     if (model) await checkModelBeforeUpload(session.pipeline.clients.bedrockControl, model);
+    const playbook = o.values.playbook ? await playbookBeforeUpload(session, o.values.playbook) : undefined;
     const submitted: Submitted[] = [];
-    for (const input of inputs) submitted.push(await upload(session, input, o, model));
+    for (const input of inputs) submitted.push(await upload(session, input, o, model, playbook));
     const finished = await watch(session, submitted, Date.now() + o.timeoutS * 1000, interrupted);
     if (interrupted.aborted) {
       console.log(
@@ -210,12 +242,13 @@ async function startSession(o: RunOptions): Promise<Session> {
   return { stack, pipeline, jobs: new Jobs(pipeline.clients.db, stack.resources.tableName) };
 }
 
-/** Uploads one document to the intake bucket with the run's lane, ceiling and model. */
+/** Uploads one document to the intake bucket with the run's lane, ceiling, model and playbook. */
 async function upload(
   { stack, pipeline }: Session,
   input: { path: string; bytes: Buffer },
   o: RunOptions,
   model: string | undefined,
+  playbook: JobPlaybook | undefined,
 ): Promise<Submitted> {
   const key = `${stack.resources.intakePrefix}${basename(input.path)}`;
   const put = await pipeline.clients.s3.send(
@@ -227,6 +260,9 @@ async function upload(
         lane: o.lane,
         'cost-ceiling-usd': String(o.budget),
         ...(model ? { model } : {}),
+        ...(playbook ? { playbook: playbookRequestText(playbook) } : {}),
+        ...(o.values['contract-type'] ? { 'contract-type': o.values['contract-type'] } : {}),
+        ...(o.values['all-analysts'] ? { 'all-analysts': 'true' } : {}),
         ...(o.values['allow-partial'] ? { 'allow-partial': 'true' } : {}),
       },
     }),
@@ -286,8 +322,10 @@ async function progressOf(
   if (job.status === 'rejected' || job.finalizedAt) finished.set(s.jobId, job);
   if (job.quote && !quoted.has(s.jobId)) {
     quoted.add(s.jobId);
+    const saved = job.quote.notAsked;
     console.log(
-      `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned} calls)`,
+      `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned} calls` +
+        `${saved ? `; the playbook saves ${saved.calls} calls, ${usd(saved.expectedMicros)} expected` : ''})`,
     );
   }
   const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);

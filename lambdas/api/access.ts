@@ -75,6 +75,39 @@ function isAdministrator(principal: Principal, admin: string): boolean {
 }
 
 /**
+ * Why the API will not own jobs by this caller, or undefined when it may. A caller is owned by
+ * what names them: an IAM user by its ARN, a person of the identity pool by their Cognito
+ * identity. An assumed-role session is named `assumed-role/<Role>/<session>`, and the session
+ * name is whatever the one assuming the role passed as RoleSessionName: anyone who may assume the
+ * role may call themselves after anyone else, and own (or read) that person's jobs. Where a
+ * role sets `sts:SourceIdentity`, the identity stays with the session, but API Gateway's IAM
+ * authorization does not hand it on: the function gets the access key, account, caller id,
+ * Cognito identity, organisation, user ARN and user id only
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html,
+ * `requestContext.authorizer.iam`). So a session is admitted only when its name cannot be
+ * chosen by the caller: the stack names its role in `sessionNamedRoles` (IAM Identity Center's
+ * permission-set roles, whose sessions carry the person's user name; or a role whose trust policy
+ * fixes the name, such as `"sts:RoleSessionName": "${aws:username}"`:
+ * https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html#ck_rolesessionname),
+ * or the role is an administrator's, which acts on every job anyway. Any other session is refused.
+ *
+ * @example
+ * sessionRefusal({ arn: 'arn:aws:sts::123456789012:assumed-role/Ops/alice' }, { sessionNamedRoles: [], administrators: [] });
+ * // 'arn:aws:iam::123456789012:role/Ops'
+ */
+export function sessionRefusal(
+  principal: Principal,
+  trust: { readonly sessionNamedRoles: readonly string[]; readonly administrators: readonly string[] },
+): string | undefined {
+  if (principal.cognitoIdentityId !== undefined) return undefined;
+  const session = assumedRole(principal.arn);
+  if (!session) return undefined;
+  const trusted = [...trust.sessionNamedRoles, ...trust.administrators];
+  if (trusted.some((role) => isAdministrator(principal, role))) return undefined;
+  return `arn:${principal.arn.split(':')[1]}:iam::${session.account}:role/${session.role}`;
+}
+
+/**
  * Whether `owner` (as a job records it) names the caller. A Cognito caller is matched by
  * identity alone: the role session it signs with is every signed-in person's.
  */

@@ -3,6 +3,7 @@ import { checkPanelModels } from '../core/analysts/index.js';
 import { DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
 import { panelModelsOf, QUOTE_CONFIG_SHAPE } from '../shared/config.js';
 import { keyedJson } from '../shared/keyed-json.js';
+import { type CallerBudgets, DEFAULT_CALLER_BUDGETS } from './caller-limits.js';
 
 const schema = z.object({
   /** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size. */
@@ -21,6 +22,12 @@ const schema = z.object({
   UPLOAD_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
   /** Lifetime of the presigned report URLs. */
   REPORT_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
+  /** Each caller's budget of POST /quote: requests at once, and refilled per minute. */
+  QUOTE_BURST: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_CALLER_BUDGETS.quote.burst),
+  QUOTE_PER_MINUTE: z.coerce.number().min(0.1).max(60_000).default(DEFAULT_CALLER_BUDGETS.quote.perMinute),
+  /** Each caller's budget of POST /jobs: requests at once, and refilled per minute. */
+  SUBMIT_BURST: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_CALLER_BUDGETS.submit.burst),
+  SUBMIT_PER_MINUTE: z.coerce.number().min(0.1).max(60_000).default(DEFAULT_CALLER_BUDGETS.submit.perMinute),
   /**
    * Principals who may act on every job, as a JSON array of IAM ARNs (users, roles, sessions).
    * JSON rather than a comma list, because IAM names may contain commas.
@@ -33,7 +40,18 @@ const schema = z.object({
     .string()
     .regex(/^[\w-]+_[0-9a-zA-Z]+$/, 'a user pool id (us-east-1_AbC123)')
     .optional(),
-  ADMIN_PRINCIPALS: z
+  ADMIN_PRINCIPALS: arnList(),
+  /**
+   * Roles whose sessions may own jobs, because their session names are not the caller's choice
+   * (IAM Identity Center's, or a trust policy fixing `sts:RoleSessionName`), as a JSON array of
+   * role ARNs; sessions of other roles are refused (docs/security.md).
+   */
+  SESSION_NAMED_ROLES: arnList(),
+});
+
+/** A JSON array of ARNs (JSON rather than a comma list, because IAM names may contain commas). */
+function arnList() {
+  return z
     .string()
     .default('[]')
     .transform((s, ctx) => {
@@ -41,8 +59,8 @@ const schema = z.object({
       if (parsed.success) return parsed.data;
       ctx.addIssue({ code: 'custom', message: `not a JSON array of ARNs: ${s}` });
       return z.NEVER;
-    }),
-});
+    });
+}
 
 function safeJson(s: string): unknown {
   try {
@@ -54,6 +72,14 @@ function safeJson(s: string): unknown {
 
 /** Configuration of the status API handler. */
 export type ApiConfig = z.output<typeof schema>;
+
+/** The per-caller budgets a configuration sets. */
+export function callerBudgetsOf(config: ApiConfig): CallerBudgets {
+  return {
+    quote: { burst: config.QUOTE_BURST, perMinute: config.QUOTE_PER_MINUTE },
+    submit: { burst: config.SUBMIT_BURST, perMinute: config.SUBMIT_PER_MINUTE },
+  };
+}
 
 /** Names of the environment variables the API handler reads. */
 export const API_CONFIG_VARIABLES = Object.keys(schema.shape) as (keyof typeof schema.shape)[];

@@ -9,11 +9,13 @@ import { resendConflicts } from '../core/state/transact.js';
 import { clientConfig } from '../shared/aws-clients.js';
 import { panelModelsOf } from '../shared/config.js';
 import { callerOf, type IamAuthorizerContext } from './caller.js';
-import { loadApiConfig } from './config.js';
+import { CallerLimits } from './caller-limits.js';
+import { callerBudgetsOf, loadApiConfig } from './config.js';
 import {
   BadRequestError,
   isApiError,
   isBadRequestError,
+  isTooManyRequestsError,
   isUnprocessableDocumentError,
   PayloadTooLargeError,
 } from './errors.js';
@@ -22,14 +24,20 @@ import { JobsApi, type JobsApiDeps } from './jobs-api.js';
 import { maxBodyBytes } from './limits.js';
 import { LiveApi } from './live-api.js';
 import { userPoolLabels } from './people.js';
+import { PlaybooksApi } from './playbooks-api.js';
 import { API_ROUTES, matchRoute, type RouteName, routeKey } from './routes.js';
 
 const logger = new Logger({ serviceName: 'clause-review-api' });
-let api: { jobs: JobsApi; holds: HoldsApi; live: LiveApi } | undefined;
+let api: { jobs: JobsApi; holds: HoldsApi; live: LiveApi; playbooks: PlaybooksApi } | undefined;
 
 function build(deps: JobsApiDeps) {
   const jobs = new JobsApi(deps);
-  return { jobs, holds: new HoldsApi(jobs, deps), live: new LiveApi(jobs, deps) };
+  return {
+    jobs,
+    holds: new HoldsApi(jobs, deps),
+    live: new LiveApi(jobs, deps),
+    playbooks: new PlaybooksApi(jobs.playbooks, deps.administrators ?? []),
+  };
 }
 
 /** Lets tests and the local API server inject dependencies instead of reading the environment. */
@@ -46,10 +54,12 @@ function ensureApi() {
   if (!api) {
     const config = loadApiConfig();
     const { forcePathStyle, ...common } = clientConfig();
+    const db = DynamoDBDocumentClient.from(resendConflicts(new DynamoDBClient(common)), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
     api = build({
-      db: DynamoDBDocumentClient.from(resendConflicts(new DynamoDBClient(common)), {
-        marshallOptions: { removeUndefinedValues: true },
-      }),
+      db,
+      callerLimits: new CallerLimits(db, config.TABLE_NAME, callerBudgetsOf(config)),
       s3: presigningS3Client({ ...common, ...(forcePathStyle ? { forcePathStyle } : {}) }),
       tableName: config.TABLE_NAME,
       intakeBucket: config.INTAKE_BUCKET,
@@ -60,6 +70,7 @@ function ensureApi() {
       uploadUrlSeconds: config.UPLOAD_URL_SECONDS,
       reportUrlSeconds: config.REPORT_URL_SECONDS,
       administrators: config.ADMIN_PRINCIPALS,
+      sessionNamedRoles: config.SESSION_NAMED_ROLES,
       sqs: new SQSClient(common),
       laneQueueUrls: config.QUEUE_URLS,
       finalizeQueueUrl: config.QUEUE_URLS.finalize,
@@ -83,9 +94,13 @@ function ensureApi() {
 
 type ApiEvent = APIGatewayProxyEventV2 & { requestContext: { authorizer?: IamAuthorizerContext } };
 
-const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 => ({
+const json = (
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 => ({
   statusCode,
-  headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+  headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
   body: JSON.stringify(body),
 });
 
@@ -116,7 +131,8 @@ function body(event: ApiEvent, route: RouteName): unknown {
  * The status API behind API Gateway (HTTP API, IAM authorization, payload format 2.0):
  * POST /jobs, POST /quote, GET /jobs/{id}, POST /jobs/{id}/cancel, GET /jobs/{id}/report, and the holds:
  * POST /jobs/{id}/pause, POST /jobs/{id}/resume, GET /jobs/{id}/findings, POST /jobs/{id}/decisions;
- * and the reads as a job goes: GET /jobs/{id}/findings?after= and GET /jobs.
+ * the reads as a job goes: GET /jobs/{id}/findings?after= and GET /jobs; and the playbooks:
+ * GET /playbooks, GET /playbooks/{name}[@version], POST /playbooks (administrators only).
  * API Gateway has refused unsigned and wrongly signed requests before this runs. A job is
  * shown only to the principal that submitted it and to the administrators the stack names
  * (`mayActOn`); anyone else gets the 404 of a missing job.
@@ -131,7 +147,8 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
   }
   const caller = callerOf(event.requestContext.authorizer);
   try {
-    const { jobs, holds, live } = ensureApi();
+    const { jobs, holds, live, playbooks } = ensureApi();
+    jobs.admit(caller);
     const id = r.id ?? '';
     // The raw query too: `?after=` (empty, to start) must count as given whether or not the
     // parsed parameters keep an empty value.
@@ -144,7 +161,7 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
       case 'submit':
         return json(201, await jobs.submit(body(event, r.name), caller));
       case 'quote':
-        return json(200, await jobs.quote(body(event, r.name)));
+        return json(200, await jobs.quote(body(event, r.name), caller));
       case 'status':
         return json(200, await jobs.status(id, caller));
       case 'cancel':
@@ -163,16 +180,29 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
         return json(200, await holds.decide(id, body(event, r.name), caller));
       case 'list':
         return json(200, await live.list(query, caller));
+      case 'playbooks':
+        return json(200, await playbooks.list(caller));
+      case 'playbook':
+        return json(200, await playbooks.show(id, caller));
+      case 'put-playbook': {
+        const { status, view } = await playbooks.put(body(event, r.name), caller);
+        return json(status, view);
+      }
     }
   } catch (error) {
     if (isApiError(error)) {
       logger.info('refused', { route: r.name, status: error.statusCode, reason: error.message });
-      return json(error.statusCode, {
-        error: error.name,
-        message: error.message,
-        ...(isBadRequestError(error) && error.issues.length > 0 ? { issues: error.issues } : {}),
-        ...(isUnprocessableDocumentError(error) ? { reason: error.reason } : {}),
-      });
+      return json(
+        error.statusCode,
+        {
+          error: error.name,
+          message: error.message,
+          ...(isBadRequestError(error) && error.issues.length > 0 ? { issues: error.issues } : {}),
+          ...(isUnprocessableDocumentError(error) ? { reason: error.reason } : {}),
+        },
+        // https://www.rfc-editor.org/rfc/rfc9110#field.retry-after
+        isTooManyRequestsError(error) ? { 'retry-after': String(error.retryAfterSeconds) } : {},
+      );
     }
     logger.error('failed', { route: r.name, error: error as Error });
     return json(500, { error: 'InternalError', message: 'the request failed; see the API function logs' });

@@ -49,17 +49,22 @@ export class HoldsApi {
   }
 
   /**
-   * POST /jobs/{id}/decisions: recorded with the caller as the deciding principal, and the
-   * person's email or user name (`deps.people`) when they signed in through the user pool.
+   * POST /jobs/{id}/decisions: recorded with the caller as the deciding principal and, when they
+   * signed in through the user pool, their `sub` and the name the pool vouches for (`deps.people`:
+   * a verified email, or the user name).
    * @throws BadRequestError for a malformed body, an unknown finding or a bad score
    * @throws JobStateConflictError when the job is not awaiting review
    */
   async decide(id: string, body: unknown, caller?: Principal): Promise<DecisionResponse> {
     const request = await refusals(async () => readDecisionRequest(body));
     const job = await this.jobs.job(id, caller);
-    const byName = caller ? await this.deps.people?.(caller) : undefined;
+    const name = caller ? await this.deps.people?.(caller) : undefined;
+    const sub = caller?.userPoolSignIn?.sub;
     const outcome = await holdRefusals(() =>
-      decide(job, request, caller ? ownerOf(caller) : 'request', this.deps, byName),
+      decide(job, request, caller ? ownerOf(caller) : 'request', this.deps, {
+        ...(sub ? { sub } : {}),
+        ...(name ? { name } : {}),
+      }),
     );
     return { jobId: job.jobId, ...outcome };
   }

@@ -8,6 +8,7 @@ import {
   isInvalidJobRequestError,
   isJobConflictError,
   isJobNotFoundError,
+  isQuoteBusyError,
   JobDesk,
   type JobDeskDeps,
   type JobView,
@@ -17,12 +18,15 @@ import {
   type Submission,
 } from '../core/jobs/index.js';
 import type { Job } from '../core/state/jobs.js';
-import { actorOf, type Principal } from './access.js';
+import { actorOf, ownerOf, type Principal, sessionRefusal } from './access.js';
+import type { CallerLimits, LimitedRoute } from './caller-limits.js';
 import {
   BadRequestError,
   JobStateConflictError,
   JobUnknownError,
+  ServiceBusyError,
   UnprocessableDocumentError,
+  UntrustedSessionError,
 } from './errors.js';
 import type { PersonLabels } from './people.js';
 
@@ -46,10 +50,20 @@ export type JobsApiDeps = JobDeskDeps & {
    * name). @default none: the trail names the principal only
    */
   readonly people?: PersonLabels;
+  /**
+   * Each caller's budget of the costly routes (quote, submit).
+   * @default none: only the stage's throttle bounds them
+   */
+  readonly callerLimits?: CallerLimits;
+  /**
+   * Roles whose sessions the API owns jobs by, because the caller cannot choose the session's
+   * name (`sessionRefusal`). @default none: sessions of administrator roles only
+   */
+  readonly sessionNamedRoles?: readonly string[];
 };
 
 /**
- * Runs `operation`, turning the core's refusals into the API's errors (400, 404, 409, 422).
+ * Runs `operation`, turning the core's refusals into the API's errors (400, 404, 409, 422, 503).
  * Anything else is left to the handler (500).
  */
 export async function refusals<T>(operation: () => Promise<T>): Promise<T> {
@@ -60,6 +74,7 @@ export async function refusals<T>(operation: () => Promise<T>): Promise<T> {
     if (isJobNotFoundError(error)) throw new JobUnknownError(error.id, error.message);
     if (isJobConflictError(error)) throw new JobStateConflictError(error.message, error.jobId, error.status);
     if (isDocumentUnreadableError(error)) throw new UnprocessableDocumentError(error.message, error.reason);
+    if (isQuoteBusyError(error)) throw new ServiceBusyError(error.message);
     throw error;
   }
 }
@@ -72,22 +87,52 @@ export class JobsApi {
     this.desk = new JobDesk(deps);
   }
 
+  /** The stack's playbooks, which a submission or a quote names one of. */
+  get playbooks(): JobDesk['playbooks'] {
+    return this.desk.playbooks;
+  }
+
+  /**
+   * Refuses a caller the API cannot own jobs by: a role session whose name the caller chose.
+   * @throws UntrustedSessionError (403)
+   */
+  admit(caller: Principal | undefined): void {
+    const role =
+      caller &&
+      sessionRefusal(caller, {
+        sessionNamedRoles: this.deps.sessionNamedRoles ?? [],
+        administrators: this.deps.administrators ?? [],
+      });
+    if (role) throw new UntrustedSessionError(role);
+  }
+
   /** The caller as the core takes it. */
   actor(caller: Principal | undefined): Actor | undefined {
     return actorOf(caller, this.deps.administrators ?? []);
   }
 
-  /** POST /jobs. @throws BadRequestError */
-  submit(body: unknown, caller?: Principal): Promise<Submission> {
+  /** POST /jobs. @throws TooManyRequestsError, BadRequestError */
+  async submit(body: unknown, caller?: Principal): Promise<Submission> {
+    await this.spend(caller, 'submit');
     return refusals(() => this.desk.submit(body, this.actor(caller)));
   }
 
   /**
    * POST /quote: the document priced as intake would, with no job recorded.
-   * @throws BadRequestError, UnprocessableDocumentError
+   * @throws TooManyRequestsError, BadRequestError, UnprocessableDocumentError
    */
-  quote(body: unknown): Promise<QuoteView> {
-    return refusals(() => quoteRequest(body, this.deps));
+  async quote(body: unknown, caller?: Principal): Promise<QuoteView> {
+    await this.spend(caller, 'quote');
+    return refusals(() =>
+      quoteRequest(body, { ...this.deps, playbooks: this.deps.playbooks ?? this.playbooks }),
+    );
+  }
+
+  /** One request of the caller's budget of a costly route, before any of its work. */
+  private async spend(caller: Principal | undefined, route: LimitedRoute): Promise<void> {
+    // A request without a principal never passes API Gateway's IAM authorization; should one
+    // arrive, all such share one budget.
+    await this.deps.callerLimits?.take(caller ? ownerOf(caller) : 'no-principal', route);
   }
 
   /** GET /jobs/{id}. @throws BadRequestError, JobUnknownError */

@@ -7,6 +7,7 @@
  * only POST /quote, which carries the document, reads more.
  */
 import { MAX_QUOTE_DOCUMENT_BYTES } from '../core/jobs/index.js';
+import { MAX_PLAYBOOK_SOURCE_BYTES } from '../core/playbooks/index.js';
 import { HeadersTooLargeError, PayloadTooLargeError } from './errors.js';
 import type { RouteName } from './routes.js';
 
@@ -16,8 +17,15 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** Most bytes of a POST /quote body: the document in base64 (4/3 of its bytes) and the options. */
 export const MAX_QUOTE_BODY_BYTES = Math.ceil(MAX_QUOTE_DOCUMENT_BYTES / 3) * 4 + MAX_BODY_BYTES;
 
+/**
+ * Most bytes of a POST /playbooks body: the playbook file as a JSON string (twice its bytes,
+ * for line breaks and quotes written as escapes) and the rest of the body.
+ */
+export const MAX_PLAYBOOK_BODY_BYTES = 2 * MAX_PLAYBOOK_SOURCE_BYTES + MAX_BODY_BYTES;
+
 /** Most bytes of request body the API reads for a route (any route when none matched). */
 export function maxBodyBytes(route: RouteName | undefined): number {
+  if (route === 'put-playbook') return MAX_PLAYBOOK_BODY_BYTES;
   return route === 'quote' ? MAX_QUOTE_BODY_BYTES : MAX_BODY_BYTES;
 }
 

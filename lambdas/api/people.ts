@@ -1,6 +1,10 @@
 /**
- * Who a person signed in through the stack's user pool is, for the decision trail: their email
- * (or user name) rather than the Cognito identity id their jobs are owned by.
+ * Who a person signed in through the stack's user pool is, for the decision trail: the pool's
+ * permanent id of them (`sub`), always, and a name to show beside it only where the pool vouches
+ * for it: their email when the pool marks it verified (`email_verified` is `true`), else their
+ * user name, which never changes. An unverified email is someone's claim, not a name: a person
+ * who could set their own address to another's would decide "as" them
+ * (https://docs.aws.amazon.com/cognito/latest/developerguide/user-pool-settings-email-phone-verification.html).
  *
  * A request signed with identity-pool credentials names the user pool sign-in behind them: in
  * an HTTP API's IAM authorizer context, `cognitoIdentity.amr` holds `authenticated`, the
@@ -53,29 +57,40 @@ export function userPoolSignInOf(
 export type PersonLabels = (caller: Principal) => Promise<string | undefined>;
 
 /**
- * Labels from the stack's user pool: the email of the person whose `sub` signed the request,
- * else their user name; undefined for a caller of another pool or none, and when the pool does
- * not answer (the trail then names the identity, as before). Answers are kept: a `sub` never
- * changes hands.
+ * The name the pool vouches for: the email when `email_verified` is `true`, else the user name
+ * unless it is only the `sub` again (a pool whose people sign in by email names them by it).
+ */
+function vouchedName(
+  user: { Username?: string; Attributes?: { Name?: string; Value?: string }[] },
+  sub: string,
+): string | undefined {
+  const attribute = (name: string) => user.Attributes?.find((a) => a.Name === name)?.Value;
+  const email = attribute('email');
+  if (email && attribute('email_verified') === 'true') return email;
+  return user.Username && user.Username !== sub ? user.Username : undefined;
+}
+
+/**
+ * Labels from the stack's user pool: the verified email of the person whose `sub` signed the
+ * request, else their user name (see above); undefined for a caller of another pool or none, an
+ * unverified address, and when the pool does not answer (the trail then names the `sub` alone).
+ * Asked afresh each time: an email can change, and a decision names whoever decides as they
+ * stand at that moment.
  */
 export function userPoolLabels(
   idp: CognitoIdentityProviderClient,
   userPoolId: string,
   log: (message: string, error: unknown) => void = () => {},
 ): PersonLabels {
-  const known = new Map<string, string | undefined>();
   return async (caller) => {
     const signIn = caller.userPoolSignIn;
     if (!signIn || signIn.userPoolId !== userPoolId) return undefined;
-    if (known.has(signIn.sub)) return known.get(signIn.sub);
     try {
       const r = await idp.send(
         new ListUsersCommand({ UserPoolId: userPoolId, Filter: `sub = "${signIn.sub}"`, Limit: 1 }),
       );
       const user = r.Users?.[0];
-      const label = user?.Attributes?.find((a) => a.Name === 'email')?.Value ?? user?.Username;
-      known.set(signIn.sub, label);
-      return label;
+      return user ? vouchedName(user, signIn.sub) : undefined;
     } catch (error) {
       log(`could not look up user ${signIn.sub} in ${userPoolId}`, error);
       return undefined;

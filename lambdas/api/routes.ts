@@ -15,7 +15,10 @@ export type RouteName =
   | 'resume'
   | 'findings'
   | 'decide'
-  | 'list';
+  | 'list'
+  | 'playbooks'
+  | 'playbook'
+  | 'put-playbook';
 
 /** One route: an HTTP method and an API Gateway path template. */
 export interface ApiRoute {
@@ -37,6 +40,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'findings', method: 'GET', path: '/jobs/{id}/findings' },
   { name: 'decide', method: 'POST', path: '/jobs/{id}/decisions' },
   { name: 'list', method: 'GET', path: '/jobs' },
+  { name: 'playbooks', method: 'GET', path: '/playbooks' },
+  { name: 'playbook', method: 'GET', path: '/playbooks/{id}' },
+  { name: 'put-playbook', method: 'POST', path: '/playbooks' },
 ];
 
 /** API Gateway's route key of a route, as `event.routeKey` carries it: `GET /jobs/{id}`. */

@@ -5,6 +5,7 @@
  */
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { DecisionResponse } from '../api/holds-api.js';
+import type { PlaybookList } from '../api/playbooks-api.js';
 import type { ReportClause } from '../core/finalize/report-types.js';
 import type { FindingsView } from '../core/holds/review.js';
 import type {
@@ -17,11 +18,13 @@ import type {
 } from '../core/jobs/index.js';
 import type { JobStatus } from '../core/state/jobs.js';
 import { WebSha256 } from './sha256-web.js';
+import { isUploadRefusedError, sendUpload } from './upload-form.js';
 
 export type {
   DecisionResponse,
   FindingsView,
   JobView,
+  PlaybookList,
   QuoteRequest,
   QuoteView,
   ReportClause,
@@ -61,6 +64,8 @@ export interface JobSummary {
   readonly cost: { readonly spentMicros: number; readonly ceilingMicros: number };
   readonly gate?: string;
   readonly reason?: string;
+  /** SHA-256 (hex) of the document, once intake has read it. */
+  readonly sha256?: string;
 }
 
 /** What `GET /jobs` answers. */
@@ -144,6 +149,11 @@ export class AppApi {
   /** GET /jobs/{id}/findings: the gated findings of a review, with decisions. */
   gatedFindings(id: string): Promise<FindingsView> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/findings`);
+  }
+
+  /** GET /playbooks: the stack's playbooks, latest version of each. */
+  playbooks(): Promise<PlaybookList> {
+    return this.call('GET', 'playbooks');
   }
 
   /** POST /jobs: a presigned upload. */
@@ -236,39 +246,19 @@ export function base64Of(bytes: ArrayBuffer): string {
   return btoa(binary);
 }
 
-/** PUTs a document to a submission's presigned URL with the headers signed into it. */
+/** Sends a document through a submission's presigned POST (the form its policy signs). */
 export async function uploadDocument(
   submission: Submission,
   bytes: ArrayBuffer,
   fetcher: typeof fetch = globalThis.fetch.bind(globalThis),
 ): Promise<void> {
-  let response: Response;
   try {
-    response = await fetcher(submission.upload.url, {
-      method: submission.upload.method,
-      headers: { ...submission.upload.headers },
-      body: bytes,
-    });
+    await sendUpload(submission.upload, submission.key, new Blob([bytes]), fetcher);
   } catch (error) {
-    throw new AppApiError(
-      'the upload did not reach the document bucket',
-      0,
-      { method: 'PUT', path: submission.key },
-      {
-        cause: error,
-      },
-    );
-  }
-  if (!response.ok) {
-    const text = await response.text();
-    throw new AppApiError(
-      `the upload was refused (HTTP ${response.status}): ${text.slice(0, 300)}`,
-      response.status,
-      {
-        method: 'PUT',
-        path: submission.key,
-        body: text,
-      },
-    );
+    const request = { method: 'POST', path: submission.key };
+    if (isUploadRefusedError(error)) {
+      throw new AppApiError(error.message, error.status, { ...request, body: error.body });
+    }
+    throw new AppApiError('the upload did not reach the document bucket', 0, request, { cause: error });
   }
 }

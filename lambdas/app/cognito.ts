@@ -1,13 +1,25 @@
 /**
- * Sign-in through Amazon Cognito without an SDK: the user pool's InitiateAuth
- * (USER_PASSWORD_AUTH) and the challenges it may raise (a new password, setting up or using an
- * authenticator app) for the person's ID token, then the identity pool's GetId and
- * GetCredentialsForIdentity for temporary AWS credentials of the role the pool maps them to.
- * Both are JSON-over-HTTP APIs that need no signature
- * (https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_InitiateAuth.html,
+ * Sign-in through Amazon Cognito. The user pool signs a person in by SRP (USER_SRP_AUTH: the
+ * password never leaves the browser, only a proof of it) through amazon-cognito-identity-js,
+ * the Amplify team's user pool client, with the challenges the pool may raise (a new password,
+ * setting up or using an authenticator app); then the identity pool's GetId and
+ * GetCredentialsForIdentity turn the person's ID token into temporary AWS credentials of the
+ * role the pool maps them to. Every token lives in memory only, and signing out revokes the
+ * refresh token (RevokeToken) and forgets them all
+ * (https://docs.aws.amazon.com/cognito/latest/developerguide/amazon-cognito-user-pools-authentication-flow-methods.html,
+ * https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_RevokeToken.html,
  * https://docs.aws.amazon.com/cognitoidentity/latest/APIReference/API_GetCredentialsForIdentity.html).
  */
+import {
+  AuthenticationDetails,
+  CognitoUser,
+  CognitoUserPool,
+  type CognitoUserSession,
+  type IAuthenticationCallback,
+  type ICognitoStorage,
+} from 'amazon-cognito-identity-js';
 import type { Credentials } from './api.js';
+import { mapStep, type SignInStep } from './sign-in-step.js';
 
 /** Where the pools are; `endpoint` replaces both services' hosts (an emulator). */
 export interface CognitoPools {
@@ -36,74 +48,33 @@ export function isCognitoError(error: unknown): error is CognitoError {
   return error instanceof CognitoError;
 }
 
+/** A user pool sign-in's tokens, as they stand now. */
+export interface UserPoolTokens {
+  readonly idToken: string;
+  readonly accessToken: string;
+  readonly refreshToken: string;
+}
+
+/** A finished user pool sign-in. */
+export interface UserPoolSession {
+  /** Its tokens; expired ID and access tokens are renewed with the refresh token. @throws CognitoError */
+  tokens(): Promise<UserPoolTokens>;
+  /**
+   * Revokes the refresh token (and the access tokens issued from it) and forgets every token,
+   * whether or not Cognito could be reached. @throws CognitoError when the revocation failed
+   */
+  signOut(): Promise<void>;
+}
+
+/** A signed-in person, as the app sees them. */
+export interface CognitoSession {
+  readonly who: string;
+  readonly credentials: () => Promise<Credentials>;
+  signOut(): Promise<void>;
+}
+
 /** Credentials are renewed this long before they expire. */
 const RENEW_BEFORE_MS = 5 * 60_000;
-
-async function call<T>(
-  pools: CognitoPools,
-  service: 'cognito-idp' | 'cognito-identity',
-  target: string,
-  body: unknown,
-  fetcher: typeof fetch,
-): Promise<T> {
-  const url = pools.endpoint ?? `https://${service}.${pools.region}.amazonaws.com/`;
-  const operation = target.split('.').at(-1) ?? target;
-  let response: Response;
-  try {
-    response = await fetcher(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': target },
-      body: JSON.stringify(body),
-    });
-  } catch (error) {
-    throw new CognitoError(
-      `sign-in could not reach ${service}`,
-      'NetworkError',
-      { operation },
-      { cause: error },
-    );
-  }
-  const parsed = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!response.ok) {
-    const code =
-      String(parsed.__type ?? `HTTP ${response.status}`)
-        .split('#')
-        .at(-1) ?? '';
-    throw new CognitoError(String(parsed.message ?? parsed.Message ?? code), code, { operation });
-  }
-  return parsed as T;
-}
-
-/** What InitiateAuth and RespondToAuthChallenge answer. */
-interface AuthAnswer {
-  readonly AuthenticationResult?: { readonly IdToken?: string };
-  readonly ChallengeName?: string;
-  readonly ChallengeParameters?: Record<string, string>;
-  readonly Session?: string;
-}
-
-/**
- * Where a sign-in stands: signed in, or a challenge of the user pool to answer. Each challenge's
- * `answer` makes the next Cognito call and yields the next step. The deployed pool asks for:
- * - `new-password`: an account an administrator created signs in with its temporary password
- *   (NEW_PASSWORD_REQUIRED), and chooses its own;
- * - `mfa-setup`: MFA is required and the account has no authenticator yet (MFA_SETUP): the
- *   secret to enter in an authenticator app, then a code of it;
- * - `mfa-code`: a code of the account's authenticator (SOFTWARE_TOKEN_MFA).
- * https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_RespondToAuthChallenge.html
- */
-export type SignInStep =
-  | { readonly kind: 'signed-in'; readonly credentials: () => Promise<Credentials> }
-  | { readonly kind: 'new-password'; answer(password: string): Promise<SignInStep> }
-  | {
-      readonly kind: 'mfa-setup';
-      /** The base32 secret key, for typing into an authenticator app. */
-      readonly secret: string;
-      /** The same as an `otpauth://totp/…` URI, for apps that open or scan one. */
-      readonly uri: string;
-      answer(code: string): Promise<SignInStep>;
-    }
-  | { readonly kind: 'mfa-code'; answer(code: string): Promise<SignInStep> };
 
 /** The issuer authenticator apps show beside the account. */
 const TOTP_ISSUER = 'clause-review';
@@ -126,73 +97,110 @@ function sixDigits(code: string, operation: string): string {
   return digits;
 }
 
-/** One sign-in in flight: the person's name and the pools, between Cognito's answers. */
+/** The library's error (`code`, `message`) as a CognitoError of `operation`. */
+function cognitoError(error: unknown, operation: string): CognitoError {
+  if (isCognitoError(error)) return error;
+  const e = error as { code?: unknown; name?: unknown; message?: unknown } | undefined;
+  const code = String(e?.code ?? e?.name ?? 'Error');
+  const message = String(e?.message || code);
+  return new CognitoError(
+    code === 'NetworkError' ? `sign-in could not reach Cognito: ${message}` : message,
+    code,
+    { operation },
+    { cause: error },
+  );
+}
+
+/** The browser's storage for the library's tokens: memory only, so a reload asks again. */
+class MemoryStorage implements ICognitoStorage {
+  private readonly items = new Map<string, string>();
+  setItem(key: string, value: string): void {
+    this.items.set(key, value);
+  }
+  getItem(key: string): string | null {
+    return this.items.get(key) ?? null;
+  }
+  removeItem(key: string): void {
+    this.items.delete(key);
+  }
+  clear(): void {
+    this.items.clear();
+  }
+}
+
+type Answer = SignInStep<UserPoolSession>;
+
+/** One user pool sign-in in flight: the library's user, between Cognito's answers. */
 class Flow {
   constructor(
-    private readonly pools: CognitoPools,
+    private readonly user: CognitoUser,
+    private readonly storage: MemoryStorage,
     private readonly name: string,
-    private readonly fetcher: typeof fetch,
   ) {}
 
-  private respond(challenge: string, session: string | undefined, responses: Record<string, string>) {
-    // https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_RespondToAuthChallenge.html
-    return call<AuthAnswer>(
-      this.pools,
-      'cognito-idp',
-      'AWSCognitoIdentityProviderService.RespondToAuthChallenge',
-      {
-        ClientId: this.pools.clientId,
-        ChallengeName: challenge,
-        Session: session,
-        ChallengeResponses: responses,
-      },
-      this.fetcher,
-    );
+  /** Starts one call of the library and resolves with the step its callbacks lead to. */
+  run(operation: string, start: (callbacks: IAuthenticationCallback) => void): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const unanswered = (challenge: string) =>
+        reject(
+          new CognitoError(
+            `Cognito asked for a ${challenge} challenge, which this app does not answer`,
+            challenge,
+            { operation },
+          ),
+        );
+      start({
+        onSuccess: () => resolve({ kind: 'done', session: this.session() }),
+        onFailure: (error) => reject(cognitoError(error, operation)),
+        newPasswordRequired: () =>
+          resolve({
+            kind: 'new-password',
+            answer: this.once('RespondToAuthChallenge', (password) =>
+              this.run('RespondToAuthChallenge', (cb) =>
+                this.user.completeNewPasswordChallenge(password, {}, cb),
+              ),
+            ),
+          }),
+        totpRequired: () =>
+          resolve({
+            kind: 'mfa-code',
+            answer: this.once('RespondToAuthChallenge', (code) => {
+              const digits = sixDigits(code, 'RespondToAuthChallenge');
+              return this.run('RespondToAuthChallenge', (cb) =>
+                this.user.sendMFACode(digits, cb, 'SOFTWARE_TOKEN_MFA'),
+              );
+            }),
+          }),
+        mfaSetup: () => this.mfaSetup().then(resolve, reject),
+        mfaRequired: (challenge) => unanswered(challenge),
+        selectMFAType: (challenge) => unanswered(challenge),
+        customChallenge: () => unanswered('CUSTOM_CHALLENGE'),
+      });
+    });
   }
 
-  /** The step Cognito's answer leads to. @throws CognitoError */
-  async next(r: AuthAnswer): Promise<SignInStep> {
-    const token = r.AuthenticationResult?.IdToken;
-    if (token)
-      return { kind: 'signed-in', credentials: await identityCredentials(this.pools, token, this.fetcher) };
-    // Challenges name the user as the pool knows it (its `sub` where email is the sign-in alias).
-    const username = r.ChallengeParameters?.USER_ID_FOR_SRP ?? r.ChallengeParameters?.USERNAME ?? this.name;
-    switch (r.ChallengeName) {
-      case 'NEW_PASSWORD_REQUIRED':
-        return {
-          kind: 'new-password',
-          answer: async (password) =>
-            this.next(
-              await this.respond('NEW_PASSWORD_REQUIRED', r.Session, {
-                USERNAME: username,
-                NEW_PASSWORD: password,
-              }),
-            ),
-        };
-      case 'MFA_SETUP':
-        return this.mfaSetup(username, r.Session);
-      case 'SOFTWARE_TOKEN_MFA':
-        return {
-          kind: 'mfa-code',
-          answer: async (code) =>
-            this.next(
-              await this.respond('SOFTWARE_TOKEN_MFA', r.Session, {
-                USERNAME: username,
-                SOFTWARE_TOKEN_MFA_CODE: sixDigits(code, 'RespondToAuthChallenge'),
-              }),
-            ),
-        };
-      case undefined:
-        throw new CognitoError('Cognito answered without an ID token', 'NoIdToken', {
-          operation: 'InitiateAuth',
-        });
-      default:
+  /**
+   * An answer that may be retried while refused, and not once accepted: the step's challenge
+   * session is spent, and the person signs in again.
+   */
+  private once(
+    operation: string,
+    answer: (value: string) => Promise<Answer>,
+  ): (value: string) => Promise<Answer> {
+    let accepted = false;
+    return async (value) => {
+      if (accepted)
         throw new CognitoError(
-          `Cognito asked for a ${r.ChallengeName} challenge, which this app does not answer`,
-          r.ChallengeName,
-          { operation: 'InitiateAuth' },
+          'this step was answered already; sign in again to start over',
+          'StepAnswered',
+          {
+            operation,
+          },
         );
-    }
+      const next = await answer(value);
+      accepted = true;
+      return next;
+    };
   }
 
   /**
@@ -201,94 +209,177 @@ class Flow {
    * https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_AssociateSoftwareToken.html
    * https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_VerifySoftwareToken.html
    */
-  private async mfaSetup(username: string, session: string | undefined): Promise<SignInStep> {
-    const associated = await call<{ SecretCode?: string; Session?: string }>(
-      this.pools,
-      'cognito-idp',
-      'AWSCognitoIdentityProviderService.AssociateSoftwareToken',
-      { Session: session },
-      this.fetcher,
+  private mfaSetup(): Promise<Answer> {
+    return new Promise((resolve, reject) =>
+      this.user.associateSoftwareToken({
+        associateSecretCode: (secret) =>
+          resolve({
+            kind: 'mfa-setup',
+            secret,
+            uri: totpUri(secret, this.name),
+            answer: this.once('VerifySoftwareToken', (code) => {
+              const digits = sixDigits(code, 'VerifySoftwareToken');
+              return this.run('VerifySoftwareToken', (cb) =>
+                this.user.verifySoftwareToken(digits, TOTP_ISSUER, cb),
+              );
+            }),
+          }),
+        onFailure: (error) => reject(cognitoError(error, 'AssociateSoftwareToken')),
+      }),
     );
-    const secret = associated.SecretCode;
-    if (!secret)
-      throw new CognitoError('Cognito gave no authenticator secret', 'NoSecretCode', {
-        operation: 'AssociateSoftwareToken',
+  }
+
+  private session(): UserPoolSession {
+    let ended = false;
+    const current = () =>
+      new Promise<CognitoUserSession>((resolve, reject) => {
+        if (ended) {
+          reject(new CognitoError('signed out: sign in again', 'SignedOut', { operation: 'RefreshTokens' }));
+          return;
+        }
+        this.user.getSession((error: Error | null, session: CognitoUserSession | null) =>
+          error || !session ? reject(cognitoError(error, 'RefreshTokens')) : resolve(session),
+        );
       });
     return {
-      kind: 'mfa-setup',
-      secret,
-      uri: totpUri(secret, this.name),
-      answer: async (code) => {
-        const verified = await call<{ Status?: string; Session?: string }>(
-          this.pools,
-          'cognito-idp',
-          'AWSCognitoIdentityProviderService.VerifySoftwareToken',
-          {
-            Session: associated.Session ?? session,
-            UserCode: sixDigits(code, 'VerifySoftwareToken'),
-            FriendlyDeviceName: TOTP_ISSUER,
-          },
-          this.fetcher,
-        );
-        if (verified.Status !== 'SUCCESS')
-          throw new CognitoError('Cognito did not accept the code', 'VerifyFailed', {
-            operation: 'VerifySoftwareToken',
-          });
-        return this.next(await this.respond('MFA_SETUP', verified.Session, { USERNAME: username }));
+      tokens: async () => {
+        const s = await current();
+        return {
+          idToken: s.getIdToken().getJwtToken(),
+          accessToken: s.getAccessToken().getJwtToken(),
+          refreshToken: s.getRefreshToken().getToken(),
+        };
+      },
+      signOut: async () => {
+        if (ended) return;
+        ended = true;
+        try {
+          // The library revokes the refresh token when the access token carries `origin_jti`,
+          // as it does from a client with token revocation enabled, then forgets its tokens.
+          await new Promise<void>((resolve, reject) =>
+            this.user.signOut(((error?: unknown) =>
+              error ? reject(cognitoError(error, 'RevokeToken')) : resolve()) as () => void),
+          );
+        } finally {
+          this.storage.clear();
+        }
       },
     };
   }
 }
 
 /**
- * Starts signing a person in with name and password (USER_PASSWORD_AUTH): signed in, or the
- * first challenge to answer. @throws CognitoError
+ * Signs a person in to the user pool by SRP: done with their tokens, or the first challenge
+ * to answer. @throws CognitoError
+ *
+ * @example
+ * const step = await userPoolSignIn(pools, 'ana@example.com', password);
+ * if (step.kind === 'done') (await step.session.tokens()).idToken;
+ */
+export async function userPoolSignIn(
+  pools: CognitoPools,
+  name: string,
+  password: string,
+): Promise<SignInStep<UserPoolSession>> {
+  const storage = new MemoryStorage();
+  const pool = new CognitoUserPool({
+    UserPoolId: pools.userPoolId,
+    ClientId: pools.clientId,
+    Storage: storage,
+    ...(pools.endpoint ? { endpoint: pools.endpoint } : {}),
+  });
+  const user = new CognitoUser({ Username: name, Pool: pool, Storage: storage });
+  user.setAuthenticationFlowType('USER_SRP_AUTH');
+  const details = new AuthenticationDetails({ Username: name, Password: password });
+  return new Flow(user, storage, name).run('InitiateAuth', (cb) => user.authenticateUser(details, cb));
+}
+
+/**
+ * Signs a person in: the user pool by SRP, then the identity pool for temporary credentials;
+ * signed in, or the first challenge to answer. @throws CognitoError
  */
 export async function startSignIn(
   pools: CognitoPools,
   name: string,
   password: string,
   fetcher: typeof fetch = globalThis.fetch.bind(globalThis),
-): Promise<SignInStep> {
-  const first = await call<AuthAnswer>(
-    pools,
-    'cognito-idp',
-    'AWSCognitoIdentityProviderService.InitiateAuth',
-    {
-      AuthFlow: 'USER_PASSWORD_AUTH',
-      ClientId: pools.clientId,
-      AuthParameters: { USERNAME: name, PASSWORD: password },
-    },
-    fetcher,
-  );
-  return new Flow(pools, name, fetcher).next(first);
+): Promise<SignInStep<CognitoSession>> {
+  const identity = async (signIn: UserPoolSession): Promise<CognitoSession> => {
+    const credentials = await identityCredentials(
+      pools,
+      async () => (await signIn.tokens()).idToken,
+      fetcher,
+    );
+    return {
+      who: name,
+      credentials: credentials.get,
+      signOut: async () => {
+        credentials.forget();
+        await signIn.signOut();
+      },
+    };
+  };
+  return mapStep(await userPoolSignIn(pools, name, password), identity, (error) => error);
+}
+
+async function identityCall<T>(
+  pools: CognitoPools,
+  target: string,
+  body: unknown,
+  fetcher: typeof fetch,
+): Promise<T> {
+  const url = pools.endpoint ?? `https://cognito-identity.${pools.region}.amazonaws.com/`;
+  const operation = target.split('.').at(-1) ?? target;
+  let response: Response;
+  try {
+    response = await fetcher(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': target },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new CognitoError(
+      'sign-in could not reach cognito-identity',
+      'NetworkError',
+      { operation },
+      { cause: error },
+    );
+  }
+  const parsed = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!response.ok) {
+    const code =
+      String(parsed.__type ?? `HTTP ${response.status}`)
+        .split('#')
+        .at(-1) ?? '';
+    throw new CognitoError(String(parsed.message ?? parsed.Message ?? code), code, { operation });
+  }
+  return parsed as T;
 }
 
 /**
- * A source of temporary credentials for a person's ID token, renewed from the identity pool
- * while the ID token lasts. @throws CognitoError
+ * Temporary credentials for a person's ID token, renewed from the identity pool (with a fresh
+ * ID token) shortly before they expire; `forget` drops them for good. Both are JSON calls that
+ * need no signature. @throws CognitoError
  */
 async function identityCredentials(
   pools: CognitoPools,
-  token: string,
+  idToken: () => Promise<string>,
   fetcher: typeof fetch,
-): Promise<() => Promise<Credentials>> {
-  const logins = { [`cognito-idp.${pools.region}.amazonaws.com/${pools.userPoolId}`]: token };
-  const { IdentityId } = await call<{ IdentityId: string }>(
+): Promise<{ get: () => Promise<Credentials>; forget: () => void }> {
+  const provider = `cognito-idp.${pools.region}.amazonaws.com/${pools.userPoolId}`;
+  const { IdentityId } = await identityCall<{ IdentityId: string }>(
     pools,
-    'cognito-identity',
     'AWSCognitoIdentityService.GetId',
-    { IdentityPoolId: pools.identityPoolId, Logins: logins },
+    { IdentityPoolId: pools.identityPoolId, Logins: { [provider]: await idToken() } },
     fetcher,
   );
   const fresh = async (): Promise<Credentials> => {
-    const r = await call<{
+    const r = await identityCall<{
       Credentials?: { AccessKeyId: string; SecretKey: string; SessionToken: string; Expiration: number };
     }>(
       pools,
-      'cognito-identity',
       'AWSCognitoIdentityService.GetCredentialsForIdentity',
-      { IdentityId, Logins: logins },
+      { IdentityId, Logins: { [provider]: await idToken() } },
       fetcher,
     );
     const c = r.Credentials;
@@ -304,9 +395,21 @@ async function identityCredentials(
       expiration: new Date(c.Expiration * 1000),
     };
   };
-  let current = await fresh();
-  return async () => {
-    if ((current.expiration?.getTime() ?? 0) - Date.now() < RENEW_BEFORE_MS) current = await fresh();
-    return current;
+  let current: Credentials | undefined = await fresh();
+  let forgotten = false;
+  return {
+    get: async () => {
+      if (forgotten)
+        throw new CognitoError('signed out: sign in again', 'SignedOut', {
+          operation: 'GetCredentialsForIdentity',
+        });
+      if (!current || (current.expiration?.getTime() ?? 0) - Date.now() < RENEW_BEFORE_MS)
+        current = await fresh();
+      return current;
+    },
+    forget: () => {
+      forgotten = true;
+      current = undefined;
+    },
   };
 }

@@ -50,29 +50,41 @@ function start(config: AppConfig): void {
     // After a route change, focus goes to the new view's heading, as a page load would.
     if (focus) current.element.querySelector<HTMLElement>('h1')?.focus();
   };
-  const signedIn = (session: Session) => {
+  let session: Session | undefined;
+  const signedIn = (s: Session) => {
+    session = s;
     ctx = {
       config,
       submitted: [],
-      api: new AppApi({ url: config.apiUrl, region: config.region, credentials: session.credentials }),
+      api: new AppApi({ url: config.apiUrl, region: config.region, credentials: s.credentials }),
       go: (hash) => {
         location.hash = hash;
       },
     };
-    header.replaceChildren(nav(session, signOut));
+    header.replaceChildren(nav(s, () => void signOut()));
     show(true);
   };
-  const signOut = () => {
+  // Signing out forgets every credential (a Cognito sign-in's refresh token is revoked first);
+  // should the revocation fail, the sign-in form says so.
+  const signOut = async () => {
     current?.stop();
     ctx = undefined;
+    const ending = session;
+    session = undefined;
     header.replaceChildren();
-    main().replaceChildren(signInView(config, signedIn));
+    const form = signInView(config, signedIn);
+    main().replaceChildren(form);
+    try {
+      await ending?.signOut();
+    } catch (error) {
+      form.prepend(errorBox(error));
+    }
   };
   window.addEventListener('hashchange', () => {
     // In-page links (the skip link's #main) are not routes.
     if (location.hash === '' || location.hash.startsWith('#/')) show(true);
   });
-  signOut();
+  void signOut();
 }
 
 async function boot(): Promise<void> {

@@ -1,18 +1,28 @@
 /**
- * The sign-in seam: whatever way a person signs in, the rest of the app sees a name to show and
- * a function that yields credentials to sign with. Credentials live in memory only: a reload
- * asks again, and nothing long-lived is stored in the browser.
+ * The sign-in seam: whatever way a person signs in, the rest of the app sees a name to show, a
+ * function that yields credentials to sign with, and a way to sign out. Credentials live in
+ * memory only: a reload asks again, and nothing long-lived is stored in the browser.
  */
 import type { Credentials } from './api.js';
-import { type SignInStep as CognitoStep, isCognitoError, startSignIn } from './cognito.js';
+import { isCognitoError, startSignIn } from './cognito.js';
 import type { SignInConfig } from './config.js';
+import { mapStep, type SignInStep as Step } from './sign-in-step.js';
 
 /** A signed-in person. */
 export interface Session {
   /** What the page shows as "signed in as". */
   readonly who: string;
+  /** Credentials to sign with. @throws SignInError once signed out */
   readonly credentials: () => Promise<Credentials>;
+  /**
+   * Forgets every credential of the session; for a Cognito sign-in, revokes its refresh token
+   * first. @throws SignInError when the revocation failed (the credentials are forgotten all the same)
+   */
+  signOut(): Promise<void>;
 }
+
+/** Where signing in stands: done with a session, or a challenge to answer (see sign-in-step.ts). */
+export type SignInStep = Step<Session>;
 
 /** What the sign-in form collected. */
 export interface SignInInput {
@@ -44,24 +54,18 @@ export function signInLabels(config: SignInConfig): { name: string; secret: stri
     : { name: 'Email or user name', secret: 'Password' };
 }
 
-/**
- * Where signing in stands: done, or a challenge of the user pool to answer (see
- * {@link CognitoStep}); each `answer` yields the next step. @throws SignInError from `answer`
- */
-export type SignInStep =
-  | { readonly kind: 'done'; readonly session: Session }
-  | { readonly kind: 'new-password'; answer(password: string): Promise<SignInStep> }
-  | {
-      readonly kind: 'mfa-setup';
-      readonly secret: string;
-      readonly uri: string;
-      answer(code: string): Promise<SignInStep>;
-    }
-  | { readonly kind: 'mfa-code'; answer(code: string): Promise<SignInStep> };
-
 /** Cognito's refusal as a SignInError saying why. */
 function refused(error: unknown, kind: SignInConfig['kind']): unknown {
   if (!isCognitoError(error)) return error;
+  if (error.context.operation === 'RevokeToken') {
+    return new SignInError(
+      `signed out here, but Cognito did not revoke the sign-in: ${error.message}`,
+      { kind },
+      {
+        cause: error,
+      },
+    );
+  }
   const wrong = error.code === 'NotAuthorizedException' || error.code === 'UserNotFoundException';
   const why =
     error.context.operation === 'InitiateAuth' && wrong
@@ -70,21 +74,6 @@ function refused(error: unknown, kind: SignInConfig['kind']): unknown {
         ? `${error.message} Sign in again to start over.`
         : error.message;
   return new SignInError(`sign-in refused: ${why}`, { kind }, { cause: error });
-}
-
-/** A Cognito step as the app's, with the person's name and errors as SignInError. */
-function step(who: string, s: CognitoStep, kind: SignInConfig['kind']): SignInStep {
-  if (s.kind === 'signed-in') return { kind: 'done', session: { who, credentials: s.credentials } };
-  const answer = async (value: string) => {
-    try {
-      return step(who, await s.answer(value), kind);
-    } catch (error) {
-      throw refused(error, kind);
-    }
-  };
-  return s.kind === 'mfa-setup'
-    ? { kind: s.kind, secret: s.secret, uri: s.uri, answer }
-    : { kind: s.kind, answer };
 }
 
 /** Signs in (`region`: the Cognito pools'). @throws SignInError */
@@ -104,12 +93,32 @@ export async function signIn(
     );
   }
   if (config.kind === 'keys') {
-    const credentials: Credentials = { accessKeyId: name, secretAccessKey: input.secret };
-    return { kind: 'done', session: { who: name, credentials: async () => credentials } };
+    let credentials: Credentials | undefined = { accessKeyId: name, secretAccessKey: input.secret };
+    const session: Session = {
+      who: name,
+      credentials: async () => {
+        if (!credentials) throw new SignInError('signed out: sign in again', { kind: config.kind });
+        return credentials;
+      },
+      signOut: async () => {
+        credentials = undefined;
+      },
+    };
+    return { kind: 'done', session };
   }
+  const failed = (error: unknown) => refused(error, config.kind);
   try {
-    return step(name, await startSignIn({ ...config, region }, name, input.secret, fetcher), config.kind);
+    const first = await startSignIn({ ...config, region }, name, input.secret, fetcher);
+    return await mapStep(
+      first,
+      async (s): Promise<Session> => ({
+        who: s.who,
+        credentials: () => s.credentials().catch((error: unknown) => Promise.reject(failed(error))),
+        signOut: () => s.signOut().catch((error: unknown) => Promise.reject(failed(error))),
+      }),
+      failed,
+    );
   } catch (error) {
-    throw refused(error, config.kind);
+    throw failed(error);
   }
 }

@@ -59,3 +59,6 @@ export const byRole = <T>(value: (role: QueueRole) => T): Record<QueueRole, T> =
  * the local ground and the CLI's `--budget` default all read it here.
  */
 export const DEFAULT_COST_CEILING_MICROS = 20_000_000;
+
+/** Clauses grouped into one chunk (one lane message) unless `CHUNK_CLAUSES` says otherwise. */
+export const DEFAULT_CHUNK_CLAUSES = 8;

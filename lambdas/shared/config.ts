@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkPanelModels, type PanelModels } from '../core/analysts/index.js';
-import { DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
+import { DEFAULT_CHUNK_CLAUSES, DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/models.js';
 import { keyedJson } from './keyed-json.js';
 
@@ -57,7 +57,7 @@ const schema = z.object({
   QUEUE_URLS: keyedJson(QUEUE_ROLES, z.string().url()),
   ALERTS_TOPIC_ARN: z.string().optional(),
   /** Clauses grouped into one chunk (one SQS message). */
-  CHUNK_CLAUSES: z.coerce.number().int().min(1).max(200).default(8),
+  CHUNK_CLAUSES: z.coerce.number().int().min(1).max(200).default(DEFAULT_CHUNK_CLAUSES),
   /** Model calls the adaptive limiter allows at first, per model and process. */
   LIMITER_INITIAL: z.coerce.number().int().min(1).default(10),
   /** Most model calls the adaptive limiter ever allows at once, per model and process. */
@@ -108,8 +108,13 @@ const schema = z.object({
     .transform(jsonVariable(modelBudgetsSchema, 'model id to {tokensPerMinute?, requestsPerMinute?}')),
   /** Model calls in flight at once inside one worker. */
   CALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  /** Tier-2 visibility backoff by receive count. */
+  /** Tier-2 visibility backoff by receive count (and intake's, for a parse a busy machine cut short). */
   REDELIVERY_BACKOFF_SECONDS: csvSeconds.default([30, 120, 300]),
+  /**
+   * The intake queue's maxReceiveCount: intake tries a parse a busy machine cut short again on
+   * each receive before it, and on this one rejects the job as `parse-timeout-under-load`.
+   */
+  INTAKE_MAX_RECEIVE_COUNT: z.coerce.number().int().min(1).default(3),
   /** Length of a chunk claim's lease; the heartbeat renews it at a third of this. */
   LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   /** A job not finished by then ends incomplete (the sweeper enforces it). */

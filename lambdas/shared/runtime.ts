@@ -94,6 +94,8 @@ export function workerDeps(
   extra: Partial<WorkerDeps> = {},
 ): WorkerDeps {
   const workerId = `${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.env.HOSTNAME ?? 'worker'}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const models = panelModelsOf(config);
+  const limiters = extra.limiters ?? processLimiters(config, clients, workerId, models, extra);
   return {
     db: clients.db,
     sqs: clients.sqs,
@@ -105,25 +107,8 @@ export function workerDeps(
     callConcurrency: config.CALL_CONCURRENCY,
     modelTimeoutMs: config.MODEL_TIMEOUT_MS,
     redeliveryBackoffSeconds: config.REDELIVERY_BACKOFF_SECONDS,
-    models: panelModelsOf(config),
-    // One limiter per model for the whole process, so what it learns outlives a chunk, and
-    // one limit per model for every process, so what the fleet learned holds for a new one.
-    limiters: new LimiterRegistry({
-      initial: config.LIMITER_INITIAL,
-      max: config.LIMITER_MAX,
-      windowMs: config.LIMITER_WINDOW_MS,
-      p99TargetMs: config.MODEL_TIMEOUT_MS / 2,
-      ...(extra.metrics ? { onWindow: (window) => extra.metrics?.limiter(window) } : {}),
-      sharing: new SharedLimits({
-        limits: new ModelLimits(clients.db, config.TABLE_NAME),
-        workerId,
-        initial: config.LIMITER_INITIAL,
-        min: 1,
-        max: config.LIMITER_MAX,
-        staleMs: 3 * config.LIMITER_WINDOW_MS,
-        ...(extra.log ? { log: extra.log } : {}),
-      }),
-    }),
+    models,
+    limiters,
     // Per-minute budgets per model, leased from the state table by every process; none unless configured.
     ...(Object.keys(config.MODEL_BUDGETS).length > 0
       ? {
@@ -135,6 +120,40 @@ export function workerDeps(
       : {}),
     ...extra,
   };
+}
+
+/**
+ * The process's limiters: one per model for the whole process, so what it learns outlives a
+ * chunk, and one limit per model for every process, so what the fleet learned holds for a new
+ * one. The primary model's limiter joins the shared limit at once, so that its first report
+ * (a limiter grants nothing before it) goes out as the process starts, not in front of its
+ * first call.
+ */
+function processLimiters(
+  config: RuntimeConfig,
+  clients: RuntimeClients,
+  workerId: string,
+  models: PanelModels,
+  extra: Partial<WorkerDeps>,
+): LimiterRegistry {
+  const limiters = new LimiterRegistry({
+    initial: config.LIMITER_INITIAL,
+    max: config.LIMITER_MAX,
+    windowMs: config.LIMITER_WINDOW_MS,
+    p99TargetMs: config.MODEL_TIMEOUT_MS / 2,
+    ...(extra.metrics ? { onWindow: (window) => extra.metrics?.limiter(window) } : {}),
+    sharing: new SharedLimits({
+      limits: new ModelLimits(clients.db, config.TABLE_NAME),
+      workerId,
+      initial: config.LIMITER_INITIAL,
+      min: 1,
+      max: config.LIMITER_MAX,
+      staleMs: 3 * config.LIMITER_WINDOW_MS,
+      ...(extra.log ? { log: extra.log } : {}),
+    }),
+  });
+  limiters.for(models.primary);
+  return limiters;
 }
 
 /** Intake dependencies from the runtime configuration. */
@@ -153,6 +172,10 @@ export function intakeDeps(
     intakeQueueUrl: config.QUEUE_URLS.intake,
     chunkClauses: config.CHUNK_CLAUSES,
     maxDocumentBytes: config.MAX_DOCUMENT_BYTES,
+    parseRetry: {
+      maxReceiveCount: config.INTAKE_MAX_RECEIVE_COUNT,
+      backoffSeconds: config.REDELIVERY_BACKOFF_SECONDS,
+    },
     defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
     defaultLane: config.DEFAULT_LANE,
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,

@@ -44,6 +44,7 @@ import type {
 } from './heuristic-types.js';
 import { compileSchema, integerBounds, isObjectNode, type SchemaNode } from './json-schema.js';
 import { HEURISTIC_ANALYST, offlineAnalyst } from './offline-analysts.js';
+import { answerPositions } from './playbook-analyst.js';
 import { ANY_CATEGORY, type CategorySpec, type SegmentMatch, triggersLexicon } from './risk-lexicon.js';
 
 const SCHEMA_CACHE_LIMIT = 256;
@@ -464,6 +465,7 @@ export function analyze(request: AnalystRequest, options: AnalyzeOptions = {}): 
     annotate,
     analyst,
   );
+  answerPositions(request, node, input, index, analyst);
   return {
     label: analyst.label,
     clause,

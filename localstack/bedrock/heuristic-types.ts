@@ -26,6 +26,8 @@ export interface OfflineAnalyst {
 /** The parts of a Converse request the analyst reads. */
 export interface AnalystRequest {
   readonly messages: readonly { role?: unknown; content?: unknown }[];
+  /** System blocks: a playbook's positions ride in one of them (playbook-analyst.ts). */
+  readonly system?: readonly Record<string, unknown>[];
   readonly toolConfig?: {
     readonly tools: readonly ToolLike[];
     readonly toolChoice?: { readonly tool?: { readonly name?: unknown } } | Record<string, unknown>;

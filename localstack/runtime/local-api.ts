@@ -6,12 +6,14 @@ import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { type CallerBudgets, CallerLimits } from '../../lambdas/api/caller-limits.js';
 import { isApiError, PayloadTooLargeError } from '../../lambdas/api/errors.js';
 import { configureApi, handler, presigningS3Client } from '../../lambdas/api/handler.js';
 import type { JobsApiDeps } from '../../lambdas/api/jobs-api.js';
 import { checkRequestSize, MAX_HEADER_BYTES, maxBodyBytes } from '../../lambdas/api/limits.js';
 import { userPoolLabels } from '../../lambdas/api/people.js';
 import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
+import { APP_API_CORS } from '../../lambdas/shared/app-csp.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../aws-clients.js';
 import type { ProvisionedResources } from '../provision.js';
@@ -41,21 +43,8 @@ export interface LocalApiOptions {
   readonly log?: (line: string) => void;
 }
 
-/** Request headers a browser may send cross-origin: what SigV4 signing adds. */
-export const CORS_ALLOW_HEADERS = [
-  'authorization',
-  'content-type',
-  'x-amz-date',
-  'x-amz-security-token',
-  'x-amz-content-sha256',
-] as const;
-/** Methods of the API's routes. */
-export const CORS_ALLOW_METHODS = ['GET', 'POST'] as const;
-/** Seconds a browser may keep a preflight's answer. */
-export const CORS_MAX_AGE_SECONDS = 600;
-
 /**
- * CORS as API Gateway's HTTP API does it once configured: it answers a preflight OPTIONS
+ * CORS as API Gateway's HTTP API does it once configured (the stack's rule, APP_API_CORS): it answers a preflight OPTIONS
  * itself, without authorization or a route, and adds the CORS headers to every answer to an
  * allowed origin
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html).
@@ -77,9 +66,9 @@ function applyCors(
     204,
     allowed
       ? {
-          'access-control-allow-methods': CORS_ALLOW_METHODS.join(','),
-          'access-control-allow-headers': CORS_ALLOW_HEADERS.join(','),
-          'access-control-max-age': String(CORS_MAX_AGE_SECONDS),
+          'access-control-allow-methods': APP_API_CORS.allowMethods.join(','),
+          'access-control-allow-headers': APP_API_CORS.allowHeaders.join(','),
+          'access-control-max-age': String(APP_API_CORS.maxAgeSeconds),
         }
       : {},
   );
@@ -422,6 +411,8 @@ export interface PipelineApiOptions {
   readonly credentials?: Readonly<Record<string, string>>;
   /** Browser origins allowed to call the API. @default none */
   readonly allowOrigin?: (origin: string) => boolean;
+  /** Each caller's budget of quote and submit, as the deployed API's. @default DEFAULT_CALLER_BUDGETS */
+  readonly callerBudgets?: CallerBudgets;
   /**
    * Principals who may act on every job (`localCallerArn` of a key).
    * @default the emulator key's caller: on a local stack the person at the keyboard owns the
@@ -475,6 +466,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       laneQueueUrls: resources.queueUrls,
       finalizeQueueUrl: resources.queueUrls.finalize,
       resultsPrefix: resources.resultsPrefix,
+      callerLimits: new CallerLimits(options.db, resources.tableName, options.callerBudgets),
       ...(idp && options.signIn
         ? { people: userPoolLabels(idp, options.signIn.userPoolId, (m, e) => options.log?.(`${m}: ${e}`)) }
         : {}),

@@ -3,14 +3,23 @@ import type { AddressInfo } from 'node:net';
 import { PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { AppFiles } from '../../bin/app-bundle.js';
 import { ANALYSTS } from '../../lambdas/core/analysts/registry.js';
+import {
+  type AppConnections,
+  addinContentSecurityPolicy,
+  appContentSecurityPolicy,
+} from '../../lambdas/shared/app-csp.js';
+import { ADDIN_PATH } from '../../lib/addin-manifest.js';
 
 /** What the served app is told: the configuration its config.json carries. */
 export interface LocalAppOptions {
   readonly files: AppFiles;
   readonly apiUrl: string;
   readonly region: string;
-  /** Origins the app talks to besides its own (the API, the emulator's presigned URLs). */
-  readonly connect: readonly string[];
+  /**
+   * Where the app may send requests besides its own origin: the API, and the emulator, which
+   * serves Cognito and the presigned URLs. Plain HTTP on loopback, so nothing is upgraded.
+   */
+  readonly connect: Omit<AppConnections, 'https'>;
   /**
    * The emulator's user pool and identity pool: people sign in through them (at `endpoint`)
    * instead of typing the emulator's access key pair. @default the key pair
@@ -53,38 +62,45 @@ export function localAppConfig(apiUrl: string, region: string, cognito?: LocalCo
   };
 }
 
-/** The security headers the hosted app is served with; the same policy locally. */
-function securityHeaders(connect: readonly string[]): Record<string, string> {
+/**
+ * The security headers the hosted app is served with: the same policies (lambdas/shared/app-csp.ts).
+ * The Word add-in's pages (under `addin/`) have the add-in's policy, which lets Office's hosts
+ * frame them, and no X-Frame-Options, which cannot name those hosts.
+ */
+function securityHeaders(connect: Omit<AppConnections, 'https'>, path: string): Record<string, string> {
+  const connections = { ...connect, https: false };
+  const page: Record<string, string> = path.startsWith(ADDIN_PATH)
+    ? { 'content-security-policy': addinContentSecurityPolicy(connections) }
+    : { 'content-security-policy': appContentSecurityPolicy(connections), 'x-frame-options': 'DENY' };
   return {
-    'content-security-policy': [
-      "default-src 'self'",
-      "script-src 'self'",
-      "style-src 'self'",
-      "img-src 'self' data:",
-      `connect-src 'self' ${connect.join(' ')}`,
-      "object-src 'none'",
-      "base-uri 'self'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-    ].join('; '),
+    ...page,
     'x-content-type-options': 'nosniff',
-    'x-frame-options': 'DENY',
     'referrer-policy': 'strict-origin-when-cross-origin',
     'cache-control': 'no-store',
   };
 }
 
 /**
- * Serves the bundled app and its config.json on loopback (GET and HEAD only; anything else
+ * Serves the bundled app (and the Word add-in's files under `addin/`, when given) and its config.json on loopback (GET and HEAD only; anything else
  * is 405, an unknown path 404), with the hosted app's security headers.
  */
 export async function startLocalApp(options: LocalAppOptions): Promise<LocalApp> {
   const config = Buffer.from(
     JSON.stringify(localAppConfig(options.apiUrl, options.region, options.cognito), null, 2),
   );
-  const headers = securityHeaders(options.connect);
-  const send = (res: ServerResponse, status: number, type: string, body: Buffer, head: boolean) => {
-    res.writeHead(status, { ...headers, 'content-type': type, 'content-length': String(body.length) });
+  const send = (
+    res: ServerResponse,
+    status: number,
+    type: string,
+    body: Buffer,
+    head: boolean,
+    path = '',
+  ) => {
+    res.writeHead(status, {
+      ...securityHeaders(options.connect, path),
+      'content-type': type,
+      'content-length': String(body.length),
+    });
     res.end(head ? undefined : body);
   };
   const server = createServer((req, res) => {
@@ -99,7 +115,7 @@ export async function startLocalApp(options: LocalAppOptions): Promise<LocalApp>
     const file = options.files.get(path);
     if (!file)
       return send(res, 404, 'text/plain; charset=utf-8', Buffer.from('Not Found'), method === 'HEAD');
-    send(res, 200, file.contentType, file.body, method === 'HEAD');
+    send(res, 200, file.contentType, file.body, method === 'HEAD', path);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -119,23 +135,24 @@ export async function startLocalApp(options: LocalAppOptions): Promise<LocalApp>
 
 /**
  * Lets the app's origin use the buckets through presigned URLs, as a bucket's CORS rules do
- * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html): PUT of an upload, with
- * the metadata headers signed into its URL, to the intake bucket, and GET of the reports.
+ * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html): the POST of an upload's
+ * form to the intake bucket, and GET of the reports. `origin` may be several: the app's, and
+ * an HTTPS proxy's in front of it (for Word).
  */
 export async function allowAppOrigin(
   s3: S3Client,
   buckets: { readonly intake: string; readonly results: string },
-  origin: string,
+  origin: string | readonly string[],
 ): Promise<void> {
   const rule = (methods: string[]) => ({
-    AllowedOrigins: [origin],
+    AllowedOrigins: typeof origin === 'string' ? [origin] : [...origin],
     AllowedMethods: methods,
     AllowedHeaders: ['*'],
     ExposeHeaders: ['x-amz-version-id', 'etag'],
     MaxAgeSeconds: 600,
   });
   await s3.send(
-    new PutBucketCorsCommand({ Bucket: buckets.intake, CORSConfiguration: { CORSRules: [rule(['PUT'])] } }),
+    new PutBucketCorsCommand({ Bucket: buckets.intake, CORSConfiguration: { CORSRules: [rule(['POST'])] } }),
   );
   await s3.send(
     new PutBucketCorsCommand({

@@ -1,4 +1,6 @@
 import { DEFAULT_COST_CEILING_MICROS, type Lane } from '../../lambdas/core/contracts.js';
+import { defaultMaxJobsPerOwner } from '../../lib/owner-cap.js';
+import { topology } from '../../lib/topology.js';
 import { LOCAL_REGION } from '../aws-clients.js';
 import type { ProvisionedResources } from '../provision.js';
 
@@ -12,13 +14,15 @@ export interface LocalRunSettings {
   readonly defaultCostCeilingMicros: number;
   readonly defaultLane: Lane;
   readonly maxDocumentBytes: number;
-  /** Most jobs of one owner running at once; 0: no cap (`MAX_JOBS_PER_OWNER`). */
+  /** Most jobs of one owner running at once; 0: no cap (`MAX_JOBS_PER_OWNER`). @default the stack's */
   readonly maxJobsPerOwner: number;
   /**
    * The adaptive limiter's starting point per model. The realtime lane's invocations share
    * one process here (in Lambda each has its own), so it starts where they would together.
    */
   readonly limiterInitial: number;
+  /** The most the adaptive limiter allows per model (`LIMITER_MAX`). @default the runtime's */
+  readonly limiterMax?: number;
   /** Per-model per-minute budgets, as `MODEL_BUDGETS` holds them (JSON). @default none: unlimited */
   readonly modelBudgets?: string;
 }
@@ -33,7 +37,8 @@ export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
   defaultCostCeilingMicros: DEFAULT_COST_CEILING_MICROS,
   defaultLane: 'realtime',
   maxDocumentBytes: 10 * 1024 * 1024,
-  maxJobsPerOwner: 0,
+  // The cap a deployed stack gets by default, from the same topology.
+  maxJobsPerOwner: defaultMaxJobsPerOwner(topology()),
   limiterInitial: 64,
   // A local run keeps the models within the budgets its own environment names, as a deployed stack does.
   ...(process.env.MODEL_BUDGETS ? { modelBudgets: process.env.MODEL_BUDGETS } : {}),
@@ -76,6 +81,7 @@ export function localEnvironment(
     MAX_DOCUMENT_BYTES: String(settings.maxDocumentBytes),
     MAX_JOBS_PER_OWNER: String(settings.maxJobsPerOwner),
     LIMITER_INITIAL: String(settings.limiterInitial),
+    ...(settings.limiterMax !== undefined ? { LIMITER_MAX: String(settings.limiterMax) } : {}),
     LIMITER_WINDOW_MS: '2000',
     // Nobody reads metrics on the emulator, and moto's GetMetricData ignores namespaces, so
     // local batch workers would mix their figures into tests that check PutMetricData.

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { LANES, type Lane, lanesConsumedBy, type QueueRole } from '../../lambdas/core/contracts.js';
+import type { IntakeDeps } from '../../lambdas/core/intake/intake.js';
 import { LifecycleGuard } from '../../lambdas/core/model-lifecycle.js';
 import { type SweeperDeps, type SweepRules, sweep, sweepRules } from '../../lambdas/core/sweeper/index.js';
 import type { WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
@@ -39,6 +40,8 @@ export interface LocalPipelineOptions {
   readonly notice?: string;
   /** Extra worker dependencies for the in-process realtime lane (tests). */
   readonly workerOverrides?: Partial<WorkerDeps>;
+  /** Extra intake dependencies (tests: the parse's limits). */
+  readonly intakeOverrides?: Partial<IntakeDeps>;
   readonly log?: (line: string) => void;
   /**
    * How often the in-process sweeper runs; 0 turns it off. @default the deployed schedule's
@@ -113,6 +116,7 @@ export function startLocalPipeline(options: LocalPipelineOptions): LocalPipeline
   configureIntake(
     intakeDeps(config, clients, {
       lifecycle: new LifecycleGuard(clients.bedrockControl, LOCAL_REGION, 1000),
+      ...options.intakeOverrides,
     }),
   );
   // Stopping the pipeline aborts the realtime lane's chunks in progress (as a Lambda timeout or

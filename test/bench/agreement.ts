@@ -19,6 +19,7 @@ import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
 import type { AnalystRequest, OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';
 import { type LabelledContract, readLabelledContracts } from '../../localstack/bedrock/learned/cuad-data.js';
 import { shippedModel } from '../../localstack/bedrock/learned/learned-model.js';
+import { formatPlaybookAgreement, measurePlaybookAgreement } from './playbook-agreement.js';
 
 /** Default development set, beside the repository. */
 export const DEV_SET = '../shared/corpus/contracts';
@@ -155,9 +156,15 @@ export async function runAgreementBench(dir = DEV_SET): Promise<string | undefin
   const cv = shippedModel()?.training.crossValidation as { precision?: number; recall?: number } | undefined;
   const clauses = contracts.flatMap((c) => c.clauses);
   const pairs = clauses.reduce((n, c) => n + c.risks.size, 0);
+  const playbook = (['learned', 'heuristic'] as const).map((name) =>
+    measurePlaybookAgreement(contracts, name),
+  );
   return [
     `${contracts.length} contracts, ${clauses.length} clauses, ${pairs} labelled pairs`,
     formatAgreement(figures),
     `learned weights, out-of-fold on the training set (contract-level cross-validation): P ${cv?.precision ?? '-'} R ${cv?.recall ?? '-'}`,
+    '',
+    "playbook column: the default playbook's liability positions against CUAD labels",
+    formatPlaybookAgreement(playbook),
   ].join('\n');
 }

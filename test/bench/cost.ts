@@ -39,10 +39,15 @@ export interface CostBenchResult {
 
 const per1k = (tokens: number, price: number) => Math.ceil((tokens * price) / 1000);
 
+/**
+ * Runs one document through the local pipeline and prices what it cost.
+ * @param metadata the upload's options (`playbook`, `contract-type`, …); none for the generic review
+ */
 export async function runCostBench(
   file: string,
   log: (line: string) => void = () => {},
-): Promise<CostBenchResult> {
+  metadata: Readonly<Record<string, string>> = {},
+): Promise<CostBenchResult & { readonly report: Report }> {
   const stack = await startLocalStack({});
   const pipeline = startLocalPipeline({
     awsEndpoint: stack.awsEndpoint,
@@ -57,7 +62,12 @@ export async function runCostBench(
     const key = `${stack.resources.intakePrefix}${basename(file)}`;
     const bytes = readFileSync(file);
     const put = await pipeline.clients.s3.send(
-      new PutObjectCommand({ Bucket: stack.resources.intakeBucket, Key: key, Body: bytes }),
+      new PutObjectCommand({
+        Bucket: stack.resources.intakeBucket,
+        Key: key,
+        Body: bytes,
+        Metadata: { ...metadata },
+      }),
     );
     const jobId = jobIdOfPut(stack.resources.intakeBucket, key, put);
     const jobs = new Jobs(pipeline.clients.db, stack.resources.tableName);
@@ -85,6 +95,7 @@ export async function runCostBench(
       }
     }
     return {
+      report,
       calls: report.coverage.callsPlanned,
       quote: c.quote,
       actualMicros: c.spentMicros,

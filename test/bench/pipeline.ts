@@ -18,6 +18,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { parseDocumentBounded } from '../../lambdas/core/documents/index.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { PRIMARY_MODEL_ID as LOCAL_RUN_PRIMARY_MODEL } from '../../lambdas/core/models.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
@@ -27,6 +28,7 @@ import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
 import { startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { countConflicts } from '../helpers/conflict-counter.js';
+import { type FirstCallTrace, formatFirstCall, watchFirstCall } from './first-call.js';
 
 export const BENCH_CONTRACT = join(
   PROJECT_ROOT,
@@ -80,6 +82,13 @@ export interface PipelineBenchResult {
   readonly limiterWaitingShare: number;
   /** Mean time a permit was held (from its grant to the model's answer), against the stand-in's latency. */
   readonly permitHeldMs: number;
+  /** Mean time from a model request's send to its answer, as the SDK client saw it (the bar's figure). */
+  readonly requestToAnswerMs: number;
+  /** The primary model's limiter: windows that raised the limit, and throttles by the limit they met. */
+  readonly limiterIncreases: number;
+  readonly throttlesByLimit: Readonly<Record<string, number>>;
+  /** The steps from the upload to the first model request (the first job's). */
+  readonly firstCall: FirstCallTrace;
   /** Upload to the first model call's end, as the limiter saw it. */
   readonly toFirstCallSeconds: number;
   /** From the first model call's end to the last one's: the stretch in which calls ran. */
@@ -175,9 +184,18 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
     bedrockEndpoint: standIn.url,
     topology: stack.topology,
     resources: stack.resources,
-    settings: { ...LOCAL_RUN_DEFAULTS, limiterInitial: 10 },
+    // The limiter at the model's capacity, as an account that knows its quota sets it: the bench
+    // measures what a call costs besides the model, not the probing for a limit (the limiter
+    // bench does that), and each probe past the capacity is a throttle.
+    settings: { ...LOCAL_RUN_DEFAULTS, limiterInitial: options.capacity, limiterMax: options.capacity },
     batchWorkers: 0,
     log,
+  });
+  // Warm, as a deployed intake function is once its initialisation has started a parser thread:
+  // the upload's parse then finds the thread's modules loaded (intake's pool is this process's).
+  await parseDocumentBounded(new TextEncoder().encode('1. Warm. The parser is ready.'), {
+    key: 'warm.txt',
+    maxBytes: 1000,
   });
   const dynamo = new Map<string, number>();
   let jobItemWrites = 0;
@@ -191,6 +209,28 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
     { step: 'initialize', name: 'benchCountDynamoRequests' },
   );
   const conflicts = countConflicts(pipeline.clients.db);
+  const firstCall = watchFirstCall(pipeline.clients, stack.resources);
+  // Request to answer of every answered model request, and the limit each throttle met.
+  const requests = { answered: 0, ms: 0 };
+  const throttlesByLimit: Record<string, number> = {};
+  pipeline.clients.bedrock.middlewareStack.add(
+    (next) => async (args) => {
+      const sent = performance.now();
+      try {
+        const result = await next(args);
+        requests.answered++;
+        requests.ms += performance.now() - sent;
+        return result;
+      } catch (error) {
+        if ((error as Error).name === 'ThrottlingException') {
+          const limit = String(pipeline.limiters?.stats()[LOCAL_RUN_PRIMARY_MODEL]?.limit);
+          throttlesByLimit[limit] = (throttlesByLimit[limit] ?? 0) + 1;
+        }
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'benchTimeModelRequests' },
+  );
   const samples: { limit: number; active: number; waiting: number }[] = [];
   // When calls were first and last seen ending (limiter permits released), every 250 ms.
   const calls = { first: Number.NaN, last: Number.NaN, count: 0 };
@@ -211,6 +251,7 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
     const motoBefore = motoProcess ? cpuSecondsOf(motoProcess) : Number.NaN;
     const jobs = new Jobs(pipeline.clients.db, stack.resources.tableName);
     const started = Date.now();
+    firstCall.start();
     const jobIds = await Promise.all(
       options.files.map(async (file, i) => {
         const key = `${stack.resources.intakePrefix}bench-${i}-${basename(file)}`;
@@ -256,7 +297,7 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       if (model !== LOCAL_RUN_PRIMARY_MODEL) fallback += byOutcome.success?.calls ?? 0;
     }
     const count = (names: string[]) => names.reduce((n, c) => n + (dynamo.get(c) ?? 0), 0);
-    const requests = [...dynamo.values()].reduce((a, b) => a + b, 0);
+    const dynamoRequests = [...dynamo.values()].reduce((a, b) => a + b, 0);
     const mean = (f: (x: (typeof samples)[number]) => number) =>
       samples.length === 0 ? Number.NaN : samples.reduce((n, x) => n + f(x), 0) / samples.length;
     const statuses: Record<string, number> = {};
@@ -273,7 +314,7 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       boundPerSecond: options.capacity / (options.latencyMs / 1000),
       orchestrationCpuMsPerCall: (cpu.user + cpu.system) / 1000 / answered,
       emulatorCpuMsPerCall: (motoCpu * 1000) / answered,
-      dynamoRequestsPerCall: requests / answered,
+      dynamoRequestsPerCall: dynamoRequests / answered,
       writesPerCall: count([...WRITES]) / answered,
       transactionsPerCall: count(['TransactWriteItemsCommand']) / answered,
       jobItemWritesPerCall: jobItemWrites / answered,
@@ -283,6 +324,10 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
       limiterMeanActive: mean((x) => x.active),
       limiterWaitingShare: mean((x) => (x.waiting > 0 ? 1 : 0)),
       permitHeldMs: permitHeld(pipeline.limiters?.stats()[LOCAL_RUN_PRIMARY_MODEL]),
+      requestToAnswerMs: requests.ms / Math.max(1, requests.answered),
+      limiterIncreases: pipeline.limiters?.stats()[LOCAL_RUN_PRIMARY_MODEL]?.increases ?? 0,
+      throttlesByLimit,
+      firstCall: firstCall.steps(),
       toFirstCallSeconds: (calls.first - started) / 1000,
       callingSeconds: (calls.last - calls.first) / 1000,
       afterLastCallSeconds: (finished - calls.last) / 1000,
@@ -304,11 +349,17 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
 export function formatPipelineBench(label: string, o: PipelineBenchOptions, r: PipelineBenchResult): string {
   const f = (n: number, d = 1) => n.toFixed(d);
   return [
-    `${label}: ${r.jobs} job(s), ${r.callsPlanned} planned calls; stand-in latency ${o.latencyMs} ms, capacity ${o.capacity} in flight`,
+    `${label}: ${r.jobs} job(s), ${r.callsPlanned} planned calls; stand-in latency ${o.latencyMs} ms, capacity ${o.capacity} in flight; limiter at most ${o.capacity}`,
     `  job status                         ${Object.entries(r.statuses)
       .map(([s, n]) => `${n} ${s}`)
       .join(', ')}`,
-    `  calls answered                     ${r.callsAnswered} (fallback model ${f(r.fallbackShare * 100)} %), throttled ${r.throttled}`,
+    `  calls answered                     ${r.callsAnswered} (fallback model ${f(r.fallbackShare * 100)} %), throttled ${r.throttled}${
+      r.throttled > 0
+        ? ` (at limit ${Object.entries(r.throttlesByLimit)
+            .map(([limit, n]) => `${limit}: ${n}`)
+            .join(', ')}; ${r.limiterIncreases} raises of the limit)`
+        : ''
+    }`,
     `  wall time (upload → last report)   ${f(r.seconds)} s`,
     `  achieved calls/s ÷ C/L             ${f(r.callsPerSecond)} ÷ ${f(r.boundPerSecond)} = ${f(r.callsPerSecond / r.boundPerSecond, 3)}`,
     `  where the time went                ${f(r.toFirstCallSeconds)} s to the first call, ${f(r.callingSeconds)} s of calls (${f(r.callsAnswered / r.callingSeconds / r.boundPerSecond, 3)} of C/L), ${f(r.afterLastCallSeconds)} s from the last call to the report`,
@@ -318,7 +369,9 @@ export function formatPipelineBench(label: string, o: PipelineBenchOptions, r: P
     `  orchestration CPU per call         ${f(r.orchestrationCpuMsPerCall, 2)} ms (handlers, SDK clients, limiter)`,
     `  emulator (moto) CPU per call       ${f(r.emulatorCpuMsPerCall, 2)} ms`,
     `  primary model's limiter            mean limit ${f(r.limiterMeanLimit)}, mean permits in use ${f(r.limiterMeanActive)}; calls waiting for a permit in ${f(r.limiterWaitingShare * 100)} % of samples`,
-    `  permit held                        ${f(r.permitHeldMs)} ms on average, the model answering in ${o.latencyMs} ms`,
+    `  permit held                        ${f(r.permitHeldMs)} ms on average, ${f(r.requestToAnswerMs)} ms of it from request to answer (the model answers in ${o.latencyMs} ms)`,
+    '  the first call, from the upload:',
+    formatFirstCall(r.firstCall),
     `  requests by command                ${JSON.stringify(r.dynamoByCommand)}`,
   ].join('\n');
 }

@@ -8,9 +8,12 @@
  * for their length. Figures only; nothing here asserts a time (machines are shared and noisy).
  * The stand-in's own throughput is measured by `npm run bench:standin`.
  *
- *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,limiter,fleet,tpm,hostile,agreement]
+ *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,playbook,limiter,fleet,tpm,hostile,agreement]
  *   npm run bench -- --only thousand [--jobs 1000] [--max-jobs-per-owner N]
  *   npm run bench -- --only thousand-burst [--burst 5000] [--max-jobs-per-owner N]
+ *
+ * The crowd benches run with the stack's default owner cap unless `--max-jobs-per-owner` names
+ * another (0: none).
  */
 import { parseArgs } from 'node:util';
 import { runAgreementBench } from './agreement.js';
@@ -27,8 +30,10 @@ import {
   SMALL_CONTRACT,
 } from './pipeline.js';
 import { formatPlainQueueBench, runPlainQueueBench } from './plain-queue.js';
+import { formatPlaybookQuotes, playbookQuotes, runPlaybookCostRun } from './playbook-cost.js';
 import { formatThousand, runThousand, thousandOptions } from './thousand.js';
 import { BURST_DEFAULTS, formatBurst, runBurst } from './thousand-burst.js';
+import { CROWD_DEFAULTS } from './thousand-rig.js';
 import { formatTpmBench, runTpmBench } from './tpm.js';
 
 const { values } = parseArgs({
@@ -81,6 +86,18 @@ if (want('cost')) {
   console.log(formatCostBench(await runCostBench(BENCH_CONTRACT, (line) => console.error(line))));
 }
 
+if (want('playbook')) {
+  console.log(
+    "\n== a playbook's effect on calls and cost: the quote with and without one, then the sample run against 'default'",
+  );
+  for (const [name, file] of [
+    ['README sample (supply agreement)', BENCH_CONTRACT],
+    ['largest contract (Verizon service agreement)', LARGEST_CONTRACT],
+  ] as const)
+    console.log(formatPlaybookQuotes(name, await playbookQuotes(file)));
+  console.log(await runPlaybookCostRun(BENCH_CONTRACT, (line) => console.error(line)));
+}
+
 if (want('limiter')) {
   console.log('\n== adaptive limiter against the stand-in capacity model');
   console.log(formatLimiterBench(await runLimiterBench({})));
@@ -130,7 +147,7 @@ if (named('thousand-burst')) {
   if (!Number.isInteger(uploads) || uploads < 1)
     throw new RangeError(`--burst must be a whole number ≥ 1; got '${values.burst}'`);
   console.log(`\n== a burst of ${uploads} tiny uploads: every one recorded and waiting or started`);
-  const cap = Number(values['max-jobs-per-owner'] ?? 0);
+  const cap = Number(values['max-jobs-per-owner'] ?? CROWD_DEFAULTS.maxJobsPerOwner);
   if (!Number.isInteger(cap) || cap < 0)
     throw new RangeError(
       `--max-jobs-per-owner must be a whole number ≥ 0; got '${values['max-jobs-per-owner']}'`,

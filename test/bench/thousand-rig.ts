@@ -209,7 +209,7 @@ export interface CrowdOptions {
   readonly capacity: number;
   /** No job is waited for past this. */
   readonly maxMinutes: number;
-  /** Jobs one owner runs at once, the rest `queued` until one ends (admission control; 0: no cap). */
+  /** Jobs one owner runs at once, the rest `queued` until one ends (admission control; 0: no cap; default the stack's). */
   readonly maxJobsPerOwner: number;
   readonly log: (line: string) => void;
 }
@@ -220,7 +220,7 @@ export const CROWD_DEFAULTS = {
   hotShare: 0.8,
   latencyMs: 200,
   capacity: 48,
-  maxJobsPerOwner: 0,
+  maxJobsPerOwner: LOCAL_RUN_DEFAULTS.maxJobsPerOwner,
 } as const satisfies Partial<CrowdOptions>;
 
 /** Starts the stand-in, moto and the pipeline for `o` (see {@link startBenchStack}). */
@@ -228,12 +228,12 @@ export function startCrowdStack(o: CrowdOptions): Promise<BenchStack> {
   return startBenchStack(o.latencyMs, o.capacity, o.log, o.maxJobsPerOwner);
 }
 
-/** @param maxJobsPerOwner jobs one owner runs at once, the rest `queued` (0: no cap) */
+/** @param maxJobsPerOwner jobs one owner runs at once, the rest `queued` (0: no cap; default the stack's) */
 export async function startBenchStack(
   latencyMs: number,
   capacity: number,
   log: (line: string) => void,
-  maxJobsPerOwner = 0,
+  maxJobsPerOwner = LOCAL_RUN_DEFAULTS.maxJobsPerOwner,
 ): Promise<BenchStack> {
   const standIn = await standInProcess({
     latency: { kind: 'fixed', ms: latencyMs },

@@ -429,7 +429,12 @@ export function thousandOptions(argv: readonly string[], log: (line: string) => 
     jobs: num('jobs', values.jobs, THOUSAND_DEFAULTS.jobs),
     uploadSeconds: num('upload-seconds', values['upload-seconds'], THOUSAND_DEFAULTS.uploadSeconds),
     maxMinutes: num('max-minutes', values['max-minutes'], THOUSAND_DEFAULTS.maxMinutes),
-    maxJobsPerOwner: num('max-jobs-per-owner', values['max-jobs-per-owner'], 0, 0),
+    maxJobsPerOwner: num(
+      'max-jobs-per-owner',
+      values['max-jobs-per-owner'],
+      CROWD_DEFAULTS.maxJobsPerOwner,
+      0,
+    ),
     log,
   };
 }

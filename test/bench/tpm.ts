@@ -30,9 +30,9 @@ import { ANALYSTS, buildConverseInput } from '../../lambdas/core/analysts/index.
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import { PRIMARY_MODEL_ID, quotaTokens } from '../../lambdas/core/models.js';
 import { ModelBudgets } from '../../lambdas/core/state/model-budgets.js';
-import { worstCaseInputTokens } from '../../lambdas/core/worker/call.js';
 import { isThrottle } from '../../lambdas/core/worker/error-class.js';
 import { TokenBudgets } from '../../lambdas/core/worker/token-budget.js';
+import { worstCaseInputTokens } from '../../lambdas/core/worker/worst-case.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { createClients } from '../../lambdas/shared/runtime.js';
 import { startBedrockStandIn } from '../../localstack/bedrock/index.js';

@@ -7,6 +7,8 @@ import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { strFromU8, unzipSync } from 'fflate';
 import { CATEGORIES } from '../../lambdas/core/analysts/index.js';
 import type { Report, ReportClause, Risk } from '../../lambdas/core/finalize/report-types.js';
+import type { RedlineEdit } from '../../lambdas/core/report-docx/index.js';
+import { applyEdits } from '../../lambdas/core/report-docx/index.js';
 import { buildZip } from '../fixtures/documents/builders.js';
 
 export const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -130,4 +132,21 @@ export function docxOf(
       : {}),
     ...options.parts,
   });
+}
+
+/** The normalised text with every placed redline's edits made at its clause's offsets. */
+export function redlinedText(
+  text: string,
+  report: Pick<Report, 'clauses'>,
+  redlines: readonly { id: string; clauseId: string; edits: readonly RedlineEdit[] }[],
+  placed: readonly string[],
+): string {
+  const clause = new Map(report.clauses.map((c) => [c.id, c]));
+  const edits = redlines
+    .filter((r) => placed.includes(r.id))
+    .flatMap((r) => {
+      const start = clause.get(r.clauseId)?.start ?? Number.NaN;
+      return r.edits.map((e) => ({ start: start + e.start, end: start + e.end, insert: e.insert }));
+    });
+  return applyEdits(text, edits);
 }

@@ -216,8 +216,8 @@ describe('runtime tuning', () => {
     expect(() => validateTuning(stack(), { callConcurrency: 1.5 }, t)).toThrow(
       /callConcurrency.*1 to 256; got 1.5/,
     );
-    expect(() => validateTuning(stack(), { maxJobsPerOwner: 0 }, t)).toThrow(
-      'tuning.maxJobsPerOwner must be an integer from 1 to 10000; got 0',
+    expect(() => validateTuning(stack(), { maxJobsPerOwner: -1 }, t)).toThrow(
+      'tuning.maxJobsPerOwner must be an integer from 0 to 10000; got -1',
     );
     expect(() => validateTuning(stack(), { defaultLane: 'bulk' as never }, t)).toThrow(
       "tuning.defaultLane must be 'realtime' or 'batch'; got 'bulk'",

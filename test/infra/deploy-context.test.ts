@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addClauseReviewStack } from '../../lib/clause-review-app.js';
 import { type DeployContextError, isDeployContextError } from '../../lib/deploy-context.js';
 import { isValidationError } from '../../lib/errors.js';
+import { defaultMaxJobsPerOwner } from '../../lib/owner-cap.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
+import { topology } from '../../lib/topology.js';
 
 const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
   context: Record<string, unknown>;
@@ -46,6 +48,8 @@ function environments(resources: Record<string, Resource>): Map<string, Record<s
 }
 
 const ADMIN = 'arn:aws:iam::123456789012:role/Admin';
+const SSO_ROLE =
+  'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Reviewers_0a1b';
 
 describe('the CDK app with the deployer context flags', () => {
   let flagged: Record<string, Resource>;
@@ -54,6 +58,7 @@ describe('the CDK app with the deployer context flags', () => {
     flagged = synth({
       alertEmails: 'ops@example.com,legal@example.org',
       administrators: ADMIN,
+      sessionNamedRoles: SSO_ROLE,
       models: '{"primary":"eu.anthropic.claude-haiku-4-5-20251001-v1:0"}',
       retentionDays: '30',
       removalPolicy: 'destroy',
@@ -91,6 +96,16 @@ describe('the CDK app with the deployer context flags', () => {
     expect(plainAdmins).toHaveLength(1);
     expect(JSON.stringify(plainAdmins[0])).not.toContain(ADMIN);
     expect(JSON.stringify(plainAdmins[0])).toContain('AdministratorRole');
+  });
+
+  it('-c sessionNamedRoles names the roles whose sessions may own jobs to the status API', () => {
+    const named = [...environments(flagged).values()]
+      .map((env) => env.SESSION_NAMED_ROLES)
+      .filter((v) => v !== undefined);
+    expect(named).toEqual([JSON.stringify([SSO_ROLE])]);
+    expect([...environments(plain).values()].some((env) => env.SESSION_NAMED_ROLES !== undefined)).toBe(
+      false,
+    );
   });
 
   it('-c models sets the workers’ primary model and the IAM grant', () => {
@@ -145,7 +160,9 @@ describe('the CDK app with the deployer context flags', () => {
         .filter((v) => v !== undefined);
     expect(caps(flagged).length).toBeGreaterThan(0);
     expect(new Set(caps(flagged))).toEqual(new Set(['2']));
-    expect(caps(plain)).toEqual([]);
+    // Without the flag every function gets the cap derived from the stack's own lanes.
+    expect(caps(plain).length).toBeGreaterThan(0);
+    expect(new Set(caps(plain))).toEqual(new Set([String(defaultMaxJobsPerOwner(topology()))]));
   });
 
   it('-c modelBudgets gives every function the per-model budgets they share', () => {
@@ -183,6 +200,7 @@ describe('the CDK app refuses a bad flag before building anything', () => {
     ['prefix', 'Bad_Prefix'],
     ['alertEmails', 'ops'],
     ['administrators', 'Admin'],
+    ['sessionNamedRoles', 'arn:aws:sts::123456789012:assumed-role/Ops/alice'],
     ['models', '{not json'],
     ['retentionDays', '0'],
     ['removalPolicy', 'snapshot'],

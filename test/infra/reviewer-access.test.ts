@@ -2,9 +2,10 @@
  * Sign-in for people and the app's hosting, read back from the synthesized ClauseReviewStack:
  * the Cognito pools, the roles the identity pool hands out (allowed only execute-api:Invoke on
  * the status API), the administrators group's role known to the API, and the CloudFront
- * distribution (origin access control, HTTPS only, security headers).
+ * distribution (origin access control, HTTPS only, security headers), and the Word add-in's
+ * pages beside the app (framed by Office's hosts only) with its manifest in the outputs.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, CfnElement, Stack } from 'aws-cdk-lib';
@@ -12,13 +13,31 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addinContentSecurityPolicy,
+  appContentSecurityPolicy,
+  cognitoEndpoints,
+  OFFICE_FRAME_ANCESTORS,
+} from '../../lambdas/shared/app-csp.js';
 import { ClauseReviewStack } from '../../lib/clause-review-stack.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
-import { appContentSecurityPolicy } from '../../lib/reviewer-app-hosting.js';
 import { ADMINISTRATORS_GROUP } from '../../lib/reviewer-sign-in.js';
 import { STACK_OUTPUTS } from '../../lib/stack-outputs.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
+
+/**
+ * A template value as text, each reference written `<Ref:X>` or `<GetAtt:X.Attr>`: what a
+ * `Fn::Join` of strings and references reads as once deployed.
+ */
+function asText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const v = value as { 'Fn::Join'?: [string, unknown[]]; Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  if (v.Ref) return `<Ref:${v.Ref}>`;
+  if (v['Fn::GetAtt']) return `<GetAtt:${v['Fn::GetAtt'].join('.')}>`;
+  if (v['Fn::Join']) return v['Fn::Join'][1].map(asText).join(v['Fn::Join'][0]);
+  throw new Error(`not a string, reference or join: ${JSON.stringify(value)}`);
+}
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
 
 let app: App;
@@ -96,6 +115,26 @@ describe('sign-in for people', () => {
     const client = only('AWS::Cognito::UserPoolClient').Properties;
     expect(client.GenerateSecret).toBe(false);
     expect(client.PreventUserExistenceErrors).toBe('ENABLED');
+  });
+
+  it('signs people in by SRP only, with revocable refresh tokens, and lets no client write their email', () => {
+    const client = only('AWS::Cognito::UserPoolClient').Properties;
+    expect([...(client.ExplicitAuthFlows as string[])].sort()).toEqual([
+      'ALLOW_REFRESH_TOKEN_AUTH',
+      'ALLOW_USER_SRP_AUTH',
+    ]);
+    expect(client.EnableTokenRevocation).toBe(true);
+    const writable = client.WriteAttributes as string[];
+    // The list is what restricts: a client without one may write every attribute.
+    expect(writable.length).toBeGreaterThan(0);
+    expect(writable).not.toContain('email');
+    expect(writable).not.toContain('email_verified');
+    const pool = only('AWS::Cognito::UserPool').Properties;
+    // A changed email keeps the verified one until the new one is verified.
+    expect(pool.UserAttributeUpdateSettings).toEqual({
+      AttributesRequireVerificationBeforeUpdate: ['email'],
+    });
+    expect(pool.AutoVerifiedAttributes).toEqual(['email']);
   });
 
   it('has an administrators group mapped to the administrators role', () => {
@@ -188,6 +227,12 @@ describe('sign-in for people', () => {
     expect(outputs[STACK_OUTPUTS.userPoolClientId]?.Value).toEqual({ Ref: idOf(stack.signIn.client) });
     expect(outputs[STACK_OUTPUTS.identityPoolId]?.Value).toEqual({ Ref: idOf(stack.signIn.identityPool) });
     expect(JSON.stringify(outputs[STACK_OUTPUTS.appUrl]?.Value)).toContain(idOf(stack.app.distribution));
+    expect(outputs[STACK_OUTPUTS.addinManifestUrl]?.Value).toEqual({
+      'Fn::Join': [
+        '',
+        ['https://', { 'Fn::GetAtt': [idOf(stack.app.distribution), 'DomainName'] }, '/addin/manifest.xml'],
+      ],
+    });
   });
 });
 
@@ -236,24 +281,61 @@ describe('the app hosting', () => {
     >;
     expect(config.DefaultCacheBehavior?.ViewerProtocolPolicy).toBe('redirect-to-https');
     expect(config.DefaultCacheBehavior?.AllowedMethods).toEqual(['GET', 'HEAD']);
-    expect(config.CacheBehaviors).toBeUndefined();
+    // The one other behaviour: the Word add-in's pages, from the same origin, with their own headers.
+    expect(config.CacheBehaviors).toEqual([
+      expect.objectContaining({
+        PathPattern: 'addin/*',
+        TargetOriginId: (config.DefaultCacheBehavior as Record<string, unknown>).TargetOriginId,
+        ViewerProtocolPolicy: 'redirect-to-https',
+        AllowedMethods: ['GET', 'HEAD'],
+        ResponseHeadersPolicyId: { Ref: idOf(stack.app.addinHeaders) },
+      }),
+    ]);
     expect(config.Logging).toMatchObject({ Prefix: 'cdn/' });
   });
 
+  const headersOf = (policy: IConstruct) => {
+    const config = resources[idOf(policy)]?.Properties.ResponseHeadersPolicyConfig as
+      | { SecurityHeadersConfig: Record<string, Record<string, unknown>> }
+      | undefined;
+    if (!config) throw new Error(`no response headers policy ${idOf(policy)}`);
+    return config.SecurityHeadersConfig;
+  };
+  const cspOf = (headers: Record<string, Record<string, unknown>>) =>
+    asText(headers.ContentSecurityPolicy?.ContentSecurityPolicy);
+  const region = '<Ref:AWS::Region>.<Ref:AWS::URLSuffix>';
+  const bucket = (name: string) =>
+    `https://clause-review-${name}-<Ref:AWS::AccountId>-<Ref:AWS::Region>.s3.${region}`;
+  /** What the stack's policies let the pages reach, as the template writes it. */
+  const stackConnections = () => ({
+    api: `<GetAtt:${idOf(stack.statusApi.httpApi)}.ApiEndpoint>`,
+    cognito: cognitoEndpoints('<Ref:AWS::Region>', '<Ref:AWS::URLSuffix>'),
+    buckets: [bucket('intake'), bucket('results')],
+  });
+
   it('answers with HSTS, a content security policy, nosniff, frame denial and a referrer policy', () => {
-    const config = only('AWS::CloudFront::ResponseHeadersPolicy').Properties.ResponseHeadersPolicyConfig as {
-      SecurityHeadersConfig: Record<string, Record<string, unknown>>;
-    };
-    const h = config.SecurityHeadersConfig;
+    expect(ofType('AWS::CloudFront::ResponseHeadersPolicy')).toHaveLength(2);
+    const h = headersOf(stack.app.headers);
     expect(h.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 31_536_000, Override: true });
     expect(h.ContentTypeOptions).toEqual({ Override: true });
     expect(h.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
     expect(h.ReferrerPolicy).toEqual({ ReferrerPolicy: 'strict-origin-when-cross-origin', Override: true });
-    const csp = JSON.stringify(h.ContentSecurityPolicy);
+    const csp = cspOf(h);
     expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).toContain('https://*.execute-api.');
-    expect(csp).toContain('https://cognito-identity.');
-    expect(csp).toContain('clause-review-intake-');
+    // The stack's own API, Cognito's two endpoints and the two buckets: no wildcard host.
+    expect(csp.split('; ')).toContain(
+      [
+        "connect-src 'self'",
+        `<GetAtt:${idOf(stack.statusApi.httpApi)}.ApiEndpoint>`,
+        `https://cognito-idp.${region}`,
+        `https://cognito-identity.${region}`,
+        bucket('intake'),
+        bucket('results'),
+      ].join(' '),
+    );
+    expect(csp).not.toContain('*');
+    // The one policy the local app is served with too (lambdas/shared/app-csp.ts).
+    expect(csp).toBe(appContentSecurityPolicy(stackConnections()));
     const distribution = only('AWS::CloudFront::Distribution').Properties.DistributionConfig as {
       DefaultCacheBehavior: { ResponsePoliciesId?: unknown; ResponseHeadersPolicyId?: unknown };
     };
@@ -262,19 +344,59 @@ describe('the app hosting', () => {
     });
   });
 
-  it("lets only the app's origin make CORS requests to the API and the document buckets", () => {
+  it("lets Office's hosts, and nothing else, frame the add-in's pages; the rest of the app is never framed", () => {
+    const h = headersOf(stack.app.addinHeaders);
+    const app = headersOf(stack.app.headers);
+    // The same headers as the app's, but the frame denial, which cannot name the Office hosts.
+    expect(h.StrictTransportSecurity).toEqual(app.StrictTransportSecurity);
+    expect(h.ContentTypeOptions).toEqual(app.ContentTypeOptions);
+    expect(h.ReferrerPolicy).toEqual(app.ReferrerPolicy);
+    expect(h.FrameOptions).toBeUndefined();
+    const csp = cspOf(h);
+    // Built from the same connections as the app's: it calls what the app calls.
+    expect(csp).toBe(addinContentSecurityPolicy(stackConnections()));
+    const connect = (c: string) => c.split('; ').find((d) => d.startsWith('connect-src'));
+    expect(connect(csp)).toBe(connect(cspOf(app)));
+    const ancestors = /frame-ancestors ([^;]+)/.exec(csp)?.[1]?.split(' ');
+    expect(ancestors).toEqual([...OFFICE_FRAME_ANCESTORS]);
+    expect(ancestors).toContain('https://*.officeapps.live.com');
+    expect(ancestors?.every((a) => a.startsWith('https://'))).toBe(true);
+    expect(csp).toMatch(/script-src 'self' https:\/\/appsforoffice\.microsoft\.com/);
+    expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+    // It differs from the app's only where Office needs it to.
+    const appDirectives = cspOf(app).split('; ');
+    expect(
+      csp
+        .split('; ')
+        .filter((d) => !appDirectives.includes(d))
+        .map((d) => d.split(' ')[0]),
+    ).toEqual(['script-src', 'style-src', 'frame-ancestors']);
+  });
+
+  it("lets only the app's origin make CORS requests to the API and the document buckets (the add-in is on it)", () => {
     const origin = {
       'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [idOf(stack.app.distribution), 'DomainName'] }]],
     };
-    const api = resources[idOf(stack.statusApi.httpApi)]?.Properties.CorsConfiguration as Record<
-      string,
-      unknown
-    >;
-    expect(api.AllowOrigins).toEqual([origin]);
-    expect(api.AllowMethods).toEqual(['GET', 'POST']);
-    expect(api.AllowHeaders).toEqual(
-      expect.arrayContaining(['authorization', 'x-amz-security-token', 'x-amz-date']),
-    );
+    // The API's rule is set by UpdateApi once the API and the distribution exist (the CSP names
+    // the API, so the template cannot); its template carries none for CloudFormation to reset.
+    expect(resources[idOf(stack.statusApi.httpApi)]?.Properties.CorsConfiguration).toBeUndefined();
+    const cors = resources[idOf(stack.app.apiCors)]?.Properties ?? {};
+    for (const on of ['Create', 'Update'] as const) {
+      const call = JSON.parse(asText(cors[on])) as {
+        action: string;
+        parameters: { ApiId: string; CorsConfiguration: Record<string, unknown> };
+      };
+      expect(call.action).toBe('UpdateApi');
+      expect(call.parameters.ApiId).toBe(`<Ref:${idOf(stack.statusApi.httpApi)}>`);
+      expect(call.parameters.CorsConfiguration.AllowOrigins).toEqual([
+        `https://<GetAtt:${idOf(stack.app.distribution)}.DomainName>`,
+      ]);
+      expect(call.parameters.CorsConfiguration.AllowMethods).toEqual(['GET', 'POST']);
+      expect(call.parameters.CorsConfiguration.AllowHeaders).toEqual(
+        expect.arrayContaining(['authorization', 'x-amz-security-token', 'x-amz-date']),
+      );
+    }
+    expect(JSON.parse(asText(cors.Delete))).toMatchObject({ action: 'DeleteCorsConfiguration' });
     const rules = (bucket: IConstruct) => {
       const cors = resources[idOf(bucket)]?.Properties.CorsConfiguration as
         | { CorsRules: Record<string, unknown>[] }
@@ -282,7 +404,7 @@ describe('the app hosting', () => {
       return cors?.CorsRules ?? [];
     };
     expect(rules(stack.documentBuckets.intakeBucket)).toEqual([
-      expect.objectContaining({ AllowedOrigins: [origin], AllowedMethods: ['PUT'] }),
+      expect.objectContaining({ AllowedOrigins: [origin], AllowedMethods: ['POST'] }),
     ]);
     expect(rules(stack.documentBuckets.resultsBucket)).toEqual([
       expect.objectContaining({ AllowedOrigins: [origin], AllowedMethods: ['GET', 'HEAD'] }),
@@ -291,11 +413,42 @@ describe('the app hosting', () => {
   });
 
   it('lets the app connect only to its own origin and the hosts it names', () => {
-    const csp = appContentSecurityPolicy(['https://api.example', 'https://cognito-idp.example']);
-    expect(csp.split('; ')).toContain("connect-src 'self' https://api.example https://cognito-idp.example");
+    const csp = appContentSecurityPolicy({
+      api: 'https://api.example',
+      cognito: ['https://cognito-idp.example'],
+      buckets: ['https://cognito-idp.example', 'https://bucket.example'],
+    });
+    // Each host once, in order.
+    expect(csp.split('; ')).toContain(
+      "connect-src 'self' https://api.example https://cognito-idp.example https://bucket.example",
+    );
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("object-src 'none'");
     expect(csp).not.toContain('unsafe-');
+    expect(csp.split('; ').at(-1)).toBe('upgrade-insecure-requests');
+    expect(
+      appContentSecurityPolicy({ api: 'http://127.0.0.1:1', cognito: [], buckets: [], https: false }),
+    ).not.toContain('upgrade-insecure-requests');
+  });
+
+  it("gives the add-in's pages the app's connections, office.js and inline styles, framed by Office only", () => {
+    const connections = {
+      api: 'https://api.example',
+      cognito: ['https://cognito-idp.example'],
+      buckets: ['https://bucket.example'],
+    };
+    const addin = addinContentSecurityPolicy(connections).split('; ');
+    const app = appContentSecurityPolicy(connections).split('; ');
+    expect(addin).toContain(app.find((d) => d.startsWith('connect-src')));
+    expect(addin).toContain(
+      "script-src 'self' https://appsforoffice.microsoft.com https://ajax.aspnetcdn.com",
+    );
+    expect(addin).toContain("style-src 'self' 'unsafe-inline'");
+    expect(addin).toContain(`frame-ancestors ${OFFICE_FRAME_ANCESTORS.join(' ')}`);
+    expect(addin.at(-1)).toBe('upgrade-insecure-requests');
+    expect(addinContentSecurityPolicy({ ...connections, https: false })).not.toContain(
+      'upgrade-insecure-requests',
+    );
   });
 });
 
@@ -307,6 +460,8 @@ describe("the app's files, when the stack is given them", () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'app-files-'));
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>reviewer</title>');
+    mkdirSync(join(dir, 'addin'));
+    writeFileSync(join(dir, 'addin', 'taskpane.html'), '<!doctype html><title>add-in</title>');
     const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
       context: Record<string, unknown>;
     };
@@ -335,6 +490,8 @@ describe("the app's files, when the stack is given them", () => {
       expect(markers).toContain(`{"Ref":"${idOf(c)}"}`);
     }
     expect(markers).toContain(`{"Ref":"${idOf(withFiles.signIn.identityPool)}"}`);
+    // The add-in's manifest is the third source: it names the distribution, filled in at deployment.
+    expect(markers).toContain(`{"Fn::GetAtt":["${idOf(withFiles.app.distribution)}","DomainName"]}`);
   });
 
   it('leave cdk-nag nothing unacknowledged', () => {
@@ -345,8 +502,10 @@ describe("the app's files, when the stack is given them", () => {
     expect(findings).toEqual([]);
   });
 
-  it('must be a built app', () => {
+  it('must be a built app with its add-in', () => {
     const empty = mkdtempSync(join(tmpdir(), 'no-app-'));
+    const noAddin = mkdtempSync(join(tmpdir(), 'no-addin-'));
+    writeFileSync(join(noAddin, 'index.html'), '<!doctype html><title>reviewer</title>');
     const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as {
       context: Record<string, unknown>;
     };
@@ -355,8 +514,12 @@ describe("the app's files, when the stack is given them", () => {
       expect(() => new ClauseReviewStack(other, 'NoApp', { appDirectory: empty })).toThrow(
         /files.directory must hold the built app \(index.html\)/,
       );
+      expect(() => new ClauseReviewStack(other, 'NoAddin', { appDirectory: noAddin })).toThrow(
+        /files.directory must hold the built Word add-in \(addin\/taskpane.html\)/,
+      );
     } finally {
       rmSync(empty, { recursive: true, force: true });
+      rmSync(noAddin, { recursive: true, force: true });
       rmSync(other.outdir, { recursive: true, force: true });
     }
   });

@@ -712,6 +712,7 @@ function expectCompleteRuntimeEnvironment(env: Record<string, unknown>): void {
     MODEL_ID: PRIMARY_MODEL_ID,
     FALLBACK_MODEL_ID: FALLBACK_MODEL_ID,
     REDELIVERY_BACKOFF_SECONDS: stack.topology.redeliveryBackoffSeconds.join(','),
+    INTAKE_MAX_RECEIVE_COUNT: String(stack.topology.queues.intake.maxReceiveCount),
   });
   // What the deployed values look like once CloudFormation resolves the references: every
   // queue's URL under its role, in the one JSON variable.
@@ -780,6 +781,7 @@ describe('cdk-nag AwsSolutions', () => {
       [
         'ClauseReview/App/Distribution: AwsSolutions-CFR1',
         'ClauseReview/App/Distribution: AwsSolutions-CFR2',
+        'ClauseReview/AWS679f53fac002430cb0da5b7982bd2287/ServiceRole: AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
         'ClauseReview/App/Distribution: AwsSolutions-CFR4',
         'ClauseReview/SignIn/InvokeStatusApi: AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<StatusApiE9E0F2A1>/*/*/*]',
         'ClauseReview/BatchLane/TaskDefinition/ExecutionRole: AwsSolutions-IAM5[Resource::*]',

@@ -13,7 +13,8 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_CONFIG_VARIABLES, loadApiConfig } from '../../lambdas/api/config.js';
+import { DEFAULT_CALLER_BUDGETS } from '../../lambdas/api/caller-limits.js';
+import { API_CONFIG_VARIABLES, callerBudgetsOf, loadApiConfig } from '../../lambdas/api/config.js';
 import { API_ROUTES, routeKey } from '../../lambdas/api/routes.js';
 import { LANES, type QueueRole } from '../../lambdas/core/contracts.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
@@ -141,6 +142,8 @@ describe('StatusApi', () => {
     expect(panelModelsOf(config)).toEqual(QUOTED_MODELS);
     expect(config.MAX_DOCUMENT_BYTES).toBe(5_000_000);
     expect(config.CHUNK_CLAUSES).toBe(6);
+    // Each caller's budgets of quote and submit, the defaults unless the props say otherwise.
+    expect(callerBudgetsOf(config)).toEqual(DEFAULT_CALLER_BUDGETS);
     // Reading a document takes intake's worker heap and deadline, within API Gateway's 30 s.
     expect(only.Properties).toMatchObject({ MemorySize: 1024, Timeout: 29 });
   });
@@ -193,7 +196,7 @@ describe('StatusApi', () => {
     ).toThrow("StatusApi administrators must be IAM or STS ARNs (arn:aws:iam::<account>:…); got 'alice'");
   });
 
-  it('grants job-item reads and updates, owner slot updates, uploads and listing under the intake prefix, report reads — nothing else', () => {
+  it('grants job-item reads and updates, owner slot and caller budget updates, uploads and listing under the intake prefix, report reads — nothing else', () => {
     const allowed = statements()
       .filter((s) => s.Effect === 'Allow')
       .map((s) => ({
@@ -230,6 +233,18 @@ describe('StatusApi', () => {
         actions: ['dynamodb:UpdateItem'],
         resource: JSON.stringify({ 'Fn::GetAtt': [idOf(table), 'Arn'] }),
         condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OWNER#*'] } },
+      },
+      // Playbooks: read by every caller, put by administrators; nothing else of the table.
+      {
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+        resource: JSON.stringify({ 'Fn::GetAtt': [idOf(table), 'Arn'] }),
+        condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PLAYBOOK*'] } },
+      },
+      // Each caller's budget of quote and submit, on the caller's own items only.
+      {
+        actions: ['dynamodb:UpdateItem'],
+        resource: JSON.stringify({ 'Fn::GetAtt': [idOf(table), 'Arn'] }),
+        condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } },
       },
     ]);
     const s3Statements = allowed.filter((s) => s.actions.some((a) => a.startsWith('s3:')));
@@ -288,6 +303,15 @@ describe('StatusApi', () => {
     expect(() => new StatusApi(scratch, 'B', { ...base, rateLimit: 0 })).toThrow(
       'StatusApi rateLimit must be an integer from 1 to 10000; got 0',
     );
+    expect(
+      () => new StatusApi(scratch, 'E', { ...base, sessionNamedRoles: ['arn:aws:iam::123456789012:user/x'] }),
+    ).toThrow(/^StatusApi sessionNamedRoles must be IAM role ARNs/);
+    expect(
+      () => new StatusApi(scratch, 'C', { ...base, callerBudgets: { quote: { burst: 0, perMinute: 5 } } }),
+    ).toThrow('StatusApi callerBudgets.quote.burst must be an integer from 1 to 10000; got 0');
+    expect(
+      () => new StatusApi(scratch, 'D', { ...base, callerBudgets: { submit: { burst: 5, perMinute: 0 } } }),
+    ).toThrow(/^StatusApi callerBudgets\.submit\.perMinute must be .*0\.1 to 60000; got 0$/);
   });
 });
 

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { BENCH_CONTRACT } from '../bench/pipeline.js';
+import { runCli } from '../helpers/cli-run.js';
 import { expectCompleteReview, fixture, SMALL } from '../helpers/pipeline.js';
 
 /** Every live descendant of a process, from /proc (zombies count as gone). */
@@ -47,25 +48,8 @@ function alive(pid: number): boolean {
 const out = mkdtempSync(join(tmpdir(), 'clause-review-cli-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    // The package's bin entry, as `npx clause-review` runs it; the emulator is the test run's.
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/clause-review.js'), ...args], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, AWS_ENDPOINT_URL: inject('awsEndpoint') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The package's bin entry, as `npx clause-review` runs it; the emulator is the test run's. */
+const cli = (args: string[]) => runCli(args, { ...process.env, AWS_ENDPOINT_URL: inject('awsEndpoint') });
 
 describe('npx clause-review review', () => {
   it('reviews a contract on the embedded local stack and writes report.json and report.html', async () => {
@@ -156,6 +140,44 @@ describe('npx clause-review review', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--lane must be 'realtime' or 'batch'; got 'express'/);
   });
+});
+
+describe('npx clause-review review --playbook', () => {
+  it('puts a playbook file into the local stack first and reviews against it', async () => {
+    const file = join(PROJECT_ROOT, 'test/fixtures/contracts', SMALL);
+    const ours = join(out, 'ours.yaml');
+    writeFileSync(
+      ours,
+      readFileSync(join(PROJECT_ROOT, 'lambdas/core/playbooks/defaults/nda.yaml'), 'utf8').replace(
+        'name: nda',
+        'name: our-nda',
+      ),
+    );
+    const dest = join(out, 'with-playbook');
+    const run = await cli(['review', file, '--playbook', ours, '--out', dest]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /reviewing against playbook our-nda@1 "Mutual non-disclosure agreements" \(sha256 [0-9a-f]{64}\)/,
+    );
+    const report = JSON.parse(
+      readFileSync(join(dest, SMALL.replace(/\.txt$/, ''), 'report.json'), 'utf8'),
+    ) as Report;
+    expect(report.job.playbook).toMatchObject({ name: 'our-nda', version: 1 });
+  }, 180_000);
+
+  it('refuses a playbook the local stack does not hold before any upload', async () => {
+    const run = await cli([
+      'review',
+      join(PROJECT_ROOT, 'test/fixtures/contracts', SMALL),
+      '--playbook',
+      'msa',
+      '--out',
+      out,
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--playbook: no playbook named 'msa'; the stack has default, nda/);
+    expect(run.stdout).not.toContain('uploaded');
+  }, 120_000);
 });
 
 describe('npx clause-review review --model / doctor', () => {

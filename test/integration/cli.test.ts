@@ -15,13 +15,13 @@ import {
   statusCommand,
   submitCommand,
 } from '../../bin/commands/api-commands.js';
-import { type CliIo, isCliError } from '../../bin/commands/cli-error.js';
+import { isCliError } from '../../bin/commands/cli-error.js';
 import type { LocalState } from '../../bin/commands/local-state.js';
-import type { Target } from '../../bin/commands/target.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { capture, localTarget } from '../helpers/cli-target.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
 
@@ -37,21 +37,10 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const target = async (): Promise<Target> => ({
-  kind: 'local',
-  name: 'local',
-  region: LOCAL_REGION,
-  api: new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS }),
-  resources: h.stack.resources,
-  clients: { ...h.pipeline.clients, sns: h.stack.clients.sns },
-  destroy: () => {},
-});
-
-function capture(): CliIo & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, tty: false, out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
-}
+const target = localTarget(
+  h,
+  new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS }),
+);
 
 describe('submit, status, report', () => {
   it('submits a file, watches it to the end with a progress bar, and downloads its reports', async () => {

@@ -9,14 +9,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError } from '../../bin/client/api-client.js';
 import { statusCommand, submitCommand } from '../../bin/commands/api-commands.js';
-import type { CliIo } from '../../bin/commands/cli-error.js';
 import {
   decideCommand,
   findingsCommand,
   pauseCommand,
   resumeCommand,
 } from '../../bin/commands/hold-commands.js';
-import type { Target } from '../../bin/commands/target.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import { riskFromScores } from '../../lambdas/core/analysts/consolidate.js';
 import type { Score } from '../../lambdas/core/analysts/tool-schema.js';
@@ -26,6 +24,7 @@ import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { duplicateBilledCalls } from '../../localstack/bedrock/accounting.js';
 import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { subscribeToAlerts } from '../helpers/alerts.js';
+import { capture, localTarget } from '../helpers/cli-target.js';
 import { fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
 
 /** A caller who owns none of these jobs and is no administrator. */
@@ -53,21 +52,7 @@ afterAll(async () => {
 
 const api = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS });
 const other = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: OTHER });
-const target = async (): Promise<Target> => ({
-  kind: 'local',
-  name: 'local',
-  region: LOCAL_REGION,
-  api,
-  resources: h.stack.resources,
-  clients: { ...h.pipeline.clients, sns: h.stack.clients.sns },
-  destroy: () => {},
-});
-
-function capture(): CliIo & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, tty: false, out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
-}
+const target = localTarget(h, api);
 
 async function until(id: string, done: (v: JobView) => boolean, timeoutMs = 120_000): Promise<JobView> {
   const deadline = Date.now() + timeoutMs;

@@ -4,16 +4,16 @@
  * chunk out once; and GET /jobs lists a caller's own jobs, newest first, page by page. Only the
  * job's owner and the administrators may read either.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
-import type { CliIo } from '../../bin/commands/cli-error.js';
 import { clauseLine, jobsCommand, liveFindingsCommand } from '../../bin/commands/live-commands.js';
-import type { Target } from '../../bin/commands/target.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { apiRefusal, capture, localTarget } from '../helpers/cli-target.js';
 import { fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
 
 /** The owner of the jobs, another caller, and an administrator. */
@@ -41,31 +41,9 @@ afterAll(async () => {
 const api = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS });
 const other = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: OTHER });
 const auditor = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: AUDITOR });
-const target = async (): Promise<Target> => ({
-  kind: 'local',
-  name: 'local',
-  region: LOCAL_REGION,
-  api,
-  resources: h.stack.resources,
-  clients: { ...h.pipeline.clients, sns: h.stack.clients.sns },
-  destroy: () => {},
-});
+const target = localTarget(h, api);
 
-function capture(): CliIo & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, tty: false, out: (l) => stdout.push(l), err: (l) => stderr.push(l) };
-}
-
-async function statusOf(promise: Promise<unknown>): Promise<{ status: number; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isApiRequestError(error)) return { status: error.status, message: error.message };
-    throw error;
-  }
-  throw new Error('expected the API to refuse the request');
-}
+const statusOf = apiRefusal;
 
 async function until(id: string, done: (v: JobView) => boolean, client = api): Promise<JobView> {
   const deadline = Date.now() + 120_000;
@@ -187,6 +165,9 @@ describe('GET /jobs', () => {
       document: expect.stringMatching(/MEDIUM|TRANSPORTATION/),
     });
     expect(all.jobs[1]?.cost.spentMicros).toBeGreaterThan(0);
+    // The document's hash once intake has read it: what the Word add-in finds a review by.
+    const hashOf = (name: string) => createHash('sha256').update(fixture(name)).digest('hex');
+    expect(all.jobs[1]?.sha256).toBe(hashOf(MEDIUM));
     expect((await other.jobs()).jobs.map((j) => j.jobId)).toEqual([othersJob]);
     // An administrator may list another owner's jobs; nobody else may.
     const owner = localCallerArn(EMULATOR_CREDENTIALS.accessKeyId);

@@ -3,28 +3,12 @@
  * the live DynamoDB service does (localstack/moto_serve.py cites the measurements). Runs on the
  * launcher it starts itself, whichever ground the rest of the suite uses.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
-import { createKeyTable } from '../helpers/key-table.js';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { launcherTable } from '../helpers/launcher-table.js';
 
 const TABLE = 'wording';
-let moto: MotoServer;
-let documents: DynamoDBDocumentClient;
-
-beforeAll(async () => {
-  moto = await startMotoServer();
-  documents = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: moto.endpoint, region: 'us-east-1', credentials: EMULATOR_CREDENTIALS }),
-  );
-  await createKeyTable(documents, TABLE);
-}, 60_000);
-afterAll(async () => {
-  documents.destroy();
-  await moto.stop();
-});
+const launcher = launcherTable(TABLE);
 
 const refusal = (send: () => Promise<unknown>) =>
   send().then(
@@ -41,17 +25,21 @@ describe('moto launcher only: the wording of unused-placeholder refusals', () =>
     };
     expect(
       await refusal(() =>
-        documents.send(new PutCommand({ TableName: TABLE, Item: { pk: 'a', sk: 'A' }, ...condition })),
+        launcher.documents.send(
+          new PutCommand({ TableName: TABLE, Item: { pk: 'a', sk: 'A' }, ...condition }),
+        ),
       ),
     ).toEqual({ name: 'ValidationException', message: `1 validation error detected: ${unused}` });
     expect(
       await refusal(() =>
-        documents.send(new DeleteCommand({ TableName: TABLE, Key: { pk: 'a', sk: 'A' }, ...condition })),
+        launcher.documents.send(
+          new DeleteCommand({ TableName: TABLE, Key: { pk: 'a', sk: 'A' }, ...condition }),
+        ),
       ),
     ).toEqual({ name: 'ValidationException', message: `1 validation error detected: ${unused}` });
     expect(
       await refusal(() =>
-        documents.send(
+        launcher.documents.send(
           new QueryCommand({
             TableName: TABLE,
             KeyConditionExpression: 'pk = :pk',

@@ -8,7 +8,7 @@ import { DeleteObjectCommand, ListObjectVersionsCommand, PutObjectCommand } from
 import { type Message, type MessageSystemAttributeName, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { jobIdFor } from '../../lambdas/core/intake/job-id.js';
+import { jobIdFor, jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { UNOWNED_GROUP } from '../../lambdas/core/intake/message-group.js';
 import { routedObject } from '../../lambdas/core/intake/owner-route.js';
 import { objectsCreated } from '../../lambdas/core/intake/s3-event.js';
@@ -55,14 +55,17 @@ async function receive(max = 10): Promise<Message[]> {
   return out.Messages ?? [];
 }
 
-/** Hands messages to the intake handler as the Lambda event source would. */
-async function invoke(messages: readonly Message[]): Promise<void> {
+/**
+ * Hands messages to the intake handler as the Lambda event source would; `sentAt` is the records'
+ * SentTimestamp (absent: unknown, as if they had waited).
+ */
+async function invoke(messages: readonly Message[], sentAt?: number): Promise<void> {
   const event = {
     Records: messages.map((m) => ({
       messageId: m.MessageId ?? '',
       receiptHandle: m.ReceiptHandle ?? '',
       body: m.Body ?? '',
-      attributes: {},
+      attributes: sentAt === undefined ? {} : { SentTimestamp: String(sentAt) },
       messageAttributes: {},
       md5OfBody: '',
       eventSource: 'aws:sqs',
@@ -112,6 +115,25 @@ describe('intake routes each upload to its owner', () => {
       ['arn:aws:iam::1:user/alice', 'running'],
       ['arn:aws:iam::1:user/bob', 'running'],
     ]);
+  });
+
+  it('takes an upload whose event waited behind nothing in at once, its owner read from the metadata', async () => {
+    const key = `${r.intakePrefix}route-${++uploads}.txt`;
+    const put = await s3.send(
+      new PutObjectCommand({
+        Bucket: r.intakeBucket,
+        Key: key,
+        Body: contract,
+        Metadata: { 'submitted-by': 'arn:aws:iam::1:user/dana' },
+      }),
+    );
+    const events = await s3Events(1);
+    await invoke(events, Date.now());
+    const job = await jobs.find(jobIdOfPut(r.intakeBucket, key, put));
+    expect([job?.owner, job?.status]).toEqual(['arn:aws:iam::1:user/dana', 'running']);
+    // No second receipt: nothing went back on the intake queue for it.
+    const back = await receive();
+    expect(back.filter((m) => routedObject(m.Body ?? '')?.key === key)).toEqual([]);
   });
 
   it('sends an upload whose version was deleted before it was read back unowned, and its job records the deletion', async () => {

@@ -1,12 +1,14 @@
 /**
  * The status API's labels for deciders (lambdas/api/people.ts) against the emulator's user
  * pool through the real SDK client: the `sub` of a caller's user pool sign-in becomes the
- * person's email (or user name where the pool keeps no email); a caller of another pool, an
- * unknown `sub` and a pool that cannot be reached give no label, so the trail names the identity.
+ * person's email when the pool marks it verified (or their user name where they sign in by
+ * one); an unverified address, a caller of another pool, an unknown `sub` and a pool that cannot
+ * be reached give no label, so the trail names the `sub` alone.
  */
 import {
   AdminCreateUserCommand,
   AdminGetUserCommand,
+  AdminUpdateUserAttributesCommand,
   CognitoIdentityProviderClient,
   CreateUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
@@ -42,14 +44,26 @@ async function pool(emailNames: boolean): Promise<string> {
   return r.UserPool?.Id ?? '';
 }
 
-/** Creates a person and answers their `sub`. */
-async function person(userPoolId: string, username: string, email?: string): Promise<string> {
+/** Creates a person (their email verified unless `verified` is false) and answers their `sub`. */
+async function person(
+  userPoolId: string,
+  username: string,
+  email?: string,
+  verified = true,
+): Promise<string> {
   await idp.send(
     new AdminCreateUserCommand({
       UserPoolId: userPoolId,
       Username: username,
       MessageAction: 'SUPPRESS',
-      ...(email ? { UserAttributes: [{ Name: 'email', Value: email }] } : {}),
+      ...(email
+        ? {
+            UserAttributes: [
+              { Name: 'email', Value: email },
+              { Name: 'email_verified', Value: String(verified) },
+            ],
+          }
+        : {}),
     }),
   );
   const user = await idp.send(new AdminGetUserCommand({ UserPoolId: userPoolId, Username: username }));
@@ -63,9 +77,9 @@ const caller = (userPoolId: string, sub: string): Principal => ({
 });
 
 describe("the status API's labels for deciders", () => {
-  it('names a person by the email their user pool holds, else by user name, from the sub they signed in with', async () => {
+  it('names a person by the verified email their user pool holds, else by user name, from the sub they signed in with', async () => {
     const people = await pool(true);
-    const ada = await person(people, 'ada@example.com');
+    const ada = await person(people, 'ada@example.com', 'ada@example.com');
     const names = await pool(false);
     const bob = await person(names, 'bob');
     expect(ada).toMatch(/^[0-9a-f-]{36}$/);
@@ -73,9 +87,40 @@ describe("the status API's labels for deciders", () => {
     expect(await userPoolLabels(idp, names)(caller(names, bob))).toBe('bob');
   });
 
+  it('gives no label for an unverified email, nor once an administrator changes a verified one', async () => {
+    const people = await pool(true);
+    const labels = userPoolLabels(idp, people);
+    // A pool whose sign-in name is the email names nobody by the user name: it is the sub again.
+    const cy = await person(people, 'cy@example.com', 'cy@example.com', false);
+    expect(await labels(caller(people, cy))).toBeUndefined();
+    const dee = await person(people, 'dee@example.com', 'dee@example.com');
+    expect(await labels(caller(people, dee))).toBe('dee@example.com');
+    // Without keepOriginal, Cognito takes the new address at once and marks it unverified.
+    await idp.send(
+      new AdminUpdateUserAttributesCommand({
+        UserPoolId: people,
+        Username: 'dee@example.com',
+        UserAttributes: [{ Name: 'email', Value: 'counsel@example.com' }],
+      }),
+    );
+    expect(await labels(caller(people, dee))).toBeUndefined();
+    // An administrator who verifies it in the same request names the person by it.
+    await idp.send(
+      new AdminUpdateUserAttributesCommand({
+        UserPoolId: people,
+        Username: 'counsel@example.com',
+        UserAttributes: [
+          { Name: 'email', Value: 'dee.new@example.com' },
+          { Name: 'email_verified', Value: 'true' },
+        ],
+      }),
+    );
+    expect(await labels(caller(people, dee))).toBe('dee.new@example.com');
+  });
+
   it('gives no label for another pool, an unknown sub, a caller without a sign-in, or a pool it cannot read', async () => {
     const people = await pool(true);
-    const ada = await person(people, 'ada@example.com');
+    const ada = await person(people, 'ada@example.com', 'ada@example.com');
     const labels = userPoolLabels(idp, people);
     expect(await labels(caller('us-east-1_Other1', ada))).toBeUndefined();
     expect(await labels(caller(people, '00000000-0000-4000-8000-000000000000'))).toBeUndefined();

@@ -1,13 +1,17 @@
 /**
  * The reviewer app's Cognito sign-in (lambdas/app/cognito.ts, through session.ts) against the
  * emulator's user pool and identity pool: a person's name and password become temporary
- * credentials with a session token; a wrong password is refused with a reason; in a pool that,
+ * credentials with a session token, by SRP; a wrong password is refused with a reason, by SRP's
+ * own proof; a client without USER_PASSWORD_AUTH refuses that flow; signing out revokes the
+ * refresh token, which Cognito then refuses, and forgets the credentials; in a pool that,
  * like the stack's, requires TOTP MFA, an account an administrator created chooses its password
  * (Cognito's policy refusals shown as Cognito words them), sets up an authenticator with a
  * secret of its own, and later signs in with the app's code; wrong codes are refused. On moto
- * these run through the project launcher's TOTP model (localstack/moto_cognito_mfa.py).
+ * these run through the project launcher's TOTP model (localstack/moto_cognito_mfa.py) and its
+ * SRP, auth-flow and revocation model (localstack/moto_cognito_auth.py).
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { userPoolSignIn } from '../../lambdas/app/cognito.js';
 import { isSignInError, type SignInStep, signIn } from '../../lambdas/app/session.js';
 import { startMotoServer } from '../../localstack/moto-server.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
@@ -34,8 +38,11 @@ async function admin<T>(target: string, body: unknown): Promise<T> {
   return JSON.parse(text || '{}') as T;
 }
 
+/** The app client's flows, as the stack's: SRP and refresh tokens, no password flow. */
+const APP_FLOWS = ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'];
+
 /** Pools for one test; `mfa`: TOTP MFA required and email the sign-in name, as the stack's pool. */
-async function pools(mfa = false) {
+async function pools(mfa = false, flows = APP_FLOWS) {
   const prefix = uniquePrefix('signin');
   const { UserPool } = await admin<{ UserPool: { Id: string } }>(
     'AWSCognitoIdentityProviderService.CreateUserPool',
@@ -59,7 +66,7 @@ async function pools(mfa = false) {
     {
       UserPoolId: UserPool.Id,
       ClientName: 'app',
-      ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+      ExplicitAuthFlows: flows,
     },
   );
   const { IdentityPoolId } = await admin<{ IdentityPoolId: string }>(
@@ -141,13 +148,77 @@ describe('Cognito sign-in of the reviewer app', () => {
     } else expect(next).toBe(credentials);
   });
 
-  it('refuses a wrong password, saying why', async () => {
+  it('refuses a wrong password, saying why, through SRP', async () => {
     const { config, user } = await pools();
     await user('bob@example.com', 'Correct-Horse-9', true);
+    await user('bea@example.com', 'Other-Horse-10', true);
     const wrong = await signIn(config, { name: 'bob@example.com', secret: 'wrong-Password-1' }, REGION).catch(
       (e: unknown) => e,
     );
     expect(isSignInError(wrong) && wrong.message).toBe('sign-in refused: the name or password is not right');
+    // Cognito's own refusal, after the proof of the password did not match.
+    expect((wrong as Error).cause).toMatchObject({
+      code: 'NotAuthorizedException',
+      message: 'Incorrect username or password.',
+    });
+    // Another person's password is no proof of Bob's; Bob's own is.
+    const crossed = await signIn(config, { name: 'bob@example.com', secret: 'Other-Horse-10' }, REGION).catch(
+      (e: unknown) => e,
+    );
+    expect(isSignInError(crossed)).toBe(true);
+    const bob = done(await signIn(config, { name: 'bob@example.com', secret: 'Correct-Horse-9' }, REGION));
+    expect(bob.who).toBe('bob@example.com');
+  });
+
+  it('refuses the password flow on a client that does not allow it, as Cognito does', async () => {
+    const { config, user } = await pools();
+    await user('cal@example.com', 'Correct-Horse-11', true);
+    await expect(
+      admin('AWSCognitoIdentityProviderService.InitiateAuth', {
+        AuthFlow: 'USER_PASSWORD_AUTH',
+        ClientId: config.clientId,
+        AuthParameters: { USERNAME: 'cal@example.com', PASSWORD: 'Correct-Horse-11' },
+      }),
+    ).rejects.toThrow(/InvalidParameterException.*USER_PASSWORD_AUTH flow not enabled for this client/);
+  });
+
+  it('signs out by revoking the refresh token, which Cognito then refuses, and forgets the credentials', async () => {
+    const { config, user } = await pools();
+    await user('dot@example.com', 'Correct-Horse-12', true);
+    const signedIn = await userPoolSignIn(
+      { ...config, region: REGION },
+      'dot@example.com',
+      'Correct-Horse-12',
+    );
+    if (signedIn.kind !== 'done') throw new Error(`expected to be signed in, got ${signedIn.kind}`);
+    const { refreshToken, accessToken } = await signedIn.session.tokens();
+    const refresh = () =>
+      admin<{ AuthenticationResult?: { IdToken?: string } }>(
+        'AWSCognitoIdentityProviderService.InitiateAuth',
+        {
+          AuthFlow: 'REFRESH_TOKEN_AUTH',
+          ClientId: config.clientId,
+          AuthParameters: { REFRESH_TOKEN: refreshToken },
+        },
+      );
+    // Until sign-out the refresh token renews the sign-in, and the access token is good.
+    expect((await refresh()).AuthenticationResult?.IdToken).toMatch(/^ey/);
+    await admin('AWSCognitoIdentityProviderService.GetUser', { AccessToken: accessToken });
+    await signedIn.session.signOut();
+    await expect(refresh()).rejects.toThrow(/NotAuthorizedException.*Refresh Token has been revoked/);
+    await expect(
+      admin('AWSCognitoIdentityProviderService.GetUser', { AccessToken: accessToken }),
+    ).rejects.toThrow(/NotAuthorizedException/);
+    await expect(signedIn.session.tokens()).rejects.toMatchObject({ code: 'SignedOut' });
+
+    // The app's session: after sign-out no credential is handed out any more.
+    const session = done(
+      await signIn(config, { name: 'dot@example.com', secret: 'Correct-Horse-12' }, REGION),
+    );
+    expect((await session.credentials()).accessKeyId).toMatch(/^[A-Z0-9]{16,}$/);
+    await session.signOut();
+    const after = await session.credentials().catch((e: unknown) => e);
+    expect(isSignInError(after) && after.message).toBe('sign-in refused: signed out: sign in again');
   });
 
   it('walks a first sign-in through a new password and an authenticator of its own, then asks for its code', async () => {
@@ -207,12 +278,13 @@ describe('Cognito sign-in of the reviewer app', () => {
     // A challenge's session is used once: answering the same step again means signing in again.
     const used = await di.answer(await freshCode(di.secret)).catch((e: unknown) => e);
     expect(isSignInError(used) && used.message).toBe(
-      'sign-in refused: Invalid session for the user. Sign in again to start over.',
+      'sign-in refused: this step was answered already; sign in again to start over',
     );
   });
 
   it('refuses to finish MFA_SETUP before an authenticator code was verified', async () => {
-    const { config, user } = await pools(true);
+    // The password flow, on a client that allows it, reaches MFA_SETUP in one call.
+    const { config, user } = await pools(true, [...APP_FLOWS, 'ALLOW_USER_PASSWORD_AUTH']);
     await user('fay@example.com', 'Permanent-Pass-3!', true);
     const first = await admin<{ ChallengeName: string; Session: string }>(
       'AWSCognitoIdentityProviderService.InitiateAuth',

@@ -7,29 +7,15 @@
  * and download its reports; axe-core on the sign-in challenges, the job list, the contract view
  * and the review view.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AdminCreateUserCommand,
-  CognitoIdentityProviderClient,
-} from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalState } from '../../bin/commands/local-state.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { Chromium } from '../helpers/chromium.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
+import { createPerson, type LocalUp, startLocalUp } from '../helpers/local-up.js';
 import { fixture, MEDIUM } from '../helpers/pipeline.js';
 import { freshCode } from '../helpers/totp.js';
 
@@ -44,8 +30,7 @@ const CONTRACT = 'KIROMICBIOPHARMA_INC_05_11_2020-EX-10_23-CONSULTING_AGREEMENT.
 const ANALYSTS = ['liability-counsel', 'ip-counsel', 'term-lifecycle', 'risk-transfer'];
 
 const scratch = mkdtempSync(join(tmpdir(), 'clause-review-app-'));
-let up: ChildProcess | undefined;
-let exited: Promise<number | null> | undefined;
+let up: LocalUp | undefined;
 let state: LocalState;
 let browser: Chromium;
 /** The authenticator secret the first sign-in set up (Cognito ground). */
@@ -53,65 +38,29 @@ let totpSecret = '';
 /** Who signs in: a person of the local user pool where the emulator serves Cognito, else its keys. */
 let person: { name: string; secret: string; kind: 'cognito' | 'keys' };
 
-/**
- * A person an administrator created in the user pool `local up` provisioned, with a temporary
- * password, as Cognito makes them: the first sign-in must choose a password and set up MFA.
- */
-async function createPerson(userPoolId: string): Promise<{ name: string; secret: string }> {
-  const idp = new CognitoIdentityProviderClient({
-    endpoint: inject('awsEndpoint'),
-    region: LOCAL_REGION,
-    credentials: EMULATOR_CREDENTIALS,
-  });
-  const name = 'reviewer@example.com';
-  const secret = 'Temporary-passw0rd!';
-  await idp.send(
-    new AdminCreateUserCommand({
-      UserPoolId: userPoolId,
-      Username: name,
-      TemporaryPassword: secret,
-      MessageAction: 'SUPPRESS',
-      UserAttributes: [{ Name: 'email', Value: name }],
-    }),
-  );
-  idp.destroy();
-  return { name, secret };
-}
-
 beforeAll(async () => {
-  const env = {
-    ...process.env,
-    CLAUSE_REVIEW_STATE_DIR: join(scratch, 'state'),
-    AWS_ENDPOINT_URL: inject('awsEndpoint'),
-    POWERTOOLS_LOG_LEVEL: 'WARN',
-  };
-  const cli = join(PROJECT_ROOT, 'bin/clause-review.js');
   // One realtime invocation at a time, and the stand-in answering each call after 1 s: the
   // chunks consolidate one after another, seconds apart. The stand-in answers with its default
   // offline analyst, the learned one, as it does for anyone who runs `local up`.
-  const args = ['local', 'up', '--prefix', uniquePrefix('app'), '--latency-ms', '1000', '--invocations', '1'];
-  up = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  exited = new Promise((resolve) => up?.once('exit', (code) => resolve(code)));
-  let stderr = '';
-  up.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-8000);
-  });
-  up.stdout?.resume();
-  const file = join(scratch, 'state', 'local.json');
-  for (let i = 0; i < 900 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!existsSync(file)) throw new Error(`local up did not start: ${stderr}`);
-  state = JSON.parse(readFileSync(file, 'utf8')) as LocalState;
+  up = await startLocalUp(scratch, [
+    '--prefix',
+    uniquePrefix('app'),
+    '--latency-ms',
+    '1000',
+    '--invocations',
+    '1',
+  ]);
+  state = up.state;
   // LocalStack's community build serves no Cognito, and local up then offers the emulator's keys.
   person = state.userPoolId
-    ? { ...(await createPerson(state.userPoolId)), kind: 'cognito' }
+    ? { ...(await createPerson(state.userPoolId, 'reviewer@example.com')), kind: 'cognito' }
     : { name: 'test', secret: 'test', kind: 'keys' };
   browser = await Chromium.launch();
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  up?.kill('SIGTERM');
-  await exited;
+  await up?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -233,6 +182,11 @@ describe('the reviewer app on local up', () => {
     await browser.evaluate(
       `(() => { const g = document.querySelector('#up-gate'); g.value = 'high'; g.dispatchEvent(new Event('input', { bubbles: true })); })()`,
     );
+    // The stack's playbooks, listed as they arrive: review against the shipped default.
+    await browser.waitFor(`document.querySelector('#up-playbook')?.dataset.loaded === '2'`);
+    await browser.evaluate(
+      `(() => { const p = document.querySelector('#up-playbook'); p.value = 'default@1'; p.dispatchEvent(new Event('input', { bubbles: true })); })()`,
+    );
     for (const id of await browser.evaluate<string[]>(
       `[...document.querySelectorAll('input[name=analyst]')].map((b) => b.value)`,
     )) {
@@ -248,6 +202,7 @@ describe('the reviewer app on local up', () => {
 
     await browser.click('#start-review');
     await browser.waitFor(`/^#\\/jobs\\/j-/.test(location.hash)`, 60_000);
+    await browser.waitFor(`/default@1/.test(document.querySelector('#job-playbook')?.textContent ?? '')`);
     const samples = await watch((s) => !['', 'queued', 'intake', 'running'].includes(s.status), 240_000);
     const running = samples.filter((s) => s.status === 'running').map((s) => s.received);
     const rises = running.filter((n, i) => i > 0 && n > (running[i - 1] ?? 0)).length + (running[0] ? 1 : 0);
@@ -280,8 +235,11 @@ describe('the reviewer app on local up', () => {
       first,
       'override',
       '1',
-      // Who decided: the signed-in person's email from the user pool, not the role session they share.
-      person.kind === 'cognito' ? person.name : expect.stringMatching(/test$/),
+      // Who decided: the signed-in person's verified email beside their user pool sub, not the
+      // role session they share.
+      person.kind === 'cognito'
+        ? expect.stringMatching(new RegExp(`^${person.name.replace(/\./g, '\\.')} \\([0-9a-f-]{36}\\)$`))
+        : expect.stringMatching(/test$/),
       expect.any(String),
       'usual for a consultant: work made for the company',
     ]);
@@ -298,10 +256,12 @@ describe('the reviewer app on local up', () => {
       `Object.fromEntries([...document.querySelectorAll('a.download')].map((a) => [a.dataset.file, a.href]))`,
     );
     const json = (await (await fetch(links['report.json'] ?? '')).json()) as {
+      job: { playbook?: { name: string; version: number } };
       review?: { trail: unknown[] };
       clauses: { id: string; risk: string | null }[];
     };
     expect(json.review?.trail).toHaveLength(forms.length);
+    expect(json.job.playbook).toMatchObject({ name: 'default', version: 1 });
     if (links['report.docx']) {
       const downloads = join(scratch, 'downloads');
       mkdirSync(downloads, { recursive: true });

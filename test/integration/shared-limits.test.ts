@@ -10,6 +10,11 @@ import { ModelLimits } from '../../lambdas/core/state/model-limits.js';
 import type { AdaptiveLimiter } from '../../lambdas/core/worker/limiter.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { SharedLimits } from '../../lambdas/core/worker/shared-limits.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { loadConfig } from '../../lambdas/shared/config.js';
+import { createClients, workerDeps } from '../../lambdas/shared/runtime.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { LOCAL_RUN_DEFAULTS, localEnvironment } from '../../localstack/runtime/local-env.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
 
 const stack = await provisionTestStack('shared-limits');
@@ -77,6 +82,23 @@ async function twoSharing(model: string) {
 }
 
 describe('a model limit shared by processes through the state table', () => {
+  it('is joined for the primary model as a worker process starts, before any call asks for a permit', async () => {
+    const config = loadConfig(
+      localEnvironment(stack.endpoint, 'http://127.0.0.1:9', stack.resources, LOCAL_RUN_DEFAULTS),
+    );
+    const clients = createClients({
+      endpoint: stack.endpoint,
+      region: LOCAL_REGION,
+      credentials: EMULATOR_CREDENTIALS,
+    });
+    expect(await item(config.MODEL_ID)).toBeUndefined();
+    const deps = workerDeps(config, clients);
+    expect(Object.keys(deps.limiters?.stats() ?? {})).toEqual([config.MODEL_ID]);
+    // Its first report lands with nobody having asked for a permit.
+    await settled(async () => (await item(config.MODEL_ID)) !== undefined);
+    for (const c of [clients.db, clients.sqs, clients.s3, clients.bedrock]) c.destroy();
+  });
+
   it('gives a new process its share of what the fleet learned, not the start value, and returns a gone one', async () => {
     const model = 'model-share';
     const clock = { t: 0 };

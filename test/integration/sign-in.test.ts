@@ -1,10 +1,12 @@
 /**
  * Sign-in for people on the local ground: the user pool and identity pool `local up`
- * provisions, people created and signed in through the real Cognito SDK clients (a new password,
- * then an authenticator set up, as the pool requires TOTP MFA), temporary
- * credentials from the identity pool, and the status API called with them, signed with SigV4
- * as the CLI signs. Every signed-in person signs with a session of the same role, yet each sees
- * only their own jobs; a member of the administrators group sees everyone's.
+ * provisions, people created through the real Cognito SDK clients and signed in by SRP as the
+ * app signs them in (a new password, then an authenticator set up, as the pool requires TOTP
+ * MFA), temporary credentials from the identity pool, and the status API called with them,
+ * signed with SigV4 as the CLI signs. Every signed-in person signs with a session of the same
+ * role, yet each sees only their own jobs; a member of the administrators group sees everyone's.
+ * The decision trail names a person by their `sub` and a verified email only, whatever they or
+ * an administrator later do to the address.
  *
  * Cognito identity pools that hand each person their own key exist only in the project's moto
  * launcher (moto_cognito.py), so this file starts one of its own on any ground.
@@ -17,15 +19,16 @@ import {
 import {
   AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
-  AssociateSoftwareTokenCommand,
+  AdminGetUserCommand,
+  AdminUpdateUserAttributesCommand,
   CognitoIdentityProviderClient,
-  InitiateAuthCommand,
-  RespondToAuthChallengeCommand,
-  VerifySoftwareTokenCommand,
+  UpdateUserAttributesCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
+import { type UserPoolTokens, userPoolSignIn } from '../../lambdas/app/cognito.js';
+import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { topology } from '../../lib/topology.js';
 import { emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';
@@ -49,6 +52,7 @@ import { freshCode } from '../helpers/totp.js';
 interface Person {
   readonly email: string;
   readonly idToken: string;
+  readonly accessToken: string;
   readonly identityId: string;
   readonly credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string };
   readonly api: ApiClient;
@@ -102,15 +106,21 @@ afterAll(async () => {
 
 const provider = () => `cognito-idp.${LOCAL_REGION}.amazonaws.com/${signIn.userPoolId}`;
 
-/** An administrator creates the account; the person signs in and sets a password of their own. */
-async function createAndSignIn(email: string, groups: string[] = []): Promise<string> {
+/**
+ * An administrator creates the account (its email verified, as docs/security.md asks); the
+ * person signs in by SRP, as the app does, sets a password of their own and an authenticator.
+ */
+async function createAndSignIn(email: string, groups: string[] = []): Promise<UserPoolTokens> {
   await idp.send(
     new AdminCreateUserCommand({
       UserPoolId: signIn.userPoolId,
       Username: email,
       TemporaryPassword: 'Temporary-passw0rd!',
       MessageAction: 'SUPPRESS',
-      UserAttributes: [{ Name: 'email', Value: email }],
+      UserAttributes: [
+        { Name: 'email', Value: email },
+        { Name: 'email_verified', Value: 'true' },
+      ],
     }),
   );
   for (const group of groups) {
@@ -118,47 +128,27 @@ async function createAndSignIn(email: string, groups: string[] = []): Promise<st
       new AdminAddUserToGroupCommand({ UserPoolId: signIn.userPoolId, Username: email, GroupName: group }),
     );
   }
-  const first = await idp.send(
-    new InitiateAuthCommand({
-      ClientId: signIn.userPoolClientId,
-      AuthFlow: 'USER_PASSWORD_AUTH',
-      AuthParameters: { USERNAME: email, PASSWORD: 'Temporary-passw0rd!' },
-    }),
-  );
-  expect(first.ChallengeName).toBe('NEW_PASSWORD_REQUIRED');
-  const setup = await idp.send(
-    new RespondToAuthChallengeCommand({
-      ClientId: signIn.userPoolClientId,
-      ChallengeName: 'NEW_PASSWORD_REQUIRED',
-      Session: first.Session,
-      ChallengeResponses: { USERNAME: email, NEW_PASSWORD: `Own-${email}-passw0rd!` },
-    }),
-  );
+  const pools = {
+    region: LOCAL_REGION,
+    userPoolId: signIn.userPoolId,
+    clientId: signIn.userPoolClientId,
+    identityPoolId: signIn.identityPoolId,
+    endpoint: moto.endpoint,
+  };
+  const first = await userPoolSignIn(pools, email, 'Temporary-passw0rd!');
+  if (first.kind !== 'new-password')
+    throw new Error(`expected a new password for ${email}, got ${first.kind}`);
+  const setup = await first.answer(`Own-${email}-passw0rd!`);
   // The pool requires TOTP MFA, as the stack's does: the person sets up an authenticator.
-  expect(setup.ChallengeName).toBe('MFA_SETUP');
-  const token = await idp.send(new AssociateSoftwareTokenCommand({ Session: setup.Session }));
-  const verified = await idp.send(
-    new VerifySoftwareTokenCommand({
-      Session: token.Session,
-      UserCode: await freshCode(token.SecretCode ?? ''),
-    }),
-  );
-  const done = await idp.send(
-    new RespondToAuthChallengeCommand({
-      ClientId: signIn.userPoolClientId,
-      ChallengeName: 'MFA_SETUP',
-      Session: verified.Session,
-      ChallengeResponses: { USERNAME: email },
-    }),
-  );
-  const idToken = done.AuthenticationResult?.IdToken;
-  if (!idToken) throw new Error(`no ID token for ${email}: ${JSON.stringify(done)}`);
-  return idToken;
+  if (setup.kind !== 'mfa-setup') throw new Error(`expected MFA setup for ${email}, got ${setup.kind}`);
+  const done = await setup.answer(await freshCode(setup.secret));
+  if (done.kind !== 'done') throw new Error(`expected ${email} signed in, got ${done.kind}`);
+  return done.session.tokens();
 }
 
 /** The identity pool's exchange: an ID token for an identity and temporary credentials. */
 async function person(email: string, groups: string[] = []): Promise<Person> {
-  const idToken = await createAndSignIn(email, groups);
+  const { idToken, accessToken } = await createAndSignIn(email, groups);
   const logins = { [provider()]: idToken };
   const id = await identity.send(new GetIdCommand({ IdentityPoolId: signIn.identityPoolId, Logins: logins }));
   const identityId = id.IdentityId ?? '';
@@ -175,6 +165,7 @@ async function person(email: string, groups: string[] = []): Promise<Person> {
   return {
     email,
     idToken,
+    accessToken,
     identityId,
     credentials,
     api: new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials }),
@@ -193,7 +184,7 @@ async function statusOf(p: Person, id: string): Promise<number> {
 
 async function jobOf(p: Person): Promise<JobView> {
   const submission = await p.api.submit({ filename: SMALL, lane: 'realtime', costCeilingUsd: 1 });
-  expect(submission.upload.headers['x-amz-meta-submitted-by']).toBe(`cognito-identity:${p.identityId}`);
+  expect(submission.upload.fields['x-amz-meta-submitted-by']).toBe(`cognito-identity:${p.identityId}`);
   await uploadDocument(submission, fixture(SMALL));
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -302,6 +293,103 @@ describe('two people signed in', () => {
     // An unsigned request never reaches the handler either.
     expect((await send(url, 'GET', {})).status).toBe(403);
   });
+});
+
+/**
+ * A consulting agreement on which the stand-in's default (learned) analysts rate clauses high or
+ * critical (an irrevocable assignment of inventions, a perpetual licence of prior ones).
+ */
+const HELD = 'KIROMICBIOPHARMA_INC_05_11_2020-EX-10_23-CONSULTING_AGREEMENT.txt';
+
+/** A job of `p`'s that a `high` gate holds for review, and its gated findings. */
+async function heldJobOf(p: Person): Promise<{ jobId: string; gated: string[] }> {
+  const submission = await p.api.submit({
+    filename: HELD,
+    lane: 'realtime',
+    costCeilingUsd: 5,
+    gate: 'high',
+    analysts: ['liability-counsel', 'ip-counsel', 'term-lifecycle', 'risk-transfer'],
+  });
+  await uploadDocument(submission, fixture(HELD));
+  for (const deadline = Date.now() + 180_000; ; ) {
+    const view = await p.api.status(submission.submissionId);
+    if (view.status === 'awaiting_review') {
+      const listed = await p.api.findings(view.jobId);
+      return { jobId: view.jobId, gated: listed.findings.filter((f) => f.gated).map((f) => f.id) };
+    }
+    if (view.finished || Date.now() > deadline)
+      throw new Error(`job never waited for review: ${JSON.stringify(view)}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+describe('the decision trail', () => {
+  it('names the decider by their sub and a verified email only, and does not follow a changed address', async () => {
+    const ivy = await person('ivy@example.com');
+    const sub = (
+      await idp.send(new AdminGetUserCommand({ UserPoolId: signIn.userPoolId, Username: ivy.email }))
+    ).UserAttributes?.find((a) => a.Name === 'sub')?.Value;
+    expect(sub).toMatch(/^[0-9a-f-]{36}$/);
+    const { jobId, gated } = await heldJobOf(ivy);
+    expect(gated.length).toBeGreaterThan(1);
+    const first = gated[0] ?? '';
+    await ivy.api.decide(jobId, { findings: [first], verdict: 'approve', note: 'as ivy' });
+
+    // Ivy cannot set her own address to the general counsel's: the app client may not write it.
+    await expect(
+      idp.send(
+        new UpdateUserAttributesCommand({
+          AccessToken: ivy.accessToken,
+          UserAttributes: [{ Name: 'email', Value: 'counsel@example.com' }],
+        }),
+      ),
+    ).rejects.toMatchObject({
+      name: 'NotAuthorizedException',
+      message: 'A client attempted to write unauthorized attribute',
+    });
+    // An administrator's change waits for verification: the pool keeps the verified address.
+    await idp.send(
+      new AdminUpdateUserAttributesCommand({
+        UserPoolId: signIn.userPoolId,
+        Username: ivy.email,
+        UserAttributes: [{ Name: 'email', Value: 'counsel@example.com' }],
+      }),
+    );
+    await ivy.api.decide(jobId, { findings: [first], verdict: 'reject', note: 'after the change' });
+    // An address the pool no longer vouches for names nobody: the sub alone decides.
+    await idp.send(
+      new AdminUpdateUserAttributesCommand({
+        UserPoolId: signIn.userPoolId,
+        Username: ivy.email,
+        UserAttributes: [{ Name: 'email_verified', Value: 'false' }],
+      }),
+    );
+    await ivy.api.decide(jobId, { allUndecided: true, verdict: 'approve' });
+
+    const view = await ivy.api.findings(jobId);
+    expect(view.findings.find((f) => f.id === first)?.decision).toMatchObject({
+      bySub: sub,
+      verdict: 'reject',
+    });
+    for (let i = 0; ; i++) {
+      const status = await ivy.api.status(jobId);
+      if (status.reportReady) break;
+      if (i > 600) throw new Error(`the report was never written: ${JSON.stringify(status)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const links = await ivy.api.report(jobId);
+    const report = (await (await fetch(links.json.url)).json()) as Report;
+    const trail = report.review?.trail ?? [];
+    expect(trail.map((d) => [d.note ?? '', d.bySub, d.byName])).toEqual([
+      ['as ivy', sub, 'ivy@example.com'],
+      ['after the change', sub, 'ivy@example.com'],
+      ...trail.slice(2).map(() => ['', sub, undefined]),
+    ]);
+    expect(trail.length).toBeGreaterThan(2);
+    const html = await (await fetch(links.html.url)).text();
+    expect(html).toContain(`ivy@example.com (<code>${sub}</code>)`);
+    expect(html).not.toContain('counsel@example.com');
+  }, 240_000);
 });
 
 describe('provisioning sign-in', () => {

@@ -7,13 +7,14 @@ import http from 'node:http';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
+import { ApiClient, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { JOB_SK } from '../../lambdas/core/state/keys.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { apiRefusal } from '../helpers/cli-target.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
 
 /** Two callers who are not administrators, and one who is. */
@@ -37,17 +38,7 @@ const api = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials
 const other = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: OTHER });
 const auditor = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: AUDITOR });
 
-async function errorOf(
-  promise: Promise<unknown>,
-): Promise<{ status: number; message: string; body: unknown }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isApiRequestError(error)) return { status: error.status, message: error.message, body: error.body };
-    throw error;
-  }
-  throw new Error('expected the API to refuse the request');
-}
+const errorOf = apiRefusal;
 
 async function until(id: string, done: (v: JobView) => boolean, timeoutMs = 90_000): Promise<JobView> {
   const deadline = Date.now() + timeoutMs;
@@ -71,15 +62,15 @@ describe('a submission through the API', () => {
     });
     expect(submission.submissionId).toMatch(/^s-[0-9a-f]{20}$/);
     expect(submission.key).toBe(`${h.stack.resources.intakePrefix}${submission.submissionId}/${SMALL}`);
-    expect(submission.upload.headers).toEqual({
+    // The options and the owner are fields of the upload's signed policy.
+    expect(submission.upload.fields).toMatchObject({
+      key: submission.key,
       'x-amz-meta-lane': 'realtime',
       'x-amz-meta-cost-ceiling-usd': '2.5',
       'x-amz-meta-analysts': analysts.join(','),
       'x-amz-meta-submitted-by': localCallerArn(EMULATOR_CREDENTIALS.accessKeyId),
     });
-    // The metadata is signed into the URL as headers, not hoisted into the query.
-    const signed = new URL(submission.upload.url).searchParams.get('X-Amz-SignedHeaders') ?? '';
-    expect(signed.split(';')).toEqual(expect.arrayContaining(Object.keys(submission.upload.headers)));
+    expect(submission.upload.maxBytes).toBe(10 * 1024 * 1024);
 
     // Before the upload the submission names nothing yet.
     const early = await errorOf(api.status(submission.submissionId));
@@ -93,7 +84,12 @@ describe('a submission through the API', () => {
     expect(ended.jobId).toMatch(/^j-[0-9a-f]{20}$/);
     expect(ended.submissionId).toBe(submission.submissionId);
     expect(ended.status).toBe('completed');
-    expect(ended.document).toEqual({ bucket: submission.bucket, key: submission.key, versionId });
+    expect(ended.document).toEqual({
+      bucket: submission.bucket,
+      key: submission.key,
+      versionId,
+      bytes: fixture(SMALL).length,
+    });
     expect(ended.progress.chunksTerminal).toBe(ended.progress.chunksTotal);
     expect(ended.progress.chunksTotal).toBeGreaterThan(0);
     // The options signed into the upload are the ones the job ran with.
@@ -117,6 +113,21 @@ describe('a submission through the API', () => {
     const html = await send(new URL(links.html.url), 'GET', {});
     expect(html.status).toBe(200);
     expect(html.text).toMatch(/<html/i);
+    // Each report downloads as an attachment named after the contract, with its own type: the
+    // HTML never opens inline on the bucket's origin.
+    const stem = SMALL.replace(/\.txt$/, '');
+    const docx = await send(new URL(links.docx?.url ?? ''), 'GET', {});
+    for (const [r, kind, type] of [
+      [json, 'json', 'application/json'],
+      [html, 'html', 'text/html; charset=utf-8'],
+      [docx, 'docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+    ] as const) {
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe(type);
+      expect(r.headers['content-disposition']).toBe(
+        `attachment; filename="${stem}.review.${kind}"; filename*=UTF-8''${stem}.review.${kind}`,
+      );
+    }
 
     // A job that ended cannot be cancelled.
     const late = await errorOf(api.cancel(ended.jobId));
@@ -409,5 +420,73 @@ describe('refusals', () => {
     const malformed = await errorOf(api.status('not-a-job'));
     expect(malformed.status).toBe(400);
     expect(malformed.message).toMatch(/is not a job id/);
+  });
+});
+
+describe('per-caller budgets of the costly routes', () => {
+  it('answers 429 with Retry-After to a caller over their budget, while another caller goes on', async () => {
+    const callers = [
+      { accessKeyId: 'AKIDBUSYCALLER', secretAccessKey: 'busy-secret' },
+      { accessKeyId: 'AKIDQUIETCALLER', secretAccessKey: 'quiet-secret' },
+    ];
+    const limited = await startPipelineApi({
+      awsEndpoint: h.stack.endpoint,
+      db: h.pipeline.clients.db,
+      resources: h.stack.resources,
+      credentials: Object.fromEntries(callers.map((c) => [c.accessKeyId, c.secretAccessKey])),
+      callerBudgets: { quote: { burst: 2, perMinute: 1 }, submit: { burst: 3, perMinute: 1 } },
+    });
+    try {
+      const [busy, quiet] = callers.map(
+        (credentials) => new ApiClient({ url: limited.url, region: LOCAL_REGION, credentials }),
+      ) as [ApiClient, ApiClient];
+      const quote = {
+        filename: SMALL,
+        document: fixture(SMALL).toString('base64'),
+        analysts: ['ip-counsel'],
+      };
+      const statuses = async (client: ApiClient, path: 'quote' | 'jobs', body: unknown, n: number) => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) out.push((await client.request('POST', path, body)).status);
+        return out;
+      };
+      expect(await statuses(busy, 'quote', quote, 2)).toEqual([200, 200]);
+      const refused = await busy.request('POST', 'quote', quote);
+      expect(refused.status).toBe(429);
+      // One a minute: the next is a minute away, give or take the seconds this test took.
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(30);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(refused.body).toMatchObject({
+        error: 'TooManyRequestsError',
+        message: expect.stringMatching(
+          /^too many quote requests from this caller: at most 2 at once and 1 a minute/,
+        ),
+      });
+      // Another caller's budget is their own.
+      expect(await statuses(quiet, 'quote', quote, 2)).toEqual([200, 200]);
+      // Submissions have a budget of their own, per caller too.
+      const submit = { filename: SMALL, lane: 'realtime' };
+      expect(await statuses(busy, 'jobs', submit, 4)).toEqual([201, 201, 201, 429]);
+      expect(await statuses(quiet, 'jobs', submit, 1)).toEqual([201]);
+      // The budgets are kept in the state table, one item per caller and route.
+      const items = await h.pipeline.clients.db.send(
+        new ScanCommand({
+          TableName: h.stack.resources.tableName,
+          FilterExpression: 'begins_with(pk, :p)',
+          ExpressionAttributeValues: { ':p': 'RATE#' },
+        }),
+      );
+      const ours = (items.Items ?? []).filter((i) => /AKID(BUSY|QUIET)CALLER/.test(String(i.pk)));
+      expect(ours.map((i) => `${i.pk} ${i.sk}`).sort()).toEqual(
+        [
+          `RATE#${localCallerArn('AKIDBUSYCALLER')} quote`,
+          `RATE#${localCallerArn('AKIDBUSYCALLER')} submit`,
+          `RATE#${localCallerArn('AKIDQUIETCALLER')} quote`,
+          `RATE#${localCallerArn('AKIDQUIETCALLER')} submit`,
+        ].sort(),
+      );
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -153,6 +153,7 @@ describe('the handler with Cognito callers', () => {
     defaultCostLimit: 1_000_000,
     uploadUrlSeconds: 600,
     reportUrlSeconds: 300,
+    maxDocumentBytes: 10 * 1024 * 1024,
     now: () => NOW,
     newSubmissionId: () => 's-00000000000000000001',
     administrators: [ADMIN_ROLE],
@@ -190,8 +191,8 @@ describe('the handler with Cognito callers', () => {
   it("signs the person's identity into the upload as its submitter", async () => {
     const r = await call('POST', '/jobs', cognitoContext(BEN), JSON.stringify({ filename: 'msa.txt' }));
     expect(r.status).toBe(201);
-    const upload = r.body.upload as { headers: Record<string, string> };
-    expect(upload.headers['x-amz-meta-submitted-by']).toBe(`${COGNITO_OWNER_PREFIX}${BEN}`);
+    const upload = r.body.upload as { fields: Record<string, string> };
+    expect(upload.fields['x-amz-meta-submitted-by']).toBe(`${COGNITO_OWNER_PREFIX}${BEN}`);
   });
 
   it("shows a person's job to them and to an administrator, and a 404 to another person", async () => {

@@ -12,7 +12,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { mayActOn } from '../../lambdas/api/access.js';
+import { mayActOn, sessionRefusal } from '../../lambdas/api/access.js';
 import {
   type ApiError,
   BadRequestError,
@@ -23,9 +23,13 @@ import {
   isJobStateConflictError,
   isJobUnknownError,
   isPayloadTooLargeError,
+  isTooManyRequestsError,
+  isUntrustedSessionError,
   JobStateConflictError,
   JobUnknownError,
   PayloadTooLargeError,
+  TooManyRequestsError,
+  UntrustedSessionError,
 } from '../../lambdas/api/errors.js';
 import { configureApi, handler } from '../../lambdas/api/handler.js';
 import { checkRequestSize, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../lambdas/api/limits.js';
@@ -45,6 +49,17 @@ function errorOf(fn: () => void): unknown {
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const ALICE = 'arn:aws:iam::123456789012:user/alice';
 const MALLORY = 'arn:aws:iam::123456789012:user/mallory';
+const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
+/** The decoded policy of a presigned POST's fields. */
+function policyOf(fields: Record<string, string>): { expiration: string; conditions: unknown[] } {
+  return JSON.parse(Buffer.from(fields.Policy ?? '', 'base64').toString('utf8'));
+}
+
+/** Epoch milliseconds of an `X-Amz-Date` (yyyymmddThhmmssZ). */
+function amzDate(value: string): number {
+  return Date.parse(value.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
+}
 const ADMIN_ROLE = 'arn:aws:iam::123456789012:role/ops/Auditor';
 const ADMIN_SESSION = 'arn:aws:sts::123456789012:assumed-role/Auditor/carol';
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -66,6 +81,7 @@ configureApi({
   defaultCostLimit: 5_000_000,
   uploadUrlSeconds: 600,
   reportUrlSeconds: 300,
+  maxDocumentBytes: MAX_DOCUMENT_BYTES,
   now: () => NOW,
   newSubmissionId: () => 's-00000000000000000001',
   administrators: [ADMIN_ROLE],
@@ -158,7 +174,7 @@ describe('routes', () => {
 });
 
 describe('POST /jobs', () => {
-  it('presigns a PUT under the submission prefix with the options as signed metadata headers', async () => {
+  it('presigns a POST under the submission prefix whose policy fixes the options and bounds the length', async () => {
     const r = await call('POST', '/jobs', JSON.stringify({ filename: 'msa.pdf', costCeilingUsd: 1.5 }));
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
@@ -166,19 +182,29 @@ describe('POST /jobs', () => {
       bucket: 'intake-bucket',
       key: 'incoming/s-00000000000000000001/msa.pdf',
       options: { lane: 'realtime', costCeilingUsd: 1.5 },
-      upload: { method: 'PUT', expiresAt: new Date(NOW + 600_000).toISOString() },
+      upload: {
+        method: 'POST',
+        maxBytes: MAX_DOCUMENT_BYTES,
+        expiresAt: new Date(NOW + 600_000).toISOString(),
+      },
     });
-    const upload = r.body.upload as { url: string; headers: Record<string, string> };
-    expect(upload.headers['x-amz-meta-lane']).toBe('realtime');
-    expect(upload.headers['x-amz-meta-analysts']?.split(',')).toHaveLength(11);
-    const url = new URL(upload.url);
-    expect(url.pathname).toBe('/incoming/s-00000000000000000001/msa.pdf');
-    expect(url.searchParams.get('X-Amz-Expires')).toBe('600');
-    expect(url.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(
-      expect.arrayContaining(['x-amz-meta-lane', 'x-amz-meta-cost-ceiling-usd', 'x-amz-meta-analysts']),
-    );
-    // No checksum of an empty body is signed into the URL.
-    expect([...url.searchParams.keys()].filter((k) => k.toLowerCase().includes('checksum'))).toEqual([]);
+    const upload = r.body.upload as { url: string; fields: Record<string, string> };
+    expect(upload.url).toBe('https://intake-bucket.s3.us-east-1.amazonaws.com/');
+    expect(upload.fields).toMatchObject({
+      key: 'incoming/s-00000000000000000001/msa.pdf',
+      'x-amz-meta-lane': 'realtime',
+      'x-amz-meta-cost-ceiling-usd': '1.5',
+      'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
+    });
+    expect(upload.fields['x-amz-meta-analysts']?.split(',')).toHaveLength(11);
+    const policy = policyOf(upload.fields);
+    // Every field the form carries is an exact condition, so none can be changed or added.
+    for (const [name, value] of Object.entries(upload.fields)) {
+      if (name === 'Policy' || name === 'X-Amz-Signature') continue;
+      expect(policy.conditions).toContainEqual({ [name]: value });
+    }
+    expect(policy.conditions).toContainEqual(['content-length-range', 0, MAX_DOCUMENT_BYTES]);
+    expect(Date.parse(policy.expiration) - amzDate(upload.fields['X-Amz-Date'] ?? '')).toBe(600_000);
   });
 
   it('answers 400 with the reason for a missing body, bad JSON, unknown fields and bad values', async () => {
@@ -417,11 +443,9 @@ describe('ownership', () => {
 
   it('signs the caller into the upload as its submitter', async () => {
     const r = await call('POST', '/jobs', JSON.stringify({ filename: 'msa.pdf' }), MALLORY);
-    const upload = r.body.upload as { url: string; headers: Record<string, string> };
-    expect(upload.headers['x-amz-meta-submitted-by']).toBe(MALLORY);
-    expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')?.split(';')).toContain(
-      'x-amz-meta-submitted-by',
-    );
+    const upload = r.body.upload as { fields: Record<string, string> };
+    expect(upload.fields['x-amz-meta-submitted-by']).toBe(MALLORY);
+    expect(policyOf(upload.fields).conditions).toContainEqual({ 'x-amz-meta-submitted-by': MALLORY });
   });
 });
 
@@ -444,7 +468,7 @@ describe('limits and analyst ids', () => {
       expect.stringMatching(/^analysts\.1: unknown analyst id "liability-counsel,ip-counsel"; known: /),
     ]);
     const ok = await call('POST', '/jobs', JSON.stringify({ filename: 'a.txt', analysts: ['ip-counsel'] }));
-    expect((ok.body.upload as { headers: Record<string, string> }).headers['x-amz-meta-analysts']).toBe(
+    expect((ok.body.upload as { fields: Record<string, string> }).fields['x-amz-meta-analysts']).toBe(
       'ip-counsel',
     );
   });
@@ -501,6 +525,68 @@ describe('mayActOn', () => {
     expect(mayActOn({}, { arn: ALICE }, [])).toBe(false);
     expect(mayActOn({}, { arn: ADMIN_SESSION }, [ADMIN_ROLE])).toBe(true);
     expect(mayActOn(job, undefined, [ADMIN_ROLE])).toBe(false);
+  });
+});
+
+describe('sessionRefusal', () => {
+  const none = { sessionNamedRoles: [], administrators: [] };
+  it('refuses a role session whose name the caller chose, naming the role', () => {
+    expect(sessionRefusal({ arn: 'arn:aws:sts::123456789012:assumed-role/Ops/alice' }, none)).toBe(
+      'arn:aws:iam::123456789012:role/Ops',
+    );
+  });
+
+  it('admits IAM users, people of the identity pool, named roles and administrator roles', () => {
+    expect(sessionRefusal({ arn: ALICE }, none)).toBeUndefined();
+    expect(
+      sessionRefusal(
+        {
+          arn: 'arn:aws:sts::123456789012:assumed-role/Reviewer/CognitoIdentityCredentials',
+          cognitoIdentityId: 'us-east-1:ab',
+        },
+        none,
+      ),
+    ).toBeUndefined();
+    const sso = 'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Reviewers_0a1b';
+    const session = { arn: 'arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_Reviewers_0a1b/ana' };
+    expect(sessionRefusal(session, { sessionNamedRoles: [sso], administrators: [] })).toBeUndefined();
+    // The same role name in another account is another role.
+    expect(
+      sessionRefusal(
+        { arn: 'arn:aws:sts::999999999999:assumed-role/AWSReservedSSO_Reviewers_0a1b/ana' },
+        { sessionNamedRoles: [sso], administrators: [] },
+      ),
+    ).toBe('arn:aws:iam::999999999999:role/AWSReservedSSO_Reviewers_0a1b');
+    expect(
+      sessionRefusal({ arn: ADMIN_SESSION }, { sessionNamedRoles: [], administrators: [ADMIN_ROLE] }),
+    ).toBe(undefined);
+  });
+
+  it('is answered 403 with what to do, before any route runs', async () => {
+    const r = await call(
+      'GET',
+      '/jobs/j-0123456789abcdef0123',
+      undefined,
+      'arn:aws:sts::123456789012:assumed-role/Ops/alice',
+    );
+    expect(r.status).toBe(403);
+    expect(r.body.error).toBe('UntrustedSessionError');
+    expect(r.body.message).toMatch(
+      /^sessions of arn:aws:iam::123456789012:role\/Ops are named by whoever assumes the role/,
+    );
+    expect(ddb.calls()).toHaveLength(0);
+    // An administrator's session goes on to the route.
+    ddb.on(GetCommand).resolves({ Item: running });
+    expect((await call('GET', `/jobs/${running.jobId}`, undefined, ADMIN_SESSION)).status).toBe(200);
+  });
+
+  it('has guards for its errors', () => {
+    expect(isUntrustedSessionError(new UntrustedSessionError('arn:aws:iam::1:role/R'))).toBe(true);
+    expect(isUntrustedSessionError(new BadRequestError('x'))).toBe(false);
+    const limited = new TooManyRequestsError('quote', 7, { burst: 10, perMinute: 12 });
+    expect(isTooManyRequestsError(limited)).toBe(true);
+    expect([limited.statusCode, limited.retryAfterSeconds]).toEqual([429, 7]);
+    expect(isTooManyRequestsError(new BadRequestError('x'))).toBe(false);
   });
 });
 

@@ -12,8 +12,14 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { actorOf } from '../../lambdas/api/access.js';
-import { isUnprocessableDocumentError, UnprocessableDocumentError } from '../../lambdas/api/errors.js';
+import {
+  isServiceBusyError,
+  isUnprocessableDocumentError,
+  type ServiceBusyError,
+  UnprocessableDocumentError,
+} from '../../lambdas/api/errors.js';
 import { configureApi, handler } from '../../lambdas/api/handler.js';
+import { refusals } from '../../lambdas/api/jobs-api.js';
 import { MAX_BODY_BYTES, MAX_QUOTE_BODY_BYTES, maxBodyBytes } from '../../lambdas/api/limits.js';
 import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { selectAnalysts, withModels } from '../../lambdas/core/analysts/index.js';
@@ -29,9 +35,13 @@ import {
   isJobConflictError,
   isJobNotFoundError,
   isJobRequestError,
+  isQuoteBusyError,
   JobConflictError,
   JobNotFoundError,
   MAX_QUOTE_DOCUMENT_BYTES,
+  QUOTE_DOCUMENT_LIMITS,
+  QuoteBusyError,
+  quoteRequest,
 } from '../../lambdas/core/jobs/index.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 
@@ -229,12 +239,14 @@ describe('the core job requests and the caller', () => {
       new JobNotFoundError('j-1'),
       new JobConflictError('ended', 'j-1', 'succeeded'),
       new DocumentUnreadableError('no', 'x.exe', 'unsupported-format'),
+      new QuoteBusyError('x.txt'),
     ];
     expect(errors.map((e) => e.name)).toEqual([
       'InvalidJobRequestError',
       'JobNotFoundError',
       'JobConflictError',
       'DocumentUnreadableError',
+      'QuoteBusyError',
     ]);
     expect(errors.every(isJobRequestError)).toBe(true);
     expect(
@@ -244,14 +256,37 @@ describe('the core job requests and the caller', () => {
           isJobNotFoundError,
           isJobConflictError,
           isDocumentUnreadableError,
+          isQuoteBusyError,
         ].findIndex((g) => g(e)),
       ),
-    ).toEqual([0, 1, 2, 3]);
+    ).toEqual([0, 1, 2, 3, 4]);
     expect(isJobRequestError(new Error('x'))).toBe(false);
     expect(errors[1]?.message).toBe("no job with id 'j-1'");
     const api = new UnprocessableDocumentError('no', 'too-large');
     expect([api.statusCode, api.reason, isUnprocessableDocumentError(api)]).toEqual([422, 'too-large', true]);
     expect(isUnprocessableDocumentError(errors[3])).toBe(false);
+  });
+
+  it('answers 503, not a refusal of the document, when the service was too busy to read it in time', async () => {
+    // Text whose splitting takes a while: the parse is still working when the wall clock runs out.
+    const slow = { filename: 'slow.txt', document: Buffer.from('1. '.repeat(200_000)).toString('base64') };
+    const deps = {
+      defaultLane: 'realtime' as const,
+      defaultCostLimit: 5_000_000,
+      // A wall clock CPU time cannot outrun: the parse is stopped with its CPU time unused.
+      quoteLimits: { ...QUOTE_DOCUMENT_LIMITS, parseCpuMs: 60_000, parseWallMs: 1 },
+    };
+    const busy = await refusals(() => quoteRequest(slow, deps)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isServiceBusyError(busy)).toBe(true);
+    expect((busy as ServiceBusyError).statusCode).toBe(503);
+    expect((busy as Error).message).toMatch(/could not be read in time because the service is busy/);
+    const body = { filename: FILE, document: BYTES.toString('base64') };
+    expect(
+      (await quoteRequest(body, { ...deps, quoteLimits: QUOTE_DOCUMENT_LIMITS })).clauses,
+    ).toBeGreaterThan(0);
   });
 
   it('names the caller as a job records it, and applies the access rule for the core', () => {

@@ -33,6 +33,15 @@ describe('findingLines', () => {
     expect(first).toContain(`→ override 1 by ana@example.com (${principal}) at 2026-11-26T10:00:00Z`);
   });
 
+  it('names a person of the user pool by their sub, beside a vouched-for name or alone', () => {
+    const sub = '2f1e0d0c-0000-4000-8000-000000000001';
+    const decision = { verdict: 'approve' as const, by: principal, bySub: sub, at: '2026-11-26T10:00:00Z' };
+    expect(findingLines({ ...finding, decision: { ...decision, byName: 'ana@example.com' } })[0]).toContain(
+      `→ approve by ana@example.com (${sub}) at`,
+    );
+    expect(findingLines({ ...finding, decision })[0]).toContain(`→ approve by ${sub} at`);
+  });
+
   it('names the principal alone when no name was recorded (a caller with IAM credentials)', () => {
     const [first] = findingLines({
       ...finding,

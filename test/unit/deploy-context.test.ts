@@ -162,11 +162,12 @@ describe('readDeployContext', () => {
       prefix: 'clause-review',
       tuning: { maxJobsPerOwner: 10_000 },
     });
-    expect(refusal({ maxJobsPerOwner: '0' }, 'maxJobsPerOwner').message).toBe(
-      '-c maxJobsPerOwner: must be an integer from 1 to 10000; got 0',
+    expect(read({ maxJobsPerOwner: '0' }).maxJobsPerOwner).toBe(0);
+    expect(refusal({ maxJobsPerOwner: '-1' }, 'maxJobsPerOwner').message).toBe(
+      '-c maxJobsPerOwner: must be an integer from 0 to 10000; got -1',
     );
     for (const bad of ['10001', '2.5', 'two', '-1']) {
-      expect(refusal({ maxJobsPerOwner: bad }, 'maxJobsPerOwner').message).toContain('from 1 to 10000');
+      expect(refusal({ maxJobsPerOwner: bad }, 'maxJobsPerOwner').message).toContain('from 0 to 10000');
     }
   });
 
@@ -215,6 +216,7 @@ describe('readDeployContext', () => {
       'prefix',
       'alertEmails',
       'administrators',
+      'sessionNamedRoles',
       'models',
       'retentionDays',
       'removalPolicy',

@@ -11,6 +11,7 @@ import { DEFAULT_COST_CEILING_MICROS } from '../../lambdas/core/contracts.js';
 import { FALLBACK_MODEL_ID, MODELS, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { DEPLOY_CONTEXT_FLAGS } from '../../lib/deploy-context.js';
 import { DEFAULT_RETENTION_DAYS } from '../../lib/document-buckets.js';
+import { defaultMaxJobsPerOwner } from '../../lib/owner-cap.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { topology } from '../../lib/topology.js';
 
@@ -80,7 +81,7 @@ describe('defaults stated in the docs', () => {
       retentionDays: String(DEFAULT_RETENTION_DAYS),
       removalPolicy: '`retain`',
       defaultBudget: String(CEILING_USD),
-      maxJobsPerOwner: 'none (no cap)',
+      maxJobsPerOwner: String(defaultMaxJobsPerOwner(t)),
       realtimeConcurrency: String(t.queues.realtime.maxConcurrency),
       batchConcurrency: String(t.queues.batch.maxConcurrency),
     });

@@ -11,7 +11,7 @@ import {
   worstCaseCost,
   worstCaseInputTokens,
   worstCasePrefixTokens,
-} from '../../lambdas/core/worker/call.js';
+} from '../../lambdas/core/worker/worst-case.js';
 
 const SAMPLE = 'BELLICUMPHARMACEUTICALS_INC_05_07_2019-EX-10_1-Supply_Agreement.txt';
 const SMALL = 'GALACTICOMMTECHNOLOGIESINC_11_07_1997-EX-10_46-WEB_HOSTING_AGREEMENT.txt';

@@ -61,6 +61,7 @@ beforeAll(async () => {
       defaultCostLimit: 1_000_000,
       uploadUrlSeconds: 600,
       reportUrlSeconds: 600,
+      maxDocumentBytes: 10 * 1024 * 1024,
       sqs: new SQSClient(aws),
       laneQueueUrls: { realtime: `${NOWHERE}/rt`, batch: `${NOWHERE}/b` },
       finalizeQueueUrl: `${NOWHERE}/fin`,
@@ -93,8 +94,8 @@ async function submitAs(credentials: {
     const s = await client.submit({ filename: 'msa.txt' });
     return {
       status: 201,
-      ...(s.upload.headers['x-amz-meta-submitted-by']
-        ? { submittedBy: s.upload.headers['x-amz-meta-submitted-by'] }
+      ...(s.upload.fields['x-amz-meta-submitted-by']
+        ? { submittedBy: s.upload.fields['x-amz-meta-submitted-by'] }
         : {}),
     };
   } catch (error) {

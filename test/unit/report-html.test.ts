@@ -363,6 +363,19 @@ describe('renderReportHtml', () => {
     expect(html).toMatch(/<div class="notice" role="note"[^>]*>.*offline heuristic stand-in/);
   });
 
+  it('says what the contract was reviewed against: the playbook by title, version and hash, or the categories alone', () => {
+    const row = (h: string) => between(h, /<dt>Reviewed against<\/dt><dd>/, '</dd>');
+    expect(row(html)).toBe('the twelve risk categories (no playbook)');
+    const sha256 = 'ab'.repeat(32);
+    const against = renderReportHtml({
+      ...report,
+      job: { ...report.job, playbook: { name: 'default', version: 3, sha256, title: `Ours ${XSS}` } },
+    });
+    expect(row(against)).toBe(
+      `playbook <strong>Ours ${escapeHtml(XSS)}</strong> (<code>default@3</code>, SHA-256 <code class="hash">${sha256}</code>)`,
+    );
+  });
+
   it('summarises clauses analysed, risk counts and flagged categories', () => {
     const summary = between(html, /<section id="summary"[^>]*>/, '</section>');
     expect(summary).toMatch(/3 <span class="of">\/ 4<\/span>/);

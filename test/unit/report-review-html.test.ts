@@ -4,6 +4,7 @@ import { findingReviewHtml, renderReviewSection } from '../../lambdas/core/final
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 
 const IDENTITY = 'cognito-identity:us-east-1:11111111-1111-1111-1111-111111111111';
+const SUB = '2f1e0d0c-0000-4000-8000-000000000001';
 
 describe('the review in report.html', () => {
   it('names the person by email beside their identity, and the principal alone where no name is known', () => {
@@ -18,6 +19,14 @@ describe('the review in report.html', () => {
     };
     expect(findingReviewHtml(review)).toContain(`by o&lt;b&gt;@example.com (<code>${IDENTITY}</code>) at`);
     expect(findingReviewHtml({ ...review, byName: undefined })).toContain(`by <code>${IDENTITY}</code> at`);
+    // A person of the user pool is named by their permanent id, and by the name the pool
+    // vouched for only when the trail recorded one.
+    expect(findingReviewHtml({ ...review, bySub: SUB })).toContain(
+      `by o&lt;b&gt;@example.com (<code>${SUB}</code>) at`,
+    );
+    expect(findingReviewHtml({ ...review, bySub: SUB, byName: undefined })).toContain(
+      `by <code>${SUB}</code> at`,
+    );
     const report = {
       review: {
         gate: 'high',

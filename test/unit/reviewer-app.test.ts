@@ -9,10 +9,13 @@ import { AppApi, isAppApiError } from '../../lambdas/app/api.js';
 import { facets, matches, money, segments } from '../../lambdas/app/clauses.js';
 import { totpUri } from '../../lambdas/app/cognito.js';
 import { isAppConfigError, readAppConfig } from '../../lambdas/app/config.js';
+import { deciderText } from '../../lambdas/app/decider.js';
 import { isSignInError, signIn } from '../../lambdas/app/session.js';
 import { WebSha256 } from '../../lambdas/app/sha256-web.js';
+import { mapStep, type SignInStep as SignInStepOf } from '../../lambdas/app/sign-in-step.js';
 import { groupedSecret } from '../../lambdas/app/views/sign-in-challenge.js';
 import type { ReportClause } from '../../lambdas/core/finalize/report-types.js';
+import { deciderText as coreDeciderText } from '../../lambdas/core/holds/decider.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
 import { localAppConfig } from '../../localstack/runtime/local-app.js';
 import { verifySigV4 } from '../../localstack/sigv4-verify.js';
@@ -31,6 +34,17 @@ function valueImportsOutside(file: string, text: string): string[] {
   }
   return found;
 }
+
+describe('deciderText', () => {
+  it('shows the vouched-for name beside the sub, else the sub, else the principal, as the reports do', () => {
+    const by = 'cognito-identity:us-east-1:ab';
+    const decider = { by, bySub: '1f2e', byName: 'ana@example.com' };
+    expect(deciderText(decider)).toBe('ana@example.com (1f2e)');
+    expect(deciderText(decider)).toBe(coreDeciderText(decider));
+    expect(deciderText({ by, bySub: '1f2e' })).toBe('1f2e');
+    expect(deciderText({ by })).toBe(by);
+  });
+});
 
 describe('the app bundle boundary', () => {
   it('browser code takes only types from the rest of lambdas/ (nothing of node or the pipeline is bundled)', () => {
@@ -174,6 +188,33 @@ describe('readAppConfig and signIn', () => {
     expect(await step.session.credentials()).toEqual({ accessKeyId: 'test', secretAccessKey: 'test' });
     const refused = await signIn({ kind: 'keys' }, { name: 'test', secret: '' }).catch((e: unknown) => e);
     expect(isSignInError(refused) && refused.message).toMatch(/secret access key/);
+    // Signing out forgets the pair: the session hands out nothing after it.
+    await step.session.signOut();
+    const after = await step.session.credentials().catch((e: unknown) => e);
+    expect(isSignInError(after) && after.message).toBe('signed out: sign in again');
+  });
+
+  it('maps each step of a sign-in to the next, its end, and its refusals', async () => {
+    type Pool = SignInStepOf<string>;
+    const end: Pool = { kind: 'done', session: 'tokens' };
+    const code: Pool = {
+      kind: 'mfa-code',
+      answer: async (c) => {
+        if (c !== '123456') throw new Error('Invalid code');
+        return end;
+      },
+    };
+    const first: Pool = { kind: 'new-password', answer: async () => code };
+    const mapped = await mapStep(
+      first,
+      async (t) => `session of ${t}`,
+      (e) => new Error(`refused: ${(e as Error).message}`),
+    );
+    if (mapped.kind !== 'new-password') throw new Error(`expected new-password, got ${mapped.kind}`);
+    const next = await mapped.answer('pw');
+    if (next.kind !== 'mfa-code') throw new Error(`expected mfa-code, got ${next.kind}`);
+    await expect(next.answer('000000')).rejects.toThrow('refused: Invalid code');
+    expect(await next.answer('123456')).toEqual({ kind: 'done', session: 'session of tokens' });
   });
 });
 

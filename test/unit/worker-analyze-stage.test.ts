@@ -36,17 +36,13 @@ import type { Checkpoint, Lease } from '../../lambdas/core/state/claims.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import { callSk } from '../../lambdas/core/state/keys.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
-import {
-  GATE_LOOKAHEAD_MS,
-  idempotencyKey,
-  worstCaseCost,
-  worstCaseInputTokens,
-} from '../../lambdas/core/worker/call.js';
+import { GATE_LOOKAHEAD_MS, idempotencyKey } from '../../lambdas/core/worker/call.js';
 import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
 import { type AnalyzeDeps, analyzeStage } from '../../lambdas/core/worker/stages/analyze.js';
+import { worstCaseCost, worstCaseInputTokens } from '../../lambdas/core/worker/worst-case.js';
 import { inFlightPeak } from '../helpers/in-flight.js';
 import { oneCallJob } from '../helpers/one-call-job.js';
 

@@ -26,7 +26,7 @@ import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import type { Lease } from '../../lambdas/core/state/claims.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
-import { type CallResult, idempotencyKey, makeCall } from '../../lambdas/core/worker/call.js';
+import { type CallResult, firstInput, idempotencyKey, makeCall } from '../../lambdas/core/worker/call.js';
 import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
@@ -116,7 +116,9 @@ async function oneCall(scenario: Scenario) {
     analystId: liability.id,
     idempotencyKey: idempotencyKey(liability, clause),
   };
-  const planned: PlannedCall[] = [{ ref, clause, analyst: liability, prior: undefined }];
+  const planned: PlannedCall[] = [
+    { ref, clause, analyst: liability, input: firstInput(liability, clause), prior: undefined },
+  ];
   const chunk = chunkCalls(job, lease, planned, deps, stop);
   const limiter = limiters.for(PRIMARY_MODEL_ID);
   const before = { reserved: chunk.budget.reserved, permits: limiter.active };

@@ -19,7 +19,7 @@ import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import type { Lease } from '../../lambdas/core/state/claims.js';
 import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
-import { idempotencyKey, makeCall } from '../../lambdas/core/worker/call.js';
+import { firstInput, idempotencyKey, makeCall } from '../../lambdas/core/worker/call.js';
 import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
@@ -80,7 +80,9 @@ function oneCall(limit: number) {
     analystId: liability.id,
     idempotencyKey: idempotencyKey(liability, clause),
   };
-  const planned = [{ ref, clause, analyst: liability, prior: undefined }];
+  const planned = [
+    { ref, clause, analyst: liability, input: firstInput(liability, clause), prior: undefined },
+  ];
   const chunk = chunkCalls(job, lease, planned, deps, new ChunkStop());
   return {
     chunk,

@@ -124,6 +124,35 @@ describe("AdaptiveLimiter: approach 'probe' (the default)", () => {
     expect(await throttleOne(s)).toBe(15); // the probe overshot: one step back, no cut
   });
 
+  it('waits twice as many clean windows before each probe the model refused at the same limit', async () => {
+    const s = probe();
+    await loadedWindow(s); // 15
+    await throttleOne(s); // 14; 15 met a throttle
+    await loadedWindow(s); // the throttle's window
+    const probedAfter: number[] = [];
+    for (let refused = 0; refused < 3; refused++) {
+      let windows = 0;
+      while (s.limiter.limit === 14) {
+        await loadedWindow(s);
+        windows++;
+      }
+      probedAfter.push(windows);
+      expect(s.limiter.limit).toBe(15);
+      expect(await throttleOne(s)).toBe(14); // refused again at 15
+      await loadedWindow(s); // that throttle's window
+    }
+    expect(probedAfter).toEqual([3, 6, 12]);
+    // A probe that passes brings the wait back to probeWindows.
+    for (let i = 0; i < 24; i++) await loadedWindow(s);
+    expect(s.limiter.limit).toBe(15);
+    const limits: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      await loadedWindow(s);
+      limits.push(s.limiter.limit);
+    }
+    expect(limits).toEqual([15, 15, 16, 16]);
+  });
+
   it('climbs back fast after a cut, to one below the limit that met the throttle', async () => {
     const s = probe();
     for (let i = 0; i < 3; i++) await loadedWindow(s); // 25: the last window added 5

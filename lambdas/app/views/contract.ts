@@ -1,6 +1,7 @@
 /** The contract as text: each clause marked by its risk, quotes highlighted, and filters. */
 import type { ReportClause, Risk } from '../../core/finalize/report-types.js';
 import { type ClauseFilter, facets, matches, RISKS, riskOf, segments } from '../clauses.js';
+import { deciderText } from '../decider.js';
 import { h } from '../dom.js';
 
 const human = (id: string) => id.replace(/[-_]/g, ' ');
@@ -21,7 +22,7 @@ function clauseElement(clause: ReportClause): HTMLElement {
       'li',
       {},
       h('strong', {}, `${human(f.category)} (score ${f.score ?? '–'})`),
-      f.review ? ` · ${f.review.decision} by ${f.review.byName ?? f.review.by ?? 'the deadline'}` : '',
+      f.review ? ` · ${f.review.decision} by ${f.review.by ? deciderText(f.review) : 'the deadline'}` : '',
       h('div', {}, f.rationale),
       h('div', { class: 'muted small' }, `Analysts: ${f.analysts.join(', ')}`),
     ),

@@ -2,6 +2,7 @@
 import type { JobView, ReportClause, Reports } from '../api.js';
 import { money } from '../clauses.js';
 import { announce, errorBox, h, when } from '../dom.js';
+import { JobFollower } from '../follow.js';
 import type { View, ViewContext } from './context.js';
 import { contractPanel } from './contract.js';
 import { reviewPanel } from './review.js';
@@ -42,6 +43,14 @@ function summary(view: JobView): HTMLElement {
     ),
     h('dt', {}, 'Submitted'),
     h('dd', {}, when(view.createdAt), view.lane ? ` · lane ${view.lane}` : ''),
+    h('dt', {}, 'Reviewed against'),
+    h(
+      'dd',
+      { id: 'job-playbook' },
+      view.playbook
+        ? `${view.playbook.title} (${view.playbook.name}@${view.playbook.version})`
+        : 'the risk categories (no playbook)',
+    ),
   );
 }
 
@@ -123,27 +132,11 @@ export function jobView(ctx: ViewContext, jobId: string): View {
   );
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let cursor = '';
-  let findingsEnded = false;
   let shownStatus = '';
-  let reviewKey = '';
-
-  const readFindings = async () => {
-    for (let more = true; more && !findingsEnded && !stopped; ) {
-      const page = await ctx.api.liveFindings(jobId, cursor);
-      cursor = page.cursor;
-      more = page.more;
-      findingsEnded = page.ended;
-      if (page.clauses.length > 0) contract.add(page.clauses);
-    }
-  };
+  const follower = new JobFollower(ctx.api, jobId);
   const readReview = async (view: JobView) => {
-    if (!view.review?.startedAt) return;
-    const findings = await ctx.api.gatedFindings(jobId);
-    const key = `${findings.status}:${findings.undecided}:${findings.findings.filter((f) => f.decision).length}`;
-    if (key === reviewKey) return;
-    reviewKey = key;
-    review.replaceChildren(reviewPanel(jobId, findings, ctx.api, () => void tick()));
+    const findings = await follower.reviewChanged(view);
+    if (findings) review.replaceChildren(reviewPanel(jobId, findings, ctx.api, () => void tick()));
   };
   const tick = async () => {
     clearTimeout(timer);
@@ -156,7 +149,11 @@ export function jobView(ctx: ViewContext, jobId: string): View {
         shownStatus = view.status;
         bar.replaceChildren(controls(ctx, view, () => void tick()));
       }
-      if (view.status !== 'queued' && view.status !== 'intake') await readFindings();
+      if (view.status !== 'queued' && view.status !== 'intake')
+        await follower.readFindings(
+          (clauses) => contract.add(clauses),
+          () => stopped,
+        );
       await readReview(view);
       if (view.reportReady && reports.childElementCount === 0) {
         const d = await downloads(ctx, jobId);
@@ -165,7 +162,7 @@ export function jobView(ctx: ViewContext, jobId: string): View {
         if (view.review?.startedAt) contract.add(await decidedClauses(d.links.json.url), true);
         reports.replaceChildren(d.element);
       }
-      if (!(view.finished && findingsEnded && view.reportReady))
+      if (!(view.finished && follower.ended && view.reportReady))
         timer = setTimeout(() => void tick(), POLL_MS);
     } catch (error) {
       bar.replaceChildren(errorBox(error));

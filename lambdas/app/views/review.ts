@@ -1,5 +1,7 @@
 /** A review: each gated finding approved, overridden with a score, or rejected with a note; the trail. */
+
 import type { AppApi, FindingsView } from '../api.js';
+import { deciderText } from '../decider.js';
 import { announce, errorBox, h, when } from '../dom.js';
 
 type Listed = FindingsView['findings'][number];
@@ -76,7 +78,7 @@ function findingItem(jobId: string, f: Listed, api: AppApi, open: boolean, done:
       ? h(
           'p',
           { class: 'decided' },
-          `Decided: ${f.decision.verdict}${f.decision.score !== undefined ? ` (score ${f.decision.score})` : ''} by ${f.decision.byName ?? f.decision.by} `,
+          `Decided: ${f.decision.verdict}${f.decision.score !== undefined ? ` (score ${f.decision.score})` : ''} by ${deciderText(f.decision)} `,
           when(f.decision.at),
         )
       : null,
@@ -120,7 +122,7 @@ function trail(view: FindingsView): HTMLElement {
                 h('td', {}, f.id),
                 h('td', {}, f.decision?.verdict ?? ''),
                 h('td', {}, f.decision?.score === undefined ? '' : String(f.decision.score)),
-                h('td', {}, f.decision?.byName ?? f.decision?.by ?? ''),
+                h('td', {}, f.decision ? deciderText(f.decision) : ''),
                 h('td', {}, when(f.decision?.at)),
                 h('td', {}, f.decision?.note ?? ''),
               ),

@@ -1,14 +1,21 @@
 /**
- * Upload a contract: lane, ceiling, gate and analysts, a quote before anything is spent, then
- * the review. The quote is POST /quote: the document goes with the options, the API reads and
+ * Upload a contract: lane, ceiling, gate, playbook and analysts, a quote before anything is
+ * spent, then the review. The quote is POST /quote: the document goes with the options, the API reads and
  * prices it as intake will, and no job is recorded.
  */
 import type { FormatExtension } from '../../core/documents/formats.js';
-import { base64Of, isAppApiError, type JobView, type SubmitRequest, uploadDocument } from '../api.js';
+import { base64Of, type SubmitRequest } from '../api.js';
 import { announce, errorBox, h } from '../dom.js';
+import { submitAndWait } from '../submit.js';
 import type { View, ViewContext } from './context.js';
-
-const WAIT_MS = 60_000;
+import {
+  ceilingInput,
+  field,
+  gateSelect,
+  playbookSelect,
+  quoteLines,
+  tooLargeToQuote,
+} from './review-options.js';
 
 /**
  * The extensions the file picker offers: every one intake reads. Keyed by the format registry's
@@ -26,43 +33,13 @@ const PICKABLE: Readonly<Record<FormatExtension, true>> = {
   pdf: true,
 };
 
-/**
- * True while intake has not read the upload: not recorded yet (`queued` without a plan) or being
- * read. A `queued` job with a plan was read, and waits for one of its owner's jobs to end.
- */
-function awaitsIntake(view: JobView): boolean {
-  return view.status === 'intake' || (view.status === 'queued' && view.progress.chunksTotal === 0);
-}
-
-/** Submits, uploads, and waits until intake has read the document (or the wait runs out). */
-async function submitAndWait(ctx: ViewContext, file: File, request: SubmitRequest): Promise<JobView> {
-  const submission = await ctx.api.submit(request);
-  await uploadDocument(submission, await file.arrayBuffer());
-  const deadline = Date.now() + WAIT_MS;
-  let view = await ctx.api.status(submission.submissionId);
-  while (awaitsIntake(view) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 400));
-    view = await ctx.api.status(submission.submissionId);
-  }
-  return view;
-}
-
-function field(label: string, id: string, control: HTMLElement, hint?: string): HTMLElement {
-  return h(
-    'div',
-    { class: 'field' },
-    h('label', { for: id }, label),
-    control,
-    hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null,
-  );
-}
-
 interface UploadForm {
   readonly form: HTMLFormElement;
   readonly file: HTMLInputElement;
   readonly lane: HTMLSelectElement;
   readonly ceiling: HTMLInputElement;
   readonly gate: HTMLSelectElement;
+  readonly playbook: HTMLSelectElement;
   readonly partial: HTMLInputElement;
   readonly analysts: HTMLInputElement[];
 }
@@ -83,23 +60,9 @@ function buildForm(ctx: ViewContext): UploadForm {
     h('option', { value: 'realtime' }, 'realtime (on demand)'),
     h('option', { value: 'batch' }, 'batch (cheaper, slower)'),
   );
-  const ceiling = h('input', {
-    id: 'up-ceiling',
-    name: 'ceiling',
-    type: 'number',
-    min: '0.01',
-    step: '0.01',
-    value: '5',
-    required: true,
-    'aria-describedby': 'up-ceiling-hint',
-  });
-  const gate = h(
-    'select',
-    { id: 'up-gate', name: 'gate', 'aria-describedby': 'up-gate-hint' },
-    h('option', { value: 'none' }, 'none'),
-    h('option', { value: 'high' }, 'high and critical'),
-    h('option', { value: 'critical' }, 'critical only'),
-  );
+  const ceiling = ceilingInput('up-ceiling');
+  const gate = gateSelect('up-gate');
+  const playbook = playbookSelect(ctx.api, 'up-playbook');
   const partial = h('input', { id: 'up-partial', name: 'partial', type: 'checkbox' });
   const analysts = ctx.config.analysts.map((a) =>
     h('input', { type: 'checkbox', name: 'analyst', value: a.id, id: `up-analyst-${a.id}`, checked: true }),
@@ -115,6 +78,12 @@ function buildForm(ctx: ViewContext): UploadForm {
       'up-gate',
       gate,
       'Findings at this risk wait for your decision before the report is final.',
+    ),
+    field(
+      'Playbook',
+      'up-playbook',
+      playbook,
+      "Review against your team's positions, or the risk categories alone.",
     ),
     h(
       'div',
@@ -136,7 +105,7 @@ function buildForm(ctx: ViewContext): UploadForm {
       ),
     ),
   );
-  return { form, file, lane, ceiling, gate, partial, analysts };
+  return { form, file, lane, ceiling, gate, playbook, partial, analysts };
 }
 
 /** The request the form describes. @throws Error naming the field at fault */
@@ -152,17 +121,9 @@ function requestOf(f: UploadForm, file: File): SubmitRequest {
     costCeilingUsd: ceiling,
     analysts,
     ...(f.gate.value === 'high' || f.gate.value === 'critical' ? { gate: f.gate.value } : {}),
+    ...(f.playbook.value ? { playbook: f.playbook.value } : {}),
     ...(f.partial.checked ? { allowPartial: true } : {}),
   };
-}
-
-/** True when POST /quote refused the file for its size alone: intake reads larger files. */
-function tooLargeToQuote(error: unknown): boolean {
-  return (
-    isAppApiError(error) &&
-    error.status === 422 &&
-    (error.context.body as { reason?: string })?.reason === 'too-large'
-  );
 }
 
 /** The upload form with its quote and start buttons. */
@@ -190,30 +151,13 @@ export function uploadView(ctx: ViewContext): View {
     quoteOut.replaceChildren(h('p', {}, 'Reading the document and pricing every call…'));
     try {
       const file = chosen();
-      const { quote, wouldStart, options } = await ctx.api.quote({
+      const view = await ctx.api.quote({
         ...requestOf(f, file),
         document: base64Of(await file.arrayBuffer()),
       });
-      quoteOut.dataset.expected = String(quote.expectedUsd);
-      const ceiling = options.costCeilingUsd;
-      quoteOut.replaceChildren(
-        h(
-          'p',
-          { class: 'quote' },
-          h('strong', {}, `Quote: $${quote.expectedUsd.toFixed(2)} expected`),
-          `, $${quote.worstCaseUsd.toFixed(2)} at worst. Nothing has been spent.`,
-        ),
-        ...(!wouldStart
-          ? [
-              h(
-                'p',
-                { class: 'warning' },
-                `The ceiling $${ceiling.toFixed(2)} is below the quote: raise it, or tick "review as much as the ceiling allows".`,
-              ),
-            ]
-          : []),
-      );
-      announce(`Quote ready: $${quote.expectedUsd.toFixed(2)} expected.`);
+      quoteOut.dataset.expected = String(view.quote.expectedUsd);
+      quoteOut.replaceChildren(...quoteLines(view));
+      announce(`Quote ready: $${view.quote.expectedUsd.toFixed(2)} expected.`);
     } catch (error) {
       quoteOut.replaceChildren(errorBox(error));
       if (tooLargeToQuote(error)) {
@@ -236,7 +180,7 @@ export function uploadView(ctx: ViewContext): View {
     busy(true);
     try {
       const file = chosen();
-      const view = await submitAndWait(ctx, file, requestOf(f, file));
+      const view = await submitAndWait(ctx.api, await file.arrayBuffer(), requestOf(f, file));
       ctx.submitted.unshift(view.jobId);
       ctx.go(`#/jobs/${view.jobId}`);
     } catch (error) {

@@ -12,8 +12,12 @@ import type { z } from 'zod';
 import type { Clause } from '../model.js';
 import type { CategoryId } from './categories.js';
 import { AnswerValidationError, excerpt } from './errors.js';
+import { locateQuote } from './locate-quote.js';
+import { type PositionAnswer, parsePositions } from './position-answer.js';
 import type { AnalystDefinition } from './registry.js';
 import { answerSchema, type Score, TOOL_NAME } from './tool-schema.js';
+
+export { locateQuote } from './locate-quote.js';
 
 /** One piece of evidence, located in the document. */
 export interface Finding {
@@ -40,6 +44,11 @@ export interface AnalystAnswer {
   /** Exactly the analyst's categories (a subset of the twelve), in the analyst's order. */
   readonly assessments: Readonly<Partial<Record<CategoryId, CategoryAssessment>>>;
   readonly summary: string;
+  /**
+   * With a playbook: the positions the clause addresses, in playbook order, with their rungs,
+   * located quotes and checked redlines. Positions not addressed are left out.
+   */
+  readonly positions?: readonly PositionAnswer[];
 }
 
 /**
@@ -116,9 +125,19 @@ export function parseAnswer(
     }
     assessments[id] = { score: raw.score, findings };
   }
+  const positions =
+    analyst.playbook && parsed.data.positions
+      ? parsePositions(analyst.playbook, clause, parsed.data.positions, issues)
+      : undefined;
   if (issues.length > 0) return fail(issues);
 
-  return { analystId: analyst.id, clauseId: clause.id, assessments, summary: parsed.data.summary };
+  return {
+    analystId: analyst.id,
+    clauseId: clause.id,
+    assessments,
+    summary: parsed.data.summary,
+    ...(positions ? { positions } : {}),
+  };
 }
 
 function noToolCallIssue(stopReason: string | undefined, content: readonly ContentBlock[]): string {
@@ -138,51 +157,4 @@ function noToolCallIssue(stopReason: string | undefined, content: readonly Conte
 function describeZodIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path.map(String).join('.') || '(root)';
   return `${path}: ${issue.message}`;
-}
-
-/** A span inside the clause text, clause-local offsets. */
-interface Span {
-  readonly start: number;
-  readonly end: number;
-}
-
-/**
- * Where `quote` occurs in `text`: exactly if possible, otherwise ignoring differences in
- * whitespace only (models re-flow the irregular spacing of PDF-extracted text), mapped
- * back to offsets in the original text. Whitespace around the quote is not part of the
- * span, and a blank quote is never found. The first occurrence wins.
- */
-export function locateQuote(text: string, quote: string): Span | undefined {
-  const trimmed = quote.trim();
-  if (trimmed.length === 0) return undefined;
-  const exact = text.indexOf(trimmed);
-  if (exact >= 0) return { start: exact, end: exact + trimmed.length };
-
-  const needle = collapseWhitespace(trimmed).collapsed;
-  const haystack = collapseWhitespace(text);
-  const at = haystack.collapsed.indexOf(needle);
-  if (at < 0) return undefined;
-  // The needle starts and ends on non-space characters, each of which maps to exactly
-  // one character of the original text.
-  return { start: haystack.origin[at], end: haystack.origin[at + needle.length - 1] + 1 };
-}
-
-/** `text` with every run of whitespace turned into one space, and the original offset of each character. */
-function collapseWhitespace(text: string): { collapsed: string; origin: number[] } {
-  let collapsed = '';
-  const origin: number[] = [];
-  let inSpace = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (/\s/.test(ch)) {
-      if (inSpace) continue;
-      inSpace = true;
-      collapsed += ' ';
-    } else {
-      inSpace = false;
-      collapsed += ch;
-    }
-    origin.push(i);
-  }
-  return { collapsed, origin };
 }

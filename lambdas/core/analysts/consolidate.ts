@@ -9,6 +9,7 @@ import type { Clause } from '../model.js';
 import type { AnalystAnswer } from './answer.js';
 import { CATEGORY_IDS, type CategoryId } from './categories.js';
 import { AnalystError } from './errors.js';
+import type { AnswerRedline, LocatedQuote, PositionAnswer } from './position-answer.js';
 import type { Score } from './tool-schema.js';
 
 /** Overall risk of a clause, from its category scores (see {@link riskFromScores}). */
@@ -38,9 +39,32 @@ export interface CategoryVerdict {
   readonly findings: readonly ConsolidatedFinding[];
 }
 
+/**
+ * The panel's verdict on one playbook position the clause addresses: the lowest rung any
+ * analyst gave (the cautious reading, as for scores), with that analyst's reason, number and
+ * redline, and the quotes of every analyst that addressed it.
+ */
+export interface PositionVerdict {
+  readonly topic: string;
+  readonly rung: PositionAnswer['rung'];
+  readonly fallback?: PositionAnswer['fallback'];
+  /** Every analyst's quotes, each passage once, in text order. */
+  readonly quotes: readonly LocatedQuote[];
+  readonly reason: string;
+  readonly measured?: number;
+  readonly redline?: AnswerRedline;
+  /** Analysts that addressed the position, sorted. */
+  readonly analysts: readonly string[];
+}
+
 /** The consolidated assessment of one clause. */
 export interface ClauseAssessment {
   readonly clauseId: string;
+  /**
+   * In a review against a playbook: the positions the clause addresses, in the order the
+   * analysts list them. Absent without a playbook.
+   */
+  readonly positions?: readonly PositionVerdict[];
   /** All twelve categories. */
   readonly categories: Readonly<Record<CategoryId, CategoryVerdict>>;
   /** Highest category score, `null` when no category was scored. */
@@ -118,8 +142,10 @@ export function consolidateClause(
     null,
   );
 
+  const positions = consolidatePositions(sorted);
   return {
     clauseId: clause.id,
+    ...(positions ? { positions } : {}),
     categories,
     maxScore,
     risk: riskFromScores(scores),
@@ -142,6 +168,41 @@ export function clauseFindings(
   return CATEGORY_IDS.flatMap((category) =>
     assessment.categories[category].findings.map((f) => ({ category, ...f })),
   ).sort((a, b) => a.start - b.start || a.end - b.end);
+}
+
+/** How far below the standard a rung is (0 standard, n the n-th fallback, 4 not acceptable). */
+function depth(p: Pick<PositionAnswer, 'rung' | 'fallback'>): number {
+  return p.rung === 'standard' ? 0 : p.rung === 'fallback' ? (p.fallback ?? 1) : 4;
+}
+
+/** The answers' positions merged by topic; undefined when no answer judged positions. */
+function consolidatePositions(sorted: readonly AnalystAnswer[]): PositionVerdict[] | undefined {
+  if (!sorted.some((a) => a.positions)) return undefined;
+  const byTopic = new Map<string, { answer: PositionAnswer; analystId: string }[]>();
+  for (const a of sorted) {
+    for (const p of a.positions ?? []) {
+      const list = byTopic.get(p.topic) ?? [];
+      list.push({ answer: p, analystId: a.analystId });
+      byTopic.set(p.topic, list);
+    }
+  }
+  return [...byTopic.values()].map((list) => {
+    // The deepest rung stands; among equals the first analyst by id, so arrival order never matters.
+    const lowest = list.reduce((best, x) => (depth(x.answer) > depth(best.answer) ? x : best));
+    const { topic, rung, fallback, reason, measured, redline } = lowest.answer;
+    const quotes = new Map<string, LocatedQuote>();
+    for (const x of list) for (const q of x.answer.quotes) quotes.set(`${q.start}:${q.end}`, q);
+    return {
+      topic,
+      rung,
+      ...(fallback !== undefined ? { fallback } : {}),
+      quotes: [...quotes.values()].sort((a, b) => a.start - b.start || a.end - b.end),
+      reason,
+      ...(measured !== undefined ? { measured } : {}),
+      ...(redline ? { redline } : {}),
+      analysts: uniqueSorted(list.map((x) => x.analystId)),
+    };
+  });
 }
 
 /** A finding while merging: its span may grow as overlapping findings join it. */

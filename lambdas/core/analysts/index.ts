@@ -28,6 +28,7 @@ export {
   type ConsolidatedFinding,
   clauseFindings,
   consolidateClause,
+  type PositionVerdict,
   riskFromScores,
 } from './consolidate.js';
 export {
@@ -48,11 +49,30 @@ export {
   withPrimary,
 } from './panel-models.js';
 export {
+  type AnswerRedline,
+  checkEdits,
+  type LocatedQuote,
+  type PositionAnswer,
+  rungOf,
+} from './position-answer.js';
+export {
+  type AnalystPlaybook,
+  orderedPosition,
+  type PositionBrief,
+  type RungBrief,
+  type RungValue,
+  rungDepth,
+  rungValues,
+  targetValues,
+  withPositions,
+} from './positions.js';
+export {
   buildConverseInput,
   type ConverseInputOptions,
   dataMarker,
   estimatedTokens,
   inputChars,
+  positionsPrompt,
 } from './prompt.js';
 export { ANALYST_IDS, ANALYSTS, type AnalystDefinition, analystById, selectAnalysts } from './registry.js';
 export {
@@ -63,7 +83,9 @@ export {
   type JsonValue,
   type RawAnswer,
   type RawCategoryAssessment,
+  type RawEdit,
   type RawFinding,
+  type RawPositionAnswer,
   SCORES,
   type Score,
   TOOL_NAME,

@@ -14,6 +14,7 @@
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
 import type { CategoryId } from './categories.js';
 import { AnalystError, UnknownAnalystError } from './errors.js';
+import type { AnalystPlaybook } from './positions.js';
 import { ANSWER_LIMITS, TOOL_NAME } from './tool-schema.js';
 
 /** One specialist analyst of the panel. */
@@ -36,6 +37,12 @@ export interface AnalystDefinition {
   /** Output token limit of a call; also the worst-case output cost the budget reserves. */
   readonly maxTokens: number;
   readonly temperature: number;
+  /**
+   * In a review against a playbook: the positions of the analyst's categories, which it judges
+   * every clause against (positions.ts). Absent: the generic review, or no position of the
+   * playbook falls in the analyst's categories.
+   */
+  readonly playbook?: AnalystPlaybook;
 }
 
 /** What makes one analyst different from the others; the rest of the definition is shared. */

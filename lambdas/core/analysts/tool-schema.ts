@@ -8,6 +8,13 @@
 import type { ToolConfiguration } from '@aws-sdk/client-bedrock-runtime';
 import { z } from 'zod';
 import { type CategoryId, categoryById } from './categories.js';
+import {
+  type AnalystPlaybook,
+  type PositionBrief,
+  type RungValue,
+  rungValues,
+  targetValues,
+} from './positions.js';
 import type { AnalystDefinition } from './registry.js';
 
 /** Name of the one tool an analyst answers through. */
@@ -19,6 +26,12 @@ export const ANSWER_LIMITS = {
   maxQuoteChars: 300,
   maxRationaleChars: 500,
   maxSummaryChars: 400,
+  /** Quotes a position's rung rests on. */
+  maxPositionQuotes: 3,
+  /** Edits of one proposed redline. */
+  maxRedlineEdits: 8,
+  /** Characters one edit may insert: a rung's language is at most 6,000. */
+  maxInsertChars: 6000,
 } as const;
 
 /** Risk score of a category: 0 standard, 1 minor, 2 significant, 3 severe. */
@@ -40,10 +53,30 @@ export interface RawCategoryAssessment {
   readonly findings: readonly RawFinding[];
 }
 
+/** One edit of a redline as the model sends it: offsets into the clause text, and the text they cover. */
+export interface RawEdit {
+  readonly start: number;
+  readonly end: number;
+  readonly deleted: string;
+  readonly insert: string;
+}
+
+/** A position's answer as the model sends it, before its quotes and edits are checked. */
+export interface RawPositionAnswer {
+  readonly rung: RungValue;
+  readonly quotes: readonly string[];
+  readonly reason: string;
+  /** Present in the schema of positions with a measure only. */
+  readonly measured?: number | null;
+  readonly redline: { readonly target: RungValue; readonly edits: readonly RawEdit[] } | null;
+}
+
 /** The tool input of `record_assessment`, once it passed {@link answerSchema}. */
 export interface RawAnswer {
   readonly assessments: Readonly<Partial<Record<CategoryId, RawCategoryAssessment>>>;
   readonly summary: string;
+  /** With a playbook: one answer per position of the analyst's categories, by topic. */
+  readonly positions?: Readonly<Record<string, RawPositionAnswer>>;
 }
 
 /** A JSON value, typed so that it is assignable to the SDK's document type. */
@@ -96,8 +129,102 @@ function categoryJsonSchema(id: CategoryId): JsonSchema {
   };
 }
 
-/** The JSON Schema of an analyst's `record_assessment` input: exactly its categories, all required. */
-export function answerJsonSchema(analyst: Pick<AnalystDefinition, 'categories'>): JsonSchema {
+/** One position's part of the schema: its own rungs, a measure only where it has one. */
+function positionJsonSchema(p: PositionBrief): JsonSchema {
+  const rungs: JsonValue[] = rungValues(p);
+  const targets: JsonValue[] = targetValues(p);
+  return {
+    type: 'object',
+    description: p.question,
+    properties: {
+      rung: { type: 'string', enum: rungs, description: 'The best rung the clause meets, or not-addressed.' },
+      quotes: {
+        type: 'array',
+        maxItems: ANSWER_LIMITS.maxPositionQuotes,
+        description: 'Verbatim passages the rung rests on; empty when not addressed.',
+        items: {
+          type: 'string',
+          minLength: 1,
+          maxLength: ANSWER_LIMITS.maxQuoteChars,
+          description: QUOTE_DESCRIPTION,
+        },
+      },
+      reason: {
+        type: 'string',
+        maxLength: ANSWER_LIMITS.maxRationaleChars,
+        description: 'Why the clause reaches this rung.',
+      },
+      ...(p.measure
+        ? {
+            measured: {
+              type: ['number', 'null'],
+              minimum: 0,
+              description: `The clause's ${p.measure.quantity}, in ${p.measure.unit}; null when it states none.`,
+            },
+          }
+        : {}),
+      redline: {
+        type: ['object', 'null'],
+        description: 'Below the standard: the smallest edit of the clause text that reaches the target rung.',
+        properties: {
+          target: { type: 'string', enum: targets },
+          edits: {
+            type: 'array',
+            minItems: 1,
+            maxItems: ANSWER_LIMITS.maxRedlineEdits,
+            items: {
+              type: 'object',
+              properties: {
+                start: {
+                  type: 'integer',
+                  minimum: 0,
+                  description: 'Offset in the clause text where the edit starts.',
+                },
+                end: {
+                  type: 'integer',
+                  minimum: 0,
+                  description: 'Offset where it ends (exclusive); equal to start for an insertion.',
+                },
+                deleted: {
+                  type: 'string',
+                  description: 'Exactly the clause text from start to end ("" for an insertion).',
+                },
+                insert: {
+                  type: 'string',
+                  maxLength: ANSWER_LIMITS.maxInsertChars,
+                  description: 'The text that replaces it.',
+                },
+              },
+              required: ['start', 'end', 'deleted', 'insert'],
+              additionalProperties: false,
+            },
+          },
+        },
+        required: ['target', 'edits'],
+        additionalProperties: false,
+      },
+    },
+    required: ['rung', 'quotes', 'reason', ...(p.measure ? ['measured'] : []), 'redline'],
+    additionalProperties: false,
+  };
+}
+
+/** The positions' part of the schema: one required entry per topic. */
+function positionsJsonSchema(playbook: AnalystPlaybook): JsonSchema {
+  return {
+    type: 'object',
+    description: 'One entry per playbook position, keyed by its topic.',
+    properties: Object.fromEntries(playbook.positions.map((p) => [p.topic, positionJsonSchema(p)])),
+    required: playbook.positions.map((p) => p.topic),
+    additionalProperties: false,
+  };
+}
+
+/**
+ * The JSON Schema of an analyst's `record_assessment` input: exactly its categories, all
+ * required, and with a playbook its positions.
+ */
+export function answerJsonSchema(analyst: Pick<AnalystDefinition, 'categories' | 'playbook'>): JsonSchema {
   return {
     type: 'object',
     properties: {
@@ -113,8 +240,9 @@ export function answerJsonSchema(analyst: Pick<AnalystDefinition, 'categories'>)
         maxLength: ANSWER_LIMITS.maxSummaryChars,
         description: "The clause's main risk in your categories, in plain language for a lawyer.",
       },
+      ...(analyst.playbook ? { positions: positionsJsonSchema(analyst.playbook) } : {}),
     },
-    required: ['assessments', 'summary'],
+    required: ['assessments', 'summary', ...(analyst.playbook ? ['positions'] : [])],
     additionalProperties: false,
   };
 }
@@ -123,8 +251,19 @@ export function answerJsonSchema(analyst: Pick<AnalystDefinition, 'categories'>)
  * The Converse `toolConfig` of an analyst: the one tool, and `toolChoice` forcing the
  * model to call it, so that an answer is always structured (or visibly missing).
  */
-export function toolConfigFor(analyst: Pick<AnalystDefinition, 'categories'>): ToolConfiguration {
-  // Every call of an analyst sends the same tools: build them once per set of categories.
+export function toolConfigFor(
+  analyst: Pick<AnalystDefinition, 'categories' | 'playbook'>,
+): ToolConfiguration {
+  // Every call of an analyst sends the same tools: build them once per set of categories, or
+  // once per analyst's playbook positions.
+  if (analyst.playbook) {
+    let config = PLAYBOOK_TOOL_CONFIGS.get(analyst.playbook);
+    if (!config) {
+      config = buildToolConfig(analyst);
+      PLAYBOOK_TOOL_CONFIGS.set(analyst.playbook, config);
+    }
+    return config;
+  }
   const key = analyst.categories.join(',');
   let config = TOOL_CONFIGS.get(key);
   if (!config) {
@@ -135,8 +274,9 @@ export function toolConfigFor(analyst: Pick<AnalystDefinition, 'categories'>): T
 }
 
 const TOOL_CONFIGS = new Map<string, ToolConfiguration>();
+const PLAYBOOK_TOOL_CONFIGS = new WeakMap<AnalystPlaybook, ToolConfiguration>();
 
-function buildToolConfig(analyst: Pick<AnalystDefinition, 'categories'>): ToolConfiguration {
+function buildToolConfig(analyst: Pick<AnalystDefinition, 'categories' | 'playbook'>): ToolConfiguration {
   return {
     tools: [
       {
@@ -144,7 +284,10 @@ function buildToolConfig(analyst: Pick<AnalystDefinition, 'categories'>): ToolCo
           name: TOOL_NAME,
           description:
             'Record your assessment of the clause: for each assigned risk category a score (null when the ' +
-            'clause does not address it) with verbatim quotes from the clause as evidence, and a short summary.',
+            'clause does not address it) with verbatim quotes from the clause as evidence, and a short summary' +
+            (analyst.playbook
+              ? '; and for each playbook position the rung the clause reaches, with quotes and, below the standard, a redline.'
+              : '.'),
           inputSchema: { json: answerJsonSchema(analyst) },
         },
       },
@@ -163,24 +306,61 @@ const categoryAssessmentSchema = z.strictObject({
   findings: z.array(findingSchema).max(ANSWER_LIMITS.maxFindings),
 });
 
+const editSchema = z.strictObject({
+  start: z.number().int().min(0),
+  end: z.number().int().min(0),
+  deleted: z.string(),
+  insert: z.string().max(ANSWER_LIMITS.maxInsertChars),
+});
+
+function positionSchema(p: PositionBrief) {
+  const rungs = rungValues(p) as [RungValue, ...RungValue[]];
+  const targets = targetValues(p) as [RungValue, ...RungValue[]];
+  return z.strictObject({
+    rung: z.enum(rungs),
+    quotes: z.array(z.string().min(1).max(ANSWER_LIMITS.maxQuoteChars)).max(ANSWER_LIMITS.maxPositionQuotes),
+    reason: z.string().max(ANSWER_LIMITS.maxRationaleChars),
+    ...(p.measure ? { measured: z.number().min(0).nullable() } : {}),
+    redline: z
+      .strictObject({
+        target: z.enum(targets),
+        edits: z.array(editSchema).min(1).max(ANSWER_LIMITS.maxRedlineEdits),
+      })
+      .nullable(),
+  });
+}
+
 /** Built schemas by category list: a review validates thousands of answers with a handful of them. */
 const answerSchemas = new Map<string, z.ZodType<RawAnswer>>();
+const playbookAnswerSchemas = new WeakMap<AnalystPlaybook, z.ZodType<RawAnswer>>();
 
 /**
  * The zod schema matching {@link answerJsonSchema}, for validating the model's tool input.
- * Strict objects, so a missing or an extra category is an error.
+ * Strict objects, so a missing or an extra category (or position) is an error.
  */
-export function answerSchema(analyst: Pick<AnalystDefinition, 'categories'>): z.ZodType<RawAnswer> {
-  const key = analyst.categories.join(',');
-  let schema = answerSchemas.get(key);
+export function answerSchema(
+  analyst: Pick<AnalystDefinition, 'categories' | 'playbook'>,
+): z.ZodType<RawAnswer> {
+  const { playbook } = analyst;
+  let schema = playbook
+    ? playbookAnswerSchemas.get(playbook)
+    : answerSchemas.get(analyst.categories.join(','));
   if (!schema) {
     schema = z.strictObject({
       assessments: z.strictObject(
         Object.fromEntries(analyst.categories.map((id) => [id, categoryAssessmentSchema])),
       ),
       summary: z.string().max(ANSWER_LIMITS.maxSummaryChars),
-    });
-    answerSchemas.set(key, schema);
+      ...(playbook
+        ? {
+            positions: z.strictObject(
+              Object.fromEntries(playbook.positions.map((p) => [p.topic, positionSchema(p)])),
+            ),
+          }
+        : {}),
+    }) as z.ZodType<RawAnswer>;
+    if (playbook) playbookAnswerSchemas.set(playbook, schema);
+    else answerSchemas.set(analyst.categories.join(','), schema);
   }
   return schema;
 }

@@ -12,7 +12,7 @@ export const REJECTION_REASONS = {
   'too-large-inflated': "a DOCX's entries or a PDF's streams unpack to more than the limit",
   'too-many-pages': 'a PDF has more pages than the limit',
   'too-complex':
-    'reading it took longer or more memory than allowed, or it holds more text or clauses than one job reviews',
+    'reading it took more processing time or memory than allowed, or it holds more text or clauses than one job reviews',
   'unsupported-type': 'the format is not one the pipeline reads',
   'no-clauses': 'text was found, but nothing in it forms a clause',
 } as const satisfies Record<string, string>;
@@ -59,3 +59,31 @@ export function isDocumentRejectedError(e: unknown): e is DocumentRejectedError 
 }
 
 const REASONS: ReadonlySet<string> = new Set(Object.keys(REJECTION_REASONS));
+
+/**
+ * A parse ran out of wall-clock time before it used its CPU time: the machine was busy (other
+ * parses, other work), so this says nothing about the document. Not a rejection: the caller
+ * tries again later, or says the service was busy.
+ */
+export class ParseOvertimeError extends Error {
+  override readonly name = 'ParseOvertimeError';
+
+  constructor(
+    /** CPU time the parser thread had used when it was stopped, in milliseconds. */
+    readonly cpuMs: number,
+    /** The wall-clock limit it reached, in milliseconds. */
+    readonly wallMs: number,
+    /** The CPU time it was allowed, in milliseconds. */
+    readonly cpuLimitMs: number,
+  ) {
+    super(
+      `reading the document was stopped after ${wallMs} ms of wall-clock time, having used ${cpuMs} ms ` +
+        `of the ${cpuLimitMs} ms of CPU time it may: the machine was busy`,
+    );
+  }
+}
+
+/** True when `e` is a {@link ParseOvertimeError} (by shape as well, across bundles). */
+export function isParseOvertimeError(e: unknown): e is ParseOvertimeError {
+  return e instanceof ParseOvertimeError || (e instanceof Error && e.name === 'ParseOvertimeError');
+}

@@ -2,13 +2,18 @@
  * Document intake: from uploaded bytes to normalised text, clauses and chunks, or a rejection
  * the uploader can act on.
  */
-export { parseDocumentBounded } from './bounded-parse.js';
+export { type BoundedParseOptions, parseDocumentBounded, warmParserThread } from './bounded-parse.js';
 export type { ChunkOptions } from './chunker.js';
 export { chunkClauses, DEFAULT_MAX_CHARS, DEFAULT_MAX_CLAUSES } from './chunker.js';
 export type { FormatHints } from './detect-format.js';
 export { detectFormat } from './detect-format.js';
 export type { RejectionDetail, RejectionReason } from './errors.js';
-export { DocumentRejectedError, isDocumentRejectedError } from './errors.js';
+export {
+  DocumentRejectedError,
+  isDocumentRejectedError,
+  isParseOvertimeError,
+  ParseOvertimeError,
+} from './errors.js';
 export { extractText } from './extract-text.js';
 export type { DocumentFormat, FormatExtension, FormatSpec } from './formats.js';
 export { FORMAT_IDS, FORMATS, SUPPORTED_EXTENSIONS } from './formats.js';
@@ -25,3 +30,5 @@ export {
   frontMatterSpan,
   splitClauses,
 } from './split-clauses.js';
+export type { ThreadCpuSource } from './thread-cpu.js';
+export { tooLargeError, tooLargeMessage } from './too-large.js';

@@ -4,11 +4,11 @@ import { type ChunkOptions, chunkClauses } from './chunker.js';
 import { detectFormat } from './detect-format.js';
 import { DocumentRejectedError } from './errors.js';
 import { extractText } from './extract-text.js';
-import { formatBytes } from './format-bytes.js';
 import { type DocumentFormat, formatSpec } from './formats.js';
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './limits.js';
 import { normaliseText } from './normalise.js';
 import { type SplitOptions, splitClauses } from './split-clauses.js';
+import { tooLargeError } from './too-large.js';
 
 /** What is known about an upload besides its bytes, and the limits to apply. */
 export interface ParseInput {
@@ -61,20 +61,7 @@ export async function parseDocument(bytes: Uint8Array, input: ParseInput): Promi
       { detail: { bytes: bytes.length } },
     );
   }
-  if (bytes.length > input.maxBytes) {
-    let size = formatBytes(bytes.length);
-    let limit = formatBytes(input.maxBytes);
-    if (size === limit) {
-      // 10.01 MB and 10 MB round alike: "10 MB is over the 10 MB limit" would read as nonsense.
-      size = `${bytes.length.toLocaleString('en-US')} bytes`;
-      limit = `${input.maxBytes.toLocaleString('en-US')}-byte`;
-    }
-    throw new DocumentRejectedError(
-      'too-large',
-      `The file is ${size}, which is over the ${limit} limit. Upload a smaller file, for example the contract without its attachments.`,
-      { detail: { bytes: bytes.length, maxBytes: input.maxBytes } },
-    );
-  }
+  if (bytes.length > input.maxBytes) throw tooLargeError(bytes.length, input.maxBytes);
 
   const limits = input.limits ?? DEFAULT_DOCUMENT_LIMITS;
   const format = detectFormat(bytes, input);

@@ -1,10 +1,31 @@
-import { analystById, CATEGORIES, type ClauseAssessment, clauseFindings } from '../analysts/index.js';
+import {
+  analystById,
+  CATEGORIES,
+  type ClauseAssessment,
+  clauseFindings,
+  type PositionVerdict,
+} from '../analysts/index.js';
 import type { StoredDocument } from '../intake/intake.js';
+import type { Playbook, PositionFinding, RedlineDecisionRecord } from '../playbooks/index.js';
+import { latestRedlineDecisions } from '../playbooks/redline-text.js';
 import type { CallOutcome } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/claims.js';
 import type { Job } from '../state/jobs.js';
 import { STAGES } from '../state/keys.js';
-import type { Report, ReportClause, ReportFailedCall, Risk } from './report-types.js';
+import { judgedTopics, playbookReviewOf, positionFindings } from './playbook-review.js';
+import type { Report, ReportClause, ReportFailedCall, ReportNotAsked, Risk } from './report-types.js';
+
+/** The content of the job's playbook, and the decisions its trail holds on redlines. */
+export interface ReportPlaybook {
+  readonly playbook: Playbook;
+  readonly redlineDecisions: readonly RedlineDecisionRecord[];
+}
+
+/** A clause's position findings from its panel verdicts. */
+type ToFindings = (
+  clause: { id: string; text: string },
+  verdicts: readonly PositionVerdict[],
+) => PositionFinding[];
 
 const RISKS: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
 
@@ -64,6 +85,7 @@ export function buildReport(
   ledger: readonly CallOutcome[],
   finalizedAt: string,
   notice?: string,
+  playbook?: ReportPlaybook,
 ): Report {
   const byChunk = new Map<number, Map<string, Checkpoint>>();
   for (const cp of checkpoints) {
@@ -72,7 +94,14 @@ export function buildReport(
     byChunk.set(cp.chunk, stages);
   }
   const calls = classifyCalls(doc, job.analysts, checkpoints, ledger);
-  const { clauses, unfinishedChunks } = reportClauses(doc, byChunk);
+  const against = job.playbook ? playbook : undefined;
+  let toFindings: ToFindings | undefined;
+  if (against) {
+    const topics = judgedTopics(against.playbook, job.contractType?.type);
+    const decisions = latestRedlineDecisions(against.redlineDecisions);
+    toFindings = (clause, verdicts) => positionFindings(clause, verdicts, topics, decisions);
+  }
+  const { clauses, unfinishedChunks } = reportClauses(doc, byChunk, toFindings);
   const { status, reason } = finalStatus(job, unfinishedChunks, calls.failed, calls.skipped);
   return {
     schemaVersion: 1,
@@ -90,6 +119,7 @@ export function buildReport(
         ...(job.bytes !== undefined ? { bytes: job.bytes } : {}),
         ...(job.format ? { format: job.format } : {}),
       },
+      ...(job.playbook ? { playbook: job.playbook } : {}),
     },
     categories: CATEGORIES.map((c) => ({ id: c.id, name: c.name })),
     analystPanel: job.analysts.map((id) => {
@@ -99,7 +129,7 @@ export function buildReport(
     summary: summaryOf(clauses),
     clauses,
     chunks: reportChunks(doc, byChunk),
-    coverage: coverageOf(job, checkpoints, ledger, calls, unfinishedChunks),
+    coverage: coverageOf(job, checkpoints, ledger, calls, unfinishedChunks, clauses.length),
     cost: {
       ceilingMicros: job.costLimit,
       spentMicros: job.costSpent,
@@ -114,6 +144,15 @@ export function buildReport(
       finalizedAt,
       durationMs: Date.parse(finalizedAt) - Date.parse(job.createdAt),
     },
+    ...(against
+      ? {
+          playbookReview: playbookReviewOf(against.playbook, job.contractType, clauses, (category) => {
+            return new Set(
+              job.analysts.filter((id) => analystById(id).categories.some((c) => c === category)),
+            );
+          }),
+        }
+      : {}),
     ...(notice ? { notice } : {}),
   };
 }
@@ -122,6 +161,7 @@ export function buildReport(
 function reportClauses(
   doc: StoredDocument,
   byChunk: ByChunk,
+  toFindings?: ToFindings,
 ): { clauses: ReportClause[]; unfinishedChunks: Unfinished[] } {
   const clauses: ReportClause[] = [];
   const unfinishedChunks: Unfinished[] = [];
@@ -148,6 +188,7 @@ function reportClauses(
           clause,
           chunk.index,
           assessments.find((x) => x.clauseId === clause.id),
+          toFindings,
         ),
       );
     }
@@ -160,6 +201,7 @@ export function reportClause(
   clause: StoredDocument['chunks'][number]['clauses'][number],
   chunk: number,
   a: ClauseAssessment | undefined,
+  toFindings?: ToFindings,
 ): ReportClause {
   const scores: Record<string, number | null> = {};
   for (const c of CATEGORIES) scores[c.id] = a?.categories[c.id]?.score ?? null;
@@ -189,6 +231,7 @@ export function reportClause(
       : [],
     analystsAnswered: a?.coverage.analystsAnswered ?? [],
     analystsFailed: a?.coverage.analystsFailed ?? [],
+    ...(toFindings && a ? { positions: toFindings(clause, a.positions ?? []) } : {}),
   };
 }
 
@@ -241,6 +284,7 @@ function coverageOf(
   ledger: readonly CallOutcome[],
   calls: ReturnType<typeof classifyCalls>,
   unfinishedChunks: readonly Unfinished[],
+  clauseTotal: number,
 ): Report['coverage'] {
   const analyzeStats = checkpoints.filter((c) => c.stage === 'analyze' && c.calls);
   const { done, skipped, cancelled } = calls;
@@ -259,9 +303,26 @@ function coverageOf(
     redeliveries: checkpoints
       .filter((c) => c.stage === 'analyze')
       .reduce((n, c) => n + Math.max(0, (c.attempts ?? 0) - 1), 0),
+    ...notAskedOf(job, clauseTotal),
     failedCalls: calls.failed,
     unfinishedChunks: [...unfinishedChunks],
   };
+}
+
+/** The calls a playbook left out, per analyst: one per clause. */
+function notAskedOf(
+  job: Pick<Job, 'notAsked'>,
+  clauses: number,
+): { callsNotAsked?: number; notAsked?: ReportNotAsked[] } {
+  const left = job.notAsked ?? [];
+  if (left.length === 0) return {};
+  const notAsked = left.map((n) => ({
+    analystId: n.analystId,
+    reason: n.reason,
+    calls: clauses,
+    detail: n.detail,
+  }));
+  return { callsNotAsked: clauses * left.length, notAsked };
 }
 
 /** Tokens billed over the job's calls. */

@@ -5,9 +5,49 @@
  */
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StoredDocument } from '../intake/stored-document.js';
-import { type ReportDocx, renderReportDocx } from '../report-docx/index.js';
+import { type DocxRedline, type ReportDocx, renderReportDocx } from '../report-docx/index.js';
 import type { Job } from '../state/jobs.js';
 import type { Report } from './report-types.js';
+
+/**
+ * The redlines report.docx writes: every proposed redline of the report with the decision in
+ * force, an edited one with the reviewer's edits; rejected ones are passed too, and the writer
+ * leaves them out.
+ */
+export function docxRedlines(report: Pick<Report, 'clauses'>): DocxRedline[] {
+  return report.clauses.flatMap((c) =>
+    (c.positions ?? []).flatMap((p) => {
+      const r = p.redline;
+      if (!r) return [];
+      const { status, edits, note } = r.decision;
+      return [
+        {
+          id: r.id,
+          clauseId: r.clauseId,
+          edits: status === 'edited' && edits ? edits : r.edits,
+          decision: status,
+          ...(note ? { note } : {}),
+        },
+      ];
+    }),
+  );
+}
+
+/** The report with what report.docx made of its redlines, for a review against a playbook. */
+export function withDocxOutcome(report: Report, outcome: Pick<ReportDocx, 'redlines'>): Report {
+  if (!report.playbookReview) return report;
+  return {
+    ...report,
+    playbookReview: {
+      ...report.playbookReview,
+      docx: {
+        placed: outcome.redlines.placed,
+        notPlaced: outcome.redlines.notPlaced,
+        clauses: outcome.redlines.clauses,
+      },
+    },
+  };
+}
 
 /** What became of report.docx: how it was made, and why not from the upload when it was one. */
 export interface DocxOutcome extends Omit<ReportDocx, 'bytes'> {
@@ -22,6 +62,7 @@ export async function reportDocx(
   doc: Pick<StoredDocument, 'text' | 'format'>,
   report: Report,
 ): Promise<{ bytes: Uint8Array; outcome: DocxOutcome }> {
+  const redlines = docxRedlines(report);
   if ((job.format ?? doc.format) === 'docx') {
     try {
       const r = await s3.send(
@@ -33,15 +74,15 @@ export async function reportDocx(
       );
       const original = await r.Body?.transformToByteArray();
       if (original) {
-        const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text, original });
+        const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text, original, redlines });
         return { bytes, outcome };
       }
     } catch (error) {
       // The report is still owed: the comments go on a plain document of the text instead.
-      const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text });
+      const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text, redlines });
       return { bytes, outcome: { ...outcome, fallback: (error as Error).message } };
     }
   }
-  const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text });
+  const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text, redlines });
   return { bytes, outcome };
 }

@@ -5,16 +5,19 @@ import type { Lane } from '../contracts.js';
 import { applyReview } from '../holds/apply.js';
 import { ReviewTrail } from '../holds/decisions.js';
 import { gatedFindings } from '../holds/findings.js';
+import { RedlineTrail } from '../holds/redline-trail.js';
 import { readHeldFindings, storeHeldFindings } from '../holds/review.js';
 import { startQueued } from '../intake/admission.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
+import { jobPlaybookContent, PlaybookStore } from '../playbooks/index.js';
 import { CallLedger, type CallOutcome, outcomeOf } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/checkpoint.js';
 import { Claims } from '../state/claims.js';
 import { JobHolds } from '../state/job-holds.js';
 import { type Job, Jobs } from '../state/jobs.js';
-import { buildReport } from './build-report.js';
-import { type DocxOutcome, reportDocx } from './docx-output.js';
+import { buildReport, type ReportPlaybook } from './build-report.js';
+import { type DocxOutcome, reportDocx, withDocxOutcome } from './docx-output.js';
+import { REPORT_CONTENT_TYPES } from './report-files.js';
 import { renderReportHtml } from './report-html.js';
 import type { Report } from './report-types.js';
 
@@ -77,7 +80,15 @@ export async function finalizeJob(
   const checkpoints = await new Claims(deps.db, deps.tableName, now).list(jobId);
   const ledger = await callOutcomes(jobId, doc, checkpoints, new CallLedger(deps.db, deps.tableName, now));
   const finalizedAt = new Date(now()).toISOString();
-  let report = buildReport(job, doc, checkpoints, ledger, finalizedAt, deps.notice);
+  let report = buildReport(
+    job,
+    doc,
+    checkpoints,
+    ledger,
+    finalizedAt,
+    deps.notice,
+    await playbookOf(job, deps),
+  );
   const review = await reviewStep(job, report, deps);
   if (review.kind === 'hold') {
     await startNext(job, deps);
@@ -86,13 +97,14 @@ export async function finalizeJob(
   if (review.kind === 'reviewed') report = review.report;
   const keys = reportKeys(deps.resultsPrefix, jobId);
   const docx = await reportDocx(deps.s3, job, doc, report);
+  report = withDocxOutcome(report, docx.outcome);
   await Promise.all([
     deps.s3.send(
       new PutObjectCommand({
         Bucket: deps.resultsBucket,
         Key: keys.docx,
         Body: docx.bytes,
-        ContentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        ContentType: REPORT_CONTENT_TYPES.docx,
       }),
     ),
     deps.s3.send(
@@ -100,7 +112,7 @@ export async function finalizeJob(
         Bucket: deps.resultsBucket,
         Key: keys.json,
         Body: JSON.stringify(report, null, 1),
-        ContentType: 'application/json',
+        ContentType: REPORT_CONTENT_TYPES.json,
       }),
     ),
     deps.s3.send(
@@ -108,7 +120,7 @@ export async function finalizeJob(
         Bucket: deps.resultsBucket,
         Key: keys.html,
         Body: renderReportHtml(report),
-        ContentType: 'text/html; charset=utf-8',
+        ContentType: REPORT_CONTENT_TYPES.html,
       }),
     ),
   ]);
@@ -131,6 +143,16 @@ export async function finalizeJob(
   }
   await startNext(job, deps);
   return { finalized: finished, report, keys, docx: docx.outcome };
+}
+
+/** The content of a job's playbook and the redline decisions of its trail; undefined without a playbook. */
+async function playbookOf(job: Job, deps: FinalizeDeps): Promise<ReportPlaybook | undefined> {
+  if (!job.playbook) return undefined;
+  const [playbook, redlineDecisions] = await Promise.all([
+    jobPlaybookContent(new PlaybookStore(deps.db, deps.tableName), job.playbook),
+    new RedlineTrail(deps.db, deps.tableName).list(job.jobId),
+  ]);
+  return { playbook, redlineDecisions };
 }
 
 /** Chunk ledgers read at once for chunks whose checkpoints do not carry their outcomes. */

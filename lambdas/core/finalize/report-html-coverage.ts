@@ -15,6 +15,15 @@ export function renderCoverage(ctx: Ctx): string {
     ['Skipped for budget', cov.callsSkippedBudget, 'not started: the cost ceiling would have been exceeded'],
     ['Cancelled', cov.callsCancelled, 'not started: the job was cancelled'],
     ['Not run', cov.callsNotRun, 'planned but never finished'],
+    ...(cov.callsNotAsked
+      ? [
+          ['Not asked', cov.callsNotAsked, 'left out: the playbook gives the analyst nothing to judge'] as [
+            string,
+            number,
+            string,
+          ],
+        ]
+      : []),
     ['Model attempts', cov.modelAttempts, 'model calls, retries included'],
     ['Tier-1 retries', cov.tier1Retries, 'in-process retries of transient errors'],
     ['Redeliveries', cov.redeliveries, 'chunks processed again after a failure'],
@@ -69,7 +78,7 @@ export function renderCoverage(ctx: Ctx): string {
   );
   return `<section id="coverage" aria-labelledby="h-coverage">
 <h2 id="h-coverage">Coverage and failures</h2>
-<dl class="counters">${counterHtml}</dl>
+<dl class="counters">${counterHtml}</dl>${notAskedTable(ctx)}
 <h3>Failed calls</h3>
 ${failed}
 <h3>Unfinished chunks</h3>
@@ -88,6 +97,24 @@ ${dataTable(
 ${dataTable('Analysts and the categories they score', ['Id', 'Analyst', 'Categories'], panel, true)}
 </details>
 </section>`;
+}
+
+/** The calls a playbook left out, per analyst, with why; empty when none were. */
+function notAskedTable(ctx: Ctx): string {
+  const cov = ctx.report.coverage;
+  if (!cov.notAsked || cov.notAsked.length === 0) return '';
+  return `\n${dataTable(
+    `Calls not asked (${num(cov.callsNotAsked ?? 0)})`,
+    ['Analyst', 'Reason', 'Calls', 'Why'],
+    cov.notAsked.map((n) =>
+      row([
+        `<code title="${escapeHtml(ctx.analystName(n.analystId))}">${escapeHtml(n.analystId)}</code>`,
+        escapeHtml(n.reason),
+        num(n.calls),
+        escapeHtml(n.detail),
+      ]),
+    ),
+  )}`;
 }
 
 /** Cost against the ceiling: the bar, the counters, the quote and the cache use. */

@@ -34,6 +34,7 @@ import {
   scoreText,
   time,
 } from './report-html-kit.js';
+import { clausePositionsHtml, renderPlaybookSection } from './report-playbook-html.js';
 import { findingReviewHtml, modelRiskHtml, renderReviewSection } from './report-review-html.js';
 import type { Report, ReportClause, ReportFinding } from './report-types.js';
 
@@ -93,6 +94,15 @@ function highlightedText(ctx: Ctx, c: ReportClause, findings: readonly ReportFin
   return out;
 }
 
+/** What the contract was reviewed against: the playbook by title, version and hash, or the generic review. */
+function reviewedAgainst(playbook: Report['job']['playbook']): string {
+  if (!playbook) return 'the twelve risk categories (no playbook)';
+  return (
+    `playbook <strong>${escapeHtml(playbook.title)}</strong> (<code>${escapeHtml(playbook.name)}@${playbook.version}</code>, ` +
+    `SHA-256 <code class="hash">${escapeHtml(playbook.sha256)}</code>)`
+  );
+}
+
 function renderHeader(ctx: Ctx): string {
   const { job, timings, notice } = ctx.report;
   const doc = job.document;
@@ -106,6 +116,7 @@ function renderHeader(ctx: Ctx): string {
     ...(doc.sha256
       ? [['SHA-256', `<code class="hash">${escapeHtml(doc.sha256)}</code>`] as [string, string]]
       : []),
+    ['Reviewed against', reviewedAgainst(job.playbook)],
     ['Job id', `<code>${escapeHtml(job.jobId)}</code>`],
     ['Lane', escapeHtml(job.lane)],
     ['Created', time(timings.createdAt)],
@@ -261,6 +272,7 @@ function renderClause(ctx: Ctx, c: ReportClause, i: number): string {
 ${statusNote}
 <div class="ctext">${highlightedText(ctx, c, findings)}</div>
 ${findings.length > 0 ? `<ol class="findings">\n${items}\n</ol>` : '<p class="muted nofind">No findings for this clause.</p>'}
+${clausePositionsHtml(c)}
 </article>`;
 }
 
@@ -346,10 +358,11 @@ export function renderReportHtml(report: Report): string {
 ${renderHeader(ctx)}
 <nav aria-label="Sections" class="hint">Sections: <a href="#summary">Summary</a> · ${
     report.review ? '<a href="#review">Reviewer decisions</a> · ' : ''
-  }<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
+  }${report.playbookReview ? '<a href="#playbook">Against the playbook</a> · ' : ''}<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
 <main>
 ${renderSummary(ctx)}
 ${renderReviewSection(report)}
+${renderPlaybookSection(ctx)}
 ${renderHeatMap(ctx)}
 ${renderFindings(ctx)}
 ${renderCoverage(ctx)}

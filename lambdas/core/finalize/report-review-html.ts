@@ -4,6 +4,7 @@
  * Every string goes through `escapeHtml`, as in the rest of the page.
  */
 
+import { deciderOf } from '../holds/decider.js';
 import { dataTable, escapeHtml, RISK_LABEL } from './report-html-kit.js';
 import type { FindingReview, Report, ReportClause } from './report-types.js';
 
@@ -27,10 +28,11 @@ const OPEN_TRAIL_ROWS = 12;
 
 const score = (n: number) => `${n} · ${SCORE_LABEL[n] ?? ''}`;
 
-/** Who decided: the person's email or user name where known, beside the principal the trail keeps. */
-function decider(by: string | undefined, byName: string | undefined): string {
-  const principal = `<code>${escapeHtml(by)}</code>`;
-  return byName ? `${escapeHtml(byName)} (${principal})` : principal;
+/** Who decided: the name the user pool vouched for, beside the person's `sub` (else the principal). */
+function decider(d: Parameters<typeof deciderOf>[0]): string {
+  const { name, id } = deciderOf(d);
+  const code = `<code>${escapeHtml(id)}</code>`;
+  return name ? `${escapeHtml(name)} (${code})` : code;
 }
 
 /** The decision line under a gated finding. */
@@ -45,10 +47,7 @@ export function findingReviewHtml(review: FindingReview): string {
     review.decidedScore === review.modelScore
       ? `score ${escapeHtml(score(review.decidedScore))}`
       : `score ${escapeHtml(score(review.modelScore))} → ${escapeHtml(score(review.decidedScore))}`;
-  return `<p class="rv rv-${review.decision}"><strong>${label}</strong> (${change}) by ${decider(
-    review.by,
-    review.byName,
-  )} at ${escapeHtml(review.at?.replace('T', ' '))}${review.note ? `: “${escapeHtml(review.note)}”` : ''}</p>`;
+  return `<p class="rv rv-${review.decision}"><strong>${label}</strong> (${change}) by ${decider(review)} at ${escapeHtml(review.at?.replace('T', ' '))}${review.note ? `: “${escapeHtml(review.note)}”` : ''}</p>`;
 }
 
 /** The panel's risk beside a clause whose risk the decisions changed. */
@@ -73,7 +72,7 @@ export function renderReviewSection(report: Report): string {
     (d) =>
       `<tr><td>${escapeHtml(d.at.replace('T', ' '))}</td><td><code>${escapeHtml(d.findingId)}</code></td><td>${escapeHtml(
         d.verdict,
-      )}${d.score !== undefined ? ` ${escapeHtml(d.score)}` : ''}</td><td>${decider(d.by, d.byName)}</td><td>${escapeHtml(
+      )}${d.score !== undefined ? ` ${escapeHtml(d.score)}` : ''}</td><td>${decider(d)}</td><td>${escapeHtml(
         d.note ?? '',
       )}</td></tr>`,
   );

@@ -1,7 +1,25 @@
 /**
  * The report's JSON shape (report.json, schema version 1). docs/report-schema.md explains
- * every field; money is integer micro-dollars, offsets index the normalised text.
+ * every field; money is integer micro-dollars, offsets index the normalised text. The shapes of
+ * a review against a playbook are in core/playbooks/review-types.ts.
  */
+import type { PlaybookReview, PositionFinding } from '../playbooks/review-types.js';
+
+export type {
+  Escalation,
+  Measured,
+  PlaybookReview,
+  PositionFinding,
+  PositionQuote,
+  PositionSummary,
+  ProposedRedline,
+  RedlineDecision,
+  RedlineDecisionRecord,
+  RedlinesWritten,
+  RequiredClauseFinding,
+  Rung,
+  RungKind,
+} from '../playbooks/review-types.js';
 
 /** Risk of a clause, from its category scores. */
 export type Risk = 'none' | 'low' | 'medium' | 'high' | 'critical';
@@ -28,7 +46,9 @@ export interface FindingReview {
   /** The score the report uses: the panel's, the reviewer's override, or 0 when rejected. */
   readonly decidedScore: number;
   readonly by?: string;
-  /** The deciding person's email or user name, when they signed in through the user pool. */
+  /** The user pool's permanent id of the deciding person, when they signed in through it. */
+  readonly bySub?: string;
+  /** The name the user pool vouched for when they decided (a verified email, or the user name). */
   readonly byName?: string;
   readonly at?: string;
   readonly note?: string;
@@ -40,7 +60,9 @@ export interface ReportDecision {
   readonly verdict: 'approve' | 'override' | 'reject';
   readonly score?: number;
   readonly by: string;
-  /** The deciding person's email or user name, when they signed in through the user pool. */
+  /** The user pool's permanent id of the deciding person, when they signed in through it. */
+  readonly bySub?: string;
+  /** The name the user pool vouched for when they decided (a verified email, or the user name). */
   readonly byName?: string;
   readonly at: string;
   readonly note?: string;
@@ -78,6 +100,11 @@ export interface ReportClause {
   readonly findings: readonly ReportFinding[];
   readonly analystsAnswered: readonly string[];
   readonly analystsFailed: readonly string[];
+  /**
+   * In a review against a playbook: each position of the playbook the clause addresses, with the
+   * rung it reaches and, below the standard, the proposed redline. Absent without a playbook.
+   */
+  readonly positions?: readonly PositionFinding[];
   /**
    * On a clause a reviewer decided on: the panel's own risk, highest score and scores, before
    * the decisions (`risk`, `maxScore` and `scores` above are the decided ones).
@@ -118,6 +145,18 @@ export interface ReportFailedCall {
   readonly attempts: number;
 }
 
+/**
+ * Calls the job did not ask, on purpose, per analyst: every clause's call to an analyst the
+ * playbook gives nothing to judge (`playbook`). Not counted in `callsPlanned`.
+ */
+export interface ReportNotAsked {
+  readonly analystId: string;
+  readonly reason: 'playbook';
+  readonly calls: number;
+  /** Why, in words: the playbook, the contract type, the analyst's categories. */
+  readonly detail: string;
+}
+
 /** The whole report. */
 export interface Report {
   readonly schemaVersion: 1;
@@ -134,6 +173,16 @@ export interface Report {
       readonly sha256?: string;
       readonly bytes?: number;
       readonly format?: string;
+    };
+    /**
+     * The playbook the contract was reviewed against: name, version, the sha256 of its canonical
+     * JSON and its title. Absent: the generic review against the risk categories alone.
+     */
+    readonly playbook?: {
+      readonly name: string;
+      readonly version: number;
+      readonly sha256: string;
+      readonly title: string;
     };
   };
   readonly categories: readonly { readonly id: string; readonly name: string }[];
@@ -160,6 +209,10 @@ export interface Report {
     /** Not started because the job was cancelled. */
     readonly callsCancelled: number;
     readonly callsNotRun: number;
+    /** Calls left out on purpose (not planned): present when some were. */
+    readonly callsNotAsked?: number;
+    /** Who was not asked and why; present with `callsNotAsked`. */
+    readonly notAsked?: readonly ReportNotAsked[];
     readonly modelAttempts: number;
     readonly tier1Retries: number;
     readonly redeliveries: number;
@@ -193,6 +246,8 @@ export interface Report {
   };
   /** Present when the job had a review gate that held findings for a reviewer. */
   readonly review?: ReportReview;
+  /** The review against the job's playbook (`job.playbook`): positions, missing clauses, escalations. */
+  readonly playbookReview?: PlaybookReview;
   /** Present when answers came from the local Bedrock stand-in rather than a real model. */
   readonly notice?: string;
 }

@@ -25,6 +25,7 @@ export function reviewOf(gated: readonly GatedFinding[], trail: readonly Decisio
       modelScore: g.score,
       decidedScore: decidedScore(d, g.score),
       by: d.by,
+      ...(d.bySub ? { bySub: d.bySub } : {}),
       ...(d.byName ? { byName: d.byName } : {}),
       at: d.at,
       ...(d.note ? { note: d.note } : {}),

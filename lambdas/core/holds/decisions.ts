@@ -15,7 +15,15 @@ export interface Decision {
   readonly score?: Score;
   /** The deciding principal (an IAM ARN, or `cognito-identity:<identity id>`). */
   readonly by: string;
-  /** The deciding person's email or user name, when they signed in through the user pool. */
+  /**
+   * The user pool's permanent id (`sub`) of the deciding person, when they signed in through the
+   * user pool: what names them whatever their email becomes.
+   */
+  readonly bySub?: string;
+  /**
+   * The name the user pool vouched for when they decided: their email if verified, else their
+   * user name (docs/security.md). Never an unverified address.
+   */
   readonly byName?: string;
   /** When it was recorded (ISO). */
   readonly at: string;

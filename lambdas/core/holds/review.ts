@@ -63,7 +63,7 @@ export async function readHeldFindings(
 /** A finding as `findings` lists it: what the panel found, whether the gate holds it, and the decision in force. */
 export type ListedFinding = GatedFinding & {
   readonly gated: boolean;
-  readonly decision?: Pick<Decision, 'verdict' | 'score' | 'by' | 'byName' | 'at' | 'note'>;
+  readonly decision?: Pick<Decision, 'verdict' | 'score' | 'by' | 'bySub' | 'byName' | 'at' | 'note'>;
 };
 
 /** What `findings` answers. */
@@ -122,6 +122,7 @@ export async function listFindings(job: Job, deps: ReviewDeps, gatedOnly = false
                 verdict: d.verdict,
                 score: d.score,
                 by: d.by,
+                bySub: d.bySub,
                 byName: d.byName,
                 at: d.at,
                 note: d.note,
@@ -162,9 +163,18 @@ export interface DecisionOutcome {
 /** Longest reviewer note kept. */
 export const MAX_NOTE_CHARS = 2000;
 
+/** The person behind a decision, when they signed in through the user pool. */
+export interface DecidingPerson {
+  /** The user pool's permanent id of them. */
+  readonly sub?: string;
+  /** The name the pool vouches for (a verified email, or the user name). */
+  readonly name?: string;
+}
+
 /**
  * Records a reviewer's decisions on a job awaiting review, appended to its trail with the
- * deciding principal (and the person's name, `byName`, when known) and the time. When every gated finding has a decision, the review
+ * deciding principal (and the person's `sub` and vouched-for name, when they signed in through
+ * the user pool) and the time. When every gated finding has a decision, the review
  * closes (once, whoever gets there first) and finalize is sent.
  * @throws HoldStateError when the job is not awaiting review, or its review has closed
  * @throws DecisionError for an unknown finding, or a score missing, out of 0–3, or not asked for
@@ -174,7 +184,7 @@ export async function decide(
   request: DecisionRequest,
   by: string,
   deps: ReviewDeps,
-  byName?: string,
+  person: DecidingPerson = {},
 ): Promise<DecisionOutcome> {
   const now = deps.now ?? Date.now;
   if (job.status !== 'awaiting_review' || job.reviewCompletedAt || job.reviewExpiredAt) {
@@ -196,7 +206,8 @@ export async function decide(
     verdict: request.verdict,
     ...(score !== undefined ? { score } : {}),
     by,
-    ...(byName ? { byName } : {}),
+    ...(person.sub ? { bySub: person.sub } : {}),
+    ...(person.name ? { byName: person.name } : {}),
     at,
     ...(note ? { note } : {}),
   }));

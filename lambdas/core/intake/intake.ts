@@ -10,20 +10,32 @@ import {
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type PanelModels, panelModelIds } from '../analysts/index.js';
-import { isDocumentRejectedError, parseDocumentBounded } from '../documents/index.js';
+import {
+  type DocumentLimits,
+  isDocumentRejectedError,
+  isParseOvertimeError,
+  parseDocumentBounded,
+  tooLargeMessage,
+} from '../documents/index.js';
 import type { Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
+import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
 import { Claims } from '../state/claims.js';
+import { recordJobPanel } from '../state/job-panel.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
 import { startQueued } from './admission.js';
+import { IntakeDeferredError } from './errors.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
 import { headUpload } from './owner-route.js';
 import { type CostQuote, ceilingCovers, quoteDocument } from './quote.js';
+import { dropBody, readCapped } from './read-capped.js';
+import type { JobRejection } from './rejections.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
 import { submitterOf, uploaderOf } from './submitter.js';
+import { uploadPlaybook } from './upload-playbook.js';
 
 export { jobIdFor } from './job-id.js';
 
@@ -39,6 +51,8 @@ export interface IntakeDeps {
   readonly laneQueueUrls: Readonly<Record<Lane, string>>;
   readonly chunkClauses: number;
   readonly maxDocumentBytes: number;
+  /** Bounds of the parse (CPU time, wall clock, heap, pages, inflated bytes). @default DEFAULT_DOCUMENT_LIMITS */
+  readonly documentLimits?: DocumentLimits;
   readonly defaultCostLimit: number;
   readonly defaultLane: Lane;
   readonly jobDeadlineSeconds: number;
@@ -63,7 +77,21 @@ export interface IntakeDeps {
   readonly intakeQueueUrl?: string;
   /** Refuses jobs whose models Bedrock no longer serves (absent: not checked). */
   readonly lifecycle?: Pick<LifecycleGuard, 'check'>;
+  /**
+   * How a parse the wall clock stopped (a busy machine, not a costly document) is tried again:
+   * the intake message comes back after a backoff until its last receive, when the job is
+   * rejected as `parse-timeout-under-load`. @default no retry: rejected at once
+   */
+  readonly parseRetry?: ParseRetry;
   readonly now?: () => number;
+}
+
+/** How intake retries a parse the machine was too busy for. */
+export interface ParseRetry {
+  /** The intake queue's maxReceiveCount: the receive after which the message would be dead. */
+  readonly maxReceiveCount: number;
+  /** Seconds the message stays away after the 1st, 2nd, … receive (the last entry repeats). */
+  readonly backoffSeconds: readonly number[];
 }
 
 /** What became of one object. */
@@ -99,8 +127,15 @@ async function readTags(s3: S3Client, ref: S3ObjectRef): Promise<Record<string, 
  *
  * Resumable: if a previous attempt died after creating the job, this one finishes the
  * fan-out (duplicate chunk messages are harmless: claims let one worker through).
+ *
+ * @param receiveCount Which receive of the intake message this is (1 for the first).
+ * @throws IntakeDeferredError when the parse is to be tried again on a later receive.
  */
-export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promise<IntakeResult> {
+export async function intakeObject(
+  event: S3ObjectRef,
+  deps: IntakeDeps,
+  receiveCount = 1,
+): Promise<IntakeResult> {
   const now = deps.now ?? Date.now;
   const ref = event.versionId ? event : (await headUpload(deps.s3, event)).ref;
   const jobId = jobIdFor(ref);
@@ -112,14 +147,23 @@ export async function intakeObject(event: S3ObjectRef, deps: IntakeDeps): Promis
   ) {
     return { outcome: 'duplicate', jobId };
   }
-  const run: IntakeRun = { ref, jobId, jobs, deps, now };
+  const run: IntakeRun = { ref, jobId, jobs, deps, now, receiveCount };
   const upload = await readUpload(run);
   if ('outcome' in upload) return upload;
-  const options = await recordJob(run, upload);
-  if ('outcome' in options) return options;
+  const recorded = await recordJob(run, upload);
+  if ('outcome' in recorded) return recorded;
   const parsed = await parseUpload(run, upload);
   if ('outcome' in parsed) return parsed;
-  const { context, quote } = quoteDocument(parsed, options);
+  const { context, quote, panel } = quoteDocument(
+    parsed,
+    recorded.options,
+    recorded.playbook
+      ? { playbook: recorded.playbook, fileName: ref.key.split('/').pop() ?? ref.key }
+      : undefined,
+  );
+  // A playbook's panel replaces the selection: the analysts it asks are the job's.
+  const options = panel ? { ...recorded.options, analysts: panel.analysts } : recorded.options;
+  if (panel) await recordJobPanel(deps.db, deps.tableName, jobId, panel, now);
   if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
@@ -145,49 +189,104 @@ interface IntakeRun {
   readonly jobs: Jobs;
   readonly deps: IntakeDeps;
   readonly now: () => number;
+  readonly receiveCount: number;
 }
 
-/** The uploaded object as intake read it. */
+/** The uploaded object as intake read it: its response (the body consumed) and its bytes. */
 interface Upload {
-  readonly object: GetObjectCommandOutput;
-  readonly bytes: Uint8Array | undefined;
+  readonly object: Omit<GetObjectCommandOutput, 'Body'>;
+  readonly bytes: Uint8Array;
 }
 
-/** The object, or the rejection of a job whose object was deleted before it could be read. */
-async function readUpload({ ref, jobId, jobs, deps, now }: IntakeRun): Promise<Upload | IntakeResult> {
+/**
+ * The object's bytes, or the rejection of a job whose object cannot be read: deleted before it
+ * could be, or longer than the document limit. The length is checked before a byte is read: the
+ * event's `size` (or HeadObject's, owner-route.ts), then GetObject's `ContentLength`; the body is
+ * read as a stream that is dropped as soon as it passes the limit. An upload of any size costs
+ * intake no more memory than the limit.
+ */
+async function readUpload(run: IntakeRun): Promise<Upload | IntakeResult> {
+  const { ref, deps } = run;
+  const max = deps.maxDocumentBytes;
+  if (ref.size !== undefined && ref.size > max) return rejectTooLarge(run, ref.size);
+  let object: GetObjectCommandOutput;
   try {
-    const object = await deps.s3.send(
+    object = await deps.s3.send(
       new GetObjectCommand({
         Bucket: ref.bucket,
         Key: ref.key,
         ...(ref.versionId ? { VersionId: ref.versionId } : {}),
       }),
     );
-    return { object, bytes: await object.Body?.transformToByteArray() };
   } catch (error) {
     if (!(error instanceof NoSuchKey || (error as Error).name === 'NoSuchVersion')) throw error;
-    await jobs.createIfAbsent({
-      jobId,
-      lane: deps.defaultLane,
-      bucket: ref.bucket,
-      key: ref.key,
-      analysts: [],
-      costLimit: deps.defaultCostLimit,
-      deadline: now() + deps.jobDeadlineSeconds * 1000,
-      ...(ref.versionId ? { versionId: ref.versionId } : {}),
-      ...(uploaderOf(ref, deps) ? { owner: uploaderOf(ref, deps) } : {}),
-    });
-    const reason = `The document ${ref.key} was deleted before it could be read.`;
-    await jobs.markRejected(jobId, reason, { rejection: 'deleted' });
-    return { outcome: 'rejected', jobId, reason };
+    return rejectUnread(run, `The document ${ref.key} was deleted before it could be read.`, 'deleted');
   }
+  const { Body: body, ...response } = object;
+  if (object.ContentLength !== undefined && object.ContentLength > max) {
+    dropBody(body);
+    return rejectTooLarge(run, object.ContentLength, object.Metadata ?? {});
+  }
+  const read = await readCapped(body, max);
+  if ('over' in read) return rejectTooLarge(run, read.over, object.Metadata ?? {});
+  return { object: response, bytes: read.bytes };
+}
+
+/** Rejects an upload longer than the document limit, by its length, without reading it. */
+function rejectTooLarge(
+  run: IntakeRun,
+  bytes: number,
+  metadata?: Readonly<Record<string, string>>,
+): Promise<IntakeResult> {
+  const message = tooLargeMessage(bytes, run.deps.maxDocumentBytes);
+  return rejectUnread(run, message, 'too-large', { bytes, ...(metadata ? { metadata } : {}) });
+}
+
+/**
+ * Records the job of an upload intake did not read and rejects it. Its owner is the submitter
+ * its metadata names (read with HeadObject when not given; an object deleted meanwhile has
+ * none), or the uploader.
+ */
+async function rejectUnread(
+  { ref, jobId, jobs, deps, now }: IntakeRun,
+  reason: string,
+  rejection: JobRejection,
+  facts: { readonly bytes?: number; readonly metadata?: Readonly<Record<string, string>> } = {},
+): Promise<IntakeResult> {
+  const metadata =
+    facts.metadata ?? (rejection === 'deleted' ? undefined : (await headUpload(deps.s3, ref)).metadata);
+  const uploader = uploaderOf(ref, deps);
+  const owner = metadata ? submitterOf(uploader, metadata, deps.apiRoleId) : uploader;
+  await jobs.createIfAbsent({
+    jobId,
+    lane: deps.defaultLane,
+    bucket: ref.bucket,
+    key: ref.key,
+    analysts: [],
+    costLimit: deps.defaultCostLimit,
+    deadline: now() + deps.jobDeadlineSeconds * 1000,
+    ...(ref.versionId ? { versionId: ref.versionId } : {}),
+    ...(ref.etag ? { etag: ref.etag } : {}),
+    ...(owner ? { owner } : {}),
+  });
+  await jobs.markRejected(jobId, reason, {
+    rejection,
+    ...(facts.bytes !== undefined ? { bytes: facts.bytes } : {}),
+  });
+  return { outcome: 'rejected', jobId, reason };
+}
+
+/** A recorded job's options, and the content of the playbook it names. */
+interface Recorded {
+  readonly options: JobOptions;
+  readonly playbook?: Playbook;
 }
 
 /**
  * Reads the upload's options and records the job with them; a bad option, or a model Bedrock
  * no longer serves, ends it as rejected.
  */
-async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions | IntakeResult> {
+async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded | IntakeResult> {
   const { ref, jobId, jobs, deps, now } = run;
   const metadata = object.Metadata ?? {};
   const tags = await readTags(deps.s3, ref);
@@ -219,6 +318,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
     await jobs.markRejected(jobId, error.message, { rejection: 'invalid-options' });
     return { outcome: 'rejected', jobId, reason: error.message };
   }
+  const playbook = await uploadPlaybook(deps, now, options);
   await jobs.createIfAbsent({
     ...base,
     lane: options.lane,
@@ -226,39 +326,63 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<JobOptions
     costLimit: options.costLimit,
     models: options.models,
     ...(options.gate !== 'none' ? { gate: options.gate, reviewHours: options.reviewHours } : {}),
+    ...(playbook && 'stored' in playbook ? { playbook: jobPlaybookOf(playbook.stored) } : {}),
   });
+  if (playbook && 'refused' in playbook) {
+    await jobs.markRejected(jobId, playbook.refused, { rejection: playbook.rejection });
+    return { outcome: 'rejected', jobId, reason: playbook.refused };
+  }
   const unavailable =
     deps.lifecycle && blockingReason(await deps.lifecycle.check(panelModelIds(options.models)));
   if (unavailable) {
     await jobs.markRejected(jobId, unavailable, { rejection: 'model-unavailable' });
     return { outcome: 'rejected', jobId, reason: unavailable };
   }
-  return options;
+  return { options, ...(playbook && 'stored' in playbook ? { playbook: playbook.stored.playbook } : {}) };
 }
 
 type Parsed = Awaited<ReturnType<typeof parseDocumentBounded>>;
 
-/** The document parsed in a bounded worker, or the rejection that names why it cannot be. */
-async function parseUpload(
-  { ref, jobId, jobs, deps }: IntakeRun,
-  { object, bytes }: Upload,
-): Promise<Parsed | IntakeResult> {
+/**
+ * The document parsed in a bounded worker, or the rejection that names why it cannot be. A
+ * parse the wall clock stopped with CPU time to spare is tried again on a later receive of the
+ * intake message (IntakeDeferredError), and rejected only on the last.
+ */
+async function parseUpload(run: IntakeRun, { object, bytes }: Upload): Promise<Parsed | IntakeResult> {
+  const { ref, jobId, jobs, deps, receiveCount } = run;
+  const sha256 = () => createHash('sha256').update(bytes).digest('hex');
   try {
-    // In a worker thread with a deadline and a heap limit: a hostile file is refused in seconds.
-    return await parseDocumentBounded(bytes ?? new Uint8Array(), {
+    // In a worker thread with CPU-time, heap and wall-clock limits: a hostile file is refused in seconds.
+    return await parseDocumentBounded(bytes, {
       key: ref.key,
       ...(object.ContentType ? { contentType: object.ContentType } : {}),
       maxBytes: deps.maxDocumentBytes,
       chunk: { maxClauses: deps.chunkClauses },
+      ...(deps.documentLimits ? { limits: deps.documentLimits } : {}),
     });
   } catch (error) {
+    if (isParseOvertimeError(error)) {
+      const retry = deps.parseRetry;
+      if (retry && receiveCount < retry.maxReceiveCount) {
+        const i = Math.min(receiveCount, retry.backoffSeconds.length) - 1;
+        throw new IntakeDeferredError(jobId, receiveCount, retry.backoffSeconds[i] ?? 0, { cause: error });
+      }
+      const tries = receiveCount === 1 ? '' : ` on each of ${receiveCount} tries, the last time`;
+      const reason =
+        `The service was too busy to read the document: reading it was cut short${tries} after ` +
+        `${error.wallMs / 1000} s, having used ${error.cpuMs / 1000} s of the ${error.cpuLimitMs / 1000} s of ` +
+        'processing it may take. Nothing was found wrong with the document: upload it again later.';
+      await jobs.markRejected(jobId, reason, {
+        sha256: sha256(),
+        bytes: bytes.length,
+        rejection: 'parse-timeout-under-load',
+      });
+      return { outcome: 'rejected', jobId, reason };
+    }
     if (!isDocumentRejectedError(error)) throw error;
-    const sha256 = createHash('sha256')
-      .update(bytes ?? new Uint8Array())
-      .digest('hex');
     await jobs.markRejected(jobId, error.message, {
-      sha256,
-      bytes: bytes?.length ?? 0,
+      sha256: sha256(),
+      bytes: bytes.length,
       rejection: error.reason,
     });
     return { outcome: 'rejected', jobId, reason: error.message };

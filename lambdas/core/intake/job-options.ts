@@ -3,6 +3,7 @@ import { isLane, LANE_CHOICES } from '../contracts.js';
 import { REVIEW_GATES } from '../holds/findings.js';
 import type { Lane } from '../model.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
+import { isPlaybookRefError, type PlaybookRequest, parsePlaybookRequest } from '../playbooks/index.js';
 import { DEFAULT_REVIEW_HOURS } from '../state/job-holds.js';
 import type { ReviewGate } from '../state/jobs.js';
 
@@ -20,6 +21,12 @@ export interface JobOptions {
   readonly gate: ReviewGate;
   /** How long the review may take, in hours, before the report is written without it. */
   readonly reviewHours: number;
+  /** The playbook to review against (`NAME` or `NAME@VERSION`); absent: the generic review. */
+  readonly playbook?: PlaybookRequest;
+  /** The contract type whose playbook topics apply (one of the playbook's); absent: detected. */
+  readonly contractType?: string;
+  /** Ask every selected analyst even when the playbook gives it nothing to judge. */
+  readonly allAnalysts: boolean;
 }
 
 /** Longest review deadline an upload may ask for: 30 days. */
@@ -41,8 +48,10 @@ export function isJobOptionError(error: unknown): error is JobOptionError {
 /**
  * Reads `lane` (realtime|batch), `cost-ceiling-usd` (a positive decimal), `analysts` (a
  * comma-separated list of analyst ids), `model` (every analyst's primary model for this job),
- * `allow-partial`, `gate` (none|critical|high) and `review-hours` from metadata, falling back
- * to tags, then defaults.
+ * `allow-partial`, `gate` (none|critical|high), `review-hours`, `playbook` (`NAME` or
+ * `NAME@VERSION`; whether the stack has it is intake's to check), `contract-type` (with a
+ * playbook: one of its contract types, which intake checks) and `all-analysts` (true|false)
+ * from metadata, falling back to tags, then defaults.
  */
 export function readJobOptions(
   metadata: Readonly<Record<string, string>>,
@@ -106,6 +115,20 @@ export function readJobOptions(
       `the 'review-hours' option must be a number of hours above 0 and at most ${MAX_REVIEW_HOURS}; got '${hoursRaw}'`,
     );
   }
+  const playbook = readPlaybook(pick('playbook'));
+  const contractType = pick('contract-type')?.trim() || undefined;
+  if (contractType !== undefined && !playbook)
+    throw new JobOptionError(
+      `the 'contract-type' option chooses a playbook's topics; give a 'playbook' with it (got contract-type '${contractType}')`,
+    );
+  if (contractType !== undefined && !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(contractType))
+    throw new JobOptionError(
+      `the 'contract-type' option must be lower-case words joined by hyphens, as a playbook's contract types are; got '${contractType}'`,
+    );
+  const allRaw = pick('all-analysts')?.trim().toLowerCase();
+  if (allRaw !== undefined && allRaw !== 'true' && allRaw !== 'false') {
+    throw new JobOptionError(`the 'all-analysts' option must be 'true' or 'false'; got '${allRaw}'`);
+  }
   return {
     lane: (laneRaw as Lane | undefined) ?? defaults.lane,
     costLimit,
@@ -114,5 +137,19 @@ export function readJobOptions(
     allowPartial: partialRaw === 'true',
     gate: (gateRaw as ReviewGate | undefined) ?? 'none',
     reviewHours,
+    ...(playbook ? { playbook } : {}),
+    ...(contractType ? { contractType } : {}),
+    allAnalysts: allRaw === 'true',
   };
+}
+
+/** The `playbook` option, or undefined when not given (or empty). */
+function readPlaybook(raw: string | undefined): PlaybookRequest | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return parsePlaybookRequest(raw);
+  } catch (error) {
+    if (!isPlaybookRefError(error)) throw error;
+    throw new JobOptionError(`the 'playbook' option is not valid: ${error.message}`);
+  }
 }

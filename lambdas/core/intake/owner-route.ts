@@ -10,6 +10,10 @@
  * MessageGroupId: SQS fair queues then deliver quiet owners' uploads ahead of the noisy owner's
  * backlog (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues.html),
  * and the second receipt does the work (`intakeObject`).
+ *
+ * An event received as soon as it was sent had nothing ahead of it on the queue: there is no
+ * backlog to be fair in, and a second receipt would only make the upload wait. Such an event is
+ * taken in at once ({@link routesFirst}); one that waited is routed.
  */
 import { HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -18,7 +22,26 @@ import { messageGroupOf } from './message-group.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { submitterOf, uploaderOf } from './submitter.js';
 
-/** An upload as intake read it with HeadObject: its version and user metadata. */
+/**
+ * How long an S3 event may have waited on the intake queue and still be taken in at once: past
+ * it, other uploads were waiting too, and the event goes back as its owner's message.
+ */
+export const ROUTE_AFTER_WAIT_MS = 1000;
+
+/**
+ * True when an S3 event is to be routed to its owner before intake, rather than taken in at
+ * once: it waited on the queue at least {@link ROUTE_AFTER_WAIT_MS}, or its send time is unknown.
+ *
+ * @param sentTimestamp the SQS record's `attributes.SentTimestamp` (epoch ms, as text)
+ * @example
+ * routesFirst(String(Date.now() - 50), Date.now()); // false: nothing was waiting ahead of it
+ */
+export function routesFirst(sentTimestamp: string | undefined, now: number): boolean {
+  const sentAt = Number(sentTimestamp);
+  return !(sentTimestamp && Number.isFinite(sentAt)) || now - sentAt >= ROUTE_AFTER_WAIT_MS;
+}
+
+/** An upload as intake read it with HeadObject: its version, length and user metadata. */
 export interface UploadHead {
   readonly ref: S3ObjectRef;
   /** Absent when the object was deleted before it could be read. */
@@ -26,8 +49,8 @@ export interface UploadHead {
 }
 
 /**
- * Reads an upload's metadata, and its version when the event left it out: S3 names the object
- * version in every event from a versioned bucket, emulators may not. The version is taken only
+ * Reads an upload's metadata, and its version and length when the event left them out: S3 names
+ * the object version in every event from a versioned bucket, emulators may not. The version is taken only
  * when the ETag matches the event's, so the job id is the one an uploader computes from its
  * PutObject response.
  */
@@ -45,7 +68,15 @@ export async function headUpload(s3: S3Client, ref: S3ObjectRef): Promise<Upload
       head.VersionId &&
       head.VersionId !== 'null' &&
       head.ETag?.replaceAll('"', '') === ref.etag?.replaceAll('"', '');
-    return { ref: versioned ? { ...ref, versionId: head.VersionId } : ref, metadata: head.Metadata ?? {} };
+    return {
+      ref: {
+        ...ref,
+        ...(versioned ? { versionId: head.VersionId } : {}),
+        // The length intake bounds before it reads a byte, where the event did not say it.
+        ...(ref.size === undefined && head.ContentLength !== undefined ? { size: head.ContentLength } : {}),
+      },
+      metadata: head.Metadata ?? {},
+    };
   } catch (error) {
     if (error instanceof NotFound || error instanceof NoSuchKey || (error as Error).name === 'NoSuchVersion')
       return { ref };

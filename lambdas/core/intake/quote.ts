@@ -4,13 +4,17 @@
  *
  * Tokens are estimated at four characters each, as Bedrock's own count of English text comes
  * out and as the stand-in counts exactly. Output is calibrated on the stand-in: about 80 tokens
- * per call plus 50 per category the analyst scores (the README sample averages 179 per call).
+ * per call plus 50 per category the analyst scores (the README sample averages 179 per call),
+ * and 40 per playbook position it judges (most are not addressed: a rung and a short reason).
  *
  * - expected: every call's cacheable prefix read from the prompt cache (one cache write per
  *   analyst and model), the rest of its input at the input price, and the calibrated output.
  * - worst case: no cache hit at all (every prefix written again), every answer as long as its
  *   `maxTokens`, on the primary model. Retries and the fallback model can cost more; the
  *   ceiling still holds them.
+ *
+ * With a playbook the calls are those of the panel it leaves (each analyst's request carries its
+ * positions), and the quote says what the analysts it leaves out would have cost (`notAsked`).
  */
 import {
   type AnalystDefinition,
@@ -23,16 +27,28 @@ import {
 import { type DocumentContext, findDocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
 import { costOf } from '../models.js';
+import {
+  type ContractType,
+  contractTypeFor,
+  type NotAskedAnalyst,
+  type Playbook,
+  playbookPanel,
+} from '../playbooks/index.js';
 import type { JobOptions } from './job-options.js';
 
 /** The quote, micro-dollars. */
 export interface CostQuote {
   readonly expectedMicros: number;
   readonly worstCaseMicros: number;
+  /**
+   * With a playbook that leaves analysts out: the calls they are not asked (clauses × those
+   * analysts) and what those calls would have been expected to cost. Not in the figures above.
+   */
+  readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
 }
 
-/** Output tokens of an answer on the stand-in: a base plus a share per category scored. */
-export const OUTPUT_TOKENS = { perCall: 80, perCategory: 50 } as const;
+/** Output tokens of an answer on the stand-in: a base plus a share per category scored and per position judged. */
+export const OUTPUT_TOKENS = { perCall: 80, perCategory: 50, perPosition: 40 } as const;
 
 /** What one model is expected to take for a job: calls and tokens, as the quote counts them. */
 export interface ModelLoad {
@@ -84,7 +100,10 @@ export function estimateJob(
       outputTokens: 0,
     };
     loads[modelId] = load;
-    const output = OUTPUT_TOKENS.perCall + OUTPUT_TOKENS.perCategory * analyst.categories.length;
+    const output =
+      OUTPUT_TOKENS.perCall +
+      OUTPUT_TOKENS.perCategory * analyst.categories.length +
+      OUTPUT_TOKENS.perPosition * (analyst.playbook?.positions.length ?? 0);
     let prefixTokens: number | undefined;
     for (const clause of clauses) {
       const input = buildConverseInput(analyst, clause, { modelId, ...(context ? { context } : {}) });
@@ -122,6 +141,18 @@ export function estimateJob(
 /** A read document's context (which rides in every call), its quote and the load per model. */
 export interface DocumentQuote extends JobEstimate {
   readonly context: DocumentContext | undefined;
+  /** With a playbook: the analysts it asks and leaves out, and the contract type it took. */
+  readonly panel?: {
+    readonly analysts: readonly string[];
+    readonly notAsked: readonly NotAskedAnalyst[];
+    readonly contractType?: ContractType;
+  };
+}
+
+/** The playbook a quote prices a review against, and the file name a contract type may be read from. */
+export interface QuotedPlaybook {
+  readonly playbook: Playbook;
+  readonly fileName?: string;
 }
 
 /**
@@ -145,9 +176,43 @@ export function ceilingCovers(
  */
 export function quoteDocument(
   document: { readonly text: string; readonly clauses: readonly Clause[] },
-  options: Pick<JobOptions, 'analysts' | 'models'>,
+  options: Pick<JobOptions, 'analysts' | 'models'> &
+    Partial<Pick<JobOptions, 'contractType' | 'allAnalysts'>>,
+  against?: QuotedPlaybook,
 ): DocumentQuote {
   const context = findDocumentContext(document.text, document.clauses);
-  const panel = withModels(selectAnalysts(options.analysts), options.models);
-  return { context, ...estimateJob(document.clauses, panel, context) };
+  const selection = withModels(selectAnalysts(options.analysts), options.models);
+  if (!against) return { context, ...estimateJob(document.clauses, selection, context) };
+  const contractType = contractTypeFor(
+    against.playbook,
+    options.contractType,
+    context?.title,
+    against.fileName,
+  );
+  const panel = playbookPanel(selection, against.playbook, contractType?.type, options.allAnalysts ?? false);
+  const estimate = estimateJob(document.clauses, panel.analysts, context);
+  const left = new Set(panel.notAsked.map((n) => n.analystId));
+  const saved =
+    left.size > 0
+      ? {
+          notAsked: {
+            calls: document.clauses.length * left.size,
+            expectedMicros: estimateJob(
+              document.clauses,
+              selection.filter((a) => left.has(a.id)),
+              context,
+            ).quote.expectedMicros,
+          },
+        }
+      : {};
+  return {
+    context,
+    ...estimate,
+    quote: { ...estimate.quote, ...saved },
+    panel: {
+      analysts: panel.analysts.map((a) => a.id),
+      notAsked: panel.notAsked,
+      ...(contractType ? { contractType } : {}),
+    },
+  };
 }

@@ -11,6 +11,9 @@ export const JOB_REJECTIONS = {
   deleted: 'the object was deleted before intake could read it',
   'invalid-options': "the upload's options (metadata) are not valid",
   'model-unavailable': 'a model the job would use has reached end of life or is not offered in the region',
+  'unknown-playbook': 'the upload names a playbook, or a version of one, that the stack does not hold',
+  'parse-timeout-under-load':
+    'the service was too busy to read the document on every try (it did not run out of its own processing time)',
 } as const satisfies Record<string, string>;
 
 /** Why a job was rejected: its document, or one of {@link JOB_REJECTIONS}. */

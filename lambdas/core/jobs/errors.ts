@@ -59,6 +59,24 @@ export class DocumentUnreadableError extends JobRequestError {
   }
 }
 
+/**
+ * The document of a quote could not be read in the time a request has: the service was busy (the
+ * parse had CPU time left), so nothing is wrong with the document. Ask again shortly.
+ */
+export class QuoteBusyError extends JobRequestError {
+  constructor(
+    readonly filename: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `${filename} could not be read in time because the service is busy; nothing was found wrong with it: ` +
+        'ask for the quote again in a minute, or submit it with POST /jobs (intake retries a busy read)',
+      options,
+    );
+    this.name = 'QuoteBusyError';
+  }
+}
+
 /** True for any refusal of a job request. */
 export function isJobRequestError(error: unknown): error is JobRequestError {
   return error instanceof JobRequestError;
@@ -82,4 +100,9 @@ export function isJobConflictError(error: unknown): error is JobConflictError {
 /** True for a quote's document that cannot be read. */
 export function isDocumentUnreadableError(error: unknown): error is DocumentUnreadableError {
   return error instanceof DocumentUnreadableError;
+}
+
+/** True for a quote the service was too busy to read. */
+export function isQuoteBusyError(error: unknown): error is QuoteBusyError {
+  return error instanceof QuoteBusyError;
 }

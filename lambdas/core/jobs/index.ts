@@ -6,9 +6,11 @@ export {
   isJobConflictError,
   isJobNotFoundError,
   isJobRequestError,
+  isQuoteBusyError,
   JobConflictError,
   JobNotFoundError,
   JobRequestError,
+  QuoteBusyError,
 } from './errors.js';
 export {
   type Actor,
@@ -17,11 +19,13 @@ export {
   type JobDeskDeps,
   SUBMISSION_ID,
   type Submission,
+  type UploadForm,
 } from './job-desk.js';
 export { type JobListQuery, type Lister, listJobsFor } from './job-list-request.js';
 export { type JobView, type JobViewStatus, jobView, queuedView, type ReportLinks } from './job-view.js';
 export {
   MAX_QUOTE_DOCUMENT_BYTES,
+  QUOTE_DOCUMENT_LIMITS,
   type QuoteDeps,
   type QuoteRequest,
   type QuoteView,

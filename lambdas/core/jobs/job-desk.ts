@@ -1,23 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import {
-  GetObjectCommand,
-  ListObjectVersionsCommand,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectVersionsCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { REPORT_CONTENT_TYPES, type ReportKind } from '../finalize/report-files.js';
 import { cancelJob } from '../holds/pause.js';
 import { jobIdFor } from '../intake/job-id.js';
 import { SUBMITTED_BY_METADATA } from '../intake/submitter.js';
 import type { Lane } from '../model.js';
+import { PlaybookStore } from '../playbooks/index.js';
 import { type Job, Jobs } from '../state/jobs.js';
 import { InvalidJobRequestError, JobConflictError, JobNotFoundError } from './errors.js';
 import { type JobView, jobView, queuedView, type ReportLinks } from './job-view.js';
 import type { QuoteDeps } from './quote-request.js';
+import { attachmentDisposition, reportFilename } from './report-download.js';
 import {
   parseRequest,
+  pinPlaybook,
   readSubmission,
   type SubmittedOptions,
   submitRequestSchema,
@@ -27,10 +27,7 @@ import {
 /** What the job requests need; a quote's defaults, models and limits are intake's. */
 export interface JobDeskDeps extends QuoteDeps {
   readonly db: DynamoDBDocumentClient;
-  /**
-   * Signs the upload and report URLs. Its checksum calculation should be `WHEN_REQUIRED`, or
-   * the SDK signs a checksum of an empty body into the upload URL.
-   */
+  /** Signs the uploads (presigned POST policies) and the report URLs. */
   readonly s3: S3Client;
   readonly tableName: string;
   readonly intakeBucket: string;
@@ -39,6 +36,8 @@ export interface JobDeskDeps extends QuoteDeps {
   readonly resultsBucket: string;
   readonly uploadUrlSeconds: number;
   readonly reportUrlSeconds: number;
+  /** Largest document intake reads, in bytes: every upload's policy refuses a larger body. */
+  readonly maxDocumentBytes: number;
   /** Principals who may act on every job (IAM ARNs; a role covers its sessions). @default none */
   readonly administrators?: readonly string[];
   /** Where resume sends a job's unfinished chunks, and a closed review its finalize. */
@@ -67,20 +66,32 @@ export const JOB_ID = /^j-[0-9a-f]{20}$/;
 /** A submission id: what POST /jobs hands out and every other route accepts in place of a job id. */
 export const SUBMISSION_ID = /^s-[0-9a-f]{20}$/;
 
-/** What a submission answers: where to upload the document, with which headers. */
+/**
+ * What a submission answers: where to upload the document. The upload is an S3 presigned POST
+ * (a browser-based upload, https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-UsingHTTPPOST.html):
+ * a multipart form of `fields` as given, then the document as the field `file`. Its signed
+ * policy fixes the key, every field (the owner and options among them: a changed or added field
+ * is refused) and the body's length (`content-length-range` up to `maxBytes`), so S3 refuses a
+ * larger document before intake ever sees it.
+ */
 export interface Submission {
   readonly submissionId: string;
   readonly bucket: string;
   readonly key: string;
   /** The options the job will run with (the request's, or the defaults). */
   readonly options: SubmittedOptions;
-  readonly upload: {
-    readonly method: 'PUT';
-    readonly url: string;
-    /** Headers the upload must carry: they are signed into the URL. */
-    readonly headers: Readonly<Record<string, string>>;
-    readonly expiresAt: string;
-  };
+  readonly upload: UploadForm;
+}
+
+/** A presigned POST upload: the form S3 accepts until `expiresAt`. */
+export interface UploadForm {
+  readonly method: 'POST';
+  readonly url: string;
+  /** The form's fields, sent as they are and before the document: the policy names each. */
+  readonly fields: Readonly<Record<string, string>>;
+  /** Largest document the policy accepts, in bytes (intake's document limit). */
+  readonly maxBytes: number;
+  readonly expiresAt: string;
 }
 
 /** What an id names: a job, or an uploaded submission intake has not turned into a job yet. */
@@ -105,10 +116,13 @@ type Resolved =
 export class JobDesk {
   private readonly jobs: Jobs;
   private readonly now: () => number;
+  /** The stack's playbooks, which a submission's playbook is looked up in. */
+  readonly playbooks: PlaybookStore;
 
   constructor(private readonly deps: JobDeskDeps) {
     this.now = deps.now ?? Date.now;
     this.jobs = new Jobs(deps.db, deps.tableName, this.now);
+    this.playbooks = new PlaybookStore(deps.db, deps.tableName, { now: this.now });
   }
 
   /**
@@ -118,29 +132,32 @@ export class JobDesk {
    */
   async submit(body: unknown, actor?: Actor): Promise<Submission> {
     const request = parseRequest(submitRequestSchema, body, 'submission');
-    const { metadata, options } = readSubmission(request, this.deps);
+    const { metadata, options, playbook } = await pinPlaybook(
+      readSubmission(request, this.deps),
+      this.deps.playbooks ?? this.playbooks,
+    );
     if (actor) metadata[SUBMITTED_BY_METADATA] = actor.name;
     const submissionId = this.deps.newSubmissionId?.() ?? `s-${randomBytes(10).toString('hex')}`;
     const key = `${this.deps.intakePrefix}${submissionId}/${request.filename}`;
-    const headers = Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`x-amz-meta-${k}`, v]));
-    const url = await getSignedUrl(
-      this.deps.s3,
-      new PutObjectCommand({ Bucket: this.deps.intakeBucket, Key: key, Metadata: metadata }),
-      {
-        expiresIn: this.deps.uploadUrlSeconds,
-        // Kept as signed headers rather than query parameters: the upload must send exactly these.
-        unhoistableHeaders: new Set(Object.keys(headers)),
-      },
-    );
+    const maxBytes = this.deps.maxDocumentBytes;
+    const { url, fields } = await createPresignedPost(this.deps.s3, {
+      Bucket: this.deps.intakeBucket,
+      Key: key,
+      // Each field becomes an exact-match condition of the policy; the key is one as well.
+      Fields: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`x-amz-meta-${k}`, v])),
+      Conditions: [['content-length-range', 0, maxBytes]],
+      Expires: this.deps.uploadUrlSeconds,
+    });
     return {
       submissionId,
       bucket: this.deps.intakeBucket,
       key,
-      options: submittedOptions(options),
+      options: submittedOptions(options, playbook),
       upload: {
-        method: 'PUT',
+        method: 'POST',
         url,
-        headers,
+        fields,
+        maxBytes,
         expiresAt: new Date(this.now() + this.deps.uploadUrlSeconds * 1000).toISOString(),
       },
     };
@@ -172,7 +189,8 @@ export class JobDesk {
   }
 
   /**
-   * Presigned GET URLs of report.json, report.html and report.docx.
+   * Presigned GET URLs of report.json, report.html and report.docx, each answered as an
+   * attachment with its own content type (report-download.ts).
    * @throws JobConflictError while the job has no report (not finalized yet, or rejected).
    */
   async report(id: string, actor?: Actor): Promise<ReportLinks> {
@@ -185,14 +203,21 @@ export class JobDesk {
           : `is ${job.status} and not finalized yet; its report is written when it ends`;
       throw new JobConflictError(`job ${job.jobId} ${why}`, job.jobId, job.status);
     }
-    const sign = (key: string) =>
-      getSignedUrl(this.deps.s3, new GetObjectCommand({ Bucket: this.deps.resultsBucket, Key: key }), {
-        expiresIn: this.deps.reportUrlSeconds,
-      });
+    const sign = (key: string, kind: ReportKind) =>
+      getSignedUrl(
+        this.deps.s3,
+        new GetObjectCommand({
+          Bucket: this.deps.resultsBucket,
+          Key: key,
+          ResponseContentDisposition: attachmentDisposition(reportFilename(job.key, job.jobId, kind)),
+          ResponseContentType: REPORT_CONTENT_TYPES[kind],
+        }),
+        { expiresIn: this.deps.reportUrlSeconds },
+      );
     const [jsonUrl, htmlUrl, docxUrl] = await Promise.all([
-      sign(job.reportKey),
-      sign(job.htmlReportKey),
-      job.docxReportKey ? sign(job.docxReportKey) : undefined,
+      sign(job.reportKey, 'json'),
+      sign(job.htmlReportKey, 'html'),
+      job.docxReportKey ? sign(job.docxReportKey, 'docx') : undefined,
     ]);
     return {
       jobId: job.jobId,
@@ -247,8 +272,8 @@ export class JobDesk {
     const unknown = () =>
       new JobNotFoundError(
         id,
-        `no upload for submission '${id}' yet: PUT the document to the upload URL POST /jobs returned, ` +
-          'with the headers it listed, before the URL expires',
+        `no upload for submission '${id}' yet: POST the document to the upload URL POST /jobs returned, ` +
+          'with the fields it listed, before the upload expires',
       );
     if (!latest?.Key) throw unknown();
     const versionId = latest.VersionId && latest.VersionId !== 'null' ? latest.VersionId : undefined;

@@ -1,5 +1,7 @@
 /** What a job looks like to the person who asked for it: GET /jobs/{id} and the report links. */
+import type { JobRejection } from '../intake/rejections.js';
 import type { Lane } from '../model.js';
+import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
 import type { Job, JobStatus, ReviewGate } from '../state/jobs.js';
 import { usd } from './submission.js';
 
@@ -15,7 +17,19 @@ export interface JobView {
   readonly finished: boolean;
   readonly reportReady: boolean;
   readonly lane?: Lane;
-  readonly document: { readonly bucket: string; readonly key: string; readonly versionId?: string };
+  readonly document: {
+    readonly bucket: string;
+    readonly key: string;
+    readonly versionId?: string;
+    /** The upload's length, once intake has read it or refused it by its length. */
+    readonly bytes?: number;
+  };
+  /** The playbook the job is reviewed against (name, version, hash, title); absent: the generic review. */
+  readonly playbook?: JobPlaybook;
+  /** With a playbook: the contract type whose topics apply, and where it came from. */
+  readonly contractType?: ContractType;
+  /** With a playbook: the analysts it gave nothing to judge, not asked, and why. */
+  readonly notAsked?: readonly NotAskedAnalyst[];
   readonly progress: {
     readonly chunksTerminal: number;
     readonly chunksDone: number;
@@ -30,9 +44,16 @@ export interface JobView {
     readonly spentUsd: number;
     readonly ceilingUsd: number;
     /** What intake quoted before any call, once it has read the document. */
-    readonly quote?: { readonly expectedUsd: number; readonly worstCaseUsd: number };
+    readonly quote?: {
+      readonly expectedUsd: number;
+      readonly worstCaseUsd: number;
+      /** The calls a playbook left out (clauses × analysts not asked) and what they would have cost. */
+      readonly notAsked?: { readonly calls: number; readonly expectedUsd: number };
+    };
   };
   readonly reason?: string;
+  /** Why a rejected job was refused, as a stable code (`too-large`, `too-complex`, …). */
+  readonly rejection?: JobRejection;
   readonly createdAt?: string;
   readonly updatedAt?: string;
   readonly cancelledAt?: string;
@@ -120,6 +141,14 @@ function costView(job: Job): JobView['cost'] {
           quote: {
             expectedUsd: usd(job.quote.expectedMicros),
             worstCaseUsd: usd(job.quote.worstCaseMicros),
+            ...(job.quote.notAsked
+              ? {
+                  notAsked: {
+                    calls: job.quote.notAsked.calls,
+                    expectedUsd: usd(job.quote.notAsked.expectedMicros),
+                  },
+                }
+              : {}),
           },
         }
       : {}),
@@ -139,7 +168,11 @@ export function jobView(job: Job, submissionId?: string): JobView {
       bucket: job.bucket,
       key: job.key,
       ...(job.versionId ? { versionId: job.versionId } : {}),
+      ...(job.bytes !== undefined ? { bytes: job.bytes } : {}),
     },
+    ...(job.playbook ? { playbook: job.playbook } : {}),
+    ...(job.contractType ? { contractType: job.contractType } : {}),
+    ...(job.notAsked ? { notAsked: job.notAsked } : {}),
     progress: {
       chunksTerminal: job.chunksTerminal,
       chunksDone: job.chunksDone,
@@ -149,6 +182,7 @@ export function jobView(job: Job, submissionId?: string): JobView {
     },
     cost: costView(job),
     ...(job.reason ? { reason: job.reason } : {}),
+    ...(job.rejection ? { rejection: job.rejection } : {}),
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     ...(job.cancelledAt ? { cancelledAt: job.cancelledAt } : {}),

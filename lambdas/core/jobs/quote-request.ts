@@ -4,11 +4,19 @@
  * recorded, nothing uploaded and nothing spent.
  */
 import { z } from 'zod';
-import { isDocumentRejectedError, parseDocumentBounded } from '../documents/index.js';
+import {
+  DEFAULT_DOCUMENT_LIMITS,
+  type DocumentLimits,
+  isDocumentRejectedError,
+  isParseOvertimeError,
+  parseDocumentBounded,
+} from '../documents/index.js';
 import { ceilingCovers, quoteDocument } from '../intake/quote.js';
-import { DocumentUnreadableError } from './errors.js';
+import type { ContractType, NotAskedAnalyst } from '../playbooks/index.js';
+import { DocumentUnreadableError, QuoteBusyError } from './errors.js';
 import {
   parseRequest,
+  pinPlaybook,
   readSubmission,
   type SubmitDefaults,
   type SubmittedOptions,
@@ -24,6 +32,12 @@ import {
  * Gateway passes the body base64-encoded again.
  */
 export const MAX_QUOTE_DOCUMENT_BYTES = 3 * 1024 * 1024;
+
+/**
+ * The quote's parse bounds: intake's, with a wall clock that leaves the request time to answer
+ * within API Gateway's 29 s (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html).
+ */
+export const QUOTE_DOCUMENT_LIMITS: DocumentLimits = { ...DEFAULT_DOCUMENT_LIMITS, parseWallMs: 20_000 };
 
 /** The body of POST /quote: a submission's options and the document itself, base64. */
 export const quoteRequestSchema = z
@@ -45,13 +59,19 @@ export interface QuoteView {
   readonly clauses: number;
   /** Model calls the job would make: clauses × analysts. */
   readonly calls: number;
-  /** The options a job would run with (the request's, or the defaults). */
+  /** The options a job would run with (the request's, or the defaults; with a playbook, the analysts it asks). */
   readonly options: SubmittedOptions;
+  /** With a playbook: the contract type its topics were taken for, and where it came from. */
+  readonly contractType?: ContractType;
+  /** With a playbook: the analysts it leaves out, and why (`--all-analysts` keeps them). */
+  readonly notAsked?: readonly NotAskedAnalyst[];
   readonly quote: {
     readonly expectedMicros: number;
     readonly worstCaseMicros: number;
     readonly expectedUsd: number;
     readonly worstCaseUsd: number;
+    /** The calls the playbook saves (clauses × analysts left out) and what they would have cost. */
+    readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
   };
   /**
    * Whether intake would start a job with these options: false when the ceiling is below the
@@ -66,16 +86,23 @@ export interface QuoteDeps extends SubmitDefaults {
   readonly maxDocumentBytes?: number;
   /** Clauses per chunk, as intake splits them. @default the chunker's */
   readonly chunkClauses?: number;
+  /** Bounds of the quote's parse. @default QUOTE_DOCUMENT_LIMITS */
+  readonly quoteLimits?: DocumentLimits;
 }
 
 /**
  * Reads the document of a POST /quote body and prices it for the request's options.
  * @throws InvalidJobRequestError for a malformed body or an option intake would refuse
  * @throws DocumentUnreadableError when intake would refuse the document itself
+ * @throws QuoteBusyError when the service was too busy to read it in time
  */
 export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<QuoteView> {
   const { document, filename, ...request } = parseRequest(quoteRequestSchema, body, 'quote request');
-  const { options } = readSubmission(request, deps, 'quote request');
+  const { options, playbook, content } = await pinPlaybook(
+    readSubmission(request, deps, 'quote request'),
+    deps.playbooks,
+    'quote request',
+  );
   const bytes = Buffer.from(document, 'base64');
   if (bytes.length > MAX_QUOTE_DOCUMENT_BYTES) {
     throw new DocumentUnreadableError(
@@ -91,8 +118,10 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
       key: filename,
       maxBytes: Math.min(deps.maxDocumentBytes ?? MAX_QUOTE_DOCUMENT_BYTES, MAX_QUOTE_DOCUMENT_BYTES),
       ...(deps.chunkClauses ? { chunk: { maxClauses: deps.chunkClauses } } : {}),
+      limits: deps.quoteLimits ?? QUOTE_DOCUMENT_LIMITS,
     });
   } catch (error) {
+    if (isParseOvertimeError(error)) throw new QuoteBusyError(filename, { cause: error });
     if (!isDocumentRejectedError(error)) throw error;
     throw new DocumentUnreadableError(
       `${filename} cannot be quoted (${error.reason}): ${error.message}`,
@@ -101,14 +130,21 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
       { cause: error },
     );
   }
-  const { quote } = quoteDocument(parsed, options);
+  const { quote, panel } = quoteDocument(
+    parsed,
+    options,
+    content ? { playbook: content, fileName: filename } : undefined,
+  );
+  const analysts = panel?.analysts ?? options.analysts;
   return {
     filename,
     format: parsed.format,
     bytes: parsed.bytes,
     clauses: parsed.clauses.length,
-    calls: parsed.clauses.length * options.analysts.length,
-    options: submittedOptions(options),
+    calls: parsed.clauses.length * analysts.length,
+    options: submittedOptions({ ...options, analysts }, playbook),
+    ...(panel?.contractType ? { contractType: panel.contractType } : {}),
+    ...(panel && panel.notAsked.length > 0 ? { notAsked: panel.notAsked } : {}),
     quote: {
       ...quote,
       expectedUsd: usd(quote.expectedMicros),

@@ -14,6 +14,16 @@ import {
   readJobOptions,
 } from '../intake/job-options.js';
 import type { Lane } from '../model.js';
+import {
+  contractTypeIssue,
+  isPlaybookNotFoundError,
+  type JobPlaybook,
+  jobPlaybookOf,
+  type Playbook,
+  type PlaybookStore,
+  playbookRequestText,
+  type StoredPlaybook,
+} from '../playbooks/index.js';
 import type { ReviewGate } from '../state/jobs.js';
 import { InvalidJobRequestError } from './errors.js';
 
@@ -50,6 +60,12 @@ export const submitOptionsShape = {
   gate: z.enum(REVIEW_GATES as [ReviewGate, ...ReviewGate[]]).optional(),
   /** How long the review may take before the report is written without it. */
   reviewHours: z.number().positive().max(MAX_REVIEW_HOURS).optional(),
+  /** The playbook to review against: `NAME` (its latest version) or `NAME@VERSION`. */
+  playbook: z.string().min(1).max(80).optional(),
+  /** With a playbook: the contract type whose topics apply (one of the playbook's); absent: detected. */
+  contractType: z.string().min(1).max(64).optional(),
+  /** With a playbook: ask every analyst, even one the playbook gives nothing to judge. */
+  allAnalysts: z.boolean().optional(),
 } as const;
 
 /** The body of POST /jobs. */
@@ -64,6 +80,12 @@ export interface SubmittedOptions {
   readonly costCeilingUsd: number;
   readonly analysts: string[];
   readonly gate: ReviewGate;
+  /** The playbook the job is reviewed against, as resolved when it was asked for. */
+  readonly playbook?: JobPlaybook;
+  /** The contract type asked for (absent: intake detects it). */
+  readonly contractType?: string;
+  /** Every analyst is asked, whatever the playbook gives it to judge. */
+  readonly allAnalysts?: boolean;
 }
 
 /** Defaults a submission gets for what it leaves out: the same intake applies. */
@@ -73,6 +95,11 @@ export interface SubmitDefaults {
   readonly defaultCostLimit: number;
   /** The configured models (what a quote prices). @default the model table's primary and fallback */
   readonly models?: PanelModels;
+  /**
+   * Where a named playbook is looked up (the stack's). @default none: a playbook's name is
+   * checked for its form only, and intake refuses one the stack does not hold
+   */
+  readonly playbooks?: Pick<PlaybookStore, 'get'>;
 }
 
 /** What a submission's options come to: the upload's metadata and the job's options. */
@@ -117,6 +144,9 @@ export function readSubmission(
   if (request.allowPartial) metadata['allow-partial'] = 'true';
   if (request.gate) metadata.gate = request.gate;
   if (request.reviewHours !== undefined) metadata['review-hours'] = String(request.reviewHours);
+  if (request.playbook !== undefined) metadata.playbook = request.playbook;
+  if (request.contractType !== undefined) metadata['contract-type'] = request.contractType;
+  if (request.allAnalysts) metadata['all-analysts'] = 'true';
   try {
     const options = readJobOptions(
       metadata,
@@ -138,12 +168,48 @@ export function readSubmission(
   }
 }
 
-/** The options as POST /jobs and POST /quote answer them. */
-export function submittedOptions(options: JobOptions): SubmittedOptions {
+/**
+ * The version of the playbook a submission names, pinned into its metadata (`NAME@VERSION`) so
+ * that the job is reviewed against the version the submitter was answered with, even if another
+ * is put before intake reads the upload. Without a playbook, or a store to look it up in, the
+ * submission is as it was.
+ * @throws InvalidJobRequestError when the stack has no such playbook
+ */
+export async function pinPlaybook(
+  read: ReadSubmission,
+  playbooks: SubmitDefaults['playbooks'],
+  what = 'submission',
+): Promise<ReadSubmission & { readonly playbook?: JobPlaybook; readonly content?: Playbook }> {
+  const request = read.options.playbook;
+  if (!request || !playbooks) return read;
+  let stored: StoredPlaybook;
+  try {
+    stored = await playbooks.get(request);
+  } catch (error) {
+    if (!isPlaybookNotFoundError(error)) throw error;
+    const issue = `playbook: ${error.message}`;
+    throw new InvalidJobRequestError(`invalid ${what}: ${issue}`, [issue], { cause: error });
+  }
+  const typeIssue = contractTypeIssue(stored.playbook, read.options.contractType);
+  if (typeIssue) throw new InvalidJobRequestError(`invalid ${what}: ${typeIssue}`, [typeIssue]);
+  const playbook = jobPlaybookOf(stored);
+  return {
+    ...read,
+    metadata: { ...read.metadata, playbook: playbookRequestText(playbook) },
+    playbook,
+    content: stored.playbook,
+  };
+}
+
+/** The options as POST /jobs and POST /quote answer them, with the playbook a submission resolved. */
+export function submittedOptions(options: JobOptions, playbook?: JobPlaybook): SubmittedOptions {
   return {
     lane: options.lane,
     costCeilingUsd: usd(options.costLimit),
     analysts: [...options.analysts],
     gate: options.gate,
+    ...(playbook ? { playbook } : {}),
+    ...(options.contractType ? { contractType: options.contractType } : {}),
+    ...(options.allAnalysts ? { allAnalysts: true } : {}),
   };
 }

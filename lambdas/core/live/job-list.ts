@@ -26,6 +26,8 @@ export interface JobSummary {
   readonly cost: { readonly spentMicros: number; readonly ceilingMicros: number };
   readonly gate?: string;
   readonly reason?: string;
+  /** SHA-256 (hex) of the document's bytes, once intake has read them: the same file is the same hash. */
+  readonly sha256?: string;
 }
 
 /** What `GET /jobs` answers. */
@@ -63,6 +65,7 @@ const summaryOf = (job: Job): JobSummary => ({
   cost: { spentMicros: job.costSpent, ceilingMicros: job.costLimit },
   ...(job.gate && job.gate !== 'none' ? { gate: job.gate } : {}),
   ...(job.reason ? { reason: job.reason } : {}),
+  ...(job.sha256 ? { sha256: job.sha256 } : {}),
 });
 
 /**

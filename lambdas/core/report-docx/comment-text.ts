@@ -4,6 +4,7 @@
  * paragraphs of text; the XML is built from them through the DOM.
  */
 import type { FindingReview, Report, ReportClause, Risk } from '../finalize/report-types.js';
+import { deciderText } from '../holds/decider.js';
 import type { DocxRedline } from './redlines.js';
 
 const RISK_ORDER: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
@@ -33,7 +34,7 @@ function decisionLine(name: string, r: FindingReview): string {
     return `Reviewer: ${name} ${DECISION_WORDS.unreviewed}; the panel's score ${r.modelScore} stands.`;
   const score =
     r.decidedScore === r.modelScore ? `score ${r.decidedScore}` : `score ${r.modelScore} → ${r.decidedScore}`;
-  const who = r.byName ? `${r.byName}${r.by ? ` (${r.by})` : ''}` : r.by;
+  const who = deciderText(r);
   return `Reviewer: ${name} ${DECISION_WORDS[r.decision]} (${score})${who ? ` by ${who}` : ''}${r.at ? ` at ${r.at}` : ''}${r.note ? `: “${r.note}”` : ''}`;
 }
 
@@ -58,7 +59,17 @@ function redlineLine({ redline, notPlaced }: RedlineMention): string {
     : `Redline ${redline.id} (${decision}) is in the tracked changes${note}`;
 }
 
-/** The paragraphs of a clause's comment, ending with a line for each of its redlines. */
+/** A position the clause addresses, as its comment tells it: the rung reached, why, and who decides. */
+function positionLine(p: NonNullable<ReportClause['positions']>[number]): string {
+  const rung = p.rung === 'fallback' ? `fallback ${p.fallback ?? 1}` : p.rung.replace('-', ' ');
+  const who = p.escalation ? ` (for ${p.escalation.group} to decide)` : '';
+  return `Playbook ${p.topic}: ${rung}${who}. ${p.reason}`;
+}
+
+/**
+ * The paragraphs of a clause's comment: the risk and findings, the playbook positions it
+ * addresses, then a line for each of its redlines.
+ */
 export function commentParagraphs(
   report: Pick<Report, 'categories' | 'analystPanel'>,
   c: ReportClause,
@@ -92,6 +103,7 @@ export function commentParagraphs(
       out.push(decisionLine(name, f.review));
     }
   }
+  for (const p of c.positions ?? []) out.push(positionLine(p));
   for (const r of redlines) out.push(redlineLine(r));
   return out;
 }

@@ -4,6 +4,7 @@ import type { Lane } from '../contracts.js';
 import type { DocumentFormat } from '../documents/formats.js';
 import type { CostQuote } from '../intake/quote.js';
 import type { JobRejection } from '../intake/rejections.js';
+import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
 import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
 import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk } from './keys.js';
 import { sendReleasingChange } from './owner-slots.js';
@@ -73,6 +74,15 @@ export interface Job {
   readonly quote?: CostQuote;
   /** The models the job's calls use, fixed at intake (absent on jobs from before models were recorded). */
   readonly models?: PanelModels;
+  /** The playbook the job is reviewed against, resolved at intake; absent: the generic review. */
+  readonly playbook?: JobPlaybook;
+  /** The contract type whose playbook topics apply, and where it came from; absent: every topic. */
+  readonly contractType?: ContractType;
+  /**
+   * Analysts of the selection the playbook gave nothing to judge, not asked about any clause
+   * (`analysts` no longer lists them); absent when every selected analyst is asked.
+   */
+  readonly notAsked?: readonly NotAskedAnalyst[];
   readonly chunkCount: number;
   readonly clauseCount: number;
   readonly callsPlanned: number;
@@ -135,12 +145,8 @@ export interface Job {
 
 /** What intake knows when it creates a job. */
 export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &
-  Partial<
-    Pick<
-      Job,
-      'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner' | 'gate' | 'reviewHours'
-    >
-  >;
+  Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner' | 'gate'>> &
+  Partial<Pick<Job, 'reviewHours' | 'playbook' | 'contractType'>>;
 
 /** The owner index's keys, written once with the job: the owner and creation time never change. */
 function ownerIndex(owner: string | undefined, at: string, jobId: string) {

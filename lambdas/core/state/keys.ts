@@ -48,3 +48,15 @@ export const ownerSlotsPk = (owner: string) => `${OWNER_SLOTS_PREFIX}${owner}`;
 export const OWNER_SLOTS_SK = 'SLOTS';
 /** Sort key of a model's shared tokens- and requests-per-minute budgets. */
 export const MODEL_BUDGET_SK = 'BUDGET';
+/** Prefix of the partition keys of playbooks (for IAM's `dynamodb:LeadingKeys`). */
+export const PLAYBOOK_KEY_PREFIX = 'PLAYBOOK';
+/** Partition key of one playbook's versions. */
+export const playbookPk = (name: string) => `${PLAYBOOK_KEY_PREFIX}#${name}`;
+/** Sort key of one version of a playbook; zero-padded, so a Query returns them in order. */
+export const playbookVersionSk = (version: number) => `V#${pad(version, 6)}`;
+/** Partition key of the playbook list: one item per name (sort key), with its latest version. */
+export const PLAYBOOK_LIST_PK = `${PLAYBOOK_KEY_PREFIX}S`;
+/** Prefix of the partition key of a caller's request budgets (for IAM's `dynamodb:LeadingKeys`). */
+export const CALLER_RATE_PREFIX = 'RATE#';
+/** Partition key of a caller's request budgets (`lambdas/api/caller-limits.ts`). */
+export const callerRatePk = (caller: string) => `${CALLER_RATE_PREFIX}${caller}`;

@@ -13,7 +13,6 @@ import {
   parseAnswer,
 } from '../analysts/index.js';
 import type { DocumentContext } from '../documents/document-context.js';
-import { jsonBytes } from '../json-bytes.js';
 import type { PipelineMetrics } from '../metrics/index.js';
 import type { Clause, Lane } from '../model.js';
 import { costOf, type ModelPrice, quotaTokens } from '../models.js';
@@ -29,6 +28,7 @@ import type { FairKey } from './fair-queue.js';
 import type { GateReading, JobGate } from './job-gate.js';
 import type { LimiterRegistry } from './limiter-registry.js';
 import type { TokenBudgets } from './token-budget.js';
+import { worstCaseCost, worstCaseInputTokens } from './worst-case.js';
 
 /** What every call of a process shares. */
 export interface CallDeps {
@@ -75,6 +75,8 @@ export interface CallContext {
   readonly index: number;
   readonly clause: Clause;
   readonly analyst: AnalystDefinition;
+  /** The first attempt's request, when the caller built it already ({@link firstInput}). */
+  readonly input?: ConverseCommandInput;
   readonly prior: LedgerEntry | undefined;
   readonly chunk: ChunkCalls;
   readonly deps: CallDeps;
@@ -89,46 +91,6 @@ export type CallResult = { readonly modelId: string; readonly retries: number } 
   | { readonly kind: 'lease-lost' }
 );
 
-/** Upper bound of a call's input tokens: a token is at least one byte of what is sent. */
-export function worstCaseInputTokens(input: ConverseCommandInput): number {
-  return jsonBytes({ s: input.system, m: input.messages, t: input.toolConfig }) + 64;
-}
-
-/**
- * Upper bound of the tokens before the request's `cachePoint`, which Bedrock may bill as a
- * cache write; 0 without one.
- */
-export function worstCasePrefixTokens(input: ConverseCommandInput): number {
-  const content = input.messages?.[0]?.content ?? [];
-  const at = content.findIndex((b) => 'cachePoint' in b && b.cachePoint !== undefined);
-  if (at < 0) return 0;
-  return jsonBytes({ s: input.system, m: content.slice(0, at), t: input.toolConfig });
-}
-
-/**
- * Worst-case cost of sending `input` to `modelId`: every input token at the input price, and
- * the cacheable prefix at the cache-write price where that is dearer (a first call, or one
- * after the cache entry expired, writes it). Throws for a model without a price.
- */
-export function worstCaseCost(
-  input: ConverseCommandInput,
-  modelId: string,
-  maxTokens: number,
-  prices: Readonly<Record<string, ModelPrice>>,
-): number {
-  const total = worstCaseInputTokens(input);
-  const prefix = worstCasePrefixTokens(input);
-  const p = prices[modelId];
-  const writeDearer = p !== undefined && p.cacheWritePer1k > p.inputPer1k;
-  return costOf(
-    modelId,
-    writeDearer
-      ? { inputTokens: total - prefix, cacheWriteInputTokens: prefix, outputTokens: maxTokens }
-      : { inputTokens: total, outputTokens: maxTokens },
-    prices,
-  );
-}
-
 /**
  * The call-ledger idempotency key: a hash of the request itself (prompt text, clause,
  * tool schema, parameters, primary model), so any change to the prompt is a different call and
@@ -139,10 +101,23 @@ export function idempotencyKey(
   clause: Clause,
   context?: DocumentContext,
 ): string {
-  const input = buildConverseInput(analyst, clause, {
+  return idempotencyKeyOf(analyst, firstInput(analyst, clause, context));
+}
+
+/** The request of a call's first attempt: on the analyst's own model, without a repair. */
+export function firstInput(
+  analyst: AnalystDefinition,
+  clause: Clause,
+  context?: DocumentContext,
+): ConverseCommandInput {
+  return buildConverseInput(analyst, clause, {
     modelId: analyst.modelId,
     ...(context ? { context } : {}),
   });
+}
+
+/** {@link idempotencyKey} of a first attempt's request already built ({@link firstInput}). */
+export function idempotencyKeyOf(analyst: AnalystDefinition, input: ConverseCommandInput): string {
   return createHash('sha256')
     .update(JSON.stringify([analyst.id, input]))
     .digest('hex')
@@ -232,11 +207,14 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
     repair: undefined,
   };
   for (;;) {
-    const input = buildConverseInput(ctx.analyst, ctx.clause, {
-      modelId: s.modelId,
-      ...(ctx.deps.context ? { context: ctx.deps.context } : {}),
-      ...(s.repair ? { repair: s.repair } : {}),
-    });
+    const input =
+      ctx.input && s.modelId === ctx.analyst.modelId && !s.repair
+        ? ctx.input
+        : buildConverseInput(ctx.analyst, ctx.clause, {
+            modelId: s.modelId,
+            ...(ctx.deps.context ? { context: ctx.deps.context } : {}),
+            ...(s.repair ? { repair: s.repair } : {}),
+          });
     const start = await startAttempt(s, input);
     if ('kind' in start) return start;
     // Whatever the attempt still holds goes back when this iteration ends, however it ends.
@@ -344,10 +322,12 @@ const refusalStop = {
 
 /**
  * How long before its permit a call's job-status read may have begun. Reads of a job with a
- * call next in line for a permit come every 50 ms (JobGate.watch), so a call granted a permit
- * usually finds one this fresh and starts without holding its permit through a read.
+ * call next in line for a permit come every 100 ms (JobGate.watch), so a call granted a permit
+ * finds one this fresh even when a read takes 150 ms, and starts without holding its permit
+ * through a read. It bounds how late after a cancel a call can start: at 12 permits of 400 ms
+ * calls, about 8 calls are granted in 250 ms.
  */
-export const GATE_LOOKAHEAD_MS = 100;
+export const GATE_LOOKAHEAD_MS = 250;
 
 /**
  * The job-status reading a call starts on: one that began after the call asked and at most

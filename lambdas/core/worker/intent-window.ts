@@ -5,14 +5,21 @@ import type { CallLedger, Intent } from '../state/call-ledger.js';
  * share of one write per call. Calls are numbered in the order the chunk starts them; the first
  * call of a window to ask writes the whole window (up to 25, one BatchWriteItem), and the
  * others of that window wait for it. A window not yet asked for is never written, so a holder
- * that dies leaves at most one window of intents whose calls it never started.
+ * that dies leaves at most one window of intents whose calls it never started. An intent is
+ * built only when its window is first asked for (its worst case prices the prompt), so a chunk's
+ * first call waits for one window's worth of that work, not the whole chunk's.
  */
 export class IntentWindow {
   private readonly written = new Map<number, Promise<void>>();
 
+  /**
+   * @param count the chunk's calls
+   * @param intentAt the intent of the call at a position (called once per call, when its window is written)
+   */
   constructor(
     private readonly ledger: Pick<CallLedger, 'writeIntents'>,
-    private readonly intents: readonly Intent[],
+    private readonly count: number,
+    private readonly intentAt: (index: number) => Intent,
     private readonly size = 25,
   ) {}
 
@@ -21,7 +28,11 @@ export class IntentWindow {
     const window = Math.floor(index / this.size);
     let write = this.written.get(window);
     if (!write) {
-      write = this.ledger.writeIntents(this.intents.slice(window * this.size, (window + 1) * this.size));
+      const first = window * this.size;
+      const intents = Array.from({ length: Math.min(this.size, this.count - first) }, (_, i) =>
+        this.intentAt(first + i),
+      );
+      write = this.ledger.writeIntents(intents);
       this.written.set(window, write);
       // A failed write is tried again by the next call that asks.
       write.catch(() => this.written.delete(window));

@@ -33,7 +33,7 @@ export class JobGate {
   constructor(
     private readonly read: () => Promise<JobGateState | undefined>,
     private readonly now: () => number = Date.now,
-    private readonly refreshMs = 50,
+    private readonly refreshMs = 100,
   ) {}
 
   /** A reading that began after this call. */

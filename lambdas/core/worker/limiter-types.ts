@@ -62,7 +62,11 @@ export interface AdaptiveLimiterOptions {
    * @default 'probe'
    */
   readonly approach?: 'probe' | 'aimd';
-  /** With `approach: 'probe'`, clean windows at the known limit before probing one above it. @default 3 */
+  /**
+   * With `approach: 'probe'`, clean windows at the known limit before probing one above it;
+   * doubled after each probe the model refuses at the same limit (up to 32 times), and back to
+   * this once a probe passes or a throttle comes at another limit. @default 3
+   */
   readonly probeWindows?: number;
   /**
    * When a throttle cuts the limit: at once (at most once per round trip, see the module

@@ -103,6 +103,8 @@ export class AdaptiveLimiter {
   private throttledAt: number | undefined;
   private stepsLeft = 1;
   private cleanNearCeiling = 0;
+  // Probes refused in a row at the same limit: each doubles the clean windows before the next.
+  private failedProbes = 0;
   // Set while the limit is being read from elsewhere (see waitFor): nothing is granted.
   private pending: Promise<void> | undefined;
   private windowStart: number;
@@ -393,6 +395,9 @@ export class AdaptiveLimiter {
 
   private decrease(): void {
     if (this.approach === 'probe') {
+      // A throttle at the very limit the last one met is a probe the model refused again.
+      this.failedProbes =
+        this.throttledAt === this.current ? Math.min(MAX_PROBE_DOUBLINGS, this.failedProbes + 1) : 0;
       this.throttledAt = this.current;
       this.cleanNearCeiling = 0;
     }
@@ -417,9 +422,12 @@ export class AdaptiveLimiter {
     }
     if (before < ceiling)
       return Math.min(ceiling, before + Math.max(this.increase, Math.ceil((ceiling - before) / 2)));
-    // At the most the model took: probe one above it now and then.
+    // A clean window above the limit that met the throttle: the last probe passed.
+    if (before > ceiling) this.failedProbes = 0;
+    // At the most the model took: probe one above it now and then, less often after each probe
+    // the model refused (each costs a throttle, and on Bedrock a backoff and quota).
     this.cleanNearCeiling++;
-    if (this.cleanNearCeiling < this.probeWindows) return before;
+    if (this.cleanNearCeiling < this.probeWindows * 2 ** this.failedProbes) return before;
     this.cleanNearCeiling = 0;
     return before + 1;
   }
@@ -469,6 +477,9 @@ export class AdaptiveLimiter {
     this.onWindow?.(snapshot);
   }
 }
+
+/** Probes refused in a row stretch the wait before the next to at most 2^this × probeWindows windows. */
+const MAX_PROBE_DOUBLINGS = 5;
 
 /** True when `lane` is served before `other` (it comes earlier in `LANES`). */
 function ranksAhead(lane: Lane, other: Lane): boolean {

@@ -21,6 +21,7 @@ import { ChunkStop } from './chunk-stop.js';
 import { type Delivery, type Disposition, redeliveryDelay } from './disposition.js';
 import { Heartbeat } from './heartbeat.js';
 import { JobGates } from './job-gate.js';
+import { withJobPlaybook } from './job-panel.js';
 import type { LimiterRegistry } from './limiter-registry.js';
 import { Semaphore } from './semaphore.js';
 import { type AnalyzeResult, analyzeStage } from './stages/analyze.js';
@@ -347,13 +348,14 @@ async function runAnalyze(
   if (shutdown) setMaxListeners(0, shutdown);
   // The process shutting down stops the stage, ending its requests in flight.
   using _shutdown = stop.follow(shutdown, 'deadline');
+  const analysts = await withJobPlaybook(panelOf(job, deps), job, deps);
   const { gate, release } = gatesOf(deps, t.jobs).acquire(job.jobId);
   return await analyzeStage(
     job,
     lease,
     checkpoint,
     message.clauses,
-    panelOf(job, deps),
+    analysts,
     {
       bedrock: deps.bedrock,
       ...(message.context ? { context: message.context } : {}),

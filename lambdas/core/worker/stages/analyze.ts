@@ -1,3 +1,4 @@
+import type { ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import { type AnalystDefinition, buildConverseInput } from '../../analysts/index.js';
 import type { DocumentContext } from '../../documents/document-context.js';
 import type { Clause, Lane } from '../../model.js';
@@ -17,15 +18,16 @@ import {
   type CallDeps,
   type CallResult,
   type ChunkCalls,
-  idempotencyKey,
+  firstInput,
+  idempotencyKeyOf,
   makeCall,
-  worstCaseCost,
 } from '../call.js';
 import { ChunkBudget } from '../chunk-budget.js';
 import { type ChunkStop, type StopReason, unstartedReason } from '../chunk-stop.js';
 import { IntentWindow } from '../intent-window.js';
 import type { JobGate } from '../job-gate.js';
 import type { Semaphore } from '../semaphore.js';
+import { worstCaseCost } from '../worst-case.js';
 
 /** What the analyze stage needs beyond a call's dependencies. */
 export interface AnalyzeDeps extends CallDeps {
@@ -52,6 +54,8 @@ export interface PlannedCall {
   readonly ref: CallRef;
   readonly clause: Clause;
   readonly analyst: AnalystDefinition;
+  /** The first attempt's request, built once for the key, the intent's worst case and the call. */
+  readonly input: ConverseCommandInput;
   readonly prior: LedgerEntry | undefined;
 }
 
@@ -150,7 +154,7 @@ class Tally {
     else if (r.kind === 'failed') counts.failed++;
     else if (r.kind === 'exhausted') this.exhausted.push({ call: p.ref, error: r.error });
     else if (r.kind === 'unstarted' && r.reason !== 'paused') {
-      this.unstarted.push({ clauseId: p.ref.clauseId, analystId: p.ref.analystId });
+      this.unstarted.push({ clauseId: p.clause.id, analystId: p.analyst.id });
       counts[r.reason === 'budget' ? 'skipped' : 'cancelled']++;
     }
     if (r.kind === 'done' || r.kind === 'failed') {
@@ -183,7 +187,12 @@ class Tally {
   }
 }
 
-/** Every (clause × analyst) call the ledger does not hold final yet; the others count as reused. */
+/**
+ * Every (clause × analyst) call the ledger does not hold final yet; the others count as reused.
+ * A call's request and key are built when first needed ({@link LazyCall}): for a call with an
+ * entry, to compare keys now; for the others, when their intents' window is written, so twenty
+ * chunks claimed at once do not each price all their calls before the first is sent.
+ */
 function planCalls(
   job: Job,
   lease: Lease,
@@ -196,19 +205,50 @@ function planCalls(
   const planned: PlannedCall[] = [];
   for (const clause of clauses) {
     for (const analyst of analysts) {
-      const ref: CallRef = {
-        jobId: job.jobId,
-        chunk: lease.chunk,
-        clauseId: clause.id,
-        analystId: analyst.id,
-        idempotencyKey: idempotencyKey(analyst, clause, context),
-      };
       const prior = entries.get(callSk(lease.chunk, clause.id, analyst.id));
-      if (isFinalFor(prior, ref)) tally.reused(prior?.modelId ?? analyst.modelId);
-      else planned.push({ ref, clause, analyst, prior });
+      const call = new LazyCall(job.jobId, lease.chunk, clause, analyst, prior, context);
+      if (prior && isFinalFor(prior, call.ref)) tally.reused(prior.modelId ?? analyst.modelId);
+      else planned.push(call);
     }
   }
   return planned;
+}
+
+/** A planned call whose first request and idempotency key are built on first use, once. */
+class LazyCall implements PlannedCall {
+  private built: { input: ConverseCommandInput; ref: CallRef } | undefined;
+
+  constructor(
+    private readonly jobId: string,
+    private readonly chunk: number,
+    readonly clause: Clause,
+    readonly analyst: AnalystDefinition,
+    readonly prior: LedgerEntry | undefined,
+    private readonly context: DocumentContext | undefined,
+  ) {}
+
+  get input(): ConverseCommandInput {
+    return this.build().input;
+  }
+
+  get ref(): CallRef {
+    return this.build().ref;
+  }
+
+  private build(): { input: ConverseCommandInput; ref: CallRef } {
+    if (!this.built) {
+      const input = firstInput(this.analyst, this.clause, this.context);
+      const ref: CallRef = {
+        jobId: this.jobId,
+        chunk: this.chunk,
+        clauseId: this.clause.id,
+        analystId: this.analyst.id,
+        idempotencyKey: idempotencyKeyOf(this.analyst, input),
+      };
+      this.built = { input, ref };
+    }
+    return this.built;
+  }
 }
 
 /** What the chunk's calls share: its budget, gate, intents and stop signal. */
@@ -220,13 +260,15 @@ export function chunkCalls(
   stop: ChunkStop,
 ): ChunkCalls & { callEnded(): void } {
   const owner = leaseOwner(lease);
-  const intents: Intent[] = planned.map((p) => ({
-    call: p.ref,
-    owner,
-    reservation: intentReservation(p, deps),
-    ...(p.prior ? { prior: p.prior } : {}),
-  }));
-  const window = new IntentWindow(deps.ledger, intents);
+  const window = new IntentWindow(deps.ledger, planned.length, (index): Intent => {
+    const p = planned[index] as PlannedCall;
+    return {
+      call: p.ref,
+      owner,
+      reservation: intentReservation(p, deps),
+      ...(p.prior ? { prior: p.prior } : {}),
+    };
+  });
   let callsLeft = planned.length;
   return {
     owner,
@@ -287,6 +329,7 @@ async function runCalls(
           index,
           clause: p.clause,
           analyst: p.analyst,
+          input: p.input,
           prior: p.prior,
           chunk,
           deps,
@@ -309,10 +352,13 @@ function intentReservation(p: PlannedCall, deps: CallDeps): number {
   let worst = 0;
   for (const modelId of new Set([p.analyst.modelId, p.analyst.fallbackModelId])) {
     try {
-      const input = buildConverseInput(p.analyst, p.clause, {
-        modelId,
-        ...(deps.context ? { context: deps.context } : {}),
-      });
+      const input =
+        modelId === p.analyst.modelId
+          ? p.input
+          : buildConverseInput(p.analyst, p.clause, {
+              modelId,
+              ...(deps.context ? { context: deps.context } : {}),
+            });
       worst = Math.max(worst, worstCaseCost(input, modelId, p.analyst.maxTokens, deps.prices));
     } catch {
       // An unpriced model fails its call before any request; it needs no reservation.

@@ -1,0 +1,484 @@
+/**
+ * The Word add-in's task pane: sign in through Office's dialog; review the open document (the
+ * playbook, gate, ceiling and the risk worth a comment chosen here, the quote shown first), or
+ * follow the review it already had; and, as chunks consolidate, each clause at or above that
+ * risk listed here and commented on in the document, its redlines applied as tracked changes on
+ * request, and the gate's decisions taken here, as in the reviewer app.
+ */
+import type { ReportClause, Risk } from '../../core/finalize/report-types.js';
+import { AppApi, base64Of, type JobSummary, type JobView, type SubmitRequest } from '../api.js';
+import { money, RISKS, riskOf } from '../clauses.js';
+import type { AppConfig } from '../config.js';
+import { announce, describeError, errorBox, h } from '../dom.js';
+import { JobFollower } from '../follow.js';
+import { submitAndWait } from '../submit.js';
+import { reviewPanel } from '../views/review.js';
+import {
+  ceilingInput,
+  field,
+  gateSelect,
+  playbookSelect,
+  quoteLines,
+  tooLargeToQuote,
+} from '../views/review-options.js';
+import { atOrAbove, commentText } from './finding-comments.js';
+import type { AddinHost } from './host.js';
+import { type PaneRedline, recordRedlineDecision, redlinesOf } from './redlines.js';
+import { isSignInEndedError, type PaneSession, readSignInMessage } from './sign-in-message.js';
+import type { CommentOutcome } from './word-document.js';
+
+const POLL_MS = 1500;
+/** Pages of GET /jobs looked through for an earlier review of the same file. */
+const PAGES_SEARCHED = 4;
+
+/** Everything the pane's views share once signed in. */
+interface PaneContext {
+  readonly host: AddinHost;
+  readonly config: AppConfig;
+  readonly api: AppApi;
+  readonly session: PaneSession;
+  /** Shows a view in the pane, its heading focused. */
+  readonly show: (view: HTMLElement, stop?: () => void) => void;
+  readonly signOut: (why?: string) => void;
+}
+
+/** SHA-256 (hex) of bytes, as intake records a document's. */
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new Uint8Array(bytes));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Jobs of the signed-in person on this very file (same hash), newest first. */
+async function sameFileJobs(api: AppApi, sha256: string): Promise<JobSummary[]> {
+  const found: JobSummary[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < PAGES_SEARCHED; page++) {
+    const list = await api.listJobs(after);
+    found.push(...list.jobs.filter((j) => j.sha256 === sha256));
+    if (!list.cursor) break;
+    after = list.cursor;
+  }
+  return found;
+}
+
+/** The sign-in view: one button that opens Office's dialog. */
+function signedOutView(host: AddinHost, signedIn: (s: PaneSession) => void, why?: string): HTMLElement {
+  const out = h('div', { 'aria-live': 'polite' }, why ? h('p', { class: 'warning' }, why) : null);
+  const button = h('button', { type: 'button', id: 'sign-in' }, 'Sign in');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    out.replaceChildren(h('p', {}, 'Signing in, in the window that opened…'));
+    try {
+      const message = await host.openDialog(new URL('sign-in.html', location.href).href);
+      signedIn(readSignInMessage(message));
+    } catch (error) {
+      out.replaceChildren(errorBox(error));
+      button.disabled = false;
+    }
+  });
+  return h(
+    'section',
+    { 'aria-labelledby': 'pane-title' },
+    h('h1', { id: 'pane-title', tabindex: '-1' }, 'Review this contract'),
+    h(
+      'p',
+      {},
+      'clause-review reviews the open document: each finding arrives as a comment on its clause while the review runs.',
+    ),
+    h('p', {}, button),
+    out,
+  );
+}
+
+/** The risk a clause must reach to be listed and commented on. */
+function thresholdSelect(id: string): HTMLSelectElement {
+  return h(
+    'select',
+    { id, name: 'threshold', 'aria-describedby': `${id}-hint` },
+    ...RISKS.filter((r) => r !== 'none').map((r) =>
+      h('option', { value: r, selected: r === 'medium' }, `${r} and above`),
+    ),
+  );
+}
+
+/** Earlier reviews of this document: its comments' jobs, and the person's jobs on the same file. */
+function earlierReviews(
+  ctx: PaneContext,
+  hash: Promise<string>,
+  follow: (jobId: string) => void,
+): HTMLElement {
+  const earlier = h(
+    'div',
+    { id: 'earlier', 'aria-live': 'polite' },
+    h('p', { class: 'muted' }, 'Reading the document…'),
+  );
+  void (async () => {
+    try {
+      const [sha256, commented] = await Promise.all([hash, ctx.host.word.commentedJobs()]);
+      const same = await sameFileJobs(ctx.api, sha256);
+      const ids = [...new Set([...commented, ...same.map((j) => j.jobId)])];
+      earlier.dataset.checked = String(ids.length);
+      if (ids.length === 0) {
+        earlier.replaceChildren(h('p', { class: 'muted' }, 'No earlier review of this document.'));
+        return;
+      }
+      const item = (id: string) => {
+        const job = same.find((j) => j.jobId === id);
+        const button = h('button', { type: 'button', class: 'follow', 'data-job': id }, `Follow ${id}`);
+        button.addEventListener('click', () => follow(id));
+        const why = job ? `${job.status.replace('_', ' ')}, the same file` : 'its comments in this document';
+        return h('li', {}, button, h('span', { class: 'muted small' }, ` (${why})`));
+      };
+      earlier.replaceChildren(
+        h('h2', {}, 'Reviewed before'),
+        h('ul', { class: 'earlier' }, ...ids.map(item)),
+        h('p', { class: 'small' }, 'Or start a new review below.'),
+      );
+    } catch (error) {
+      earlier.replaceChildren(errorBox(error));
+    }
+  })();
+  return earlier;
+}
+
+/** The options of a new review of the open document, its quote, and the start. */
+function reviewForm(
+  ctx: PaneContext,
+  read: () => Promise<Uint8Array>,
+  start: (jobId: string, threshold: Risk) => void,
+): HTMLFormElement {
+  const playbook = playbookSelect(ctx.api, 'rv-playbook');
+  const gate = gateSelect('rv-gate');
+  const ceiling = ceilingInput('rv-ceiling');
+  const threshold = thresholdSelect('rv-threshold');
+  const quoteOut = h('div', { id: 'quote', 'aria-live': 'polite' });
+  const quoteButton = h('button', { type: 'button', id: 'get-quote' }, 'Get a quote');
+  const startButton = h('button', { type: 'submit', id: 'start-review', disabled: true }, 'Start the review');
+  const form = h(
+    'form',
+    { class: 'upload', novalidate: true },
+    field(
+      'Playbook',
+      'rv-playbook',
+      playbook,
+      "Review against your team's positions, or the risk categories alone.",
+    ),
+    field(
+      'Review gate',
+      'rv-gate',
+      gate,
+      'Findings at this risk wait for your decision before the report is final.',
+    ),
+    field('Cost ceiling (US dollars)', 'rv-ceiling', ceiling, 'The job never spends more than this.'),
+    field(
+      'Comment on clauses at',
+      'rv-threshold',
+      threshold,
+      'Clauses at this risk or above get a comment in the document.',
+    ),
+    h('div', { class: 'actions' }, quoteButton, startButton),
+    quoteOut,
+  );
+  const request = (): SubmitRequest => {
+    const usd = Number(ceiling.value);
+    if (!(Number.isFinite(usd) && usd > 0))
+      throw new Error('Cost ceiling: enter a number of dollars above 0.');
+    return {
+      filename: ctx.host.documentName(),
+      lane: 'realtime',
+      costCeilingUsd: usd,
+      analysts: ctx.config.analysts.map((a) => a.id),
+      ...(gate.value === 'high' || gate.value === 'critical' ? { gate: gate.value } : {}),
+      ...(playbook.value ? { playbook: playbook.value } : {}),
+    };
+  };
+  form.addEventListener('input', () => {
+    delete quoteOut.dataset.expected;
+    startButton.disabled = true;
+  });
+  quoteButton.addEventListener('click', async () => {
+    quoteButton.disabled = true;
+    quoteOut.replaceChildren(h('p', {}, 'Reading the document and pricing every call…'));
+    try {
+      const view = await ctx.api.quote({ ...request(), document: base64Of((await read()).slice().buffer) });
+      quoteOut.dataset.expected = String(view.quote.expectedUsd);
+      quoteOut.replaceChildren(...quoteLines(view));
+      announce(`Quote ready: $${view.quote.expectedUsd.toFixed(2)} expected.`);
+    } catch (error) {
+      quoteOut.replaceChildren(errorBox(error));
+      // Intake quotes a document too large for POST /quote itself, and refuses a ceiling below it.
+      if (tooLargeToQuote(error)) quoteOut.dataset.expected = 'at intake';
+    } finally {
+      quoteButton.disabled = false;
+      startButton.disabled = !quoteOut.dataset.expected;
+    }
+  });
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    startButton.disabled = true;
+    quoteButton.disabled = true;
+    quoteOut.append(h('p', {}, 'Sending the document…'));
+    try {
+      const view = await submitAndWait(ctx.api, (await read()).slice().buffer, request());
+      start(view.jobId, threshold.value as Risk);
+    } catch (error) {
+      quoteOut.replaceChildren(errorBox(error));
+      quoteButton.disabled = false;
+    }
+  });
+  return form;
+}
+
+/** The review of the open document: earlier reviews of the same file, then a new one. */
+function documentView(ctx: PaneContext): HTMLElement {
+  let bytes: Promise<Uint8Array> | undefined;
+  const read = () => {
+    bytes ??= ctx.host.readDocument();
+    return bytes;
+  };
+  const form = reviewForm(ctx, read, (jobId, threshold) => followJob(ctx, jobId, threshold));
+  const threshold = () => (form.querySelector('#rv-threshold') as HTMLSelectElement).value as Risk;
+  return h(
+    'section',
+    { 'aria-labelledby': 'doc-title' },
+    h('h1', { id: 'doc-title', tabindex: '-1' }, `Review ${ctx.host.documentName()}`),
+    earlierReviews(ctx, read().then(sha256Hex), (jobId) => followJob(ctx, jobId, threshold())),
+    h('h2', {}, 'A new review'),
+    h('p', {}, 'Get a quote first: nothing is spent until you start the review.'),
+    form,
+  );
+}
+
+/** What a placement outcome means, in a line under the clause. */
+function placementText(o: CommentOutcome): string {
+  switch (o.outcome) {
+    case 'added':
+      return 'Comment added in the document.';
+    case 'present':
+      return 'Commented in the document already.';
+    case 'refused':
+      return 'Listed here only.';
+    default: {
+      const why = o.detail ?? o.outcome;
+      return `Not placed in the document: ${why}${/[.?!]$/.test(why) ? '' : '.'}`;
+    }
+  }
+}
+
+/** A redline of a clause, with buttons to apply it in Word and to record a decision. */
+function redlineItem(ctx: PaneContext, jobId: string, clause: ReportClause, r: PaneRedline): HTMLElement {
+  const out = h('div', { 'aria-live': 'polite' });
+  const act = (label: string, run: () => Promise<string>) => {
+    const b = h('button', { type: 'button' }, label);
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try {
+        out.replaceChildren(h('p', {}, await run()));
+      } catch (error) {
+        out.replaceChildren(errorBox(error));
+      } finally {
+        b.disabled = false;
+      }
+    });
+    return b;
+  };
+  return h(
+    'li',
+    { class: 'redline', 'data-redline': r.id },
+    h('p', {}, `Proposed: ${r.edits.map((e) => (e.insert ? `“${e.insert}”` : 'a deletion')).join(', ')}`),
+    h(
+      'div',
+      { class: 'actions' },
+      act('Apply in Word', async () => {
+        const done = await ctx.host.word.applyRedline(clause.text, r);
+        return done.applied ? `Applied as ${done.edits} tracked change(s).` : `Not applied: ${done.why}.`;
+      }),
+      act('Accept', async () => recordRedlineDecision(ctx.api, jobId, r.id, 'accepted')),
+      act('Reject', async () => recordRedlineDecision(ctx.api, jobId, r.id, 'rejected')),
+    ),
+    out,
+  );
+}
+
+/** One listed clause: its risk, label and categories, where its comment went, its redlines. */
+function clauseItem(
+  ctx: PaneContext,
+  jobId: string,
+  clause: ReportClause,
+): { element: HTMLElement; placed: HTMLElement } {
+  const risk = riskOf(clause);
+  const placed = h('p', { class: 'placement small', 'data-placement': 'pending' }, 'Placing the comment…');
+  const categories = [...new Set(clause.findings.map((f) => f.category.replace(/-/g, ' ')))];
+  const redlines = redlinesOf(clause);
+  const element = h(
+    'li',
+    { class: `clause risk-${risk}`, id: `finding-${clause.id}`, 'data-risk': risk },
+    h(
+      'h3',
+      {},
+      h('span', { class: `badge risk-${risk}` }, risk),
+      ` ${clause.label ?? clause.id}${clause.heading ? ` · ${clause.heading}` : ''}`,
+    ),
+    h('p', { class: 'small' }, categories.join(', ')),
+    placed,
+    redlines.length > 0
+      ? h(
+          'ul',
+          { class: 'redlines', 'aria-label': 'Proposed redlines' },
+          ...redlines.map((r) => redlineItem(ctx, jobId, clause, r)),
+        )
+      : null,
+  );
+  return { element, placed };
+}
+
+/** The listed clauses of a job: `add` lists clauses and comments on them in the document. */
+function findingsPanel(ctx: PaneContext, jobId: string, threshold: Risk) {
+  const support = ctx.host.word.support();
+  const note = h(
+    'p',
+    { id: 'comment-support', class: 'warning', hidden: support.ok },
+    support.ok ? '' : support.why,
+  );
+  const list = h('ul', { class: 'findings', id: 'findings' });
+  const count = h('p', { id: 'finding-count', 'data-shown': '0' }, 'No finding yet.');
+  let shown = 0;
+  const listed: ReportClause[] = [];
+  const add = async (clauses: readonly ReportClause[]) => {
+    listed.push(...clauses);
+    if (listed.some((c) => redlinesOf(c).length > 0)) all.hidden = false;
+    const items = clauses.map((c) => ({ clause: c, ...clauseItem(ctx, jobId, c) }));
+    list.append(...items.map((i) => i.element));
+    shown += items.length;
+    count.dataset.shown = String(shown);
+    count.textContent = `${shown} clause(s) so far.`;
+    announce(`${items.length} new finding(s) at ${threshold} risk or above.`);
+    const outcomes = await ctx.host.word.comment(
+      jobId,
+      clauses.map((c) => ({ clauseId: c.id, text: c.text, comment: commentText(jobId, c) })),
+    );
+    for (const o of outcomes) {
+      const item = items.find((i) => i.clause.id === o.clauseId);
+      if (!item) continue;
+      item.placed.dataset.placement = o.outcome;
+      item.placed.textContent = placementText(o);
+    }
+    const now = ctx.host.word.support();
+    if (!now.ok) {
+      note.hidden = false;
+      note.textContent = now.why;
+    }
+  };
+  // Every listed redline at once, each whole or not at all.
+  const all = h('button', { type: 'button', id: 'apply-all', hidden: true }, 'Apply every redline in Word');
+  const allOut = h('div', { 'aria-live': 'polite' });
+  all.addEventListener('click', async () => {
+    all.disabled = true;
+    try {
+      const outcomes = await ctx.host.word.applyRedlines(
+        listed.flatMap((clause) =>
+          redlinesOf(clause).map((redline) => ({ clauseText: clause.text, redline })),
+        ),
+      );
+      const applied = outcomes.filter((o) => o.applied).length;
+      allOut.replaceChildren(
+        h('p', {}, `${applied} of ${outcomes.length} redline(s) applied as tracked changes.`),
+      );
+    } catch (error) {
+      allOut.replaceChildren(errorBox(error));
+    } finally {
+      all.disabled = false;
+    }
+  });
+  const element = h(
+    'div',
+    {},
+    note,
+    h('h2', {}, `Findings at ${threshold} risk or above`),
+    count,
+    h('p', {}, all),
+    allOut,
+    list,
+  );
+  return { element, add };
+}
+
+/** Follows a job: status, the clauses at or above `threshold` as they come, and its review. */
+function followJob(ctx: PaneContext, jobId: string, threshold: Risk): void {
+  const title = h('h1', { id: 'job-title', tabindex: '-1' }, `Review ${jobId}`);
+  const status = h('p', { id: 'job-status', role: 'status', 'data-status': '' }, 'Starting…');
+  const findings = findingsPanel(ctx, jobId, threshold);
+  const review = h('div', { id: 'review' });
+  const back = h('button', { type: 'button', class: 'link', id: 'back' }, 'Back to this document');
+  back.addEventListener('click', () => ctx.show(documentView(ctx)));
+  const element = h(
+    'section',
+    { 'aria-labelledby': 'job-title' },
+    title,
+    status,
+    findings.element,
+    review,
+    h('p', {}, back),
+  );
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const follower = new JobFollower(ctx.api, jobId);
+  const readFindings = () =>
+    follower.readFindings(
+      async (clauses) => {
+        const wanted = clauses.filter((c) => c.findings.length > 0 && atOrAbove(c, threshold));
+        if (wanted.length > 0) await findings.add(wanted);
+      },
+      () => stopped,
+    );
+  const readReview = async (view: JobView) => {
+    const gated = await follower.reviewChanged(view);
+    if (gated) review.replaceChildren(reviewPanel(jobId, gated, ctx.api, () => void tick()));
+  };
+  const tick = async () => {
+    clearTimeout(timer);
+    try {
+      const view = await ctx.api.status(jobId);
+      if (stopped) return;
+      title.textContent = view.document.key.split('/').at(-1) ?? jobId;
+      const p = view.progress;
+      status.dataset.status = view.status;
+      status.textContent = `${view.status.replace('_', ' ')} · ${p.chunksTerminal}/${p.chunksTotal} chunks · ${money(view.cost.spentMicros)} of ${money(view.cost.ceilingMicros)}`;
+      if (view.status !== 'queued' && view.status !== 'intake') await readFindings();
+      await readReview(view);
+      if (!(view.finished && follower.ended)) timer = setTimeout(() => void tick(), POLL_MS);
+    } catch (error) {
+      if (isSignInEndedError(error)) return ctx.signOut(describeError(error));
+      status.replaceChildren(errorBox(error));
+      if (!stopped) timer = setTimeout(() => void tick(), POLL_MS * 2);
+    }
+  };
+  ctx.show(element, () => {
+    stopped = true;
+    clearTimeout(timer);
+  });
+  void tick();
+}
+
+/** Starts the pane in `main`, with the signed-in person and Sign out in `header`. */
+export function startPane(host: AddinHost, config: AppConfig, main: HTMLElement, header: HTMLElement): void {
+  let stop: (() => void) | undefined;
+  const show = (view: HTMLElement, onStop?: () => void) => {
+    stop?.();
+    stop = onStop;
+    main.replaceChildren(view);
+    view.querySelector<HTMLElement>('h1')?.focus();
+  };
+  const signOut = (why?: string) => {
+    header.replaceChildren();
+    show(signedOutView(host, signedIn, why));
+  };
+  const signedIn = (session: PaneSession) => {
+    const api = new AppApi({ url: config.apiUrl, region: config.region, credentials: session.credentials });
+    const out = h('button', { type: 'button', class: 'link', id: 'sign-out' }, 'Sign out');
+    out.addEventListener('click', () => signOut());
+    header.replaceChildren(h('p', { class: 'who' }, `Signed in as ${session.who} `, out));
+    show(documentView({ host, config, api, session, show, signOut }));
+  };
+  signOut();
+}

@@ -1,0 +1,46 @@
+/**
+ * Following a job from a page, as the reviewer app's job view and the Word add-in's pane both
+ * do: its clauses page by page as chunks consolidate (`GET /jobs/{id}/findings?after=`), and its
+ * review gate's findings whenever they change.
+ */
+import type { AppApi, FindingsView, JobView, ReportClause } from './api.js';
+
+/** A job's findings as they come, read from where the last read stopped. */
+export class JobFollower {
+  private cursor = '';
+  private reviewKey = '';
+  /** True once the job's findings have all been read. */
+  ended = false;
+
+  constructor(
+    private readonly api: AppApi,
+    readonly jobId: string,
+  ) {}
+
+  /**
+   * Reads the findings consolidated since the last read, page after page, handing each page's
+   * clauses to `each`; `stopped` ends it between pages.
+   */
+  async readFindings(
+    each: (clauses: readonly ReportClause[]) => void | Promise<void>,
+    stopped: () => boolean = () => false,
+  ): Promise<void> {
+    for (let more = true; more && !this.ended && !stopped(); ) {
+      const page = await this.api.liveFindings(this.jobId, this.cursor);
+      this.cursor = page.cursor;
+      more = page.more;
+      this.ended = page.ended;
+      if (page.clauses.length > 0) await each(page.clauses);
+    }
+  }
+
+  /** The review gate's findings when they changed since the last call; undefined otherwise. */
+  async reviewChanged(view: JobView): Promise<FindingsView | undefined> {
+    if (!view.review?.startedAt) return undefined;
+    const findings = await this.api.gatedFindings(this.jobId);
+    const key = `${findings.status}:${findings.undecided}:${findings.findings.filter((f) => f.decision).length}`;
+    if (key === this.reviewKey) return undefined;
+    this.reviewKey = key;
+    return findings;
+  }
+}

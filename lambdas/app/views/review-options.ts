@@ -1,0 +1,108 @@
+/**
+ * The options of a review that the upload form and the Word add-in's pane both offer: the cost
+ * ceiling, the review gate and the playbook, each a labelled field, and the quote as it is shown
+ * before anything is spent.
+ */
+import { type AppApi, isAppApiError, type QuoteView } from '../api.js';
+import { h } from '../dom.js';
+
+/** A labelled field, with a hint the control is described by. */
+export function field(label: string, id: string, control: HTMLElement, hint?: string): HTMLElement {
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    control,
+    hint ? h('p', { class: 'hint', id: `${id}-hint` }, hint) : null,
+  );
+}
+
+/** The cost ceiling in dollars; `id-hint` describes it. */
+export function ceilingInput(id: string): HTMLInputElement {
+  return h('input', {
+    id,
+    name: 'ceiling',
+    type: 'number',
+    min: '0.01',
+    step: '0.01',
+    value: '5',
+    required: true,
+    'aria-describedby': `${id}-hint`,
+  });
+}
+
+/** The review gate: none, high and critical, or critical only. */
+export function gateSelect(id: string): HTMLSelectElement {
+  return h(
+    'select',
+    { id, name: 'gate', 'aria-describedby': `${id}-hint` },
+    h('option', { value: 'none' }, 'none'),
+    h('option', { value: 'high' }, 'high and critical'),
+    h('option', { value: 'critical' }, 'critical only'),
+  );
+}
+
+/**
+ * The playbook select: none (the risk categories alone), then the stack's playbooks as they
+ * arrive, each pinned to the version listed (`NAME@VERSION`) so the job is reviewed against what
+ * was chosen. `data-loaded` says how many arrived, or `failed`.
+ */
+export function playbookSelect(api: AppApi, id: string): HTMLSelectElement {
+  const select = h(
+    'select',
+    { id, name: 'playbook', 'aria-describedby': `${id}-hint` },
+    h('option', { value: '' }, 'none: the twelve risk categories'),
+  );
+  api.playbooks().then(
+    ({ playbooks }) => {
+      for (const p of playbooks) {
+        select.append(
+          h('option', { value: `${p.name}@${p.version}` }, `${p.title} (${p.name}@${p.version})`),
+        );
+      }
+      select.dataset.loaded = String(playbooks.length);
+    },
+    (error: unknown) => {
+      select.dataset.loaded = 'failed';
+      select.append(
+        h(
+          'option',
+          { value: '', disabled: true },
+          `playbooks could not be listed: ${(error as Error).message}`,
+        ),
+      );
+    },
+  );
+  return select;
+}
+
+/** The quote as shown before a review starts, with a warning when the ceiling is below it. */
+export function quoteLines(view: Pick<QuoteView, 'quote' | 'wouldStart' | 'options'>): HTMLElement[] {
+  const { quote, wouldStart, options } = view;
+  return [
+    h(
+      'p',
+      { class: 'quote' },
+      h('strong', {}, `Quote: $${quote.expectedUsd.toFixed(2)} expected`),
+      `, $${quote.worstCaseUsd.toFixed(2)} at worst. Nothing has been spent.`,
+    ),
+    ...(!wouldStart
+      ? [
+          h(
+            'p',
+            { class: 'warning' },
+            `The ceiling $${options.costCeilingUsd.toFixed(2)} is below the quote: raise it, or tick "review as much as the ceiling allows".`,
+          ),
+        ]
+      : []),
+  ];
+}
+
+/** True when POST /quote refused the file for its size alone: intake reads larger files. */
+export function tooLargeToQuote(error: unknown): boolean {
+  return (
+    isAppApiError(error) &&
+    error.status === 422 &&
+    (error.context.body as { reason?: string })?.reason === 'too-large'
+  );
+}

@@ -1,0 +1,91 @@
+export { canonicalJson, sha256Hex } from './canonical.js';
+export { type ContractType, contractTypeFor, contractTypeIssue } from './contract-type.js';
+export {
+  isPlaybookCorruptError,
+  isPlaybookError,
+  isPlaybookInvalidError,
+  isPlaybookNotFoundError,
+  isPlaybookRefError,
+  issueLine,
+  PlaybookCorruptError,
+  PlaybookError,
+  PlaybookInvalidError,
+  type PlaybookIssue,
+  PlaybookNotFoundError,
+  PlaybookRefError,
+} from './errors.js';
+export { jobPlaybookContent } from './job-playbook.js';
+export {
+  applicableTopics,
+  type NotAskedAnalyst,
+  type PlaybookPanel,
+  playbookPanel,
+  positionBriefs,
+} from './panel.js';
+export {
+  MAX_PLAYBOOK_BYTES,
+  MAX_PLAYBOOK_SOURCE_BYTES,
+  type ParsedPlaybook,
+  parsePlaybook,
+  withHash,
+} from './parse.js';
+export {
+  type JobPlaybook,
+  type PlaybookRef,
+  type PlaybookRequest,
+  parsePlaybookRequest,
+  playbookRequestText,
+} from './ref.js';
+export {
+  ADMINISTRATORS_GROUP,
+  type Escalation,
+  type FallbackIndex,
+  type Measured,
+  type Placement,
+  type PlaybookReview,
+  type PositionFinding,
+  type PositionQuote,
+  type PositionSummary,
+  type ProposedRedline,
+  positionFindingId,
+  type RedlineDecision,
+  type RedlineDecisionRecord,
+  type RedlineStatus,
+  type RedlinesWritten,
+  type RequiredClauseFinding,
+  type Rung,
+  type RungKind,
+  redlineId,
+  requiredClauseFindingId,
+} from './review-types.js';
+export {
+  DIRECTIONS,
+  type Direction,
+  type Fallback,
+  IMPORTANCES,
+  type Importance,
+  MAX_FALLBACKS,
+  MAX_POSITIONS,
+  MAX_REQUIRED_CLAUSES,
+  type Measure,
+  PARTIES,
+  type Party,
+  type Playbook,
+  type Position,
+  playbookJsonSchema,
+  playbookSchema,
+  type RequiredClause,
+  topicsFor,
+  UNIT_MAXIMA,
+  type Unit,
+} from './schema.js';
+export { shippedPlaybooks } from './shipped.js';
+export {
+  jobPlaybookOf,
+  type PlaybookListing,
+  PlaybookStore,
+  type PlaybookVersion,
+  type PutOutcome,
+  SHIPPED_BY,
+  type StoredPlaybook,
+} from './store.js';

@@ -1,0 +1,233 @@
+/**
+ * The shapes of a review against a playbook, as report.json carries them (docs/report-schema.md,
+ * "playbookReview"): per clause, the rung each position it addresses reaches, with the quotes and
+ * reason behind it, the number measured where the position has one, and for anything below the
+ * standard a proposed redline of the clause's own text; per document, the required clauses
+ * found nowhere; and the escalations the rungs call for.
+ *
+ * A redline's decision is kept in the job's review trail, like a finding's (append-only, the
+ * latest decision in force); the report shows the one in force on each redline, and report.docx
+ * writes every redline not rejected as tracked changes.
+ */
+import type { CategoryId } from '../analysts/categories.js';
+import type { RedlineEdit } from '../report-docx/edits.js';
+import type { RedlinedClause, UnplacedRedline } from '../report-docx/redlines.js';
+import type { Importance, Unit } from './schema.js';
+
+/**
+ * How far a clause meets a position: `standard`; `fallback` (with its index, 1 to 3, in the
+ * position's order of preference); `not-acceptable` (below every fallback, or one of the
+ * position's not-acceptable terms); `not-addressed` (the clause does not deal with the topic).
+ */
+export type RungKind = 'standard' | 'fallback' | 'not-acceptable' | 'not-addressed';
+
+/** A fallback's index: 1 is the most favourable fallback. */
+export type FallbackIndex = 1 | 2 | 3;
+
+/**
+ * A rung: its kind, and the fallback's index when it is one.
+ * @example { rung: 'fallback', fallback: 2 } // the position's second fallback
+ */
+export interface Rung {
+  readonly rung: RungKind;
+  /** Present exactly when `rung` is `fallback`. */
+  readonly fallback?: FallbackIndex;
+}
+
+/** A passage of the clause the rung rests on, located as findings' quotes are. */
+export interface PositionQuote {
+  /** `text.slice(start, end)` of the job's normalised text. */
+  readonly quote: string;
+  /** Offsets into the job's normalised text (not the clause's). */
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The number a clause states for a position's measure (a notice period, a cap as a multiple of
+ * the fees), in the position's unit, as the analyst read it. Absent when the position has no
+ * measure or the clause states no number for it (an uncapped liability).
+ */
+export interface Measured {
+  readonly value: number;
+  readonly unit: Unit;
+  /** The ISO 4217 currency of a `money` measure. */
+  readonly currency?: string;
+}
+
+/** Who must decide a finding before the report stands, and why. */
+export interface Escalation {
+  /**
+   * The Cognito group whose members (or the stack's administrators) may decide it: the
+   * fallback's `approver`; for `not-acceptable`, the position's `exceptionApprover`; for a
+   * missing required clause, its `approver`; {@link ADMINISTRATORS_GROUP} when the playbook
+   * names none.
+   */
+  readonly group: string;
+  readonly reason: 'fallback-approver' | 'not-acceptable' | 'required-clause-missing';
+}
+
+/** The group that decides what a playbook names no approver for: the stack's administrators. */
+export const ADMINISTRATORS_GROUP = 'administrators';
+
+/** What a reviewer did with a redline; `proposed`: nothing yet. */
+export type RedlineStatus = 'proposed' | 'accepted' | 'rejected' | 'edited';
+
+/**
+ * The decision in force on a redline, as the report shows it: the latest of the trail's
+ * {@link RedlineDecisionRecord}s for it, or `proposed` when there is none.
+ */
+export interface RedlineDecision {
+  readonly status: RedlineStatus;
+  /** `edited` only: the reviewer's edits, which replace the proposed ones (offsets in the clause text). */
+  readonly edits?: readonly RedlineEdit[];
+  /** `edited` only: the clause's text once the reviewer's edits are applied. */
+  readonly text?: string;
+  /** Who decided (an IAM ARN, or `cognito-identity:<id>`), as the trail keeps it; absent while proposed. */
+  readonly by?: string;
+  /** The deciding person's email or user name, when they signed in through the user pool. */
+  readonly byName?: string;
+  /** When (ISO); absent while proposed. */
+  readonly at?: string;
+  readonly note?: string;
+}
+
+/**
+ * One reviewer decision on a redline, as the job's review trail keeps it (beside the findings'
+ * decisions; a later one on the same redline supersedes an earlier one, none is changed).
+ */
+export interface RedlineDecisionRecord {
+  /** The redline's {@link ProposedRedline.id}. */
+  readonly redlineId: string;
+  readonly status: Exclude<RedlineStatus, 'proposed'>;
+  /** `edited` only: the reviewer's edits of the clause's text. */
+  readonly edits?: readonly RedlineEdit[];
+  readonly by: string;
+  readonly byName?: string;
+  readonly at: string;
+  readonly note?: string;
+}
+
+/**
+ * The smallest edit of a clause's own text that brings it to the best acceptable rung: spans of
+ * the clause deleted and text inserted, as the DOCX writer writes tracked changes. Every edit's
+ * deleted span is the clause's text at those offsets (checked as quotes are), and the edits do
+ * not overlap.
+ */
+export interface ProposedRedline {
+  /** `<clauseId>/redline/<topic>`: unique in the report, stable across a redelivered chunk. */
+  readonly id: string;
+  readonly clauseId: string;
+  readonly topic: string;
+  /** Offsets are UTF-16 indexes into the clause's `text` (not the normalised text), in order. */
+  readonly edits: readonly RedlineEdit[];
+  /** The rung the clause reaches once the edits are made. */
+  readonly target: Rung & { readonly rung: 'standard' | 'fallback' };
+  /** The playbook's language for that rung, which the inserted text draws on. */
+  readonly language: string;
+  /** The clause's text with the edits made: what accepting every change of the redline gives. */
+  readonly text: string;
+  readonly decision: RedlineDecision;
+}
+
+/**
+ * How one clause stands against one position of the playbook it addresses (its rung is never
+ * `not-addressed`: a clause that does not address a position has no finding for it).
+ */
+export interface PositionFinding extends Rung {
+  /** `<clauseId>/playbook/<topic>`: what an escalation's decision names. */
+  readonly id: string;
+  readonly topic: string;
+  readonly category: CategoryId;
+  readonly importance: Importance;
+  /** The position's question, for a reader. */
+  readonly question: string;
+  /** The passages the rung rests on: at least one. */
+  readonly quotes: readonly PositionQuote[];
+  /** Why the clause reaches this rung, in plain words. */
+  readonly reason: string;
+  readonly measured?: Measured;
+  /** For a rung below the standard: the edit that would bring the clause up. */
+  readonly redline?: ProposedRedline;
+  /** For a rung that needs an approver. */
+  readonly escalation?: Escalation;
+  /** The analysts whose answers the finding rests on, sorted. */
+  readonly analysts: readonly string[];
+}
+
+/** Where a missing required clause would go. */
+export interface Placement {
+  /** The clause it would follow: the last clause of the playbook's `placement.after` category. */
+  readonly afterClauseId?: string;
+  /** That clause's number and heading, for a reader (`"9.2 Indemnity"`). */
+  readonly afterClause?: string;
+  /** The playbook's words on where it goes. */
+  readonly note: string;
+}
+
+/** A topic the playbook requires that no clause of the contract addresses. */
+export interface RequiredClauseFinding {
+  /** `document/playbook/<topic>`. */
+  readonly id: string;
+  readonly topic: string;
+  readonly category: CategoryId;
+  readonly importance: Importance;
+  readonly question: string;
+  /** The model language to insert. */
+  readonly language: string;
+  readonly placement: Placement;
+  readonly escalation: Escalation;
+  /**
+   * Clauses no analyst covering the category answered for (failed, skipped, or their chunk did
+   * not finish): the topic may be in one of them. Absent when every clause was assessed.
+   */
+  readonly unassessedClauses?: number;
+}
+
+/** A position of the playbook over the whole contract: every clause that addresses it, and the worst rung. */
+export interface PositionSummary extends Rung {
+  readonly topic: string;
+  readonly category: CategoryId;
+  readonly importance: Importance;
+  readonly question: string;
+  /** The clauses that address it, each with the rung it reaches, in document order. */
+  readonly clauses: readonly (Rung & { readonly clauseId: string })[];
+}
+
+/** What report.docx made of the redlines. */
+export interface RedlinesWritten {
+  /** Redlines written as tracked changes. */
+  readonly placed: readonly string[];
+  /** Redlines that could not be placed in the document, and why. */
+  readonly notPlaced: readonly UnplacedRedline[];
+  /**
+   * Each clause with a redline written: the redlines written in it and its text once every
+   * change is accepted (where two redlines insert at one point, the first listed goes first).
+   */
+  readonly clauses: readonly RedlinedClause[];
+}
+
+/** The review against a playbook: report.json's `playbookReview`. */
+export interface PlaybookReview {
+  /**
+   * The contract type the review took the playbook's topics for, and where it came from: the
+   * submitter's `contractType`, detected from the contract's title, or the playbook's only
+   * type. Absent: no type was known, and every topic applied.
+   */
+  readonly contractType?: { readonly type: string; readonly source: 'submitted' | 'detected' | 'playbook' };
+  /** Every position that applied, in playbook order (the rung is `not-addressed` where no clause deals with it). */
+  readonly positions: readonly PositionSummary[];
+  /** Required clauses found nowhere in the contract. */
+  readonly missing: readonly RequiredClauseFinding[];
+  /** Every finding that needs an approver, clause and document findings alike, by finding id. */
+  readonly escalations: readonly (Escalation & { readonly findingId: string })[];
+  /** Present once report.docx was written. */
+  readonly docx?: RedlinesWritten;
+}
+
+/** A position finding's id. */
+export const positionFindingId = (clauseId: string, topic: string) => `${clauseId}/playbook/${topic}`;
+/** A missing required clause's finding id. */
+export const requiredClauseFindingId = (topic: string) => `document/playbook/${topic}`;
+/** A proposed redline's id. */
+export const redlineId = (clauseId: string, topic: string) => `${clauseId}/redline/${topic}`;

@@ -1,0 +1,39 @@
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Job } from './jobs.js';
+import { JOB_SK, jobPk } from './keys.js';
+
+/**
+ * Records the panel a playbook leaves a job with, once intake has read the document: the
+ * analysts to ask, those not asked and why, and the contract type. Written again alike by an
+ * intake that is resumed.
+ */
+export async function recordJobPanel(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  jobId: string,
+  panel: Pick<Job, 'analysts'> & Partial<Pick<Job, 'contractType' | 'notAsked'>>,
+  now: () => number,
+): Promise<void> {
+  const set = ['analysts = :analysts', 'updatedAt = :at'];
+  const values: Record<string, unknown> = {
+    ':analysts': panel.analysts,
+    ':at': new Date(now()).toISOString(),
+  };
+  if (panel.contractType) {
+    set.push('contractType = :type');
+    values[':type'] = panel.contractType;
+  }
+  if (panel.notAsked && panel.notAsked.length > 0) {
+    set.push('notAsked = :notAsked');
+    values[':notAsked'] = panel.notAsked;
+  }
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: { pk: jobPk(jobId), sk: JOB_SK },
+      UpdateExpression: `SET ${set.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: values,
+    }),
+  );
+}

@@ -1,0 +1,48 @@
+import { ANALYSTS, DEFAULT_CHUNK_CLAUSES, LANE_CONSUMERS, LANES } from '../lambdas/contracts.js';
+import type { Topology } from './topology.js';
+
+/** Chunks one poller task works on at once when its service names none (`POLLER_CONCURRENCY`). */
+export const DEFAULT_POLLER_CONCURRENCY = 2;
+
+/** What the default cap is derived from, besides the topology. */
+export interface OwnerCapBasis {
+  /** Clauses of one chunk. @default the runtime's ({@link DEFAULT_CHUNK_CLAUSES}) */
+  readonly chunkClauses?: number;
+  /** Chunks one poller task works on at once. @default {@link DEFAULT_POLLER_CONCURRENCY} */
+  readonly pollerConcurrency?: number;
+  /** The primary model's requests-per-minute budget, when the account's quota is set. @default none */
+  readonly requestsPerMinute?: number;
+}
+
+/**
+ * The stack's default for `maxJobsPerOwner`: half the chunks one lane works on at once (a Lambda
+ * lane's concurrency times its batch size, a poller lane's tasks times the chunks each polls),
+ * and, when the primary model has a requests-per-minute budget, no more than the chunks that
+ * budget answers in a minute (a chunk makes up to clauses × analysts calls).
+ *
+ * One owner's jobs at that cap hold at most half of a lane's slots even when each is a single
+ * chunk, so the other half keeps turning over for everyone else's chunks (which the fair queues
+ * deliver first); an owner alone still keeps its model busy, each chunk running up to
+ * `CALL_CONCURRENCY` calls at once. Running more only shares the same slots between more jobs, so
+ * each finishes later and a crowd of them slows the queues, while jobs held `queued` wait without
+ * holding anything. A thousand small jobs of one owner with no cap share every slot at once.
+ *
+ * @example
+ * defaultMaxJobsPerOwner(topology()); // 10: half the realtime lane's 20 invocations of one chunk each
+ */
+export function defaultMaxJobsPerOwner(t: Topology, basis: OwnerCapBasis = {}): number {
+  const slots = Math.max(
+    ...LANES.map((lane) => {
+      const q = t.queues[lane];
+      const perConsumer =
+        LANE_CONSUMERS[lane] === 'lambda'
+          ? q.batchSize
+          : (basis.pollerConcurrency ?? DEFAULT_POLLER_CONCURRENCY);
+      return q.maxConcurrency * perConsumer;
+    }),
+  );
+  const half = Math.max(1, Math.ceil(slots / 2));
+  if (basis.requestsPerMinute === undefined) return half;
+  const callsPerChunk = (basis.chunkClauses ?? DEFAULT_CHUNK_CLAUSES) * ANALYSTS.length;
+  return Math.max(1, Math.min(half, Math.floor(basis.requestsPerMinute / callsPerChunk)));
+}

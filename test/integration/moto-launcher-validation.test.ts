@@ -1,0 +1,57 @@
+/**
+ * moto launcher only: UpdateItem's validation, which the launcher does at less cost (the
+ * processors' node maps kept, the structural checks of a parsed expression made once per set of
+ * attribute names), still refuses what DynamoDB refuses, however often the same text came before.
+ */
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { launcherTable } from '../helpers/launcher-table.js';
+
+const TABLE = 'validation';
+const launcher = launcherTable(TABLE);
+
+const update = (expression: string, names: Record<string, string>, values: Record<string, unknown>) =>
+  launcher.documents.send(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: { pk: 'p', sk: 's' },
+      UpdateExpression: expression,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
+
+const refusal = (send: () => Promise<unknown>) =>
+  send().then(
+    () => undefined,
+    (e: Error) => ({ name: e.name, message: e.message }),
+  );
+
+describe('moto launcher only: UpdateItem validation', () => {
+  it('refuses two names for one attribute after the same expression passed with two attributes, every time', async () => {
+    const expression = 'SET #a = :x, #b = :y';
+    for (let i = 0; i < 3; i++)
+      await update(expression, { '#a': 'left', '#b': 'right' }, { ':x': i, ':y': -i });
+    const item = await launcher.documents.send(
+      new GetCommand({ TableName: TABLE, Key: { pk: 'p', sk: 's' } }),
+    );
+    expect([item.Item?.left, item.Item?.right]).toEqual([2, -2]);
+    for (let i = 0; i < 2; i++) {
+      const refused = await refusal(() =>
+        update(expression, { '#a': 'same', '#b': 'same' }, { ':x': 1, ':y': 2 }),
+      );
+      expect(refused?.name).toBe('ValidationException');
+      expect(refused?.message).toMatch(/Two document paths overlap/);
+    }
+  });
+
+  it('refuses an expression with two ADD clauses on every attempt', async () => {
+    for (let i = 0; i < 2; i++) {
+      const refused = await refusal(() =>
+        update('ADD #n :one ADD #m :one', { '#n': 'n', '#m': 'm' }, { ':one': 1 }),
+      );
+      expect(refused?.name).toBe('ValidationException');
+      expect(refused?.message).toMatch(/ADD.*only be used once/);
+    }
+  });
+});

@@ -1,0 +1,315 @@
+/**
+ * The Word add-in's task pane in headless Chromium against `local up` (a real process), with
+ * Office.js's part played by a host the test gives the pane (test/helpers/addin-test-host.ts):
+ * the sign-in page Office's dialog would open, signing in a person an administrator created (a
+ * new password, an authenticator set up) by SRP; the pane signed in with what that page sent, the
+ * dialog's own sign-in revoked; the open
+ * document (a .docx of a CUAD contract, with Word's smart apostrophes and a later paragraph
+ * edited since) quoted and reviewed with a `high` gate; clauses at medium risk or above listed
+ * and commented on while the job runs, the edited ones reported instead; the gate's findings
+ * approved from the pane; and, opened again, the pane offering the review of the same file.
+ * axe-core finds no serious or critical violation on any view; a picture of the pane is written
+ * when WORD_ADDIN_SCREENSHOT names a file (docs/word-addin.png).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalState } from '../../bin/commands/local-state.js';
+import { DocumentText } from '../../lambdas/app/addin/clause-text.js';
+import { PROJECT_ROOT } from '../../localstack/python-venv.js';
+import { buildDocx } from '../fixtures/documents/builders.js';
+import type { TestComment, TestHostInput } from '../helpers/addin-test-host.js';
+import { Chromium } from '../helpers/chromium.js';
+import { uniquePrefix } from '../helpers/local-aws.js';
+import { createPerson, type LocalUp, startLocalUp } from '../helpers/local-up.js';
+import { fixture } from '../helpers/pipeline.js';
+import { freshCode } from '../helpers/totp.js';
+
+/** 18 KB, five chunks; the learned analyst rates clauses of it high and critical. */
+const CONTRACT = 'KIROMICBIOPHARMA_INC_05_11_2020-EX-10_23-CONSULTING_AGREEMENT.txt';
+const NAME = 'Kiromic consulting agreement.docx';
+/** An HTTPS proxy in front of the app, as Word needs (docs/word-addin.md). */
+const PROXY = 'https://localhost:3000';
+
+const scratch = mkdtempSync(join(tmpdir(), 'clause-review-addin-'));
+let up: LocalUp | undefined;
+let state: LocalState;
+let browser: Chromium;
+let hostScript: string;
+/** The document as uploaded, and as "Word" holds it now. */
+let paragraphs: string[];
+let inWord: string[];
+/** Who signed in, and their authenticator's secret once set up. */
+let person: { name: string; password: string; totp: string } | undefined;
+
+beforeAll(async () => {
+  // One realtime invocation at a time, each call answered after 300 ms: chunks consolidate
+  // seconds apart, so findings arrive while the job runs.
+  up = await startLocalUp(scratch, [
+    '--prefix',
+    uniquePrefix('addin'),
+    '--latency-ms',
+    '300',
+    '--invocations',
+    '1',
+    '--https-origin',
+    PROXY,
+  ]);
+  state = up.state;
+  paragraphs = fixture(CONTRACT)
+    .toString('utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  // Word's AutoFormat turned apostrophes into smart ones; someone has since edited the contract
+  // from its Term and Termination section on ("notice" became "notification"), where the offline
+  // analyst finds a medium risk (either party may terminate on notice).
+  const edited = paragraphs.findIndex((p) => p.startsWith('5. Term and Termination.'));
+  if (edited < 0) throw new Error(`${CONTRACT} has no Term and Termination section`);
+  inWord = paragraphs.map((p, i) =>
+    (i < edited ? p : p.replaceAll('notice', 'notification')).replaceAll("'", '\u2019'),
+  );
+  const r = await build({
+    entryPoints: [join(import.meta.dirname, '../helpers/addin-test-host.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    globalName: 'clauseReviewTestHost',
+    platform: 'browser',
+    logLevel: 'silent',
+  });
+  hostScript = r.outputFiles[0]?.text ?? '';
+  browser = await Chromium.launch();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await up?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/**
+ * The sign-in page as Office's dialog shows it (its own window), with Office's `messageParent`
+ * in place: what the page sends the pane, once the person is signed in.
+ */
+async function signInThroughDialog(): Promise<string> {
+  await browser.navigate(`${state.appUrl}addin/sign-in.html`);
+  await browser.waitForSelector('#si-name');
+  // Office's messageParent; and the refresh tokens Cognito hands the page, kept to show that
+  // the dialog's sign-in is revoked once the pane has its credentials.
+  await browser.evaluate(
+    `window.Office = { context: { ui: { messageParent: (m) => { window.sentToPane = m; } } } };
+     window.refreshTokens = [];
+     window.fetch = ((pageFetch) => async (...args) => {
+       const r = await pageFetch(...args);
+       await r.clone().json().then((b) => {
+         if (b?.AuthenticationResult?.RefreshToken) window.refreshTokens.push(b.AuthenticationResult.RefreshToken);
+       }, () => {});
+       return r;
+     })(window.fetch.bind(window)); 0`,
+  );
+  expect(await browser.seriousA11yViolations(), 'sign-in page').toEqual([]);
+  if (!state.userPoolId) {
+    await browser.type('#si-name', 'test');
+    await browser.type('#si-secret', 'test');
+    await browser.press('Enter');
+  } else if (person) {
+    // Signed in before: the password chosen then, and the authenticator's code.
+    await browser.type('#si-name', person.name);
+    await browser.type('#si-secret', person.password);
+    await browser.press('Enter');
+    await browser.waitForSelector('[data-challenge="mfa-code"]');
+    await browser.type('#mfa-code', await freshCode(person.totp));
+    await browser.press('Enter');
+  } else {
+    // A first sign-in: a password of the person's own, then an authenticator app.
+    const created = await createPerson(state.userPoolId, 'counsel@example.com');
+    await browser.type('#si-name', created.name);
+    await browser.type('#si-secret', created.secret);
+    await browser.press('Enter');
+    await browser.waitForSelector('[data-challenge="new-password"]');
+    await browser.type('#np-password', 'Own-Counsel-passw0rd!');
+    await browser.type('#np-confirm', 'Own-Counsel-passw0rd!');
+    await browser.press('Enter');
+    await browser.waitForSelector('[data-challenge="mfa-setup"]');
+    expect(await browser.seriousA11yViolations(), 'authenticator setup').toEqual([]);
+    const totp = (
+      await browser.evaluate<string>(`document.querySelector('#mfa-secret').textContent`)
+    ).replace(/ /g, '');
+    await browser.type('#mfa-setup-code', await freshCode(totp));
+    await browser.press('Enter');
+    person = { name: created.name, password: 'Own-Counsel-passw0rd!', totp };
+  }
+  const sent = await browser.waitFor<string>('window.sentToPane', 30_000);
+  expect(await browser.evaluate('document.querySelector("main [role=status]")?.textContent')).toMatch(
+    /^Signed in as .+\. This window closes now\.$/,
+  );
+  expect(await browser.evaluate('document.querySelector("main .error")')).toBeNull();
+  if (state.userPoolId) {
+    // The dialog's own sign-in ended when it handed the pane its credentials: its refresh token
+    // no longer renews anything.
+    const tokens = await browser.evaluate<string[]>('window.refreshTokens');
+    expect(tokens).toHaveLength(1);
+    const refresh = await fetch(state.awsEndpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-amz-json-1.1',
+        'x-amz-target': 'AWSCognitoIdentityProviderService.InitiateAuth',
+      },
+      body: JSON.stringify({
+        AuthFlow: 'REFRESH_TOKEN_AUTH',
+        ClientId: state.userPoolClientId,
+        AuthParameters: { REFRESH_TOKEN: tokens[0] },
+      }),
+    });
+    expect(refresh.status).toBe(400);
+    expect(await refresh.text()).toMatch(/NotAuthorizedException.*Refresh Token has been revoked/);
+  }
+  return sent;
+}
+
+/** Opens the task pane and starts it with the test's host; the pane then asks to sign in. */
+async function openPane(message: string): Promise<void> {
+  await browser.navigate(`${state.appUrl}addin/taskpane.html`);
+  // Outside Word, office.js finds no host: the pane says where it belongs and waits for one.
+  await browser.waitForSelector('#not-in-word');
+  const input: TestHostInput = {
+    name: NAME,
+    docx: Buffer.from(buildDocx(paragraphs)).toString('base64'),
+    paragraphs: inWord,
+    message,
+  };
+  await browser.evaluate(
+    `${hostScript}; window.testHost = clauseReviewTestHost.createTestHost(${JSON.stringify(input)});
+     clauseReviewAddin.start(window.testHost); 0`,
+  );
+  await browser.waitForSelector('#sign-in');
+  await browser.click('#sign-in');
+  await browser.waitFor(`document.activeElement?.id === 'doc-title'`);
+}
+
+describe('the Word add-in on local up', () => {
+  it('is served beside the app, and the API answers the HTTPS proxy in front of it as it answers the app', async () => {
+    const pane = await fetch(`${state.appUrl}addin/taskpane.html`);
+    expect(pane.status).toBe(200);
+    expect(pane.headers.get('content-security-policy')).toMatch(
+      /frame-ancestors https:\/\/\*\.officeapps\.live\.com/,
+    );
+    const preflight = (origin: string) =>
+      fetch(new URL('jobs', state.apiUrl), {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+    for (const origin of [new URL(state.appUrl ?? '').origin, PROXY]) {
+      const ok = await preflight(origin);
+      expect(ok.status, origin).toBe(204);
+      expect(ok.headers.get('access-control-allow-origin'), origin).toBe(origin);
+    }
+    expect(
+      (await preflight('https://elsewhere.example')).headers.get('access-control-allow-origin'),
+    ).toBeNull();
+  });
+
+  it('signs in through the dialog, reviews the open document, comments while the job runs, and decides the gate', async () => {
+    const message = await signInThroughDialog();
+    expect(JSON.parse(message)).toMatchObject({
+      kind: 'clause-review/signed-in',
+      credentials: { accessKeyId: expect.any(String) },
+    });
+    await openPane(message);
+    expect(await browser.evaluate(`document.querySelector('#nav .who')?.textContent`)).toMatch(
+      /^Signed in as /,
+    );
+    await browser.waitFor(`document.querySelector('#earlier')?.dataset.checked === '0'`);
+    await browser.waitFor(`document.querySelector('#rv-playbook')?.dataset.loaded !== undefined`);
+    expect(await browser.seriousA11yViolations(), 'document view').toEqual([]);
+    await browser.evaluate(
+      `(() => { const g = document.querySelector('#rv-gate'); g.value = 'high'; g.dispatchEvent(new Event('input', { bubbles: true })); })()`,
+    );
+    await browser.click('#get-quote');
+    const quote = await browser.waitFor<string>(
+      `(() => { const t = document.querySelector('#quote')?.textContent ?? ''; return /Quote:|error/i.test(t) || document.querySelector('#quote .error') ? t : ''; })()`,
+      60_000,
+    );
+    expect(quote).toMatch(/Quote: \$\d+\.\d\d expected, \$\d+\.\d\d at worst\. Nothing has been spent\./);
+    await browser.click('#start-review');
+    await browser.waitForSelector('#job-status', 60_000);
+
+    // Findings arrive while the job runs, each placed (or reported) as it comes.
+    const seen: { status: string; shown: number }[] = [];
+    for (const deadline = Date.now() + 300_000; ; ) {
+      const s = await browser.evaluate<{ status: string; shown: number }>(
+        `({ status: document.querySelector('#job-status')?.dataset.status ?? '', shown: Number(document.querySelector('#finding-count')?.dataset.shown ?? 0) })`,
+      );
+      seen.push(s);
+      if (!['', 'queued', 'intake', 'running'].includes(s.status)) break;
+      if (Date.now() > deadline) throw new Error(`gave up: ${JSON.stringify(seen.slice(-3))}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const running = seen.filter((s) => s.status === 'running').map((s) => s.shown);
+    expect(new Set(running).size, JSON.stringify(seen)).toBeGreaterThanOrEqual(2);
+    expect(seen.at(-1)?.status).toBe('awaiting_review');
+    await browser.waitFor(
+      `![...document.querySelectorAll('.placement')].some((p) => p.dataset.placement === 'pending')`,
+    );
+    expect(await browser.seriousA11yViolations(), 'findings').toEqual([]);
+
+    // Each listed clause was commented on exactly where Word holds its text, or reported.
+    const listed = await browser.evaluate<{ id: string; risk: string; placement: string }[]>(
+      `[...document.querySelectorAll('#findings > li')].map((li) => ({ id: li.id.replace('finding-', ''), risk: li.dataset.risk, placement: li.querySelector('.placement').dataset.placement }))`,
+    );
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every((c) => ['critical', 'high', 'medium'].includes(c.risk))).toBe(true);
+    const comments = await browser.evaluate<TestComment[]>('window.testHost.comments');
+    const added = listed.filter((c) => c.placement === 'added').map((c) => c.id);
+    expect(comments.map((c) => c.clauseId).sort()).toEqual([...added].sort());
+    expect(added.length).toBeGreaterThan(0);
+    expect(listed.filter((c) => c.placement === 'missing').length).toBeGreaterThan(0);
+    const word = new DocumentText(inWord);
+    for (const c of comments) {
+      expect(c.content).toMatch(
+        new RegExp(
+          `^clause-review · job j-[0-9a-f]+ · clause ${c.clauseId} · (critical|high|medium) risk\\n`,
+        ),
+      );
+      expect(word.locate(c.anchored.replaceAll('\r', '\n')).kind).toBe('placed');
+    }
+
+    // The gate's findings, decided from the pane with the app's own review panel.
+    await browser.waitForSelector('#approve-all', 60_000);
+    expect(await browser.seriousA11yViolations(), 'review').toEqual([]);
+    const shot = await browser.screenshot('main', 380, 1400);
+    expect(shot.subarray(1, 4).toString()).toBe('PNG');
+    const target = process.env.WORD_ADDIN_SCREENSHOT;
+    if (target) writeFileSync(join(PROJECT_ROOT, target), shot);
+    await browser.click('#approve-all');
+    await browser.waitFor(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 120_000);
+    await browser.waitFor(`document.querySelectorAll('#trail tbody tr').length > 0`);
+  }, 480_000);
+
+  it('opened again on the same file, offers the review it had', async () => {
+    const message = await signInThroughDialog();
+    await openPane(message);
+    await browser.waitFor(`document.querySelector('#earlier')?.dataset.checked === '1'`);
+    expect(await browser.evaluate(`document.querySelector('#earlier .follow')?.textContent`)).toMatch(
+      /^Follow j-/,
+    );
+    expect(await browser.evaluate(`document.querySelector('#earlier li')?.textContent`)).toMatch(
+      /completed, the same file/,
+    );
+    await browser.click('#earlier .follow');
+    await browser.waitFor(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 60_000);
+    // Its comments are placed again in this (new) Word session, once each.
+    await browser.waitFor(
+      `![...document.querySelectorAll('.placement')].some((p) => p.dataset.placement === 'pending')`,
+    );
+    const ids = await browser.evaluate<string[]>('window.testHost.comments.map((c) => c.clauseId)');
+    expect(new Set(ids).size).toBe(ids.length);
+  }, 180_000);
+});

@@ -1,0 +1,174 @@
+import type { ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
+import { describe, expect, it } from 'vitest';
+import {
+  ANALYSTS,
+  type AnalystDefinition,
+  buildConverseInput,
+  type PositionAnswer,
+  parseAnswer,
+  withPositions,
+} from '../../lambdas/core/analysts/index.js';
+import type { Clause } from '../../lambdas/core/model.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { type Playbook, positionBriefs, shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
+import { applyEdits } from '../../lambdas/core/report-docx/index.js';
+import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
+import type { AnalystRequest, OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';
+import { mentions, wordsValue, writeQuantity } from '../../localstack/bedrock/playbook-measure.js';
+
+const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook as Playbook;
+const panel = withPositions(ANALYSTS, {
+  party: DEFAULT.party,
+  positions: positionBriefs(DEFAULT, undefined),
+});
+const analyst = (id: string) => panel.find((a) => a.id === id) as AnalystDefinition;
+
+/** The stand-in's answer for `text`, through the real request builder and answer validation. */
+function judge(
+  analystId: string,
+  topic: string,
+  text: string,
+  offline: OfflineAnalystName = 'learned',
+): { position?: PositionAnswer; clause: Clause } {
+  const clause: Clause = { index: 0, id: 'c0001', start: 500, end: 500 + text.length, text };
+  const a = analyst(analystId);
+  const request = buildConverseInput(a, clause, { modelId: PRIMARY_MODEL_ID });
+  const reply = analyze(request as AnalystRequest, { analyst: offline, annotate: false });
+  const output = {
+    output: {
+      message: {
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 't', name: reply.tool?.name, input: reply.tool?.input } }],
+      },
+    },
+    stopReason: 'tool_use',
+  } as ConverseCommandOutput;
+  const parsed = parseAnswer(a, clause, output);
+  return { position: parsed.positions?.find((p) => p.topic === topic), clause };
+}
+
+const renewal = (notice: string) =>
+  'This Agreement shall automatically renew for successive one (1) year terms unless either party gives ' +
+  `written notice of non-renewal at least ${notice} prior to the end of the then-current term.`;
+
+const cap = (who: string, amount: string) =>
+  `IN NO EVENT SHALL ${who} TOTAL AGGREGATE LIABILITY ARISING OUT OF OR IN CONNECTION WITH THIS AGREEMENT ` +
+  `EXCEED ${amount} PAID OR PAYABLE UNDER THIS AGREEMENT IN THE TWELVE (12) MONTHS BEFORE THE CLAIM.`;
+
+const rungOf = (p: PositionAnswer | undefined) =>
+  p ? (p.rung === 'fallback' ? `fallback-${p.fallback}` : p.rung) : 'not-addressed';
+
+describe('the stand-in judges a playbook’s positions from the clause’s words and numbers', () => {
+  it.each([
+    ['thirty (30) days', 'standard', 30],
+    ['sixty (60) days', 'fallback-1', 60],
+    ['seventy-five (75) days', 'fallback-2', 75],
+    ['three (3) months', 'fallback-2', 90],
+    ['one hundred and twenty (120) days', 'not-acceptable', 120],
+  ])('a non-renewal notice of %s reaches %s', (notice, rung, measured) => {
+    for (const offline of ['learned', 'heuristic'] as const) {
+      const { position } = judge('term-lifecycle', 'non-renewal-notice', renewal(notice), offline);
+      expect(rungOf(position), offline).toBe(rung);
+      expect(position?.measured).toBe(measured);
+      expect(position?.quotes[0]?.quote).toContain(notice);
+    }
+  });
+
+  it.each([
+    ["EACH PARTY'S", 'TWO HUNDRED PER CENT (200%) OF THE CHARGES', 'standard', 2],
+    ["EACH PARTY'S", 'ONE HUNDRED AND FIFTY PER CENT (150%) OF THE CHARGES', 'fallback-1', 1.5],
+    ["EACH PARTY'S", 'THE CHARGES', 'fallback-2', 1],
+    // A cap that binds one party only is a rung down from what its number reaches.
+    ["SUPPLIER'S", 'TWO HUNDRED PER CENT (200%) OF THE CHARGES', 'fallback-1', 2],
+  ])('a liability cap of %s %s reaches %s', (who, amount, rung, measured) => {
+    const { position } = judge('liability-counsel', 'limitation-of-liability', cap(who, amount));
+    expect(rungOf(position)).toBe(rung);
+    expect(position?.measured).toBe(measured);
+  });
+
+  it('finds a cap of a fixed sum below every rung of a cap measured in the fees', () => {
+    const text =
+      "IN NO EVENT SHALL EACH PARTY'S TOTAL AGGREGATE LIABILITY UNDER THIS AGREEMENT EXCEED FIFTY THOUSAND DOLLARS ($50,000).";
+    const { position } = judge('liability-counsel', 'limitation-of-liability', text);
+    expect(rungOf(position)).toBe('not-acceptable');
+    expect(position?.measured).toBeUndefined();
+    expect(position?.reason).toMatch(/fixed sum/);
+  });
+
+  it('finds no topic in a clause that does not deal with it', () => {
+    const text = 'This Agreement is governed by the laws of the State of New York.';
+    expect(judge('term-lifecycle', 'non-renewal-notice', text).position).toBeUndefined();
+    expect(judge('liability-counsel', 'limitation-of-liability', text).position).toBeUndefined();
+  });
+
+  it('proposes a redline at real offsets of the clause, which brings the clause to the standard', () => {
+    for (const [id, topic, text] of [
+      ['term-lifecycle', 'non-renewal-notice', renewal('ninety (90) days')],
+      ['term-lifecycle', 'non-renewal-notice', renewal('3 months')],
+      ['liability-counsel', 'limitation-of-liability', cap("EACH PARTY'S", 'THE CHARGES')],
+      [
+        'liability-counsel',
+        'limitation-of-liability',
+        cap("EACH PARTY'S", 'FIFTY PER CENT (50%) OF THE CHARGES'),
+      ],
+    ] as const) {
+      const { position, clause } = judge(id, topic, text);
+      const redline = position?.redline;
+      expect(redline, text).toBeDefined();
+      expect(redline?.target).toEqual({ rung: 'standard' });
+      for (const e of redline?.edits ?? []) {
+        expect(e.start).toBeGreaterThanOrEqual(0);
+        expect(e.end).toBeLessThanOrEqual(clause.text.length);
+      }
+      const edited = applyEdits(clause.text, redline?.edits ?? []);
+      expect(edited).not.toBe(clause.text);
+      // The edited clause, judged again, meets the standard.
+      expect(rungOf(judge(id, topic, edited).position), edited).toBe('standard');
+    }
+  });
+
+  it('writes the new number as the clause wrote its own', () => {
+    const { position, clause } = judge('term-lifecycle', 'non-renewal-notice', renewal('ninety (90) days'));
+    const edit = position?.redline?.edits[0];
+    expect(clause.text.slice(edit?.start, edit?.end)).toBe('ninety (90)');
+    expect(edit?.insert).toBe('thirty (30)');
+    const upper = judge('liability-counsel', 'limitation-of-liability', cap("EACH PARTY'S", 'THE CHARGES'));
+    expect(upper.position?.redline?.edits[0]?.insert).toBe(
+      upper.position?.redline?.edits[0]?.insert.toUpperCase(),
+    );
+  });
+
+  it('inserts the standard’s language after the sentence when no number can be rewritten', () => {
+    const text =
+      'Supplier shall not be liable for any indirect or consequential loss, including loss of profits. Customer shall pay all invoices within ten days.';
+    const { position, clause } = judge('liability-counsel', 'consequential-loss', text);
+    expect(rungOf(position)).toBe('not-acceptable');
+    const edit = position?.redline?.edits[0];
+    expect(edit?.start).toBe(edit?.end);
+    expect(clause.text.slice(0, edit?.start)).toBe(
+      'Supplier shall not be liable for any indirect or consequential loss, including loss of profits.',
+    );
+    expect(edit?.insert.trim()).toBe(
+      DEFAULT.positions.find((p) => p.topic === 'consequential-loss')?.standard.language,
+    );
+  });
+});
+
+describe('numbers in clause text', () => {
+  it('reads periods, percentages, multiples and sums with their offsets and style', () => {
+    const text = 'within thirty (30) days, a sixty-day notice, 12 months, twice the fees, 150% and $500,000';
+    const found = mentions(text).map((m) => [text.slice(m.start, m.end), m.value, m.unit, m.style]);
+    expect(found).toEqual([
+      ['thirty (30) days', 30, 'day', 'words-and-digits'],
+      ['sixty-day', 60, 'day', 'words'],
+      ['12 months', 12, 'month', 'digits'],
+      ['twice', 2, 'times', 'words'],
+      ['150%', 150, 'percent', 'digits'],
+      ['$500,000', 500000, 'money', 'digits'],
+    ]);
+    expect(wordsValue('one hundred and twenty')).toBe(120);
+    expect(wordsValue('thirty-six')).toBe(36);
+    expect(writeQuantity(24, 'months')).toBe('twenty-four (24) months');
+    expect(writeQuantity(1, 'years', 'digits')).toBe('1 year');
+  });
+});
