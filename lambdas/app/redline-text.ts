@@ -8,7 +8,7 @@
  * review gate and report.html use this one implementation; and the words they all name a rung by.
  */
 import type { Rung } from '../core/playbooks/review-types.js';
-import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from '../core/report-docx/edits.js';
+import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from './redline-edits.js';
 
 export { applyEdits };
 

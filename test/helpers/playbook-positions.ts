@@ -5,6 +5,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RedlineEdit } from '../../lambdas/app/redline-edits.js';
 import { applyEdits } from '../../lambdas/app/redline-text.js';
 import type { CategoryId } from '../../lambdas/core/analysts/categories.js';
 import type { PlaybookReview, Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
@@ -34,7 +35,6 @@ import {
   redlineId,
   requiredClauseFindingId,
 } from '../../lambdas/core/playbooks/index.js';
-import type { RedlineEdit } from '../../lambdas/core/report-docx/edits.js';
 import { JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
 
 /** What a test says of one position a clause addresses. */

@@ -13,10 +13,10 @@ import type {
   ReportClause,
 } from '../../core/finalize/report-types.js';
 import type { ListedEscalation, ListedRedline } from '../../core/holds/review.js';
-import type { RedlineEdit } from '../../core/report-docx/edits.js';
 import type { AppApi } from '../api.js';
 import { deciderText } from '../decider.js';
 import { announce, errorBox, h, when } from '../dom.js';
+import type { RedlineEdit } from '../redline-edits.js';
 import { checkRedlineEdits, editSegments, editsBetween, rungLabel } from '../redline-text.js';
 
 /** An id as an element id can hold it. */

@@ -6,10 +6,11 @@
  * inserts inside a word, or that overlaps another edit is a validation issue, and the worker's
  * repair retry asks the model again.
  */
+
+import type { RedlineEdit } from '../../app/redline-edits.js';
 import { checkRedlineEdits } from '../../app/redline-text.js';
 import type { Clause } from '../model.js';
 import type { FallbackIndex, Rung } from '../playbooks/review-types.js';
-import type { RedlineEdit } from '../report-docx/edits.js';
 import { excerpt } from './errors.js';
 import { locateQuote } from './locate-quote.js';
 import { type AnalystPlaybook, type RungValue, rungDepth } from './positions.js';

@@ -6,10 +6,11 @@
  * and underlined, and named in words for a screen reader: never by colour alone) with the
  * reviewer's decision.
  */
+
+import type { RedlineEdit } from '../../app/redline-edits.js';
 import { editSegments, rungLabel } from '../../app/redline-text.js';
 import { deciderOf } from '../holds/decider.js';
 import type { EscalationEntry, PositionFinding, ProposedRedline } from '../playbooks/index.js';
-import type { RedlineEdit } from '../report-docx/edits.js';
 import { dataTable, escapeHtml } from './report-html-kit.js';
 import type { Report, ReportClause } from './report-types.js';
 

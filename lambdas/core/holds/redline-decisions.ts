@@ -5,10 +5,10 @@
  * like the findings' decisions: appended, the latest one on a redline in force.
  */
 import { z } from 'zod';
+import type { RedlineEdit } from '../../app/redline-edits.js';
 import { checkRedlineEdits, MAX_INSERT_CHARS, MAX_REDLINE_EDITS } from '../../app/redline-text.js';
 import { parseRequest } from '../jobs/index.js';
 import type { RedlineDecisionRecord } from '../playbooks/index.js';
-import type { RedlineEdit } from '../report-docx/edits.js';
 import type { Job } from '../state/jobs.js';
 import { DecisionError, NotYoursToDecideError } from './errors.js';
 import type { DecisionRights } from './playbook-holds.js';

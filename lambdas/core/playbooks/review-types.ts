@@ -9,8 +9,9 @@
  * latest decision in force); the report shows the one in force on each redline, and report.docx
  * writes every redline not rejected as tracked changes.
  */
+
+import type { RedlineEdit } from '../../app/redline-edits.js';
 import type { CategoryId } from '../analysts/categories.js';
-import type { RedlineEdit } from '../report-docx/edits.js';
 import type { RedlinedClause, UnplacedRedline } from '../report-docx/redlines.js';
 import type { Importance, Unit } from './schema.js';
 

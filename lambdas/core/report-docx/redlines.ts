@@ -9,9 +9,10 @@
  * written whole or not at all: if one of its edits cannot be placed, none is, and the redline
  * is reported back with the reason, never applied somewhere near.
  */
+
+import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from '../../app/redline-edits.js';
 import type { ReportClause } from '../finalize/report-types.js';
 import { after, before, type TextPoint } from './anchor.js';
-import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from './edits.js';
 import { isW } from './ooxml.js';
 import { type Atom, positionless } from './text-map.js';
 
