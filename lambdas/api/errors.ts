@@ -37,6 +37,17 @@ export class JobUnknownError extends ApiError {
   }
 }
 
+/**
+ * A finding or redline the caller may not decide: escalated to a group they are not in, or (for
+ * an approver who sees the job) the job's own. Answered 404, as a job the caller may not see is.
+ */
+export class FindingUnknownError extends ApiError {
+  override readonly name = 'FindingUnknownError';
+  constructor(message: string) {
+    super(message, 404);
+  }
+}
+
 /** The route is for the administrators the stack names, and the caller is not one of them. */
 export class NotAdministratorError extends ApiError {
   override readonly name = 'NotAdministratorError';
@@ -145,6 +156,11 @@ export const isBadRequestError = guardOf(BadRequestError);
 
 /** True for an unknown job or submission. */
 export const isJobUnknownError = guardOf(JobUnknownError);
+
+/** True for a finding or redline the caller may not decide. */
+export function isFindingUnknownError(error: unknown): error is FindingUnknownError {
+  return error instanceof FindingUnknownError;
+}
 
 /** True for a caller refused because only administrators may do it. */
 export const isNotAdministratorError = guardOf(NotAdministratorError);

@@ -4,9 +4,9 @@
  * the sign-in seam (session.ts). The one module that knows routes and answer shapes.
  */
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { DecisionBody, DecisionResponse } from '../api/holds-api.js';
+import type { DecisionBody, DecisionResponse, RedlineBody, RedlineResponse } from '../api/holds-api.js';
 import type { PlaybookList } from '../api/playbooks-api.js';
-import type { ReportClause } from '../core/finalize/report-types.js';
+import type { PlaybookReview, ReportClause } from '../core/finalize/report-types.js';
 import type { FindingsView } from '../core/holds/review.js';
 import type {
   JobView,
@@ -29,8 +29,10 @@ export type {
   JobView,
   LiveFindingsView,
   PlaybookList,
+  PlaybookReview,
   QuoteRequest,
   QuoteView,
+  RedlineResponse,
   ReportClause,
   ReportLinks,
   Submission,
@@ -95,6 +97,11 @@ export class AppApi {
     return this.call('GET', 'jobs', undefined, after ? { after } : {});
   }
 
+  /** GET /jobs?awaiting=approval: the jobs whose review waits for one of the caller's approver groups. */
+  awaitingApproval(): Promise<JobListView> {
+    return this.call('GET', 'jobs', undefined, { awaiting: 'approval' });
+  }
+
   /** GET /jobs/{id}. */
   status(id: string): Promise<JobView> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}`);
@@ -133,6 +140,11 @@ export class AppApi {
   /** POST /jobs/{id}/decisions. */
   decide(id: string, body: DecisionBody): Promise<DecisionResponse> {
     return this.call('POST', `jobs/${encodeURIComponent(id)}/decisions`, body);
+  }
+
+  /** POST /jobs/{id}/redlines: accept, reject or edit proposed redlines. */
+  decideRedlines(id: string, body: RedlineBody): Promise<RedlineResponse> {
+    return this.call('POST', `jobs/${encodeURIComponent(id)}/redlines`, body);
   }
 
   /** GET /jobs/{id}/report: presigned links to the reports. */

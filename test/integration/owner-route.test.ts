@@ -7,35 +7,21 @@
 import { DeleteObjectCommand, ListObjectVersionsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { type Message, type MessageSystemAttributeName, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobIdFor, jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { UNOWNED_GROUP } from '../../lambdas/core/intake/message-group.js';
 import { routedObject } from '../../lambdas/core/intake/owner-route.js';
 import { objectsCreated } from '../../lambdas/core/intake/s3-event.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { configureIntake, handler } from '../../lambdas/intake/handler.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { loadConfig } from '../../lambdas/shared/config.js';
-import { createClients, intakeDeps } from '../../lambdas/shared/runtime.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { LOCAL_RUN_DEFAULTS, localEnvironment } from '../../localstack/runtime/local-env.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
+import { intakeOn } from '../helpers/local-intake.js';
 
 const stack = await provisionTestStack('owner-route');
 const r = stack.resources;
-const clients = createClients({
-  endpoint: stack.endpoint,
-  region: LOCAL_REGION,
-  credentials: EMULATOR_CREDENTIALS,
-});
-const deps = intakeDeps(
-  loadConfig(localEnvironment(stack.endpoint, 'http://127.0.0.1:9', r, LOCAL_RUN_DEFAULTS)),
-  clients,
-);
+const { clients, deps } = intakeOn(stack);
 configureIntake(deps);
-afterAll(() => {
-  for (const c of [clients.s3, clients.sqs, clients.db]) c.destroy();
-});
 const { s3, sqs } = clients;
 const jobs = new Jobs(clients.db, r.tableName);
 const context = { getRemainingTimeInMillis: () => 60_000 } as Context;

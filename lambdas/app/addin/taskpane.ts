@@ -6,7 +6,6 @@
  * request, and the gate's decisions taken here, as in the reviewer app.
  */
 import type { ReportClause, Risk } from '../../core/finalize/report-types.js';
-import type { ProposedRedline } from '../../core/playbooks/review-types.js';
 import { AppApi, base64Of, type JobSummary, type JobView, type SubmitRequest } from '../api.js';
 import { money, RISKS, riskOf } from '../clauses.js';
 import type { AppConfig } from '../config.js';
@@ -24,7 +23,7 @@ import {
 } from '../views/review-options.js';
 import { atOrAbove, commentText } from './finding-comments.js';
 import type { AddinHost } from './host.js';
-import { recordRedlineDecision, redlinesOf } from './redlines.js';
+import { type PaneRedline, recordRedlineDecision, redlinesOf } from './redlines.js';
 import { isSignInEndedError, type PaneSession, readSignInMessage } from './sign-in-message.js';
 import type { CommentOutcome } from './word-document.js';
 
@@ -267,7 +266,7 @@ function placementText(o: CommentOutcome): string {
 }
 
 /** A redline of a clause, with buttons to apply it in Word and to record a decision. */
-function redlineItem(ctx: PaneContext, jobId: string, clause: ReportClause, r: ProposedRedline): HTMLElement {
+function redlineItem(ctx: PaneContext, jobId: string, clause: ReportClause, r: PaneRedline): HTMLElement {
   const out = h('div', { 'aria-live': 'polite' });
   const act = (label: string, run: () => Promise<string>) => {
     const b = h('button', { type: 'button' }, label);

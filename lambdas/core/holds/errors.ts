@@ -29,6 +29,22 @@ export class DecisionError extends HoldError {
   override readonly name = 'DecisionError';
 }
 
+/**
+ * The caller may see the job but not decide this: an escalated finding held for a group they are
+ * not in, or (for an approver) the job's own findings and redlines. Answered as a missing finding.
+ */
+export class NotYoursToDecideError extends HoldError {
+  override readonly name = 'NotYoursToDecideError';
+  constructor(
+    message: string,
+    jobId: string,
+    /** The finding or redline ids refused. */
+    readonly ids: readonly string[],
+  ) {
+    super(message, jobId);
+  }
+}
+
 /** True for any hold or review error. */
 export const isHoldError = guardOf(HoldError);
 
@@ -37,3 +53,6 @@ export const isHoldStateError = guardOf(HoldStateError);
 
 /** True for a decision refused for what it says. */
 export const isDecisionError = guardOf(DecisionError);
+
+/** True when the caller may not decide what they named. */
+export const isNotYoursToDecideError = guardOf(NotYoursToDecideError);

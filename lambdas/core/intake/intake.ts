@@ -281,6 +281,9 @@ async function fanOut(
       const outcome = admitted === 'queued' ? 'queued' : 'started';
       return { outcome, jobId, chunks: parsed.chunks.length, calls };
     }
+  } else if (current.status === 'queued') {
+    // Another intake of the same upload queued it meanwhile: its chunks wait for a slot.
+    return { outcome: 'queued', jobId, chunks: parsed.chunks.length, calls };
   }
   await sendChunkMessages(
     deps.sqs,
@@ -297,7 +300,7 @@ async function fanOut(
  * owner already has `maxJobsPerOwner` jobs running, records it as `queued` (its document and
  * checkpoints stay where they are) and tries the owner's queue once, in case a slot was given
  * back meanwhile (`started`: that start sent its messages). A job cancelled meanwhile records
- * its plan all the same.
+ * its plan all the same; one another intake of the same upload queued meanwhile stays `queued`.
  */
 async function admit(
   { jobId, jobs, deps, now }: IntakeRun,
@@ -314,6 +317,7 @@ async function admit(
       return started.includes(jobId) ? 'started' : 'queued';
     }
   }
-  await jobs.recordPlan(jobId, plan);
-  return 'start';
+  // Another intake of the same upload may have started or queued it meanwhile (a take that
+  // found the job moved, a queueing refused): a queued job's chunks wait for a slot.
+  return (await jobs.recordPlan(jobId, plan)) === 'queued' ? 'queued' : 'start';
 }

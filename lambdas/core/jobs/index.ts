@@ -15,6 +15,7 @@ export {
 export {
   type Actor,
   JOB_ID,
+  type JobAccess,
   JobDesk,
   type JobDeskDeps,
   SUBMISSION_ID,

@@ -66,7 +66,10 @@ export interface JobView {
     readonly gate: ReviewGate;
     readonly startedAt?: string;
     readonly deadline?: string;
+    /** What the review holds: findings at the gate's risk, escalated findings and proposed redlines. */
     readonly gatedFindings?: number;
+    /** The approver groups escalated findings wait for (a playbook's). */
+    readonly approverGroups?: readonly string[];
     readonly completedAt?: string;
     readonly expiredAt?: string;
   };
@@ -99,6 +102,7 @@ function reviewView(job: Job): NonNullable<JobView['review']> {
     startedAt: job.reviewStartedAt,
     deadline: iso(job.reviewDeadline),
     gatedFindings: job.gatedFindings,
+    approverGroups: job.approverGroups,
     completedAt: job.reviewCompletedAt,
     expiredAt: job.reviewExpiredAt,
   };
