@@ -17,6 +17,7 @@ import {
   CreateUserPoolCommand,
   SetUserPoolMfaConfigCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
+import { guardOf } from '../lambdas/core/error-guard.js';
 import { shippedApproverGroups } from '../lambdas/core/playbooks/index.js';
 import { EMULATOR_CREDENTIALS } from '../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from './aws-clients.js';
@@ -53,9 +54,7 @@ export class SignInProvisionError extends Error {
 }
 
 /** True for a {@link SignInProvisionError}. */
-export function isSignInProvisionError(error: unknown): error is SignInProvisionError {
-  return error instanceof SignInProvisionError;
-}
+export const isSignInProvisionError = guardOf(SignInProvisionError);
 
 function required(value: string | undefined, resource: string): string {
   if (!value) throw new SignInProvisionError(`the emulator created no ${resource}`, resource);

@@ -3,10 +3,10 @@ import { request as httpsRequest } from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { z } from 'zod';
 import type {
+  DecisionBody,
   DecisionResponse,
-  decisionRequestSchema,
+  RedlineBody,
   RedlineResponse,
-  redlineRequestSchema,
 } from '../../lambdas/api/holds-api.js';
 import type {
   JobView,
@@ -96,12 +96,6 @@ export function send(
     req.end();
   });
 }
-
-/** The body of POST /jobs/{id}/decisions. */
-export type DecisionBody = z.input<typeof decisionRequestSchema>;
-
-/** The body of POST /jobs/{id}/redlines. */
-export type RedlineBody = z.input<typeof redlineRequestSchema>;
 
 /**
  * A client of the status API that signs every request with SigV4 for `execute-api`, as API

@@ -15,8 +15,8 @@ import { isAdministratorOf, mayActOn, ownerOf, type Principal } from './access.j
 import { BadRequestError, FindingUnknownError, JobStateConflictError } from './errors.js';
 import { type JobsApi, type JobsApiDeps, type JobView, refusals } from './jobs-api.js';
 
-export { decisionRequestSchema } from '../core/holds/decision-request.js';
-export { redlineRequestSchema } from '../core/holds/redline-decisions.js';
+export { type DecisionBody, decisionRequestSchema } from '../core/holds/decision-request.js';
+export { type RedlineBody, redlineRequestSchema } from '../core/holds/redline-decisions.js';
 
 /** What POST /jobs/{id}/decisions answers. */
 export interface DecisionResponse {

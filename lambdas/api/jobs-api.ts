@@ -34,7 +34,6 @@ import type { PersonGroups, PersonLabels } from './people.js';
 export {
   JOB_ID,
   type JobView,
-  type JobViewStatus as ApiJobStatus,
   type QuoteRequest,
   type QuoteView,
   type ReportLinks,

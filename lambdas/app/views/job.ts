@@ -1,5 +1,5 @@
 /** One job: status, cost, controls, the contract filling in live, its review and its reports. */
-import type { JobView, PlaybookReview, ReportClause, Reports } from '../api.js';
+import type { JobView, PlaybookReview, ReportClause, ReportLinks } from '../api.js';
 import { money } from '../clauses.js';
 import { announce, errorBox, h, when } from '../dom.js';
 import { JobFollower } from '../follow.js';
@@ -93,7 +93,10 @@ async function reportedClauses(
   return (await r.json()) as { clauses: readonly ReportClause[]; playbookReview?: PlaybookReview };
 }
 
-async function downloads(ctx: ViewContext, jobId: string): Promise<{ element: HTMLElement; links: Reports }> {
+async function downloads(
+  ctx: ViewContext,
+  jobId: string,
+): Promise<{ element: HTMLElement; links: ReportLinks }> {
   const links = await ctx.api.reports(jobId);
   const file = (name: string, l: { url: string } | undefined) =>
     l

@@ -9,11 +9,15 @@ import { MOVING, type View, type ViewContext } from './context.js';
 
 const POLL_MS = 2000;
 
+/** A listed job; one read by its id, where GET /jobs is not served, may lack its lane and times. */
+type ListedJob = Omit<JobSummary, 'lane' | 'createdAt' | 'updatedAt'> &
+  Partial<Pick<JobSummary, 'lane' | 'createdAt' | 'updatedAt'>>;
+
 /** A page of GET /jobs, or, where the API does not serve it yet, the jobs this page submitted. */
 async function loadJobs(
   ctx: ViewContext,
   after?: string,
-): Promise<{ jobs: readonly JobSummary[]; cursor?: string }> {
+): Promise<{ jobs: readonly ListedJob[]; cursor?: string }> {
   try {
     return await ctx.api.listJobs(after);
   } catch (error) {
@@ -35,7 +39,7 @@ async function loadJobs(
   }
 }
 
-function row(job: JobSummary): HTMLTableRowElement {
+function row(job: ListedJob): HTMLTableRowElement {
   const name = job.document.split('/').at(-1) ?? job.document;
   const { done, total } = job.chunks;
   return h(
@@ -117,8 +121,8 @@ export function jobsView(ctx: ViewContext): View {
   element.append(older);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
-  let first: readonly JobSummary[] = [];
-  let rest: JobSummary[] = [];
+  let first: readonly ListedJob[] = [];
+  let rest: ListedJob[] = [];
   let cursor: string | undefined;
   const render = () => {
     const jobs = [...first, ...rest.filter((j) => !first.some((f) => f.jobId === j.jobId))];

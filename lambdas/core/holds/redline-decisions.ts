@@ -81,6 +81,9 @@ export const redlineRequestSchema = z
     message: "'edit' names exactly one redline in 'redlines': edits are of one clause",
   });
 
+/** The body of POST /jobs/{id}/redlines, as the app and the CLI send it. */
+export type RedlineBody = z.input<typeof redlineRequestSchema>;
+
 /**
  * The decision a body asks for.
  * @throws InvalidJobRequestError naming every problem of the body

@@ -5,14 +5,12 @@ import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/in
 import type { Job, JobStatus, ReviewGate } from '../state/jobs.js';
 import { usd } from './submission.js';
 
-/** A job's status as a caller sees it: the job's, or `queued` while its upload waits for intake. */
-export type JobViewStatus = JobStatus | 'queued';
-
 /** What GET /jobs/{id} answers. */
 export interface JobView {
   readonly jobId: string;
   readonly submissionId?: string;
-  readonly status: JobViewStatus;
+  /** The job's status; `queued` also while its upload waits for intake. */
+  readonly status: JobStatus;
   /** True once the job has ended and nothing about it changes any more. */
   readonly finished: boolean;
   readonly reportReady: boolean;

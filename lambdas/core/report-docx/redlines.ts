@@ -80,6 +80,7 @@ export interface RedlinePlan {
 }
 
 class Unplaced extends Error {
+  override readonly name = 'Unplaced';
   constructor(
     readonly reason: UnplacedReason,
     readonly detail: string,
