@@ -60,9 +60,10 @@ describe('SQS on the emulator', () => {
   it('returns a message after its visibility timeout, and not before', async () => {
     const url = stack.resources.queueUrls.batch;
     await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'lease me' }));
+    // Taken before the receive: the emulator starts the message's timeout when it answers, later.
+    const receivedAt = Date.now();
     const first = await receiveOne(sqs, url, 1);
     expect(first?.Body).toBe('lease me');
-    const receivedAt = Date.now();
     expect(await receiveOne(sqs, url, 1)).toBeUndefined();
     // It comes back once the second has passed: SQS makes it visible again "approximately"
     // then, and LocalStack checks visibility on a tick, so it is polled for a few seconds.

@@ -8,6 +8,7 @@
  * fan-out for intake's, and both stayed where they were until their deadline, hours on (a
  * chaos soak found the second).
  */
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { cancelJob } from '../../lambdas/core/holds/pause.js';
 import type { Job } from '../../lambdas/core/state/jobs.js';
@@ -56,6 +57,26 @@ async function sweptToEnd(jobId: string, timeoutMs = 120_000): Promise<Job> {
   }
 }
 
+/**
+ * Waits until intake has nothing received or in hand: an intake that queued a job then tries to
+ * start the owner's next queued job itself, and would otherwise race the test's cancel for the
+ * slot it gives back.
+ */
+async function intakeSettled(timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Attributes: a } = await h.pipeline.clients.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: r.queueUrls.intake,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    if (a?.ApproximateNumberOfMessages === '0' && a.ApproximateNumberOfMessagesNotVisible === '0') return;
+    if (Date.now() > deadline) throw new Error(`intake still had messages after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** An eight-clause contract (88 model calls) uploaded as `owner`. */
 const submit = (name: string, owner: string) =>
   h.upload(
@@ -88,6 +109,7 @@ describe('a queued job whose messages the invocation that was to send them never
     await h.until(first, (j) => j.status === 'running');
     const second = await submit('second', owner);
     await h.until(second, (j) => j.status === 'queued');
+    await intakeSettled();
     expect((await h.jobs.get(first)).status).toBe('running');
     // The cancel gives back the first job's slot and starts the second, and dies right after the take.
     const dying = mortalClients(h.pipeline.clients, { landmark: 'slot-take', later: 0 });

@@ -2,7 +2,9 @@
  * Per-model tokens- and requests-per-minute budgets on the state table in the emulator: each
  * "process" is its own TokenBudget leasing from the same ModelBudgets item. The clock the
  * budgets lease by stands still unless a test moves it, so the waits they compute from it are
- * exact; the waits themselves are real timers of a few hundred milliseconds.
+ * exact, and a test reads each wait from the budget's own count of them rather than timing it (a
+ * loaded machine would stretch the round trips, not the waits). The waits themselves are real
+ * timers of a few hundred milliseconds.
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -47,10 +49,19 @@ function processOn(
 /** Whole milliseconds a lease of `tokens` takes to earn at 60,000 a minute, earned over a minute and the 250 ms lead. */
 const earnMs = (tokens: number) => Math.ceil((tokens * 60_250) / 60_000);
 
-/** Whether a promise settles within `ms`, and its value when it does. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
-  return Promise.race([promise, new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
+/**
+ * How long `budget` made one acquire wait, from its own count of waits. A lease granted at once
+ * waits the few milliseconds its slice is earned after the lead (`earnMs(250) - 250`, 2 ms); a
+ * slice taken from what is in hand waits none.
+ */
+async function waitOf(budget: TokenBudget, acquiring: Promise<BudgetTicket>) {
+  const before = budget.stats().waitedMs;
+  const ticket = await acquiring;
+  return { ticket, waitedMs: budget.stats().waitedMs - before };
 }
+
+/** At most this long a wait is "at once": a lease granted from the rate's lead. */
+const AT_ONCE_MS = earnMs(250) - 250;
 
 async function budgetItem(model: string) {
   const r = await db.send(
@@ -68,10 +79,10 @@ describe('a model budget on the state table', () => {
     const { clock, model } = setting();
     const budget = processOn(clock, model);
     expect((await budget.acquire(200)).tokens).toBe(200); // a slice of 250
-    const next = budget.acquire(550); // 50 in hand, a lease of 500 more: earned about 500 ms on
-    expect(await within(next, 300)).toBe('pending');
-    expect(await within(next, 700)).not.toBe('pending');
+    // 50 in hand, a lease of 500 more: earned about 500 ms on.
+    const next = await waitOf(budget, budget.acquire(550));
     const earned = earnMs(250) + earnMs(500);
+    expect(next.waitedMs).toBe(earned - 250);
     expect((await budgetItem(model))?.tokensAt).toBe(clock.t + earned);
     expect(budget.stats()).toEqual({ leases: 2, granted: 2, waitedMs: earnMs(250) - 250 + earned - 250 });
   });
@@ -80,12 +91,13 @@ describe('a model budget on the state table', () => {
     const { clock, model } = setting();
     const budget = processOn(clock, model);
     (await budget.acquire(80)).settle(20); // 170 left of the slice, and 60 back
-    const next = await within(budget.acquire(230), 100);
-    expect(next).not.toBe('pending');
-    (next as BudgetTicket).refund();
-    (next as BudgetTicket).refund(); // once only
-    expect(await within(budget.acquire(230), 100)).not.toBe('pending');
-    expect(await within(budget.acquire(1), 100)).toBe('pending'); // refunded twice, it would go
+    const next = await waitOf(budget, budget.acquire(230));
+    expect(next.waitedMs).toBe(0); // from what is in hand
+    next.ticket.refund();
+    next.ticket.refund(); // once only
+    expect((await waitOf(budget, budget.acquire(230))).waitedMs).toBe(0);
+    // Refunded twice, it would go from what is in hand; it leases the next slice and waits for it.
+    expect((await waitOf(budget, budget.acquire(1))).waitedMs).toBeGreaterThan(AT_ONCE_MS);
     expect(budget.stats().leases).toBe(2);
   });
 
@@ -93,24 +105,23 @@ describe('a model budget on the state table', () => {
     const { clock, model } = setting();
     const budget = processOn(clock, model);
     (await budget.acquire(100)).settle(1_100); // 1,000 over its estimate: 150 in hand less 1,000
-    const started = performance.now();
-    const after = budget.acquire(10); // a lease of 860, earned 860 ms after the first slice
-    expect(await within(after, 500)).toBe('pending');
-    expect(await within(after, 1_000)).not.toBe('pending');
-    expect(performance.now() - started).toBeGreaterThanOrEqual(800);
+    // A lease of 860, earned 860 ms after the first slice.
+    const after = await waitOf(budget, budget.acquire(10));
+    expect(after.waitedMs).toBeGreaterThanOrEqual(800);
+    expect(after.waitedMs).toBeLessThan(1_000);
   });
 
   it('is shared by two processes: the second waits for what the first leased', async () => {
     const { clock, model } = setting();
     const a = processOn(clock, model);
     const b = processOn(clock, model);
-    await a.acquire(250);
-    const second = b.acquire(250); // the fleet's second slice: earned 250 ms after the first
-    expect(await within(second, 150)).toBe('pending');
-    expect(await within(second, 500)).not.toBe('pending');
+    expect((await waitOf(a, a.acquire(250))).waitedMs).toBe(AT_ONCE_MS);
+    // The fleet's second slice: earned 250 ms after the first.
+    expect((await waitOf(b, b.acquire(250))).waitedMs).toBe(2 * earnMs(250) - 250);
     expect((await budgetItem(model))?.tokensAt).toBe(clock.t + 2 * earnMs(250));
     // Alone, the same process would have gone at once.
-    expect(await within(processOn(clock, `${model}-alone`).acquire(250), 100)).not.toBe('pending');
+    const alone = processOn(clock, `${model}-alone`);
+    expect((await waitOf(alone, alone.acquire(250))).waitedMs).toBe(AT_ONCE_MS);
   });
 
   it('counts requests per minute across processes', async () => {
@@ -119,9 +130,9 @@ describe('a model budget on the state table', () => {
     const a = processOn(clock, model, limits);
     const b = processOn(clock, model, limits);
     await a.acquire(1_000_000); // tokens unlimited
-    const second = b.acquire(0);
-    expect(await within(second, 150)).toBe('pending');
-    expect(await within(second, 500)).not.toBe('pending');
+    const second = await waitOf(b, b.acquire(0));
+    expect(second.waitedMs).toBeGreaterThanOrEqual(150);
+    expect(second.waitedMs).toBeLessThan(500);
     const item = await budgetItem(model);
     expect(item?.requestsAt).toBe(clock.t + 2 * Math.ceil(60_250 / 240));
     expect(item?.tokensAt).toBeUndefined();
@@ -132,9 +143,10 @@ describe('a model budget on the state table', () => {
     const budget = processOn(clock, model);
     await budget.acquire(250);
     clock.t += 60_000; // a minute idle: the budget's times are far behind the clock
-    expect(await within(budget.acquire(250), 100)).not.toBe('pending');
+    expect((await waitOf(budget, budget.acquire(250))).waitedMs).toBe(AT_ONCE_MS);
     expect((await budgetItem(model))?.tokensAt).toBe(clock.t + earnMs(250));
-    expect(await within(budget.acquire(250), 150)).toBe('pending'); // no minute's worth saved up
+    // No minute's worth saved up: the next slice is earned after this one.
+    expect((await waitOf(budget, budget.acquire(250))).waitedMs).toBe(2 * earnMs(250) - 250);
   });
 
   it('restarts from the clock only the rate that fell behind it', async () => {
@@ -174,8 +186,8 @@ describe('a model budget on the state table', () => {
       random: () => 0.5,
     });
     const now = async (estimate: number) => {
-      const ticket = await within(budget.acquire(estimate), 100);
-      if (ticket === 'pending') throw new Error('the budget made the call wait');
+      const { ticket, waitedMs } = await waitOf(budget, budget.acquire(estimate));
+      if (waitedMs > AT_ONCE_MS) throw new Error(`the budget made the call wait ${waitedMs} ms`);
       return ticket;
     };
     {
@@ -193,7 +205,7 @@ describe('a model budget on the state table', () => {
       scope.budgeted(await now(60));
       scope.sending();
     } // sent, outcome unknown: the 60 stay spent, 150 in hand
-    expect(await within(budget.acquire(151), 100)).toBe('pending');
+    expect((await waitOf(budget, budget.acquire(151))).waitedMs).toBeGreaterThan(AT_ONCE_MS);
     expect(budget.stats().leases).toBe(2);
   });
 
