@@ -6,14 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentNameOf, openDialog, readCompressed } from '../../lambdas/app/addin/host.js';
-import { redlinesOf } from '../../lambdas/app/addin/redlines.js';
+import { recordRedlineDecision, redlinesOf } from '../../lambdas/app/addin/redlines.js';
 import {
   handOver,
   isSignInEndedError,
   readSignInMessage,
   signInMessage,
 } from '../../lambdas/app/addin/sign-in-message.js';
-import type { ReportClause } from '../../lambdas/app/api.js';
+import { AppApiError, type ReportClause } from '../../lambdas/app/api.js';
 import { isSignInError, SignInError, signIn } from '../../lambdas/app/session.js';
 
 const OFFICE_ENUMS = {
@@ -222,5 +222,42 @@ describe('redlines in the pane', () => {
     const clause = { id: 'c-2', positions: [{ redline }, {}] } as unknown as ReportClause;
     expect(redlinesOf(clause)).toEqual([redline]);
     expect(redlinesOf({ id: 'c-1' } as unknown as ReportClause)).toEqual([]);
+  });
+
+  it('records a decision through POST /jobs/{id}/redlines, and says what is left to decide', async () => {
+    const sent: unknown[][] = [];
+    const answers = [
+      { jobId: 'j-1', recorded: [], undecided: 2, reviewClosed: false },
+      { jobId: 'j-1', recorded: [], undecided: 0, reviewClosed: true },
+    ];
+    const api = {
+      decideRedlines: async (...args: unknown[]) => {
+        sent.push(args);
+        return answers.shift() as (typeof answers)[number];
+      },
+    };
+    expect(await recordRedlineDecision(api, 'j-1', 'c-2/redline/payment', 'accepted')).toBe(
+      "Accepted, recorded in the job's trail; 2 item(s) of the review still to decide.",
+    );
+    expect(await recordRedlineDecision(api, 'j-1', 'c-3/redline/term', 'rejected')).toBe(
+      "Rejected, recorded in the job's trail; nothing is left to decide: the report is being written.",
+    );
+    expect(sent).toEqual([
+      ['j-1', { redlines: ['c-2/redline/payment'], decision: 'accept' }],
+      ['j-1', { redlines: ['c-3/redline/term'], decision: 'reject' }],
+    ]);
+  });
+
+  it("passes the API's refusal on, with its status", async () => {
+    const closed = new AppApiError('the review of j-1 has closed', 409, {
+      method: 'POST',
+      path: 'jobs/j-1/redlines',
+    });
+    const api = {
+      decideRedlines: async () => {
+        throw closed;
+      },
+    };
+    await expect(recordRedlineDecision(api, 'j-1', 'c-2/redline/payment', 'accepted')).rejects.toBe(closed);
   });
 });
