@@ -8,10 +8,12 @@
  * The owner accepts, rejects and edits proposed redlines (through the CLI too), and the report
  * carries both trails once the review closes.
  *
- * The review against a playbook (rungs, escalations, redlines) is seeded into the held review
+ * The review against a playbook (rungs, escalations, redlines) is put into the held review
  * where finalize puts it (`seedPlaybookHolds`, made by the gate's own `playbookHolds`), on a
- * job the real pipeline holds with a `high` gate: the review engine that produces the rungs
- * lands separately.
+ * job the real pipeline holds with a `high` gate, in place of the analysts' own: this contract's
+ * review escalates to the legal approvers only, and the test needs one escalation for each of
+ * two groups. The analysts' own positions and redlines on a held job are decided in
+ * redline-decisions.test.ts.
  */
 import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

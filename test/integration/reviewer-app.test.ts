@@ -8,9 +8,11 @@
  * email), and download its reports; axe-core on the sign-in challenges, the job list, the
  * contract view and the review view with its redlines.
  *
- * The review against the playbook (rungs, escalations, redlines) is seeded into the held review
- * where finalize puts it (`seedPlaybookHolds`, through the gate's own `playbookHolds`) until the
- * review engine that produces it lands.
+ * The review against the playbook (rungs, escalations, redlines) is put into the held review
+ * where finalize puts it (`seedPlaybookHolds`, through the gate's own `playbookHolds`), so that
+ * the page shows a known redline of each kind, an insertion and a replacement, for the groups the
+ * person approves for. The analysts' own positions and redlines on a held job, decided through
+ * the same routes, are tested in redline-decisions.test.ts and playbook-review.test.ts.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
