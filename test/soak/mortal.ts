@@ -6,6 +6,7 @@
  * (a slot taken or given back, a job queued, cancelled or paused) so that deaths land on those
  * paths and not only wherever a random count falls.
  */
+import { dropBody } from '../../lambdas/core/intake/read-capped.js';
 import { slotWritesOf, statusChangesOf } from './slot-trail.js';
 
 /** A write an invocation may die just after (or a few requests after). */
@@ -97,7 +98,14 @@ export function mortal<T extends object>(client: T, life: Life): T {
       return async (command: { readonly input?: unknown }, ...rest: unknown[]) => {
         life.before();
         const answer = await (target as unknown as Sender).send(command, ...rest);
-        life.after(command.input);
+        try {
+          life.after(command.input);
+        } catch (died) {
+          // The answer is lost with the invocation, and a body it brought (GetObject's stream) with
+          // the process's sockets: left open, its connection's reset would end the soak's process.
+          dropBody((answer as { Body?: unknown } | undefined)?.Body);
+          throw died;
+        }
         return answer;
       };
     },

@@ -1,6 +1,7 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { dropBody, readCapped } from '../../lambdas/core/intake/read-capped.js';
+import { isInvocationDied, Life, mortal } from '../soak/mortal.js';
 
 /** A stream of `count` chunks of `size` bytes, counting the chunks it was asked for. */
 function chunks(count: number, size: number): { stream: Readable; pulled: () => number } {
@@ -42,5 +43,27 @@ describe('dropBody', () => {
     dropBody(stream);
     expect(stream.destroyed).toBe(true);
     expect(pulled()).toBe(0);
+  });
+});
+
+describe('a dropped body', () => {
+  it('is closed, and an error it raises afterwards (its socket reset) ends nothing', () => {
+    const body = new PassThrough();
+    dropBody(body);
+    expect(body.destroyed).toBe(true);
+    // Without a listener, emitting 'error' throws: it would end the process.
+    expect(() =>
+      body.emit('error', Object.assign(new Error('aborted'), { code: 'ECONNRESET' })),
+    ).not.toThrow();
+    expect(() => dropBody(undefined)).not.toThrow();
+  });
+
+  it('is dropped with an answer the dying invocation of the soak never read', async () => {
+    const body = new PassThrough();
+    const client = { send: async (_command: { input?: unknown }) => ({ Body: body }) };
+    const dying = mortal(client, new Life({ afterRequests: 1 }));
+    await expect(dying.send({ input: {} })).rejects.toSatisfy(isInvocationDied);
+    expect(body.destroyed).toBe(true);
+    expect(() => body.emit('error', new Error('aborted'))).not.toThrow();
   });
 });

@@ -2,9 +2,15 @@
  * Reading an object's body under a cap, as a stream: a body longer than the cap costs no more
  * memory than the cap.
  */
-/** A body stream intake will not read: closed, so its connection is not held. */
+/**
+ * A body stream that will not be read: closed, so its connection is not held. An error it raises
+ * afterwards (its socket reset before the rest arrived, which the SDK's checksum stream passes
+ * on) concerns nobody, and a stream error nobody listens for would end the process.
+ */
 export function dropBody(body: unknown): void {
-  (body as { destroy?: () => void } | undefined)?.destroy?.();
+  const stream = body as { on?: (event: 'error', listener: () => void) => void; destroy?: () => void };
+  stream?.on?.('error', () => {});
+  stream?.destroy?.();
 }
 
 /**
