@@ -23,7 +23,8 @@ import {
   parsePlaybookRequest,
   playbookRequestText,
 } from '../../lambdas/core/playbooks/index.js';
-import { type Job, Jobs, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
+import { type Job, TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { readJobProgress } from '../../lambdas/core/state/progress.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';

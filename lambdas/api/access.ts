@@ -9,7 +9,7 @@
  * them), so for such a caller the owner is the person's Cognito identity, never the ARN.
  */
 import type { Actor } from '../core/jobs/index.js';
-import type { Job } from '../core/state/jobs.js';
+import type { Job } from '../core/state/job.js';
 import type { UserPoolSignIn } from './people.js';
 
 /** The caller of a request, as API Gateway's IAM authorization reports it. */

@@ -19,7 +19,7 @@ import {
   readStoredDocument,
   sendChunkMessages,
 } from '../../lambdas/core/intake/stored-document.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
 import { loadConfig } from '../../lambdas/shared/config.js';
 import { finalizeDeps, intakeDeps, type RuntimeClients, workerDeps } from '../../lambdas/shared/runtime.js';

@@ -4,7 +4,8 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isJobNotFoundError } from '../../lambdas/core/state/errors.js';
-import { type Job, Jobs, type NewJob, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
+import { type Job, type NewJob, TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
 
 const TABLE = 'state-table';
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);

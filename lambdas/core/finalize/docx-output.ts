@@ -6,7 +6,7 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StoredDocument } from '../intake/stored-document.js';
 import { type DocxRedline, type ReportDocx, renderReportDocx } from '../report-docx/index.js';
-import type { Job } from '../state/jobs.js';
+import type { Job } from '../state/job.js';
 import type { Report } from './report-types.js';
 
 /**

@@ -14,8 +14,9 @@ import { jobPlaybookContent, type Playbook, PlaybookStore } from '../playbooks/i
 import { CallLedger, type CallOutcome, outcomeOf } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/checkpoint.js';
 import { Claims } from '../state/claims.js';
+import type { Job } from '../state/job.js';
 import { JobHolds } from '../state/job-holds.js';
-import { type Job, Jobs } from '../state/jobs.js';
+import { Jobs } from '../state/jobs.js';
 import { buildReport } from './build-report.js';
 import { type DocxOutcome, reportDocx, withDocxOutcome } from './docx-output.js';
 import { REPORT_CONTENT_TYPES } from './report-files.js';

@@ -9,7 +9,7 @@ import type {
   Risk,
 } from '../finalize/report-types.js';
 import type { EscalationReview, RedlineDecisionRecord } from '../playbooks/index.js';
-import type { Job } from '../state/jobs.js';
+import type { Job } from '../state/job.js';
 import { type Decision, decidedScore, latestDecisions } from './decisions.js';
 import type { GatedFinding } from './findings.js';
 import { latestRedlineDecisions, redlineDecisionOf } from './redline-trail.js';

@@ -1,6 +1,6 @@
 import type { Score } from '../analysts/tool-schema.js';
 import type { Report, Risk } from '../finalize/report-types.js';
-import type { ReviewGate } from '../state/jobs.js';
+import type { ReviewGate } from '../state/job.js';
 
 /** Review gates a job may name, strictest first. */
 export const REVIEW_GATES: readonly ReviewGate[] = ['none', 'critical', 'high'];

@@ -5,8 +5,9 @@ import { isDocumentRejectedError, isParseOvertimeError, parseDocumentBounded } f
 import { blockingReason } from '../model-lifecycle.js';
 import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
 import { Claims } from '../state/claims.js';
+import type { Job } from '../state/job.js';
 import { recordJobPanel } from '../state/job-panel.js';
-import { type Job, Jobs } from '../state/jobs.js';
+import { Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
 import { startQueued } from './admission.js';
 import { IntakeDeferredError } from './errors.js';

@@ -2,7 +2,7 @@
 import type { JobRejection } from '../intake/rejections.js';
 import type { Lane } from '../model.js';
 import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
-import type { Job, JobStatus, ReviewGate } from '../state/jobs.js';
+import type { Job, JobStatus, ReviewGate } from '../state/job.js';
 import { usd } from './submission.js';
 
 /** What GET /jobs/{id} answers. */

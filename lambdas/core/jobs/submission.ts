@@ -24,7 +24,7 @@ import {
   playbookRequestText,
   type StoredPlaybook,
 } from '../playbooks/index.js';
-import type { ReviewGate } from '../state/jobs.js';
+import type { ReviewGate } from '../state/job.js';
 import { InvalidJobRequestError } from './errors.js';
 
 /** The options of a submission: the body of POST /jobs, and of POST /quote beside the document. */

@@ -9,7 +9,7 @@ import type { ClauseAssessment } from '../analysts/index.js';
 import { reportClause } from '../finalize/build-report.js';
 import type { ReportClause } from '../finalize/report-types.js';
 import { readStoredDocument } from '../intake/stored-document.js';
-import type { Job, JobStatus } from '../state/jobs.js';
+import type { Job, JobStatus } from '../state/job.js';
 import { CHECKPOINT_PREFIX, checkpointSk, jobPk } from '../state/keys.js';
 import { queryAll } from '../state/query-all.js';
 import { decodeFindingsCursor, encodeFindingsCursor } from './cursor.js';

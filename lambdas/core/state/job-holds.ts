@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, isWriteRefused } from './errors.js';
-import { type Job, type JobStatus, Jobs } from './jobs.js';
+import type { Job, JobStatus } from './job.js';
+import { Jobs } from './jobs.js';
 import { OwnerSlots, sendReleasingChange } from './owner-slots.js';
 import { type StatusChangeFields, statusChange } from './status-change.js';
 

@@ -9,7 +9,8 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isWriteRefused } from './errors.js';
-import type { Job, Jobs } from './jobs.js';
+import type { Job } from './job.js';
+import type { Jobs } from './jobs.js';
 import { JOB_SK, jobPk, OWNER_SLOTS_SK, ownerSlotsPk, STATUS_INDEX, statusGsiPk } from './keys.js';
 import { queryAll } from './query-all.js';
 import { queuedSkPrefix, type StatusChangeFields, statusChange } from './status-change.js';

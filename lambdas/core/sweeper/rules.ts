@@ -9,7 +9,7 @@ export interface SweepTopology {
 }
 
 import { type Checkpoint, isChunkTerminal } from '../state/claims.js';
-import type { Job } from '../state/jobs.js';
+import type { Job } from '../state/job.js';
 import { STAGES } from '../state/keys.js';
 
 /**
