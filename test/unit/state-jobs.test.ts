@@ -131,6 +131,51 @@ describe('Jobs.markRunning and markFannedOut', () => {
   });
 });
 
+describe('Jobs.recordPlan', () => {
+  const plan = {
+    chunkCount: 2,
+    clauseCount: 9,
+    callsPlanned: 99,
+    sha256: 'abc',
+    bytes: 10,
+    format: 'pdf',
+  } as const;
+
+  it('answers from the refusal when the job had left intake, reading nothing', async () => {
+    ddb.on(UpdateCommand).rejects(conditionFailed({ jobId: 'job-1', status: 'queued' }));
+    expect(await jobs.recordPlan('job-1', plan)).toBe('queued');
+    expect(updates()).toHaveLength(1);
+    expect(updates()[0]?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('gives a job cancelled in intake its plan, and answers cancelled', async () => {
+    ddb
+      .on(UpdateCommand)
+      .rejectsOnce(conditionFailed({ jobId: 'job-1', status: 'cancelled', chunkCount: 0 }))
+      .resolves({});
+    expect(await jobs.recordPlan('job-1', plan)).toBe('cancelled');
+    expect(updates()[1]?.ConditionExpression).toBe('#status = :cancelled AND chunkCount = :zero');
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('takes the status from the second refusal when the plan was recorded already', async () => {
+    ddb
+      .on(UpdateCommand)
+      .rejectsOnce(conditionFailed({ jobId: 'job-1', status: 'cancelled', chunkCount: 2 }))
+      .rejectsOnce(conditionFailed({ jobId: 'job-1', status: 'cancelled', chunkCount: 2 }));
+    expect(await jobs.recordPlan('job-1', plan)).toBe('cancelled');
+    expect(updates()[1]?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('refuses a job that is not there by name', async () => {
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    const error = await jobs.recordPlan('job-9', plan).catch((e: unknown) => e);
+    expect(isJobNotFoundError(error)).toBe(true);
+  });
+});
+
 describe('Jobs.cancel', () => {
   it('flips only a job that has not ended (intake, queued, running, paused, awaiting review) and holds no slot to cancelled, and returns it', async () => {
     const cancelled = { jobId: 'job-1', status: 'cancelled', cancelledAt: AT };

@@ -61,8 +61,8 @@ export async function startQueued(owner: string | undefined, deps: StartDeps): P
       undefined,
       pausedAt ? pauseEnd(job, pausedAt, now()) : { set: { deadline: job.deadline + waited } },
     );
-    if (took === 'full') break;
-    if (took === 'moved') continue;
+    if (took.outcome === 'full') break;
+    if (took.outcome === 'moved') continue;
     if (pausedAt) {
       await sendUnfinished(job, deps);
       const { finalizeQueueUrl } = deps;

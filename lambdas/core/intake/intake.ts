@@ -312,8 +312,8 @@ async function admit(
   if (cap && current.owner && current.status === 'intake') {
     const slots = new OwnerSlots(deps.db, deps.tableName, now);
     const took = await slots.take(jobId, current.owner, 'intake', cap, { set: plan });
-    if (took === 'running') return 'start';
-    if (took === 'full' && (await slots.queue(jobId, current.owner, plan))) {
+    if (took.outcome === 'running') return 'start';
+    if (took.outcome === 'full' && (await slots.queue(jobId, current.owner, plan))) {
       const started = await startQueued(current.owner, { ...deps, now });
       return started.includes(jobId) ? 'started' : 'queued';
     }

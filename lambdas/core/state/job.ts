@@ -8,6 +8,7 @@ import type { DocumentFormat } from '../documents/formats.js';
 import type { CostQuote } from '../intake/quote.js';
 import type { JobRejection } from '../intake/rejections.js';
 import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
+import { JobNotFoundError } from './errors.js';
 
 /**
  * Where a job is. `intake` → `running` → one of the terminal statuses; `queued` between intake
@@ -148,3 +149,13 @@ export interface Job {
 export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &
   Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner' | 'gate'>> &
   Partial<Pick<Job, 'reviewHours' | 'playbook' | 'contractType'>>;
+
+/**
+ * The job a refused write sent back (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`), so no
+ * read follows a refusal; a refusal with no item means there is no such job.
+ * @throws JobNotFoundError when there is none
+ */
+export function refusedJob(jobId: string, item: object | undefined): Job {
+  if (!item) throw new JobNotFoundError(jobId);
+  return item as Job;
+}

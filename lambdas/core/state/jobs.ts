@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
-import type { Job, JobStatus, NewJob } from './job.js';
+import { type Job, type JobStatus, type NewJob, refusedJob } from './job.js';
 import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk } from './keys.js';
 import { sendReleasingChange } from './owner-slots.js';
 import { statusChange, statusIndex } from './status-change.js';
@@ -96,7 +96,7 @@ export class Jobs {
     } catch (error) {
       if (!isWriteRefused(error)) throw error;
       // The job that is there already, sent with the refusal.
-      return { created: false, job: existing(job.jobId, error.item) };
+      return { created: false, job: refusedJob(job.jobId, error.item) };
     }
   }
 
@@ -114,58 +114,64 @@ export class Jobs {
       await this.markRunning(jobId, plan);
       return 'running';
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isWriteRefused(error)) throw error;
+      // Only a job cancelled while intake read it still takes its plan; the refusal says.
+      const { status } = refusedJob(jobId, error.item);
+      if (status !== 'cancelled') return status;
     }
     try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: jobPk(jobId), sk: JOB_SK },
-          UpdateExpression: `SET chunkCount = :chunks, clauseCount = :clauses, callsPlanned = :calls, sha256 = :sha, bytes = :bytes, #format = :format${plan.quote ? ', quote = :quote' : ''}`,
-          ConditionExpression: '#status = :cancelled AND chunkCount = :zero',
-          ExpressionAttributeNames: { '#status': 'status', '#format': 'format' },
-          ExpressionAttributeValues: {
-            ':cancelled': 'cancelled',
-            ':zero': 0,
-            ':sha': plan.sha256,
-            ':bytes': plan.bytes,
-            ':format': plan.format,
-            ':chunks': plan.chunkCount,
-            ':clauses': plan.clauseCount,
-            ':calls': plan.callsPlanned,
-            ...(plan.quote ? { ':quote': plan.quote } : {}),
-          },
-        }),
+      await refusable(jobId, 'job', (returnOnRefusal) =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            UpdateExpression: `SET chunkCount = :chunks, clauseCount = :clauses, callsPlanned = :calls, sha256 = :sha, bytes = :bytes, #format = :format${plan.quote ? ', quote = :quote' : ''}`,
+            ConditionExpression: '#status = :cancelled AND chunkCount = :zero',
+            ExpressionAttributeNames: { '#status': 'status', '#format': 'format' },
+            ExpressionAttributeValues: {
+              ':cancelled': 'cancelled',
+              ':zero': 0,
+              ':sha': plan.sha256,
+              ':bytes': plan.bytes,
+              ':format': plan.format,
+              ':chunks': plan.chunkCount,
+              ':clauses': plan.clauseCount,
+              ':calls': plan.callsPlanned,
+              ...(plan.quote ? { ':quote': plan.quote } : {}),
+            },
+            ...returnOnRefusal,
+          }),
+        ),
       );
+      return 'cancelled';
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      // The plan was recorded already, or the job moved on: the refusal carries its status.
+      if (!isWriteRefused(error)) throw error;
+      return refusedJob(jobId, error.item).status;
     }
-    return (await this.get(jobId)).status;
   }
 
-  /** Intake is done: chunk messages are out, workers may start. */
+  /**
+   * Intake is done: chunk messages are out, workers may start.
+   * @throws WriteRefusedError (label `job`, with the job as it stood) when the job had left `intake`
+   */
   async markRunning(
     jobId: string,
     plan: Pick<Job, 'chunkCount' | 'clauseCount' | 'callsPlanned' | 'sha256' | 'bytes' | 'format'> &
       Partial<Pick<Job, 'quote'>>,
   ) {
+    const { chunkCount, clauseCount, callsPlanned, sha256, bytes, format, quote } = plan;
     const at = new Date(this.now()).toISOString();
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { pk: jobPk(jobId), sk: JOB_SK },
-        ...statusChange(jobId, ['intake'], 'running', at, {
-          set: {
-            chunkCount: plan.chunkCount,
-            clauseCount: plan.clauseCount,
-            callsPlanned: plan.callsPlanned,
-            sha256: plan.sha256,
-            bytes: plan.bytes,
-            format: plan.format,
-            quote: plan.quote,
-          },
+    const set = { chunkCount, clauseCount, callsPlanned, sha256, bytes, format, quote };
+    await refusable(jobId, 'job', (returnOnRefusal) =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: JOB_SK },
+          ...statusChange(jobId, ['intake'], 'running', at, { set }),
+          ...returnOnRefusal,
         }),
-      }),
+      ),
     );
   }
 
@@ -215,7 +221,7 @@ export class Jobs {
     } catch (error) {
       if (!isWriteRefused(error)) throw error;
       // The job as it stood, sent with the refusal: already ended, or not there at all.
-      return { cancelled: false, job: existing(jobId, error.item) };
+      return { cancelled: false, job: refusedJob(jobId, error.item) };
     }
   }
 
@@ -344,10 +350,4 @@ export class Jobs {
       throw error;
     }
   }
-}
-
-/** The job a refusal sent back; a refusal with no item means there is no such job. */
-function existing(jobId: string, item: Record<string, unknown> | undefined): Job {
-  if (!item) throw new JobNotFoundError(jobId);
-  return item as unknown as Job;
 }

@@ -122,11 +122,14 @@ async function releaseWith(
 /** What a try to take a slot came to. */
 export type TakeOutcome =
   /** The job is running and holds a slot. */
-  | 'running'
+  | { readonly outcome: 'running' }
   /** The owner has as many jobs running as its cap: nothing changed. */
-  | 'full'
-  /** The job was not in the status the move starts from (started, cancelled): nothing changed. */
-  | 'moved';
+  | { readonly outcome: 'full' }
+  /**
+   * The job was not in the status the move starts from (started, cancelled): nothing changed.
+   * `job` is the job as it stood, sent with the refusal (absent: there is no such job).
+   */
+  | { readonly outcome: 'moved'; readonly job?: Job };
 
 /** An owner's slots: taking one as a job starts, queueing a job, finding the oldest queued. */
 export class OwnerSlots {
@@ -183,10 +186,11 @@ export class OwnerSlots {
           },
         },
       ]);
-      return 'running';
+      return { outcome: 'running' };
     } catch (error) {
       if (!isWriteRefused(error)) throw error;
-      return error.label === 'slots' ? 'full' : 'moved';
+      if (error.label === 'slots') return { outcome: 'full' };
+      return { outcome: 'moved', ...(error.item ? { job: error.item as unknown as Job } : {}) };
     }
   }
 
