@@ -7,8 +7,8 @@
  */
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { type DlqDeps, type TriageSummary, triageDeadLetters } from '../../lambdas/core/dlq/index.js';
-import { sendFinalize } from '../../lambdas/core/finalize/enqueue.js';
 import { finalizeJob } from '../../lambdas/core/finalize/finalize.js';
+import { sendFinalize } from '../../lambdas/core/finalize-queue.js';
 import { isHoldStateError } from '../../lambdas/core/holds/errors.js';
 import { cancelJob, type HoldDeps, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import { intakeObject } from '../../lambdas/core/intake/intake.js';

@@ -18,9 +18,9 @@
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js';
 import { costOf } from '../../lambdas/core/models.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/job.js';

@@ -14,7 +14,8 @@ import {
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Checkpoint, Claims, isChunkTerminal, type Lease } from '../../lambdas/core/state/claims.js';
+import { isChunkTerminal } from '../../lambdas/core/state/checkpoint.js';
+import { type Checkpoint, Claims, type Lease } from '../../lambdas/core/state/claims.js';
 import {
   isConditionFailure,
   isJobNotFoundError,

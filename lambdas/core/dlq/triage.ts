@@ -6,8 +6,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isLane, QUEUE_ROLES, type QueueRole } from '../contracts.js';
-import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
-import { type Checkpoint, Claims, type ErrorClass, isChunkTerminal } from '../state/claims.js';
+import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
+import { isChunkTerminal } from '../state/checkpoint.js';
+import { type Checkpoint, Claims, type ErrorClass } from '../state/claims.js';
 import type { Job } from '../state/job.js';
 import { Jobs } from '../state/jobs.js';
 import { STAGES } from '../state/keys.js';

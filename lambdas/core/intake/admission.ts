@@ -2,13 +2,13 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
-import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
+import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
+import { unfinishedChunks } from '../state/checkpoint.js';
 import { Claims } from '../state/claims.js';
 import type { Job } from '../state/job.js';
 import { pauseEnd } from '../state/job-holds.js';
 import { Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
-import { unfinishedChunks } from '../sweeper/rules.js';
 import { chunkMessagesOf, readStoredDocument, sendChunkMessages } from './stored-document.js';
 
 /** What starting a queued job needs: the table, the stored documents and the lane queues. */

@@ -5,7 +5,7 @@ import { isDocumentRejectedError, isParseOvertimeError, parseDocumentBounded } f
 import { blockingReason } from '../model-lifecycle.js';
 import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
 import { Claims } from '../state/claims.js';
-import type { Job } from '../state/job.js';
+import type { CostQuote, Job, JobPlan } from '../state/job.js';
 import { recordJobPanel } from '../state/job-panel.js';
 import { Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
@@ -16,7 +16,7 @@ import { ownerOf } from './intake-run.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
 import { headUpload, type RoutedUpload } from './owner-route.js';
-import { type CostQuote, ceilingCovers, quoteDocument } from './quote.js';
+import { ceilingCovers, quoteDocument } from './quote.js';
 import { readUpload, type Upload } from './read-upload.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
@@ -306,7 +306,7 @@ async function fanOut(
 async function admit(
   { jobId, jobs, deps, now }: IntakeRun,
   current: Job,
-  plan: Parameters<Jobs['recordPlan']>[1],
+  plan: JobPlan,
 ): Promise<'start' | 'queued' | 'started'> {
   const cap = deps.maxJobsPerOwner;
   if (cap && current.owner && current.status === 'intake') {

@@ -11,7 +11,7 @@
  */
 
 import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from '../../app/redline-edits.js';
-import type { ReportClause } from '../finalize/report-types.js';
+import type { ReportClause } from '../report-types.js';
 import { after, before, type TextPoint } from './anchor.js';
 import { isW } from './ooxml.js';
 import { type Atom, positionless } from './text-map.js';

@@ -4,7 +4,7 @@
  * document, its text and formatting as they were; any other upload gets a plain document of the
  * contract's text, commented and changed the same way.
  */
-import type { Report } from '../finalize/report-types.js';
+import type { Report } from '../report-types.js';
 import { after, before, commentMarks, type Placement, place } from './anchor.js';
 import { authorOf, hasAuthors, relabelOurName } from './authors.js';
 import { commented, commentParagraphs, type RedlineMention } from './comment-text.js';

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type AbandonedReturn, abandonedReturn } from './abandoned.js';
 import { CallLedger } from './call-ledger.js';
-import type { CallCounts, Checkpoint, ErrorClass } from './checkpoint.js';
+import { type CallCounts, type Checkpoint, type ErrorClass, isChunkTerminal } from './checkpoint.js';
 import { isConditionFailure, isWriteRefused, LeaseLostError } from './errors.js';
 import { CHECKPOINT_PREFIX, checkpointSk, JOB_SK, jobPk, STAGES, type Stage } from './keys.js';
 import { queryAll } from './query-all.js';
@@ -50,14 +50,6 @@ export const leaseOwner = (lease: Pick<Lease, 'workerId' | 'fence'>) => `${lease
 
 const LIVE = [':pending', ':running', ':retrying'];
 const liveValues = { ':pending': 'pending', ':running': 'running', ':retrying': 'retrying' };
-
-/** True when the chunk will see no more work: its last stage done, or any stage cancelled or dead. */
-export function isChunkTerminal(checkpoints: readonly Checkpoint[]): boolean {
-  return checkpoints.some(
-    (c) =>
-      c.status === 'cancelled' || c.status === 'dead' || (c.stage === STAGES.at(-1) && c.status === 'done'),
-  );
-}
 
 /**
  * The fencing condition every write under a lease carries: the stage is still claimed by

@@ -1,12 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isWriteRefused } from './errors.js';
-import { type Job, type JobStatus, refusedJob } from './job.js';
+import { DEFAULT_REVIEW_HOURS, type Job, type JobStatus, refusedJob } from './job.js';
 import { Jobs } from './jobs.js';
 import { OwnerSlots, sendReleasingChange } from './owner-slots.js';
 import { type StatusChangeFields, statusChange } from './status-change.js';
-
-/** How long a review may take when the job names no other. */
-export const DEFAULT_REVIEW_HOURS = 72;
 
 /**
  * The fields that end a job's pause, with its next status change: the deadline and `pausedMs`

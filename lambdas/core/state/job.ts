@@ -5,10 +5,9 @@
 import type { PanelModels } from '../analysts/panel-models.js';
 import type { Lane } from '../contracts.js';
 import type { DocumentFormat } from '../documents/formats.js';
-import type { CostQuote } from '../intake/quote.js';
-import type { JobRejection } from '../intake/rejections.js';
 import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
 import { JobNotFoundError } from './errors.js';
+import type { JobRejection } from './job-rejections.js';
 
 /**
  * Where a job is. `intake` → `running` → one of the terminal statuses; `queued` between intake
@@ -48,6 +47,23 @@ export function isPaused(job: Pick<Job, 'status' | 'pausedAt'> | undefined): boo
 
 /** Which findings hold a job for a reviewer before its report is final. */
 export type ReviewGate = 'none' | 'critical' | 'high';
+
+/** Review gates a job may name, strictest first. */
+export const REVIEW_GATES: readonly ReviewGate[] = ['none', 'critical', 'high'];
+
+/** How long a review may take when the job names no other. */
+export const DEFAULT_REVIEW_HOURS = 72;
+
+/** A job's cost quote, micro-dollars, as intake computed it (intake/quote.ts) before any call. */
+export interface CostQuote {
+  readonly expectedMicros: number;
+  readonly worstCaseMicros: number;
+  /**
+   * With a playbook that leaves analysts out: the calls they are not asked (clauses × those
+   * analysts) and what those calls would have been expected to cost. Not in the figures above.
+   */
+  readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
+}
 
 /** The job item. Money is integer micro-dollars; `*At` fields are ISO strings, deadlines epoch ms. */
 export interface Job {
@@ -144,6 +160,13 @@ export interface Job {
   /** The review deadline passed: the report is written with undecided findings `unreviewed`. */
   readonly reviewExpiredAt?: string;
 }
+
+/** What intake records of a document once it has read it: the job's plan, with its quote. */
+export type JobPlan = Pick<
+  Job,
+  'chunkCount' | 'clauseCount' | 'callsPlanned' | 'sha256' | 'bytes' | 'format'
+> &
+  Partial<Pick<Job, 'quote'>>;
 
 /** What intake knows when it creates a job. */
 export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &

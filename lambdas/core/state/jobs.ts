@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
-import { type Job, type JobStatus, type NewJob, refusedJob } from './job.js';
+import { type Job, type JobPlan, type JobStatus, type NewJob, refusedJob } from './job.js';
 import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk } from './keys.js';
 import { sendReleasingChange } from './owner-slots.js';
 import { statusChange, statusIndex } from './status-change.js';
@@ -105,11 +105,7 @@ export class Jobs {
    * job cancelled while intake read it keeps `cancelled` but still gets its plan, so that its
    * report accounts for every planned call (as cancelled). Returns the status the job has.
    */
-  async recordPlan(
-    jobId: string,
-    plan: Pick<Job, 'chunkCount' | 'clauseCount' | 'callsPlanned' | 'sha256' | 'bytes' | 'format'> &
-      Partial<Pick<Job, 'quote'>>,
-  ): Promise<JobStatus> {
+  async recordPlan(jobId: string, plan: JobPlan): Promise<JobStatus> {
     try {
       await this.markRunning(jobId, plan);
       return 'running';
@@ -155,11 +151,7 @@ export class Jobs {
    * Intake is done: chunk messages are out, workers may start.
    * @throws WriteRefusedError (label `job`, with the job as it stood) when the job had left `intake`
    */
-  async markRunning(
-    jobId: string,
-    plan: Pick<Job, 'chunkCount' | 'clauseCount' | 'callsPlanned' | 'sha256' | 'bytes' | 'format'> &
-      Partial<Pick<Job, 'quote'>>,
-  ) {
+  async markRunning(jobId: string, plan: JobPlan) {
     const { chunkCount, clauseCount, callsPlanned, sha256, bytes, format, quote } = plan;
     const at = new Date(this.now()).toISOString();
     const set = { chunkCount, clauseCount, callsPlanned, sha256, bytes, format, quote };

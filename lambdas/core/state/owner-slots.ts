@@ -9,8 +9,7 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isWriteRefused } from './errors.js';
-import type { Job } from './job.js';
-import type { Jobs } from './jobs.js';
+import type { Job, JobPlan } from './job.js';
 import { JOB_SK, jobPk, OWNER_SLOTS_SK, ownerSlotsPk, STATUS_INDEX, statusGsiPk } from './keys.js';
 import { queryAll } from './query-all.js';
 import { queuedSkPrefix, type StatusChangeFields, statusChange } from './status-change.js';
@@ -198,7 +197,7 @@ export class OwnerSlots {
    * `intake` → `queued`: the job's plan is recorded and it waits for a slot of its owner; its
    * document and checkpoints stay where intake put them. False when the job had left `intake`.
    */
-  async queue(jobId: string, owner: string, plan: Parameters<Jobs['recordPlan']>[1]): Promise<boolean> {
+  async queue(jobId: string, owner: string, plan: JobPlan): Promise<boolean> {
     const at = new Date(this.now()).toISOString();
     try {
       await refusable(jobId, 'job', (returnOnRefusal) =>

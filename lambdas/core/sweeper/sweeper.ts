@@ -3,7 +3,7 @@ import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
-import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
+import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize-queue.js';
 import { startQueued } from '../intake/admission.js';
 import { messageGroupOf } from '../intake/message-group.js';
 import { chunkMessagesOf, readStoredDocument } from '../intake/stored-document.js';
