@@ -9,6 +9,7 @@ import type { Job } from '../state/job.js';
 import { pauseEnd } from '../state/job-holds.js';
 import { Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
+import { StageRecovery } from '../state/stage-recovery.js';
 import { chunkMessagesOf, readStoredDocument, sendChunkMessages } from './stored-document.js';
 
 /** What starting a queued job needs: the table, the stored documents and the lane queues. */
@@ -92,7 +93,8 @@ export async function sendUnfinished(job: Job, deps: StartDeps): Promise<number>
   if (live.length === 0) return 0;
   const doc = await readStoredDocument(deps.s3, deps.resultsBucket, job.jobId);
   const resend: number[] = [];
-  for (const cp of live) if (await claims.recordResend(cp, 'resume')) resend.push(cp.chunk);
+  const recovery = new StageRecovery(deps.db, deps.tableName, deps.now, claims);
+  for (const cp of live) if (await recovery.recordResend(cp, 'resume')) resend.push(cp.chunk);
   await sendChunkMessages(
     deps.sqs,
     deps.laneQueueUrls[job.lane],

@@ -117,3 +117,9 @@ export function unfinishedChunks(
   }
   return out;
 }
+
+/** The live statuses (a stage that may still run) as expression values, for a condition's `IN`. */
+export const LIVE_VALUES = { ':pending': 'pending', ':running': 'running', ':retrying': 'retrying' } as const;
+
+/** The placeholders of {@link LIVE_VALUES}: `#status IN (${LIVE_STATUSES})`. */
+export const LIVE_STATUSES = Object.keys(LIVE_VALUES).join(', ');
