@@ -1,8 +1,4 @@
-import {
-  ConditionalCheckFailedException,
-  DynamoDBClient,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   GetCommand,
@@ -14,20 +10,12 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isJobNotFoundError } from '../../lambdas/core/state/errors.js';
 import { JobHolds } from '../../lambdas/core/state/job-holds.js';
+import { conditionFailed } from '../helpers/refusals.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const ddb = mockClient(DynamoDBDocumentClient);
 const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const holds = new JobHolds(db, 'state-table', () => NOW);
-
-/** DynamoDB's refusal of one write, with the item as it stood when one was there. */
-function conditionFailed(item?: Record<string, unknown>): ConditionalCheckFailedException {
-  return new ConditionalCheckFailedException({
-    message: 'The conditional request failed',
-    $metadata: {},
-    ...(item ? { Item: marshall(item) } : {}),
-  });
-}
 
 beforeEach(() => {
   ddb.reset();

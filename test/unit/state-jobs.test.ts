@@ -1,11 +1,11 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isJobNotFoundError } from '../../lambdas/core/state/errors.js';
 import { type Job, type NewJob, TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { conditionFailed } from '../helpers/refusals.js';
 
 const TABLE = 'state-table';
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -24,15 +24,6 @@ const newJob: NewJob = {
   costLimit: 2_000_000,
   deadline: NOW + 3_600_000,
 };
-
-/** DynamoDB's refusal; with `item`, the item as it stood (ReturnValuesOnConditionCheckFailure). */
-function conditionFailed(item?: Record<string, unknown>): ConditionalCheckFailedException {
-  return new ConditionalCheckFailedException({
-    message: 'The conditional request failed',
-    $metadata: {},
-    ...(item ? { Item: marshall(item) } : {}),
-  });
-}
 
 function updates() {
   return ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
