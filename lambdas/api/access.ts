@@ -10,7 +10,12 @@
  */
 import type { Actor } from '../core/jobs/index.js';
 import type { Job } from '../core/state/job.js';
-import type { UserPoolSignIn } from './people.js';
+
+/** A user pool sign-in: the pool and the person's `sub` in it. */
+export interface UserPoolSignIn {
+  readonly userPoolId: string;
+  readonly sub: string;
+}
 
 /** The caller of a request, as API Gateway's IAM authorization reports it. */
 export interface Principal {

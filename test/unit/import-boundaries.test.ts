@@ -162,19 +162,13 @@ describe('import boundaries', () => {
     ]);
   });
 
-  it('has no import circle in lambdas/ but the three still to be broken', () => {
-    // Each of these still to break; a new circle fails here, and so does one broken until struck off.
+  it('has no import circle in lambdas/ but the one still to be broken', () => {
+    // Still to break; a new circle fails here, and so does this one once broken until struck off.
     expect(circlesOf(graphOf('lambdas'))).toEqual([
-      ['lambdas/api/access', 'lambdas/api/people'],
       [
         'lambdas/core/analysts/positions',
         'lambdas/core/analysts/registry',
         'lambdas/core/analysts/tool-schema',
-      ],
-      [
-        'lambdas/core/playbooks/review-types',
-        'lambdas/core/report-docx/redlines',
-        'lambdas/core/report-types',
       ],
     ]);
   });
