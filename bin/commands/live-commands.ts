@@ -1,5 +1,5 @@
-import type { ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import type { JobSummary } from '../../lambdas/core/live/index.js';
+import type { ReportClause } from '../../lambdas/core/report-types.js';
 import { parse, type TargetResolver, withTarget } from './api-commands.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { resolveTarget } from './target.js';

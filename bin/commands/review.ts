@@ -11,7 +11,6 @@ import {
   LANES,
   type Lane,
 } from '../../lambdas/core/contracts.js';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
 import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
@@ -23,7 +22,9 @@ import {
   parsePlaybookRequest,
   playbookRequestText,
 } from '../../lambdas/core/playbooks/index.js';
-import { type Job, Jobs, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
+import type { Report } from '../../lambdas/core/report-types.js';
+import { type Job, TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { readJobProgress } from '../../lambdas/core/state/progress.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';

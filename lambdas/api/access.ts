@@ -9,8 +9,13 @@
  * them), so for such a caller the owner is the person's Cognito identity, never the ARN.
  */
 import type { Actor } from '../core/jobs/index.js';
-import type { Job } from '../core/state/jobs.js';
-import type { UserPoolSignIn } from './people.js';
+import type { Job } from '../core/state/job.js';
+
+/** A user pool sign-in: the pool and the person's `sub` in it. */
+export interface UserPoolSignIn {
+  readonly userPoolId: string;
+  readonly sub: string;
+}
 
 /** The caller of a request, as API Gateway's IAM authorization reports it. */
 export interface Principal {

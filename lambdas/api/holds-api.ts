@@ -10,7 +10,7 @@ import {
   type FindingsView,
   listFindings,
 } from '../core/holds/review.js';
-import type { Job } from '../core/state/jobs.js';
+import type { Job } from '../core/state/job.js';
 import { isAdministratorOf, mayActOn, ownerOf, type Principal } from './access.js';
 import { BadRequestError, FindingUnknownError, JobStateConflictError } from './errors.js';
 import { type JobsApi, type JobsApiDeps, type JobView, refusals } from './jobs-api.js';

@@ -18,7 +18,7 @@ import {
   type ReportLinks,
   type Submission,
 } from '../core/jobs/index.js';
-import type { Job } from '../core/state/jobs.js';
+import type { Job } from '../core/state/job.js';
 import { actorOf, ownerOf, type Principal, sessionRefusal } from './access.js';
 import type { CallerLimits, LimitedRoute } from './caller-limits.js';
 import {

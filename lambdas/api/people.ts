@@ -24,13 +24,7 @@ import {
   ListUsersCommand,
   type UserType,
 } from '@aws-sdk/client-cognito-identity-provider';
-import type { Principal } from './access.js';
-
-/** A user pool sign-in: the pool and the person's `sub` in it. */
-export interface UserPoolSignIn {
-  readonly userPoolId: string;
-  readonly sub: string;
-}
+import type { Principal, UserPoolSignIn } from './access.js';
 
 const SIGN_IN =
   /^cognito-idp\.[a-z0-9-]+\.amazonaws\.com\/([\w-]+_[0-9A-Za-z]+):CognitoSignIn:([0-9a-fA-F-]{1,128})$/;

@@ -6,7 +6,6 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { DecisionBody, DecisionResponse, RedlineBody, RedlineResponse } from '../api/holds-api.js';
 import type { PlaybookList } from '../api/playbooks-api.js';
-import type { PlaybookReview, ReportClause } from '../core/finalize/report-types.js';
 import type { FindingsView } from '../core/holds/review.js';
 import type {
   JobView,
@@ -17,6 +16,7 @@ import type {
   SubmitRequest,
 } from '../core/jobs/index.js';
 import type { JobListView, JobSummary, LiveFindingsView } from '../core/live/index.js';
+import type { PlaybookReview, ReportClause } from '../core/report-types.js';
 import { WebSha256 } from './sha256-web.js';
 import { isUploadRefusedError, sendUpload } from './upload-form.js';
 

@@ -2,7 +2,7 @@
  * What the contract view computes without touching the page: the clauses kept in document
  * order as chunks arrive, the filters, and the parts of a clause's text its quotes cover.
  */
-import type { ReportClause, Risk } from '../core/finalize/report-types.js';
+import type { ReportClause, Risk } from '../core/report-types.js';
 
 /** Risks, highest first. */
 export const RISKS: readonly Risk[] = ['critical', 'high', 'medium', 'low', 'none'];

@@ -431,7 +431,7 @@ export interface AnalyzeOptions {
    * answers need them, so the hot path turns them off.
    */
   annotate?: boolean;
-  /** Which offline analyst answers (default `learned`, the heuristic when its weights cannot load). */
+  /** Which offline analyst answers (default `learned`). */
   analyst?: OfflineAnalystName;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The stand-in's two offline analysts and which one answers: `learned` (the shipped weights,
  * localstack/bedrock/learned/) by default, `heuristic` (the keyword lexicon) when asked for, for
- * fault tests, or when the weights cannot be loaded.
+ * fault tests. Weights that cannot be loaded are an error, not a reason to answer otherwise.
  */
 import {
   HEURISTIC_LABEL_NAME,
@@ -21,26 +21,24 @@ export const HEURISTIC_ANALYST: OfflineAnalyst = {
   match: matchCategory,
 };
 
-let learned: OfflineAnalyst | null | undefined;
+let learned: OfflineAnalyst | undefined;
 
-/** The learned analyst, or undefined when its weights cannot be loaded. */
-export function learnedAnalyst(): OfflineAnalyst | undefined {
-  if (learned === undefined) {
+/** The learned analyst; throws a `LearnedModelError` when its weights cannot be loaded. */
+export function learnedAnalyst(): OfflineAnalyst {
+  if (!learned) {
     const model = shippedModel();
-    learned = model
-      ? {
-          name: 'learned',
-          label: LEARNED_LABEL,
-          match: (index, category) => learnedMatch(model, index, category),
-        }
-      : null;
+    learned = {
+      name: 'learned',
+      label: LEARNED_LABEL,
+      match: (index, category) => learnedMatch(model, index, category),
+    };
   }
-  return learned ?? undefined;
+  return learned;
 }
 
-/** The analyst for a name (default `learned`); the heuristic when the learned one cannot load. */
+/** The analyst for a name (default `learned`). */
 export function offlineAnalyst(name: OfflineAnalystName = 'learned'): OfflineAnalyst {
-  return name === 'learned' ? (learnedAnalyst() ?? HEURISTIC_ANALYST) : HEURISTIC_ANALYST;
+  return name === 'learned' ? learnedAnalyst() : HEURISTIC_ANALYST;
 }
 
 /** The line local reports and the CLI print: which offline analyst answered. */

@@ -78,7 +78,7 @@ export interface StandInEngineOptions {
   now?: () => number;
   /** The models Bedrock knows (default: catalogue.ts's {@link Catalogue}). */
   catalogue?: Catalogue;
-  /** The offline analyst (default `learned`; the heuristic if its weights cannot load). */
+  /** The offline analyst (default `learned`: its weights are loaded here, and a bad file throws). */
   analyst?: OfflineAnalystName;
 }
 

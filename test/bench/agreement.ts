@@ -153,7 +153,7 @@ export async function runAgreementBench(dir = DEV_SET): Promise<string | undefin
   // The stand-in loads the weights once at start; so does the bench, before it measures calls.
   shippedModel();
   const figures = (['learned', 'heuristic'] as const).map((name) => measureAgreement(contracts, name));
-  const cv = shippedModel()?.training.crossValidation as { precision?: number; recall?: number } | undefined;
+  const cv = shippedModel().training.crossValidation as { precision?: number; recall?: number } | undefined;
   const clauses = contracts.flatMap((c) => c.clauses);
   const pairs = clauses.reduce((n, c) => n + c.risks.size, 0);
   const playbook = (['learned', 'heuristic'] as const).map((name) =>

@@ -19,9 +19,9 @@ import {
   inputChars,
 } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { MODEL_PRICES, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';

@@ -9,7 +9,7 @@
  *   npm run bench -- --only thousand-burst [--burst 5000]
  */
 import { cancelJob, type HoldDeps } from '../../lambdas/core/holds/pause.js';
-import { TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
+import { TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
 import { planUploads } from './thousand-measure.js';
 import {
   type BenchStack,

@@ -1,10 +1,11 @@
 /**
  * The `thousand` bench's arithmetic, as pure functions of what the table holds and what the
  * bench saw, so each can be tested on its own: percentiles, the upload schedule of a hot owner
- * among quiet ones, and the pickup latency of a chunk stage counted only while a worker slot
- * was free.
+ * among quiet ones, the pickup latency of a chunk stage counted only while a worker slot
+ * was free, and the run's violations.
  */
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
+import { checkRepeats, checkSpend, type Violation } from '../soak/checks.js';
 
 /** Nearest-rank percentile (`p` in 0..100) of some values; NaN for none. */
 export function percentile(values: readonly number[], p: number): number {
@@ -252,4 +253,23 @@ export function firstFindingMs(uploadedAt: number, checkpoints: readonly Checkpo
     .map((cp) => ms(cp.finishedAt))
     .filter(Number.isFinite);
   return ends.length ? Math.min(...ends) - uploadedAt : undefined;
+}
+
+/** How many violations a run's figures are allowed to name; the count covers them all. */
+export const VIOLATIONS_NAMED = 50;
+
+/**
+ * A run's violations: every job's (accounting, ceilings, uploads), calls billed twice, and the
+ * stand-in's bill over what the jobs recorded. `count` is all of them; `named` the first
+ * {@link VIOLATIONS_NAMED}, for the report.
+ */
+export function runViolations(
+  jobs: readonly Violation[],
+  successes: Parameters<typeof checkRepeats>[0],
+  billedMicros: number,
+  recordedMicros: number,
+): { readonly count: number; readonly named: Violation[]; readonly billedTwice: number } {
+  const repeats = checkRepeats(successes, 0);
+  const all = [...jobs, ...repeats.violations, ...checkSpend(billedMicros, recordedMicros)];
+  return { count: all.length, named: all.slice(0, VIOLATIONS_NAMED), billedTwice: repeats.repeated };
 }

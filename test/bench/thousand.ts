@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { costOf } from '../../lambdas/core/models.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
-import { checkJob, checkRepeats, checkSpend, type Violation } from '../soak/checks.js';
+import { checkJob, type Violation } from '../soak/checks.js';
 import { factsOf } from '../soak/soak.js';
 import { startGroundProbe } from './ground-probe.js';
 import {
@@ -34,6 +34,7 @@ import {
   pickupLatency,
   pickupsOf,
   planUploads,
+  runViolations,
   type Spread,
   spread,
 } from './thousand-measure.js';
@@ -259,7 +260,7 @@ export async function runScenario(
       billed += costOf(modelId, { ...ok, ...books.cache[modelId] });
     }
     const a = await account(b, tracked);
-    const repeats = checkRepeats(books.successes, 0);
+    const violations = runViolations(a.violations, books.successes, billed, a.recordedMicros);
     const { pickups, busy } = pickupsOf(b.deliveries, a.checkpoints);
     const slots =
       b.stack.topology.queues.realtime.maxConcurrency * b.stack.topology.queues.realtime.batchSize;
@@ -269,16 +270,13 @@ export async function runScenario(
       statuses: a.statuses,
       calls: a.calls,
       callsAnswered: answered,
-      billedTwice: repeats.repeated,
+      billedTwice: violations.billedTwice,
       overCeiling: a.violations.filter((v) => v.check === 'ceiling').length,
       billedMicros: billed,
       recordedMicros: a.recordedMicros,
-      // The first 50 named; the count is what matters at this scale.
-      violationCount: a.violations.length + repeats.violations.length,
-      violations: [...a.violations, ...repeats.violations, ...checkSpend(billed, a.recordedMicros)].slice(
-        0,
-        50,
-      ),
+      // The first few named; the count is what matters at this scale.
+      violationCount: violations.count,
+      violations: violations.named,
       pickupMs: pickupLatency(pickups, busy, slots),
       queueWaitMs: spread(
         b.deliveries.filter((d) => d.receiveCount === 1).map((d) => d.receivedAt - d.sentAt),
@@ -386,7 +384,7 @@ export function formatThousand(r: ThousandResult): string {
     `  calls                              planned ${k.planned} = done ${k.done} + failed ${k.failed} + skipped ${k.skipped} + cancelled ${k.cancelled} + not run ${k.notRun}; answered ${c.callsAnswered}`,
     `  billed twice                       ${c.billedTwice}`,
     `  spend                              ${c.overCeiling} job(s) over the ceiling; billed ${c.billedMicros} µ$, recorded ${c.recordedMicros} µ$`,
-    `  violations (accounting, ceilings)  ${c.violationCount}${c.violations
+    `  violations (accounts, billing)     ${c.violationCount}${c.violations
       .slice(0, 5)
       .map((v) => `\n    ${v.check}: ${v.jobId}: ${v.detail}`)
       .join('')}`,

@@ -5,7 +5,7 @@
 import type { ConverseCommandInput, ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
 import { analystById } from '../../lambdas/core/analysts/index.js';
 import type { Clause } from '../../lambdas/core/model.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 
 export const TABLE = 'state-table';
 export const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);

@@ -8,7 +8,6 @@ import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamod
 import type { RedlineEdit } from '../../lambdas/app/redline-edits.js';
 import { applyEdits } from '../../lambdas/app/redline-text.js';
 import type { CategoryId } from '../../lambdas/core/analysts/categories.js';
-import type { PlaybookReview, Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import { applyReview } from '../../lambdas/core/holds/apply.js';
 import {
   approverGroupsOf,
@@ -35,6 +34,7 @@ import {
   redlineId,
   requiredClauseFindingId,
 } from '../../lambdas/core/playbooks/index.js';
+import type { PlaybookReview, Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
 
 /** What a test says of one position a clause addresses. */

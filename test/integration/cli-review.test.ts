@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { BENCH_CONTRACT } from '../bench/pipeline.js';
 import { runCli } from '../helpers/cli-run.js';

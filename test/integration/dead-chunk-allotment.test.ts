@@ -16,6 +16,7 @@ import { Allotments } from '../../lambdas/core/state/allotments.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { Claims, type Lease, leaseOwner } from '../../lambdas/core/state/claims.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { StageRecovery } from '../../lambdas/core/state/stage-recovery.js';
 import { processChunk, type WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
 
@@ -26,6 +27,7 @@ const clock = { t: Date.UTC(2026, 10, 25, 12, 0, 0) };
 const now = () => clock.t;
 const jobs = new Jobs(db, table, now);
 const claims = new Claims(db, table, now);
+const recovery = new StageRecovery(db, table, now);
 const allotments = new Allotments(db, table, now);
 const ledger = new CallLedger(db, table, now);
 const LEASE_MS = 8_000;
@@ -100,7 +102,7 @@ describe('a chunk marked dead without its holder', () => {
     // chunk dead.
     clock.t += LEASE_MS + 1;
     expect(
-      await claims.markDead('j-dead-letter', 0, {
+      await recovery.markDead('j-dead-letter', 0, {
         reason: 'dead letter: infrastructure',
         errorClass: 'infrastructure',
       }),
@@ -119,7 +121,7 @@ describe('a chunk marked dead without its holder', () => {
   it('returns a live holder’s allotment when the sweeper forces the chunk dead at the deadline, and the holder can move no more', async () => {
     const lease = await heldChunk('j-deadline');
     expect(
-      await claims.markDead(
+      await recovery.markDead(
         'j-deadline',
         0,
         { reason: 'deadline: job deadline passed', errorClass: 'infrastructure' },
@@ -152,14 +154,14 @@ describe('a chunk marked dead without its holder', () => {
       await allotments.move(claimed.lease, { spent: 0, release: 0, take: 30_000 }, { costLimit: 1_000_000 }),
     ).toEqual({ ok: true });
     // ... and triage writes on what it read: refused, so the money is not stranded.
-    const stale = Object.assign(new Claims(db, table, now), { list: async () => reading });
+    const stale = new StageRecovery(db, table, now, { list: async () => reading });
     expect(
       await stale.markDead(jobId, 0, { reason: 'dead letter: infrastructure', errorClass: 'infrastructure' }),
     ).toBeUndefined();
     expect(await money(jobId)).toMatchObject({ reserved: 30_000, status: 'running', allotment: 30_000 });
     // Read afresh, the chunk is marked dead and the money returns.
     expect(
-      await claims.markDead(jobId, 0, {
+      await recovery.markDead(jobId, 0, {
         reason: 'dead letter: infrastructure',
         errorClass: 'infrastructure',
       }),
@@ -170,7 +172,10 @@ describe('a chunk marked dead without its holder', () => {
   it('leaves a chunk whose holder is alive to that holder, allotment and all', async () => {
     await heldChunk('j-held');
     expect(
-      await claims.markDead('j-held', 0, { reason: 'dead letter: duplicate', errorClass: 'infrastructure' }),
+      await recovery.markDead('j-held', 0, {
+        reason: 'dead letter: duplicate',
+        errorClass: 'infrastructure',
+      }),
     ).toBeUndefined();
     expect(await money('j-held')).toMatchObject({ reserved: 50_000, status: 'running', allotment: 50_000 });
   });

@@ -22,8 +22,8 @@ import { findingsCommand, redlineCommand } from '../../bin/commands/hold-command
 import { jobsCommand } from '../../bin/commands/live-commands.js';
 import type { Target } from '../../bin/commands/target.js';
 import { applyEdits } from '../../lambdas/app/redline-text.js';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import type { Clause } from '../../lambdas/core/model.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { apiRefusal, capture } from '../helpers/cli-target.js';
 import { fixture } from '../helpers/pipeline.js';

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import { clauseLine, jobsCommand, liveFindingsCommand } from '../../bin/commands/live-commands.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
-import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
+import type { Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';

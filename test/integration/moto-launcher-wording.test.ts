@@ -1,6 +1,6 @@
 /**
  * moto launcher only: how it words a refused unused expression placeholder, per operation, as
- * the live DynamoDB service does (localstack/moto_serve.py cites the measurements). Runs on the
+ * the live DynamoDB service does (localstack/moto_placeholders.py cites the measurements). Runs on the
  * worker's launcher, whichever ground the rest of the suite uses.
  */
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';

@@ -16,7 +16,7 @@ import { resumeCommand } from '../../bin/commands/hold-commands.js';
 import type { Target } from '../../bin/commands/target.js';
 import { cancelJob, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import { readLiveFindings } from '../../lambdas/core/live/index.js';
-import type { JobStatus } from '../../lambdas/core/state/jobs.js';
+import type { JobStatus } from '../../lambdas/core/state/job.js';
 import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';

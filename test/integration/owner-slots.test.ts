@@ -31,14 +31,16 @@ describe('OwnerSlots', () => {
     const owner = 'arn:aws:iam::000000000000:user/ann';
     const first = await newJob(owner);
     const second = await newJob(owner);
-    expect(await slots.take(first, owner, 'intake', 1, { set: plan })).toBe('running');
+    expect(await slots.take(first, owner, 'intake', 1, { set: plan })).toEqual({ outcome: 'running' });
     expect(await jobs.get(first)).toMatchObject({ status: 'running', holdsSlot: true, chunkCount: 2 });
-    expect(await slots.take(second, owner, 'intake', 1, { set: plan })).toBe('full');
+    expect(await slots.take(second, owner, 'intake', 1, { set: plan })).toEqual({ outcome: 'full' });
     expect((await jobs.get(second)).status).toBe('intake');
     expect(await slots.held(owner)).toBe(1);
     // Another owner is not held back.
     const other = await newJob('arn:aws:iam::000000000000:user/ben');
-    expect(await slots.take(other, 'arn:aws:iam::000000000000:user/ben', 'intake', 1)).toBe('running');
+    expect(await slots.take(other, 'arn:aws:iam::000000000000:user/ben', 'intake', 1)).toEqual({
+      outcome: 'running',
+    });
   });
 
   it('queues a job with its plan, lists it oldest first, and starts it once of two starters', async () => {
@@ -55,17 +57,21 @@ describe('OwnerSlots', () => {
     expect(await slots.queued(owner)).toEqual([older, newer]);
     expect(await slots.ownersWithQueued()).toContain(owner);
     // Full: the cap intake recorded holds for a starter that names none.
-    expect(await slots.take(older, owner, 'queued', undefined)).toBe('full');
+    expect(await slots.take(older, owner, 'queued', undefined)).toEqual({ outcome: 'full' });
     expect(await jobs.finish(running, 'completed', {}, ['running'])).toBe(true);
     expect(await slots.held(owner)).toBe(0);
     const outcomes = await Promise.all([
       slots.take(older, owner, 'queued', undefined),
       slots.take(older, owner, 'queued', undefined),
     ]);
-    expect(outcomes.filter((o) => o === 'running')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.outcome === 'running')).toHaveLength(1);
+    // The loser learns where the job went from its refusal: the winner started it.
+    expect(outcomes.filter((o) => o.outcome === 'moved')).toMatchObject([
+      { outcome: 'moved', job: { jobId: older, status: 'running', holdsSlot: true } },
+    ]);
     expect(await slots.held(owner)).toBe(1);
     expect((await jobs.get(older)).status).toBe('running');
-    expect(await slots.take(newer, owner, 'queued', undefined)).toBe('full');
+    expect(await slots.take(newer, owner, 'queued', undefined)).toEqual({ outcome: 'full' });
   });
 
   it("reads one owner's queue as its own key range, and lists the owners one read each", async () => {
@@ -146,7 +152,7 @@ describe('OwnerSlots', () => {
     await slots.take(a, owner, 'intake', 1, { set: plan });
     const paused = await holds.pause(a, 'the test');
     const b = await newJob(owner);
-    expect(await slots.take(b, owner, 'intake', 1, { set: plan })).toBe('running');
+    expect(await slots.take(b, owner, 'intake', 1, { set: plan })).toEqual({ outcome: 'running' });
     const resumed = await holds.resume(a);
     expect(resumed).toMatchObject({
       changed: true,

@@ -13,7 +13,6 @@ import { submitCommand } from '../../bin/commands/api-commands.js';
 import { isCliError } from '../../bin/commands/cli-error.js';
 import { playbookCommand } from '../../bin/commands/playbook-commands.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import {
   isPlaybookCorruptError,
   isPlaybookNotFoundError,
@@ -22,6 +21,7 @@ import {
   SHIPPED_BY,
   shippedPlaybooks,
 } from '../../lambdas/core/playbooks/index.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import { PLAYBOOK_LIST_PK, playbookPk, playbookVersionSk } from '../../lambdas/core/state/keys.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';

@@ -18,7 +18,7 @@ import { purgeCommand } from '../../bin/commands/purge.js';
 import type { Target } from '../../bin/commands/target.js';
 import { documentKey } from '../../lambdas/core/intake/intake.js';
 import { isJobNotEndedError, purgeJob } from '../../lambdas/core/purge/index.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import { jobPk } from '../../lambdas/core/state/keys.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';

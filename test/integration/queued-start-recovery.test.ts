@@ -11,7 +11,7 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { cancelJob } from '../../lambdas/core/holds/pause.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import { STATUS_INDEX } from '../../lambdas/core/state/keys.js';
 import { type SweeperDeps, sweep, sweepRules } from '../../lambdas/core/sweeper/index.js';
 import { startHarness } from '../helpers/pipeline.js';

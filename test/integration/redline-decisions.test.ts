@@ -7,11 +7,11 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { decisionRights } from '../../lambdas/core/holds/playbook-holds.js';
 import { decideRedlines } from '../../lambdas/core/holds/redline-decisions.js';
 import { decide, readHeldFindings } from '../../lambdas/core/holds/review.js';
 import { authorOf } from '../../lambdas/core/report-docx/index.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import { xmlPart } from '../helpers/docx-report.js';
 import { fixture, startHarness } from '../helpers/pipeline.js';
 import { acceptChanges, changeMarks, wordText } from '../helpers/tracked-changes.js';

@@ -11,7 +11,7 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../lambdas/core/finalize/report-html.js';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { type ContrastAudit, contrastAuditScript } from '../helpers/contrast.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';

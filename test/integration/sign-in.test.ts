@@ -25,7 +25,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { cognitoCallerLookup } from '../../localstack/runtime/cognito-callers.js';
 import type { LocalApi } from '../../localstack/runtime/local-api.js';

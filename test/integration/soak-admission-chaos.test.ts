@@ -52,9 +52,9 @@ describe("the soak's slot trail", () => {
     const first = await newJob(owner);
     const second = await newJob(owner);
     const from = trail.entries.length;
-    expect(await slots.take(first, owner, 'intake', 1, { set: plan })).toBe('running');
+    expect(await slots.take(first, owner, 'intake', 1, { set: plan })).toEqual({ outcome: 'running' });
     await jobs.markFannedOut(first);
-    expect(await slots.take(second, owner, 'intake', 1, { set: plan })).toBe('full');
+    expect(await slots.take(second, owner, 'intake', 1, { set: plan })).toEqual({ outcome: 'full' });
     expect(await slots.queue(second, owner, plan)).toBe(true);
     expect((await jobs.cancel(first)).gaveBackSlot).toBe(true);
     const written = trail.entries.slice(from);

@@ -9,7 +9,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import { JOB_SK } from '../../lambdas/core/state/keys.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';

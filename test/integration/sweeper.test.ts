@@ -2,7 +2,8 @@ import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand } from 
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { Claims } from '../../lambdas/core/state/claims.js';
-import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { JOB_SK, jobPk, STAGES } from '../../lambdas/core/state/keys.js';
 import { chunkMessageSchema } from '../../lambdas/core/worker/chunk-message.js';
 import { type Delivery, processChunk } from '../../lambdas/core/worker/process-chunk.js';

@@ -7,8 +7,8 @@
  */
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { type DlqDeps, type TriageSummary, triageDeadLetters } from '../../lambdas/core/dlq/index.js';
-import { sendFinalize } from '../../lambdas/core/finalize/enqueue.js';
 import { finalizeJob } from '../../lambdas/core/finalize/finalize.js';
+import { sendFinalize } from '../../lambdas/core/finalize-queue.js';
 import { isHoldStateError } from '../../lambdas/core/holds/errors.js';
 import { cancelJob, type HoldDeps, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import { intakeObject } from '../../lambdas/core/intake/intake.js';
@@ -19,7 +19,7 @@ import {
   readStoredDocument,
   sendChunkMessages,
 } from '../../lambdas/core/intake/stored-document.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
 import { loadConfig } from '../../lambdas/shared/config.js';
 import { finalizeDeps, intakeDeps, type RuntimeClients, workerDeps } from '../../lambdas/shared/runtime.js';

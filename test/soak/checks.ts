@@ -4,11 +4,11 @@
  */
 
 import { classifyCalls } from '../../lambdas/core/finalize/build-report.js';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import type { StoredDocument } from '../../lambdas/core/intake/stored-document.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import type { LedgerEntry } from '../../lambdas/core/state/call-ledger.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import type { TrailEntry } from './slot-trail.js';
 
 /** One broken promise, with where it broke. */

@@ -18,12 +18,13 @@
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js';
 import { costOf } from '../../lambdas/core/models.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
-import type { Job, Jobs } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
+import type { Jobs } from '../../lambdas/core/state/jobs.js';
 import type { RuntimeClients } from '../../lambdas/shared/runtime.js';
 import type { ProvisionedResources } from '../../localstack/provision.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DocumentText, fold, occurrences, sameText } from '../../lambdas/app/addin/clause-text.js';
 import { commentedClause, commentText } from '../../lambdas/app/addin/finding-comments.js';
-import type { ReportClause } from '../../lambdas/core/finalize/report-types.js';
+import type { ReportClause } from '../../lambdas/core/report-types.js';
 
 describe('fold', () => {
   it("folds Word's characters to the plain ones and keeps where each came from", () => {

@@ -1,3 +1,5 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
@@ -15,13 +17,16 @@ import { featureStrings, words } from '../../localstack/bedrock/learned/features
 import {
   isLearnedModelError,
   LearnedModelError,
+  learnedModelAt,
   loadLearnedModel,
   shippedModel,
+  WEIGHTS_URL,
 } from '../../localstack/bedrock/learned/learned-model.js';
 import { predict, trainLogistic } from '../../localstack/bedrock/learned/logistic.js';
 import { readPassage } from '../../localstack/bedrock/learned/reasons.js';
 import { packWeights, unpackWeights } from '../../localstack/bedrock/learned/weights-format.js';
 import { offlineAnalyst, offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
+import { StandInEngine } from '../../localstack/bedrock/stand-in-engine.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/contracts');
 
@@ -218,5 +223,28 @@ describe('the shipped weights', () => {
       expect((e as LearnedModelError).path).toContain('README.md');
     }
     expect.assertions(3);
+  });
+
+  it('are loaded when the stand-in starts, and answer as the learned analyst', () => {
+    expect(new StandInEngine().analyst).toBe('learned');
+    expect(learnedModelAt(WEIGHTS_URL)).toBe(shippedModel());
+  });
+
+  it('short of a risk category are an error naming it, every time they are asked for', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weights-'));
+    try {
+      const stored = JSON.parse(readFileSync(WEIGHTS_URL, 'utf8')) as { labels: { name: string }[] };
+      stored.labels = stored.labels.filter((label) => label.name !== 'termination');
+      const path = join(dir, 'weights.json');
+      writeFileSync(path, JSON.stringify(stored));
+      expect(() => loadLearnedModel(path)).toThrow(/no weights for risk category 'termination'/);
+      // Not kept as "no model": asked again, the same error, never an answer from something else.
+      for (let i = 0; i < 2; i++) {
+        expect(() => learnedModelAt(path)).toThrow(LearnedModelError);
+        expect(() => learnedModelAt(path)).toThrow(/'termination'/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@ import {
   REJECTION_REASONS,
   type RejectionReason,
 } from '../../lambdas/core/documents/errors.js';
-import { JOB_REJECTIONS } from '../../lambdas/core/intake/rejections.js';
+import { JOB_REJECTIONS } from '../../lambdas/core/state/job-rejections.js';
 
 describe('rejection reasons', () => {
   it('come from one list: every reason, and only those, passes the shape check across copies', () => {

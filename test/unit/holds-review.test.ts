@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
-import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import { applyReview, reviewOf } from '../../lambdas/core/holds/apply.js';
 import { type Decision, decidedScore, latestDecisions } from '../../lambdas/core/holds/decisions.js';
 import { gatedFindings, significantFindings } from '../../lambdas/core/holds/findings.js';
 import { isJobOptionError, readJobOptions } from '../../lambdas/core/intake/job-options.js';
 import { chunkMessagesOf, type StoredDocument } from '../../lambdas/core/intake/stored-document.js';
+import type { Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { chunkMessageSchema } from '../../lambdas/core/worker/chunk-message.js';
 import { fixture, MEDIUM } from '../helpers/pipeline.js';
 

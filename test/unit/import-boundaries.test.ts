@@ -33,6 +33,73 @@ function reachesOf(file: string, text: string): string[] {
   return found;
 }
 
+/** Every relative import of a file (static, re-exports, type-only, dynamic), as paths from the root without extension. */
+function importsOf(file: string, text: string): string[] {
+  return [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"](\.[^'"]+)['"]/g)].map((m) =>
+    relative(ROOT, resolve(dirname(file), m[1] ?? '')).replace(/\.js$/, ''),
+  );
+}
+
+/** The import graph of the files under `dir`: each file (from the root, no extension) to what it imports. */
+function graphOf(dir: string): Map<string, string[]> {
+  return new Map(
+    sources(join(ROOT, dir)).map((f) => [
+      relative(ROOT, f).replace(/\.ts$/, ''),
+      importsOf(f, readFileSync(f, 'utf8')),
+    ]),
+  );
+}
+
+/** The circles of a graph: its strongly connected parts of more than one file, each sorted (Tarjan). */
+function circlesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) as number);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const part: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) part.push(w);
+    if (part.length > 1) out.push(part.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out.sort((a, b) => (a[0] ?? '').localeCompare(b[0] ?? ''));
+}
+
+/**
+ * The floors of the job's life in lambdas/core/, top first: a folder (or file) imports only its
+ * own floor and those below. The stages that end or tidy a job stand over the ones that hold and
+ * admit it; both send finalize through the finalize queue; everything rests on the state table.
+ */
+const FLOORS: readonly (readonly string[])[] = [
+  ['finalize', 'sweeper', 'dlq', 'purge'],
+  ['holds', 'intake'],
+  ['finalize-queue'],
+  ['state'],
+];
+
+/** The imports in `graph` from a floor of {@link FLOORS} up to a higher one. */
+function upwardOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const floorOf = (path: string) => {
+    const [root, core, name] = path.split('/');
+    if (root !== 'lambdas' || core !== 'core' || name === undefined) return -1;
+    return FLOORS.findIndex((floor) => floor.includes(name));
+  };
+  return [...graph].flatMap(([from, targets]) =>
+    targets.filter((to) => floorOf(from) > floorOf(to) && floorOf(to) >= 0).map((to) => `${from} → ${to}`),
+  );
+}
+
 describe('import boundaries', () => {
   it('infrastructure (lib/) reaches the runtime only through lambdas/contracts.ts', () => {
     const reaches = sources(join(ROOT, 'lib')).flatMap((f) => reachesOf(f, readFileSync(f, 'utf8')));
@@ -73,5 +140,48 @@ describe('import boundaries', () => {
       'lambdas/core/x.ts → lib/topology.js',
       'lambdas/core/x.ts → localstack/x.js',
     ]);
+  });
+
+  it('no file of the job pipeline imports a folder on a higher floor of it', () => {
+    expect(upwardOf(graphOf('lambdas/core'))).toEqual([]);
+  });
+
+  it('finds an import back up a floor, a type-only one too, and lets one down or across pass', () => {
+    const graph = new Map([
+      ['lambdas/core/state/jobs', ['lambdas/core/intake/quote', 'lambdas/core/state/keys']],
+      ['lambdas/core/intake/admission', ['lambdas/core/finalize-queue', 'lambdas/core/holds/pause']],
+      ['lambdas/core/holds/review', ['lambdas/core/finalize/report-types', 'lambdas/core/analysts/index']],
+    ]);
+    expect(upwardOf(graph)).toEqual([
+      'lambdas/core/state/jobs → lambdas/core/intake/quote',
+      'lambdas/core/holds/review → lambdas/core/finalize/report-types',
+    ]);
+    const file = join(ROOT, 'lambdas/core/state/jobs.ts');
+    expect(importsOf(file, "import type { CostQuote } from '../intake/quote.js';")).toEqual([
+      'lambdas/core/intake/quote',
+    ]);
+  });
+
+  it('has no import circle in lambdas/, type-only imports included', () => {
+    expect(circlesOf(graphOf('lambdas'))).toEqual([]);
+  });
+
+  it('finds a circle through any number of files, and none in a chain', () => {
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a', 'd']],
+      ['d', ['e']],
+      ['e', []],
+    ]);
+    expect(circlesOf(graph)).toEqual([['a', 'b', 'c']]);
+    expect(
+      circlesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPaused } from '../../lambdas/core/state/jobs.js';
+import { isPaused } from '../../lambdas/core/state/job.js';
 
 describe('isPaused', () => {
   it('holds a paused job, and a queued one a resume left waiting for its owner’s slot', () => {

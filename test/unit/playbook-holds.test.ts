@@ -5,7 +5,6 @@
  * decision in force.
  */
 import { describe, expect, it } from 'vitest';
-import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import { applyReview, withRedlineDecisions } from '../../lambdas/core/holds/apply.js';
 import type { Decision } from '../../lambdas/core/holds/decisions.js';
 import { approverGroupsOf, decisionRights, playbookHolds } from '../../lambdas/core/holds/playbook-holds.js';
@@ -17,6 +16,7 @@ import {
   shippedApproverGroups,
   shippedPlaybooks,
 } from '../../lambdas/core/playbooks/index.js';
+import type { Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { missingClause, playbookReviewOf, positionOn } from '../helpers/playbook-positions.js';
 
 const CAP =

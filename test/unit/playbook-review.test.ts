@@ -7,7 +7,6 @@ import {
   playbookReviewOf,
   positionFindings,
 } from '../../lambdas/core/finalize/playbook-review.js';
-import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import { withRedlineDecisions } from '../../lambdas/core/holds/apply.js';
 import { quoteDocument } from '../../lambdas/core/intake/quote.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
@@ -19,6 +18,7 @@ import {
   shippedPlaybooks,
 } from '../../lambdas/core/playbooks/index.js';
 import { applyEdits, authorOf, renderReportDocx } from '../../lambdas/core/report-docx/index.js';
+import type { Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { reportOf, xmlPart } from '../helpers/docx-report.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
 import { acceptChanges, rejectChanges, wordText } from '../helpers/tracked-changes.js';

@@ -10,7 +10,7 @@ import { REPORT_CSS, REPORT_SCRIPT } from '../../lambdas/core/finalize/report-as
 describe('the report page assets', () => {
   it('are inlined as the files on disk say: `npm run build:assets` after editing them', () => {
     expect(readFileSync(REPORT_ASSETS.module, 'utf8')).toBe(currentReportAssetsModule());
-    expect(REPORT_CSS).toBe(readFileSync(REPORT_ASSETS.css, 'utf8'));
+    expect(REPORT_CSS).toBe(REPORT_ASSETS.css.map((f) => readFileSync(f, 'utf8')).join(''));
     expect(REPORT_SCRIPT).toBe(readFileSync(REPORT_ASSETS.script, 'utf8').trimEnd());
   });
 

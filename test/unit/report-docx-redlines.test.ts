@@ -10,7 +10,6 @@ import { XMLSerializer } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
-import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import {
   applyEdits,
   authorOf,
@@ -20,6 +19,7 @@ import {
   type ReportDocx,
   renderReportDocx,
 } from '../../lambdas/core/report-docx/index.js';
+import type { Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
 import { docxOf, parse, redlinedText, reportOf, styledChars, W, xmlPart } from '../helpers/docx-report.js';
 import { seededRandom } from '../helpers/random.js';

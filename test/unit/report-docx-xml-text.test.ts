@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
-import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import {
   authorOf,
   commentParagraphs,
@@ -17,6 +16,7 @@ import {
   renderReportDocx,
   xmlSafe,
 } from '../../lambdas/core/report-docx/index.js';
+import type { Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { docxOf, reportOf, W, xmlPart } from '../helpers/docx-report.js';
 import { strictFailures, strictXmlErrors } from '../helpers/strict-xml.js';
 

@@ -10,7 +10,6 @@ import mammoth from 'mammoth';
 import { describe, expect, it } from 'vitest';
 import { CATEGORIES } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
-import type { ReportClause } from '../../lambdas/core/finalize/report-types.js';
 import {
   authorOf,
   commented,
@@ -20,6 +19,7 @@ import {
   paragraphTexts,
   renderReportDocx,
 } from '../../lambdas/core/report-docx/index.js';
+import type { ReportClause } from '../../lambdas/core/report-types.js';
 import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
 import { docxOf, partsOf, rangedText, reportOf, styledChars, W, xmlPart } from '../helpers/docx-report.js';
 import { seededRandom } from '../helpers/random.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ANALYSTS, CATEGORIES } from '../../lambdas/core/analysts/index.js';
 import { escapeHtml, renderReportHtml } from '../../lambdas/core/finalize/report-html.js';
-import type { Report, ReportClause, ReportFinding } from '../../lambdas/core/finalize/report-types.js';
+import type { Report, ReportClause, ReportFinding } from '../../lambdas/core/report-types.js';
 import { withPlaybookReview, wordOf } from '../helpers/playbook-positions.js';
 
 const XSS = '</script><img src=x onerror=alert(1)>';

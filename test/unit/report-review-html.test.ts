@@ -1,7 +1,7 @@
 /** The review parts of report.html name a decider by email where the trail knows it. */
 import { describe, expect, it } from 'vitest';
 import { findingReviewHtml, renderReviewSection } from '../../lambdas/core/finalize/report-review-html.js';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 
 const IDENTITY = 'cognito-identity:us-east-1:11111111-1111-1111-1111-111111111111';
 const SUB = '2f1e0d0c-0000-4000-8000-000000000001';

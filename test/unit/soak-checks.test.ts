@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Report } from '../../lambdas/core/finalize/report-types.js';
+import type { Report } from '../../lambdas/core/report-types.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import { seededRandom } from '../helpers/random.js';
 import {
   checkAdmission,

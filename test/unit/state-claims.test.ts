@@ -1,8 +1,4 @@
-import {
-  ConditionalCheckFailedException,
-  DynamoDBClient,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   GetCommand,
@@ -11,10 +7,10 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Checkpoint, Claims, isChunkTerminal, type Lease } from '../../lambdas/core/state/claims.js';
+import { isChunkTerminal } from '../../lambdas/core/state/checkpoint.js';
+import { type Checkpoint, Claims, type Lease } from '../../lambdas/core/state/claims.js';
 import {
   isConditionFailure,
   isJobNotFoundError,
@@ -25,6 +21,7 @@ import {
   StateError,
 } from '../../lambdas/core/state/errors.js';
 import { inFlightPeak } from '../helpers/in-flight.js';
+import { conditionFailed } from '../helpers/refusals.js';
 
 const TABLE = 'state-table';
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -34,15 +31,6 @@ const ddb = mockClient(DynamoDBDocumentClient);
 const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 let clock = NOW;
 const claims = new Claims(db, TABLE, () => clock);
-
-/** DynamoDB's refusal; with `item`, the item as it stood (ReturnValuesOnConditionCheckFailure). */
-function conditionFailed(item?: Record<string, unknown>): ConditionalCheckFailedException {
-  return new ConditionalCheckFailedException({
-    message: 'The conditional request failed',
-    $metadata: {},
-    ...(item ? { Item: marshall(item) } : {}),
-  });
-}
 
 function transactionCancelled(codes: string[]): TransactionCanceledException {
   return new TransactionCanceledException({

@@ -1,10 +1,11 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isJobNotFoundError } from '../../lambdas/core/state/errors.js';
-import { type Job, Jobs, type NewJob, TERMINAL_STATUSES } from '../../lambdas/core/state/jobs.js';
+import { type Job, type NewJob, TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { conditionFailed } from '../helpers/refusals.js';
 
 const TABLE = 'state-table';
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -23,15 +24,6 @@ const newJob: NewJob = {
   costLimit: 2_000_000,
   deadline: NOW + 3_600_000,
 };
-
-/** DynamoDB's refusal; with `item`, the item as it stood (ReturnValuesOnConditionCheckFailure). */
-function conditionFailed(item?: Record<string, unknown>): ConditionalCheckFailedException {
-  return new ConditionalCheckFailedException({
-    message: 'The conditional request failed',
-    $metadata: {},
-    ...(item ? { Item: marshall(item) } : {}),
-  });
-}
 
 function updates() {
   return ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
@@ -127,6 +119,51 @@ describe('Jobs.markRunning and markFannedOut', () => {
     expect(updates()[0]?.UpdateExpression).toBe(
       'SET fanoutCompletedAt = if_not_exists(fanoutCompletedAt, :at)',
     );
+  });
+});
+
+describe('Jobs.recordPlan', () => {
+  const plan = {
+    chunkCount: 2,
+    clauseCount: 9,
+    callsPlanned: 99,
+    sha256: 'abc',
+    bytes: 10,
+    format: 'pdf',
+  } as const;
+
+  it('answers from the refusal when the job had left intake, reading nothing', async () => {
+    ddb.on(UpdateCommand).rejects(conditionFailed({ jobId: 'job-1', status: 'queued' }));
+    expect(await jobs.recordPlan('job-1', plan)).toBe('queued');
+    expect(updates()).toHaveLength(1);
+    expect(updates()[0]?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('gives a job cancelled in intake its plan, and answers cancelled', async () => {
+    ddb
+      .on(UpdateCommand)
+      .rejectsOnce(conditionFailed({ jobId: 'job-1', status: 'cancelled', chunkCount: 0 }))
+      .resolves({});
+    expect(await jobs.recordPlan('job-1', plan)).toBe('cancelled');
+    expect(updates()[1]?.ConditionExpression).toBe('#status = :cancelled AND chunkCount = :zero');
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('takes the status from the second refusal when the plan was recorded already', async () => {
+    ddb
+      .on(UpdateCommand)
+      .rejectsOnce(conditionFailed({ jobId: 'job-1', status: 'cancelled', chunkCount: 2 }))
+      .rejectsOnce(conditionFailed({ jobId: 'job-1', status: 'cancelled', chunkCount: 2 }));
+    expect(await jobs.recordPlan('job-1', plan)).toBe('cancelled');
+    expect(updates()[1]?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('refuses a job that is not there by name', async () => {
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    const error = await jobs.recordPlan('job-9', plan).catch((e: unknown) => e);
+    expect(isJobNotFoundError(error)).toBe(true);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callNamedIn, classifyDeadLetter } from '../../lambdas/core/dlq/index.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import { decide, type SweepRules, sweepRules } from '../../lambdas/core/sweeper/index.js';
 import { topology } from '../../lib/topology.js';
 

@@ -9,7 +9,9 @@ import {
   pickupLatency,
   pickupsOf,
   planUploads,
+  runViolations,
   spread,
+  VIOLATIONS_NAMED,
 } from '../bench/thousand-measure.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
@@ -194,5 +196,34 @@ describe('pickupsOf and pickupLatency', () => {
         list.filter((c) => c.stage === 'analyze'),
       ),
     ).toBeUndefined();
+  });
+});
+
+describe('runViolations', () => {
+  const job = (n: number) => ({ jobId: `j-${n}`, check: 'ceiling', detail: 'over' });
+
+  it('counts the stand-in billing more than the jobs recorded', () => {
+    const v = runViolations([], {}, 5_000, 4_000);
+    expect(v.count).toBe(1);
+    expect(v.named.map((x) => x.check)).toEqual(['spend']);
+  });
+
+  it('counts calls billed twice beside the jobs’ own violations', () => {
+    const v = runViolations([job(1)], { q: { count: 3 } }, 100, 100);
+    expect(v.billedTwice).toBe(2);
+    expect(v.count).toBe(2);
+    expect(v.named.map((x) => x.check)).toEqual(['ceiling', 'billed-once']);
+  });
+
+  it('names the first few and counts every one, the spend among them', () => {
+    const jobs = Array.from({ length: VIOLATIONS_NAMED + 10 }, (_, i) => job(i));
+    const v = runViolations(jobs, {}, 200, 100);
+    expect(v.count).toBe(VIOLATIONS_NAMED + 11);
+    expect(v.named).toHaveLength(VIOLATIONS_NAMED);
+    expect(v.named[0]?.jobId).toBe('j-0');
+  });
+
+  it('finds nothing in a clean run', () => {
+    expect(runViolations([], { q: { count: 1 } }, 100, 100)).toEqual({ count: 0, named: [], billedTwice: 0 });
   });
 });

@@ -33,7 +33,8 @@ import { costOf, FALLBACK_MODEL_ID, MODEL_PRICES, PRIMARY_MODEL_ID } from '../..
 import { Allotments } from '../../lambdas/core/state/allotments.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import type { Checkpoint, Lease } from '../../lambdas/core/state/claims.js';
-import { type Job, Jobs } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
+import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { callSk } from '../../lambdas/core/state/keys.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
 import { GATE_LOOKAHEAD_MS, idempotencyKey } from '../../lambdas/core/worker/call.js';

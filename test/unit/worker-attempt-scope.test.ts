@@ -7,6 +7,7 @@ import type { Lease } from '../../lambdas/core/state/claims.js';
 import { AttemptScope } from '../../lambdas/core/worker/attempt-scope.js';
 import { ChunkBudget } from '../../lambdas/core/worker/chunk-budget.js';
 import { AdaptiveLimiter } from '../../lambdas/core/worker/limiter.js';
+import type { BudgetTicket } from '../../lambdas/core/worker/token-budget.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
@@ -94,5 +95,38 @@ describe('AttemptScope', () => {
     expect([b.reserved, limiter.active]).toEqual([1_000, 1]);
     moved[Symbol.dispose]();
     expect([b.reserved, limiter.active]).toEqual([0, 0]);
+  });
+
+  it('moves every resource it holds: the second scope holds what the first did, and gives it back', async () => {
+    const b = budget();
+    const limiter = new AdaptiveLimiter({ initial: 2 });
+    const given: string[] = [];
+    const ticket: BudgetTicket = {
+      tokens: 40,
+      settle: (tokens) => given.push(`ticket settled ${tokens}`),
+      refund: () => given.push('ticket refunded'),
+    };
+    let moved: AttemptScope;
+    let before: string[];
+    {
+      using scope = await holding(b, limiter);
+      scope.budgeted(ticket);
+      scope.watch({ watch: () => () => given.push('unwatched') });
+      scope.sending();
+      before = scope.holding;
+      // Every kind of resource is held, so a kind that move leaves behind shows here.
+      expect(before).toEqual(expect.arrayContaining(['reservation', 'permit', 'ticket', 'unwatch', 'sent']));
+      moved = scope.move();
+      expect(scope.holding).toEqual([]);
+      expect(moved.holding).toEqual(before);
+    }
+    // The first scope's disposal gave back nothing.
+    expect(given).toEqual([]);
+    expect([b.reserved, limiter.active]).toEqual([1_000, 1]);
+    moved[Symbol.dispose]();
+    expect(given).toEqual(['unwatched', 'ticket settled 40']);
+    expect([b.reserved, limiter.active]).toEqual([0, 0]);
+    expect(b.closing()).toMatchObject({ spent: 1_000 });
+    expect(moved.holding).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AllotmentMove, Allotments, MoveResult } from '../../lambdas/core/state/allotments.js';
 import type { Lease } from '../../lambdas/core/state/claims.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import { ChunkBudget } from '../../lambdas/core/worker/chunk-budget.js';
 
 const lease = { jobId: 'job-1', chunk: 3, stage: 'analyze', workerId: 'w', fence: 1 } as Lease;

@@ -5,7 +5,7 @@ import {
   type ConverseCommandOutput,
   ServiceUnavailableException,
 } from '@aws-sdk/client-bedrock-runtime';
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -22,13 +22,12 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Clause } from '../../lambdas/core/model.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
-import type { Job } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import {
@@ -38,6 +37,7 @@ import {
   type WorkerDeps,
 } from '../../lambdas/core/worker/process-chunk.js';
 import { oneCallJob } from '../helpers/one-call-job.js';
+import { conditionFailed } from '../helpers/refusals.js';
 
 const TABLE = 'state-table';
 const FINALIZE_URL = 'http://sqs/finalize';
@@ -120,15 +120,6 @@ function validAnswer(): ConverseCommandOutput {
     usage: { inputTokens: 900, outputTokens: 120, totalTokens: 1020 },
     metrics: { latencyMs: 5 },
   };
-}
-
-/** DynamoDB's refusal; with `item`, the item as it stood (ReturnValuesOnConditionCheckFailure). */
-function conditionFailed(item?: Record<string, unknown>): ConditionalCheckFailedException {
-  return new ConditionalCheckFailedException({
-    message: 'The conditional request failed',
-    $metadata: {},
-    ...(item ? { Item: marshall(item) } : {}),
-  });
 }
 
 interface Scenario {

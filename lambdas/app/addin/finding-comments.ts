@@ -4,7 +4,7 @@
  * comments when the pane is opened again (Word sets a comment's author to the person signed in
  * to Office, not to the add-in, so the text is what tells them apart).
  */
-import type { ReportClause, Risk } from '../../core/finalize/report-types.js';
+import type { ReportClause, Risk } from '../../core/report-types.js';
 import { RISKS, riskOf } from '../clauses.js';
 
 /** The first line of an add-in comment: `clause-review · job <job> · clause <clause> · <risk> risk`. */

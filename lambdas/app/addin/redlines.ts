@@ -4,7 +4,7 @@
  * position a clause reaches below the standard may carry one (`positions[].redline`, edits of the
  * clause's own text at offsets in it, as report.docx writes them).
  */
-import type { ReportClause } from '../../core/finalize/report-types.js';
+import type { ReportClause } from '../../core/report-types.js';
 import type { AppApi } from '../api.js';
 import type { RedlineEdit } from '../redline-edits.js';
 

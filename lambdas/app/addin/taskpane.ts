@@ -5,7 +5,7 @@
  * risk listed here and commented on in the document, its redlines applied as tracked changes on
  * request, and the gate's decisions taken here, as in the reviewer app.
  */
-import type { ReportClause, Risk } from '../../core/finalize/report-types.js';
+import type { ReportClause, Risk } from '../../core/report-types.js';
 import { AppApi, base64Of, type JobSummary, type JobView, type SubmitRequest } from '../api.js';
 import { money, RISKS, riskOf } from '../clauses.js';
 import type { AppConfig } from '../config.js';

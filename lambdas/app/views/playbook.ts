@@ -5,14 +5,15 @@
  * clauses found nowhere; and the forms a reviewer accepts, rejects or edits a redline with, and an
  * approver decides an escalation with. Every element is built from text nodes.
  */
+
+import type { ListedEscalation, ListedRedline } from '../../core/holds/review.js';
 import type {
   EscalationEntry,
   PlaybookReview,
   PositionFinding,
   ProposedRedline,
   ReportClause,
-} from '../../core/finalize/report-types.js';
-import type { ListedEscalation, ListedRedline } from '../../core/holds/review.js';
+} from '../../core/report-types.js';
 import type { AppApi } from '../api.js';
 import { deciderText } from '../decider.js';
 import { announce, errorBox, h, when } from '../dom.js';

@@ -10,7 +10,6 @@
  * with none sends the generic request, whatever playbook the job names.
  */
 import type { CategoryId } from './categories.js';
-import type { AnalystDefinition } from './registry.js';
 
 /** A rung as an analyst is told it: what the team accepts, its model language, its threshold. */
 export interface RungBrief {
@@ -42,6 +41,13 @@ export interface AnalystPlaybook {
   readonly party: string;
   /** The positions of the analyst's categories, in playbook order; never empty. */
   readonly positions: readonly PositionBrief[];
+}
+
+/** What the positions and the tool schema read of an analyst: its categories, output limit and positions. */
+export interface PanelAnalyst {
+  readonly categories: readonly CategoryId[];
+  readonly maxTokens: number;
+  readonly playbook?: AnalystPlaybook;
 }
 
 /** A rung as the tool schema names it. */
@@ -85,10 +91,10 @@ const REDLINE_TOKENS = 1024;
  * @example
  * const panel = withPositions(selectAnalysts(), { party: 'customer', positions: briefs });
  */
-export function withPositions(
-  analysts: readonly AnalystDefinition[],
+export function withPositions<A extends PanelAnalyst>(
+  analysts: readonly A[],
   playbook: { readonly party: string; readonly positions: readonly PositionBrief[] },
-): AnalystDefinition[] {
+): A[] {
   return analysts.map((a) => {
     const mine = playbook.positions.filter((p) => a.categories.includes(p.category));
     if (mine.length === 0) return a;

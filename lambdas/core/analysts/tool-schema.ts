@@ -10,12 +10,12 @@ import { z } from 'zod';
 import { type CategoryId, categoryById } from './categories.js';
 import {
   type AnalystPlaybook,
+  type PanelAnalyst,
   type PositionBrief,
   type RungValue,
   rungValues,
   targetValues,
 } from './positions.js';
-import type { AnalystDefinition } from './registry.js';
 
 /** Name of the one tool an analyst answers through. */
 export const TOOL_NAME = 'record_assessment';
@@ -224,7 +224,7 @@ function positionsJsonSchema(playbook: AnalystPlaybook): JsonSchema {
  * The JSON Schema of an analyst's `record_assessment` input: exactly its categories, all
  * required, and with a playbook its positions.
  */
-export function answerJsonSchema(analyst: Pick<AnalystDefinition, 'categories' | 'playbook'>): JsonSchema {
+export function answerJsonSchema(analyst: Pick<PanelAnalyst, 'categories' | 'playbook'>): JsonSchema {
   return {
     type: 'object',
     properties: {
@@ -251,9 +251,7 @@ export function answerJsonSchema(analyst: Pick<AnalystDefinition, 'categories' |
  * The Converse `toolConfig` of an analyst: the one tool, and `toolChoice` forcing the
  * model to call it, so that an answer is always structured (or visibly missing).
  */
-export function toolConfigFor(
-  analyst: Pick<AnalystDefinition, 'categories' | 'playbook'>,
-): ToolConfiguration {
+export function toolConfigFor(analyst: Pick<PanelAnalyst, 'categories' | 'playbook'>): ToolConfiguration {
   // Every call of an analyst sends the same tools: build them once per set of categories, or
   // once per analyst's playbook positions.
   if (analyst.playbook) {
@@ -276,7 +274,7 @@ export function toolConfigFor(
 const TOOL_CONFIGS = new Map<string, ToolConfiguration>();
 const PLAYBOOK_TOOL_CONFIGS = new WeakMap<AnalystPlaybook, ToolConfiguration>();
 
-function buildToolConfig(analyst: Pick<AnalystDefinition, 'categories' | 'playbook'>): ToolConfiguration {
+function buildToolConfig(analyst: Pick<PanelAnalyst, 'categories' | 'playbook'>): ToolConfiguration {
   return {
     tools: [
       {
@@ -338,9 +336,7 @@ const playbookAnswerSchemas = new WeakMap<AnalystPlaybook, z.ZodType<RawAnswer>>
  * The zod schema matching {@link answerJsonSchema}, for validating the model's tool input.
  * Strict objects, so a missing or an extra category (or position) is an error.
  */
-export function answerSchema(
-  analyst: Pick<AnalystDefinition, 'categories' | 'playbook'>,
-): z.ZodType<RawAnswer> {
+export function answerSchema(analyst: Pick<PanelAnalyst, 'categories' | 'playbook'>): z.ZodType<RawAnswer> {
   const { playbook } = analyst;
   let schema = playbook
     ? playbookAnswerSchemas.get(playbook)

@@ -1,6 +1,6 @@
 import type { QueueRole } from '../contracts.js';
 import type { Checkpoint, ErrorClass } from '../state/claims.js';
-import type { Job } from '../state/jobs.js';
+import type { Job } from '../state/job.js';
 
 /** What triage knows about one dead letter when it classifies it. */
 export interface DeadLetterFacts {

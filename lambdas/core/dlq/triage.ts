@@ -6,10 +6,13 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isLane, QUEUE_ROLES, type QueueRole } from '../contracts.js';
-import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
-import { type Checkpoint, Claims, type ErrorClass, isChunkTerminal } from '../state/claims.js';
-import { type Job, Jobs } from '../state/jobs.js';
+import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
+import { isChunkTerminal } from '../state/checkpoint.js';
+import { type Checkpoint, Claims, type ErrorClass } from '../state/claims.js';
+import type { Job } from '../state/job.js';
+import { Jobs } from '../state/jobs.js';
 import { STAGES } from '../state/keys.js';
+import { StageRecovery } from '../state/stage-recovery.js';
 import { chunkMessageSchema, finalizeMessageSchema } from '../worker/chunk-message.js';
 import { type Classification, callNamedIn, classifyDeadLetter } from './classify.js';
 import { type DeadLetter, moveBack, receiveAll, redrivesOf, release, remove } from './dead-letter-queue.js';
@@ -127,7 +130,7 @@ async function publish(deps: DlqDeps, subject: string, context: Record<string, u
 /** Decides and carries out what happens to one dead letter; returns the record written. */
 async function triageOne(deps: DlqDeps, view: DeadLetterView): Promise<DeadLetterRecord> {
   const now = deps.now ?? Date.now;
-  const claims = new Claims(deps.db, deps.tableName, now);
+  const recovery = new StageRecovery(deps.db, deps.tableName, now);
   const maxRedrives = deps.maxRedrives ?? 2;
   const { queue, message, checkpoint: cp, classification: c } = view;
   const dlqUrl = deps.dlqUrls[queue];
@@ -144,7 +147,7 @@ async function triageOne(deps: DlqDeps, view: DeadLetterView): Promise<DeadLette
     reason = `a duplicate: ${cp.claimedBy} holds a live claim on the chunk`;
     await remove(deps.sqs, dlqUrl, message);
   } else if (c.retryable && redrives < maxRedrives) {
-    if (cp && !(await claims.recordResend(cp, 'redrive'))) {
+    if (cp && !(await recovery.recordResend(cp, 'redrive'))) {
       decision = 'kept';
       reason = 'the checkpoint changed while triaging; left for the next run';
       await release(deps.sqs, dlqUrl, message);
@@ -162,7 +165,7 @@ async function triageOne(deps: DlqDeps, view: DeadLetterView): Promise<DeadLette
     if (view.job && view.chunk !== undefined) {
       decision = 'dead';
       const errorClass: ErrorClass = c.errorClass;
-      await claims.markDead(view.job.jobId, view.chunk, { reason: `dead letter: ${reason}`, errorClass });
+      await recovery.markDead(view.job.jobId, view.chunk, { reason: `dead letter: ${reason}`, errorClass });
       await enqueueFinalizeIfComplete({ ...deps, finalizeQueueUrl: deps.queueUrls.finalize }, view.job.jobId);
       await remove(deps.sqs, dlqUrl, message);
     } else if (!c.retryable || isLane(queue)) {
@@ -359,7 +362,7 @@ export async function redriveDeadLetters(
 ): Promise<RedriveResult[]> {
   const out: RedriveResult[] = [];
   const filtered = filter.errorClass !== undefined || filter.jobId !== undefined;
-  const claims = new Claims(deps.db, deps.tableName, deps.now ?? Date.now);
+  const recovery = new StageRecovery(deps.db, deps.tableName, deps.now ?? Date.now);
   for (const queue of QUEUE_ROLES) {
     if (!filtered) {
       try {
@@ -391,7 +394,7 @@ export async function redriveDeadLetters(
         await release(deps.sqs, deps.dlqUrls[queue], message);
         continue;
       }
-      if (v.checkpoint) await claims.recordResend(v.checkpoint, 'redrive');
+      if (v.checkpoint) await recovery.recordResend(v.checkpoint, 'redrive');
       await moveBack(deps.sqs, deps.dlqUrls[queue], deps.queueUrls[queue], message);
       moved++;
     }

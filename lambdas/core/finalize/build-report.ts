@@ -7,12 +7,12 @@ import {
 } from '../analysts/index.js';
 import type { StoredDocument } from '../intake/intake.js';
 import type { Playbook, PositionFinding } from '../playbooks/index.js';
+import type { Report, ReportClause, ReportFailedCall, ReportNotAsked, Risk } from '../report-types.js';
 import type { CallOutcome } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/claims.js';
-import type { Job } from '../state/jobs.js';
+import type { Job } from '../state/job.js';
 import { STAGES } from '../state/keys.js';
 import { judgedTopics, playbookReviewOf, positionFindings } from './playbook-review.js';
-import type { Report, ReportClause, ReportFailedCall, ReportNotAsked, Risk } from './report-types.js';
 
 /** A clause's position findings from its panel verdicts. */
 type ToFindings = (

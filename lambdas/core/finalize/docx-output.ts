@@ -6,8 +6,8 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StoredDocument } from '../intake/stored-document.js';
 import { type DocxRedline, type ReportDocx, renderReportDocx } from '../report-docx/index.js';
-import type { Job } from '../state/jobs.js';
-import type { Report } from './report-types.js';
+import type { Report } from '../report-types.js';
+import type { Job } from '../state/job.js';
 
 /**
  * The redlines report.docx writes: every proposed redline of the report with the decision in

@@ -11,16 +11,17 @@ import { type HeldFindings, heldCount, readHeldFindings, storeHeldFindings } fro
 import { startQueued } from '../intake/admission.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
 import { jobPlaybookContent, type Playbook, PlaybookStore } from '../playbooks/index.js';
+import type { Report } from '../report-types.js';
 import { CallLedger, type CallOutcome, outcomeOf } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/checkpoint.js';
 import { Claims } from '../state/claims.js';
+import type { Job } from '../state/job.js';
 import { JobHolds } from '../state/job-holds.js';
-import { type Job, Jobs } from '../state/jobs.js';
+import { Jobs } from '../state/jobs.js';
 import { buildReport } from './build-report.js';
 import { type DocxOutcome, reportDocx, withDocxOutcome } from './docx-output.js';
 import { REPORT_CONTENT_TYPES } from './report-files.js';
 import { renderReportHtml } from './report-html.js';
-import type { Report } from './report-types.js';
 
 /** What finalize needs. */
 export interface FinalizeDeps {

@@ -27,7 +27,7 @@ import {
 } from '../playbooks/index.js';
 import type { Position, RequiredClause } from '../playbooks/schema.js';
 import { applyEdits } from '../report-docx/index.js';
-import type { ReportClause } from './report-types.js';
+import type { ReportClause } from '../report-types.js';
 
 /** What a clause's positions are judged against: a position, or a required clause with no position of its topic. */
 type Judged =

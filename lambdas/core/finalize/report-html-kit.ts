@@ -3,7 +3,7 @@
  * formats, chips, and the one data-table helper. Every string from the report goes through
  * {@link escapeHtml}, text and attributes alike.
  */
-import type { Report, ReportClause, ReportFinding, Risk } from './report-types.js';
+import type { Report, ReportClause, ReportFinding, Risk } from '../report-types.js';
 
 export const RISKS: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
 

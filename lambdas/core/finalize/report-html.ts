@@ -16,6 +16,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import type { Report, ReportClause, ReportFinding } from '../report-types.js';
 import { REPORT_CSS, REPORT_SCRIPT } from './report-assets.generated.js';
 import { renderCost, renderCoverage } from './report-html-coverage.js';
 import {
@@ -36,7 +37,6 @@ import {
 } from './report-html-kit.js';
 import { clausePositionsHtml, renderPlaybookSection } from './report-playbook-html.js';
 import { findingReviewHtml, modelRiskHtml, renderReviewSection } from './report-review-html.js';
-import type { Report, ReportClause, ReportFinding } from './report-types.js';
 
 export { escapeHtml } from './report-html-kit.js';
 

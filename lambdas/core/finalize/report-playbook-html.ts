@@ -11,8 +11,8 @@ import type { RedlineEdit } from '../../app/redline-edits.js';
 import { editSegments, rungLabel } from '../../app/redline-text.js';
 import { deciderOf } from '../holds/decider.js';
 import type { EscalationEntry, PositionFinding, ProposedRedline } from '../playbooks/index.js';
+import type { Report, ReportClause } from '../report-types.js';
 import { dataTable, escapeHtml } from './report-html-kit.js';
-import type { Report, ReportClause } from './report-types.js';
 
 const REASON: Readonly<Record<EscalationEntry['reason'], string>> = {
   'fallback-approver': 'the fallback needs its approver',

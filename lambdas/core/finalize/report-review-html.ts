@@ -5,8 +5,8 @@
  */
 
 import { deciderOf } from '../holds/decider.js';
+import type { FindingReview, Report, ReportClause } from '../report-types.js';
 import { dataTable, escapeHtml, RISK_LABEL } from './report-html-kit.js';
-import type { FindingReview, Report, ReportClause } from './report-types.js';
 
 const SCORE_LABEL: readonly string[] = ['standard', 'minor', 'significant', 'severe'];
 

@@ -1,5 +1,6 @@
 import { riskFromScores } from '../analysts/consolidate.js';
 import type { Score } from '../analysts/tool-schema.js';
+import type { EscalationReview, RedlineDecisionRecord } from '../playbooks/index.js';
 import type {
   EscalationEntry,
   FindingReview,
@@ -7,9 +8,8 @@ import type {
   ReportClause,
   ReportReview,
   Risk,
-} from '../finalize/report-types.js';
-import type { EscalationReview, RedlineDecisionRecord } from '../playbooks/index.js';
-import type { Job } from '../state/jobs.js';
+} from '../report-types.js';
+import type { Job } from '../state/job.js';
 import { type Decision, decidedScore, latestDecisions } from './decisions.js';
 import type { GatedFinding } from './findings.js';
 import { latestRedlineDecisions, redlineDecisionOf } from './redline-trail.js';

@@ -1,9 +1,6 @@
 import type { Score } from '../analysts/tool-schema.js';
-import type { Report, Risk } from '../finalize/report-types.js';
-import type { ReviewGate } from '../state/jobs.js';
-
-/** Review gates a job may name, strictest first. */
-export const REVIEW_GATES: readonly ReviewGate[] = ['none', 'critical', 'high'];
+import type { Report, Risk } from '../report-types.js';
+import type { ReviewGate } from '../state/job.js';
 
 /** The lowest category score a gated finding has: the scores that make a clause's risk. */
 const SIGNIFICANT_SCORE = 2;

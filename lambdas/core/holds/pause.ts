@@ -2,10 +2,11 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
-import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
+import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize-queue.js';
 import { sendUnfinished, startQueued } from '../intake/admission.js';
+import type { Job } from '../state/job.js';
 import { JobHolds } from '../state/job-holds.js';
-import { type Job, Jobs } from '../state/jobs.js';
+import { Jobs } from '../state/jobs.js';
 import { HoldStateError } from './errors.js';
 
 /** What pause, resume and cancel need: the table, the stored documents and the queues. */

@@ -5,9 +5,9 @@
  * every proposed redline, for the job's reviewer to accept, reject or edit.
  */
 import type { CategoryId } from '../analysts/categories.js';
-import type { Report } from '../finalize/report-types.js';
 import type { Escalation, Importance, PositionQuote, ProposedRedline, Rung } from '../playbooks/index.js';
 import { ADMINISTRATORS_GROUP } from '../playbooks/review-types.js';
+import type { Report } from '../report-types.js';
 
 /** The clause a held item is on, as a reader knows it. */
 export interface HeldClause {

@@ -9,7 +9,7 @@ import type { RedlineEdit } from '../../app/redline-edits.js';
 import { checkRedlineEdits, MAX_INSERT_CHARS, MAX_REDLINE_EDITS } from '../../app/redline-text.js';
 import { parseRequest } from '../jobs/index.js';
 import type { RedlineDecisionRecord } from '../playbooks/index.js';
-import type { Job } from '../state/jobs.js';
+import type { Job } from '../state/job.js';
 import { DecisionError, NotYoursToDecideError } from './errors.js';
 import type { DecisionRights } from './playbook-holds.js';
 import { RedlineTrail } from './redline-trail.js';

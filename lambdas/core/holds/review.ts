@@ -2,11 +2,11 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/clie
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Score } from '../analysts/tool-schema.js';
-import { sendFinalize } from '../finalize/enqueue.js';
-import type { Report } from '../finalize/report-types.js';
+import { sendFinalize } from '../finalize-queue.js';
 import type { RedlineDecision, RedlineDecisionRecord } from '../playbooks/index.js';
+import type { Report } from '../report-types.js';
+import type { Job, ReviewGate } from '../state/job.js';
 import { JobHolds } from '../state/job-holds.js';
-import type { Job, ReviewGate } from '../state/jobs.js';
 import { type Decision, latestDecisions, ReviewTrail, type Verdict } from './decisions.js';
 import { DecisionError, HoldStateError, NotYoursToDecideError } from './errors.js';
 import { type GatedFinding, gatedFindings, significantFindings } from './findings.js';

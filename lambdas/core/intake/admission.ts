@@ -2,12 +2,14 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
-import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
+import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
+import { unfinishedChunks } from '../state/checkpoint.js';
 import { Claims } from '../state/claims.js';
+import type { Job } from '../state/job.js';
 import { pauseEnd } from '../state/job-holds.js';
-import { type Job, Jobs } from '../state/jobs.js';
+import { Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
-import { unfinishedChunks } from '../sweeper/rules.js';
+import { StageRecovery } from '../state/stage-recovery.js';
 import { chunkMessagesOf, readStoredDocument, sendChunkMessages } from './stored-document.js';
 
 /** What starting a queued job needs: the table, the stored documents and the lane queues. */
@@ -60,8 +62,8 @@ export async function startQueued(owner: string | undefined, deps: StartDeps): P
       undefined,
       pausedAt ? pauseEnd(job, pausedAt, now()) : { set: { deadline: job.deadline + waited } },
     );
-    if (took === 'full') break;
-    if (took === 'moved') continue;
+    if (took.outcome === 'full') break;
+    if (took.outcome === 'moved') continue;
     if (pausedAt) {
       await sendUnfinished(job, deps);
       const { finalizeQueueUrl } = deps;
@@ -91,7 +93,8 @@ export async function sendUnfinished(job: Job, deps: StartDeps): Promise<number>
   if (live.length === 0) return 0;
   const doc = await readStoredDocument(deps.s3, deps.resultsBucket, job.jobId);
   const resend: number[] = [];
-  for (const cp of live) if (await claims.recordResend(cp, 'resume')) resend.push(cp.chunk);
+  const recovery = new StageRecovery(deps.db, deps.tableName, deps.now, claims);
+  for (const cp of live) if (await recovery.recordResend(cp, 'resume')) resend.push(cp.chunk);
   await sendChunkMessages(
     deps.sqs,
     deps.laneQueueUrls[job.lane],

@@ -5,8 +5,9 @@ import { isDocumentRejectedError, isParseOvertimeError, parseDocumentBounded } f
 import { blockingReason } from '../model-lifecycle.js';
 import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
 import { Claims } from '../state/claims.js';
+import type { CostQuote, Job, JobPlan } from '../state/job.js';
 import { recordJobPanel } from '../state/job-panel.js';
-import { type Job, Jobs } from '../state/jobs.js';
+import { Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
 import { startQueued } from './admission.js';
 import { IntakeDeferredError } from './errors.js';
@@ -15,7 +16,7 @@ import { ownerOf } from './intake-run.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
 import { headUpload, type RoutedUpload } from './owner-route.js';
-import { type CostQuote, ceilingCovers, quoteDocument } from './quote.js';
+import { ceilingCovers, quoteDocument } from './quote.js';
 import { readUpload, type Upload } from './read-upload.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
@@ -305,14 +306,14 @@ async function fanOut(
 async function admit(
   { jobId, jobs, deps, now }: IntakeRun,
   current: Job,
-  plan: Parameters<Jobs['recordPlan']>[1],
+  plan: JobPlan,
 ): Promise<'start' | 'queued' | 'started'> {
   const cap = deps.maxJobsPerOwner;
   if (cap && current.owner && current.status === 'intake') {
     const slots = new OwnerSlots(deps.db, deps.tableName, now);
     const took = await slots.take(jobId, current.owner, 'intake', cap, { set: plan });
-    if (took === 'running') return 'start';
-    if (took === 'full' && (await slots.queue(jobId, current.owner, plan))) {
+    if (took.outcome === 'running') return 'start';
+    if (took.outcome === 'full' && (await slots.queue(jobId, current.owner, plan))) {
       const started = await startQueued(current.owner, { ...deps, now });
       return started.includes(jobId) ? 'started' : 'queued';
     }

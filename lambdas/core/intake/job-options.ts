@@ -1,12 +1,10 @@
 import { checkPanelModels, type PanelModels, selectAnalysts, withPrimary } from '../analysts/index.js';
 import { isLane, LANE_CHOICES } from '../contracts.js';
 import { guardOf } from '../error-guard.js';
-import { REVIEW_GATES } from '../holds/findings.js';
 import type { Lane } from '../model.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
 import { isPlaybookRefError, type PlaybookRequest, parsePlaybookRequest } from '../playbooks/index.js';
-import { DEFAULT_REVIEW_HOURS } from '../state/job-holds.js';
-import type { ReviewGate } from '../state/jobs.js';
+import { DEFAULT_REVIEW_HOURS, REVIEW_GATES, type ReviewGate } from '../state/job.js';
 
 /** Per-document options, from S3 object metadata (`x-amz-meta-*`) or tags. */
 export interface JobOptions {

@@ -34,18 +34,8 @@ import {
   type Playbook,
   playbookPanel,
 } from '../playbooks/index.js';
+import type { CostQuote } from '../state/job.js';
 import type { JobOptions } from './job-options.js';
-
-/** The quote, micro-dollars. */
-export interface CostQuote {
-  readonly expectedMicros: number;
-  readonly worstCaseMicros: number;
-  /**
-   * With a playbook that leaves analysts out: the calls they are not asked (clauses × those
-   * analysts) and what those calls would have been expected to cost. Not in the figures above.
-   */
-  readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
-}
 
 /** Output tokens of an answer on the stand-in: a base plus a share per category scored and per position judged. */
 export const OUTPUT_TOKENS = { perCall: 80, perCategory: 50, perPosition: 40 } as const;

@@ -4,10 +4,10 @@
  */
 import { GetObjectCommand, type GetObjectCommandOutput, NoSuchKey } from '@aws-sdk/client-s3';
 import { tooLargeMessage } from '../documents/index.js';
+import type { JobRejection } from '../state/job-rejections.js';
 import { type IntakeResult, type IntakeRun, ownerOf } from './intake-run.js';
 import { headUpload } from './owner-route.js';
 import { dropBody, readCapped } from './read-capped.js';
-import type { JobRejection } from './rejections.js';
 
 /** The uploaded object as intake read it: its response (the body consumed) and its bytes. */
 export interface Upload {

@@ -10,8 +10,8 @@ import {
   PlaybookStore,
   type StoredPlaybook,
 } from '../playbooks/index.js';
+import type { JobRejection } from '../state/job-rejections.js';
 import type { JobOptions } from './job-options.js';
-import type { JobRejection } from './rejections.js';
 
 /** The stored playbook, or the refusal; undefined for an upload that names none. */
 export async function uploadPlaybook(

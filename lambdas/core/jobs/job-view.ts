@@ -1,8 +1,9 @@
 /** What a job looks like to the person who asked for it: GET /jobs/{id} and the report links. */
-import type { JobRejection } from '../intake/rejections.js';
+
 import type { Lane } from '../model.js';
 import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
-import type { Job, JobStatus, ReviewGate } from '../state/jobs.js';
+import type { Job, JobStatus, ReviewGate } from '../state/job.js';
+import type { JobRejection } from '../state/job-rejections.js';
 import { usd } from './submission.js';
 
 /** What GET /jobs/{id} answers. */

@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import { ANALYST_IDS, type PanelModels } from '../analysts/index.js';
 import { LANES } from '../contracts.js';
-import { REVIEW_GATES } from '../holds/findings.js';
 import {
   isJobOptionError,
   type JobOptions,
@@ -24,7 +23,7 @@ import {
   playbookRequestText,
   type StoredPlaybook,
 } from '../playbooks/index.js';
-import type { ReviewGate } from '../state/jobs.js';
+import { REVIEW_GATES, type ReviewGate } from '../state/job.js';
 import { InvalidJobRequestError } from './errors.js';
 
 /** The options of a submission: the body of POST /jobs, and of POST /quote beside the document. */

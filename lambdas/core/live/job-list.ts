@@ -4,7 +4,7 @@
  * records its caller's ARN; a direct S3 upload records the uploader's principal id).
  */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Job, JobStatus } from '../state/jobs.js';
+import type { Job, JobStatus } from '../state/job.js';
 import { OWNER_INDEX, ownerGsiPk, STATUS_INDEX, statusGsiPk } from '../state/keys.js';
 import { queryAll } from '../state/query-all.js';
 import { CursorError } from './errors.js';

@@ -12,7 +12,6 @@
 
 import type { RedlineEdit } from '../../app/redline-edits.js';
 import type { CategoryId } from '../analysts/categories.js';
-import type { RedlinedClause, UnplacedRedline } from '../report-docx/redlines.js';
 import type { Importance, Unit } from './schema.js';
 
 /**
@@ -219,6 +218,40 @@ export interface PositionSummary extends Rung {
   readonly question: string;
   /** The clauses that address it, each with the rung it reaches, in document order. */
   readonly clauses: readonly (Rung & { readonly clauseId: string })[];
+}
+
+/** Why a redline was not written. */
+export type UnplacedReason =
+  /** No clause of the report has the redline's clause id. */
+  | 'unknown-clause'
+  /** The clause's text in the report is not the document's text at the clause's offsets. */
+  | 'clause-text'
+  /** An edit's offsets are not whole numbers within the clause's text, start before end. */
+  | 'offsets'
+  /** An edit deletes text another edit already placed deletes, or inserts inside its deletion. */
+  | 'overlap'
+  /** The document does not hold the edit's text where the clause's text puts it. */
+  | 'not-in-document'
+  /** The edit would cross a table cell, a text box, a section break or a block around paragraphs. */
+  | 'structure';
+
+/** A redline not written, and why: listed in the writer's result so the report can say so. */
+export interface UnplacedRedline {
+  readonly id: string;
+  readonly clauseId: string;
+  /** The edit at fault, as its index in the redline's `edits`; absent when the whole redline is. */
+  readonly edit?: number;
+  readonly reason: UnplacedReason;
+  readonly detail: string;
+}
+
+/** A clause with redlines written: what accepting every one of its tracked changes makes of it. */
+export interface RedlinedClause {
+  readonly clauseId: string;
+  /** The redlines written in it, in the order their changes go where they meet. */
+  readonly redlines: readonly string[];
+  /** The clause's text with every edit of those redlines made. */
+  readonly text: string;
 }
 
 /** What report.docx made of the redlines. */

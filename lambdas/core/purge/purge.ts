@@ -2,7 +2,8 @@ import { DeleteObjectsCommand, ListObjectVersionsCommand, type S3Client } from '
 import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentKey } from '../intake/intake.js';
 import { JobNotFoundError } from '../state/errors.js';
-import { type Job, Jobs } from '../state/jobs.js';
+import type { Job } from '../state/job.js';
+import { Jobs } from '../state/jobs.js';
 import { JOB_SK, jobPk } from '../state/keys.js';
 import { queryAll } from '../state/query-all.js';
 import { JobNotEndedError, PurgeIncompleteError } from './errors.js';

@@ -4,8 +4,8 @@
  * paragraphs of text; the XML is built from them through the DOM.
  */
 import { rungLabel } from '../../app/redline-text.js';
-import type { FindingReview, Report, ReportClause, Risk } from '../finalize/report-types.js';
 import { deciderText } from '../holds/decider.js';
+import type { FindingReview, Report, ReportClause, Risk } from '../report-types.js';
 import type { DocxRedline } from './redlines.js';
 
 const RISK_ORDER: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];

@@ -11,7 +11,8 @@
  */
 
 import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from '../../app/redline-edits.js';
-import type { ReportClause } from '../finalize/report-types.js';
+import type { RedlinedClause, UnplacedReason, UnplacedRedline } from '../playbooks/review-types.js';
+import type { ReportClause } from '../report-types.js';
 import { after, before, type TextPoint } from './anchor.js';
 import { isW } from './ooxml.js';
 import { type Atom, positionless } from './text-map.js';
@@ -25,31 +26,6 @@ export interface DocxRedline {
   readonly note?: string;
 }
 
-/** Why a redline was not written. */
-export type UnplacedReason =
-  /** No clause of the report has the redline's clause id. */
-  | 'unknown-clause'
-  /** The clause's text in the report is not the document's text at the clause's offsets. */
-  | 'clause-text'
-  /** An edit's offsets are not whole numbers within the clause's text, start before end. */
-  | 'offsets'
-  /** An edit deletes text another edit already placed deletes, or inserts inside its deletion. */
-  | 'overlap'
-  /** The document does not hold the edit's text where the clause's text puts it. */
-  | 'not-in-document'
-  /** The edit would cross a table cell, a text box, a section break or a block around paragraphs. */
-  | 'structure';
-
-/** A redline not written, and why: listed in the writer's result so the report can say so. */
-export interface UnplacedRedline {
-  readonly id: string;
-  readonly clauseId: string;
-  /** The edit at fault, as its index in the redline's `edits`; absent when the whole redline is. */
-  readonly edit?: number;
-  readonly reason: UnplacedReason;
-  readonly detail: string;
-}
-
 /** One edit to write: the points its deleted span runs between in the document. */
 export interface PlannedEdit {
   readonly redline: DocxRedline;
@@ -59,15 +35,6 @@ export interface PlannedEdit {
   readonly from: TextPoint;
   readonly to: TextPoint;
   readonly insert: string;
-}
-
-/** A clause with redlines written: what accepting every one of its tracked changes makes of it. */
-export interface RedlinedClause {
-  readonly clauseId: string;
-  /** The redlines written in it, in the order their changes go where they meet. */
-  readonly redlines: readonly string[];
-  /** The clause's text with every edit of those redlines made. */
-  readonly text: string;
 }
 
 /** The edits to write, in document order, and the redlines that could not be placed. */

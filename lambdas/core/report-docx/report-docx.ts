@@ -4,14 +4,16 @@
  * document, its text and formatting as they were; any other upload gets a plain document of the
  * contract's text, commented and changed the same way.
  */
-import type { Report } from '../finalize/report-types.js';
+
+import type { RedlinedClause, UnplacedRedline } from '../playbooks/review-types.js';
+import type { Report } from '../report-types.js';
 import { after, before, commentMarks, type Placement, place } from './anchor.js';
 import { authorOf, hasAuthors, relabelOurName } from './authors.js';
 import { commented, commentParagraphs, type RedlineMention } from './comment-text.js';
 import { DocxPackageError } from './errors.js';
 import { plainDocument } from './generate.js';
 import { DocxPackage, elements, isW, newXml, W_NS, wElement } from './ooxml.js';
-import { type DocxRedline, planRedlines, type RedlinedClause, type UnplacedRedline } from './redlines.js';
+import { type DocxRedline, planRedlines } from './redlines.js';
 import { alignText, documentAtoms, spanAtoms } from './text-map.js';
 import { type MarkedEdit, spanMarker, writeChange } from './tracked-changes.js';
 

@@ -3,7 +3,7 @@ import { abandonedReturn } from './abandoned.js';
 import type { LedgerEntry } from './call-ledger.js';
 import { type Checkpoint, fenceCondition, type Lease, leaseOwner } from './claims.js';
 import { isWriteRefused, LeaseLostError } from './errors.js';
-import type { Job } from './jobs.js';
+import type { Job } from './job.js';
 import { checkpointSk, JOB_SK, jobPk } from './keys.js';
 import { transactLabelled } from './transact.js';
 

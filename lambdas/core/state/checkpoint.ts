@@ -1,5 +1,9 @@
-/** The checkpoint item of one chunk-stage, and the call counts and lists it carries. */
-import type { Stage } from './keys.js';
+/**
+ * The checkpoint item of one chunk-stage, the call counts and lists it carries, and what a job's
+ * checkpoints say of its chunks.
+ */
+import type { Job } from './job.js';
+import { STAGES, type Stage } from './keys.js';
 
 /** Where a chunk-stage is. `retrying`: a failed attempt waiting for redelivery. */
 export type CheckpointStatus = 'pending' | 'running' | 'retrying' | 'done' | 'cancelled' | 'dead';
@@ -81,3 +85,41 @@ export interface UnstartedCall {
   readonly clauseId: string;
   readonly analystId: string;
 }
+
+/** True when the chunk will see no more work: its last stage done, or any stage cancelled or dead. */
+export function isChunkTerminal(checkpoints: readonly Checkpoint[]): boolean {
+  return checkpoints.some(
+    (c) =>
+      c.status === 'cancelled' || c.status === 'dead' || (c.stage === STAGES.at(-1) && c.status === 'done'),
+  );
+}
+
+/** A chunk that has not reached a terminal state, with the stage it is at. */
+export interface UnfinishedChunk {
+  readonly chunk: number;
+  /** Its first stage not done; undefined when intake never wrote its checkpoints. */
+  readonly live?: Checkpoint;
+}
+
+/** The chunks of a job that are not terminal, in order. */
+export function unfinishedChunks(
+  job: Pick<Job, 'chunkCount'>,
+  checkpoints: readonly Checkpoint[],
+): UnfinishedChunk[] {
+  const byChunk = new Map<number, Checkpoint[]>();
+  for (const cp of checkpoints) byChunk.set(cp.chunk, [...(byChunk.get(cp.chunk) ?? []), cp]);
+  const out: UnfinishedChunk[] = [];
+  for (let chunk = 0; chunk < job.chunkCount; chunk++) {
+    const stages = byChunk.get(chunk) ?? [];
+    if (isChunkTerminal(stages)) continue;
+    const live = STAGES.map((s) => stages.find((c) => c.stage === s)).find((c) => c && c.status !== 'done');
+    out.push(live ? { chunk, live } : { chunk });
+  }
+  return out;
+}
+
+/** The live statuses (a stage that may still run) as expression values, for a condition's `IN`. */
+export const LIVE_VALUES = { ':pending': 'pending', ':running': 'running', ':retrying': 'retrying' } as const;
+
+/** The placeholders of {@link LIVE_VALUES}: `#status IN (${LIVE_STATUSES})`. */
+export const LIVE_STATUSES = Object.keys(LIVE_VALUES).join(', ');

@@ -1,11 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, isWriteRefused } from './errors.js';
-import { type Job, type JobStatus, Jobs } from './jobs.js';
+import { isWriteRefused } from './errors.js';
+import { DEFAULT_REVIEW_HOURS, type Job, type JobStatus, refusedJob } from './job.js';
+import { Jobs } from './jobs.js';
 import { OwnerSlots, sendReleasingChange } from './owner-slots.js';
 import { type StatusChangeFields, statusChange } from './status-change.js';
-
-/** How long a review may take when the job names no other. */
-export const DEFAULT_REVIEW_HOURS = 72;
 
 /**
  * The fields that end a job's pause, with its next status change: the deadline and `pausedMs`
@@ -83,8 +81,9 @@ export class JobHolds {
       undefined,
       resumed,
     );
-    if (took === 'running') return { changed: true, job: await this.jobs.get(jobId) };
-    if (took === 'moved') return { changed: false, job: await this.jobs.get(jobId) };
+    // A transaction that went through returns no item: the job it left is read once.
+    if (took.outcome === 'running') return { changed: true, job: await this.jobs.get(jobId) };
+    if (took.outcome === 'moved') return { changed: false, job: refusedJob(jobId, took.job) };
     // Queued on the same pause this caller read; the pause itself goes on.
     const { condition, values } = resumed;
     return this.flip(jobId, ['paused'], 'queued', {
@@ -150,8 +149,9 @@ export class JobHolds {
       const { job, gaveBackSlot } = await sendReleasingChange(this.db, this.tableName, jobId, update);
       return { changed: true, job, ...(gaveBackSlot ? { gaveBackSlot } : {}) };
     } catch (error) {
-      if (!isConditionFailure(error) && !isWriteRefused(error)) throw error;
-      return { changed: false, job: await this.jobs.get(jobId) };
+      if (!isWriteRefused(error)) throw error;
+      // The job as it stood, sent with the refusal.
+      return { changed: false, job: refusedJob(jobId, error.item) };
     }
   }
 }

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Job } from './jobs.js';
+import type { Job } from './job.js';
 import { JOB_SK, jobPk } from './keys.js';
 
 /**

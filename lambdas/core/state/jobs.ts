@@ -1,155 +1,10 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PanelModels } from '../analysts/panel-models.js';
-import type { Lane } from '../contracts.js';
-import type { DocumentFormat } from '../documents/formats.js';
-import type { CostQuote } from '../intake/quote.js';
-import type { JobRejection } from '../intake/rejections.js';
-import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
 import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
+import { type Job, type JobPlan, type JobStatus, type NewJob, refusedJob } from './job.js';
 import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk } from './keys.js';
 import { sendReleasingChange } from './owner-slots.js';
 import { statusChange, statusIndex } from './status-change.js';
 import { refusable, retryConflicts } from './transact.js';
-
-/**
- * Where a job is. `intake` → `running` → one of the terminal statuses; `queued` between intake
- * and running while its owner has as many jobs running as it may (owner-slots.ts). A running
- * job may be `paused` and resumed; a job with a review gate waits in `awaiting_review` between
- * its last chunk and its report.
- */
-export type JobStatus =
-  | 'intake'
-  | 'queued'
-  | 'running'
-  | 'paused'
-  | 'awaiting_review'
-  | 'completed'
-  | 'incomplete'
-  | 'cancelled'
-  | 'budget_exceeded'
-  | 'rejected';
-
-/** Statuses a job never leaves (finalize may still write the report of a cancelled job). */
-export const TERMINAL_STATUSES: readonly JobStatus[] = [
-  'completed',
-  'incomplete',
-  'cancelled',
-  'budget_exceeded',
-  'rejected',
-];
-
-/**
- * True for a job a person paused that has not gone on: `paused`, or `queued` after a resume that
- * found its owner with no slot free (`pausedAt` is kept until a slot starts it). Its chunks in
- * flight stop as for a pause, not a cancel: their calls are made once it goes on.
- */
-export function isPaused(job: Pick<Job, 'status' | 'pausedAt'> | undefined): boolean {
-  return job?.status === 'paused' || (job?.status === 'queued' && job.pausedAt !== undefined);
-}
-
-/** Which findings hold a job for a reviewer before its report is final. */
-export type ReviewGate = 'none' | 'critical' | 'high';
-
-/** The job item. Money is integer micro-dollars; `*At` fields are ISO strings, deadlines epoch ms. */
-export interface Job {
-  readonly jobId: string;
-  readonly status: JobStatus;
-  readonly lane: Lane;
-  readonly bucket: string;
-  readonly key: string;
-  readonly versionId?: string;
-  readonly etag?: string;
-  readonly sha256?: string;
-  readonly bytes?: number;
-  /** The format intake read the document as (the registry's id). */
-  readonly format?: DocumentFormat;
-  readonly analysts: readonly string[];
-  /**
-   * Who submitted the job: the API caller's ARN, or for a direct S3 upload the uploader's
-   * principal id as the S3 event gives it (`AWS:AIDA…`, `AWS:AROA…:session`). Absent on jobs
-   * from before owners were recorded, which only administrators may then act on.
-   */
-  readonly owner?: string;
-  /** The cost quote intake computed before any call (absent on jobs from before quotes). */
-  readonly quote?: CostQuote;
-  /** The models the job's calls use, fixed at intake (absent on jobs from before models were recorded). */
-  readonly models?: PanelModels;
-  /** The playbook the job is reviewed against, resolved at intake; absent: the generic review. */
-  readonly playbook?: JobPlaybook;
-  /** The contract type whose playbook topics apply, and where it came from; absent: every topic. */
-  readonly contractType?: ContractType;
-  /**
-   * Analysts of the selection the playbook gave nothing to judge, not asked about any clause
-   * (`analysts` no longer lists them); absent when every selected analyst is asked.
-   */
-  readonly notAsked?: readonly NotAskedAnalyst[];
-  readonly chunkCount: number;
-  readonly clauseCount: number;
-  readonly callsPlanned: number;
-  /** Chunks in a terminal state (done, cancelled or dead). */
-  readonly chunksTerminal: number;
-  readonly chunksDone: number;
-  readonly costLimit: number;
-  /** Spent plus the allotments chunks hold: what the ceiling is checked against. */
-  readonly costCommitted: number;
-  /** Allotments held by chunk leases and not yet returned. */
-  readonly costReserved: number;
-  /** Cost accounted as spent: settled calls, and calls of dead holders at their worst case. */
-  readonly costSpent: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly deadline: number;
-  readonly reason?: string;
-  /** Machine-readable cause of a `rejected` job: a document's rejection reason or a job's. */
-  readonly rejection?: JobRejection;
-  readonly cancelledAt?: string;
-  /** When the job found its owner's slots taken and waited as `queued` (ISO). */
-  readonly queuedAt?: string;
-  /** The job holds one of its owner's slots (owner-slots.ts): set as it starts, removed as it stops. */
-  readonly holdsSlot?: boolean;
-  /** Set when a chunk found no room left under the ceiling; no allotment is taken after it. */
-  readonly budgetExceededAt?: string;
-  /** Every chunk message has been sent; a repeated S3 event is then a no-op. */
-  readonly fanoutCompletedAt?: string;
-  readonly finalizeEnqueuedAt?: string;
-  /** When the sweeper last sent finalize again for a job that stayed unfinalized (ISO). */
-  readonly finalizeResentAt?: string;
-  readonly finalizedAt?: string;
-  readonly reportKey?: string;
-  readonly htmlReportKey?: string;
-  /** report.docx: the contract with a comment on each clause at medium risk or above. */
-  readonly docxReportKey?: string;
-  /** When `clause-review purge` deleted the job's document, work files, report and other items. */
-  readonly purgedAt?: string;
-  /** What that purge deleted: object versions and delete markers, and state-table items. */
-  readonly purge?: { readonly objects: number; readonly items: number };
-  /** When the job was last paused (ISO); removed on resume. */
-  readonly pausedAt?: string;
-  /** Who paused it (an ARN, or `request`). */
-  readonly pausedBy?: string;
-  /** Milliseconds the job has spent paused, over every pause; its deadline moved by as much. */
-  readonly pausedMs?: number;
-  /** Findings at or above this risk wait for a reviewer (absent or `none`: no gate). */
-  readonly gate?: ReviewGate;
-  /** How long a review may take before the report is written without it. */
-  readonly reviewHours?: number;
-  /** Set when the job went to `awaiting_review`, with the review deadline (epoch ms) and the findings gated. */
-  readonly reviewStartedAt?: string;
-  readonly reviewDeadline?: number;
-  /** What the review holds: findings at the gate's risk, escalated findings and proposed redlines. */
-  readonly gatedFindings?: number;
-  /** The groups an escalated finding of the review waits for: their members see the job and decide those. */
-  readonly approverGroups?: readonly string[];
-  /** Every gated finding has a decision: finalize writes the report. */
-  readonly reviewCompletedAt?: string;
-  /** The review deadline passed: the report is written with undecided findings `unreviewed`. */
-  readonly reviewExpiredAt?: string;
-}
-
-/** What intake knows when it creates a job. */
-export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &
-  Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner' | 'gate'>> &
-  Partial<Pick<Job, 'reviewHours' | 'playbook' | 'contractType'>>;
 
 /** The owner index's keys, written once with the job: the owner and creation time never change. */
 function ownerIndex(owner: string | undefined, at: string, jobId: string) {
@@ -241,7 +96,7 @@ export class Jobs {
     } catch (error) {
       if (!isWriteRefused(error)) throw error;
       // The job that is there already, sent with the refusal.
-      return { created: false, job: existing(job.jobId, error.item) };
+      return { created: false, job: refusedJob(job.jobId, error.item) };
     }
   }
 
@@ -250,67 +105,65 @@ export class Jobs {
    * job cancelled while intake read it keeps `cancelled` but still gets its plan, so that its
    * report accounts for every planned call (as cancelled). Returns the status the job has.
    */
-  async recordPlan(
-    jobId: string,
-    plan: Pick<Job, 'chunkCount' | 'clauseCount' | 'callsPlanned' | 'sha256' | 'bytes' | 'format'> &
-      Partial<Pick<Job, 'quote'>>,
-  ): Promise<JobStatus> {
+  async recordPlan(jobId: string, plan: JobPlan): Promise<JobStatus> {
     try {
       await this.markRunning(jobId, plan);
       return 'running';
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isWriteRefused(error)) throw error;
+      // Only a job cancelled while intake read it still takes its plan; the refusal says.
+      const { status } = refusedJob(jobId, error.item);
+      if (status !== 'cancelled') return status;
     }
     try {
-      await this.db.send(
+      await refusable(jobId, 'job', (returnOnRefusal) =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            UpdateExpression: `SET chunkCount = :chunks, clauseCount = :clauses, callsPlanned = :calls, sha256 = :sha, bytes = :bytes, #format = :format${plan.quote ? ', quote = :quote' : ''}`,
+            ConditionExpression: '#status = :cancelled AND chunkCount = :zero',
+            ExpressionAttributeNames: { '#status': 'status', '#format': 'format' },
+            ExpressionAttributeValues: {
+              ':cancelled': 'cancelled',
+              ':zero': 0,
+              ':sha': plan.sha256,
+              ':bytes': plan.bytes,
+              ':format': plan.format,
+              ':chunks': plan.chunkCount,
+              ':clauses': plan.clauseCount,
+              ':calls': plan.callsPlanned,
+              ...(plan.quote ? { ':quote': plan.quote } : {}),
+            },
+            ...returnOnRefusal,
+          }),
+        ),
+      );
+      return 'cancelled';
+    } catch (error) {
+      // The plan was recorded already, or the job moved on: the refusal carries its status.
+      if (!isWriteRefused(error)) throw error;
+      return refusedJob(jobId, error.item).status;
+    }
+  }
+
+  /**
+   * Intake is done: chunk messages are out, workers may start.
+   * @throws WriteRefusedError (label `job`, with the job as it stood) when the job had left `intake`
+   */
+  async markRunning(jobId: string, plan: JobPlan) {
+    const { chunkCount, clauseCount, callsPlanned, sha256, bytes, format, quote } = plan;
+    const at = new Date(this.now()).toISOString();
+    const set = { chunkCount, clauseCount, callsPlanned, sha256, bytes, format, quote };
+    await refusable(jobId, 'job', (returnOnRefusal) =>
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: jobPk(jobId), sk: JOB_SK },
-          UpdateExpression: `SET chunkCount = :chunks, clauseCount = :clauses, callsPlanned = :calls, sha256 = :sha, bytes = :bytes, #format = :format${plan.quote ? ', quote = :quote' : ''}`,
-          ConditionExpression: '#status = :cancelled AND chunkCount = :zero',
-          ExpressionAttributeNames: { '#status': 'status', '#format': 'format' },
-          ExpressionAttributeValues: {
-            ':cancelled': 'cancelled',
-            ':zero': 0,
-            ':sha': plan.sha256,
-            ':bytes': plan.bytes,
-            ':format': plan.format,
-            ':chunks': plan.chunkCount,
-            ':clauses': plan.clauseCount,
-            ':calls': plan.callsPlanned,
-            ...(plan.quote ? { ':quote': plan.quote } : {}),
-          },
+          ...statusChange(jobId, ['intake'], 'running', at, { set }),
+          ...returnOnRefusal,
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-    return (await this.get(jobId)).status;
-  }
-
-  /** Intake is done: chunk messages are out, workers may start. */
-  async markRunning(
-    jobId: string,
-    plan: Pick<Job, 'chunkCount' | 'clauseCount' | 'callsPlanned' | 'sha256' | 'bytes' | 'format'> &
-      Partial<Pick<Job, 'quote'>>,
-  ) {
-    const at = new Date(this.now()).toISOString();
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { pk: jobPk(jobId), sk: JOB_SK },
-        ...statusChange(jobId, ['intake'], 'running', at, {
-          set: {
-            chunkCount: plan.chunkCount,
-            clauseCount: plan.clauseCount,
-            callsPlanned: plan.callsPlanned,
-            sha256: plan.sha256,
-            bytes: plan.bytes,
-            format: plan.format,
-            quote: plan.quote,
-          },
-        }),
-      }),
+      ),
     );
   }
 
@@ -360,7 +213,7 @@ export class Jobs {
     } catch (error) {
       if (!isWriteRefused(error)) throw error;
       // The job as it stood, sent with the refusal: already ended, or not there at all.
-      return { cancelled: false, job: existing(jobId, error.item) };
+      return { cancelled: false, job: refusedJob(jobId, error.item) };
     }
   }
 
@@ -489,10 +342,4 @@ export class Jobs {
       throw error;
     }
   }
-}
-
-/** The job a refusal sent back; a refusal with no item means there is no such job. */
-function existing(jobId: string, item: Record<string, unknown> | undefined): Job {
-  if (!item) throw new JobNotFoundError(jobId);
-  return item as unknown as Job;
 }

@@ -9,7 +9,7 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isWriteRefused } from './errors.js';
-import type { Job, Jobs } from './jobs.js';
+import type { Job, JobPlan } from './job.js';
 import { JOB_SK, jobPk, OWNER_SLOTS_SK, ownerSlotsPk, STATUS_INDEX, statusGsiPk } from './keys.js';
 import { queryAll } from './query-all.js';
 import { queuedSkPrefix, type StatusChangeFields, statusChange } from './status-change.js';
@@ -121,11 +121,14 @@ async function releaseWith(
 /** What a try to take a slot came to. */
 export type TakeOutcome =
   /** The job is running and holds a slot. */
-  | 'running'
+  | { readonly outcome: 'running' }
   /** The owner has as many jobs running as its cap: nothing changed. */
-  | 'full'
-  /** The job was not in the status the move starts from (started, cancelled): nothing changed. */
-  | 'moved';
+  | { readonly outcome: 'full' }
+  /**
+   * The job was not in the status the move starts from (started, cancelled): nothing changed.
+   * `job` is the job as it stood, sent with the refusal (absent: there is no such job).
+   */
+  | { readonly outcome: 'moved'; readonly job?: Job };
 
 /** An owner's slots: taking one as a job starts, queueing a job, finding the oldest queued. */
 export class OwnerSlots {
@@ -182,10 +185,11 @@ export class OwnerSlots {
           },
         },
       ]);
-      return 'running';
+      return { outcome: 'running' };
     } catch (error) {
       if (!isWriteRefused(error)) throw error;
-      return error.label === 'slots' ? 'full' : 'moved';
+      if (error.label === 'slots') return { outcome: 'full' };
+      return { outcome: 'moved', ...(error.item ? { job: error.item as unknown as Job } : {}) };
     }
   }
 
@@ -193,7 +197,7 @@ export class OwnerSlots {
    * `intake` → `queued`: the job's plan is recorded and it waits for a slot of its owner; its
    * document and checkpoints stay where intake put them. False when the job had left `intake`.
    */
-  async queue(jobId: string, owner: string, plan: Parameters<Jobs['recordPlan']>[1]): Promise<boolean> {
+  async queue(jobId: string, owner: string, plan: JobPlan): Promise<boolean> {
     const at = new Date(this.now()).toISOString();
     try {
       await refusable(jobId, 'job', (returnOnRefusal) =>

@@ -1,4 +1,4 @@
-import type { JobStatus } from './jobs.js';
+import type { JobStatus } from './job.js';
 import { statusGsiPk } from './keys.js';
 
 /** What changes besides the status in {@link statusChange}. */

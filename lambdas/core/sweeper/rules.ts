@@ -8,9 +8,8 @@ export interface SweepTopology {
   >;
 }
 
-import { type Checkpoint, isChunkTerminal } from '../state/claims.js';
-import type { Job } from '../state/jobs.js';
-import { STAGES } from '../state/keys.js';
+import { type Checkpoint, type UnfinishedChunk, unfinishedChunks } from '../state/checkpoint.js';
+import type { Job } from '../state/job.js';
 
 /**
  * The timing the sweeper's decisions rest on. A chunk message cannot be looked up in SQS, so
@@ -49,13 +48,6 @@ export function sweepRules(t: SweepTopology, leaseMs: number, graceMs = 60_000):
   };
 }
 
-/** A chunk that has not reached a terminal state, with the stage it is at. */
-export interface UnfinishedChunk {
-  readonly chunk: number;
-  /** Its first stage not done; undefined when intake never wrote its checkpoints. */
-  readonly live?: Checkpoint;
-}
-
 /** What the sweeper should do about one job. */
 export type SweepAction =
   /** Send the chunk message of a stage whose message is presumed lost. */
@@ -70,20 +62,6 @@ export type SweepAction =
   | { readonly kind: 'review-expired'; readonly deadline: number };
 
 const ms = (iso: string | undefined) => (iso ? Date.parse(iso) : 0);
-
-/** The chunks of a job that are not terminal, in order. */
-export function unfinishedChunks(job: Job, checkpoints: readonly Checkpoint[]): UnfinishedChunk[] {
-  const byChunk = new Map<number, Checkpoint[]>();
-  for (const cp of checkpoints) byChunk.set(cp.chunk, [...(byChunk.get(cp.chunk) ?? []), cp]);
-  const out: UnfinishedChunk[] = [];
-  for (let chunk = 0; chunk < job.chunkCount; chunk++) {
-    const stages = byChunk.get(chunk) ?? [];
-    if (isChunkTerminal(stages)) continue;
-    const live = STAGES.map((s) => stages.find((c) => c.stage === s)).find((c) => c && c.status !== 'done');
-    out.push(live ? { chunk, live } : { chunk });
-  }
-  return out;
-}
 
 /**
  * True while the job's chunk messages are intake's to send: its fan-out has not completed and

@@ -3,17 +3,19 @@ import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
-import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize/enqueue.js';
+import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize-queue.js';
 import { startQueued } from '../intake/admission.js';
 import { messageGroupOf } from '../intake/message-group.js';
 import { chunkMessagesOf, readStoredDocument } from '../intake/stored-document.js';
 import type { PipelineMetrics } from '../metrics/index.js';
 import { Claims } from '../state/claims.js';
+import type { Job } from '../state/job.js';
 import { JobHolds } from '../state/job-holds.js';
-import { type Job, Jobs } from '../state/jobs.js';
+import { Jobs } from '../state/jobs.js';
 import { statusGsiPk } from '../state/keys.js';
 import { OwnerSlots } from '../state/owner-slots.js';
 import { queryAll } from '../state/query-all.js';
+import { StageRecovery } from '../state/stage-recovery.js';
 import { decide, type SweepRules } from './rules.js';
 
 /** What the sweeper needs. */
@@ -69,6 +71,7 @@ export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: Sweep
   const log = deps.log ?? (() => {});
   const jobs = new Jobs(deps.db, deps.tableName, now);
   const claims = new Claims(deps.db, deps.tableName, now);
+  const recovery = new StageRecovery(deps.db, deps.tableName, now, claims);
   const job = await jobs.find(jobId);
   if (!job) return;
   const actions = decide(job, await claims.list(jobId), now(), deps.rules);
@@ -78,7 +81,7 @@ export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: Sweep
         const cp = action.checkpoint;
         const doc = await readStoredDocument(deps.s3, deps.resultsBucket, jobId);
         const [message] = chunkMessagesOf(doc, job.lane, [cp.chunk]);
-        if (!(await claims.recordResend(cp, 'sweep'))) break;
+        if (!(await recovery.recordResend(cp, 'sweep'))) break;
         await deps.sqs.send(
           new SendMessageCommand({
             QueueUrl: deps.laneQueueUrls[job.lane],
@@ -93,7 +96,7 @@ export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: Sweep
       case 'expire': {
         const marked: number[] = [];
         for (const u of action.chunks) {
-          const stage = await claims.markDead(
+          const stage = await recovery.markDead(
             jobId,
             u.chunk,
             { reason: `deadline: ${action.reason}`.slice(0, 1000), errorClass: 'infrastructure' },

@@ -17,48 +17,52 @@ import type { BudgetTicket } from './token-budget.js';
  * {@link answered} or {@link failed}, which release at once; disposal then finds nothing left.
  */
 export class AttemptScope implements Disposable {
-  private reservation = 0;
-  private permit: Permit | undefined;
-  private ticket: BudgetTicket | undefined;
-  private unwatch: (() => void) | undefined;
-  private sent = false;
+  /** Everything the attempt holds, in one place so that {@link move} hands over all of it. */
+  private held: Held = nothing();
 
   constructor(private readonly budget: Pick<ChunkBudget, 'settle' | 'release'>) {}
 
   /** The attempt's worst case, reserved against the chunk's allotment. */
   reserved(estimate: number): void {
-    this.reservation += estimate;
+    this.held.reservation += estimate;
   }
 
   /** The money the attempt holds: its worst case until its outcome is known. */
   get estimate(): number {
-    return this.reservation;
+    return this.held.reservation;
+  }
+
+  /** What the attempt holds now, by name (`reservation`, `permit`, ...): for logs and checks. */
+  get holding(): string[] {
+    return Object.entries(this.held)
+      .filter(([, v]) => v !== undefined && v !== 0 && v !== false)
+      .map(([k]) => k);
   }
 
   /** Keeps the job's status fresh while the attempt is next in line for a permit. */
   watch(gate: Pick<JobGate, 'watch'>): void {
-    this.unwatch ??= gate.watch();
+    this.held.unwatch ??= gate.watch();
   }
 
   /** Stops keeping the job's status fresh (once the permit is granted or withdrawn). */
   unwatched(): void {
-    this.unwatch?.();
-    this.unwatch = undefined;
+    this.held.unwatch?.();
+    this.held.unwatch = undefined;
   }
 
   /** The limiter permit the request goes out under. */
   holds(permit: Permit | undefined): void {
-    this.permit = permit;
+    this.held.permit = permit;
   }
 
   /** The attempt's share of its model's tokens- and requests-per-minute budget. */
   budgeted(ticket: BudgetTicket | undefined): void {
-    this.ticket = ticket;
+    this.held.ticket = ticket;
   }
 
   /** The request is about to go out: from now on its money may be spent. */
   sending(): void {
-    this.sent = true;
+    this.held.sent = true;
   }
 
   /**
@@ -67,19 +71,19 @@ export class AttemptScope implements Disposable {
    */
   answered(cost: number, quotaTokens = 0): void {
     this.releasePermit();
-    this.ticket?.settle(quotaTokens);
-    this.ticket = undefined;
-    this.budget.settle(this.reservation, cost);
-    this.reservation = 0;
+    this.held.ticket?.settle(quotaTokens);
+    this.held.ticket = undefined;
+    this.budget.settle(this.held.reservation, cost);
+    this.held.reservation = 0;
   }
 
   /** The request failed: nothing was billed, and a throttle tells the limiter to back off. */
   failed(throttled: boolean): void {
     this.releasePermit({ throttled });
-    this.ticket?.refund();
-    this.ticket = undefined;
-    this.budget.release(this.reservation);
-    this.reservation = 0;
+    this.held.ticket?.refund();
+    this.held.ticket = undefined;
+    this.budget.release(this.held.reservation);
+    this.held.reservation = 0;
   }
 
   /**
@@ -89,35 +93,41 @@ export class AttemptScope implements Disposable {
    */
   move(): AttemptScope {
     const next = new AttemptScope(this.budget);
-    next.reservation = this.reservation;
-    next.permit = this.permit;
-    next.ticket = this.ticket;
-    next.unwatch = this.unwatch;
-    next.sent = this.sent;
-    this.reservation = 0;
-    this.permit = undefined;
-    this.ticket = undefined;
-    this.unwatch = undefined;
-    this.sent = false;
+    next.held = this.held;
+    this.held = nothing();
     return next;
   }
 
   [Symbol.dispose](): void {
+    const { sent, ticket } = this.held;
     this.unwatched();
-    this.releasePermit(this.sent ? {} : { unused: true });
+    this.releasePermit(sent ? {} : { unused: true });
     // An outcome never recorded counts at its reservation, as Bedrock's quota keeps it.
-    if (this.sent) this.ticket?.settle(this.ticket.tokens);
-    else this.ticket?.refund();
-    this.ticket = undefined;
-    if (this.reservation === 0) return;
-    if (this.sent) this.budget.settle(this.reservation, this.reservation);
-    else this.budget.release(this.reservation);
-    this.reservation = 0;
+    if (sent) ticket?.settle(ticket.tokens);
+    else ticket?.refund();
+    const { reservation } = this.held;
+    this.held = nothing();
+    if (reservation === 0) return;
+    if (sent) this.budget.settle(reservation, reservation);
+    else this.budget.release(reservation);
   }
 
   private releasePermit(outcome?: ReleaseOutcome): void {
-    const permit = this.permit;
-    this.permit = undefined;
+    const permit = this.held.permit;
+    this.held.permit = undefined;
     permit?.release(outcome);
   }
+}
+
+/** What an attempt holds; a resource added here moves with the rest. */
+interface Held {
+  reservation: number;
+  permit?: Permit;
+  ticket?: BudgetTicket;
+  unwatch?: () => void;
+  sent: boolean;
+}
+
+function nothing(): Held {
+  return { reservation: 0, sent: false };
 }

@@ -18,7 +18,7 @@ import type { Clause, Lane } from '../model.js';
 import { costOf, type ModelPrice, quotaTokens } from '../models.js';
 import type { CallFailureKind, CallLedger, CallRef, LedgerEntry, Settlement } from '../state/call-ledger.js';
 import type { UnstartedReason } from '../state/claims.js';
-import { isPaused } from '../state/jobs.js';
+import { isPaused } from '../state/job.js';
 import { AttemptScope } from './attempt-scope.js';
 import { type BackoffPolicy, fullJitterDelay, mayRetry } from './backoff.js';
 import type { BudgetRefusal, ChunkBudget } from './chunk-budget.js';

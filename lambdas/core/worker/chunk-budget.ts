@@ -1,6 +1,6 @@
 import type { AllotmentMove, Allotments } from '../state/allotments.js';
 import type { Lease } from '../state/claims.js';
-import { isPaused, type Job } from '../state/jobs.js';
+import { isPaused, type Job } from '../state/job.js';
 
 /** How many `contendedWaitMs` a chunk waits at most for room other chunks hold. */
 const CONTENDED_WAITS = 4;

@@ -1,4 +1,4 @@
-import type { Job } from '../state/jobs.js';
+import type { Job } from '../state/job.js';
 
 /** What a call start needs to know of its job. */
 export type JobGateState = Pick<Job, 'status' | 'budgetExceededAt' | 'pausedAt'>;

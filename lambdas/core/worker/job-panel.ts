@@ -6,7 +6,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AnalystDefinition, withPositions } from '../analysts/index.js';
 import { jobPlaybookContent, PlaybookStore, positionBriefs } from '../playbooks/index.js';
-import type { Job } from '../state/jobs.js';
+import type { Job } from '../state/job.js';
 
 /** Gives the panel of a job its playbook's positions; the panel as it was without a playbook. */
 export async function withJobPlaybook(

@@ -3,7 +3,7 @@ import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AnalystDefinition, type PanelModels, selectAnalysts, withModels } from '../analysts/index.js';
-import { enqueueFinalizeIfComplete } from '../finalize/enqueue.js';
+import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
 import type { PipelineMetrics } from '../metrics/index.js';
 import { FALLBACK_MODEL_ID, MODEL_PRICES, type ModelPrice, PRIMARY_MODEL_ID } from '../models.js';
 
@@ -11,9 +11,11 @@ const DEFAULT_PANEL_MODELS: PanelModels = { primary: PRIMARY_MODEL_ID, fallback:
 
 import { Allotments } from '../state/allotments.js';
 import { CallLedger, type CallRef, outcomeOf } from '../state/call-ledger.js';
-import { type CallCounts, type Checkpoint, Claims, isChunkTerminal, type Lease } from '../state/claims.js';
+import { isChunkTerminal } from '../state/checkpoint.js';
+import { type CallCounts, type Checkpoint, Claims, type Lease } from '../state/claims.js';
 import { isLeaseLostError } from '../state/errors.js';
-import { isPaused, type Job, Jobs } from '../state/jobs.js';
+import { isPaused, type Job } from '../state/job.js';
+import { Jobs } from '../state/jobs.js';
 import { STAGES, type Stage } from '../state/keys.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';

@@ -1,8 +1,9 @@
 /**
  * The learned offline analyst's model at run time: the shipped weights (weights.json, written by
  * `npm run train:analyst`), loaded once, and the scores they give a clause or a sentence.
- * Nothing is downloaded; when the file is missing or unreadable the stand-in answers with the
- * heuristic analyst instead.
+ * Nothing is downloaded. A weights file that is missing, unreadable or short of a risk category
+ * is an error when the stand-in starts, naming what is wrong: the heuristic answers only when
+ * asked for by name, never in the learned analyst's place.
  */
 import { readFileSync } from 'node:fs';
 import { CATEGORY_IDS, type CategoryId } from '../../../lambdas/core/analysts/categories.js';
@@ -68,19 +69,25 @@ export function loadLearnedModel(path: string | URL = WEIGHTS_URL): LearnedModel
   return { features: new Map(stored.features.map((f, i) => [f, i])), risk, cuad, training: stored.training };
 }
 
-let shipped: LearnedModel | null | undefined;
+const loaded = new Map<string, LearnedModel>();
 
-/** The shipped model, loaded on first use; undefined when it cannot be loaded (the heuristic answers). */
-export function shippedModel(): LearnedModel | undefined {
-  if (shipped === undefined) {
-    try {
-      shipped = loadLearnedModel();
-    } catch (e) {
-      if (!isLearnedModelError(e)) throw e;
-      shipped = null;
-    }
+/**
+ * The model at `path`, read on first use and kept; a {@link LearnedModelError} (naming the file,
+ * and the category when one is missing) every time it cannot be loaded.
+ */
+export function learnedModelAt(path: string | URL): LearnedModel {
+  const key = String(path);
+  let model = loaded.get(key);
+  if (!model) {
+    model = loadLearnedModel(path);
+    loaded.set(key, model);
   }
-  return shipped ?? undefined;
+  return model;
+}
+
+/** The shipped model ({@link WEIGHTS_URL}), loaded on first use; throws when it cannot be. */
+export function shippedModel(): LearnedModel {
+  return learnedModelAt(WEIGHTS_URL);
 }
 
 /** The label's weight sum over the features, scaled as in training (1/sqrt of the text's feature count). */

@@ -12,7 +12,8 @@ import {
   type UnstartedCall,
 } from '../../state/claims.js';
 import { isLeaseLostError } from '../../state/errors.js';
-import type { Job, Jobs } from '../../state/jobs.js';
+import type { Job } from '../../state/job.js';
+import type { Jobs } from '../../state/jobs.js';
 import { callSk } from '../../state/keys.js';
 import {
   type CallDeps,

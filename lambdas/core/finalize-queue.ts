@@ -1,6 +1,11 @@
+/**
+ * The finalize queue's one message, and the rule for sending it: every part of the pipeline that
+ * can end a job's last chunk (a worker, DLQ triage, the sweeper, a resume, a closed review) sends
+ * finalize through here, so the message and its once-only claim are defined in one place.
+ */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Jobs } from '../state/jobs.js';
+import { Jobs } from './state/jobs.js';
 
 /** Where finalize messages go, and the table that says whether a job is ready for one. */
 export interface FinalizeQueueDeps {

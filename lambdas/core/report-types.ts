@@ -3,7 +3,7 @@
  * every field; money is integer micro-dollars, offsets index the normalised text. The shapes of
  * a review against a playbook are in core/playbooks/review-types.ts.
  */
-import type { PlaybookReview, PositionFinding, RedlineDecisionRecord } from '../playbooks/review-types.js';
+import type { PlaybookReview, PositionFinding, RedlineDecisionRecord } from './playbooks/review-types.js';
 
 export type {
   Escalation,
@@ -21,7 +21,7 @@ export type {
   RequiredClauseFinding,
   Rung,
   RungKind,
-} from '../playbooks/review-types.js';
+} from './playbooks/review-types.js';
 
 /** Risk of a clause, from its category scores. */
 export type Risk = 'none' | 'low' | 'medium' | 'high' | 'critical';
