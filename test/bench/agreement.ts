@@ -15,10 +15,10 @@ import type { ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
 import { CATEGORIES, CATEGORY_IDS, type CategoryId } from '../../lambdas/core/analysts/categories.js';
 import { ANALYSTS, buildConverseInput, parseAnswer } from '../../lambdas/core/analysts/index.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { shippedModel } from '../../lambdas/core/screen/index.js';
 import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
 import type { AnalystRequest, OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';
 import { type LabelledContract, readLabelledContracts } from '../../localstack/bedrock/learned/cuad-data.js';
-import { shippedModel } from '../../localstack/bedrock/learned/learned-model.js';
 import { formatPlaybookAgreement, measurePlaybookAgreement } from './playbook-agreement.js';
 
 /** Default development set, beside the repository. */

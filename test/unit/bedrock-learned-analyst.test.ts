@@ -1,9 +1,21 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
 import { analystById, buildConverseInput, parseAnswer } from '../../lambdas/core/analysts/index.js';
 import type { Clause } from '../../lambdas/core/model.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import {
+  featureStrings,
+  isLearnedModelError,
+  LearnedModelError,
+  loadLearnedModel,
+  packWeights,
+  shippedModel,
+  unpackWeights,
+  words,
+} from '../../lambdas/core/screen/index.js';
+import { WEIGHTS_JSON } from '../../lambdas/core/screen/weights.generated.js';
 import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
 import {
   type AnalystRequest,
@@ -11,16 +23,9 @@ import {
   STAND_IN_LABEL,
 } from '../../localstack/bedrock/heuristic-types.js';
 import { MIN_OVERLAP_CHARS, readLabelledContract } from '../../localstack/bedrock/learned/cuad-data.js';
-import { featureStrings, words } from '../../localstack/bedrock/learned/features.js';
-import {
-  isLearnedModelError,
-  LearnedModelError,
-  loadLearnedModel,
-  shippedModel,
-} from '../../localstack/bedrock/learned/learned-model.js';
 import { predict, trainLogistic } from '../../localstack/bedrock/learned/logistic.js';
 import { readPassage } from '../../localstack/bedrock/learned/reasons.js';
-import { packWeights, unpackWeights } from '../../localstack/bedrock/learned/weights-format.js';
+import { WEIGHTS_MODULE, weightsModule } from '../../localstack/bedrock/learned/weights-module.js';
 import { offlineAnalyst, offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/contracts');
@@ -218,5 +223,18 @@ describe('the shipped weights', () => {
       expect((e as LearnedModelError).path).toContain('README.md');
     }
     expect.assertions(3);
+  });
+});
+
+describe('the weights module', () => {
+  it('is exactly what the training script writes for the weights it holds', () => {
+    expect(readFileSync(WEIGHTS_MODULE, 'utf8')).toBe(weightsModule(WEIGHTS_JSON));
+  });
+
+  it('holds JSON text that survives the module as written', () => {
+    const json = '{"format":"x","note":"a \\"quoted\\" word\\nand a line"}';
+    const text = weightsModule(json);
+    const literal = text.slice(text.indexOf('= ') + 2, text.lastIndexOf(';'));
+    expect(JSON.parse(JSON.parse(literal) as string)).toEqual(JSON.parse(json));
   });
 });

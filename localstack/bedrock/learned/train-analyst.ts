@@ -1,6 +1,7 @@
 /**
- * `npm run train:analyst`: trains the stand-in's learned offline analyst on CUAD lawyer labels
- * and writes its weights (`localstack/bedrock/learned/weights.json`).
+ * `npm run train:analyst`: trains the learned clause classifier on CUAD lawyer labels and writes
+ * its weights into `lambdas/core/screen/weights.generated.ts`, where intake's relevance screen
+ * and the stand-in's learned analyst read them.
  *
  * Data: the training set (default `../shared/cuad-train/contracts`), split into clauses as
  * intake splits them and labelled by docs/offline-analyst.md's matching rule. Model: one
@@ -13,6 +14,9 @@
  *
  *   npm run train:analyst [-- --train DIR --dev DIR --seed N --out FILE --cv-cache FILE]
  *
+ * `--out` names the module to write (default the shipped one); a FILE ending in `.json` gets the
+ * weights file's JSON text instead, for experiments.
+ *
  * `--cv-cache` keeps the cross-validation's out-of-fold predictions in FILE and reuses them
  * when FILE exists (same data, seed and settings), so changing only how thresholds are chosen
  * does not repeat the cross-validation.
@@ -20,11 +24,19 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CATEGORY_IDS } from '../../../lambdas/core/analysts/categories.js';
+import {
+  featureStrings,
+  featuresOf,
+  type LearnedModel,
+  packWeights,
+  parseLearnedModel,
+  probability,
+  type StoredLabel,
+  type StoredModel,
+} from '../../../lambdas/core/screen/index.js';
 import { type LabelledContract, RISK_OF_CUAD, readLabelledContracts } from './cuad-data.js';
-import { featureStrings } from './features.js';
-import { featuresOf, type LearnedModel, loadLearnedModel, probability } from './learned-model.js';
 import { type Example, type LogisticModel, predict, seededRandom, trainLogistic } from './logistic.js';
-import { packWeights, type StoredLabel, type StoredModel } from './weights-format.js';
+import { WEIGHTS_MODULE, weightsModule } from './weights-module.js';
 
 /** Training settings, recorded in the weights file. */
 export const SETTINGS = {
@@ -230,7 +242,7 @@ async function main(): Promise<void> {
       train: { type: 'string', default: '../shared/cuad-train/contracts' },
       dev: { type: 'string', default: '../shared/corpus/contracts' },
       seed: { type: 'string', default: '20251126' },
-      out: { type: 'string', default: 'localstack/bedrock/learned/weights.json' },
+      out: { type: 'string', default: WEIGHTS_MODULE },
       'cv-cache': { type: 'string' },
     },
   });
@@ -251,15 +263,16 @@ async function main(): Promise<void> {
     thresholds: Object.fromEntries(chosen.map((c) => [c.id, c.threshold])),
     crossValidation: { folds: SETTINGS.folds, ...figures(chosen) },
   };
-  writeFileSync(values.out, `${JSON.stringify({ format: FORMAT, training, ...stored })}\n`);
   // The development set is scored with the weights as stored, never trained or tuned on.
+  const asStored = parseLearnedModel(JSON.stringify({ format: FORMAT, training, ...stored }), 'training');
   const dev = await readLabelledContracts(values.dev);
   const development = {
     data: `CUAD v1 development set: ${dev.length} contracts, ${dev.reduce((n, c) => n + c.clauses.length, 0)} clauses (scored only)`,
-    ...figures(scoreStored(loadLearnedModel(values.out), dev)),
+    ...figures(scoreStored(asStored, dev)),
   };
   const model: StoredModel = { format: FORMAT, training: { ...training, development }, ...stored };
-  writeFileSync(values.out, `${JSON.stringify(model)}\n`);
+  const json = JSON.stringify(model);
+  writeFileSync(values.out, values.out.endsWith('.json') ? `${json}\n` : weightsModule(json));
   const cvFig = model.training.crossValidation as { precision: number; recall: number };
   const devFig = model.training.development as { precision: number; recall: number };
   console.log(

@@ -1,31 +1,16 @@
 /**
- * The learned offline analyst's model at run time: the shipped weights (weights.json, written by
- * `npm run train:analyst`), loaded once, and the scores they give a clause or a sentence.
- * Nothing is downloaded; when the file is missing or unreadable the stand-in answers with the
- * heuristic analyst instead.
+ * The learned clause classifier at run time: logistic models trained on CUAD lawyer labels
+ * (`npm run train:analyst`), one per risk category and one per CUAD category, and the scores
+ * they give a clause or a sentence. The shipped weights are a generated module
+ * (weights.generated.ts), so the code that reads them, intake's relevance screen as much as the
+ * Bedrock stand-in's learned analyst, carries them in its bundle and reads no file.
  */
 import { readFileSync } from 'node:fs';
-import { CATEGORY_IDS, type CategoryId } from '../../../lambdas/core/analysts/categories.js';
+import { CATEGORY_IDS, type CategoryId } from '../analysts/categories.js';
+import { isLearnedModelError, LearnedModelError } from './errors.js';
 import { featureStrings } from './features.js';
+import { WEIGHTS_JSON } from './weights.generated.js';
 import { type DenseLabel, type StoredModel, unpackWeights } from './weights-format.js';
-
-/** The shipped weights, beside this module. */
-export const WEIGHTS_URL = new URL('./weights.json', import.meta.url);
-
-/** The weights file could not be read or is not a model this code understands. */
-export class LearnedModelError extends Error {
-  override readonly name = 'LearnedModelError';
-  readonly path: string;
-  constructor(message: string, path: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.path = path;
-  }
-}
-
-/** Whether `e` is a {@link LearnedModelError}. */
-export function isLearnedModelError(e: unknown): e is LearnedModelError {
-  return e instanceof Error && e.name === 'LearnedModelError';
-}
 
 /** A loaded model. */
 export interface LearnedModel {
@@ -37,14 +22,25 @@ export interface LearnedModel {
   readonly training: Readonly<Record<string, unknown>>;
 }
 
-/** Reads and unpacks a weights file. */
-export function loadLearnedModel(path: string | URL = WEIGHTS_URL): LearnedModel {
+/** Reads and unpacks a weights file (the shipped weights: {@link shippedModel}). */
+export function loadLearnedModel(path: string | URL): LearnedModel {
   const where = String(path);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new LearnedModelError(`cannot read the classifier's weights at ${where}`, where, { cause });
+  }
+  return parseLearnedModel(text, where);
+}
+
+/** Unpacks weights given as the JSON text of a weights file; `where` names them in errors. */
+export function parseLearnedModel(text: string, where: string): LearnedModel {
   let stored: StoredModel;
   try {
-    stored = JSON.parse(readFileSync(path, 'utf8')) as StoredModel;
+    stored = JSON.parse(text) as StoredModel;
   } catch (cause) {
-    throw new LearnedModelError(`cannot read the offline analyst's weights at ${where}`, where, { cause });
+    throw new LearnedModelError(`the classifier's weights at ${where} are not JSON`, where, { cause });
   }
   if (stored?.format !== 'clause-review-offline-analyst/1' || !Array.isArray(stored.labels)) {
     throw new LearnedModelError(
@@ -70,11 +66,11 @@ export function loadLearnedModel(path: string | URL = WEIGHTS_URL): LearnedModel
 
 let shipped: LearnedModel | null | undefined;
 
-/** The shipped model, loaded on first use; undefined when it cannot be loaded (the heuristic answers). */
+/** The shipped model, unpacked on first use; undefined when it cannot be (the stand-in's heuristic answers). */
 export function shippedModel(): LearnedModel | undefined {
   if (shipped === undefined) {
     try {
-      shipped = loadLearnedModel();
+      shipped = parseLearnedModel(WEIGHTS_JSON, 'weights.generated.ts');
     } catch (e) {
       if (!isLearnedModelError(e)) throw e;
       shipped = null;

@@ -1,7 +1,8 @@
 /**
- * The shipped weights file of the learned analyst: the feature strings, and per label its bias,
+ * The weights of the learned classifier as stored: the feature strings, and per label its bias,
  * decision threshold and sparse weights (feature id deltas as varints, each weight an int8 times
- * the label's scale), base64-encoded. Written by the training script, read by the stand-in.
+ * the label's scale), base64-encoded. Written by the training script, read by intake's relevance
+ * screen and by the stand-in's learned analyst.
  */
 
 /** One label's weights as stored. */
