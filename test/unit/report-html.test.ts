@@ -221,6 +221,7 @@ function buildFixture(overrides: Partial<Report> = {}): Report {
       callsFailed: 1,
       callsSkippedBudget: 0,
       callsCancelled: 0,
+      callsScreened: 0,
       callsNotRun: 11,
       modelAttempts: 41,
       tier1Retries: 6,

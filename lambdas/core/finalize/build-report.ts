@@ -8,12 +8,14 @@ import {
 import type { StoredDocument } from '../intake/intake.js';
 import type { Playbook, PositionFinding, RedlineDecisionRecord } from '../playbooks/index.js';
 import { latestRedlineDecisions } from '../playbooks/redline-text.js';
+import { isScreened } from '../screen/index.js';
 import type { CallOutcome } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/claims.js';
 import type { Job } from '../state/jobs.js';
 import { STAGES } from '../state/keys.js';
 import { judgedTopics, playbookReviewOf, positionFindings } from './playbook-review.js';
 import type { Report, ReportClause, ReportFailedCall, ReportNotAsked, Risk } from './report-types.js';
+import { type ScreenedSource, screenedCalls, screenedPairs } from './screened-calls.js';
 
 /** The content of the job's playbook, and the decisions its trail holds on redlines. */
 export interface ReportPlaybook {
@@ -94,6 +96,7 @@ export function buildReport(
     byChunk.set(cp.chunk, stages);
   }
   const calls = classifyCalls(doc, job.analysts, checkpoints, ledger);
+  const screened: ScreenedSource = { doc, job };
   const against = job.playbook ? playbook : undefined;
   let toFindings: ToFindings | undefined;
   if (against) {
@@ -101,7 +104,7 @@ export function buildReport(
     const decisions = latestRedlineDecisions(against.redlineDecisions);
     toFindings = (clause, verdicts) => positionFindings(clause, verdicts, topics, decisions);
   }
-  const { clauses, unfinishedChunks } = reportClauses(doc, byChunk, toFindings);
+  const { clauses, unfinishedChunks } = reportClauses(doc, byChunk, toFindings, screened);
   const { status, reason } = finalStatus(job, unfinishedChunks, calls.failed, calls.skipped);
   return {
     schemaVersion: 1,
@@ -129,7 +132,14 @@ export function buildReport(
     summary: summaryOf(clauses),
     clauses,
     chunks: reportChunks(doc, byChunk),
-    coverage: coverageOf(job, checkpoints, ledger, calls, unfinishedChunks, clauses.length),
+    coverage: coverageOf(
+      job,
+      checkpoints,
+      ledger,
+      calls,
+      unfinishedChunks,
+      screenedCalls(screened, clauses.length),
+    ),
     cost: {
       ceilingMicros: job.costLimit,
       spentMicros: job.costSpent,
@@ -161,7 +171,8 @@ export function buildReport(
 function reportClauses(
   doc: StoredDocument,
   byChunk: ByChunk,
-  toFindings?: ToFindings,
+  toFindings: ToFindings | undefined,
+  screened: ScreenedSource,
 ): { clauses: ReportClause[]; unfinishedChunks: Unfinished[] } {
   const clauses: ReportClause[] = [];
   const unfinishedChunks: Unfinished[] = [];
@@ -183,14 +194,16 @@ function reportClauses(
       });
     }
     for (const clause of chunk.clauses) {
-      clauses.push(
-        reportClause(
+      const left = screenedPairs(screened, clause.id);
+      clauses.push({
+        ...reportClause(
           clause,
           chunk.index,
           assessments.find((x) => x.clauseId === clause.id),
           toFindings,
         ),
-      );
+        ...(left.length > 0 ? { screened: left } : {}),
+      });
     }
   }
   return { clauses, unfinishedChunks };
@@ -284,10 +297,11 @@ function coverageOf(
   ledger: readonly CallOutcome[],
   calls: ReturnType<typeof classifyCalls>,
   unfinishedChunks: readonly Unfinished[],
-  clauseTotal: number,
+  screened: ReturnType<typeof screenedCalls>,
 ): Report['coverage'] {
   const analyzeStats = checkpoints.filter((c) => c.stage === 'analyze' && c.calls);
   const { done, skipped, cancelled } = calls;
+  const { callsScreened } = screened;
   // Calls that never ended (`not-finished`) are listed but counted as not run, not as failed.
   const failed = calls.failed.filter((f) => f.failureKind !== 'not-finished').length;
   return {
@@ -297,32 +311,30 @@ function coverageOf(
     callsFailed: failed,
     callsSkippedBudget: skipped,
     callsCancelled: cancelled,
-    callsNotRun: Math.max(0, job.callsPlanned - done - failed - skipped - cancelled),
+    callsScreened,
+    callsNotRun: Math.max(0, job.callsPlanned - done - failed - skipped - cancelled - callsScreened),
+    ...(screened.screened ? { screened: screened.screened } : {}),
     modelAttempts: ledger.reduce((n, e) => n + (e.attempts ?? 0), 0),
     tier1Retries: analyzeStats.reduce((n, c) => n + (c.calls?.retries ?? 0), 0),
     redeliveries: checkpoints
       .filter((c) => c.stage === 'analyze')
       .reduce((n, c) => n + Math.max(0, (c.attempts ?? 0) - 1), 0),
-    ...notAskedOf(job, clauseTotal),
+    ...notAskedOf(job, screened),
     failedCalls: calls.failed,
     unfinishedChunks: [...unfinishedChunks],
   };
 }
 
-/** The calls a playbook left out, per analyst: one per clause. */
+/** The calls a playbook left out, per analyst: the `playbook` rows of the screened calls. */
 function notAskedOf(
   job: Pick<Job, 'notAsked'>,
-  clauses: number,
+  screened: ReturnType<typeof screenedCalls>,
 ): { callsNotAsked?: number; notAsked?: ReportNotAsked[] } {
-  const left = job.notAsked ?? [];
-  if (left.length === 0) return {};
-  const notAsked = left.map((n) => ({
-    analystId: n.analystId,
-    reason: n.reason,
-    calls: clauses,
-    detail: n.detail,
-  }));
-  return { callsNotAsked: clauses * left.length, notAsked };
+  const notAsked = (screened.screened ?? [])
+    .filter((r) => r.reason === 'playbook')
+    .map((r) => ({ ...r, reason: 'playbook' as const }));
+  if (!job.notAsked || notAsked.length === 0) return {};
+  return { callsNotAsked: notAsked.reduce((n, r) => n + r.calls, 0), notAsked };
 }
 
 /** Tokens billed over the job's calls. */
@@ -342,11 +354,11 @@ function tokenTotals(ledger: readonly CallOutcome[]) {
  * planned (clause, analyst) call is counted exactly once.
  */
 export function classifyCalls(
-  doc: Pick<StoredDocument, 'chunks'>,
+  doc: Pick<StoredDocument, 'chunks' | 'screened'>,
   analysts: readonly string[],
   checkpoints: readonly Checkpoint[],
   ledger: readonly CallOutcome[],
-): { done: number; skipped: number; cancelled: number; failed: ReportFailedCall[] } {
+): { done: number; skipped: number; cancelled: number; screened: number; failed: ReportFailedCall[] } {
   const entries = new Map(ledger.map((e) => [`${e.chunk}#${e.clauseId}#${e.analystId}`, e]));
   const unstarted = new Map<string, 'budget' | 'cancelled'>();
   const cancelledChunks = new Set<number>();
@@ -358,10 +370,15 @@ export function classifyCalls(
   let done = 0;
   let skipped = 0;
   let cancelled = 0;
+  let screened = 0;
   const failed: ReportFailedCall[] = [];
   for (const chunk of doc.chunks) {
     for (const clause of chunk.clauses) {
       for (const analystId of analysts) {
+        if (isScreened(doc.screened, clause.id, analystId)) {
+          screened++;
+          continue;
+        }
         const key = `${chunk.index}#${clause.id}#${analystId}`;
         const e = entries.get(key);
         if (e?.status === 'done') done++;
@@ -398,5 +415,5 @@ export function classifyCalls(
     (a, b) =>
       a.chunk - b.chunk || a.clauseId.localeCompare(b.clauseId) || a.analystId.localeCompare(b.analystId),
   );
-  return { done, skipped, cancelled, failed };
+  return { done, skipped, cancelled, screened, failed };
 }

@@ -1,6 +1,7 @@
 /**
- * The coverage and cost sections of report.html: where every planned call ended, which chunks
- * did not finish and why, and the money against the ceiling.
+ * The coverage and cost sections of report.html: where every planned call ended (done, failed,
+ * skipped, cancelled, screened, not run: they add up to the calls planned), which chunks did
+ * not finish and why, and the money against the ceiling.
  */
 import { type Ctx, dataTable, escapeHtml, num, row, time, usd } from './report-html-kit.js';
 
@@ -14,16 +15,12 @@ export function renderCoverage(ctx: Ctx): string {
     ['Calls failed', cov.callsFailed, 'no valid answer after retries'],
     ['Skipped for budget', cov.callsSkippedBudget, 'not started: the cost ceiling would have been exceeded'],
     ['Cancelled', cov.callsCancelled, 'not started: the job was cancelled'],
+    [
+      'Screened',
+      cov.callsScreened ?? 0,
+      "not asked: the relevance screen found none of the analyst's categories likely in the clause, or the playbook gives the analyst nothing to judge",
+    ],
     ['Not run', cov.callsNotRun, 'planned but never finished'],
-    ...(cov.callsNotAsked
-      ? [
-          ['Not asked', cov.callsNotAsked, 'left out: the playbook gives the analyst nothing to judge'] as [
-            string,
-            number,
-            string,
-          ],
-        ]
-      : []),
     ['Model attempts', cov.modelAttempts, 'model calls, retries included'],
     ['Tier-1 retries', cov.tier1Retries, 'in-process retries of transient errors'],
     ['Redeliveries', cov.redeliveries, 'chunks processed again after a failure'],
@@ -78,7 +75,7 @@ export function renderCoverage(ctx: Ctx): string {
   );
   return `<section id="coverage" aria-labelledby="h-coverage">
 <h2 id="h-coverage">Coverage and failures</h2>
-<dl class="counters">${counterHtml}</dl>${notAskedTable(ctx)}
+<dl class="counters">${counterHtml}</dl>${screenedTable(ctx)}
 <h3>Failed calls</h3>
 ${failed}
 <h3>Unfinished chunks</h3>
@@ -99,14 +96,16 @@ ${dataTable('Analysts and the categories they score', ['Id', 'Analyst', 'Categor
 </section>`;
 }
 
-/** The calls a playbook left out, per analyst, with why; empty when none were. */
-function notAskedTable(ctx: Ctx): string {
+/** The calls not asked (the screen's and the playbook's), per analyst and reason, with why; empty when none were. */
+function screenedTable(ctx: Ctx): string {
   const cov = ctx.report.coverage;
-  if (!cov.notAsked || cov.notAsked.length === 0) return '';
+  // Reports written before the screen list only the playbook's calls, as `notAsked`.
+  const rows = cov.screened ?? cov.notAsked ?? [];
+  if (rows.length === 0) return '';
   return `\n${dataTable(
-    `Calls not asked (${num(cov.callsNotAsked ?? 0)})`,
+    `Calls not asked (${num(cov.callsScreened ?? cov.callsNotAsked ?? 0)})`,
     ['Analyst', 'Reason', 'Calls', 'Why'],
-    cov.notAsked.map((n) =>
+    rows.map((n) =>
       row([
         `<code title="${escapeHtml(ctx.analystName(n.analystId))}">${escapeHtml(n.analystId)}</code>`,
         escapeHtml(n.reason),

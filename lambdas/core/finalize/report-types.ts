@@ -100,6 +100,8 @@ export interface ReportClause {
   readonly findings: readonly ReportFinding[];
   readonly analystsAnswered: readonly string[];
   readonly analystsFailed: readonly string[];
+  /** The analysts of the selection not asked about the clause, each with why; absent when all were. */
+  readonly screened?: readonly ReportScreenedPair[];
   /**
    * In a review against a playbook: each position of the playbook the clause addresses, with the
    * rung it reaches and, below the standard, the proposed redline. Absent without a playbook.
@@ -146,8 +148,33 @@ export interface ReportFailedCall {
 }
 
 /**
- * Calls the job did not ask, on purpose, per analyst: every clause's call to an analyst the
- * playbook gives nothing to judge (`playbook`). Not counted in `callsPlanned`.
+ * Why a pair of clause and analyst was not asked: the relevance screen found none of the
+ * analyst's categories likely in the clause (`screen`), or the job's playbook gives the analyst
+ * nothing to judge (`playbook`).
+ */
+export type ScreenReason = 'screen' | 'playbook';
+
+/** An analyst not asked about one clause, and why. */
+export interface ReportScreenedPair {
+  readonly analystId: string;
+  readonly reason: ScreenReason;
+  /** With `screen`: the highest probability the screen gave the analyst's categories. */
+  readonly probability?: number;
+}
+
+/** The calls not asked of one analyst for one reason (`coverage.screened`). */
+export interface ReportScreened {
+  readonly analystId: string;
+  readonly reason: ScreenReason;
+  readonly calls: number;
+  /** Why, in words. */
+  readonly detail: string;
+}
+
+/**
+ * Calls the job did not ask because of its playbook, per analyst: every clause's call to an
+ * analyst the playbook gives nothing to judge (`playbook`). The same calls are the `playbook`
+ * rows of `coverage.screened`; this list is kept for readers of earlier reports.
  */
 export interface ReportNotAsked {
   readonly analystId: string;
@@ -208,10 +235,17 @@ export interface Report {
     readonly callsSkippedBudget: number;
     /** Not started because the job was cancelled. */
     readonly callsCancelled: number;
+    /**
+     * Pairs not asked, by the relevance screen or the playbook. Done + failed + skipped +
+     * cancelled + screened + not run = planned.
+     */
+    readonly callsScreened: number;
     readonly callsNotRun: number;
-    /** Calls left out on purpose (not planned): present when some were. */
+    /** The screened calls per analyst and reason; absent when none were. */
+    readonly screened?: readonly ReportScreened[];
+    /** The calls the playbook left out (the `playbook` share of `callsScreened`); present when some were. */
     readonly callsNotAsked?: number;
-    /** Who was not asked and why; present with `callsNotAsked`. */
+    /** Who the playbook left out and why; present with `callsNotAsked`. */
     readonly notAsked?: readonly ReportNotAsked[];
     readonly modelAttempts: number;
     readonly tier1Retries: number;

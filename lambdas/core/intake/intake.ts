@@ -20,6 +20,7 @@ import {
 import type { Lane } from '../model.js';
 import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
 import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
+import type { DocumentScreen } from '../screen/index.js';
 import { Claims } from '../state/claims.js';
 import { recordJobPanel } from '../state/job-panel.js';
 import { type Job, Jobs } from '../state/jobs.js';
@@ -154,20 +155,33 @@ export async function intakeObject(
   if ('outcome' in recorded) return recorded;
   const parsed = await parseUpload(run, upload);
   if ('outcome' in parsed) return parsed;
-  const { context, quote, panel } = quoteDocument(
+  const { context, quote, panel, screen } = quoteDocument(
     parsed,
     recorded.options,
     recorded.playbook
       ? { playbook: recorded.playbook, fileName: ref.key.split('/').pop() ?? ref.key }
       : undefined,
   );
-  // A playbook's panel replaces the selection: the analysts it asks are the job's.
+  // A playbook's panel replaces the selection: the analysts it asks are the job's. Every pair
+  // of the selection is planned; those not asked (the playbook's, the screen's) are screened.
   const options = panel ? { ...recorded.options, analysts: panel.analysts } : recorded.options;
-  if (panel) await recordJobPanel(deps.db, deps.tableName, jobId, panel, now);
+  const calls = {
+    planned: parsed.clauses.length * recorded.options.analysts.length,
+    screened: quote.screened?.calls ?? 0,
+  };
+  if (panel || calls.screened > 0)
+    await recordJobPanel(
+      deps.db,
+      deps.tableName,
+      jobId,
+      { analysts: options.analysts, ...panel, callsScreened: calls.screened },
+      now,
+    );
   if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
-      `(worst case ${usd(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts): ` +
+      `(worst case ${usd(quote.worstCaseMicros)}; ${calls.planned - calls.screened} calls asked of ` +
+      `${parsed.clauses.length} clauses × ${recorded.options.analysts.length} analysts): ` +
       `upload it again with a ceiling of at least ${usd(quote.expectedMicros)} (cost-ceiling-usd), or with ` +
       `allow-partial=true to review as much as ${usd(options.costLimit)} allows`;
     await jobs.markRejected(jobId, reason, {
@@ -179,7 +193,7 @@ export async function intakeObject(
     });
     return { outcome: 'rejected', jobId, reason };
   }
-  return fanOut(run, options, parsed, context, quote);
+  return fanOut(run, options, parsed, { context, quote, calls, ...(screen ? { screen } : {}) });
 }
 
 /** One intake's fixed facts. */
@@ -389,13 +403,21 @@ async function parseUpload(run: IntakeRun, { object, bytes }: Upload): Promise<P
   }
 }
 
+/** What intake planned for a read document. */
+interface Plan {
+  readonly context: StoredDocument['context'];
+  readonly quote: CostQuote;
+  /** Pairs of clause and analyst of the selection, and those not asked. */
+  readonly calls: { readonly planned: number; readonly screened: number };
+  readonly screen?: DocumentScreen;
+}
+
 /** Stores the document, records the checkpoints and the plan, and sends one message per chunk. */
 async function fanOut(
   run: IntakeRun,
   options: JobOptions,
   parsed: Parsed,
-  context: StoredDocument['context'],
-  quote: CostQuote,
+  { context, quote, calls: { planned: calls }, screen }: Plan,
 ): Promise<IntakeResult> {
   const { jobId, jobs, deps, now } = run;
   const stored: StoredDocument = {
@@ -405,8 +427,8 @@ async function fanOut(
     text: parsed.text,
     chunks: parsed.chunks,
     ...(context ? { context } : {}),
+    ...(screen && screen.calls > 0 ? { screened: screen.screened } : {}),
   };
-  const calls = parsed.clauses.length * options.analysts.length;
   // The document and the checkpoints go together, then the plan, which makes the job running
   // (a pause or resume from then on finds both), then the chunk messages. An intake that dies
   // before the fan-out is done is resumed and does each again.

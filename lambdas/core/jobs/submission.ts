@@ -66,6 +66,8 @@ export const submitOptionsShape = {
   contractType: z.string().min(1).max(64).optional(),
   /** With a playbook: ask every analyst, even one the playbook gives nothing to judge. */
   allAnalysts: z.boolean().optional(),
+  /** Ask every analyst about every clause: no relevance screen, and every analyst of a playbook. */
+  fullPanel: z.boolean().optional(),
 } as const;
 
 /** The body of POST /jobs. */
@@ -86,6 +88,8 @@ export interface SubmittedOptions {
   readonly contractType?: string;
   /** Every analyst is asked, whatever the playbook gives it to judge. */
   readonly allAnalysts?: boolean;
+  /** Every analyst is asked about every clause: no relevance screen. */
+  readonly fullPanel?: boolean;
 }
 
 /** Defaults a submission gets for what it leaves out: the same intake applies. */
@@ -147,6 +151,7 @@ export function readSubmission(
   if (request.playbook !== undefined) metadata.playbook = request.playbook;
   if (request.contractType !== undefined) metadata['contract-type'] = request.contractType;
   if (request.allAnalysts) metadata['all-analysts'] = 'true';
+  if (request.fullPanel) metadata['full-panel'] = 'true';
   try {
     const options = readJobOptions(
       metadata,
@@ -211,5 +216,6 @@ export function submittedOptions(options: JobOptions, playbook?: JobPlaybook): S
     ...(playbook ? { playbook } : {}),
     ...(options.contractType ? { contractType: options.contractType } : {}),
     ...(options.allAnalysts ? { allAnalysts: true } : {}),
+    ...(options.fullPanel ? { fullPanel: true } : {}),
   };
 }

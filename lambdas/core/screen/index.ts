@@ -11,9 +11,20 @@ export {
   shippedModel,
 } from './learned-model.js';
 export {
+  type DocumentScreen,
+  isScreened,
+  RelevanceScreen,
+  type ScreenedAnalyst,
+  type ScreenedPanelMember,
+  screenedTexts,
+  shippedScreen,
+} from './screen.js';
+export { isWordChar, type Segment, segmentClause } from './sentences.js';
+export {
   type DenseLabel,
   packWeights,
   type StoredLabel,
   type StoredModel,
+  type StoredScreen,
   unpackWeights,
 } from './weights-format.js';

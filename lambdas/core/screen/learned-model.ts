@@ -10,7 +10,7 @@ import { CATEGORY_IDS, type CategoryId } from '../analysts/categories.js';
 import { isLearnedModelError, LearnedModelError } from './errors.js';
 import { featureStrings } from './features.js';
 import { WEIGHTS_JSON } from './weights.generated.js';
-import { type DenseLabel, type StoredModel, unpackWeights } from './weights-format.js';
+import { type DenseLabel, type StoredModel, type StoredScreen, unpackWeights } from './weights-format.js';
 
 /** A loaded model. */
 export interface LearnedModel {
@@ -20,6 +20,8 @@ export interface LearnedModel {
   /** CUAD categories by lower-case name. */
   readonly cuad: ReadonlyMap<string, DenseLabel>;
   readonly training: Readonly<Record<string, unknown>>;
+  /** The relevance screen's thresholds, one per risk category in CATEGORY_IDS order; absent in older weights. */
+  readonly screen?: { readonly recallTarget: number; readonly thresholds: readonly number[] };
 }
 
 /** Reads and unpacks a weights file (the shipped weights: {@link shippedModel}). */
@@ -61,7 +63,24 @@ export function parseLearnedModel(text: string, where: string): LearnedModel {
     return label;
   });
   const cuad = new Map([...dense].filter(([, label]) => label.kind === 'cuad'));
-  return { features: new Map(stored.features.map((f, i) => [f, i])), risk, cuad, training: stored.training };
+  return {
+    features: new Map(stored.features.map((f, i) => [f, i])),
+    risk,
+    cuad,
+    training: stored.training,
+    ...(stored.screen ? { screen: screenOf(stored.screen, where) } : {}),
+  };
+}
+
+/** The screen's thresholds in category order; every risk category must have one in [0, 1]. */
+function screenOf(screen: StoredScreen, where: string): NonNullable<LearnedModel['screen']> {
+  const thresholds = CATEGORY_IDS.map((id) => {
+    const t = screen.thresholds[id];
+    if (typeof t !== 'number' || !(t >= 0 && t <= 1))
+      throw new LearnedModelError(`${where} has no screen threshold in [0, 1] for '${id}' (got ${t})`, where);
+    return t;
+  });
+  return { recallTarget: screen.recallTarget, thresholds };
 }
 
 let shipped: LearnedModel | null | undefined;

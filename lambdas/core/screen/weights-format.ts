@@ -18,6 +18,19 @@ export interface StoredLabel {
   readonly weights: string;
 }
 
+/**
+ * The relevance screen's thresholds, beside the weights: per risk category, the probability at or
+ * above which a clause may concern it, chosen on the training set's cross-validation so that at
+ * least `recallTarget` of the category's labelled clauses reach it.
+ */
+export interface StoredScreen {
+  readonly recallTarget: number;
+  /** Risk category id -> threshold. */
+  readonly thresholds: Readonly<Record<string, number>>;
+  /** How the thresholds did on the cross-validation's out-of-fold probabilities. */
+  readonly crossValidation: Readonly<Record<string, unknown>>;
+}
+
 /** The whole file. */
 export interface StoredModel {
   readonly format: 'clause-review-offline-analyst/1';
@@ -25,6 +38,8 @@ export interface StoredModel {
   readonly training: Readonly<Record<string, unknown>>;
   readonly features: readonly string[];
   readonly labels: readonly StoredLabel[];
+  /** The relevance screen's thresholds; absent in weights trained before the screen. */
+  readonly screen?: StoredScreen;
 }
 
 /** A label's weights unpacked: feature id -> weight. */

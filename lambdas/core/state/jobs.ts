@@ -85,7 +85,13 @@ export interface Job {
   readonly notAsked?: readonly NotAskedAnalyst[];
   readonly chunkCount: number;
   readonly clauseCount: number;
+  /** Pairs of clause and analyst of the selection: asked, or screened. */
   readonly callsPlanned: number;
+  /**
+   * Pairs not asked: the relevance screen's, and every clause of the analysts the playbook left
+   * out (`notAsked`); absent when none were.
+   */
+  readonly callsScreened?: number;
   /** Chunks in a terminal state (done, cancelled or dead). */
   readonly chunksTerminal: number;
   readonly chunksDone: number;
