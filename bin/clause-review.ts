@@ -10,7 +10,13 @@ import { cancelCommand, reportCommand, statusCommand, submitCommand } from './co
 import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
 import { dlqCommand } from './commands/dlq.js';
 import { DOCTOR_USAGE, doctorCommand } from './commands/doctor.js';
-import { decideCommand, findingsCommand, pauseCommand, resumeCommand } from './commands/hold-commands.js';
+import {
+  decideCommand,
+  findingsCommand,
+  pauseCommand,
+  redlineCommand,
+  resumeCommand,
+} from './commands/hold-commands.js';
 import { jobsCommand, liveFindingsCommand } from './commands/live-commands.js';
 import { localCommand } from './commands/local.js';
 import { PLAN_USAGE, planCommand } from './commands/plan.js';
@@ -33,12 +39,18 @@ Usage:
   clause-review resume <job>                 continue a paused job from its checkpoints (no answered call is made again)
   clause-review jobs [--limit N] [--after CURSOR]
                                              your jobs, newest first: status, chunks done, cost
+  clause-review jobs --awaiting-approval     the jobs whose review waits for an approver group you are in
   clause-review findings <job> [--once] [--json]
                                              each clause (id, risk, categories) as its chunk consolidates, until the job ends
-  clause-review findings <job> --gated       the findings a review gate holds (or, once reported, every significant one)
+  clause-review findings <job> --gated       the findings a review gate holds (or, once reported, every significant one),
+                                             with a playbook's escalations and proposed redlines
   clause-review decide <job> <finding...> approve|override --score N|reject [--note TEXT]
   clause-review decide <job> --approve-all [--note TEXT]
                                              record a reviewer's decision; the last one lets the report be written
+                                             (an escalated finding: its approver group's members, approve or reject)
+  clause-review redline accept|reject <job> <redline...> [--note TEXT]   or   redline accept|reject <job> --all
+  clause-review redline edit <job> <redline> --text TEXT|--text-file FILE|--edits JSON [--note TEXT]
+                                             decide a proposed redline: report.docx writes it, leaves it out, or your edit
   clause-review report <job> [--out DIR] [--open]
                                              presigned links to report.json/html, or download them into DIR/<job>/
   clause-review review <file...> [options]   review contracts on the embedded local stack, start to finish
@@ -159,6 +171,8 @@ async function main(argv: string[]): Promise<number> {
       return jobsCommand(rest, PROCESS_IO);
     case 'decide':
       return decideCommand(rest, PROCESS_IO);
+    case 'redline':
+      return redlineCommand(rest, PROCESS_IO);
     case 'local':
       return localCommand(rest, PROCESS_IO);
     case 'purge':

@@ -27,6 +27,7 @@ export {
 } from './core/contracts.js';
 export { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from './core/metrics/index.js';
 export { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from './core/models.js';
+export { ADMINISTRATORS_GROUP, shippedApproverGroups } from './core/playbooks/index.js';
 export {
   CALLER_RATE_PREFIX,
   OWNER_INDEX,

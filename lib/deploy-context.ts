@@ -24,8 +24,9 @@ import type { IConstruct } from 'constructs';
 import { LANE_CONSUMERS, LANES, type Lane } from '../lambdas/contracts.js';
 import { checkRange } from './checks.js';
 import type { ClauseReviewStackProps } from './clause-review-stack.js';
-import { ValidationError } from './errors.js';
+import { isValidationError, ValidationError } from './errors.js';
 import { type ModelIds, resolveModelIds } from './model-access.js';
+import { checkModelBudgets, type ModelBudgets } from './model-budgets.js';
 import { describeRange, type NumberRange } from './number-range.js';
 import { isTopologyError, topology } from './topology.js';
 
@@ -327,14 +328,9 @@ function parseModels(value: unknown, scope: IConstruct | undefined): ModelIds {
   return record as ModelIds;
 }
 
-/** Per-model budgets, as the runtime's MODEL_BUDGETS takes them. */
-export type ModelBudgets = Readonly<
-  Record<string, { readonly tokensPerMinute?: number; readonly requestsPerMinute?: number }>
->;
-
 /**
  * `{"<model id>":{"tokensPerMinute":N,"requestsPerMinute":N}}`, as JSON text (from `-c`) or an
- * object (from cdk.json): each model names one or both, whole numbers of at least 1.
+ * object (from cdk.json), checked by the one rule of model budgets (model-budgets.ts).
  */
 function parseModelBudgets(value: unknown, scope: IConstruct | undefined): ModelBudgets {
   const example = `'{"us.anthropic.claude-haiku-4-5-20251001-v1:0":{"tokensPerMinute":2000000,"requestsPerMinute":500}}'`;
@@ -351,32 +347,12 @@ function parseModelBudgets(value: unknown, scope: IConstruct | undefined): Model
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw refuse(`must be a JSON object by model id, like ${example}; got ${JSON.stringify(parsed)}`);
   }
-  const out: Record<string, { tokensPerMinute?: number; requestsPerMinute?: number }> = {};
-  for (const [modelId, budget] of Object.entries(parsed)) {
-    const fields =
-      typeof budget === 'object' && budget !== null && !Array.isArray(budget) ? budget : undefined;
-    const keys = Object.keys(fields ?? {});
-    if (
-      modelId.trim() === '' ||
-      !fields ||
-      keys.length === 0 ||
-      keys.some((k) => k !== 'tokensPerMinute' && k !== 'requestsPerMinute')
-    ) {
-      throw refuse(
-        `'${modelId}' must map to tokensPerMinute, requestsPerMinute or both, and nothing else; got ${JSON.stringify(budget)}`,
-      );
-    }
-    const entry: { tokensPerMinute?: number; requestsPerMinute?: number } = {};
-    for (const key of keys as ('tokensPerMinute' | 'requestsPerMinute')[]) {
-      const n = (fields as Record<string, unknown>)[key];
-      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
-        throw refuse(`'${modelId}'.${key} must be a whole number of at least 1; got ${JSON.stringify(n)}`);
-      }
-      entry[key] = n;
-    }
-    out[modelId] = entry;
+  try {
+    return checkModelBudgets(scope, parsed as Record<string, unknown>, (id) => `'${id}'`);
+  } catch (error) {
+    if (!isValidationError(error)) throw error;
+    throw refuse(error.message, error);
   }
-  return out;
 }
 
 function laneConcurrency(read: ContextReader, scope: IConstruct | undefined): Partial<Record<Lane, number>> {

@@ -3,9 +3,11 @@ import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { ADMINISTRATORS_GROUP, shippedApproverGroups } from '../lambdas/contracts.js';
+import { checkPattern } from './checks.js';
 
 /** The user pool group whose members may act on every job. */
-export const ADMINISTRATORS_GROUP = 'administrators';
+export { ADMINISTRATORS_GROUP };
 
 /** Properties of {@link ReviewerSignIn}. */
 export interface ReviewerSignInProps {
@@ -14,6 +16,13 @@ export interface ReviewerSignInProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * The approver groups the user pool is created with: the Cognito groups playbooks name to
+   * decide escalated findings (a fallback's `approver`, a position's `exceptionApprover`). An
+   * administrator creates the groups of other playbooks in the pool (docs/playbooks.md).
+   * @default the groups the shipped playbooks name (`commercial-approvers`, `legal-approvers`)
+   */
+  readonly approverGroups?: readonly string[];
 }
 
 /**
@@ -37,6 +46,8 @@ export class ReviewerSignIn extends Construct {
   readonly reviewerRole: iam.Role;
   /** The role members of the `administrators` group get; the status API names it administrator. */
   readonly administratorRole: iam.Role;
+  /** The approver groups created in the pool, by name. */
+  readonly approverGroups: readonly string[];
   private readonly invoke: iam.ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: ReviewerSignInProps = {}) {
@@ -111,6 +122,7 @@ export class ReviewerSignIn extends Construct {
       roleArn: this.administratorRole.roleArn,
       precedence: 0,
     });
+    this.approverGroups = this.createApproverGroups(props.approverGroups ?? shippedApproverGroups());
     new cognito.CfnIdentityPoolRoleAttachment(this, 'Roles', {
       identityPoolId: this.identityPool.ref,
       roles: { authenticated: this.reviewerRole.roleArn },
@@ -122,6 +134,34 @@ export class ReviewerSignIn extends Construct {
         },
       },
     });
+  }
+
+  /**
+   * One group per approver, with no role: membership is what the status API asks the pool
+   * (AdminListGroupsForUser) when someone decides an escalated finding; the role a member signs
+   * with stays the reviewer role, so the identity pool's token mapping is unchanged.
+   */
+  private createApproverGroups(groups: readonly string[]): string[] {
+    const names = [...new Set(groups)].sort();
+    for (const name of names) {
+      // CreateGroup's rule for a group name
+      // (https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_CreateGroup.html).
+      checkPattern(
+        this,
+        'ReviewerSignIn approverGroups',
+        name,
+        /^[\p{L}\p{M}\p{S}\p{N}\p{P}]{1,128}$/u,
+        'be Cognito group names',
+      );
+      if (name === ADMINISTRATORS_GROUP) continue;
+      // Named after the group, so adding one leaves the others' logical ids as they were.
+      new cognito.CfnUserPoolGroup(this, `ApproverGroup-${name.replaceAll('/', '-')}`, {
+        userPoolId: this.userPool.userPoolId,
+        groupName: name,
+        description: 'Decides findings a playbook escalates to this group',
+      });
+    }
+    return names.filter((n) => n !== ADMINISTRATORS_GROUP);
   }
 
   /**

@@ -13,6 +13,7 @@ import { isLane, keyed, LANE_CHOICES, LANES, QUEUE_ROLES, type RuntimeConfig } f
 import { checkRange, type NumberRange } from './checks.js';
 import { ValidationError } from './errors.js';
 import type { ResolvedModelIds } from './model-access.js';
+import { checkModelBudgets, type ModelBudgets } from './model-budgets.js';
 import { defaultMaxJobsPerOwner, type OwnerCapBasis } from './owner-cap.js';
 import type { Lane, QueueRole, Topology } from './topology.js';
 
@@ -55,9 +56,7 @@ export interface RuntimeTuning {
    * called with: set them from the account's Bedrock quotas for each model (docs/capacity.md).
    * @default none: every model unlimited, concurrency adapting to throttles alone
    */
-  readonly modelBudgets?: Readonly<
-    Record<string, { readonly tokensPerMinute?: number; readonly requestsPerMinute?: number }>
-  >;
+  readonly modelBudgets?: ModelBudgets;
 }
 
 /**
@@ -81,22 +80,7 @@ export function validateTuning(scope: IConstruct, tuning: RuntimeTuning, t: Topo
   check('leaseSeconds', tuning.leaseSeconds, { min: 5, max: 3600 });
   check('jobDeadlineSeconds', tuning.jobDeadlineSeconds, { min: 60, max: safe });
   check('modelTimeoutMs', tuning.modelTimeoutMs, { min: 100, max: workerTimeout * 1000 - 1 });
-  for (const [modelId, budget] of Object.entries(tuning.modelBudgets ?? {})) {
-    const { tokensPerMinute, requestsPerMinute, ...rest } = budget;
-    const label = `tuning.modelBudgets['${modelId}']`;
-    if (Object.keys(rest).length > 0 || (tokensPerMinute === undefined && requestsPerMinute === undefined)) {
-      throw new ValidationError(
-        'InvalidModelBudget',
-        `${label} must name tokensPerMinute, requestsPerMinute or both, and nothing else`,
-        scope,
-      );
-    }
-    const perMinute = { min: 1, max: safe };
-    if (tokensPerMinute !== undefined)
-      checkRange(scope, `${label}.tokensPerMinute`, tokensPerMinute, perMinute);
-    if (requestsPerMinute !== undefined)
-      checkRange(scope, `${label}.requestsPerMinute`, requestsPerMinute, perMinute);
-  }
+  checkModelBudgets(scope, tuning.modelBudgets ?? {}, (id) => `tuning.modelBudgets['${id}']`);
   if (tuning.defaultLane !== undefined && !isLane(tuning.defaultLane)) {
     throw new ValidationError(
       'BadValue',

@@ -90,8 +90,10 @@ export interface StatusApiProps {
   readonly sessionNamedRoles?: readonly string[];
   /**
    * The user pool people sign in through: the API may look a person up in it (ListUsers, on
-   * this pool only) to name them by email in the decision trail.
-   * @default none: the trail names the caller's Cognito identity
+   * this pool only) to name them by email in the decision trail, and read their groups
+   * (AdminListGroupsForUser) to let the members of an approver group decide its escalations.
+   * @default none: the trail names the caller's Cognito identity, and only administrators
+   * decide escalated findings
    */
   readonly userPool?: cognito.IUserPool;
   /**
@@ -332,11 +334,14 @@ function grantAccess(role: iam.Role, props: StatusApiProps): void {
   );
   for (const queue of [...LANES, 'finalize'] as const) props.queues[queue].grantSendMessages(role);
   // The decision trail names a person by the email their user pool holds: ListUsers (filtered
-  // by the caller's `sub`) on the stack's own pool, and nothing else of it.
+  // by the caller's `sub`) on the stack's own pool. An escalated finding is decided by the
+  // members of its approver group: AdminListGroupsForUser of that person, asked at the moment
+  // they decide, so a removal from a group counts at once (a token's `cognito:groups` would
+  // last until it expires). Nothing else of the pool.
   if (props.userPool) {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        actions: ['cognito-idp:ListUsers'],
+        actions: ['cognito-idp:ListUsers', 'cognito-idp:AdminListGroupsForUser'],
         resources: [props.userPool.userPoolArn],
       }),
     );

@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { guardOf } from '../lambdas/core/error-guard.js';
 import { LocalStackError } from './errors.js';
 import { ensureVenv, PROJECT_ROOT } from './python-venv.js';
 
@@ -36,16 +37,11 @@ const DDB_VERSION = '2.6.1';
 
 /** Something LocalStack needs could not be installed; the message says what to do. */
 export class LocalStackInstallError extends LocalStackError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LocalStackInstallError';
-  }
+  override readonly name = 'LocalStackInstallError';
 }
 
 /** True when installing LocalStack's parts failed. */
-export function isLocalStackInstallError(error: unknown): error is LocalStackInstallError {
-  return error instanceof LocalStackInstallError;
-}
+export const isLocalStackInstallError = guardOf(LocalStackInstallError);
 
 /** What a LocalStack start needs: the venv's Python and the file-system root. */
 export interface LocalStackInstall {

@@ -12,10 +12,7 @@ export const LOCALSTACK_SERVICES = ['s3', 'sqs', 'dynamodb', 'sns', 'cloudwatch'
 
 /** LocalStack did not start, or did not report its services available in time. */
 export class LocalStackStartError extends LocalStackError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LocalStackStartError';
-  }
+  override readonly name = 'LocalStackStartError';
 }
 
 /** A running LocalStack on loopback. */

@@ -17,6 +17,8 @@ import {
   CreateUserPoolCommand,
   SetUserPoolMfaConfigCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
+import { guardOf } from '../lambdas/core/error-guard.js';
+import { shippedApproverGroups } from '../lambdas/core/playbooks/index.js';
 import { EMULATOR_CREDENTIALS } from '../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from './aws-clients.js';
 
@@ -35,6 +37,8 @@ export interface LocalSignIn {
   readonly reviewerRoleArn: string;
   /** The role members of the administrators group get; the local API names it administrator. */
   readonly administratorRoleArn: string;
+  /** The approver groups created beside it: those the shipped playbooks name, as the stack's pool has. */
+  readonly approverGroups: readonly string[];
 }
 
 /** Raised when the emulator does not answer a sign-in resource as Cognito would. */
@@ -50,9 +54,7 @@ export class SignInProvisionError extends Error {
 }
 
 /** True for a {@link SignInProvisionError}. */
-export function isSignInProvisionError(error: unknown): error is SignInProvisionError {
-  return error instanceof SignInProvisionError;
-}
+export const isSignInProvisionError = guardOf(SignInProvisionError);
 
 function required(value: string | undefined, resource: string): string {
   if (!value) throw new SignInProvisionError(`the emulator created no ${resource}`, resource);
@@ -60,8 +62,39 @@ function required(value: string | undefined, resource: string): string {
 }
 
 /**
- * Creates the user pool, its `administrators` group and app client, and the identity pool with
- * its roles, named after `prefix`.
+ * The pool's groups, as the stack's: `administrators` with the administrators role, and the
+ * groups the shipped playbooks escalate to, with no role. Answers the approver groups.
+ */
+async function createGroups(
+  idp: CognitoIdentityProviderClient,
+  userPoolId: string,
+  administratorRoleArn: string,
+): Promise<string[]> {
+  await idp.send(
+    new CreateGroupCommand({
+      UserPoolId: userPoolId,
+      GroupName: LOCAL_ADMINISTRATORS_GROUP,
+      Description: 'May read, decide, cancel and download every job',
+      RoleArn: administratorRoleArn,
+      Precedence: 0,
+    }),
+  );
+  const approverGroups = shippedApproverGroups();
+  for (const group of approverGroups) {
+    await idp.send(
+      new CreateGroupCommand({
+        UserPoolId: userPoolId,
+        GroupName: group,
+        Description: 'Decides findings a playbook escalates to this group',
+      }),
+    );
+  }
+  return approverGroups;
+}
+
+/**
+ * Creates the user pool, its `administrators` group, the shipped playbooks' approver groups and
+ * its app client, and the identity pool with its roles, named after `prefix`.
  *
  * @example
  * const signIn = await provisionSignIn('http://127.0.0.1:5000', 'clause-review');
@@ -123,15 +156,7 @@ export async function provisionSignIn(endpoint: string, prefix: string): Promise
       }),
     );
     const userPoolClientId = required(client.UserPoolClient?.ClientId, 'user pool client');
-    await idp.send(
-      new CreateGroupCommand({
-        UserPoolId: userPoolId,
-        GroupName: LOCAL_ADMINISTRATORS_GROUP,
-        Description: 'May read, decide, cancel and download every job',
-        RoleArn: administratorRoleArn,
-        Precedence: 0,
-      }),
-    );
+    const approverGroups = await createGroups(idp, userPoolId, administratorRoleArn);
     const provider = `cognito-idp.${LOCAL_REGION}.amazonaws.com/${userPoolId}`;
     const identities = await identity.send(
       new CreateIdentityPoolCommand({
@@ -156,7 +181,14 @@ export async function provisionSignIn(endpoint: string, prefix: string): Promise
         },
       }),
     );
-    return { userPoolId, userPoolClientId, identityPoolId, reviewerRoleArn, administratorRoleArn };
+    return {
+      userPoolId,
+      userPoolClientId,
+      identityPoolId,
+      reviewerRoleArn,
+      administratorRoleArn,
+      approverGroups,
+    };
   } catch (error) {
     if (isSignInProvisionError(error)) throw error;
     throw new SignInProvisionError(

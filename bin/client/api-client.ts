@@ -2,7 +2,12 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { z } from 'zod';
-import type { DecisionResponse, decisionRequestSchema } from '../../lambdas/api/holds-api.js';
+import type {
+  DecisionBody,
+  DecisionResponse,
+  RedlineBody,
+  RedlineResponse,
+} from '../../lambdas/api/holds-api.js';
 import type {
   JobView,
   QuoteRequest,
@@ -91,9 +96,6 @@ export function send(
     req.end();
   });
 }
-
-/** The body of POST /jobs/{id}/decisions. */
-export type DecisionBody = z.input<typeof decisionRequestSchema>;
 
 /**
  * A client of the status API that signs every request with SigV4 for `execute-api`, as API
@@ -195,8 +197,10 @@ export class ApiClient {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/findings?after=${encodeURIComponent(after)}`);
   }
 
-  /** GET /jobs: the caller's jobs, newest first. */
-  jobs(query: { after?: string; limit?: number; owner?: string } = {}): Promise<JobListView> {
+  /** GET /jobs: the caller's jobs, newest first; `awaiting: 'approval'`, the jobs waiting for their approver groups. */
+  jobs(
+    query: { after?: string; limit?: number; owner?: string; awaiting?: 'approval' } = {},
+  ): Promise<JobListView> {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
     const search = params.toString();
@@ -206,6 +210,11 @@ export class ApiClient {
   /** POST /jobs/{id}/decisions. */
   decide(id: string, request: DecisionBody): Promise<DecisionResponse> {
     return this.call('POST', `jobs/${encodeURIComponent(id)}/decisions`, request);
+  }
+
+  /** POST /jobs/{id}/redlines: accept, reject or edit proposed redlines. */
+  decideRedlines(id: string, request: RedlineBody): Promise<RedlineResponse> {
+    return this.call('POST', `jobs/${encodeURIComponent(id)}/redlines`, request);
   }
 
   /** GET /playbooks: the latest version of each of the stack's playbooks. */

@@ -92,8 +92,11 @@ export async function jobsCommand(argv: string[], io: CliIo, resolveWith: Target
     after: { type: 'string' },
     owner: { type: 'string' },
     json: { type: 'boolean' },
+    'awaiting-approval': { type: 'boolean' },
   });
   const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (values['awaiting-approval'] && (values.limit ?? values.after ?? values.owner) !== undefined)
+    throw new CliError('--awaiting-approval lists one page: it takes no --limit, --after or --owner');
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
     throw new CliError(`--limit must be a whole number from 1 to 100; got '${values.limit}'`);
   }
@@ -102,6 +105,7 @@ export async function jobsCommand(argv: string[], io: CliIo, resolveWith: Target
       ...(values.after ? { after: values.after } : {}),
       ...(limit ? { limit } : {}),
       ...(values.owner ? { owner: values.owner } : {}),
+      ...(values['awaiting-approval'] ? { awaiting: 'approval' } : {}),
     });
     if (values.json) io.out(JSON.stringify(page, null, 2));
     else for (const j of page.jobs) io.out(jobLine(j));

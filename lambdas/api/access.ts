@@ -153,13 +153,28 @@ export function ownerNamesOf(principal: Principal): string[] {
 }
 
 /**
+ * Whether a caller in `groups` may see a job they may not act on: its review waits for one of
+ * those groups' decisions (`approverGroups`, set when a review holds an escalated finding).
+ */
+export function approverOf(job: Pick<Job, 'approverGroups'>, groups: readonly string[]): boolean {
+  return (job.approverGroups ?? []).some((g) => groups.includes(g));
+}
+
+/**
  * The caller as the job requests of the core take it: the name their jobs record, and this
- * module's rule for which jobs they may act on. Undefined when no caller is known.
+ * module's rule for which jobs they may act on; and, given their user pool groups (asked only
+ * for a job whose review waits for some group), which jobs they may see as an approver.
+ * Undefined when no caller is known.
  */
 export function actorOf(
   principal: Principal | undefined,
   administrators: readonly string[],
+  groups: () => Promise<readonly string[]> = async () => [],
 ): Actor | undefined {
   if (!principal) return undefined;
-  return { name: ownerOf(principal), mayActOn: (job) => mayActOn(job, principal, administrators) };
+  return {
+    name: ownerOf(principal),
+    mayActOn: (job) => mayActOn(job, principal, administrators),
+    maySee: async (job) => (job.approverGroups?.length ?? 0) > 0 && approverOf(job, await groups()),
+  };
 }

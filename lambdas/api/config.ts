@@ -86,10 +86,7 @@ export const API_CONFIG_VARIABLES = Object.keys(schema.shape) as (keyof typeof s
 
 /** Raised when the environment lacks a variable or holds a bad value; the message names each one. */
 export class ApiConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ApiConfigError';
-  }
+  override readonly name = 'ApiConfigError';
 }
 
 /** Reads and checks the API configuration. @throws ApiConfigError naming every bad variable. */

@@ -1,106 +1,119 @@
+import { guardOf } from '../core/error-guard.js';
+
 /**
  * Errors of the status API. Each carries the HTTP status it maps to and a message a caller can
  * act on; the handler turns them into `{ "error": name, "message": … }` responses.
  */
 export class ApiError extends Error {
+  override readonly name: string = 'ApiError';
   constructor(
     message: string,
     readonly statusCode: number,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'ApiError';
   }
 }
 
 /** The request is malformed: bad JSON, a missing or invalid field, a malformed job id. */
 export class BadRequestError extends ApiError {
+  override readonly name = 'BadRequestError';
   constructor(
     message: string,
     readonly issues: readonly string[] = [],
   ) {
     super(message, 400);
-    this.name = 'BadRequestError';
   }
 }
 
 /** No job (or submission) with this id. */
 export class JobUnknownError extends ApiError {
+  override readonly name = 'JobUnknownError';
   constructor(
     readonly id: string,
     detail?: string,
   ) {
     super(detail ?? `no job with id '${id}'`, 404);
-    this.name = 'JobUnknownError';
+  }
+}
+
+/**
+ * A finding or redline the caller may not decide: escalated to a group they are not in, or (for
+ * an approver who sees the job) the job's own. Answered 404, as a job the caller may not see is.
+ */
+export class FindingUnknownError extends ApiError {
+  override readonly name = 'FindingUnknownError';
+  constructor(message: string) {
+    super(message, 404);
   }
 }
 
 /** The route is for the administrators the stack names, and the caller is not one of them. */
 export class NotAdministratorError extends ApiError {
+  override readonly name = 'NotAdministratorError';
   constructor(message: string) {
     super(message, 403);
-    this.name = 'NotAdministratorError';
   }
 }
 
 /** No playbook of that name, or no such version of it. */
 export class PlaybookUnknownError extends ApiError {
+  override readonly name = 'PlaybookUnknownError';
   constructor(message: string) {
     super(message, 404);
-    this.name = 'PlaybookUnknownError';
   }
 }
 
 /** The job is not in a state that allows the operation (cancel after the end, report before it). */
 export class JobStateConflictError extends ApiError {
+  override readonly name = 'JobStateConflictError';
   constructor(
     message: string,
     readonly jobId: string,
     readonly status: string,
   ) {
     super(message, 409);
-    this.name = 'JobStateConflictError';
   }
 }
 
 /** The document of a quote cannot be read (its format, its size, its complexity); `reason` says which. */
 export class UnprocessableDocumentError extends ApiError {
+  override readonly name = 'UnprocessableDocumentError';
   constructor(
     message: string,
     readonly reason: string,
   ) {
     super(message, 422);
-    this.name = 'UnprocessableDocumentError';
   }
 }
 
 /** The service is too busy to answer now; the same request may succeed shortly. */
 export class ServiceBusyError extends ApiError {
+  override readonly name = 'ServiceBusyError';
   constructor(message: string) {
     super(message, 503);
-    this.name = 'ServiceBusyError';
   }
 }
 
 /** The request body is larger than the API reads. */
 export class PayloadTooLargeError extends ApiError {
+  override readonly name = 'PayloadTooLargeError';
   constructor(
     readonly bytes: number,
     readonly limit: number,
   ) {
     super(`the request body has ${bytes} bytes; the API reads at most ${limit}`, 413);
-    this.name = 'PayloadTooLargeError';
   }
 }
 
 /** The request line and headers together are larger than the API accepts. */
 export class HeadersTooLargeError extends ApiError {
+  override readonly name = 'HeadersTooLargeError';
   constructor(
     readonly bytes: number,
     readonly limit: number,
   ) {
     super(`the request line and headers have ${bytes} bytes; the API accepts at most ${limit}`, 431);
-    this.name = 'HeadersTooLargeError';
   }
 }
 
@@ -109,6 +122,7 @@ export class HeadersTooLargeError extends ApiError {
  * (`sessionRefusal` in access.ts).
  */
 export class UntrustedSessionError extends ApiError {
+  override readonly name = 'UntrustedSessionError';
   constructor(readonly role: string) {
     super(
       `sessions of ${role} are named by whoever assumes the role, so they cannot own jobs here: ` +
@@ -116,12 +130,12 @@ export class UntrustedSessionError extends ApiError {
         'the role in sessionNamedRoles once its trust policy fixes the session name (docs/security.md)',
       403,
     );
-    this.name = 'UntrustedSessionError';
   }
 }
 
 /** The caller has used up their budget of a costly route for now; `retryAfterSeconds` says when to come back. */
 export class TooManyRequestsError extends ApiError {
+  override readonly name = 'TooManyRequestsError';
   constructor(
     readonly route: string,
     readonly retryAfterSeconds: number,
@@ -131,66 +145,46 @@ export class TooManyRequestsError extends ApiError {
       `too many ${route} requests from this caller: at most ${limit.burst} at once and ${limit.perMinute} a minute; try again in ${retryAfterSeconds} s`,
       429,
     );
-    this.name = 'TooManyRequestsError';
   }
 }
 
 /** True for any status API error. */
-export function isApiError(error: unknown): error is ApiError {
-  return error instanceof ApiError;
-}
+export const isApiError = guardOf(ApiError);
 
 /** True for a malformed request. */
-export function isBadRequestError(error: unknown): error is BadRequestError {
-  return error instanceof BadRequestError;
-}
+export const isBadRequestError = guardOf(BadRequestError);
 
 /** True for an unknown job or submission. */
-export function isJobUnknownError(error: unknown): error is JobUnknownError {
-  return error instanceof JobUnknownError;
+export const isJobUnknownError = guardOf(JobUnknownError);
+
+/** True for a finding or redline the caller may not decide. */
+export function isFindingUnknownError(error: unknown): error is FindingUnknownError {
+  return error instanceof FindingUnknownError;
 }
 
 /** True for a caller refused because only administrators may do it. */
-export function isNotAdministratorError(error: unknown): error is NotAdministratorError {
-  return error instanceof NotAdministratorError;
-}
+export const isNotAdministratorError = guardOf(NotAdministratorError);
 
 /** True for an unknown playbook or version. */
-export function isPlaybookUnknownError(error: unknown): error is PlaybookUnknownError {
-  return error instanceof PlaybookUnknownError;
-}
+export const isPlaybookUnknownError = guardOf(PlaybookUnknownError);
 
 /** True for an operation the job's state does not allow. */
-export function isJobStateConflictError(error: unknown): error is JobStateConflictError {
-  return error instanceof JobStateConflictError;
-}
+export const isJobStateConflictError = guardOf(JobStateConflictError);
 
 /** True for a quote's document that cannot be read. */
-export function isUnprocessableDocumentError(error: unknown): error is UnprocessableDocumentError {
-  return error instanceof UnprocessableDocumentError;
-}
+export const isUnprocessableDocumentError = guardOf(UnprocessableDocumentError);
 
 /** True for a body over the limit. */
-export function isPayloadTooLargeError(error: unknown): error is PayloadTooLargeError {
-  return error instanceof PayloadTooLargeError;
-}
+export const isPayloadTooLargeError = guardOf(PayloadTooLargeError);
 
 /** True for a request line and headers over the limit. */
-export function isHeadersTooLargeError(error: unknown): error is HeadersTooLargeError {
-  return error instanceof HeadersTooLargeError;
-}
+export const isHeadersTooLargeError = guardOf(HeadersTooLargeError);
 
 /** True for a 503 of a busy service. */
-export function isServiceBusyError(error: unknown): error is ServiceBusyError {
-  return error instanceof ServiceBusyError;
-}
+export const isServiceBusyError = guardOf(ServiceBusyError);
 
 /** True for a caller over their budget of a route. */
-export function isTooManyRequestsError(error: unknown): error is TooManyRequestsError {
-  return error instanceof TooManyRequestsError;
-}
+export const isTooManyRequestsError = guardOf(TooManyRequestsError);
 
 /** True for a caller whose role session cannot own jobs. */
-export function isUntrustedSessionError(error: unknown): error is UntrustedSessionError {
-  return error instanceof UntrustedSessionError;
-}
+export const isUntrustedSessionError = guardOf(UntrustedSessionError);

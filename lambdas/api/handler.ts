@@ -23,7 +23,7 @@ import { HoldsApi } from './holds-api.js';
 import { JobsApi, type JobsApiDeps } from './jobs-api.js';
 import { maxBodyBytes } from './limits.js';
 import { LiveApi } from './live-api.js';
-import { userPoolLabels } from './people.js';
+import { userPoolGroups, userPoolLabels } from './people.js';
 import { PlaybooksApi } from './playbooks-api.js';
 import { API_ROUTES, matchRoute, type RouteName, routeKey } from './routes.js';
 
@@ -48,6 +48,15 @@ export function configureApi(deps: JobsApiDeps): void {
 /** The S3 client the API signs URLs with: no checksum of an empty body signed into an upload URL. */
 export function presigningS3Client(config: ConstructorParameters<typeof S3Client>[0] = {}): S3Client {
   return new S3Client({ ...config, requestChecksumCalculation: 'WHEN_REQUIRED' });
+}
+
+/** Who a signed-in person is, from the stack's user pool: their name for the trail, and their groups. */
+function userPool(
+  idp: CognitoIdentityProviderClient,
+  userPoolId: string,
+): Pick<JobsApiDeps, 'people' | 'groups'> {
+  const log = (message: string, error: unknown) => logger.warn(message, { error: error as Error });
+  return { people: userPoolLabels(idp, userPoolId, log), groups: userPoolGroups(idp, userPoolId, log) };
 }
 
 function ensureApi() {
@@ -76,13 +85,7 @@ function ensureApi() {
       finalizeQueueUrl: config.QUEUE_URLS.finalize,
       resultsPrefix: config.RESULTS_PREFIX,
       ...(config.USER_POOL_ID
-        ? {
-            people: userPoolLabels(
-              new CognitoIdentityProviderClient(common),
-              config.USER_POOL_ID,
-              (message, error) => logger.warn(message, { error: error as Error }),
-            ),
-          }
+        ? userPool(new CognitoIdentityProviderClient(common), config.USER_POOL_ID)
         : {}),
       models: panelModelsOf(config),
       maxDocumentBytes: config.MAX_DOCUMENT_BYTES,
@@ -130,12 +133,14 @@ function body(event: ApiEvent, route: RouteName): unknown {
 /**
  * The status API behind API Gateway (HTTP API, IAM authorization, payload format 2.0):
  * POST /jobs, POST /quote, GET /jobs/{id}, POST /jobs/{id}/cancel, GET /jobs/{id}/report, and the holds:
- * POST /jobs/{id}/pause, POST /jobs/{id}/resume, GET /jobs/{id}/findings, POST /jobs/{id}/decisions;
+ * POST /jobs/{id}/pause, POST /jobs/{id}/resume, GET /jobs/{id}/findings, POST /jobs/{id}/decisions,
+ * POST /jobs/{id}/redlines;
  * the reads as a job goes: GET /jobs/{id}/findings?after= and GET /jobs; and the playbooks:
  * GET /playbooks, GET /playbooks/{name}[@version], POST /playbooks (administrators only).
  * API Gateway has refused unsigned and wrongly signed requests before this runs. A job is
  * shown only to the principal that submitted it and to the administrators the stack names
- * (`mayActOn`); anyone else gets the 404 of a missing job.
+ * (`mayActOn`), and to the members of a playbook's approver group while its review waits for
+ * them; anyone else gets the 404 of a missing job.
  */
 export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructuredResultV2> {
   const r = route(event);
@@ -178,6 +183,8 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
         return json(200, await holds.findings(id, caller));
       case 'decide':
         return json(200, await holds.decide(id, body(event, r.name), caller));
+      case 'decide-redlines':
+        return json(200, await holds.decideRedlines(id, body(event, r.name), caller));
       case 'list':
         return json(200, await live.list(query, caller));
       case 'playbooks':

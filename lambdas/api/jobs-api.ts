@@ -9,6 +9,7 @@ import {
   isJobConflictError,
   isJobNotFoundError,
   isQuoteBusyError,
+  type JobAccess,
   JobDesk,
   type JobDeskDeps,
   type JobView,
@@ -28,12 +29,11 @@ import {
   UnprocessableDocumentError,
   UntrustedSessionError,
 } from './errors.js';
-import type { PersonLabels } from './people.js';
+import type { PersonGroups, PersonLabels } from './people.js';
 
 export {
   JOB_ID,
   type JobView,
-  type JobViewStatus as ApiJobStatus,
   type QuoteRequest,
   type QuoteView,
   type ReportLinks,
@@ -50,6 +50,12 @@ export type JobsApiDeps = JobDeskDeps & {
    * name). @default none: the trail names the principal only
    */
   readonly people?: PersonLabels;
+  /**
+   * The user pool groups of the person behind a caller: a member of a playbook's approver group
+   * sees a job whose review waits for that group and decides what is escalated to it.
+   * @default none: only administrators decide escalated findings
+   */
+  readonly groups?: PersonGroups;
   /**
    * Each caller's budget of the costly routes (quote, submit).
    * @default none: only the stage's throttle bounds them
@@ -108,7 +114,23 @@ export class JobsApi {
 
   /** The caller as the core takes it. */
   actor(caller: Principal | undefined): Actor | undefined {
-    return actorOf(caller, this.deps.administrators ?? []);
+    return actorOf(caller, this.deps.administrators ?? [], () => this.groupsOf(caller));
+  }
+
+  private readonly groupsAsked = new WeakMap<Principal, Promise<readonly string[]>>();
+
+  /**
+   * The user pool groups of the person behind a caller, asked once per request (a request has
+   * its own caller object), and only when something needs them.
+   */
+  groupsOf(caller: Principal | undefined): Promise<readonly string[]> {
+    if (!caller || !this.deps.groups) return Promise.resolve([]);
+    let asked = this.groupsAsked.get(caller);
+    if (!asked) {
+      asked = this.deps.groups(caller);
+      this.groupsAsked.set(caller, asked);
+    }
+    return asked;
   }
 
   /** POST /jobs. @throws TooManyRequestsError, BadRequestError */
@@ -150,8 +172,11 @@ export class JobsApi {
     return refusals(() => this.desk.report(id, this.actor(caller)));
   }
 
-  /** The job an id names (pause, resume, findings, decide). @throws JobStateConflictError while queued */
-  job(id: string, caller?: Principal): Promise<Job> {
-    return refusals(() => this.desk.job(id, this.actor(caller)));
+  /**
+   * The job an id names: to act on (pause, resume), or to see (findings, decisions).
+   * @throws JobStateConflictError while queued
+   */
+  job(id: string, caller?: Principal, access: JobAccess = 'act'): Promise<Job> {
+    return refusals(() => this.desk.job(id, this.actor(caller), undefined, access));
   }
 }

@@ -11,7 +11,8 @@ export type Query = Readonly<Record<string, string | undefined>>;
 
 /**
  * The status API's reads as a job goes: its findings as chunks consolidate, and the caller's
- * jobs. Who may read is the status API's rule: a job's owner and the administrators.
+ * jobs. Who may read is the status API's rule: a job's owner and the administrators, and the
+ * members of a group its review waits for.
  */
 export class LiveApi {
   constructor(
@@ -21,7 +22,7 @@ export class LiveApi {
 
   /** GET /jobs/{id}/findings?after=<cursor>. @throws BadRequestError for a cursor not of this job */
   async findings(id: string, after: string, caller?: Principal): Promise<LiveFindingsView> {
-    const job = await this.jobs.job(id, caller);
+    const job = await this.jobs.job(id, caller, 'see');
     try {
       return await readLiveFindings(job, after, this.deps);
     } catch (error) {
@@ -33,14 +34,17 @@ export class LiveApi {
   /**
    * GET /jobs?after=&limit=&owner=: the caller's jobs, newest first. An administrator may name
    * another `owner` (an ARN, or `AWS:` and a principal id) to see that owner's jobs.
+   * GET /jobs?awaiting=approval: the jobs whose review waits for one of the caller's approver
+   * groups (for an administrator, every job awaiting review).
    */
   async list(query: Query, caller?: Principal): Promise<JobListView> {
     if (!caller) throw new JobUnknownError('', 'no caller: GET /jobs lists the signed caller’s jobs');
     const lister = {
       owners: ownerNamesOf(caller),
       administrator: isAdministratorOf(caller, this.deps.administrators ?? []),
+      groups: () => this.jobs.groupsOf(caller),
     };
-    const { after, limit, owner } = query;
+    const { after, limit, owner, awaiting } = query;
     return refusals(() =>
       listJobsFor(
         lister,
@@ -48,6 +52,7 @@ export class LiveApi {
           ...(after !== undefined ? { after } : {}),
           ...(limit !== undefined ? { limit } : {}),
           ...(owner !== undefined ? { owner } : {}),
+          ...(awaiting !== undefined ? { awaiting } : {}),
         },
         this.deps,
       ),

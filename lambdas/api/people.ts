@@ -19,8 +19,10 @@
  * (https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_ListUsers.html).
  */
 import {
+  AdminListGroupsForUserCommand,
   type CognitoIdentityProviderClient,
   ListUsersCommand,
+  type UserType,
 } from '@aws-sdk/client-cognito-identity-provider';
 import type { Principal } from './access.js';
 
@@ -70,6 +72,21 @@ function vouchedName(
   return user.Username && user.Username !== sub ? user.Username : undefined;
 }
 
+/** The person a caller's user pool sign-in names, or undefined for a caller of another pool or none. */
+async function signedInUser(
+  idp: CognitoIdentityProviderClient,
+  userPoolId: string,
+  caller: Principal,
+): Promise<{ user: UserType; sub: string } | undefined> {
+  const signIn = caller.userPoolSignIn;
+  if (!signIn || signIn.userPoolId !== userPoolId) return undefined;
+  const r = await idp.send(
+    new ListUsersCommand({ UserPoolId: userPoolId, Filter: `sub = "${signIn.sub}"`, Limit: 1 }),
+  );
+  const user = r.Users?.[0];
+  return user ? { user, sub: signIn.sub } : undefined;
+}
+
 /**
  * Labels from the stack's user pool: the verified email of the person whose `sub` signed the
  * request, else their user name (see above); undefined for a caller of another pool or none, an
@@ -83,17 +100,59 @@ export function userPoolLabels(
   log: (message: string, error: unknown) => void = () => {},
 ): PersonLabels {
   return async (caller) => {
-    const signIn = caller.userPoolSignIn;
-    if (!signIn || signIn.userPoolId !== userPoolId) return undefined;
     try {
-      const r = await idp.send(
-        new ListUsersCommand({ UserPoolId: userPoolId, Filter: `sub = "${signIn.sub}"`, Limit: 1 }),
-      );
-      const user = r.Users?.[0];
-      return user ? vouchedName(user, signIn.sub) : undefined;
+      const found = await signedInUser(idp, userPoolId, caller);
+      return found ? vouchedName(found.user, found.sub) : undefined;
     } catch (error) {
-      log(`could not look up user ${signIn.sub} in ${userPoolId}`, error);
+      log(`could not look up user ${caller.userPoolSignIn?.sub} in ${userPoolId}`, error);
       return undefined;
+    }
+  };
+}
+
+/** The user pool groups of the person behind a caller: empty when there is none, or none is known. */
+export type PersonGroups = (caller: Principal) => Promise<readonly string[]>;
+
+/** Most groups read of one person: AdminListGroupsForUser's page limit, 60, times this. */
+const GROUP_PAGES = 10;
+
+/**
+ * The groups of the person whose `sub` signed the request, from the stack's user pool: their user
+ * name from ListUsers (filtered by the `sub`), then AdminListGroupsForUser
+ * (https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_AdminListGroupsForUser.html).
+ * Asked afresh each time, so a person removed from a group stops deciding for it at once; the ID
+ * token's `cognito:groups` claim would hold until the token expires, and the API never sees the
+ * token anyway (the app signs with identity-pool credentials). Empty for a caller of another pool
+ * or none, and when the pool does not answer: a member is then refused, never someone let in.
+ */
+export function userPoolGroups(
+  idp: CognitoIdentityProviderClient,
+  userPoolId: string,
+  log: (message: string, error: unknown) => void = () => {},
+): PersonGroups {
+  return async (caller) => {
+    try {
+      const found = await signedInUser(idp, userPoolId, caller);
+      if (!found?.user.Username) return [];
+      const groups: string[] = [];
+      let next: string | undefined;
+      for (let page = 0; page < GROUP_PAGES; page++) {
+        const r = await idp.send(
+          new AdminListGroupsForUserCommand({
+            UserPoolId: userPoolId,
+            Username: found.user.Username,
+            Limit: 60,
+            ...(next ? { NextToken: next } : {}),
+          }),
+        );
+        for (const g of r.Groups ?? []) if (g.GroupName) groups.push(g.GroupName);
+        next = r.NextToken;
+        if (!next) break;
+      }
+      return groups;
+    } catch (error) {
+      log(`could not read the groups of user ${caller.userPoolSignIn?.sub} in ${userPoolId}`, error);
+      return [];
     }
   };
 }

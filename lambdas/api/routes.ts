@@ -15,6 +15,7 @@ export type RouteName =
   | 'resume'
   | 'findings'
   | 'decide'
+  | 'decide-redlines'
   | 'list'
   | 'playbooks'
   | 'playbook'
@@ -39,6 +40,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { name: 'resume', method: 'POST', path: '/jobs/{id}/resume' },
   { name: 'findings', method: 'GET', path: '/jobs/{id}/findings' },
   { name: 'decide', method: 'POST', path: '/jobs/{id}/decisions' },
+  { name: 'decide-redlines', method: 'POST', path: '/jobs/{id}/redlines' },
   { name: 'list', method: 'GET', path: '/jobs' },
   { name: 'playbooks', method: 'GET', path: '/playbooks' },
   { name: 'playbook', method: 'GET', path: '/playbooks/{id}' },

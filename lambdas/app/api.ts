@@ -4,9 +4,9 @@
  * the sign-in seam (session.ts). The one module that knows routes and answer shapes.
  */
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { DecisionResponse } from '../api/holds-api.js';
+import type { DecisionBody, DecisionResponse, RedlineBody, RedlineResponse } from '../api/holds-api.js';
 import type { PlaybookList } from '../api/playbooks-api.js';
-import type { ReportClause } from '../core/finalize/report-types.js';
+import type { PlaybookReview, ReportClause } from '../core/finalize/report-types.js';
 import type { FindingsView } from '../core/holds/review.js';
 import type {
   JobView,
@@ -16,18 +16,25 @@ import type {
   Submission,
   SubmitRequest,
 } from '../core/jobs/index.js';
-import type { JobStatus } from '../core/state/jobs.js';
+import type { JobListView, JobSummary, LiveFindingsView } from '../core/live/index.js';
 import { WebSha256 } from './sha256-web.js';
 import { isUploadRefusedError, sendUpload } from './upload-form.js';
 
 export type {
+  DecisionBody,
   DecisionResponse,
   FindingsView,
+  JobListView,
+  JobSummary,
   JobView,
+  LiveFindingsView,
   PlaybookList,
+  PlaybookReview,
   QuoteRequest,
   QuoteView,
+  RedlineResponse,
   ReportClause,
+  ReportLinks,
   Submission,
   SubmitRequest,
 };
@@ -40,62 +47,16 @@ export interface Credentials {
   readonly expiration?: Date;
 }
 
-/** What `GET /jobs/{id}/findings?after=` answers: clauses of chunks consolidated since the cursor. */
-export interface LiveFindings {
-  readonly jobId: string;
-  readonly status: JobStatus;
-  readonly chunks: { readonly total: number; readonly consolidated: number; readonly delivered: number };
-  readonly clauses: readonly ReportClause[];
-  readonly cursor: string;
-  readonly more: boolean;
-  readonly ended: boolean;
-}
-
-/** One job as `GET /jobs` lists it. */
-export interface JobSummary {
-  readonly jobId: string;
-  readonly status: JobStatus | 'queued';
-  readonly document: string;
-  readonly lane?: string;
-  readonly createdAt?: string;
-  readonly updatedAt?: string;
-  readonly chunks: { readonly total: number; readonly done: number };
-  readonly clauses: number;
-  readonly cost: { readonly spentMicros: number; readonly ceilingMicros: number };
-  readonly gate?: string;
-  readonly reason?: string;
-  /** SHA-256 (hex) of the document, once intake has read it. */
-  readonly sha256?: string;
-}
-
-/** What `GET /jobs` answers. */
-export interface JobList {
-  readonly jobs: readonly JobSummary[];
-  readonly cursor?: string;
-}
-
-/** Report links; `docx` once the stack writes report.docx. */
-export type Reports = ReportLinks & { readonly docx?: { readonly key: string; readonly url: string } };
-
-/** The body of POST /jobs/{id}/decisions. */
-export interface DecisionBody {
-  readonly findings?: readonly string[];
-  readonly allUndecided?: true;
-  readonly verdict: 'approve' | 'override' | 'reject';
-  readonly score?: number;
-  readonly note?: string;
-}
-
 /** The API (or an upload) answered with an error; `message` is its own explanation. */
 export class AppApiError extends Error {
+  override readonly name = 'AppApiError';
   constructor(
     message: string,
     readonly status: number,
     readonly context: { readonly method: string; readonly path: string; readonly body?: unknown },
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'AppApiError';
   }
 }
 
@@ -132,8 +93,13 @@ export class AppApi {
   }
 
   /** GET /jobs: the caller's jobs, newest first. */
-  listJobs(after?: string): Promise<JobList> {
+  listJobs(after?: string): Promise<JobListView> {
     return this.call('GET', 'jobs', undefined, after ? { after } : {});
+  }
+
+  /** GET /jobs?awaiting=approval: the jobs whose review waits for one of the caller's approver groups. */
+  awaitingApproval(): Promise<JobListView> {
+    return this.call('GET', 'jobs', undefined, { awaiting: 'approval' });
   }
 
   /** GET /jobs/{id}. */
@@ -142,7 +108,7 @@ export class AppApi {
   }
 
   /** GET /jobs/{id}/findings?after=: clauses as their chunks consolidate ('' starts). */
-  liveFindings(id: string, after: string): Promise<LiveFindings> {
+  liveFindings(id: string, after: string): Promise<LiveFindingsView> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/findings`, undefined, { after });
   }
 
@@ -176,8 +142,13 @@ export class AppApi {
     return this.call('POST', `jobs/${encodeURIComponent(id)}/decisions`, body);
   }
 
+  /** POST /jobs/{id}/redlines: accept, reject or edit proposed redlines. */
+  decideRedlines(id: string, body: RedlineBody): Promise<RedlineResponse> {
+    return this.call('POST', `jobs/${encodeURIComponent(id)}/redlines`, body);
+  }
+
   /** GET /jobs/{id}/report: presigned links to the reports. */
-  reports(id: string): Promise<Reports> {
+  reports(id: string): Promise<ReportLinks> {
     return this.call('GET', `jobs/${encodeURIComponent(id)}/report`);
   }
 

@@ -32,14 +32,14 @@ export interface CognitoPools {
 
 /** Cognito refused or could not be reached; `code` is its error type (`NotAuthorizedException`). */
 export class CognitoError extends Error {
+  override readonly name = 'CognitoError';
   constructor(
     message: string,
     readonly code: string,
     readonly context: { readonly operation: string },
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'CognitoError';
   }
 }
 

@@ -41,13 +41,13 @@ function analystsOf(value: unknown, bad: (why: string) => Error): AnalystChoice[
 
 /** config.json was missing or not what the app needs. */
 export class AppConfigError extends Error {
+  override readonly name = 'AppConfigError';
   constructor(
     message: string,
     readonly context: { readonly url: string },
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'AppConfigError';
   }
 }
 

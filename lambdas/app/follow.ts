@@ -38,7 +38,10 @@ export class JobFollower {
   async reviewChanged(view: JobView): Promise<FindingsView | undefined> {
     if (!view.review?.startedAt) return undefined;
     const findings = await this.api.gatedFindings(this.jobId);
-    const key = `${findings.status}:${findings.undecided}:${findings.findings.filter((f) => f.decision).length}`;
+    // Escalations and redlines are decided on the same view: their decisions change it too.
+    const decided = [...findings.findings, ...(findings.escalations ?? [])].filter((f) => f.decision).length;
+    const redlines = (findings.redlines ?? []).map((r) => r.decision.status).join();
+    const key = `${findings.status}:${findings.undecided}:${decided}:${redlines}`;
     if (key === this.reviewKey) return undefined;
     this.reviewKey = key;
     return findings;

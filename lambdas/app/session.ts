@@ -32,13 +32,13 @@ export interface SignInInput {
 
 /** Sign-in was refused or cannot be done this way. */
 export class SignInError extends Error {
+  override readonly name = 'SignInError';
   constructor(
     message: string,
     readonly context: { readonly kind: SignInConfig['kind'] },
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'SignInError';
   }
 }
 

@@ -148,11 +148,11 @@ export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = Object.fromEnt
 
 /** Raised when a model has no price: spending on an unpriced model could break the cost ceiling. */
 export class UnpricedModelError extends Error {
+  override readonly name = 'UnpricedModelError';
   constructor(readonly modelId: string) {
     super(
       `model '${modelId}' has no entry in the price table, so its cost cannot be kept under the ceiling (priced: ${Object.keys(MODEL_PRICES).join(', ')})`,
     );
-    this.name = 'UnpricedModelError';
   }
 }
 

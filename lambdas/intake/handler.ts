@@ -46,7 +46,7 @@ async function recordHandler(record: SQSRecord): Promise<void> {
     const routed = routedObject(record.body);
     if (routed) {
       const result = await intakeObject(routed, d, receiveCount);
-      logger.info('intake', { key: routed.key, ...result });
+      logger.info('intake', { key: routed.ref.key, ...result });
       return;
     }
     for (const ref of objectsCreated(record.body)) {

@@ -158,10 +158,7 @@ export const CONFIG_VARIABLES = Object.keys(schema.shape) as (keyof typeof schem
 
 /** Raised when the environment lacks a variable or holds a bad value; the message names each one. */
 export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
+  override readonly name = 'ConfigError';
 }
 
 /**

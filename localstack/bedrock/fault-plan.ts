@@ -4,6 +4,7 @@
  * patch is validated with zod and rejected with a readable reason instead of half-applied.
  */
 import { z } from 'zod';
+import { guardOf } from '../../lambdas/core/error-guard.js';
 import type { LifecycleOverride } from './catalogue.js';
 import { BEDROCK_ERROR_NAMES, type BedrockErrorName } from './errors.js';
 import type { LatencySpec } from './latency.js';
@@ -196,9 +197,7 @@ export class FaultPlanError extends Error {
 }
 
 /** Type guard for {@link FaultPlanError}, e.g. to answer 400 rather than 500. */
-export function isFaultPlanError(error: unknown): error is FaultPlanError {
-  return error instanceof FaultPlanError;
-}
+export const isFaultPlanError = guardOf(FaultPlanError);
 
 /** Validates untrusted input (e.g. an HTTP body) as a plan patch. */
 export function parseFaultPlanPatch(input: unknown): FaultPlanPatch {

@@ -10,22 +10,23 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { guardOf } from '../../lambdas/core/error-guard.js';
 import { LocalStackError } from '../errors.js';
 
 /** The rehearsal could not go on; the message says what failed and where. */
 export class RehearsalError extends LocalStackError {
-  readonly step: string;
-  constructor(step: string, message: string, options?: { cause?: unknown }) {
+  override readonly name = 'RehearsalError';
+  constructor(
+    readonly step: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(`${step}: ${message}`, options);
-    this.name = 'RehearsalError';
-    this.step = step;
   }
 }
 
 /** True for a failed rehearsal step. */
-export function isRehearsalError(error: unknown): error is RehearsalError {
-  return error instanceof RehearsalError;
-}
+export const isRehearsalError = guardOf(RehearsalError);
 
 /**
  * The resource types (as `AWS::Service::Kind`, lower-cased) that the LocalStack in `venvDir`

@@ -5,6 +5,7 @@
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html).
  * Locally the project's moto launcher, which handed the key out, answers the same question.
  */
+import { guardOf } from '../../lambdas/core/error-guard.js';
 
 /** A temporary key and the signed-in identity behind it. */
 export interface TemporaryCaller {
@@ -38,9 +39,7 @@ export class CallerLookupError extends Error {
 }
 
 /** True for a {@link CallerLookupError}. */
-export function isCallerLookupError(error: unknown): error is CallerLookupError {
-  return error instanceof CallerLookupError;
-}
+export const isCallerLookupError = guardOf(CallerLookupError);
 
 interface LauncherAnswer {
   SecretAccessKey: string;

@@ -11,7 +11,7 @@ import { isApiError, PayloadTooLargeError } from '../../lambdas/api/errors.js';
 import { configureApi, handler, presigningS3Client } from '../../lambdas/api/handler.js';
 import type { JobsApiDeps } from '../../lambdas/api/jobs-api.js';
 import { checkRequestSize, MAX_HEADER_BYTES, maxBodyBytes } from '../../lambdas/api/limits.js';
-import { userPoolLabels } from '../../lambdas/api/people.js';
+import { userPoolGroups, userPoolLabels } from '../../lambdas/api/people.js';
 import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { APP_API_CORS } from '../../lambdas/shared/app-csp.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
@@ -429,6 +429,12 @@ export interface PipelineApiOptions {
   readonly log?: (line: string) => void;
 }
 
+/** As the deployed API: the trail names a person by their email, and their groups let them decide escalations. */
+function userPoolDeps(idp: CognitoIdentityProviderClient, userPoolId: string, log?: (line: string) => void) {
+  const warn = (m: string, e: unknown) => log?.(`${m}: ${e}`);
+  return { people: userPoolLabels(idp, userPoolId, warn), groups: userPoolGroups(idp, userPoolId, warn) };
+}
+
 /**
  * The status API over a provisioned local stack: its table and buckets, the local run's
  * default lane and ceiling, and a presigning S3 client on the emulator, closed with the API.
@@ -467,9 +473,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       finalizeQueueUrl: resources.queueUrls.finalize,
       resultsPrefix: resources.resultsPrefix,
       callerLimits: new CallerLimits(options.db, resources.tableName, options.callerBudgets),
-      ...(idp && options.signIn
-        ? { people: userPoolLabels(idp, options.signIn.userPoolId, (m, e) => options.log?.(`${m}: ${e}`)) }
-        : {}),
+      ...(idp && options.signIn ? userPoolDeps(idp, options.signIn.userPoolId, options.log) : {}),
       // What local intake reads with (its models are the model table's defaults, as here).
       maxDocumentBytes: settings.maxDocumentBytes,
       chunkClauses: settings.chunkClauses,

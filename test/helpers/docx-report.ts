@@ -7,8 +7,8 @@ import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { strFromU8, unzipSync } from 'fflate';
 import { CATEGORIES } from '../../lambdas/core/analysts/index.js';
 import type { Report, ReportClause, Risk } from '../../lambdas/core/finalize/report-types.js';
-import { applyEdits } from '../../lambdas/core/playbooks/redline-text.js';
 import type { RedlineEdit } from '../../lambdas/core/report-docx/index.js';
+import { applyEdits } from '../../lambdas/core/report-docx/index.js';
 import { buildZip } from '../fixtures/documents/builders.js';
 
 export const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';

@@ -1,31 +1,34 @@
 /**
- * A moto launcher of a test file's own, with one bare pk/sk table: for the tests that pin what the
- * launcher itself does, whichever ground the rest of the suite runs on.
+ * The worker's moto launcher (`motoEndpoint()`), with one bare pk/sk table of the file's own: for
+ * the tests that pin what the launcher itself does, whichever ground the rest of the suite runs on
+ * (on LocalStack's, the launcher beside it).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
 import { createKeyTable } from './key-table.js';
+import { motoEndpoint } from './local-aws.js';
 
 /**
- * Starts the launcher and creates `table` before the file's tests, stops it after them.
- * @returns the document client, once the launcher is up (read it inside a test)
+ * Creates `table` (name it with `uniquePrefix`: the launcher is shared by the worker's files) on
+ * the launcher before the file's tests.
+ * @returns the document client, once the table is there (read it inside a test)
  */
 export function launcherTable(table: string): { readonly documents: DynamoDBDocumentClient } {
-  let moto: MotoServer | undefined;
   let documents: DynamoDBDocumentClient | undefined;
   beforeAll(async () => {
-    moto = await startMotoServer();
     documents = DynamoDBDocumentClient.from(
-      new DynamoDBClient({ endpoint: moto.endpoint, region: 'us-east-1', credentials: EMULATOR_CREDENTIALS }),
+      new DynamoDBClient({
+        endpoint: motoEndpoint(),
+        region: 'us-east-1',
+        credentials: EMULATOR_CREDENTIALS,
+      }),
     );
     await createKeyTable(documents, table);
   }, 60_000);
-  afterAll(async () => {
+  afterAll(() => {
     documents?.destroy();
-    await moto?.stop();
   });
   return {
     get documents() {

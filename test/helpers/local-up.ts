@@ -1,5 +1,5 @@
 /**
- * `clause-review local up` as a real process for the browser tests, on the run's shared AWS
+ * `clause-review local up` as a real process for the browser tests, on the worker's AWS
  * emulator, with its state file in a folder of the test's own; and people an administrator
  * created in the user pool it provisioned.
  */
@@ -7,14 +7,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
   CognitoIdentityProviderClient,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { inject } from 'vitest';
 import type { LocalState } from '../../bin/commands/local-state.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
+import { awsEndpoint } from './local-aws.js';
 
 /** A running `local up`: what it wrote to its state file, and how to stop it. */
 export interface LocalUp {
@@ -30,7 +31,7 @@ export async function startLocalUp(scratch: string, args: readonly string[]): Pr
   const env = {
     ...process.env,
     CLAUSE_REVIEW_STATE_DIR: join(scratch, 'state'),
-    AWS_ENDPOINT_URL: inject('awsEndpoint'),
+    AWS_ENDPOINT_URL: awsEndpoint(),
     POWERTOOLS_LOG_LEVEL: 'WARN',
   };
   const up: ChildProcess = spawn(
@@ -62,15 +63,17 @@ export async function startLocalUp(scratch: string, args: readonly string[]): Pr
 
 /**
  * A person an administrator created in the user pool `local up` provisioned, with a temporary
- * password, as Cognito makes them: the first sign-in must choose a password and set up MFA.
+ * password, as Cognito makes them: the first sign-in must choose a password and set up MFA. In
+ * `groups` (the approver groups a playbook escalates to) when given.
  */
 export async function createPerson(
   userPoolId: string,
   name: string,
   secret = 'Temporary-passw0rd!',
+  groups: readonly string[] = [],
 ): Promise<{ name: string; secret: string }> {
   const idp = new CognitoIdentityProviderClient({
-    endpoint: inject('awsEndpoint'),
+    endpoint: awsEndpoint(),
     region: LOCAL_REGION,
     credentials: EMULATOR_CREDENTIALS,
   });
@@ -87,6 +90,10 @@ export async function createPerson(
         ],
       }),
     );
+    for (const group of groups)
+      await idp.send(
+        new AdminAddUserToGroupCommand({ UserPoolId: userPoolId, Username: name, GroupName: group }),
+      );
   } finally {
     idp.destroy();
   }

@@ -71,6 +71,8 @@ export interface PipelineHarness {
   readonly jobs: Jobs;
   upload(name: string, body: Uint8Array | string, metadata?: Record<string, string>): Promise<string>;
   waitForEnd(jobId: string, timeoutMs?: number): Promise<Job>;
+  /** Resolves with the job once `wanted` holds for it (checked every 100 ms). */
+  until(jobId: string, wanted: (job: Job) => boolean, timeoutMs?: number): Promise<Job>;
   report(job: Job): Promise<Report>;
   /** Worker dependencies as a fresh worker instance would build them (its own worker id). */
   workerDeps(workerId: string): WorkerDeps;
@@ -139,6 +141,15 @@ export async function startHarness(
         if (Date.now() > deadline)
           throw new Error(`job ${jobId} did not end within ${timeoutMs} ms: ${JSON.stringify(job)}`);
         await new Promise((r) => setTimeout(r, 250));
+      }
+    },
+    async until(jobId, wanted, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const job = await jobs.find(jobId);
+        if (job && wanted(job)) return job;
+        if (Date.now() > deadline) throw new Error(`job ${jobId} never got there: ${JSON.stringify(job)}`);
+        await new Promise((r) => setTimeout(r, 100));
       }
     },
     workerDeps(workerId) {

@@ -229,7 +229,7 @@ describe('runtime tuning', () => {
     const modelBudgets = { [PRIMARY_MODEL_ID]: { tokensPerMinute: 5_000_000, requestsPerMinute: 10_000 } };
     expect(() => validateTuning(stack(), { modelBudgets }, t)).not.toThrow();
     expect(() => validateTuning(stack(), { modelBudgets: { m: {} } }, t)).toThrow(
-      "tuning.modelBudgets['m'] must name tokensPerMinute, requestsPerMinute or both, and nothing else",
+      "tuning.modelBudgets['m'] must name tokensPerMinute, requestsPerMinute or both, and nothing else; got {}",
     );
     expect(() => validateTuning(stack(), { modelBudgets: { m: { tokensPerMinute: 0 } } }, t)).toThrow(
       "tuning.modelBudgets['m'].tokensPerMinute must be an integer from 1 to",

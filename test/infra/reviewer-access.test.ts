@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ import {
 } from '../../lambdas/shared/app-csp.js';
 import { ClauseReviewStack } from '../../lib/clause-review-stack.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
-import { ADMINISTRATORS_GROUP } from '../../lib/reviewer-sign-in.js';
+import { ADMINISTRATORS_GROUP, ReviewerSignIn } from '../../lib/reviewer-sign-in.js';
 import { STACK_OUTPUTS } from '../../lib/stack-outputs.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
@@ -137,10 +138,42 @@ describe('sign-in for people', () => {
     expect(pool.AutoVerifiedAttributes).toEqual(['email']);
   });
 
-  it('has an administrators group mapped to the administrators role', () => {
-    const group = only('AWS::Cognito::UserPoolGroup').Properties;
-    expect(group.GroupName).toBe(ADMINISTRATORS_GROUP);
-    expect(group.RoleArn).toEqual({ 'Fn::GetAtt': [idOf(stack.signIn.administratorRole), 'Arn'] });
+  it('has an administrators group mapped to the administrators role, and the shipped playbooks’ approver groups with no role', () => {
+    const groups = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::Cognito::UserPoolGroup')
+      .map((r) => r.Properties);
+    const admins = groups.filter((g) => g.GroupName === ADMINISTRATORS_GROUP);
+    expect(admins).toHaveLength(1);
+    expect(admins[0]?.RoleArn).toEqual({ 'Fn::GetAtt': [idOf(stack.signIn.administratorRole), 'Arn'] });
+    // The groups default.yaml and nda.yaml name as approvers: membership decides escalations, and
+    // a member still signs with the reviewer role (no role, so the token mapping is unchanged).
+    const approvers = groups.filter((g) => g.GroupName !== ADMINISTRATORS_GROUP);
+    expect(approvers.map((g) => g.GroupName).sort()).toEqual(['commercial-approvers', 'legal-approvers']);
+    expect(stack.signIn.approverGroups).toEqual(['commercial-approvers', 'legal-approvers']);
+    for (const g of approvers) {
+      expect(g.RoleArn).toBeUndefined();
+      expect(g.UserPoolId).toEqual({ Ref: idOf(stack.signIn.userPool) });
+    }
+  });
+
+  it('creates the approver groups a stack names instead, and refuses a name Cognito would', () => {
+    const other = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const scope = new Stack(other, 'Groups');
+    const signIn = new ReviewerSignIn(scope, 'SignIn', {
+      approverGroups: ['board', 'board', ADMINISTRATORS_GROUP],
+    });
+    expect(signIn.approverGroups).toEqual(['board']);
+    signIn.allowInvoke(new apigw.HttpApi(scope, 'Api'));
+    const names = Template.fromStack(scope).findResources('AWS::Cognito::UserPoolGroup');
+    expect(
+      Object.values(names)
+        .map((r) => (r as Resource).Properties.GroupName)
+        .sort(),
+    ).toEqual([ADMINISTRATORS_GROUP, 'board']);
+    expect(
+      () => new ReviewerSignIn(new Stack(other, 'Bad'), 'SignIn', { approverGroups: ['two words'] }),
+    ).toThrow("ReviewerSignIn approverGroups must be Cognito group names; got 'two words'");
+    rmSync(other.outdir, { recursive: true, force: true });
   });
 
   it('has an identity pool for the user pool only, with no guest identities, mapping roles by token', () => {
@@ -205,7 +238,7 @@ describe('sign-in for people', () => {
     expect(admins).not.toContain(idOf(stack.signIn.reviewerRole));
   });
 
-  it('lets the status API look people up in its own user pool (ListUsers only), to name deciders', () => {
+  it('lets the status API look people up in its own user pool (ListUsers and their groups only), to name deciders and let approvers decide', () => {
     const fn = resources[idOf(stack.statusApi.handler)]?.Properties as {
       Environment: { Variables: Record<string, unknown> };
     };
@@ -216,7 +249,7 @@ describe('sign-in for people', () => {
     expect(cognito).toEqual([
       {
         Effect: 'Allow',
-        Action: 'cognito-idp:ListUsers',
+        Action: ['cognito-idp:AdminListGroupsForUser', 'cognito-idp:ListUsers'],
         Resource: { 'Fn::GetAtt': [idOf(stack.signIn.userPool), 'Arn'] },
       },
     ]);

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parserThreads, warmParserThread } from '../../lambdas/core/documents/bounded-parse.js';
 import {
   DEFAULT_DOCUMENT_LIMITS,
@@ -136,6 +136,10 @@ describe('parseDocumentBounded from source', () => {
     const limits = { ...DEFAULT_DOCUMENT_LIMITS, parseHeapMb: 96 };
     const before = parserThreads();
     warmParserThread(limits);
+    warmParserThread(limits);
+    // One thread starts at once; it waits idle once its modules are loaded.
+    expect(parserThreads()).toEqual({ started: before.started + 1, idle: before.idle });
+    await vi.waitFor(() => expect(parserThreads().idle).toBe(before.idle + 1), { timeout: 30_000 });
     warmParserThread(limits);
     expect(parserThreads()).toEqual({ started: before.started + 1, idle: before.idle + 1 });
     const input = { key: 'a.txt', maxBytes: 1_000_000, limits };

@@ -6,16 +6,16 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CallerLimits } from '../../lambdas/api/caller-limits.js';
 import { isTooManyRequestsError, type TooManyRequestsError } from '../../lambdas/api/errors.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { createKeyTable } from '../helpers/key-table.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { awsEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 
 const raw = new DynamoDBClient({
-  endpoint: inject('awsEndpoint'),
+  endpoint: awsEndpoint(),
   region: LOCAL_REGION,
   credentials: EMULATOR_CREDENTIALS,
 });

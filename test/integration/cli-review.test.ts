@@ -2,11 +2,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { BENCH_CONTRACT } from '../bench/pipeline.js';
 import { runCli } from '../helpers/cli-run.js';
+import { awsEndpoint } from '../helpers/local-aws.js';
 import { expectCompleteReview, fixture, SMALL } from '../helpers/pipeline.js';
 
 /** Every live descendant of a process, from /proc (zombies count as gone). */
@@ -48,8 +49,8 @@ function alive(pid: number): boolean {
 const out = mkdtempSync(join(tmpdir(), 'clause-review-cli-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-/** The package's bin entry, as `npx clause-review` runs it; the emulator is the test run's. */
-const cli = (args: string[]) => runCli(args, { ...process.env, AWS_ENDPOINT_URL: inject('awsEndpoint') });
+/** The package's bin entry, as `npx clause-review` runs it; the emulator is the worker's. */
+const cli = (args: string[]) => runCli(args, { ...process.env, AWS_ENDPOINT_URL: awsEndpoint() });
 
 describe('npx clause-review review', () => {
   it('reviews a contract on the embedded local stack and writes report.json and report.html', async () => {

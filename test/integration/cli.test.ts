@@ -1,13 +1,13 @@
 /**
  * The CLI's API commands against the local status API (in-process, output captured), and
- * `local up` / `local down` as real processes sharing the test run's emulator.
+ * `local up` / `local down` as real processes sharing the worker's emulator.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../bin/client/api-client.js';
 import {
   cancelCommand,
@@ -22,7 +22,7 @@ import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { capture, localTarget } from '../helpers/cli-target.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { awsEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
 
 const h = await startHarness('cli');
@@ -133,8 +133,8 @@ describe('local up and local down', () => {
     const env = {
       ...process.env,
       CLAUSE_REVIEW_STATE_DIR: stateDir,
-      // Reuse the run's emulator rather than starting a second moto.
-      AWS_ENDPOINT_URL: inject('awsEndpoint'),
+      // Reuse the worker's emulator rather than starting another moto.
+      AWS_ENDPOINT_URL: awsEndpoint(),
     };
     const cli = join(PROJECT_ROOT, 'bin/clause-review.js');
     const up: ChildProcess = spawn(

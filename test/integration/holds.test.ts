@@ -228,7 +228,7 @@ describe('the review gate', () => {
       ),
     ).toBe(0);
     const left = gatedCount - chosen.length;
-    expect(decided.stderr.join('\n')).toMatch(new RegExp(`${left} gated finding\\(s\\) still undecided`));
+    expect(decided.stderr.join('\n')).toMatch(new RegExp(`${left} held item\\(s\\) still undecided`));
     // Still held: some findings are undecided.
     await new Promise((r) => setTimeout(r, 1000));
     expect((await api.status(jobId)).status).toBe('awaiting_review');

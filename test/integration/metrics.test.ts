@@ -9,12 +9,12 @@ import {
   type GetMetricDataCommandOutput,
   ListMetricsCommand,
 } from '@aws-sdk/client-cloudwatch';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIMENSION, METRIC, PutMetricDataMetrics } from '../../lambdas/core/metrics/index.js';
 import { emulatorClients } from '../../localstack/aws-clients.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { awsEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 
-const clients = emulatorClients(inject('awsEndpoint'));
+const clients = emulatorClients(awsEndpoint());
 afterAll(() => clients.destroy());
 const cloudwatch: CloudWatchClient = clients.cloudwatch;
 const run = uniquePrefix('metrics');

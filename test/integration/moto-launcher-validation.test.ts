@@ -6,8 +6,9 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { launcherTable } from '../helpers/launcher-table.js';
+import { uniquePrefix } from '../helpers/local-aws.js';
 
-const TABLE = 'validation';
+const TABLE = uniquePrefix('validation');
 const launcher = launcherTable(TABLE);
 
 const update = (expression: string, names: Record<string, string>, values: Record<string, unknown>) =>

@@ -1,13 +1,14 @@
 /**
  * moto launcher only: how it words a refused unused expression placeholder, per operation, as
  * the live DynamoDB service does (localstack/moto_serve.py cites the measurements). Runs on the
- * launcher it starts itself, whichever ground the rest of the suite uses.
+ * worker's launcher, whichever ground the rest of the suite uses.
  */
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { launcherTable } from '../helpers/launcher-table.js';
+import { uniquePrefix } from '../helpers/local-aws.js';
 
-const TABLE = 'wording';
+const TABLE = uniquePrefix('wording');
 const launcher = launcherTable(TABLE);
 
 const refusal = (send: () => Promise<unknown>) =>

@@ -16,7 +16,7 @@ import { resumeCommand } from '../../bin/commands/hold-commands.js';
 import type { Target } from '../../bin/commands/target.js';
 import { cancelJob, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
 import { readLiveFindings } from '../../lambdas/core/live/index.js';
-import type { Job, JobStatus } from '../../lambdas/core/state/jobs.js';
+import type { JobStatus } from '../../lambdas/core/state/jobs.js';
 import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
@@ -98,17 +98,6 @@ const holdDeps = () => ({
   finalizeQueueUrl: h.stack.resources.queueUrls.finalize,
 });
 
-/** Waits until the job has a status intake recorded past `intake`. */
-async function until(jobId: string, wanted: (job: Job) => boolean, timeoutMs = 30_000): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await h.jobs.find(jobId);
-    if (job && wanted(job)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} never got there: ${JSON.stringify(job)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Samples the statuses of `ids` every 100 ms until `stop()`; each sample maps id to status. */
 function sample(ids: readonly string[]) {
   const samples: Map<string, JobStatus | undefined>[] = [];
@@ -132,11 +121,11 @@ function sample(ids: readonly string[]) {
 describe('an owner capped at one running job', () => {
   it('queues its second and third jobs, starts them oldest first, and lets another owner in at once', async () => {
     const a1 = await submit('a1', ALICE);
-    expect((await until(a1, (j) => j.status !== 'intake')).status).toBe('running');
+    expect((await h.until(a1, (j) => j.status !== 'intake')).status).toBe('running');
     const a2 = await submit('a2', ALICE);
-    const queued2 = await until(a2, (j) => j.status !== 'intake');
+    const queued2 = await h.until(a2, (j) => j.status !== 'intake');
     const a3 = await submit('a3', ALICE);
-    const queued3 = await until(a3, (j) => j.status !== 'intake');
+    const queued3 = await h.until(a3, (j) => j.status !== 'intake');
     expect([queued2.status, queued3.status]).toEqual(['queued', 'queued']);
     // Queued with its plan, and nothing sent: its chunks wait for a slot.
     expect(queued2.chunkCount).toBeGreaterThan(0);
@@ -151,7 +140,7 @@ describe('an owner capped at one running job', () => {
     expect(live).toMatchObject({ status: 'queued', clauses: [], ended: false });
     const watch = sample([a1, a2, a3]);
     const b1 = await submit('b1', BOB);
-    const bob = await until(b1, (j) => j.status !== 'intake');
+    const bob = await h.until(b1, (j) => j.status !== 'intake');
     expect(bob.status).toBe('running');
     // Bob started while Alice's later jobs still waited.
     expect((await h.jobs.find(a3))?.status).toBe('queued');
@@ -179,9 +168,9 @@ describe('an owner capped at one running job', () => {
   it('cancels a queued job without a model call, and its owner keeps its one slot', async () => {
     const owner = `${ALICE}-cancel`;
     const c1 = await submit('c1', owner);
-    await until(c1, (j) => j.status === 'running');
+    await h.until(c1, (j) => j.status === 'running');
     const c2 = await submit('c2', owner);
-    await until(c2, (j) => j.status === 'queued');
+    await h.until(c2, (j) => j.status === 'queued');
     const result = await cancelJob(c2, 'cancelled by the test', holdDeps());
     expect(result.cancelled).toBe(true);
     // The cancelled job held no slot: the running one keeps it.
@@ -199,12 +188,12 @@ describe('an owner capped at one running job', () => {
   it('has the sweeper start a queued job whose start was missed', async () => {
     const owner = `${ALICE}-missed`;
     const d1 = await submit('d1', owner);
-    await until(d1, (j) => j.status === 'running');
+    await h.until(d1, (j) => j.status === 'running');
     const d2 = await submit('d2', owner);
-    await until(d2, (j) => j.status === 'queued');
+    await h.until(d2, (j) => j.status === 'queued');
     // The bare state change gives the slot back and starts nothing, as a starter that died would.
     expect(await h.jobs.cancel(d1, 'cancelled by the test')).toMatchObject({ gaveBackSlot: true });
-    const started = await until(d2, (j) => j.status === 'running', 20_000);
+    const started = await h.until(d2, (j) => j.status === 'running', 20_000);
     expect(started.holdsSlot).toBe(true);
     expect((await h.waitForEnd(d2)).status).toBe('completed');
     expect((await h.waitForEnd(d1)).status).toBe('cancelled');
@@ -215,16 +204,16 @@ describe('an owner capped at one running job', () => {
     const owner = `${ALICE}-holds`;
     // The stand-in's keyword heuristic rates the indemnity clause high: the gate holds it.
     const f1 = await submit('f1', owner, { gate: 'high' }, [ALARMING]);
-    await until(f1, (j) => j.status === 'running');
+    await h.until(f1, (j) => j.status === 'running');
     const f2 = await submit('f2', owner);
-    await until(f2, (j) => j.status === 'queued');
+    await h.until(f2, (j) => j.status === 'queued');
     const f3 = await submit('f3', owner);
-    await until(f3, (j) => j.status === 'queued');
-    await until(f1, (j) => j.status === 'awaiting_review', 60_000);
-    expect((await until(f2, (j) => j.status === 'running')).holdsSlot).toBe(true);
+    await h.until(f3, (j) => j.status === 'queued');
+    await h.until(f1, (j) => j.status === 'awaiting_review', 60_000);
+    expect((await h.until(f2, (j) => j.status === 'running')).holdsSlot).toBe(true);
     expect((await h.jobs.find(f3))?.status).toBe('queued');
     const paused = await pauseJob(f2, 'the test', holdDeps());
-    expect((await until(f3, (j) => j.status === 'running')).holdsSlot).toBe(true);
+    expect((await h.until(f3, (j) => j.status === 'running')).holdsSlot).toBe(true);
     // Resumed (by an administrator, through the CLI) while f3 holds the owner's one slot, f2
     // waits queued, still paused: no slot taken, no chunk sent, nothing run past the cap; the
     // CLI says why it waits.
@@ -242,7 +231,7 @@ describe('an owner capped at one running job', () => {
     // When f3 ends, f2 takes the slot and goes on from its checkpoints; its deadline moved by
     // its pause and its wait together.
     expect((await h.waitForEnd(f3)).status).toBe('completed');
-    const restarted = await until(f2, (j) => j.status === 'running' || j.status === 'completed', 60_000);
+    const restarted = await h.until(f2, (j) => j.status === 'running' || j.status === 'completed', 60_000);
     expect(restarted.pausedAt).toBeUndefined();
     expect(restarted.pausedMs).toBeGreaterThan(0);
     expect(restarted.deadline).toBeGreaterThanOrEqual(paused.deadline + (restarted.pausedMs ?? 0));
@@ -258,7 +247,7 @@ describe('an owner capped at one running job', () => {
   it('resumes a paused job at once when its owner has a slot free, taking the slot', async () => {
     const owner = `${ALICE}-resume`;
     const e1 = await submit('e1', owner);
-    await until(e1, (j) => j.status === 'running');
+    await h.until(e1, (j) => j.status === 'running');
     await pauseJob(e1, 'the test', holdDeps());
     expect(await slots.held(owner)).toBe(0);
     const resumed = await resumeJob(e1, holdDeps());
@@ -267,7 +256,7 @@ describe('an owner capped at one running job', () => {
     expect(await slots.held(owner)).toBe(1);
     // The owner's next upload waits behind it.
     const e2 = await submit('e2', owner);
-    await until(e2, (j) => j.status === 'queued');
+    await h.until(e2, (j) => j.status === 'queued');
     expect((await h.waitForEnd(e1)).status).toBe('completed');
     expect((await h.waitForEnd(e2)).status).toBe('completed');
     expect(await slots.held(owner)).toBe(0);
@@ -285,9 +274,9 @@ describe('an owner capped at one running job', () => {
       return jobId;
     };
     const g1 = await cliSubmit('g1');
-    await until(g1, (j) => j.status === 'running');
+    await h.until(g1, (j) => j.status === 'running');
     const g2 = await cliSubmit('g2');
-    await until(g2, (j) => j.status === 'queued');
+    await h.until(g2, (j) => j.status === 'queued');
     const view = await api.status(g2);
     expect(view).toMatchObject({ jobId: g2, status: 'queued', finished: false });
     expect(view.progress.chunksTotal).toBeGreaterThan(0);

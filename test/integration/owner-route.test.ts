@@ -7,35 +7,21 @@
 import { DeleteObjectCommand, ListObjectVersionsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { type Message, type MessageSystemAttributeName, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobIdFor, jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { UNOWNED_GROUP } from '../../lambdas/core/intake/message-group.js';
 import { routedObject } from '../../lambdas/core/intake/owner-route.js';
 import { objectsCreated } from '../../lambdas/core/intake/s3-event.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { configureIntake, handler } from '../../lambdas/intake/handler.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { loadConfig } from '../../lambdas/shared/config.js';
-import { createClients, intakeDeps } from '../../lambdas/shared/runtime.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { LOCAL_RUN_DEFAULTS, localEnvironment } from '../../localstack/runtime/local-env.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
+import { intakeOn } from '../helpers/local-intake.js';
 
 const stack = await provisionTestStack('owner-route');
 const r = stack.resources;
-const clients = createClients({
-  endpoint: stack.endpoint,
-  region: LOCAL_REGION,
-  credentials: EMULATOR_CREDENTIALS,
-});
-const deps = intakeDeps(
-  loadConfig(localEnvironment(stack.endpoint, 'http://127.0.0.1:9', r, LOCAL_RUN_DEFAULTS)),
-  clients,
-);
+const { clients, deps } = intakeOn(stack);
 configureIntake(deps);
-afterAll(() => {
-  for (const c of [clients.s3, clients.sqs, clients.db]) c.destroy();
-});
 const { s3, sqs } = clients;
 const jobs = new Jobs(clients.db, r.tableName);
 const context = { getRemainingTimeInMillis: () => 60_000 } as Context;
@@ -115,20 +101,54 @@ describe('intake routes each upload to its owner', () => {
     const keys = [await upload('arn:aws:iam::1:user/alice'), await upload('arn:aws:iam::1:user/bob')];
     await invoke(await s3Events(2));
     const routed = await routedMessages(2);
-    expect(routed.map((m) => [routedObject(m.Body ?? '')?.key, m.Attributes?.MessageGroupId]).sort()).toEqual(
-      [
-        [keys[0], 'arn:aws:iam::1:user/alice'],
-        [keys[1], 'arn:aws:iam::1:user/bob'],
-      ],
-    );
+    expect(
+      routed
+        .map((m) => {
+          const upload = routedObject(m.Body ?? '');
+          return [upload?.ref.key, upload?.owner, m.Attributes?.MessageGroupId];
+        })
+        .sort(),
+    ).toEqual([
+      [keys[0], 'arn:aws:iam::1:user/alice', 'arn:aws:iam::1:user/alice'],
+      [keys[1], 'arn:aws:iam::1:user/bob', 'arn:aws:iam::1:user/bob'],
+    ]);
     // The version is read with the owner, so the second step needs no HeadObject of its own.
-    expect(routed.every((m) => routedObject(m.Body ?? '')?.versionId)).toBe(true);
+    expect(routed.every((m) => routedObject(m.Body ?? '')?.ref.versionId)).toBe(true);
     await invoke(routed);
     const made = await Promise.all(routed.map((m) => jobs.find(jobIdOf(m))));
     expect(made.map((j) => [j?.owner, j?.status]).sort()).toEqual([
       ['arn:aws:iam::1:user/alice', 'running'],
       ['arn:aws:iam::1:user/bob', 'running'],
     ]);
+  });
+
+  it('records the owner the routed message carries, and reads it from the metadata on a message routed without one', async () => {
+    const [carried, older] = [
+      await upload('arn:aws:iam::1:user/frank'),
+      await upload('arn:aws:iam::1:user/gina'),
+    ];
+    await invoke(await s3Events(2));
+    const routed = await routedMessages(2);
+    const bodies = routed.map((m) => JSON.parse(m.Body ?? '') as { intakeObject: { key: string } });
+    // The carried owner stands as routing worked it out (a stand-in here, so a second reading of
+    // the metadata would show); a message from before the owner was carried has the metadata read.
+    const rewritten = routed.map((m, i) => {
+      const body = bodies[i];
+      if (body?.intakeObject.key === carried)
+        return { ...m, Body: JSON.stringify({ ...body, owner: 'routed-owner' }) };
+      const { owner: _owner, ...without } = body as { owner?: unknown };
+      return { ...m, Body: JSON.stringify(without) };
+    });
+    await invoke(rewritten);
+    const owners = await Promise.all(
+      rewritten.map(async (m) => [routedObject(m.Body)?.ref.key, (await jobs.find(jobIdOf(m)))?.owner]),
+    );
+    expect(owners.sort()).toEqual(
+      [
+        [carried, 'routed-owner'],
+        [older, 'arn:aws:iam::1:user/gina'],
+      ].sort(),
+    );
   });
 
   it('takes an upload whose event waited behind nothing in at once, its owner read from the metadata', async () => {
@@ -147,7 +167,7 @@ describe('intake routes each upload to its owner', () => {
     expect([job?.owner, job?.status]).toEqual(['arn:aws:iam::1:user/dana', 'running']);
     // No second receipt: nothing went back on the intake queue for it.
     const back = await receive();
-    expect(back.filter((m) => routedObject(m.Body ?? '')?.key === key)).toEqual([]);
+    expect(back.filter((m) => routedObject(m.Body ?? '')?.ref.key === key)).toEqual([]);
   });
 
   it('sends an upload whose version was deleted before it was read back unowned, and its job records the deletion', async () => {
@@ -163,6 +183,7 @@ describe('intake routes each upload to its owner', () => {
     await invoke(event ? [event] : []);
     const routed = await routedMessages(1);
     expect(routed.map((m) => m.Attributes?.MessageGroupId)).toEqual([UNOWNED_GROUP]);
+    expect(routed.map((m) => routedObject(m.Body ?? '')?.owner)).toEqual([null]);
     await invoke(routed);
     const job = await jobs.find(jobIdOf(routed[0] as Message));
     expect([job?.status, job?.rejection]).toEqual(['rejected', 'deleted']);
@@ -178,7 +199,7 @@ describe('intake routes each upload to its owner', () => {
       // Taken ten at a time and left in flight, as intake's consumers hold them while they work.
       let receives = 0;
       for (let seen = false; !seen && receives < 20; receives++)
-        seen = (await receive()).some((m) => routedObject(m.Body ?? '')?.key === quiet);
+        seen = (await receive()).some((m) => routedObject(m.Body ?? '')?.ref.key === quiet);
       // In send order it would be the 16th receive; the busy owner is noisy once 30 of its
       // uploads are in flight, and the quiet owner's comes next.
       expect(receives).toBeLessThanOrEqual(5);
@@ -187,7 +208,7 @@ describe('intake routes each upload to its owner', () => {
 });
 
 function jobIdOf(m: Message): string {
-  const ref = routedObject(m.Body ?? '');
-  if (!ref) throw new Error(`not a routed upload: ${m.Body}`);
-  return jobIdFor(ref);
+  const routed = routedObject(m.Body ?? '');
+  if (!routed) throw new Error(`not a routed upload: ${m.Body}`);
+  return jobIdFor(routed.ref);
 }

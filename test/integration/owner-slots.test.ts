@@ -11,6 +11,7 @@ import { STATUS_INDEX } from '../../lambdas/core/state/keys.js';
 import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
 import { emulatorClients } from '../../localstack/aws-clients.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
+import { ownerJobMaker, SMALL_PLAN } from '../helpers/owner-jobs.js';
 
 const stack = await provisionTestStack('slots');
 const db = DynamoDBDocumentClient.from(stack.clients.dynamodb);
@@ -18,32 +19,8 @@ const table = stack.resources.tableName;
 const jobs = new Jobs(db, table);
 const slots = new OwnerSlots(db, table);
 const holds = new JobHolds(db, table);
-const plan = {
-  chunkCount: 2,
-  clauseCount: 4,
-  callsPlanned: 44,
-  sha256: 'ab',
-  bytes: 10,
-  format: 'txt' as const,
-};
-let n = 0;
-
-/** A new job of `owner`, in status intake. */
-async function newJob(owner: string): Promise<string> {
-  n++;
-  const jobId = `j-slots-${n}-${Date.now().toString(36)}`;
-  await jobs.createIfAbsent({
-    jobId,
-    owner,
-    lane: 'realtime',
-    bucket: 'b',
-    key: `k${n}`,
-    analysts: ['liability-counsel'],
-    costLimit: 1_000_000,
-    deadline: Date.now() + 3_600_000,
-  });
-  return jobId;
-}
+const plan = SMALL_PLAN;
+const newJob = ownerJobMaker(jobs, 'slots');
 
 describe('OwnerSlots', () => {
   it('reads the status index the topology provisions', () => {

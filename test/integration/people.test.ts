@@ -6,33 +6,31 @@
  * be reached give no label, so the trail names the `sub` alone.
  */
 import {
+  AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
   AdminGetUserCommand,
+  AdminRemoveUserFromGroupCommand,
   AdminUpdateUserAttributesCommand,
   CognitoIdentityProviderClient,
+  CreateGroupCommand,
   CreateUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../lambdas/api/access.js';
-import { userPoolLabels } from '../../lambdas/api/people.js';
+import { userPoolGroups, userPoolLabels } from '../../lambdas/api/people.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { startMotoServer } from '../../localstack/moto-server.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { motoEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 
-// LocalStack's community build serves no Cognito: on that ground the pool comes from a moto of
-// this file's own.
-const own = inject('awsEmulator') === 'moto' ? undefined : await startMotoServer();
-const endpoint = own?.endpoint ?? inject('awsEndpoint');
+// LocalStack's community build serves no Cognito: on that ground the pool comes from the run's
+// moto server beside it (motoEndpoint).
+const endpoint = motoEndpoint();
 const idp = new CognitoIdentityProviderClient({
   endpoint,
   region: LOCAL_REGION,
   credentials: EMULATOR_CREDENTIALS,
 });
-afterAll(async () => {
-  idp.destroy();
-  await own?.stop();
-});
+afterAll(() => idp.destroy());
 
 async function pool(emailNames: boolean): Promise<string> {
   const r = await idp.send(
@@ -129,5 +127,60 @@ describe("the status API's labels for deciders", () => {
     const missing = userPoolLabels(idp, 'us-east-1_Gone99', (m) => logged.push(m));
     expect(await missing(caller('us-east-1_Gone99', ada))).toBeUndefined();
     expect(logged).toEqual([`could not look up user ${ada} in us-east-1_Gone99`]);
+  });
+});
+
+describe("the status API's groups of a signed-in person", () => {
+  async function addTo(userPoolId: string, username: string, groups: readonly string[]): Promise<void> {
+    for (const group of groups) {
+      await idp
+        .send(new CreateGroupCommand({ UserPoolId: userPoolId, GroupName: group }))
+        .catch((e: unknown) => {
+          if ((e as Error).name !== 'GroupExistsException') throw e;
+        });
+      await idp.send(
+        new AdminAddUserToGroupCommand({ UserPoolId: userPoolId, Username: username, GroupName: group }),
+      );
+    }
+  }
+
+  it('reads every group of the person whose sub signed the request, as the pool holds them at that moment', async () => {
+    const people = await pool(true);
+    const lee = await person(people, 'lee@example.com', 'lee@example.com');
+    const groups = userPoolGroups(idp, people);
+    expect(await groups(caller(people, lee))).toEqual([]);
+    await addTo(people, 'lee@example.com', ['legal-approvers', 'commercial-approvers']);
+    expect([...(await groups(caller(people, lee)))].sort()).toEqual([
+      'commercial-approvers',
+      'legal-approvers',
+    ]);
+    // A removal counts at the next request: nothing is cached.
+    await idp.send(
+      new AdminRemoveUserFromGroupCommand({
+        UserPoolId: people,
+        Username: 'lee@example.com',
+        GroupName: 'legal-approvers',
+      }),
+    );
+    expect(await groups(caller(people, lee))).toEqual(['commercial-approvers']);
+    // More groups than one page of AdminListGroupsForUser holds (60).
+    const many = Array.from({ length: 65 }, (_, i) => `g-${String(i).padStart(2, '0')}`);
+    await addTo(people, 'lee@example.com', many);
+    expect(await groups(caller(people, lee))).toHaveLength(66);
+  });
+
+  it('gives no group for another pool, an unknown sub, a caller without a sign-in, or a pool it cannot read', async () => {
+    const people = await pool(true);
+    const mo = await person(people, 'mo@example.com', 'mo@example.com');
+    await addTo(people, 'mo@example.com', ['legal-approvers']);
+    const groups = userPoolGroups(idp, people);
+    expect(await groups(caller('us-east-1_Other1', mo))).toEqual([]);
+    expect(await groups(caller(people, '00000000-0000-4000-8000-000000000000'))).toEqual([]);
+    expect(await groups({ arn: 'arn:aws:iam::123456789012:user/alice' })).toEqual([]);
+    const logged: string[] = [];
+    expect(
+      await userPoolGroups(idp, 'us-east-1_Gone99', (m) => logged.push(m))(caller('us-east-1_Gone99', mo)),
+    ).toEqual([]);
+    expect(logged).toEqual([`could not read the groups of user ${mo} in us-east-1_Gone99`]);
   });
 });

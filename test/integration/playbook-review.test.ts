@@ -7,16 +7,16 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
 import type { ProposedRedline, Report } from '../../lambdas/core/finalize/report-types.js';
 import { type Playbook, shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
-import { applyEdits } from '../../lambdas/core/playbooks/redline-text.js';
-import { authorOf, paragraphTexts } from '../../lambdas/core/report-docx/index.js';
+import { applyEdits, authorOf, paragraphTexts } from '../../lambdas/core/report-docx/index.js';
 import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
 import { runCli } from '../helpers/cli-run.js';
 import { redlinedText, W, xmlPart } from '../helpers/docx-report.js';
+import { awsEndpoint } from '../helpers/local-aws.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
 import { seededRandom } from '../helpers/random.js';
 import { strictFailures } from '../helpers/strict-xml.js';
@@ -41,8 +41,8 @@ const docx = buildStyledDocx(
   ),
 );
 
-/** The package's bin entry, as `npx clause-review` runs it; the emulator is the test run's. */
-const cli = (args: string[]) => runCli(args, { ...process.env, AWS_ENDPOINT_URL: inject('awsEndpoint') });
+/** The package's bin entry, as `npx clause-review` runs it; the emulator is the worker's. */
+const cli = (args: string[]) => runCli(args, { ...process.env, AWS_ENDPOINT_URL: awsEndpoint() });
 
 let run: Awaited<ReturnType<typeof cli>>;
 const reportOf = (name: string) => JSON.parse(readFileSync(join(out, name, 'report.json'), 'utf8')) as Report;
@@ -126,9 +126,26 @@ describe('npx clause-review review CONTRACT.docx --playbook default', () => {
     const byId = new Map(report.clauses.map((c) => [c.id, c]));
     const acceptedText = normaliseText(wordText(accepted));
     expect(acceptedText).toBe(normaliseText(redlinedText(text, report, redlines, placed)));
-    for (const r of redlines.filter((x) => placed.includes(x.id))) {
-      expect(r.text).toBe(applyEdits(byId.get(r.clauseId)?.text ?? '', r.edits));
-      expect(acceptedText).toContain(normaliseText(r.text));
+    for (const r of redlines) expect(r.text).toBe(applyEdits(byId.get(r.clauseId)?.text ?? '', r.edits));
+    // Each clause accepts to what report.json says: its one redline's text, or, where several
+    // positions' redlines were placed in it, all of their edits made in playbook order.
+    const clauses = report.playbookReview?.docx?.clauses ?? [];
+    expect(clauses.flatMap((c) => c.redlines).sort()).toEqual([...placed].sort());
+    for (const c of clauses) {
+      const mine = c.redlines.map((id) => redlines.find((r) => r.id === id) as ProposedRedline);
+      expect(mine.map((r) => r.id)).toEqual(
+        redlines.filter((r) => r.clauseId === c.clauseId && placed.includes(r.id)).map((r) => r.id),
+      );
+      const only = mine.length === 1 ? mine[0] : undefined;
+      expect(c.text).toBe(
+        only
+          ? only.text
+          : applyEdits(
+              byId.get(c.clauseId)?.text ?? '',
+              mine.flatMap((r) => r.edits),
+            ),
+      );
+      expect(acceptedText).toContain(normaliseText(c.text));
     }
   });
 

@@ -1,18 +1,17 @@
 /**
- * Decisions on proposed redlines, on moto: kept in the job's trail (append-only, the latest in
- * force), read by finalize into report.json, and into report.docx, where a rejected redline is
- * not written and an edited one is written with the reviewer's edits. A review gate holds the
- * job while the decisions are recorded, as the people who decide would.
+ * Decisions on proposed redlines, on moto, made as a reviewer makes them (`decideRedlines`, the
+ * route's own core): kept in the job's redline trail, put in force on report.json by the review
+ * once it closes, and on report.docx, where a rejected redline is not written and an edited one
+ * is written with the reviewer's edits. The redlines are the analysts' own, held by a review
+ * gate on a job reviewed against the default playbook.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import type { ClauseAssessment } from '../../lambdas/core/analysts/index.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
-import { RedlineTrail } from '../../lambdas/core/holds/redline-trail.js';
-import { decide } from '../../lambdas/core/holds/review.js';
-import { redlineId } from '../../lambdas/core/playbooks/index.js';
+import { decisionRights } from '../../lambdas/core/holds/playbook-holds.js';
+import { decideRedlines } from '../../lambdas/core/holds/redline-decisions.js';
+import { decide, readHeldFindings } from '../../lambdas/core/holds/review.js';
 import { authorOf } from '../../lambdas/core/report-docx/index.js';
-import { Claims } from '../../lambdas/core/state/claims.js';
 import { xmlPart } from '../helpers/docx-report.js';
 import { fixture, startHarness } from '../helpers/pipeline.js';
 import { acceptChanges, changeMarks, wordText } from '../helpers/tracked-changes.js';
@@ -21,8 +20,10 @@ const CONSULTING = 'KIROMICBIOPHARMA_INC_05_11_2020-EX-10_23-CONSULTING_AGREEMEN
 const h = await startHarness('redlines');
 const { db, s3, sqs } = h.pipeline.clients;
 const { tableName, resultsBucket, resultsPrefix, queueUrls } = h.stack.resources;
-const trail = new RedlineTrail(db, tableName);
+const deps = { db, s3, sqs, tableName, resultsBucket, resultsPrefix, finalizeQueueUrl: queueUrls.finalize };
 const REVIEWER = 'arn:aws:iam::000000000000:user/reviewer';
+/** An IAM principal the stack names as an administrator: the job's reviewer and every group's approver. */
+const rights = decisionRights(true, true);
 
 async function until<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -35,25 +36,6 @@ async function until<T>(read: () => Promise<T | undefined>, what: string, timeou
 }
 
 describe('a reviewer’s decisions on redlines', () => {
-  it('keeps every decision in order, and lists only the job’s own', async () => {
-    await trail.append('j-trail-a', [
-      { redlineId: 'c0001/redline/x', status: 'accepted', by: REVIEWER, at: '2026-01-01T00:00:00.000Z' },
-      {
-        redlineId: 'c0001/redline/x',
-        status: 'rejected',
-        by: REVIEWER,
-        at: '2026-01-01T00:00:01.000Z',
-        note: 'no',
-      },
-    ]);
-    await trail.append('j-trail-b', [
-      { redlineId: 'c0002/redline/y', status: 'accepted', by: REVIEWER, at: '2026-01-01T00:00:00.000Z' },
-    ]);
-    expect((await trail.list('j-trail-a')).map((r) => r.status)).toEqual(['accepted', 'rejected']);
-    expect(await trail.list('j-trail-a')).toContainEqual(expect.objectContaining({ note: 'no' }));
-    expect((await trail.list('j-trail-b')).map((r) => r.redlineId)).toEqual(['c0002/redline/y']);
-  });
-
   it('are in report.json, and report.docx leaves a rejected redline out and writes an edited one as edited', async () => {
     const jobId = await h.upload(`redlines-${CONSULTING}`, fixture(CONSULTING), {
       playbook: 'default',
@@ -65,37 +47,55 @@ describe('a reviewer’s decisions on redlines', () => {
       return job?.status === 'awaiting_review' ? job : undefined;
     }, 'the review gate');
 
-    // The redlines the analysts proposed, as the consolidated chunks hold them.
-    const proposed = (await new Claims(db, tableName).list(jobId))
-      .filter((c) => c.stage === 'consolidate' && c.result)
-      .flatMap((c) => JSON.parse(c.result as string) as ClauseAssessment[])
-      .flatMap((a) =>
-        (a.positions ?? []).flatMap((p) => (p.redline ? [{ clauseId: a.clauseId, topic: p.topic }] : [])),
-      );
+    // The redlines the analysts proposed, as the review gate holds them for the job's reviewer.
+    const proposed = (await readHeldFindings(deps, jobId)).redlines ?? [];
     expect(proposed.length).toBeGreaterThanOrEqual(3);
-    const [rejected, edited, accepted] = proposed.map((p) => redlineId(p.clauseId, p.topic));
-    const at = (s: number) => new Date(Date.UTC(2026, 0, 2, 0, 0, s)).toISOString();
-    await trail.append(jobId, [
-      { redlineId: rejected as string, status: 'accepted', by: REVIEWER, at: at(1) },
-      { redlineId: rejected as string, status: 'rejected', by: REVIEWER, at: at(2), note: 'we keep ours' },
+    const [rejected, edited, accepted] = proposed.map((r) => r.id);
+    const redline = (ids: string[], decision: 'accept' | 'reject', note?: string) =>
+      decideRedlines(
+        held,
+        { redlines: ids, decision, ...(note ? { note } : {}) },
+        REVIEWER,
+        deps,
+        {},
+        rights,
+      );
+    await redline([rejected as string], 'accept');
+    await redline([rejected as string], 'reject', 'we keep ours');
+    await decideRedlines(
+      held,
       {
-        redlineId: edited as string,
-        status: 'edited',
+        redlines: [edited as string],
+        decision: 'edit',
         edits: [{ start: 0, end: 0, insert: 'As amended by the parties: ' }],
-        by: REVIEWER,
-        at: at(3),
       },
-      { redlineId: accepted as string, status: 'accepted', by: REVIEWER, at: at(4) },
-    ]);
-    await decide(held, { findings: 'all-undecided', verdict: 'approve' }, REVIEWER, {
-      db,
-      s3,
-      sqs,
-      tableName,
-      resultsBucket,
-      resultsPrefix,
-      finalizeQueueUrl: queueUrls.finalize,
-    });
+      REVIEWER,
+      deps,
+      {},
+      rights,
+    );
+    await redline([accepted as string], 'accept');
+    // The findings and escalations approved: the redlines still wait, so the review stays open.
+    const findings = await decide(
+      held,
+      { findings: 'all-undecided', verdict: 'approve' },
+      REVIEWER,
+      deps,
+      {},
+      rights,
+    );
+    expect(findings.reviewClosed).toBe(false);
+    expect(findings.undecided).toBe(proposed.length - 3);
+    const rest = await decideRedlines(
+      held,
+      { redlines: 'all-undecided', decision: 'accept' },
+      REVIEWER,
+      deps,
+      {},
+      rights,
+    );
+    expect(rest.recorded.map((r) => r.redlineId)).toEqual(proposed.slice(3).map((r) => r.id));
+    expect(rest.reviewClosed).toBe(true);
     const job = await h.waitForEnd(jobId, 120_000);
     const report: Report = await h.report(job);
     const redlines = new Map(
@@ -103,10 +103,9 @@ describe('a reviewer’s decisions on redlines', () => {
         (c.positions ?? []).flatMap((p) => (p.redline ? [[p.redline.id, { c, r: p.redline }]] : [])),
       ),
     );
-    expect(redlines.get(rejected as string)?.r.decision).toEqual({
+    expect(redlines.get(rejected as string)?.r.decision).toMatchObject({
       status: 'rejected',
       by: REVIEWER,
-      at: at(2),
       note: 'we keep ours',
     });
     const editedOne = redlines.get(edited as string);
@@ -115,9 +114,16 @@ describe('a reviewer’s decisions on redlines', () => {
       text: `As amended by the parties: ${editedOne?.c.text}`,
     });
     expect(redlines.get(accepted as string)?.r.decision).toMatchObject({ status: 'accepted', by: REVIEWER });
-    expect([...redlines.values()].filter((x) => x.r.decision.status === 'proposed').length).toBe(
-      redlines.size - 3,
+    expect([...redlines.values()].filter((x) => x.r.decision.status === 'accepted').length).toBe(
+      redlines.size - 2,
     );
+    expect(report.review?.redlineTrail?.map((r) => [r.redlineId, r.status])).toEqual([
+      [rejected, 'accepted'],
+      [rejected, 'rejected'],
+      [edited, 'edited'],
+      [accepted, 'accepted'],
+      ...proposed.slice(3).map((r) => [r.id, 'accepted']),
+    ]);
 
     const placed = report.playbookReview?.docx?.placed ?? [];
     expect(placed).not.toContain(rejected);

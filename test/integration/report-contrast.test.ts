@@ -3,36 +3,50 @@
  * every state the page can show, rendered in headless Chromium; every visible text must meet
  * WCAG AA contrast (4.5:1) against the background it is painted on.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../lambdas/core/finalize/report-html.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
-import { Chromium } from '../helpers/chromium.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { type ContrastAudit, contrastAuditScript } from '../helpers/contrast.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
+import { withPlaybookReview } from '../helpers/playbook-positions.js';
 
 const h = await startHarness('contrast');
 
-let browser: Chromium;
+const pages = mkdtempSync(join(tmpdir(), 'clause-review-page-'));
+let browser: Browser;
+let page: Page;
+let loaded = 0;
 beforeAll(async () => {
-  browser = await Chromium.launch();
+  browser = await launchChromium();
+  page = await browser.newPage();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
+  rmSync(pages, { recursive: true, force: true });
 });
 
+/** Opens `html` from a file, as a saved report is opened, and audits what Chromium painted. */
 async function audit(html: string, prepare = ''): Promise<ContrastAudit> {
-  await browser.load(html);
-  if (prepare) await browser.evaluate(prepare);
-  return browser.evaluate<ContrastAudit>(contrastAuditScript());
+  const file = join(pages, `page-${loaded++}.html`);
+  writeFileSync(file, html);
+  await page.goto(pathToFileURL(file).href);
+  if (prepare) await page.evaluate(prepare);
+  return (await page.evaluate(contrastAuditScript())) as ContrastAudit;
 }
 
-const page = (body: string) =>
+const bodyOf = (body: string) =>
   `<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:0">${body}</body></html>`;
 
 describe('the contrast audit', () => {
   it('finds white text on #fafafa, and measures it as WCAG does', async () => {
-    const result = await audit(page('<p style="background:#fafafa;color:#fff">severe quote</p>'));
+    const result = await audit(bodyOf('<p style="background:#fafafa;color:#fff">severe quote</p>'));
     expect(result.checked).toBe(1);
     expect(result.failures).toEqual([
       expect.objectContaining({ text: 'severe quote', ratio: 1.04, background: 'rgba(250, 250, 250, 1)' }),
@@ -41,7 +55,7 @@ describe('the contrast audit', () => {
 
   it('blends semi-transparent text and backgrounds, and inherits the background of ancestors', async () => {
     const result = await audit(
-      page(
+      bodyOf(
         '<div style="background:#000"><p style="background:rgba(255,255,255,.5)"><span style="color:rgba(0,0,0,.3)">faint</span></p></div>' +
           '<div style="background:#1f2328"><p style="color:#fff">dark panel, white text</p></div>',
       ),
@@ -59,7 +73,7 @@ describe('the contrast audit', () => {
 
   it('measures text on a gradient against its worst stop, and skips text nobody sees', async () => {
     const result = await audit(
-      page(
+      bodyOf(
         '<p style="background:repeating-linear-gradient(45deg,#fff,#fff 4px,#767676 4px,#767676 8px);color:#555">striped</p>' +
           '<p hidden style="color:#fff">hidden</p><p style="display:none;color:#fff">gone</p>',
       ),
@@ -111,6 +125,29 @@ describe('report.html', () => {
     for (const risk of ['critical', 'high', 'medium', 'low', 'none', 'na'])
       expect(rendered).toContain(`chip risk-${risk}`);
     const result = await audit(rendered);
+    expect(result.failures).toEqual([]);
+  });
+
+  it('with a review against a playbook: rungs, escalations, missing clauses and redlines as tracked changes', async () => {
+    // Every state at once on one page (an escalation approved and one left undecided, a redline
+    // edited after it was accepted and one still proposed once the review closed), as the other
+    // variants here put every score and status on one page: no single run of the pipeline ends
+    // in all of them, and the page must read well in each.
+    const rendered = renderReportHtml(withPlaybookReview(report));
+    for (const part of [
+      'rung-not-acceptable',
+      'rung-fallback',
+      'rung-missing',
+      '<del>',
+      '<ins>',
+      'rv-approved',
+      'rv-unreviewed',
+    ])
+      expect(rendered).toContain(part);
+    const result = await audit(
+      rendered,
+      `document.querySelectorAll('details').forEach((d) => { d.open = true; });`,
+    );
     expect(result.failures).toEqual([]);
   });
 

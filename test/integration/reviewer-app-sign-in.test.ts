@@ -10,20 +10,15 @@
  * these run through the project launcher's TOTP model (localstack/moto_cognito_mfa.py) and its
  * SRP, auth-flow and revocation model (localstack/moto_cognito_auth.py).
  */
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { userPoolSignIn } from '../../lambdas/app/cognito.js';
 import { isSignInError, type SignInStep, signIn } from '../../lambdas/app/session.js';
-import { startMotoServer } from '../../localstack/moto-server.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import { motoEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 import { base32Bytes, freshCode, totp } from '../helpers/totp.js';
 
-// LocalStack's community build serves no Cognito: on that ground the pools come from a moto of
-// this file's own.
-const own = inject('awsEmulator') === 'moto' ? undefined : await startMotoServer();
-afterAll(async () => {
-  await own?.stop();
-});
-const endpoint = own?.endpoint ?? inject('awsEndpoint');
+// LocalStack's community build serves no Cognito: on that ground the pools come from the run's
+// moto server beside it (motoEndpoint).
+const endpoint = motoEndpoint();
 const REGION = 'us-east-1';
 
 /** One JSON call to the emulator, as the provisioning side (an administrator) makes it. */

@@ -2,21 +2,37 @@
  * The reviewer app in headless Chromium against `local up` (a real process): a first sign-in of
  * an account an administrator created (a new password, then an authenticator app set up with a
  * code computed from the secret the page shows, as the local pool requires TOTP MFA), upload a
- * contract with a `high` gate after its quote, watch clauses appear while the job runs, decide
- * its gated findings (one override, the rest approved; the trail names the person by email),
- * and download its reports; axe-core on the sign-in challenges, the job list, the contract view
- * and the review view.
+ * contract with a `high` gate and the default playbook chosen after its quote, watch clauses
+ * appear while the job runs, accept one proposed redline and reject another, decide its gated
+ * and escalated findings (one override, the rest approved; the trail names the person by
+ * email), and download its reports; axe-core on the sign-in challenges, the job list, the
+ * contract view and the review view with its redlines.
+ *
+ * The review against the playbook (rungs, escalations, redlines) is seeded into the held review
+ * where finalize puts it (`seedPlaybookHolds`, through the gate's own `playbookHolds`) until the
+ * review engine that produces it lands.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalState } from '../../bin/commands/local-state.js';
+import type { Clause } from '../../lambdas/core/model.js';
+import { shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
+import { emulatorClients } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
-import { Chromium } from '../helpers/chromium.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
+import {
+  launchChromium,
+  pageUntil,
+  pageValue,
+  screenshotOf,
+  seriousA11yViolations,
+} from '../helpers/chromium.js';
+import { awsEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 import { createPerson, type LocalUp, startLocalUp } from '../helpers/local-up.js';
 import { fixture, MEDIUM } from '../helpers/pipeline.js';
+import { missingClause, type Seeded, seedPlaybookHolds } from '../helpers/playbook-positions.js';
 import { freshCode } from '../helpers/totp.js';
 
 /**
@@ -32,11 +48,14 @@ const ANALYSTS = ['liability-counsel', 'ip-counsel', 'term-lifecycle', 'risk-tra
 const scratch = mkdtempSync(join(tmpdir(), 'clause-review-app-'));
 let up: LocalUp | undefined;
 let state: LocalState;
-let browser: Chromium;
+let browser: Browser;
+let page: Page;
 /** The authenticator secret the first sign-in set up (Cognito ground). */
 let totpSecret = '';
 /** Who signs in: a person of the local user pool where the emulator serves Cognito, else its keys. */
 let person: { name: string; secret: string; kind: 'cognito' | 'keys' };
+/** The person approves for both groups the default playbook escalates to. */
+const APPROVER_GROUPS = ['legal-approvers', 'commercial-approvers'];
 
 beforeAll(async () => {
   // One realtime invocation at a time, and the stand-in answering each call after 1 s: the
@@ -53,9 +72,15 @@ beforeAll(async () => {
   state = up.state;
   // LocalStack's community build serves no Cognito, and local up then offers the emulator's keys.
   person = state.userPoolId
-    ? { ...(await createPerson(state.userPoolId, 'reviewer@example.com')), kind: 'cognito' }
+    ? {
+        ...(await createPerson(state.userPoolId, 'reviewer@example.com', undefined, APPROVER_GROUPS)),
+        kind: 'cognito',
+      }
     : { name: 'test', secret: 'test', kind: 'keys' };
-  browser = await Chromium.launch();
+  const downloadPath = join(scratch, 'downloads');
+  mkdirSync(downloadPath, { recursive: true });
+  browser = await launchChromium({ downloadPath });
+  page = await browser.newPage();
 }, 180_000);
 
 afterAll(async () => {
@@ -64,12 +89,100 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+const read = <T>(expression: string) => pageValue<T>(page, expression);
+const until = <T>(expression: string, timeout?: number) => pageUntil<T>(page, expression, timeout);
+
+/** Puts a contract into the upload form's file input, as choosing it in the dialog does. */
+async function chooseContract(file: string): Promise<void> {
+  const input = await page.$('input#up-file');
+  if (!input) throw new Error('the upload form has no file input');
+  await input.uploadFile(file);
+}
+
+/** The clause of `clauses` holding `words`, and where they are in its text. */
+function clauseWith(clauses: readonly Clause[], words: string): { clause: Clause; at: number } {
+  const clause = clauses.find((c) => c.text.includes(words));
+  if (!clause) throw new Error(`no clause of ${CONTRACT} says "${words}"`);
+  return { clause, at: clause.text.indexOf(words) };
+}
+
+/**
+ * A review against the default playbook on the held job, where finalize puts it, worded as the
+ * playbook words it: termination on notice of any length is not acceptable (for legal), with a
+ * redline asking for thirty days; payment within thirty days is its first fallback, with a
+ * redline asking for forty-five; and no clause limits liability anywhere (for legal).
+ */
+async function seedPlaybook(jobId: string): Promise<Seeded> {
+  const playbook = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook;
+  const position = (topic: string) => {
+    const found = playbook?.positions.find((p) => p.topic === topic);
+    if (!found) throw new Error(`the default playbook has no position ${topic}`);
+    return { question: found.question, language: found.standard.language };
+  };
+  const liability = playbook?.requiredClauses.find((r) => r.topic === 'limitation-of-liability');
+  const clients = emulatorClients(awsEndpoint());
+  try {
+    return await seedPlaybookHolds(
+      { db: clients.documents, s3: clients.s3, ...state.resources },
+      jobId,
+      (clauses) => {
+        const notice = 'upon prior written notice';
+        const term = clauseWith(clauses, notice);
+        const thirty = 'within thirty (30) days';
+        const pay = clauseWith(clauses, thirty);
+        const upon = term.at + 'upon '.length;
+        const days = pay.at + 'within '.length;
+        return new Map([
+          [
+            term.clause.id,
+            [
+              {
+                topic: 'termination-for-convenience',
+                category: 'termination' as const,
+                question: position('termination-for-convenience').question,
+                rung: { rung: 'not-acceptable' as const },
+                quote: 'may terminate this Agreement upon prior written notice',
+                escalation: { group: 'legal-approvers', reason: 'not-acceptable' as const },
+                redline: {
+                  edits: [{ start: upon, end: upon, insert: "at least thirty (30) days' " }],
+                  target: { rung: 'standard' as const },
+                  language: position('termination-for-convenience').language,
+                },
+              },
+            ],
+          ],
+          [
+            pay.clause.id,
+            [
+              {
+                topic: 'payment-terms',
+                category: 'payment-pricing' as const,
+                question: position('payment-terms').question,
+                rung: { rung: 'fallback' as const, fallback: 1 as const },
+                quote: thirty,
+                redline: {
+                  edits: [{ start: days, end: days + 'thirty (30)'.length, insert: 'forty-five (45)' }],
+                  target: { rung: 'standard' as const },
+                  language: position('payment-terms').language,
+                },
+              },
+            ],
+          ],
+        ]);
+      },
+      [missingClause('limitation-of-liability', 'liability', 'legal-approvers', liability)],
+    );
+  } finally {
+    clients.destroy();
+  }
+}
+
 /** Samples the job page until `until` holds: the clause count and status at each sample. */
 async function watch(until: (s: { status: string; received: number }) => boolean, timeoutMs: number) {
   const samples: { status: string; received: number; error?: string }[] = [];
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const s = await browser.evaluate<{ status: string; received: number; error?: string }>(
+    const s = await read<{ status: string; received: number; error?: string }>(
       `({ status: document.querySelector('#job-status')?.dataset.status ?? '',
           received: Number(document.querySelector('#clause-count')?.dataset.received ?? 0),
           error: document.querySelector('main .error')?.textContent ?? undefined,
@@ -88,39 +201,33 @@ async function watch(until: (s: { status: string; received: number }) => boolean
  * first; axe-core on both steps.
  */
 async function firstSignIn(): Promise<void> {
-  await browser.waitForSelector('[data-challenge="new-password"]');
-  expect(await browser.evaluate('document.activeElement?.id')).toBe('ch-title');
-  await browser.press('Tab');
-  expect(await browser.evaluate('document.activeElement?.id')).toBe('np-password');
-  expect(await browser.seriousA11yViolations(), 'new password').toEqual([]);
-  await browser.type('#np-password', 'Own-Reviewer-passw0rd!');
-  await browser.type('#np-confirm', 'Own-Reviewer-passw0rd?');
-  await browser.press('Enter');
-  await browser.waitFor(
-    `/not the same/.test(document.querySelector('[aria-live] [role=alert]')?.textContent ?? '')`,
-  );
-  await browser.evaluate(`document.querySelector('#np-confirm').value = ''`);
-  await browser.type('#np-confirm', 'Own-Reviewer-passw0rd!');
-  await browser.press('Enter');
-  await browser.waitForSelector('[data-challenge="mfa-setup"]');
-  expect(await browser.evaluate('document.activeElement?.id')).toBe('ch-title');
-  expect(await browser.seriousA11yViolations(), 'authenticator setup').toEqual([]);
-  const secret = (
-    await browser.evaluate<string>(`document.querySelector('#mfa-secret').textContent`)
-  ).replace(/ /g, '');
+  await page.waitForSelector('[data-challenge="new-password"]');
+  expect(await read('document.activeElement?.id')).toBe('ch-title');
+  await page.keyboard.press('Tab');
+  expect(await read('document.activeElement?.id')).toBe('np-password');
+  expect(await seriousA11yViolations(page), 'new password').toEqual([]);
+  await page.type('#np-password', 'Own-Reviewer-passw0rd!');
+  await page.type('#np-confirm', 'Own-Reviewer-passw0rd?');
+  await page.keyboard.press('Enter');
+  await until(`/not the same/.test(document.querySelector('[aria-live] [role=alert]')?.textContent ?? '')`);
+  await read(`document.querySelector('#np-confirm').value = ''`);
+  await page.type('#np-confirm', 'Own-Reviewer-passw0rd!');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-challenge="mfa-setup"]');
+  expect(await read('document.activeElement?.id')).toBe('ch-title');
+  expect(await seriousA11yViolations(page), 'authenticator setup').toEqual([]);
+  const secret = (await read<string>(`document.querySelector('#mfa-secret').textContent`)).replace(/ /g, '');
   expect(secret).toMatch(/^[A-Z2-7]{52}$/);
   totpSecret = secret;
-  expect(await browser.evaluate(`document.querySelector('#mfa-uri').getAttribute('href')`)).toBe(
+  expect(await read(`document.querySelector('#mfa-uri').getAttribute('href')`)).toBe(
     `otpauth://totp/clause-review:${encodeURIComponent(person.name)}?secret=${secret}&issuer=clause-review`,
   );
-  await browser.type('#mfa-setup-code', '000000');
-  await browser.press('Enter');
-  await browser.waitFor(
-    `/Code mismatch/.test(document.querySelector('[aria-live] [role=alert]')?.textContent ?? '')`,
-  );
-  await browser.evaluate(`document.querySelector('#mfa-setup-code').value = ''`);
-  await browser.type('#mfa-setup-code', await freshCode(secret));
-  await browser.press('Enter');
+  await page.type('#mfa-setup-code', '000000');
+  await page.keyboard.press('Enter');
+  await until(`/Code mismatch/.test(document.querySelector('[aria-live] [role=alert]')?.textContent ?? '')`);
+  await read(`document.querySelector('#mfa-setup-code').value = ''`);
+  await page.type('#mfa-setup-code', await freshCode(secret));
+  await page.keyboard.press('Enter');
 }
 
 describe('the reviewer app on local up', () => {
@@ -153,199 +260,260 @@ describe('the reviewer app on local up', () => {
     ).toBeNull();
   });
 
-  it('uploads with a high gate after a quote, fills in live, takes decisions and gives the reports', async () => {
-    await browser.navigate(state.appUrl ?? '');
-    await browser.waitForSelector('#si-name');
-    await browser.type('#si-name', person.name);
-    await browser.type('#si-secret', person.secret);
-    await browser.press('Enter');
+  it('uploads with a high gate and a playbook after a quote, fills in live, takes redline and finding decisions and gives the reports', async () => {
+    await page.goto(state.appUrl ?? '');
+    await page.waitForSelector('#si-name');
+    await page.type('#si-name', person.name);
+    await page.type('#si-secret', person.secret);
+    await page.keyboard.press('Enter');
     if (person.kind === 'cognito') await firstSignIn();
-    await browser.waitFor(`document.querySelector('h1')?.textContent === 'Your jobs'`);
-    await browser.waitFor(
-      `/job/.test(document.querySelector('main p.muted, main .error')?.textContent ?? '')`,
-    );
-    expect(await browser.seriousA11yViolations(), 'job list').toEqual([]);
+    await until(`document.querySelector('h1')?.textContent === 'Your jobs'`);
+    await until(`/job/.test(document.querySelector('main p.muted, main .error')?.textContent ?? '')`);
+    expect(await seriousA11yViolations(page), 'job list').toEqual([]);
 
-    await browser.click('a[href="#/new"]');
-    await browser.waitForSelector('#up-file');
+    await page.click('a[href="#/new"]');
+    await page.waitForSelector('#up-file');
     // By keyboard: the view's heading has the focus, and Tab goes to the file input, drawn with a focus ring.
-    expect(await browser.evaluate('document.activeElement?.id')).toBe('upload-title');
-    await browser.press('Tab');
+    expect(await read('document.activeElement?.id')).toBe('upload-title');
+    await page.keyboard.press('Tab');
     expect(
-      await browser.evaluate(
-        `[document.activeElement?.id, getComputedStyle(document.activeElement).outlineStyle]`,
-      ),
+      await read(`[document.activeElement?.id, getComputedStyle(document.activeElement).outlineStyle]`),
     ).toEqual(['up-file', 'solid']);
     const file = join(scratch, CONTRACT);
     writeFileSync(file, fixture(CONTRACT));
-    await browser.setFiles('#up-file', [file]);
-    await browser.evaluate(
+    await chooseContract(file);
+    await read(
       `(() => { const g = document.querySelector('#up-gate'); g.value = 'high'; g.dispatchEvent(new Event('input', { bubbles: true })); })()`,
     );
     // The stack's playbooks, listed as they arrive: review against the shipped default.
-    await browser.waitFor(`document.querySelector('#up-playbook')?.dataset.loaded === '2'`);
-    await browser.evaluate(
+    await until(`document.querySelector('#up-playbook')?.dataset.loaded === '2'`);
+    await read(
       `(() => { const p = document.querySelector('#up-playbook'); p.value = 'default@1'; p.dispatchEvent(new Event('input', { bubbles: true })); })()`,
     );
-    for (const id of await browser.evaluate<string[]>(
+    for (const id of await read<string[]>(
       `[...document.querySelectorAll('input[name=analyst]')].map((b) => b.value)`,
     )) {
-      if (!ANALYSTS.includes(id)) await browser.click(`#up-analyst-${id}`);
+      if (!ANALYSTS.includes(id)) await page.click(`#up-analyst-${id}`);
     }
-    await browser.click('#get-quote');
-    const quote = await browser.waitFor<string>(
+    await page.click('#get-quote');
+    const quote = await until<string>(
       `(() => { const t = document.querySelector('#quote')?.textContent ?? ''; return /Quote:/.test(t) || document.querySelector('#quote .error') ? t : ''; })()`,
       60_000,
     );
     expect(quote).toMatch(/Quote: \$\d+\.\d\d expected, \$\d+\.\d\d at worst\. Nothing has been spent\./);
-    expect(await browser.seriousA11yViolations(), 'upload form').toEqual([]);
+    expect(await seriousA11yViolations(page), 'upload form').toEqual([]);
 
-    await browser.click('#start-review');
-    await browser.waitFor(`/^#\\/jobs\\/j-/.test(location.hash)`, 60_000);
-    await browser.waitFor(`/default@1/.test(document.querySelector('#job-playbook')?.textContent ?? '')`);
+    await page.click('#start-review');
+    await until(`/^#\\/jobs\\/j-/.test(location.hash)`, 60_000);
+    await until(`/default@1/.test(document.querySelector('#job-playbook')?.textContent ?? '')`);
     const samples = await watch((s) => !['', 'queued', 'intake', 'running'].includes(s.status), 240_000);
     const running = samples.filter((s) => s.status === 'running').map((s) => s.received);
     const rises = running.filter((n, i) => i > 0 && n > (running[i - 1] ?? 0)).length + (running[0] ? 1 : 0);
     expect(rises, JSON.stringify(samples)).toBeGreaterThanOrEqual(2);
     expect(samples.at(-1)?.status).toBe('awaiting_review');
-    expect(await browser.seriousA11yViolations(), 'contract view').toEqual([]);
+    expect(await seriousA11yViolations(page), 'contract view').toEqual([]);
 
-    await browser.waitForSelector('form.decision');
-    const forms = await browser.evaluate<string[]>(
+    await page.waitForSelector('form.decision');
+    const jobId = (await read<string>('location.hash')).split('/').at(-1) ?? '';
+    const seeded = await seedPlaybook(jobId);
+    // The person approves for the groups the review now waits for: the job list shows it first.
+    await read(`location.hash = '#/jobs'`);
+    await page.waitForSelector(`#approvals a[href="#/jobs/${jobId}"]`, { timeout: 30_000 });
+    expect(await seriousA11yViolations(page), 'job list with approvals').toEqual([]);
+    // By keyboard, as the job list is left below: the link focused, then Enter (its long name
+    // wraps, so the middle of its box is between its two lines).
+    await read(`document.querySelector('#approvals a[href="#/jobs/${jobId}"]').focus()`);
+    await page.keyboard.press('Enter');
+    const accepted = seeded.redlines.find((r) => r.topic === 'payment-terms');
+    const rejected = seeded.redlines.find((r) => r.topic === 'termination-for-convenience');
+    if (!accepted || !rejected) throw new Error('two redlines were seeded');
+    // The page reads the review again: each redline is the clause's own text with the proposed
+    // language as tracked changes, struck and underlined and named in words, not by colour alone.
+    await until(`document.querySelectorAll('form.redline-decision').length === 2`, 30_000);
+    const slug = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '-');
+    const diff = await read<{
+      del: string;
+      ins: string;
+      struck: string;
+      marked: string;
+      heading: string;
+    }>(
+      `(() => { const li = document.querySelector('#redline-${slug(accepted.id)}');
+        const del = li.querySelector('del'); const ins = li.querySelector('ins');
+        return { del: del.textContent, ins: ins.textContent, struck: getComputedStyle(del).textDecorationLine,
+          marked: getComputedStyle(ins).textDecorationLine, heading: li.querySelector('h4').textContent }; })()`,
+    );
+    expect(diff).toEqual({
+      del: '[deleted: thirty (30)]',
+      ins: '[inserted: forty-five (45)]',
+      struck: 'line-through',
+      marked: 'underline',
+      heading: `${accepted.clause.label ?? accepted.clause.id} · payment-terms · fallback 1 → standard`,
+    });
+    // The escalations wait for the person's groups, the missing clause with its language to insert.
+    expect(
+      await read<string[]>(
+        `[...document.querySelectorAll('form.escalation-decision')].map((f) => f.dataset.finding)`,
+      ),
+    ).toEqual(seeded.escalations.map((e) => e.id));
+    expect(await seriousA11yViolations(page), 'review view with redlines').toEqual([]);
+    // The picture shows the page, not where the keyboard left the focus.
+    await read('document.activeElement?.blur()');
+    const shot = await screenshotOf(page, 'main', 1200, 1800);
+    expect(shot.subarray(1, 4).toString()).toBe('PNG');
+    // The README's picture: REVIEWER_APP_SCREENSHOT=docs/reviewer-app.png writes it there.
+    const target = process.env.REVIEWER_APP_SCREENSHOT;
+    if (target) writeFileSync(join(PROJECT_ROOT, target), shot);
+
+    // One redline accepted as proposed, the other rejected with a note.
+    await page.click(`form.redline-decision[data-redline="${accepted.id}"] button[type=submit]`);
+    await until(`document.querySelectorAll('form.redline-decision').length === 1`);
+    await page.click(`#rl-${slug(rejected.id)}-reject`);
+    await page.type(`#rl-note-${slug(rejected.id)}`, 'the supplier will not sign it');
+    await page.click(`form.redline-decision[data-redline="${rejected.id}"] button[type=submit]`);
+    await until(`document.querySelectorAll('form.redline-decision').length === 0`);
+    await until(
+      `/Redline rejected/.test(document.querySelector('#redline-${slug(rejected.id)} .decided')?.textContent ?? '')`,
+    );
+
+    const forms = await read<string[]>(
       `[...document.querySelectorAll('form.decision')].map((f) => f.dataset.finding)`,
     );
     const first = forms[0] ?? '';
     const key = first.replace(/[^a-zA-Z0-9_-]/g, '-');
-    await browser.click(`#v-${key}-override`);
-    await browser.evaluate(
+    await page.click(`#v-${key}-override`);
+    await read(
       `(() => { const s = document.querySelector('#score-${key}'); s.value = '1'; s.dispatchEvent(new Event('change', { bubbles: true })); })()`,
     );
-    await browser.type(`#note-${key}`, 'usual for a consultant: work made for the company');
-    await browser.click(`form[data-finding="${first}"] button[type=submit]`);
-    await browser.waitFor(`document.querySelectorAll('#trail tbody tr').length === 1`);
-    expect(await browser.seriousA11yViolations(), 'review view').toEqual([]);
+    await page.type(`#note-${key}`, 'usual for a consultant: work made for the company');
+    await page.click(`form[data-finding="${first}"] button[type=submit]`);
+    await until(`document.querySelectorAll('#trail tbody tr').length === 3`);
+    expect(await seriousA11yViolations(page), 'review view').toEqual([]);
 
-    await browser.click('#approve-all');
-    await browser.waitFor(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 120_000);
-    await browser.waitFor(`document.querySelectorAll('#trail tbody tr').length === ${forms.length}`);
-    const trail = await browser.evaluate<string[][]>(
+    // Approving all decides the findings and the escalations the person may decide.
+    const escalated = seeded.escalations.length;
+    await page.click('#approve-all');
+    await until(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 120_000);
+    await until(`document.querySelectorAll('#trail tbody tr').length === ${forms.length + escalated + 2}`);
+    const trail = await read<string[][]>(
       `[...document.querySelectorAll('#trail tbody tr')].map((r) => [...r.cells].map((c) => c.textContent))`,
     );
+    const byPerson =
+      person.kind === 'cognito'
+        ? expect.stringMatching(new RegExp(`^${person.name.replace(/\./g, '\\.')} \\([0-9a-f-]{36}\\)$`))
+        : expect.stringMatching(/test$/);
     expect(trail.find((r) => r[0] === first)).toEqual([
       first,
       'override',
       '1',
       // Who decided: the signed-in person's verified email beside their user pool sub, not the
       // role session they share.
-      person.kind === 'cognito'
-        ? expect.stringMatching(new RegExp(`^${person.name.replace(/\./g, '\\.')} \\([0-9a-f-]{36}\\)$`))
-        : expect.stringMatching(/test$/),
+      byPerson,
       expect.any(String),
       'usual for a consultant: work made for the company',
     ]);
-    expect(trail.filter((r) => r[1] === 'approve')).toHaveLength(forms.length - 1);
+    expect(trail.find((r) => r[0] === rejected.id)).toEqual([
+      rejected.id,
+      'rejected',
+      '',
+      byPerson,
+      expect.any(String),
+      'the supplier will not sign it',
+    ]);
+    expect(trail.find((r) => r[0] === accepted.id)?.[1]).toBe('accepted');
+    expect(trail.filter((r) => r[1] === 'approve')).toHaveLength(forms.length - 1 + escalated);
     expect(trail.every((r) => (r[4] ?? '') !== '')).toBe(true);
 
-    await browser.waitForSelector('a.download', 60_000);
+    await page.waitForSelector('a.download', { timeout: 60_000 });
     // The contract now shows the clauses as decided: the overridden finding says so.
     const clauseId = first.split('/')[0] ?? '';
-    await browser.waitFor(
+    await until(
       `/overridden by ${person.kind === 'cognito' ? person.name : 'arn:'}/.test(document.querySelector('#clause-${clauseId}')?.textContent ?? '')`,
     );
-    const links = await browser.evaluate<Record<string, string>>(
+    const links = await read<Record<string, string>>(
       `Object.fromEntries([...document.querySelectorAll('a.download')].map((a) => [a.dataset.file, a.href]))`,
     );
     const json = (await (await fetch(links['report.json'] ?? '')).json()) as {
       job: { playbook?: { name: string; version: number } };
-      review?: { trail: unknown[] };
+      review?: { trail: unknown[]; redlineTrail?: { redlineId: string; status: string; note?: string }[] };
       clauses: { id: string; risk: string | null }[];
     };
-    expect(json.review?.trail).toHaveLength(forms.length);
+    expect(json.review?.trail).toHaveLength(forms.length + escalated);
+    expect(json.review?.redlineTrail?.map((r) => [r.redlineId, r.status, r.note])).toEqual([
+      [accepted.id, 'accepted', undefined],
+      [rejected.id, 'rejected', 'the supplier will not sign it'],
+    ]);
     expect(json.job.playbook).toMatchObject({ name: 'default', version: 1 });
     if (links['report.docx']) {
       const downloads = join(scratch, 'downloads');
-      mkdirSync(downloads, { recursive: true });
-      await browser.allowDownloads(downloads);
-      await browser.click('a[data-file="report.docx"]');
+      await page.click('a[data-file="report.docx"]');
       for (let i = 0; i < 100 && !readdirSync(downloads).some((f) => f.endsWith('.docx')); i++)
         await new Promise((r) => setTimeout(r, 100));
       const docx = readdirSync(downloads).find((f) => f.endsWith('.docx')) ?? '';
       expect(readFileSync(join(downloads, docx)).subarray(0, 2).toString()).toBe('PK');
     }
     // The list shows the job, completed, and nothing else: the quote recorded no job.
-    const jobId = (await browser.evaluate<string>('location.hash')).split('/').at(-1) ?? '';
-    await browser.click('a[href="#/jobs"]');
-    await browser.waitFor(`!!document.querySelector('a[href="#/jobs/${jobId}"]')`);
-    const rows = await browser.evaluate<string[]>(
+    await page.click('a[href="#/jobs"]');
+    await until(`!!document.querySelector('a[href="#/jobs/${jobId}"]')`);
+    const rows = await read<string[]>(
       `[...document.querySelectorAll('table.jobs tbody tr')].map((r) => r.cells[1].textContent)`,
     );
     expect(rows).toEqual(['completed']);
-    expect(await browser.seriousA11yViolations(), 'job list with jobs').toEqual([]);
+    expect(await seriousA11yViolations(page), 'job list with jobs').toEqual([]);
     // Back to the job by keyboard: its link focused, then Enter.
-    await browser.evaluate(`document.querySelector('a[href="#/jobs/${jobId}"]').focus()`);
-    await browser.press('Enter');
-    await browser.waitForSelector('a.download', 60_000);
-    await browser.waitFor(
-      `document.querySelector('#clause-count')?.dataset.received === '${json.clauses.length}'`,
-    );
+    await read(`document.querySelector('a[href="#/jobs/${jobId}"]').focus()`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('a.download', { timeout: 60_000 });
+    await until(`document.querySelector('#clause-count')?.dataset.received === '${json.clauses.length}'`);
     // The risk filter keeps the clauses the report rates critical, high or medium, as decided.
-    for (const risk of ['critical', 'high', 'medium']) await browser.click(`#f-risk-${risk}`);
+    for (const risk of ['critical', 'high', 'medium']) await page.click(`#f-risk-${risk}`);
     const wanted = json.clauses.filter((c) => ['critical', 'high', 'medium'].includes(c.risk ?? ''));
     expect(wanted.length).toBeGreaterThan(0);
     expect(
       (
-        await browser.evaluate<string[]>(
-          `[...document.querySelectorAll('#clauses > [id^="clause-"]')].map((e) => e.id)`,
-        )
+        await read<string[]>(`[...document.querySelectorAll('#clauses > [id^="clause-"]')].map((e) => e.id)`)
       ).sort(),
     ).toEqual(wanted.map((c) => `clause-${c.id}`).sort());
-    const shot = await browser.screenshot('main', 1200, 1800);
-    expect(shot.subarray(1, 4).toString()).toBe('PNG');
-    // The README's picture: REVIEWER_APP_SCREENSHOT=docs/reviewer-app.png writes it there.
-    const target = process.env.REVIEWER_APP_SCREENSHOT;
-    if (target) writeFileSync(join(PROJECT_ROOT, target), shot);
   }, 420_000);
 
   it("signs out, and the next sign-in asks for the authenticator's code", async () => {
     if (person.kind !== 'cognito') return;
-    await browser.click('nav button.link');
-    await browser.waitForSelector('#si-name');
-    await browser.type('#si-name', person.name);
-    await browser.type('#si-secret', 'Own-Reviewer-passw0rd!');
-    await browser.press('Enter');
-    await browser.waitForSelector('[data-challenge="mfa-code"]');
-    expect(await browser.evaluate('document.activeElement?.id')).toBe('ch-title');
-    expect(await browser.seriousA11yViolations(), 'authenticator code').toEqual([]);
-    await browser.type('#mfa-code', await freshCode(totpSecret));
-    await browser.press('Enter');
+    await page.click('nav button.link');
+    await page.waitForSelector('#si-name');
+    await page.type('#si-name', person.name);
+    await page.type('#si-secret', 'Own-Reviewer-passw0rd!');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-challenge="mfa-code"]');
+    expect(await read('document.activeElement?.id')).toBe('ch-title');
+    expect(await seriousA11yViolations(page), 'authenticator code').toEqual([]);
+    await page.type('#mfa-code', await freshCode(totpSecret));
+    await page.keyboard.press('Enter');
     // Signed in again, on the page the hash names (the job the last test left open).
-    await browser.waitFor(
+    await until(
       `/Signed in as reviewer@example\\.com/.test(document.querySelector('nav .who')?.textContent ?? '')`,
     );
-    expect(await browser.evaluate('location.hash')).toMatch(/^#\/jobs\/j-/);
+    expect(await read('location.hash')).toMatch(/^#\/jobs\/j-/);
   });
 
   it('pauses, resumes and cancels a running job from its page', async () => {
-    await browser.evaluate(`location.hash = '#/new'`);
-    await browser.waitForSelector('#up-file');
+    await read(`location.hash = '#/new'`);
+    await page.waitForSelector('#up-file');
     const file = join(scratch, MEDIUM);
     writeFileSync(file, fixture(MEDIUM));
-    await browser.setFiles('#up-file', [file]);
-    await browser.click('#get-quote');
-    await browser.waitFor(`/Quote:/.test(document.querySelector('#quote')?.textContent ?? '')`, 60_000);
-    await browser.click('#start-review');
+    await chooseContract(file);
+    await page.click('#get-quote');
+    await until(`/Quote:/.test(document.querySelector('#quote')?.textContent ?? '')`, 60_000);
+    await page.click('#start-review');
     const status = (s: string) => `document.querySelector('#job-status')?.dataset.status === '${s}'`;
-    await browser.waitForSelector('#job-pause', 60_000);
-    await browser.click('#job-pause');
-    await browser.waitFor(status('paused'));
-    await browser.waitForSelector('#job-resume');
-    await browser.click('#job-resume');
-    await browser.waitFor(`${status('running')} || ${status('intake')}`);
-    await browser.waitForSelector('#job-cancel');
-    await browser.click('#job-cancel');
-    await browser.waitFor(status('cancelled'), 60_000);
-    expect(await browser.evaluate(`!!document.querySelector('#job-pause, #job-resume, #job-cancel')`)).toBe(
-      false,
-    );
+    await page.waitForSelector('#job-pause', { timeout: 60_000 });
+    await page.click('#job-pause');
+    await until(status('paused'));
+    await page.waitForSelector('#job-resume');
+    await page.click('#job-resume');
+    await until(`${status('running')} || ${status('intake')}`);
+    await page.waitForSelector('#job-cancel');
+    await page.click('#job-cancel');
+    await until(status('cancelled'), 60_000);
+    expect(await read(`!!document.querySelector('#job-pause, #job-resume, #job-cancel')`)).toBe(false);
   }, 180_000);
 });

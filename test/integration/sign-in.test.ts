@@ -9,168 +9,57 @@
  * an administrator later do to the address.
  *
  * Cognito identity pools that hand each person their own key exist only in the project's moto
- * launcher (moto_cognito.py), so this file starts one of its own on any ground.
+ * launcher (moto_cognito.py), so this file runs on the worker's moto server on any ground.
  */
 import {
-  CognitoIdentityClient,
+  type CognitoIdentityClient,
   GetCredentialsForIdentityCommand,
   GetIdCommand,
 } from '@aws-sdk/client-cognito-identity';
 import {
-  AdminAddUserToGroupCommand,
-  AdminCreateUserCommand,
   AdminGetUserCommand,
   AdminUpdateUserAttributesCommand,
-  CognitoIdentityProviderClient,
+  type CognitoIdentityProviderClient,
   UpdateUserAttributesCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError, send, uploadDocument } from '../../bin/client/api-client.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
-import { type UserPoolTokens, userPoolSignIn } from '../../lambdas/app/cognito.js';
 import type { Report } from '../../lambdas/core/finalize/report-types.js';
-import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
-import { topology } from '../../lib/topology.js';
-import { emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { type BedrockStandIn, startBedrockStandIn } from '../../localstack/bedrock/index.js';
-import { type MotoServer, startMotoServer } from '../../localstack/moto-server.js';
-import { provision } from '../../localstack/provision.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { cognitoCallerLookup } from '../../localstack/runtime/cognito-callers.js';
-import { type LocalApi, startPipelineApi } from '../../localstack/runtime/local-api.js';
-import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import type { LocalApi } from '../../localstack/runtime/local-api.js';
 import {
   isSignInProvisionError,
   LOCAL_ADMINISTRATORS_GROUP,
   type LocalSignIn,
   provisionSignIn,
 } from '../../localstack/sign-in.js';
-import { uniquePrefix } from '../helpers/local-aws.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
-import { freshCode } from '../helpers/totp.js';
+import {
+  type Person,
+  providerOf,
+  type SignInStack,
+  signedInPerson,
+  startSignInStack,
+} from '../helpers/signed-in.js';
 
-interface Person {
-  readonly email: string;
-  readonly idToken: string;
-  readonly accessToken: string;
-  readonly identityId: string;
-  readonly credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string };
-  readonly api: ApiClient;
-}
-
-let moto: MotoServer;
-let bedrock: BedrockStandIn;
-let pipeline: LocalPipeline;
+let stack: SignInStack;
 let localApi: LocalApi;
 let signIn: LocalSignIn;
 let idp: CognitoIdentityProviderClient;
 let identity: CognitoIdentityClient;
-let clients: ReturnType<typeof emulatorClients>;
 
 beforeAll(async () => {
-  moto = await startMotoServer();
-  const t = topology({ prefix: uniquePrefix('signin') });
-  clients = emulatorClients(moto.endpoint);
-  const resources = await provision(t, clients);
-  bedrock = await startBedrockStandIn({ seed: 7 });
-  pipeline = startLocalPipeline({
-    awsEndpoint: moto.endpoint,
-    bedrockEndpoint: bedrock.url,
-    topology: t,
-    resources,
-    settings: LOCAL_RUN_DEFAULTS,
-    batchWorkers: 0,
-  });
-  signIn = await provisionSignIn(moto.endpoint, t.prefix);
-  localApi = await startPipelineApi({
-    awsEndpoint: moto.endpoint,
-    db: pipeline.clients.db,
-    resources,
-    signIn,
-  });
-  // Sign-in calls are unsigned on AWS; the clients still need some credentials to start.
-  const config = { endpoint: moto.endpoint, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS };
-  idp = new CognitoIdentityProviderClient(config);
-  identity = new CognitoIdentityClient(config);
+  stack = await startSignInStack('signin');
+  ({ localApi, signIn, idp, identity } = stack);
 }, 120_000);
 
-afterAll(async () => {
-  idp?.destroy();
-  identity?.destroy();
-  await localApi?.close();
-  await pipeline?.stop();
-  await bedrock?.close();
-  clients?.destroy();
-  await moto?.stop();
-});
+afterAll(() => stack?.stop());
 
-const provider = () => `cognito-idp.${LOCAL_REGION}.amazonaws.com/${signIn.userPoolId}`;
-
-/**
- * An administrator creates the account (its email verified, as docs/security.md asks); the
- * person signs in by SRP, as the app does, sets a password of their own and an authenticator.
- */
-async function createAndSignIn(email: string, groups: string[] = []): Promise<UserPoolTokens> {
-  await idp.send(
-    new AdminCreateUserCommand({
-      UserPoolId: signIn.userPoolId,
-      Username: email,
-      TemporaryPassword: 'Temporary-passw0rd!',
-      MessageAction: 'SUPPRESS',
-      UserAttributes: [
-        { Name: 'email', Value: email },
-        { Name: 'email_verified', Value: 'true' },
-      ],
-    }),
-  );
-  for (const group of groups) {
-    await idp.send(
-      new AdminAddUserToGroupCommand({ UserPoolId: signIn.userPoolId, Username: email, GroupName: group }),
-    );
-  }
-  const pools = {
-    region: LOCAL_REGION,
-    userPoolId: signIn.userPoolId,
-    clientId: signIn.userPoolClientId,
-    identityPoolId: signIn.identityPoolId,
-    endpoint: moto.endpoint,
-  };
-  const first = await userPoolSignIn(pools, email, 'Temporary-passw0rd!');
-  if (first.kind !== 'new-password')
-    throw new Error(`expected a new password for ${email}, got ${first.kind}`);
-  const setup = await first.answer(`Own-${email}-passw0rd!`);
-  // The pool requires TOTP MFA, as the stack's does: the person sets up an authenticator.
-  if (setup.kind !== 'mfa-setup') throw new Error(`expected MFA setup for ${email}, got ${setup.kind}`);
-  const done = await setup.answer(await freshCode(setup.secret));
-  if (done.kind !== 'done') throw new Error(`expected ${email} signed in, got ${done.kind}`);
-  return done.session.tokens();
-}
-
-/** The identity pool's exchange: an ID token for an identity and temporary credentials. */
-async function person(email: string, groups: string[] = []): Promise<Person> {
-  const { idToken, accessToken } = await createAndSignIn(email, groups);
-  const logins = { [provider()]: idToken };
-  const id = await identity.send(new GetIdCommand({ IdentityPoolId: signIn.identityPoolId, Logins: logins }));
-  const identityId = id.IdentityId ?? '';
-  const got = await identity.send(
-    new GetCredentialsForIdentityCommand({ IdentityId: identityId, Logins: logins }),
-  );
-  const c = got.Credentials;
-  if (!c?.AccessKeyId || !c.SecretKey || !c.SessionToken) throw new Error(`no credentials for ${email}`);
-  const credentials = {
-    accessKeyId: c.AccessKeyId,
-    secretAccessKey: c.SecretKey,
-    sessionToken: c.SessionToken,
-  };
-  return {
-    email,
-    idToken,
-    accessToken,
-    identityId,
-    credentials,
-    api: new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials }),
-  };
-}
+const provider = () => providerOf(signIn);
+const person = (email: string, groups: string[] = []): Promise<Person> =>
+  signedInPerson(stack, email, groups);
 
 async function statusOf(p: Person, id: string): Promise<number> {
   try {
@@ -242,7 +131,7 @@ describe('two people signed in', () => {
     const femisJob = await jobOf(femi);
     expect(erinsJob.jobId).not.toBe(femisJob.jobId);
     // Erin and Femi sign with sessions of the one reviewer role, Gail of the administrators role.
-    const lookup = cognitoCallerLookup(moto.endpoint);
+    const lookup = cognitoCallerLookup(stack.endpoint);
     const session = (roleArn: string) =>
       `arn:aws:sts::123456789012:assumed-role/${roleArn.split('/').at(-1)}/CognitoIdentityCredentials`;
     for (const p of [erin, femi]) {

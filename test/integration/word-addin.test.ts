@@ -15,13 +15,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalState } from '../../bin/commands/local-state.js';
 import { DocumentText } from '../../lambdas/app/addin/clause-text.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { buildDocx } from '../fixtures/documents/builders.js';
 import type { TestComment, TestHostInput } from '../helpers/addin-test-host.js';
-import { Chromium } from '../helpers/chromium.js';
+import {
+  launchChromium,
+  pageUntil,
+  pageValue,
+  screenshotOf,
+  seriousA11yViolations,
+} from '../helpers/chromium.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
 import { createPerson, type LocalUp, startLocalUp } from '../helpers/local-up.js';
 import { fixture } from '../helpers/pipeline.js';
@@ -36,7 +43,8 @@ const PROXY = 'https://localhost:3000';
 const scratch = mkdtempSync(join(tmpdir(), 'clause-review-addin-'));
 let up: LocalUp | undefined;
 let state: LocalState;
-let browser: Chromium;
+let browser: Browser;
+let page: Page;
 let hostScript: string;
 /** The document as uploaded, and as "Word" holds it now. */
 let paragraphs: string[];
@@ -81,7 +89,8 @@ beforeAll(async () => {
     logLevel: 'silent',
   });
   hostScript = r.outputFiles[0]?.text ?? '';
-  browser = await Chromium.launch();
+  browser = await launchChromium();
+  page = await browser.newPage();
 }, 180_000);
 
 afterAll(async () => {
@@ -90,16 +99,19 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+const read = <T>(expression: string) => pageValue<T>(page, expression);
+const until = <T>(expression: string, timeout?: number) => pageUntil<T>(page, expression, timeout);
+
 /**
  * The sign-in page as Office's dialog shows it (its own window), with Office's `messageParent`
  * in place: what the page sends the pane, once the person is signed in.
  */
 async function signInThroughDialog(): Promise<string> {
-  await browser.navigate(`${state.appUrl}addin/sign-in.html`);
-  await browser.waitForSelector('#si-name');
+  await page.goto(`${state.appUrl}addin/sign-in.html`);
+  await page.waitForSelector('#si-name');
   // Office's messageParent; and the refresh tokens Cognito hands the page, kept to show that
   // the dialog's sign-in is revoked once the pane has its credentials.
-  await browser.evaluate(
+  await read(
     `window.Office = { context: { ui: { messageParent: (m) => { window.sentToPane = m; } } } };
      window.refreshTokens = [];
      window.fetch = ((pageFetch) => async (...args) => {
@@ -110,47 +122,45 @@ async function signInThroughDialog(): Promise<string> {
        return r;
      })(window.fetch.bind(window)); 0`,
   );
-  expect(await browser.seriousA11yViolations(), 'sign-in page').toEqual([]);
+  expect(await seriousA11yViolations(page), 'sign-in page').toEqual([]);
   if (!state.userPoolId) {
-    await browser.type('#si-name', 'test');
-    await browser.type('#si-secret', 'test');
-    await browser.press('Enter');
+    await page.type('#si-name', 'test');
+    await page.type('#si-secret', 'test');
+    await page.keyboard.press('Enter');
   } else if (person) {
     // Signed in before: the password chosen then, and the authenticator's code.
-    await browser.type('#si-name', person.name);
-    await browser.type('#si-secret', person.password);
-    await browser.press('Enter');
-    await browser.waitForSelector('[data-challenge="mfa-code"]');
-    await browser.type('#mfa-code', await freshCode(person.totp));
-    await browser.press('Enter');
+    await page.type('#si-name', person.name);
+    await page.type('#si-secret', person.password);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-challenge="mfa-code"]');
+    await page.type('#mfa-code', await freshCode(person.totp));
+    await page.keyboard.press('Enter');
   } else {
     // A first sign-in: a password of the person's own, then an authenticator app.
     const created = await createPerson(state.userPoolId, 'counsel@example.com');
-    await browser.type('#si-name', created.name);
-    await browser.type('#si-secret', created.secret);
-    await browser.press('Enter');
-    await browser.waitForSelector('[data-challenge="new-password"]');
-    await browser.type('#np-password', 'Own-Counsel-passw0rd!');
-    await browser.type('#np-confirm', 'Own-Counsel-passw0rd!');
-    await browser.press('Enter');
-    await browser.waitForSelector('[data-challenge="mfa-setup"]');
-    expect(await browser.seriousA11yViolations(), 'authenticator setup').toEqual([]);
-    const totp = (
-      await browser.evaluate<string>(`document.querySelector('#mfa-secret').textContent`)
-    ).replace(/ /g, '');
-    await browser.type('#mfa-setup-code', await freshCode(totp));
-    await browser.press('Enter');
+    await page.type('#si-name', created.name);
+    await page.type('#si-secret', created.secret);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-challenge="new-password"]');
+    await page.type('#np-password', 'Own-Counsel-passw0rd!');
+    await page.type('#np-confirm', 'Own-Counsel-passw0rd!');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-challenge="mfa-setup"]');
+    expect(await seriousA11yViolations(page), 'authenticator setup').toEqual([]);
+    const totp = (await read<string>(`document.querySelector('#mfa-secret').textContent`)).replace(/ /g, '');
+    await page.type('#mfa-setup-code', await freshCode(totp));
+    await page.keyboard.press('Enter');
     person = { name: created.name, password: 'Own-Counsel-passw0rd!', totp };
   }
-  const sent = await browser.waitFor<string>('window.sentToPane', 30_000);
-  expect(await browser.evaluate('document.querySelector("main [role=status]")?.textContent')).toMatch(
+  const sent = await until<string>('window.sentToPane', 30_000);
+  expect(await read('document.querySelector("main [role=status]")?.textContent')).toMatch(
     /^Signed in as .+\. This window closes now\.$/,
   );
-  expect(await browser.evaluate('document.querySelector("main .error")')).toBeNull();
+  expect(await read('document.querySelector("main .error")')).toBeNull();
   if (state.userPoolId) {
     // The dialog's own sign-in ended when it handed the pane its credentials: its refresh token
     // no longer renews anything.
-    const tokens = await browser.evaluate<string[]>('window.refreshTokens');
+    const tokens = await read<string[]>('window.refreshTokens');
     expect(tokens).toHaveLength(1);
     const refresh = await fetch(state.awsEndpoint, {
       method: 'POST',
@@ -172,22 +182,22 @@ async function signInThroughDialog(): Promise<string> {
 
 /** Opens the task pane and starts it with the test's host; the pane then asks to sign in. */
 async function openPane(message: string): Promise<void> {
-  await browser.navigate(`${state.appUrl}addin/taskpane.html`);
+  await page.goto(`${state.appUrl}addin/taskpane.html`);
   // Outside Word, office.js finds no host: the pane says where it belongs and waits for one.
-  await browser.waitForSelector('#not-in-word');
+  await page.waitForSelector('#not-in-word');
   const input: TestHostInput = {
     name: NAME,
     docx: Buffer.from(buildDocx(paragraphs)).toString('base64'),
     paragraphs: inWord,
     message,
   };
-  await browser.evaluate(
+  await read(
     `${hostScript}; window.testHost = clauseReviewTestHost.createTestHost(${JSON.stringify(input)});
      clauseReviewAddin.start(window.testHost); 0`,
   );
-  await browser.waitForSelector('#sign-in');
-  await browser.click('#sign-in');
-  await browser.waitFor(`document.activeElement?.id === 'doc-title'`);
+  await page.waitForSelector('#sign-in');
+  await page.click('#sign-in');
+  await until(`document.activeElement?.id === 'doc-title'`);
 }
 
 describe('the Word add-in on local up', () => {
@@ -223,28 +233,26 @@ describe('the Word add-in on local up', () => {
       credentials: { accessKeyId: expect.any(String) },
     });
     await openPane(message);
-    expect(await browser.evaluate(`document.querySelector('#nav .who')?.textContent`)).toMatch(
-      /^Signed in as /,
-    );
-    await browser.waitFor(`document.querySelector('#earlier')?.dataset.checked === '0'`);
-    await browser.waitFor(`document.querySelector('#rv-playbook')?.dataset.loaded !== undefined`);
-    expect(await browser.seriousA11yViolations(), 'document view').toEqual([]);
-    await browser.evaluate(
+    expect(await read(`document.querySelector('#nav .who')?.textContent`)).toMatch(/^Signed in as /);
+    await until(`document.querySelector('#earlier')?.dataset.checked === '0'`);
+    await until(`document.querySelector('#rv-playbook')?.dataset.loaded !== undefined`);
+    expect(await seriousA11yViolations(page), 'document view').toEqual([]);
+    await read(
       `(() => { const g = document.querySelector('#rv-gate'); g.value = 'high'; g.dispatchEvent(new Event('input', { bubbles: true })); })()`,
     );
-    await browser.click('#get-quote');
-    const quote = await browser.waitFor<string>(
+    await page.click('#get-quote');
+    const quote = await until<string>(
       `(() => { const t = document.querySelector('#quote')?.textContent ?? ''; return /Quote:|error/i.test(t) || document.querySelector('#quote .error') ? t : ''; })()`,
       60_000,
     );
     expect(quote).toMatch(/Quote: \$\d+\.\d\d expected, \$\d+\.\d\d at worst\. Nothing has been spent\./);
-    await browser.click('#start-review');
-    await browser.waitForSelector('#job-status', 60_000);
+    await page.click('#start-review');
+    await page.waitForSelector('#job-status', { timeout: 60_000 });
 
     // Findings arrive while the job runs, each placed (or reported) as it comes.
     const seen: { status: string; shown: number }[] = [];
     for (const deadline = Date.now() + 300_000; ; ) {
-      const s = await browser.evaluate<{ status: string; shown: number }>(
+      const s = await read<{ status: string; shown: number }>(
         `({ status: document.querySelector('#job-status')?.dataset.status ?? '', shown: Number(document.querySelector('#finding-count')?.dataset.shown ?? 0) })`,
       );
       seen.push(s);
@@ -255,18 +263,18 @@ describe('the Word add-in on local up', () => {
     const running = seen.filter((s) => s.status === 'running').map((s) => s.shown);
     expect(new Set(running).size, JSON.stringify(seen)).toBeGreaterThanOrEqual(2);
     expect(seen.at(-1)?.status).toBe('awaiting_review');
-    await browser.waitFor(
+    await until(
       `![...document.querySelectorAll('.placement')].some((p) => p.dataset.placement === 'pending')`,
     );
-    expect(await browser.seriousA11yViolations(), 'findings').toEqual([]);
+    expect(await seriousA11yViolations(page), 'findings').toEqual([]);
 
     // Each listed clause was commented on exactly where Word holds its text, or reported.
-    const listed = await browser.evaluate<{ id: string; risk: string; placement: string }[]>(
+    const listed = await read<{ id: string; risk: string; placement: string }[]>(
       `[...document.querySelectorAll('#findings > li')].map((li) => ({ id: li.id.replace('finding-', ''), risk: li.dataset.risk, placement: li.querySelector('.placement').dataset.placement }))`,
     );
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.every((c) => ['critical', 'high', 'medium'].includes(c.risk))).toBe(true);
-    const comments = await browser.evaluate<TestComment[]>('window.testHost.comments');
+    const comments = await read<TestComment[]>('window.testHost.comments');
     const added = listed.filter((c) => c.placement === 'added').map((c) => c.id);
     expect(comments.map((c) => c.clauseId).sort()).toEqual([...added].sort());
     expect(added.length).toBeGreaterThan(0);
@@ -282,34 +290,32 @@ describe('the Word add-in on local up', () => {
     }
 
     // The gate's findings, decided from the pane with the app's own review panel.
-    await browser.waitForSelector('#approve-all', 60_000);
-    expect(await browser.seriousA11yViolations(), 'review').toEqual([]);
-    const shot = await browser.screenshot('main', 380, 1400);
+    await page.waitForSelector('#approve-all', { timeout: 60_000 });
+    expect(await seriousA11yViolations(page), 'review').toEqual([]);
+    const shot = await screenshotOf(page, 'main', 380, 1400);
     expect(shot.subarray(1, 4).toString()).toBe('PNG');
     const target = process.env.WORD_ADDIN_SCREENSHOT;
     if (target) writeFileSync(join(PROJECT_ROOT, target), shot);
-    await browser.click('#approve-all');
-    await browser.waitFor(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 120_000);
-    await browser.waitFor(`document.querySelectorAll('#trail tbody tr').length > 0`);
+    await page.click('#approve-all');
+    await until(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 120_000);
+    await until(`document.querySelectorAll('#trail tbody tr').length > 0`);
   }, 480_000);
 
   it('opened again on the same file, offers the review it had', async () => {
     const message = await signInThroughDialog();
     await openPane(message);
-    await browser.waitFor(`document.querySelector('#earlier')?.dataset.checked === '1'`);
-    expect(await browser.evaluate(`document.querySelector('#earlier .follow')?.textContent`)).toMatch(
-      /^Follow j-/,
-    );
-    expect(await browser.evaluate(`document.querySelector('#earlier li')?.textContent`)).toMatch(
+    await until(`document.querySelector('#earlier')?.dataset.checked === '1'`);
+    expect(await read(`document.querySelector('#earlier .follow')?.textContent`)).toMatch(/^Follow j-/);
+    expect(await read(`document.querySelector('#earlier li')?.textContent`)).toMatch(
       /completed, the same file/,
     );
-    await browser.click('#earlier .follow');
-    await browser.waitFor(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 60_000);
+    await page.click('#earlier .follow');
+    await until(`document.querySelector('#job-status')?.dataset.status === 'completed'`, 60_000);
     // Its comments are placed again in this (new) Word session, once each.
-    await browser.waitFor(
+    await until(
       `![...document.querySelectorAll('.placement')].some((p) => p.dataset.placement === 'pending')`,
     );
-    const ids = await browser.evaluate<string[]>('window.testHost.comments.map((c) => c.clauseId)');
+    const ids = await read<string[]>('window.testHost.comments.map((c) => c.clauseId)');
     expect(new Set(ids).size).toBe(ids.length);
   }, 180_000);
 });

@@ -1,10 +1,19 @@
 /**
  * The faults the soak injects from outside the pipeline: worker processes killed, invocations
- * that die mid-chunk, chunk messages and S3 events delivered twice, and DLQ triage run as the
- * schedule would. Each draws from the run's seeded random source.
+ * that die mid-chunk, chunk messages, S3 events, owner-routed intake messages and finalize
+ * messages delivered twice, intakes, finalizes, cancels, pauses and resumes that die on their
+ * way through admission control, and DLQ triage run as the schedule would. Each draws from the
+ * run's seeded random source.
  */
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { type DlqDeps, type TriageSummary, triageDeadLetters } from '../../lambdas/core/dlq/index.js';
+import { sendFinalize } from '../../lambdas/core/finalize/enqueue.js';
+import { finalizeJob } from '../../lambdas/core/finalize/finalize.js';
+import { isHoldStateError } from '../../lambdas/core/holds/errors.js';
+import { cancelJob, type HoldDeps, pauseJob, resumeJob } from '../../lambdas/core/holds/pause.js';
+import { intakeObject } from '../../lambdas/core/intake/intake.js';
+import { routeToOwner } from '../../lambdas/core/intake/owner-route.js';
+import type { S3ObjectRef } from '../../lambdas/core/intake/s3-event.js';
 import {
   chunkMessagesOf,
   readStoredDocument,
@@ -13,9 +22,10 @@ import {
 import type { Job } from '../../lambdas/core/state/jobs.js';
 import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
 import { loadConfig } from '../../lambdas/shared/config.js';
-import { workerDeps } from '../../lambdas/shared/runtime.js';
+import { finalizeDeps, intakeDeps, type RuntimeClients, workerDeps } from '../../lambdas/shared/runtime.js';
 import type { ProvisionedResources } from '../../localstack/provision.js';
 import type { LocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import { type DeathPoint, isInvocationDied, mortalClients } from './mortal.js';
 
 /** What the chaos did, for the summary. */
 export interface ChaosTally {
@@ -27,7 +37,21 @@ export interface ChaosTally {
   duplicateEvents: number;
   triageRuns: number;
   deadLetters: Record<string, number>;
+  /** Owner-routed intake messages sent a second time (the routing made again). */
+  reroutes: number;
+  /** Finalize messages sent a second time. */
+  duplicateFinalizes: number;
+  /**
+   * Invocations run to die, by what they were: how many ran, and how many died (a death at a
+   * landmark never comes when the invocation does not take its path).
+   */
+  dying: Record<DyingKind, { runs: number; died: number }>;
+  /** What dying invocations threw other than their death (the first 20), for reading after a run. */
+  dyingErrors: string[];
 }
+
+/** The invocations the soak runs to die. */
+export type DyingKind = 'route' | 'intake' | 'finalize' | 'cancel' | 'pause' | 'resume';
 
 export function emptyTally(): ChaosTally {
   return {
@@ -38,6 +62,17 @@ export function emptyTally(): ChaosTally {
     duplicateEvents: 0,
     triageRuns: 0,
     deadLetters: {},
+    reroutes: 0,
+    duplicateFinalizes: 0,
+    dying: {
+      route: { runs: 0, died: 0 },
+      intake: { runs: 0, died: 0 },
+      finalize: { runs: 0, died: 0 },
+      cancel: { runs: 0, died: 0 },
+      pause: { runs: 0, died: 0 },
+      resume: { runs: 0, died: 0 },
+    },
+    dyingErrors: [],
   };
 }
 
@@ -62,6 +97,7 @@ export class Chaos {
     private readonly pipeline: LocalPipeline,
     private readonly resources: ProvisionedResources,
     private readonly dlq: DlqDeps,
+    private readonly holds: HoldDeps,
     private readonly random: () => number,
   ) {}
 
@@ -166,6 +202,89 @@ export class Chaos {
       }),
     );
     this.tally.duplicateEvents++;
+  }
+
+  /** The routing step made again for an upload: its owner's message reaches intake twice. */
+  async reroute(ref: S3ObjectRef): Promise<void> {
+    await routeToOwner(ref, this.routeDeps(this.pipeline.clients));
+    this.tally.reroutes++;
+  }
+
+  /**
+   * A routing of an upload that dies at `point` (after its HeadObject, or after sending the
+   * owner's message without deleting the event), and the event delivered again, as SQS does
+   * once the dead invocation's visibility timeout runs out.
+   */
+  async dyingRoute(ref: S3ObjectRef, point: DeathPoint): Promise<void> {
+    await this.runToDie('route', point, (clients) => routeToOwner(ref, this.routeDeps(clients)));
+    await this.duplicateEvent({ ...ref, size: ref.size ?? 0 });
+  }
+
+  /**
+   * An intake of an upload that dies at `point`: it may record the job, take a slot of its
+   * owner or queue it, and send some of its chunk messages, and leave the rest to the
+   * pipeline's own delivery of the same upload.
+   */
+  async dyingIntake(ref: S3ObjectRef, point: DeathPoint): Promise<void> {
+    await this.runToDie('intake', point, (clients) =>
+      intakeObject(ref, intakeDeps(loadConfig(this.pipeline.env), clients)),
+    );
+  }
+
+  /**
+   * A finalize of a job whose finalize is due, beside the pipeline's own (a finalize message
+   * delivered twice), that dies at `point`: after it gave back the job's slot, or inside the
+   * start of the owner's next queued job.
+   */
+  async dyingFinalize(jobId: string, point: DeathPoint): Promise<void> {
+    await this.runToDie('finalize', point, (clients) =>
+      finalizeJob(jobId, finalizeDeps(loadConfig(this.pipeline.env), clients)),
+    );
+  }
+
+  /** A cancel, pause or resume that dies at `point` (the API's invocation died under the person). */
+  async dyingHold(kind: 'cancel' | 'pause' | 'resume', jobId: string, point: DeathPoint): Promise<void> {
+    await this.runToDie(kind, point, (clients) => {
+      const deps = { ...this.holds, db: clients.db, s3: clients.s3, sqs: clients.sqs };
+      if (kind === 'cancel') return cancelJob(jobId, 'cancelled by the soak', deps);
+      if (kind === 'pause') return pauseJob(jobId, 'soak', deps);
+      return resumeJob(jobId, deps);
+    });
+  }
+
+  /** Sends a job's finalize message again: a duplicate delivery at the job's end. */
+  async duplicateFinalize(jobId: string): Promise<void> {
+    await sendFinalize(
+      { sqs: this.pipeline.clients.sqs, finalizeQueueUrl: this.resources.queueUrls.finalize },
+      jobId,
+    );
+    this.tally.duplicateFinalizes++;
+  }
+
+  /** What routing needs, on `clients`. */
+  private routeDeps(clients: RuntimeClients) {
+    const deps = intakeDeps(loadConfig(this.pipeline.env), clients);
+    return { ...deps, intakeQueueUrl: this.resources.queueUrls.intake };
+  }
+
+  /** Runs `run` on clients that die at `point`, and counts what came of it. */
+  private async runToDie(
+    kind: DyingKind,
+    point: DeathPoint,
+    run: (clients: RuntimeClients) => Promise<unknown>,
+  ): Promise<void> {
+    const { clients, life } = mortalClients(this.pipeline.clients, point);
+    const tally = this.tally.dying[kind];
+    tally.runs++;
+    try {
+      await run(clients);
+    } catch (error) {
+      // A pause or resume the job's state refuses is the person's answer, not a fault.
+      const expected = isInvocationDied(error) || isHoldStateError(error);
+      if (!expected && this.tally.dyingErrors.length < 20)
+        this.tally.dyingErrors.push(`${kind}: ${String(error)}`);
+    }
+    if (life.died) tally.died++;
   }
 
   /** One DLQ triage run, as the schedule runs it: classify, redrive or mark dead. */

@@ -6,14 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentNameOf, openDialog, readCompressed } from '../../lambdas/app/addin/host.js';
-import { recordRedlineDecision, redlinesOf } from '../../lambdas/app/addin/redlines.js';
+import { redlinesOf } from '../../lambdas/app/addin/redlines.js';
 import {
   handOver,
   isSignInEndedError,
   readSignInMessage,
   signInMessage,
 } from '../../lambdas/app/addin/sign-in-message.js';
-import type { AppApi, ReportClause } from '../../lambdas/app/api.js';
+import type { ReportClause } from '../../lambdas/app/api.js';
 import { isSignInError, SignInError, signIn } from '../../lambdas/app/session.js';
 
 const OFFICE_ENUMS = {
@@ -222,13 +222,5 @@ describe('redlines in the pane', () => {
     const clause = { id: 'c-2', positions: [{ redline }, {}] } as unknown as ReportClause;
     expect(redlinesOf(clause)).toEqual([redline]);
     expect(redlinesOf({ id: 'c-1' } as unknown as ReportClause)).toEqual([]);
-  });
-
-  it('say a decision was not recorded while the stack has no route for it', async () => {
-    await expect(
-      recordRedlineDecision({} as AppApi, 'j-1', 'c-2/redline/payment', 'accepted'),
-    ).rejects.toThrow(
-      /cannot record redline decisions yet, so accepted was not recorded for c-2\/redline\/payment of j-1/,
-    );
   });
 });

@@ -20,6 +20,7 @@ import {
   positionBriefs,
   shippedPlaybooks,
 } from '../../lambdas/core/playbooks/index.js';
+import { applyEdits } from '../../lambdas/core/report-docx/index.js';
 import { idempotencyKey } from '../../lambdas/core/worker/call.js';
 
 const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook as Playbook;
@@ -246,7 +247,8 @@ describe('a position answer is checked as findings are', () => {
     ]);
   });
 
-  it('repairs offsets that miss the deleted text by finding the text in the clause', () => {
+  /** The edits of the redline a not-acceptable answer on the notice period carries, as checked. */
+  const checkedEdits = (edits: NonNullable<RawPositionAnswer['redline']>['edits']) => {
     const analyst = termLifecycle();
     const parsed = parseAnswer(
       analyst,
@@ -257,16 +259,41 @@ describe('a position answer is checked as findings are', () => {
           quotes: [quote],
           reason: 'r',
           measured: 90,
-          redline: {
-            target: 'standard',
-            edits: [{ start: 3, end: 14, deleted: 'ninety (90)', insert: 'thirty (30)' }],
-          },
+          redline: { target: 'standard', edits },
         },
       }),
     );
-    expect(parsed.positions?.[0]?.redline?.edits).toEqual([
+    return parsed.positions?.[0]?.redline?.edits ?? [];
+  };
+
+  it('repairs offsets that miss the deleted text by finding the text in the clause', () => {
+    expect(checkedEdits([{ start: 3, end: 14, deleted: 'ninety (90)', insert: 'thirty (30)' }])).toEqual([
       { start: NINETY, end: NINETY + 11, insert: 'thirty (30)' },
     ]);
+  });
+
+  it('takes insertions at one point and at a deletion’s edge, keeping insertions at one point in the order given', () => {
+    const end = TEXT.length - 1; // before the final full stop
+    const edits = checkedEdits([
+      { start: end, end, deleted: '', insert: ', in writing' },
+      { start: NINETY + 11, end: NINETY + 11, deleted: '', insert: ' calendar' },
+      { start: NINETY, end: NINETY + 11, deleted: 'ninety (90)', insert: 'thirty (30)' },
+      { start: NINETY, end: NINETY, deleted: '', insert: 'at most ' },
+      { start: end, end, deleted: '', insert: ' by email' },
+    ]);
+    expect(edits).toEqual([
+      { start: NINETY, end: NINETY, insert: 'at most ' },
+      { start: NINETY, end: NINETY + 11, insert: 'thirty (30)' },
+      { start: NINETY + 11, end: NINETY + 11, insert: ' calendar' },
+      { start: end, end, insert: ', in writing' },
+      { start: end, end, insert: ' by email' },
+    ]);
+    expect(applyEdits(TEXT, edits)).toBe(
+      TEXT.replace('ninety (90) days', 'at most thirty (30) calendar days').replace(
+        /term\.$/,
+        'term, in writing by email.',
+      ),
+    );
   });
 
   it('refuses, for the repair retry, a deletion of text the clause does not hold, overlapping edits, an insertion inside a word, and a rung below the standard without a redline', () => {

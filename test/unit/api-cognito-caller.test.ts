@@ -5,7 +5,14 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { COGNITO_OWNER_PREFIX, mayActOn, ownerNamesOf, ownerOf } from '../../lambdas/api/access.js';
+import {
+  actorOf,
+  approverOf,
+  COGNITO_OWNER_PREFIX,
+  mayActOn,
+  ownerNamesOf,
+  ownerOf,
+} from '../../lambdas/api/access.js';
 import { callerOf, type IamAuthorizerContext } from '../../lambdas/api/caller.js';
 import { configureApi, handler } from '../../lambdas/api/handler.js';
 import { userPoolSignInOf } from '../../lambdas/api/people.js';
@@ -109,6 +116,25 @@ describe('owners that are Cognito identities', () => {
       'arn:aws:iam::1:user/alice',
       'AWS:AIDA1',
     ]);
+  });
+
+  it("let a member of a group a job's review waits for see it (not act on it), asking the groups only then", async () => {
+    const held = { owner: ownerOf(anna), approverGroups: ['legal-approvers'] };
+    expect(approverOf(held, ['commercial-approvers', 'legal-approvers'])).toBe(true);
+    expect(approverOf(held, ['commercial-approvers'])).toBe(false);
+    expect(approverOf({}, ['legal-approvers'])).toBe(false);
+    let asked = 0;
+    const ben = actorOf({ arn: SIGNED_IN, cognitoIdentityId: BEN }, [], async () => {
+      asked++;
+      return ['legal-approvers'];
+    });
+    expect(ben?.mayActOn(held)).toBe(false);
+    expect(await ben?.maySee?.(held)).toBe(true);
+    expect(await ben?.maySee?.({ approverGroups: ['commercial-approvers'] })).toBe(false);
+    expect(asked).toBe(2);
+    // A job whose review waits for no group needs no question to the user pool.
+    expect(await ben?.maySee?.({})).toBe(false);
+    expect(asked).toBe(2);
   });
 
   it('let a session of the administrators role in to every job', () => {

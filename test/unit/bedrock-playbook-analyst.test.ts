@@ -11,7 +11,7 @@ import {
 import type { Clause } from '../../lambdas/core/model.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { type Playbook, positionBriefs, shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
-import { applyEdits } from '../../lambdas/core/playbooks/redline-text.js';
+import { applyEdits } from '../../lambdas/core/report-docx/index.js';
 import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
 import type { AnalystRequest, OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';
 import { mentions, wordsValue, writeQuantity } from '../../localstack/bedrock/playbook-measure.js';

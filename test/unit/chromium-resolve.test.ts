@@ -1,13 +1,14 @@
 /**
  * Which browser the page tests run: a system one named by CHROMIUM_PATH or found on PATH, else
- * the one the `@sparticuz/chromium` package carries, unpacked once, so `npm ci` is enough.
+ * the one the `@sparticuz/chromium` package carries, unpacked once, so `npm ci` is enough; and
+ * how it is started for a machine that reaches nothing but loopback.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bundledChromium, systemChromium } from '../helpers/chromium.js';
+import { bundledChromium, CHROMIUM_ARGS, launchChromium, systemChromium } from '../helpers/chromium.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -55,4 +56,24 @@ describe('bundledChromium', () => {
     expect(again.path).toBe(first.path);
     expect(statSync(again.path).mtimeMs).toBe(mtime);
   }, 120_000);
+});
+
+describe('launchChromium', () => {
+  it('starts the browser with the closed-network flags and a fresh profile, removed on close', async () => {
+    const browser = await launchChromium();
+    const args = browser.process()?.spawnargs ?? [];
+    let profile = '';
+    try {
+      for (const flag of CHROMIUM_ARGS) expect(args).toContain(flag);
+      profile = args.find((a) => a.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length) ?? '';
+      expect(profile.startsWith(tmpdir())).toBe(true);
+      expect(existsSync(profile)).toBe(true);
+      const page = await browser.newPage();
+      await page.goto('data:text/html,<p>rendered</p>');
+      expect(await page.evaluate('document.querySelector("p").textContent')).toBe('rendered');
+    } finally {
+      await browser.close();
+    }
+    expect(existsSync(profile)).toBe(false);
+  }, 60_000);
 });

@@ -15,6 +15,7 @@ const finding: ListedFinding = {
   rationale: 'Liability is uncapped.',
   analysts: ['liability'],
   gated: true,
+  mayDecide: true,
 };
 const principal = 'arn:aws:sts::123456789012:assumed-role/reviewer/ana';
 

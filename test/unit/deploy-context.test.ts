@@ -189,14 +189,14 @@ describe('readDeployContext', () => {
       'must be a JSON object by model id',
     );
     expect(refusal({ modelBudgets: '{"m":{}}' }, 'modelBudgets').message).toBe(
-      "-c modelBudgets: 'm' must map to tokensPerMinute, requestsPerMinute or both, and nothing else; got {}",
+      "-c modelBudgets: 'm' must name tokensPerMinute, requestsPerMinute or both, and nothing else; got {}",
     );
     expect(refusal({ modelBudgets: '{"m":{"tpm":5}}' }, 'modelBudgets').message).toContain(
       'and nothing else',
     );
     for (const bad of ['0', '2.5', '"100"', '-3'])
       expect(refusal({ modelBudgets: `{"m":{"tokensPerMinute":${bad}}}` }, 'modelBudgets').message).toBe(
-        `-c modelBudgets: 'm'.tokensPerMinute must be a whole number of at least 1; got ${bad}`,
+        `-c modelBudgets: 'm'.tokensPerMinute must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}; got ${bad}`,
       );
   });
 

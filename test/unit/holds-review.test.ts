@@ -135,7 +135,7 @@ describe('applyReview', () => {
       decision('c0001/liability', 'approve'),
       decision('c0001/termination', 'reject'),
     ];
-    const out = applyReview(report, job, gated, trail);
+    const out = applyReview(report, job, { findings: gated }, trail);
     const c1 = out.clauses[0];
     const c2 = out.clauses[1];
     // c0001: liability 3 kept, termination rejected to 0 → one severe alone is high.
@@ -164,7 +164,7 @@ describe('applyReview', () => {
 
   it('marks findings without a decision unreviewed when the deadline passed, with the panel scores standing', () => {
     const expired = { ...job, reviewCompletedAt: undefined, reviewExpiredAt: at };
-    const out = applyReview(report, expired, gated, [decision('c0002/liability', 'approve')]);
+    const out = applyReview(report, expired, { findings: gated }, [decision('c0002/liability', 'approve')]);
     expect(out.review?.outcome).toBe('expired');
     expect(reviewOf(gated, [decision('c0002/liability', 'approve')]).map((r) => r.decision)).toEqual([
       'unreviewed',
@@ -175,8 +175,8 @@ describe('applyReview', () => {
   });
 
   it('leaves a report alone when the job had no review', () => {
-    expect(applyReview(report, { ...job, reviewStartedAt: undefined }, gated, [])).toBe(report);
-    expect(applyReview(report, { ...job, gate: 'none' }, gated, [])).toBe(report);
+    expect(applyReview(report, { ...job, reviewStartedAt: undefined }, { findings: gated }, [])).toBe(report);
+    expect(applyReview(report, { ...job, gate: 'none' }, { findings: gated }, [])).toBe(report);
   });
 });
 

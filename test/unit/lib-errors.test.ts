@@ -2,15 +2,18 @@
  * The validation rule of the infrastructure code, held the way import-boundaries.test.ts holds
  * the layering: lib/ raises no plain Error (every refusal is a ValidationError from
  * lib/errors.ts, or a subclass, carrying the construct it concerns), defines no error class
- * outside that family but the one the CLI reads deployed outputs with, and checks no integer by
+ * outside that family but the one the CLI reads deployed outputs with, and checks no number by
  * hand: ranges go through `checkRange` (lib/checks.ts) and its wording in lib/number-range.ts.
+ * A check by hand is a test of a number's kind (`Number.isInteger`, `isSafeInteger`, `isFinite`,
+ * `isNaN`, `% 1`) or a comparison with a bound (a number or a CONSTANT; a count's `.length` or
+ * `.size` against one is no range).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-/** The one module allowed to test integers: the range wording every check shares. */
+/** The one module allowed to test numbers: the range wording every check shares. */
 const RANGE_MODULE = 'lib/number-range.ts';
 /**
  * Error classes lib/ may define outside the ValidationError family, with why: StackOutputsError
@@ -18,6 +21,11 @@ const RANGE_MODULE = 'lib/number-range.ts';
  */
 const OTHER_ERRORS: Readonly<Record<string, string>> = { StackOutputsError: 'lib/stack-outputs.ts' };
 const BUILT_IN_ERRORS = 'Error|TypeError|RangeError|SyntaxError';
+/** A test of a number's kind. */
+const NUMBER_KIND = /\b(?:Number\.)?(?:isInteger|isSafeInteger|isFinite|isNaN)\s*\(|%\s*1\b/;
+/** A comparison with a bound: a number or a CONSTANT on either side, and no count on the left. */
+const BOUND =
+  /(?<!\.(?:length|size))\s(?:<|>|<=|>=)\s+(?:-?\d|[A-Z][A-Z0-9_]+\b)|\b(?:\d[\d_.]*|[A-Z][A-Z0-9_]+)\s(?:<|>|<=|>=)\s/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -51,9 +59,10 @@ function breaches(file: string, text: string): string[] {
     if (!allowed) found.push(`${file}:${lineOf(m.index)} defines ${name} outside the ValidationError family`);
   }
   if (file !== RANGE_MODULE) {
-    for (const m of body.matchAll(/\bNumber\.isInteger\s*\(/g)) {
-      found.push(`${file}:${lineOf(m.index)} checks an integer by hand instead of through checkRange`);
-    }
+    body.split('\n').forEach((line, i) => {
+      if (NUMBER_KIND.test(line) || BOUND.test(line))
+        found.push(`${file}:${i + 1} checks a number by hand instead of through checkRange`);
+    });
   }
   return found;
 }
@@ -94,9 +103,35 @@ describe('validation errors in lib/', () => {
     ].join('\n');
     expect(breaches('lib/x.ts', text)).toEqual([
       'lib/x.ts:1 defines QueueError outside the ValidationError family',
-      'lib/x.ts:3 checks an integer by hand instead of through checkRange',
+      'lib/x.ts:3 checks a number by hand instead of through checkRange',
     ]);
     expect(breaches('lib/errors.ts', 'export class ValidationError extends Error {}')).toEqual([]);
     expect(breaches(RANGE_MODULE, 'return Number.isInteger(value);')).toEqual([]);
+  });
+
+  it('finds a range checked by hand in any of its forms', () => {
+    const text = [
+      "if (typeof n !== 'number' || !Number.isSafeInteger(n)) fail();",
+      'if (!Number.isFinite(rate)) fail();',
+      'if (value % 1 !== 0) fail();',
+      'if (n < 1) fail();',
+      'if (days >= 3650) fail();',
+      'if (budget > MAX_BUDGET_USD) fail();',
+      'if (0 > n) fail();',
+    ].join('\n');
+    expect(breaches('lib/x.ts', text)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7].map((n) => `lib/x.ts:${n} checks a number by hand instead of through checkRange`),
+    );
+  });
+
+  it('takes counts, generics and arrows for no range check', () => {
+    const text = [
+      'if (missing.length > 0) fail();',
+      'const m = new Map<string, Readonly<Record<string, number>>>();',
+      'const min = Math.min(...LANES.map((lane) => t.queues[lane].timeout));',
+      'if (seen.size >= LIMITS.count) fail();',
+      "const label = 'older > newer';",
+    ].join('\n');
+    expect(breaches('lib/x.ts', text)).toEqual([]);
   });
 });

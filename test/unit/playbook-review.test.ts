@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
 import { docxRedlines, withDocxOutcome } from '../../lambdas/core/finalize/docx-output.js';
 import {
@@ -7,6 +8,7 @@ import {
   positionFindings,
 } from '../../lambdas/core/finalize/playbook-review.js';
 import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
+import { withRedlineDecisions } from '../../lambdas/core/holds/apply.js';
 import { quoteDocument } from '../../lambdas/core/intake/quote.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import {
@@ -16,8 +18,10 @@ import {
   type RedlineDecisionRecord,
   shippedPlaybooks,
 } from '../../lambdas/core/playbooks/index.js';
-import { applyEdits, latestRedlineDecisions } from '../../lambdas/core/playbooks/redline-text.js';
+import { applyEdits, authorOf, renderReportDocx } from '../../lambdas/core/report-docx/index.js';
+import { reportOf, xmlPart } from '../helpers/docx-report.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
+import { acceptChanges, rejectChanges, wordText } from '../helpers/tracked-changes.js';
 
 const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook as Playbook;
 const NDA = shippedPlaybooks().find((p) => p.playbook.name === 'nda')?.playbook as Playbook;
@@ -99,7 +103,7 @@ describe('position findings and the review over the contract', () => {
   };
 
   it('gives each finding the playbook’s question, importance, language and escalation, and the redline’s text', () => {
-    const [finding] = positionFindings({ id: 'c0002', text: CAP }, [verdict], topics, new Map());
+    const [finding] = positionFindings({ id: 'c0002', text: CAP }, [verdict], topics);
     expect(finding).toMatchObject({
       id: 'c0002/playbook/limitation-of-liability',
       category: 'liability',
@@ -120,19 +124,17 @@ describe('position findings and the review over the contract', () => {
       { id: 'c0002', text: CAP },
       [{ ...verdict, rung: 'fallback', fallback: 2 }],
       topics,
-      new Map(),
     );
     expect(second[0]?.escalation).toEqual({ group: 'legal-approvers', reason: 'fallback-approver' });
     const first = positionFindings(
       { id: 'c0002', text: CAP },
       [{ ...verdict, rung: 'fallback', fallback: 1 }],
       topics,
-      new Map(),
     );
     expect(first[0]?.escalation).toBeUndefined();
   });
 
-  it('shows the decision in force on a redline, an edited one with the reviewer’s edits and text', () => {
+  it('proposes every redline: the decisions in force are put on them once a review closes', () => {
     const trail: RedlineDecisionRecord[] = [
       {
         redlineId: 'c0002/redline/limitation-of-liability',
@@ -150,13 +152,10 @@ describe('position findings and the review over the contract', () => {
         note: 'meet them halfway',
       },
     ];
-    const [finding] = positionFindings(
-      { id: 'c0002', text: CAP },
-      [verdict],
-      topics,
-      latestRedlineDecisions(trail),
-    );
-    expect(finding?.redline?.decision).toEqual({
+    const positions = positionFindings({ id: 'c0002', text: CAP }, [verdict], topics);
+    expect(positions[0]?.redline?.decision).toEqual({ status: 'proposed' });
+    const [decided] = withRedlineDecisions([reportClause(2, CAP, {}, { positions })], trail);
+    expect(decided?.positions?.[0]?.redline?.decision).toEqual({
       status: 'edited',
       edits: [{ start: SIX, end: SIX + 7, insert: 'eighteen (18)' }],
       text: CAP.replace('six (6)', 'eighteen (18)'),
@@ -225,7 +224,7 @@ describe('position findings and the review over the contract', () => {
         CAP,
         { liability: 2 },
         {
-          positions: positionFindings({ id: 'c0001', text: CAP }, [verdict], topics, new Map()),
+          positions: positionFindings({ id: 'c0001', text: CAP }, [verdict], topics),
         },
       ),
       reportClause(
@@ -252,26 +251,28 @@ describe('position findings and the review over the contract', () => {
   });
 
   it('hands report.docx every redline with its decision, an edited one with the reviewer’s edits', () => {
-    const [proposed] = positionFindings({ id: 'c0001', text: CAP }, [verdict], topics, new Map());
-    const edited = positionFindings(
-      { id: 'c0002', text: CAP },
-      [verdict],
-      topics,
-      latestRedlineDecisions([
-        {
-          redlineId: 'c0002/redline/limitation-of-liability',
-          status: 'edited',
-          edits: [{ start: 0, end: 4, insert: 'Every' }],
-          by: 'arn:b',
-          at: '2026-01-02T00:00:00Z',
-        },
-      ]),
-    );
+    const [proposed] = positionFindings({ id: 'c0001', text: CAP }, [verdict], topics);
     const report = {
-      clauses: [
-        reportClause(1, CAP, {}, { positions: proposed ? [proposed] : [] }),
-        reportClause(2, CAP, {}, { positions: edited }),
-      ],
+      clauses: withRedlineDecisions(
+        [
+          reportClause(1, CAP, {}, { positions: proposed ? [proposed] : [] }),
+          reportClause(
+            2,
+            CAP,
+            {},
+            { positions: positionFindings({ id: 'c0002', text: CAP }, [verdict], topics) },
+          ),
+        ],
+        [
+          {
+            redlineId: 'c0002/redline/limitation-of-liability',
+            status: 'edited',
+            edits: [{ start: 0, end: 4, insert: 'Every' }],
+            by: 'arn:b',
+            at: '2026-01-02T00:00:00Z',
+          },
+        ],
+      ),
     };
     expect(docxRedlines(report)).toEqual([
       {
@@ -287,7 +288,13 @@ describe('position findings and the review over the contract', () => {
         decision: 'edited',
       },
     ]);
-    const outcome = { redlines: { placed: ['c0001/redline/limitation-of-liability'], notPlaced: [] } };
+    const outcome = {
+      redlines: {
+        placed: ['c0001/redline/limitation-of-liability'],
+        notPlaced: [],
+        clauses: [{ clauseId: 'c0001', redlines: ['c0001/redline/limitation-of-liability'], text: 'x' }],
+      },
+    };
     const withOutcome = withDocxOutcome(
       { playbookReview: { positions: [], missing: [], escalations: [] } } as unknown as Report,
       outcome,
@@ -299,6 +306,63 @@ describe('position findings and the review over the contract', () => {
         { start: 0, end: 0, insert: '>' },
       ]),
     ).toBe('>aXYc');
+  });
+});
+
+describe('two positions of one clause proposing language at the same point', () => {
+  it('are two redlines in playbook order, both written into report.docx, and report.json says what accepting both makes', () => {
+    const clauseText = 'The Supplier may subcontract the services to any third party.';
+    const topics = judgedTopics(DEFAULT, 'services');
+    const end = clauseText.length;
+    const verdictOn = (topic: string, insert: string) => ({
+      topic,
+      rung: 'not-acceptable' as const,
+      quotes: [{ quote: clauseText, start: 0, end }],
+      reason: 'r',
+      redline: { target: { rung: 'standard' as const }, edits: [{ start: end, end, insert }] },
+      analysts: ['deal-balance'],
+    });
+    // Given in the reverse of the playbook's order, as two analysts' answers can come.
+    const findings = positionFindings(
+      { id: 'c0001', text: clauseText },
+      [
+        verdictOn('compliance-with-laws', ' The Supplier shall comply with all applicable laws.'),
+        verdictOn('assignment-and-subcontracting', ' Only with the Customer’s prior written consent.'),
+      ],
+      topics,
+    );
+    expect(findings.map((f) => f.redline?.id)).toEqual([
+      'c0001/redline/assignment-and-subcontracting',
+      'c0001/redline/compliance-with-laws',
+    ]);
+    const base = reportOf([{ id: 'c0001', index: 0, start: 0, end, text: clauseText }], () => 0.99);
+    const report = {
+      ...base,
+      clauses: base.clauses.map((c) => ({ ...c, positions: findings })),
+      playbookReview: { positions: [], missing: [], escalations: [] },
+    } as Report;
+    const out = renderReportDocx({ report, text: clauseText, redlines: docxRedlines(report) });
+    const both =
+      'The Supplier may subcontract the services to any third party. Only with the Customer’s prior written consent. The Supplier shall comply with all applicable laws.';
+    expect(out.redlines).toEqual({
+      placed: ['c0001/redline/assignment-and-subcontracting', 'c0001/redline/compliance-with-laws'],
+      notPlaced: [],
+      clauses: [
+        {
+          clauseId: 'c0001',
+          redlines: ['c0001/redline/assignment-and-subcontracting', 'c0001/redline/compliance-with-laws'],
+          text: both,
+        },
+      ],
+    });
+    expect(withDocxOutcome(report, out).playbookReview?.docx?.clauses?.[0]?.text).toBe(both);
+    const author = authorOf(report.job.jobId);
+    const accepted = xmlPart(out.bytes, 'word/document.xml');
+    acceptChanges(accepted, author);
+    expect(normaliseText(wordText(accepted))).toBe(both);
+    const rejected = xmlPart(out.bytes, 'word/document.xml');
+    rejectChanges(rejected, author);
+    expect(normaliseText(wordText(rejected))).toBe(clauseText);
   });
 });
 

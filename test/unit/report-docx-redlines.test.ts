@@ -11,12 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
 import type { Report, ReportClause } from '../../lambdas/core/finalize/report-types.js';
-import { applyEdits } from '../../lambdas/core/playbooks/redline-text.js';
 import {
+  applyEdits,
   authorOf,
   type DocxRedline,
   paragraphTexts,
   type RedlineEdit,
+  type ReportDocx,
   renderReportDocx,
 } from '../../lambdas/core/report-docx/index.js';
 import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
@@ -97,6 +98,18 @@ function redlinesOver(clauses: readonly ReportClause[], random: () => number): D
       decision: decisions[Math.floor(random() * decisions.length)] ?? 'proposed',
       ...(random() < 0.3 ? { note: `note on ${c.id}` } : {}),
     });
+    if (random() < 0.4) {
+      // A second position's redline of the clause, inserting where the first one's edits begin
+      // or end, or where it too may insert: at the clause's end.
+      const points = [...edits.flatMap((e) => [e.start, e.end]), c.text.length];
+      const second = [0, 1].map(() => points[Math.floor(random() * points.length)] as number);
+      out.push({
+        id: `r2-${c.id}`,
+        clauseId: c.id,
+        edits: second.map((at, k) => ({ start: at, end: at, insert: ` [second ${k}]` })),
+        decision: decisions[Math.floor(random() * decisions.length)] ?? 'proposed',
+      });
+    }
   }
   return out;
 }
@@ -108,8 +121,9 @@ async function checkReadBack(
   text: string,
   report: Report,
   redlines: readonly DocxRedline[],
-  placed: readonly string[],
+  written: ReportDocx['redlines'],
 ) {
+  const { placed } = written;
   const author = authorOf(report.job.jobId);
   expect(strictFailures(docx)).toEqual({});
   const doc = xmlPart(docx, 'word/document.xml');
@@ -137,9 +151,21 @@ async function checkReadBack(
 
   const acceptedText = readText(decided(docx, 'accept', author));
   expect(acceptedText).toBe(normaliseText(redlinedText(text, report, redlines, placed)));
-  for (const r of redlines.filter((x) => placed.includes(x.id))) {
-    const clause = report.clauses.find((c) => c.id === r.clauseId) as ReportClause;
-    expect(acceptedText).toContain(normaliseText(applyEdits(clause.text, r.edits)));
+  // Each clause accepts to the text the writer reports for it: its placed redlines' edits made
+  // together, in the order given.
+  const clauseIds = [...new Set(redlines.filter((r) => placed.includes(r.id)).map((r) => r.clauseId))];
+  expect(written.clauses.map((c) => c.clauseId)).toEqual(clauseIds);
+  for (const { clauseId, redlines: ids, text: made } of written.clauses) {
+    const clause = report.clauses.find((c) => c.id === clauseId) as ReportClause;
+    const mine = redlines.filter((r) => r.clauseId === clauseId && placed.includes(r.id));
+    expect(ids).toEqual(mine.map((r) => r.id));
+    expect(made).toBe(
+      applyEdits(
+        clause.text,
+        mine.flatMap((r) => r.edits),
+      ),
+    );
+    expect(acceptedText).toContain(normaliseText(made));
   }
   return { doc, marks };
 }
@@ -174,7 +200,7 @@ describe('redlines in an uploaded DOCX (a CUAD contract, its runs cut as Word cu
       parsed.text,
       report,
       redlines,
-      out.redlines.placed,
+      out.redlines,
     );
     expect(out.changes).toBe(marks.length);
     // The draw covered what must work: deletions across paragraphs (a deleted paragraph mark),
@@ -186,6 +212,15 @@ describe('redlines in an uploaded DOCX (a CUAD contract, its runs cut as Word cu
     );
     expect(edits.some(({ e }) => e.start === 0)).toBe(true);
     expect(edits.some(({ e, len }) => e.end === len)).toBe(true);
+    // And second redlines of a clause inserting where the first's edits begin or end, both
+    // written: at a deletion's edges, and where the first inserts too.
+    const pairs = out.redlines.clauses
+      .filter((c) => c.redlines.length === 2)
+      .map((c) => c.redlines.map((id) => written.find((r) => r.id === id)?.edits ?? []));
+    const meet = (test: (first: RedlineEdit, at: number) => boolean) =>
+      pairs.some(([first, second]) => second?.some((e) => first?.some((f) => test(f, e.start))));
+    expect(meet((f, at) => f.start < f.end && (at === f.start || at === f.end))).toBe(true);
+    expect(meet((f, at) => f.start === f.end && at === f.start)).toBe(true);
     // Rejected redlines are not written; each one written is told in its clause's comment.
     const comments = partText(out.bytes, 'word/comments.xml');
     for (const r of redlines) {
@@ -215,7 +250,7 @@ describe('redlines in a generated DOCX (a text upload)', () => {
       parsed.text,
       report,
       redlines,
-      out.redlines.placed,
+      out.redlines,
     );
     // A line of the text is a paragraph: a deletion across lines deletes a paragraph mark.
     expect(marks.some((m) => m.paragraphMark)).toBe(true);
@@ -440,6 +475,97 @@ describe('redlines meeting the structures of a Word document', () => {
       'Redline section (proposed, not yet decided) not placed in this document: the deletion would cross a section break',
     );
     expect(strictFailures(out.bytes)).toEqual({});
+  });
+
+  it('writes insertions at one point and at a deletion’s edges, in order, and refuses edits that delete the same text', async () => {
+    const original = structuredDocx();
+    const parsed = await parseDocument(original, { key: 'c.docx', maxBytes: 1024 * 1024 });
+    const text = parsed.text;
+    const c2 = clauseOver(text, 'c2', 0, '2. Term.', 'signing.');
+    const report = reportOf([c2], () => 0.99);
+    const two = edit(c2, 'Two', 'Three');
+    const end = c2.text.length;
+    const redlines: DocxRedline[] = [
+      {
+        id: 'a',
+        clauseId: 'c2',
+        decision: 'proposed',
+        edits: [two, { start: end, end, insert: ' at least' }],
+      },
+      {
+        id: 'b',
+        clauseId: 'c2',
+        decision: 'accepted',
+        // Out of place order: at the clause's end, at the start of a's deletion, at the end again.
+        edits: [
+          { start: end, end, insert: ' and renewable' },
+          { start: two.start, end: two.start, insert: 'Initially ' },
+          { start: end, end, insert: ' by notice' },
+        ],
+      },
+      {
+        id: 'c',
+        clauseId: 'c2',
+        decision: 'edited',
+        edits: [{ start: two.end, end: two.end, insert: ' full' }],
+      },
+      // Real overlaps: a deletion of text a's deletion takes, and an insertion inside it.
+      {
+        id: 'same-text',
+        clauseId: 'c2',
+        decision: 'proposed',
+        edits: [edit(c2, 'Two years', 'NOT PLACED 1')],
+      },
+      {
+        id: 'inside',
+        clauseId: 'c2',
+        decision: 'proposed',
+        edits: [{ start: two.start + 1, end: two.start + 1, insert: 'NOT PLACED 2' }],
+      },
+    ];
+    const out = renderReportDocx({ report, text, original, redlines });
+    expect(out.redlines.placed).toEqual(['a', 'b', 'c']);
+    expect(out.redlines.notPlaced).toEqual([
+      { id: 'same-text', clauseId: 'c2', edit: 0, reason: 'overlap', detail: 'it overlaps redline a' },
+      { id: 'inside', clauseId: 'c2', edit: 0, reason: 'overlap', detail: 'it overlaps redline a' },
+    ]);
+    const made = '2. Term. Initially Three full years from signing. at least and renewable by notice';
+    expect(out.redlines.clauses).toEqual([{ clauseId: 'c2', redlines: ['a', 'b', 'c'], text: made }]);
+    expect(partText(out.bytes, 'word/document.xml')).not.toContain('NOT PLACED');
+
+    const author = authorOf(report.job.jobId);
+    const before = xmlPart(original, 'word/document.xml');
+    const rejected = decided(out.bytes, 'reject', author);
+    expect(paragraphTexts(rejected)).toEqual(paragraphTexts(before));
+    expect(styledChars(rejected)).toEqual(styledChars(before));
+    const accepted = readText(decided(out.bytes, 'accept', author));
+    expect(accepted).toBe(normaliseText(redlinedText(text, report, redlines, out.redlines.placed)));
+    expect(accepted).toContain(made);
+    const doc = xmlPart(out.bytes, 'word/document.xml');
+    const ours = changeMarks(doc).filter((m) => m.author === author);
+    expect(ours).toHaveLength(7);
+    expect(new Set(ours.map((m) => m.id)).size).toBe(7);
+    // In the document, the changes of the paragraph in the order they are read.
+    const term = elementsOf(doc, 'p').find((p) => (p.textContent ?? '').includes('Term.')) as Element;
+    const changes: string[] = [];
+    const walk = (node: Node) => {
+      for (let n = node.firstChild; n; n = n.nextSibling) {
+        const el = n as Element;
+        if (el.namespaceURI === W && (el.localName === 'ins' || el.localName === 'del'))
+          changes.push(`${el.localName}:${el.textContent}`);
+        else walk(n);
+      }
+    };
+    walk(term);
+    expect(changes).toEqual([
+      'ins:Initially ',
+      'del:Two',
+      'ins:Three',
+      'ins: full',
+      'ins: at least',
+      'ins: and renewable',
+      'ins: by notice',
+    ]);
   });
 
   it('does not write an edit of text the document does not hold where its clause puts it', async () => {

@@ -117,6 +117,33 @@ describe('sweeper rules: lost chunk messages', () => {
     expect(decide(job({ fanoutCompletedAt: undefined }), checkpoints({}), T0 + 100 * MIN, rules)).toEqual([]);
   });
 
+  it('re-sends the chunks of a job started from the queue whose starter died before they were sent', () => {
+    // Queued at T0, started at T0 + 50 min (the take moved it to running), its messages never sent:
+    // no intake message is left to retry it, so the sweeper counts silence from the start.
+    const started = job({ fanoutCompletedAt: undefined, queuedAt: iso(T0), updatedAt: iso(T0 + 50 * MIN) });
+    const never = [cp(0, 'analyze'), cp(0, 'consolidate'), cp(1, 'analyze'), cp(1, 'consolidate')];
+    expect(decide(started, never, T0 + 60 * MIN, rules)).toEqual([]);
+    const actions = decide(started, never, T0 + 60 * MIN + 1, rules);
+    expect(actions.map((a) => a.kind === 'resend' && [a.checkpoint.chunk, a.checkpoint.stage])).toEqual([
+      [0, 'analyze'],
+      [1, 'analyze'],
+    ]);
+  });
+
+  it('re-sends the chunks of a job cancelled while queued whose cancel died before sending them', () => {
+    // Workers end the chunks of a cancelled job without a call; nobody else sends them.
+    const cancelled = job({
+      status: 'cancelled',
+      fanoutCompletedAt: undefined,
+      queuedAt: iso(T0),
+      cancelledAt: iso(T0 + 5 * MIN),
+      updatedAt: iso(T0 + 5 * MIN),
+    });
+    const never = [cp(0, 'analyze'), cp(0, 'consolidate'), cp(1, 'analyze'), cp(1, 'consolidate')];
+    expect(decide(cancelled, never, T0 + 15 * MIN, rules)).toEqual([]);
+    expect(decide(cancelled, never, T0 + 15 * MIN + 1, rules)).toHaveLength(2);
+  });
+
   it('does nothing for a finalized or terminal job', () => {
     expect(decide(job({ finalizedAt: iso(T0) }), checkpoints({}), T0 + 999 * MIN, rules)).toEqual([]);
     expect(decide(job({ status: 'completed' }), checkpoints({}), T0 + 999 * MIN, rules)).toEqual([]);

@@ -5,8 +5,8 @@
  * clause's own text at offsets in it, as report.docx writes them).
  */
 import type { ReportClause } from '../../core/finalize/report-types.js';
-import type { RedlineEdit } from '../../core/report-docx/redlines.js';
 import type { AppApi } from '../api.js';
+import type { RedlineEdit } from '../redline-edits.js';
 
 /** A redline as the pane needs it: its id and edits, and the decision in force, if any. */
 export interface PaneRedline {
@@ -24,24 +24,25 @@ export function redlinesOf(clause: ReportClause): PaneRedline[] {
   return ((clause as WithPositions).positions ?? []).flatMap((p) => (p.redline ? [p.redline] : []));
 }
 
-/** A redline decision could not be recorded: this stack has no route for it. */
-export class RedlineDecisionUnavailableError extends Error {
-  override readonly name = 'RedlineDecisionUnavailableError';
-}
-
 /**
- * Records a reviewer's decision on a redline in the job's trail. The status API has no route
- * for it yet: until it has, this says so, and applying a redline in Word changes the document
- * only.
- * @throws RedlineDecisionUnavailableError
+ * Records a reviewer's decision on a redline in the job's trail (`POST /jobs/{id}/redlines`),
+ * as the app's review view does, and says what became of it. The route takes decisions while the
+ * job's review gate holds its redlines; applying a redline in Word changes the document only.
+ * @throws AppApiError with the API's own explanation: 409 once the review has closed, 404 for a
+ * job the signed-in person may not decide on
  */
 export async function recordRedlineDecision(
-  _api: AppApi,
+  api: Pick<AppApi, 'decideRedlines'>,
   jobId: string,
   redlineId: string,
   decision: 'accepted' | 'rejected',
 ): Promise<string> {
-  throw new RedlineDecisionUnavailableError(
-    `this stack cannot record redline decisions yet, so ${decision} was not recorded for ${redlineId} of ${jobId}; applying it in Word changes the document only`,
-  );
+  const r = await api.decideRedlines(jobId, {
+    redlines: [redlineId],
+    decision: decision === 'accepted' ? 'accept' : 'reject',
+  });
+  const left = r.reviewClosed
+    ? 'nothing is left to decide: the report is being written'
+    : `${r.undecided} item(s) of the review still to decide`;
+  return `${decision === 'accepted' ? 'Accepted' : 'Rejected'}, recorded in the job's trail; ${left}.`;
 }

@@ -1,12 +1,13 @@
 /** The contract as text: each clause marked by its risk, quotes highlighted, and filters. */
-import type { ReportClause, Risk } from '../../core/finalize/report-types.js';
+import type { PlaybookReview, ReportClause, Risk } from '../../core/finalize/report-types.js';
 import { type ClauseFilter, facets, matches, RISKS, riskOf, segments } from '../clauses.js';
 import { deciderText } from '../decider.js';
 import { h } from '../dom.js';
+import { clausePositions, missingClauses } from './playbook.js';
 
 const human = (id: string) => id.replace(/[-_]/g, ' ');
 
-function clauseElement(clause: ReportClause): HTMLElement {
+function clauseElement(clause: ReportClause, review: PlaybookReview | undefined): HTMLElement {
   const risk = riskOf(clause);
   const categories = [...new Set(clause.findings.map((f) => f.category))];
   const titleId = `clause-${clause.id}-title`;
@@ -48,6 +49,7 @@ function clauseElement(clause: ReportClause): HTMLElement {
         : null,
     ),
     text,
+    clausePositions(clause, review),
     findings.length > 0
       ? h('details', {}, h('summary', {}, `${findings.length} finding(s)`), h('ul', {}, ...findings))
       : null,
@@ -104,12 +106,14 @@ export function contractPanel() {
     'No clause has been read yet.',
   );
   const rendered = new Map<string, HTMLElement>();
+  const top = h('div', { id: 'playbook-top' });
+  let review: PlaybookReview | undefined;
   const render = () => {
     const filter = controls.read();
     const shown = held.filter((c) => matches(c, filter));
     list.replaceChildren(
       ...shown.map((c) => {
-        const el = rendered.get(c.id) ?? clauseElement(c);
+        const el = rendered.get(c.id) ?? clauseElement(c, review);
         rendered.set(c.id, el);
         return el;
       }),
@@ -123,6 +127,7 @@ export function contractPanel() {
     'section',
     { 'aria-labelledby': 'contract-title' },
     h('h2', { id: 'contract-title' }, 'Contract'),
+    top,
     controls.element,
     count,
     list,
@@ -130,6 +135,13 @@ export function contractPanel() {
   return {
     element,
     held,
+    /** The review against the job's playbook, from report.json: the required clauses missing go on top. */
+    setPlaybook(r: PlaybookReview | undefined) {
+      review = r;
+      top.replaceChildren(...(r ? [missingClauses(r)].filter((e): e is HTMLElement => e !== null) : []));
+      rendered.clear();
+      render();
+    },
     /** Replaces clauses that changed (a decided review) and adds new ones. */
     add(clauses: readonly ReportClause[], replace = false) {
       for (const c of clauses) {

@@ -1,5 +1,5 @@
 /** One job: status, cost, controls, the contract filling in live, its review and its reports. */
-import type { JobView, ReportClause, Reports } from '../api.js';
+import type { JobView, PlaybookReview, ReportClause, ReportLinks } from '../api.js';
 import { money } from '../clauses.js';
 import { announce, errorBox, h, when } from '../dom.js';
 import { JobFollower } from '../follow.js';
@@ -80,14 +80,23 @@ function controls(ctx: ViewContext, view: JobView, refresh: () => void): HTMLEle
   );
 }
 
-/** The report's clauses, which carry the reviewer's decisions and the risk they make. */
-async function decidedClauses(url: string): Promise<readonly ReportClause[]> {
+/**
+ * The report's clauses, which carry the reviewer's decisions and the risk they make, and the
+ * positions of a review against a playbook with their redlines; and that review over the whole
+ * contract.
+ */
+async function reportedClauses(
+  url: string,
+): Promise<{ clauses: readonly ReportClause[]; playbookReview?: PlaybookReview }> {
   const r = await fetch(url);
   if (!r.ok) throw new Error(`report.json could not be read (HTTP ${r.status})`);
-  return ((await r.json()) as { clauses: readonly ReportClause[] }).clauses;
+  return (await r.json()) as { clauses: readonly ReportClause[]; playbookReview?: PlaybookReview };
 }
 
-async function downloads(ctx: ViewContext, jobId: string): Promise<{ element: HTMLElement; links: Reports }> {
+async function downloads(
+  ctx: ViewContext,
+  jobId: string,
+): Promise<{ element: HTMLElement; links: ReportLinks }> {
   const links = await ctx.api.reports(jobId);
   const file = (name: string, l: { url: string } | undefined) =>
     l
@@ -157,9 +166,14 @@ export function jobView(ctx: ViewContext, jobId: string): View {
       await readReview(view);
       if (view.reportReady && reports.childElementCount === 0) {
         const d = await downloads(ctx, jobId);
-        // A reviewed job: the clauses as decided replace the panel's before the reports are
-        // offered, so a report downloaded from the page never disagrees with the page.
-        if (view.review?.startedAt) contract.add(await decidedClauses(d.links.json.url), true);
+        // A reviewed job, or one reviewed against a playbook: the clauses as reported (decided,
+        // with their positions and redlines) replace the panel's before the reports are offered,
+        // so a report downloaded from the page never disagrees with the page.
+        if (view.review?.startedAt || view.playbook) {
+          const reported = await reportedClauses(d.links.json.url);
+          contract.add(reported.clauses, true);
+          contract.setPlaybook(reported.playbookReview);
+        }
         reports.replaceChildren(d.element);
       }
       if (!(view.finished && follower.ended && view.reportReady))

@@ -1,4 +1,7 @@
-/** The signed-in person's jobs: status, progress and cost, newest first. */
+/**
+ * The signed-in person's jobs: status, progress and cost, newest first; above them, the jobs
+ * whose review waits for an approver group they are in.
+ */
 import { isAppApiError, type JobSummary } from '../api.js';
 import { money } from '../clauses.js';
 import { describeError, errorBox, h, when } from '../dom.js';
@@ -6,11 +9,15 @@ import { MOVING, type View, type ViewContext } from './context.js';
 
 const POLL_MS = 2000;
 
+/** A listed job; one read by its id, where GET /jobs is not served, may lack its lane and times. */
+type ListedJob = Omit<JobSummary, 'lane' | 'createdAt' | 'updatedAt'> &
+  Partial<Pick<JobSummary, 'lane' | 'createdAt' | 'updatedAt'>>;
+
 /** A page of GET /jobs, or, where the API does not serve it yet, the jobs this page submitted. */
 async function loadJobs(
   ctx: ViewContext,
   after?: string,
-): Promise<{ jobs: readonly JobSummary[]; cursor?: string }> {
+): Promise<{ jobs: readonly ListedJob[]; cursor?: string }> {
   try {
     return await ctx.api.listJobs(after);
   } catch (error) {
@@ -32,7 +39,7 @@ async function loadJobs(
   }
 }
 
-function row(job: JobSummary): HTMLTableRowElement {
+function row(job: ListedJob): HTMLTableRowElement {
   const name = job.document.split('/').at(-1) ?? job.document;
   const { done, total } = job.chunks;
   return h(
@@ -66,6 +73,36 @@ function row(job: JobSummary): HTMLTableRowElement {
   );
 }
 
+const HEADS = ['Contract', 'Status', 'Progress', 'Cost', 'Submitted'];
+
+function jobsTable(caption: string, body: HTMLElement): HTMLElement {
+  return h(
+    'table',
+    { class: 'jobs' },
+    h('caption', { class: 'visually-hidden' }, caption),
+    h('thead', {}, h('tr', {}, ...HEADS.map((t) => h('th', { scope: 'col' }, t)))),
+    body,
+  );
+}
+
+/** The jobs waiting for the person as an approver: shown only when there are some. */
+function approvals(ctx: ViewContext): HTMLElement {
+  const section = h('section', { 'aria-labelledby': 'approvals-title', id: 'approvals', hidden: true });
+  ctx.api.awaitingApproval().then(
+    ({ jobs }) => {
+      if (jobs.length === 0) return;
+      section.append(
+        h('h2', { id: 'approvals-title' }, 'Waiting for your decision as an approver'),
+        jobsTable('Jobs whose review waits for a group you are in', h('tbody', {}, ...jobs.map(row))),
+      );
+      section.hidden = false;
+    },
+    // A stack that cannot say leaves the list of one's own jobs as it was.
+    () => {},
+  );
+  return section;
+}
+
 /** The jobs table, refreshed while any job moves. */
 export function jobsView(ctx: ViewContext): View {
   const body = h('tbody', {});
@@ -75,30 +112,17 @@ export function jobsView(ctx: ViewContext): View {
     { 'aria-labelledby': 'jobs-title' },
     h('h1', { id: 'jobs-title', tabindex: '-1' }, 'Your jobs'),
     h('p', {}, h('a', { href: '#/new', class: 'button' }, 'Review a new contract')),
+    approvals(ctx),
     note,
-    h(
-      'table',
-      { class: 'jobs' },
-      h('caption', { class: 'visually-hidden' }, 'Your jobs, newest first'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ...['Contract', 'Status', 'Progress', 'Cost', 'Submitted'].map((t) => h('th', { scope: 'col' }, t)),
-        ),
-      ),
-      body,
-    ),
+    jobsTable('Your jobs, newest first', body),
   );
   // GET /jobs pages newest first; older pages are read on request and kept below the first.
   const older = h('button', { type: 'button', id: 'older-jobs', hidden: true }, 'Show older jobs');
   element.append(older);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
-  let first: readonly JobSummary[] = [];
-  let rest: JobSummary[] = [];
+  let first: readonly ListedJob[] = [];
+  let rest: ListedJob[] = [];
   let cursor: string | undefined;
   const render = () => {
     const jobs = [...first, ...rest.filter((j) => !first.some((f) => f.jobId === j.jobId))];

@@ -5,23 +5,21 @@
  * UnknownAnalystError} is a logic error (a bad id in a job's analyst selection) and is
  * never retried.
  */
+import { guardOf } from '../error-guard.js';
 
 /** Base class of every error raised by the analyst panel. */
 export class AnalystError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'AnalystError';
-  }
+  override readonly name: string = 'AnalystError';
 }
 
 /** An analyst id that is not in the registry. */
 export class UnknownAnalystError extends AnalystError {
+  override readonly name = 'UnknownAnalystError';
   constructor(
     readonly analystId: string,
     readonly knownIds: readonly string[],
   ) {
     super(`unknown analyst '${analystId}' (known: ${knownIds.join(', ')})`);
-    this.name = 'UnknownAnalystError';
   }
 }
 
@@ -36,6 +34,7 @@ const HINT_ISSUES = 10;
  * schema, or a quote that is not in the clause.
  */
 export class AnswerValidationError extends AnalystError {
+  override readonly name = 'AnswerValidationError';
   /**
    * Text for the repair retry: every issue on its own line and what to do about it, ready
    * to pass as `repair.error` to `buildConverseInput`.
@@ -47,13 +46,12 @@ export class AnswerValidationError extends AnalystError {
     readonly clauseId: string,
     /** What is wrong, one readable line each (`path: message`). */
     readonly issues: readonly string[],
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(
       `analyst '${analystId}' gave an invalid answer for clause ${clauseId}: ${issues.join('; ')}`,
       options,
     );
-    this.name = 'AnswerValidationError';
     this.repairHint = repairHintFor(issues);
   }
 }
@@ -70,16 +68,10 @@ function repairHintFor(issues: readonly string[]): string {
 }
 
 /** Whether `e` is any analyst error. */
-export function isAnalystError(e: unknown): e is AnalystError {
-  return e instanceof AnalystError;
-}
+export const isAnalystError = guardOf(AnalystError);
 
 /** Whether `e` is an {@link UnknownAnalystError}. */
-export function isUnknownAnalystError(e: unknown): e is UnknownAnalystError {
-  return e instanceof UnknownAnalystError;
-}
+export const isUnknownAnalystError = guardOf(UnknownAnalystError);
 
 /** Whether `e` is an {@link AnswerValidationError}. */
-export function isAnswerValidationError(e: unknown): e is AnswerValidationError {
-  return e instanceof AnswerValidationError;
-}
+export const isAnswerValidationError = guardOf(AnswerValidationError);

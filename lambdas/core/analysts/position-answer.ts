@@ -6,9 +6,11 @@
  * inserts inside a word, or that overlaps another edit is a validation issue, and the worker's
  * repair retry asks the model again.
  */
+
+import type { RedlineEdit } from '../../app/redline-edits.js';
+import { checkRedlineEdits } from '../../app/redline-text.js';
 import type { Clause } from '../model.js';
 import type { FallbackIndex, Rung } from '../playbooks/review-types.js';
-import type { RedlineEdit } from '../report-docx/redlines.js';
 import { excerpt } from './errors.js';
 import { locateQuote } from './locate-quote.js';
 import { type AnalystPlaybook, type RungValue, rungDepth } from './positions.js';
@@ -122,8 +124,11 @@ function checkRedline(
 }
 
 /**
- * The edits with offsets that hold the text they delete, in order; undefined (with issues) when
- * one cannot be placed, they overlap, or together they change nothing.
+ * The edits with offsets that hold the text they delete, in place order (insertions at one point
+ * as given); undefined (with issues) when
+ * one cannot be placed, or, placed, they fail the checks every redline's edits pass
+ * (`checkRedlineEdits`, as a reviewer's own edits do): an insertion inside a word, edits that
+ * overlap, edits that together change nothing.
  *
  * @example
  * checkEdits('e', [{ start: 0, end: 3, deleted: 'ten', insert: 'thirty' }], 'ten days', []) // [{ start: 0, end: 3, insert: 'thirty' }]
@@ -135,46 +140,28 @@ export function checkEdits(
   issues: string[],
 ): RedlineEdit[] | undefined {
   const before = issues.length;
-  const edits: RedlineEdit[] = [];
+  const placed: RedlineEdit[] = [];
   raw.forEach((edit, i) => {
     const span = spanOf(edit, text);
-    if (typeof span === 'string') {
-      issues.push(`${at}.${i}: ${span}`);
-      return;
-    }
-    if (text.slice(span.start, span.end) === edit.insert) return; // changes nothing
-    edits.push({ ...span, insert: edit.insert });
+    if (typeof span === 'string') issues.push(`${at}.${i}: ${span}`);
+    else placed.push({ ...span, insert: edit.insert });
   });
   if (issues.length > before) return undefined;
-  edits.sort((a, b) => a.start - b.start || a.end - b.end);
-  for (let i = 1; i < edits.length; i++) {
-    const a = edits[i - 1] as RedlineEdit;
-    const b = edits[i] as RedlineEdit;
-    if (b.start < a.end || (b.start === a.end && (a.start === a.end || b.start === b.end))) {
-      issues.push(
-        `${at}: edits at [${a.start}, ${a.end}) and [${b.start}, ${b.end}) overlap or touch at an insertion`,
-      );
-      return undefined;
+  const checked = checkRedlineEdits(text, placed);
+  if (checked.problems) {
+    // An edit's own problem names it by its index, as the answer's path does.
+    for (const p of checked.problems) {
+      const own = /^edit (\d+): /.exec(p);
+      issues.push(own ? `${at}.${own[1]}: ${p.slice(own[0].length)}` : `${at}: ${p}`);
     }
-  }
-  if (edits.length === 0) {
-    issues.push(`${at}: the edits change nothing in the clause`);
     return undefined;
   }
-  return edits;
+  return checked.edits;
 }
 
-const isWordChar = (ch: string | undefined) => ch !== undefined && /[\p{L}\p{N}]/u.test(ch);
-
-/** Where an edit's deleted text lies in the clause, or what is wrong with it. */
+/** Where an edit's deleted text lies in the clause (an insertion: at its offset), or what is wrong with it. */
 function spanOf(edit: RawEdit, text: string): { start: number; end: number } | string {
-  if (edit.deleted === '') {
-    const point = edit.start;
-    if (point > text.length) return `insertion point ${point} is past the clause's ${text.length} characters`;
-    if (isWordChar(text[point - 1]) && isWordChar(text[point]))
-      return `insertion point ${point} falls inside the word "${wordAt(text, point)}"`;
-    return { start: point, end: point };
-  }
+  if (edit.deleted === '') return { start: edit.start, end: edit.start };
   if (text.slice(edit.start, edit.end) === edit.deleted) return { start: edit.start, end: edit.end };
   const nearest = nearestOccurrence(text, edit.deleted, edit.start);
   if (nearest !== undefined) return { start: nearest, end: nearest + edit.deleted.length };
@@ -190,12 +177,4 @@ function nearestOccurrence(text: string, needle: string, near: number): number |
     if (best === undefined || Math.abs(i - near) < Math.abs(best - near)) best = i;
   }
   return best;
-}
-
-function wordAt(text: string, point: number): string {
-  let a = point;
-  let b = point;
-  while (isWordChar(text[a - 1])) a--;
-  while (isWordChar(text[b])) b++;
-  return text.slice(a, b);
 }

@@ -6,8 +6,7 @@ import {
   type PositionVerdict,
 } from '../analysts/index.js';
 import type { StoredDocument } from '../intake/intake.js';
-import type { Playbook, PositionFinding, RedlineDecisionRecord } from '../playbooks/index.js';
-import { latestRedlineDecisions } from '../playbooks/redline-text.js';
+import type { Playbook, PositionFinding } from '../playbooks/index.js';
 import { isScreened } from '../screen/index.js';
 import type { CallOutcome } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/claims.js';
@@ -16,12 +15,6 @@ import { STAGES } from '../state/keys.js';
 import { judgedTopics, playbookReviewOf, positionFindings } from './playbook-review.js';
 import type { Report, ReportClause, ReportFailedCall, ReportNotAsked, Risk } from './report-types.js';
 import { type ScreenedSource, screenedCalls, screenedPairs } from './screened-calls.js';
-
-/** The content of the job's playbook, and the decisions its trail holds on redlines. */
-export interface ReportPlaybook {
-  readonly playbook: Playbook;
-  readonly redlineDecisions: readonly RedlineDecisionRecord[];
-}
 
 /** A clause's position findings from its panel verdicts. */
 type ToFindings = (
@@ -79,6 +72,8 @@ type Unfinished = Report['coverage']['unfinishedChunks'][number];
 /**
  * Builds report.json from the job item, its checkpoints and call ledger, and the stored
  * document. Every planned clause appears, analysed or not, so the report accounts for all.
+ * With the job's playbook, each clause carries its positions and each redline is `proposed`:
+ * the decisions people make at the review gate are applied after, by `applyReview`.
  */
 export function buildReport(
   job: Job,
@@ -87,7 +82,7 @@ export function buildReport(
   ledger: readonly CallOutcome[],
   finalizedAt: string,
   notice?: string,
-  playbook?: ReportPlaybook,
+  playbook?: Playbook,
 ): Report {
   const byChunk = new Map<number, Map<string, Checkpoint>>();
   for (const cp of checkpoints) {
@@ -100,9 +95,8 @@ export function buildReport(
   const against = job.playbook ? playbook : undefined;
   let toFindings: ToFindings | undefined;
   if (against) {
-    const topics = judgedTopics(against.playbook, job.contractType?.type);
-    const decisions = latestRedlineDecisions(against.redlineDecisions);
-    toFindings = (clause, verdicts) => positionFindings(clause, verdicts, topics, decisions);
+    const topics = judgedTopics(against, job.contractType?.type);
+    toFindings = (clause, verdicts) => positionFindings(clause, verdicts, topics);
   }
   const { clauses, unfinishedChunks } = reportClauses(doc, byChunk, toFindings, screened);
   const { status, reason } = finalStatus(job, unfinishedChunks, calls.failed, calls.skipped);
@@ -156,7 +150,7 @@ export function buildReport(
     },
     ...(against
       ? {
-          playbookReview: playbookReviewOf(against.playbook, job.contractType, clauses, (category) => {
+          playbookReview: playbookReviewOf(against, job.contractType, clauses, (category) => {
             return new Set(
               job.analysts.filter((id) => analystById(id).categories.some((c) => c === category)),
             );

@@ -40,7 +40,11 @@ export function withDocxOutcome(report: Report, outcome: Pick<ReportDocx, 'redli
     ...report,
     playbookReview: {
       ...report.playbookReview,
-      docx: { placed: outcome.redlines.placed, notPlaced: outcome.redlines.notPlaced },
+      docx: {
+        placed: outcome.redlines.placed,
+        notPlaced: outcome.redlines.notPlaced,
+        clauses: outcome.redlines.clauses,
+      },
     },
   };
 }

@@ -5,17 +5,18 @@ import type { Lane } from '../contracts.js';
 import { applyReview } from '../holds/apply.js';
 import { ReviewTrail } from '../holds/decisions.js';
 import { gatedFindings } from '../holds/findings.js';
+import { approverGroupsOf, playbookHolds } from '../holds/playbook-holds.js';
 import { RedlineTrail } from '../holds/redline-trail.js';
-import { readHeldFindings, storeHeldFindings } from '../holds/review.js';
+import { type HeldFindings, heldCount, readHeldFindings, storeHeldFindings } from '../holds/review.js';
 import { startQueued } from '../intake/admission.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
-import { jobPlaybookContent, PlaybookStore } from '../playbooks/index.js';
+import { jobPlaybookContent, type Playbook, PlaybookStore } from '../playbooks/index.js';
 import { CallLedger, type CallOutcome, outcomeOf } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/checkpoint.js';
 import { Claims } from '../state/claims.js';
 import { JobHolds } from '../state/job-holds.js';
 import { type Job, Jobs } from '../state/jobs.js';
-import { buildReport, type ReportPlaybook } from './build-report.js';
+import { buildReport } from './build-report.js';
 import { type DocxOutcome, reportDocx, withDocxOutcome } from './docx-output.js';
 import { REPORT_CONTENT_TYPES } from './report-files.js';
 import { renderReportHtml } from './report-html.js';
@@ -145,14 +146,10 @@ export async function finalizeJob(
   return { finalized: finished, report, keys, docx: docx.outcome };
 }
 
-/** The content of a job's playbook and the redline decisions of its trail; undefined without a playbook. */
-async function playbookOf(job: Job, deps: FinalizeDeps): Promise<ReportPlaybook | undefined> {
+/** The content of a job's playbook, as its content hash names it; undefined without a playbook. */
+async function playbookOf(job: Job, deps: FinalizeDeps): Promise<Playbook | undefined> {
   if (!job.playbook) return undefined;
-  const [playbook, redlineDecisions] = await Promise.all([
-    jobPlaybookContent(new PlaybookStore(deps.db, deps.tableName), job.playbook),
-    new RedlineTrail(deps.db, deps.tableName).list(job.jobId),
-  ]);
-  return { playbook, redlineDecisions };
+  return jobPlaybookContent(new PlaybookStore(deps.db, deps.tableName), job.playbook);
 }
 
 /** Chunk ledgers read at once for chunks whose checkpoints do not carry their outcomes. */
@@ -197,28 +194,41 @@ type ReviewStep =
   | { readonly kind: 'reviewed'; readonly report: Report };
 
 /**
- * A running job whose gate holds findings goes to `awaiting_review` instead of its report;
- * one whose review has closed (decided, expired or cancelled) gets its report with the
- * decisions applied.
+ * A running job whose gate holds findings goes to `awaiting_review` instead of its report: the
+ * findings at the gate's risk and, in a review against a playbook, every escalated finding (for
+ * its approver group) and every proposed redline. One whose review has closed (decided, expired
+ * or cancelled) gets its report with the decisions applied.
  */
 async function reviewStep(job: Job, report: Report, deps: FinalizeDeps): Promise<ReviewStep> {
   const now = deps.now ?? Date.now;
   if (job.reviewStartedAt) {
     const open = job.status === 'awaiting_review' && !job.reviewCompletedAt && !job.reviewExpiredAt;
     if (open) return { kind: 'hold', held: job.gatedFindings ?? 0 };
-    const [held, trail] = await Promise.all([
+    const [held, trail, redlineTrail] = await Promise.all([
       readHeldFindings(deps, job.jobId),
       new ReviewTrail(deps.db, deps.tableName).list(job.jobId),
+      new RedlineTrail(deps.db, deps.tableName).list(job.jobId),
     ]);
-    return { kind: 'reviewed', report: applyReview(report, job, held.findings, trail) };
+    return { kind: 'reviewed', report: applyReview(report, job, held, trail, redlineTrail) };
   }
   const gate = job.gate ?? 'none';
   if (job.status !== 'running' || gate === 'none') return { kind: 'none' };
-  const findings = gatedFindings(report, gate);
-  if (findings.length === 0) return { kind: 'none' };
-  await storeHeldFindings(deps, job.jobId, { gate, findings });
-  const flip = await new JobHolds(deps.db, deps.tableName, now).awaitReview(job, findings.length);
+  const { escalations, redlines } = playbookHolds(report);
+  const held: HeldFindings = {
+    gate,
+    findings: gatedFindings(report, gate),
+    ...(escalations.length > 0 ? { escalations } : {}),
+    ...(redlines.length > 0 ? { redlines } : {}),
+  };
+  const count = heldCount(held);
+  if (count === 0) return { kind: 'none' };
+  await storeHeldFindings(deps, job.jobId, held);
+  const flip = await new JobHolds(deps.db, deps.tableName, now).awaitReview(
+    job,
+    count,
+    approverGroupsOf(escalations),
+  );
   // Not changed: a repeated finalize found the review open already, or a cancel got there
   // first; that job's finalize is sent again by the sweeper and reports it as cancelled.
-  return { kind: 'hold', held: flip.changed ? findings.length : 0 };
+  return { kind: 'hold', held: flip.changed ? count : 0 };
 }

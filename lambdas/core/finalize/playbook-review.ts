@@ -1,9 +1,11 @@
 /**
  * report.json's review against a playbook: each clause's position findings (the panel's rung
  * with the playbook's question, importance, approvers and language beside it), each position
- * over the contract, the required clauses found in no clause, and every escalation. The
- * decisions on redlines come from the job's trail; none is decided here.
+ * over the contract, the required clauses found in no clause, and every escalation. Every
+ * redline is `proposed` here: the review gate holds them for the job's reviewer, and
+ * `applyReview` puts the decisions in force on them.
  */
+
 import type { PositionVerdict } from '../analysts/index.js';
 import type { Clause } from '../model.js';
 import {
@@ -18,14 +20,13 @@ import {
   type PositionSummary,
   type ProposedRedline,
   positionFindingId,
-  type RedlineDecisionRecord,
   type RequiredClauseFinding,
   type Rung,
   redlineId,
   requiredClauseFindingId,
 } from '../playbooks/index.js';
-import { applyEdits, redlineDecision } from '../playbooks/redline-text.js';
 import type { Position, RequiredClause } from '../playbooks/schema.js';
+import { applyEdits } from '../report-docx/index.js';
 import type { ReportClause } from './report-types.js';
 
 /** What a clause's positions are judged against: a position, or a required clause with no position of its topic. */
@@ -74,7 +75,6 @@ export function positionFindings(
   clause: Pick<Clause, 'id' | 'text'>,
   verdicts: readonly PositionVerdict[],
   topics: ReadonlyMap<string, Judged>,
-  decisions: ReadonlyMap<string, RedlineDecisionRecord>,
 ): PositionFinding[] {
   const order = [...topics.keys()];
   return verdicts
@@ -97,7 +97,7 @@ export function positionFindings(
           target: v.redline.target as ProposedRedline['target'],
           language: languageOf(judged, v.redline.target),
           text: applyEdits(clause.text, v.redline.edits),
-          decision: redlineDecision(clause.text, decisions.get(id)),
+          decision: { status: 'proposed' },
         };
       }
       return {

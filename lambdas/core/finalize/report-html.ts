@@ -271,8 +271,8 @@ function renderClause(ctx: Ctx, c: ReportClause, i: number): string {
   )} finding${c.findings.length === 1 ? '' : 's'}</span></header>
 ${statusNote}
 <div class="ctext">${highlightedText(ctx, c, findings)}</div>
+${clausePositionsHtml(ctx.report, c)}
 ${findings.length > 0 ? `<ol class="findings">\n${items}\n</ol>` : '<p class="muted nofind">No findings for this clause.</p>'}
-${clausePositionsHtml(c)}
 </article>`;
 }
 
@@ -356,13 +356,13 @@ export function renderReportHtml(report: Report): string {
 <body>
 <a class="sr" href="#findings">Skip to findings</a>
 ${renderHeader(ctx)}
-<nav aria-label="Sections" class="hint">Sections: <a href="#summary">Summary</a> · ${
-    report.review ? '<a href="#review">Reviewer decisions</a> · ' : ''
-  }${report.playbookReview ? '<a href="#playbook">Against the playbook</a> · ' : ''}<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
+<nav aria-label="Sections" class="hint">Sections: ${
+    report.playbookReview ? '<a href="#playbook">Against the playbook</a> · ' : ''
+  }<a href="#summary">Summary</a> · ${report.review ? '<a href="#review">Reviewer decisions</a> · ' : ''}<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
 <main>
+${renderPlaybookSection(report, anchorOf)}
 ${renderSummary(ctx)}
 ${renderReviewSection(report)}
-${renderPlaybookSection(ctx)}
 ${renderHeatMap(ctx)}
 ${renderFindings(ctx)}
 ${renderCoverage(ctx)}

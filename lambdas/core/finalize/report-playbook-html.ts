@@ -1,86 +1,167 @@
 /**
- * report.html's review against a playbook, kept plain: each position over the contract with
- * the rung it reaches, the required clauses found nowhere with the language to insert, and in
- * each clause the positions it addresses with the proposed language beside the clause's own.
+ * report.html's review against a playbook: the required clauses found nowhere and every
+ * position over the contract, at the top; and under each clause, the positions it addresses
+ * with the rung it reaches, who must approve it, and the proposed language beside the clause's
+ * own (the redline as deleted and inserted text, marked by `<del>` and `<ins>`, struck through
+ * and underlined, and named in words for a screen reader: never by colour alone) with the
+ * reviewer's decision.
  */
-import { type Ctx, dataTable, escapeHtml, num } from './report-html-kit.js';
-import type { PositionFinding, ReportClause, Rung } from './report-types.js';
 
-/** A rung in words: "standard", "fallback 2", "not acceptable", "not addressed". */
-export function rungText(r: Rung): string {
-  if (r.rung === 'fallback') return `fallback ${r.fallback ?? 1}`;
-  return r.rung.replace('-', ' ');
+import type { RedlineEdit } from '../../app/redline-edits.js';
+import { editSegments, rungLabel } from '../../app/redline-text.js';
+import { deciderOf } from '../holds/decider.js';
+import type { EscalationEntry, PositionFinding, ProposedRedline } from '../playbooks/index.js';
+import { dataTable, escapeHtml } from './report-html-kit.js';
+import type { Report, ReportClause } from './report-types.js';
+
+const REASON: Readonly<Record<EscalationEntry['reason'], string>> = {
+  'fallback-approver': 'the fallback needs its approver',
+  'not-acceptable': 'below every fallback: an exception',
+  'required-clause-missing': 'a required clause is missing',
+};
+
+const ESCALATION_DECIDED: Readonly<Record<NonNullable<EscalationEntry['review']>['decision'], string>> = {
+  approved: 'Approved',
+  rejected: 'Rejected',
+  unreviewed: 'Not decided before the deadline',
+};
+
+const REDLINE_DECIDED: Readonly<Record<ProposedRedline['decision']['status'], string>> = {
+  proposed: 'Proposed, not decided: report.docx carries it as a tracked change to accept or reject in Word',
+  accepted: 'Accepted',
+  rejected: 'Rejected: report.docx leaves it out',
+  edited: "Edited: report.docx carries the reviewer's edit",
+};
+
+/** Who decided, as the other decisions name them: the vouched-for name beside the `sub` (else the principal). */
+function decider(d: { by?: string; bySub?: string; byName?: string }): string {
+  const { name, id } = deciderOf(d);
+  const code = `<code>${escapeHtml(id)}</code>`;
+  return name ? `${escapeHtml(name)} (${code})` : code;
 }
 
-const rungClass = (r: Rung) =>
-  r.rung === 'standard' ? 's0' : r.rung === 'fallback' ? 's1' : r.rung === 'not-acceptable' ? 's3' : 'sn';
-
-function rungChip(r: Rung): string {
-  return `<span class="score ${rungClass(r)}">${escapeHtml(rungText(r))}</span>`;
+/** A rung as a badge: its words, and a class for its colour. */
+export function rungBadge(r: Pick<PositionFinding, 'rung' | 'fallback'>): string {
+  return `<span class="rung rung-${escapeHtml(r.rung)}">${escapeHtml(rungLabel(r))}</span>`;
 }
 
-/** The playbook section: positions over the contract, required clauses missing, escalations. */
-export function renderPlaybookSection(ctx: Ctx): string {
-  const review = ctx.report.playbookReview;
+/**
+ * A clause's text with edits made, as tracked changes read: deleted text in `<del>`, inserted in
+ * `<ins>`, each opened by words a screen reader speaks.
+ */
+export function redlineDiffHtml(text: string, edits: readonly RedlineEdit[]): string {
+  return editSegments(text, edits)
+    .map((s) =>
+      s.kind === 'deleted'
+        ? `<del><span class="sr">[deleted: </span>${escapeHtml(s.text)}<span class="sr">]</span></del>`
+        : s.kind === 'inserted'
+          ? `<ins><span class="sr">[inserted: </span>${escapeHtml(s.text)}<span class="sr">]</span></ins>`
+          : escapeHtml(s.text),
+    )
+    .join('');
+}
+
+/** The line saying how an escalation stands. */
+function escalationHtml(e: Pick<EscalationEntry, 'group' | 'reason' | 'review'>): string {
+  const who = `<strong>${escapeHtml(e.group)}</strong>`;
+  const r = e.review;
+  if (!r)
+    return `<p class="esc">Needs ${who} (${escapeHtml(REASON[e.reason])}); the job had no review gate to hold it.</p>`;
+  if (r.decision === 'unreviewed')
+    return `<p class="esc rv rv-unreviewed">Needs ${who} (${escapeHtml(REASON[e.reason])}): ${ESCALATION_DECIDED.unreviewed}.</p>`;
+  return `<p class="esc rv rv-${r.decision}">${ESCALATION_DECIDED[r.decision]} for ${who} by ${decider(r)} at ${escapeHtml(
+    r.at?.replace('T', ' '),
+  )}${r.note ? `: “${escapeHtml(r.note)}”` : ''}</p>`;
+}
+
+/** A redline beside the clause: the proposed language as tracked changes, the playbook's language, the decision. */
+function redlineHtml(c: ReportClause, r: ProposedRedline): string {
+  const d = r.decision;
+  const edits = d.status === 'edited' && d.edits ? d.edits : r.edits;
+  const decided =
+    d.status === 'proposed'
+      ? `<p class="rv rv-unreviewed">${REDLINE_DECIDED.proposed}.</p>`
+      : `<p class="rv rv-${d.status === 'rejected' ? 'rejected' : 'approved'}">${escapeHtml(REDLINE_DECIDED[d.status])}, by ${decider(
+          d,
+        )} at ${escapeHtml(d.at?.replace('T', ' '))}${d.note ? `: “${escapeHtml(d.note)}”` : ''}</p>`;
+  return `<div class="redline" data-redline="${escapeHtml(r.id)}" data-status="${escapeHtml(d.status)}">
+<p class="rl-head">${d.status === 'edited' ? "Reviewer's language" : 'Proposed language'} (to reach ${rungBadge(r.target)}): deleted text struck through, inserted text underlined</p>
+<div class="rl-text">${redlineDiffHtml(c.text, edits)}</div>
+<details class="rl-lang"><summary>The playbook's language for ${escapeHtml(rungLabel(r.target))}</summary><p>${escapeHtml(r.language)}</p></details>
+${decided}
+</div>`;
+}
+
+/** The positions a clause addresses, each with its rung, approver and redline. */
+export function clausePositionsHtml(report: Report, c: ReportClause): string {
+  const positions = c.positions ?? [];
+  if (positions.length === 0) return '';
+  const escalations = new Map((report.playbookReview?.escalations ?? []).map((e) => [e.findingId, e]));
+  const items = positions.map((p) => {
+    const e = escalations.get(p.id) ?? (p.escalation ? { ...p.escalation, findingId: p.id } : undefined);
+    const measured = p.measured
+      ? ` <span class="measured">(the clause says ${escapeHtml(p.measured.value)} ${escapeHtml(p.measured.currency ?? p.measured.unit)})</span>`
+      : '';
+    return `<li class="position" data-position="${escapeHtml(p.id)}">
+<p class="ph">${rungBadge(p)} <strong>${escapeHtml(p.topic)}</strong>${measured} <span class="muted">· ${escapeHtml(p.importance)} importance</span></p>
+<p class="pq">${escapeHtml(p.question)}</p>
+<p class="rat">${escapeHtml(p.reason)}</p>
+${e ? escalationHtml(e) : ''}${p.redline ? redlineHtml(c, p.redline) : ''}
+</li>`;
+  });
+  return `<section class="positions" aria-label="Against the playbook"><h4>Against the playbook</h4><ul>${items.join('\n')}</ul></section>`;
+}
+
+/**
+ * The top of a review against a playbook: the required clauses found in no clause, each with its
+ * model language and where it would go, then every position over the contract with its worst rung.
+ */
+export function renderPlaybookSection(report: Report, anchorOf: ReadonlyMap<string, string>): string {
+  const review = report.playbookReview;
   if (!review) return '';
-  const link = (id: string) => {
-    const a = ctx.anchorOf.get(id);
-    return a ? `<a href="#${a}"><code>${escapeHtml(id)}</code></a>` : `<code>${escapeHtml(id)}</code>`;
-  };
-  const positions = dataTable(
-    `Positions (${num(review.positions.length)})`,
-    ['Topic', 'Question', 'Importance', 'Rung reached', 'Clauses'],
-    review.positions.map(
-      (p) =>
-        `<tr><td><code>${escapeHtml(p.topic)}</code></td><td>${escapeHtml(p.question)}</td><td>${escapeHtml(
-          p.importance,
-        )}</td><td>${rungChip(p)}</td><td>${
-          p.clauses.map((c) => `${link(c.clauseId)} ${escapeHtml(rungText(c))}`).join(', ') ||
-          '<span class="muted">—</span>'
-        }</td></tr>`,
-    ),
+  const escalations = new Map(review.escalations.map((e) => [e.findingId, e]));
+  const missing = review.missing.map(
+    (m) => `<li class="missing" data-missing="${escapeHtml(m.id)}">
+<p class="ph"><span class="rung rung-missing">missing</span> <strong>${escapeHtml(m.topic)}</strong> <span class="muted">· ${escapeHtml(m.importance)} importance</span></p>
+<p class="pq">${escapeHtml(m.question)}</p>
+<p>No clause of the contract addresses it. It would go ${escapeHtml(m.placement.note)}${
+      m.placement.afterClauseId && anchorOf.has(m.placement.afterClauseId)
+        ? ` (after <a href="#${escapeHtml(anchorOf.get(m.placement.afterClauseId))}">${escapeHtml(m.placement.afterClause ?? m.placement.afterClauseId)}</a>)`
+        : ''
+    }.</p>
+${
+  m.unassessedClauses
+    ? `<p class="muted">${m.unassessedClauses} clause(s) were not assessed for it (their analyst failed, was skipped or their chunk did not finish): it may be in one of them.</p>\n`
+    : ''
+}<div class="redline"><p class="rl-head">Model language to insert</p><div class="rl-text"><ins><span class="sr">[inserted: </span>${escapeHtml(
+      m.language,
+    )}<span class="sr">]</span></ins></div></div>
+${escalationHtml(escalations.get(m.id) ?? { ...m.escalation, findingId: m.id })}
+</li>`,
   );
-  const missing =
-    review.missing.length === 0
-      ? '<p class="muted">Every required clause was found.</p>'
-      : `<ul class="missing">${review.missing
-          .map(
-            (m) =>
-              `<li><strong>${escapeHtml(m.topic)}</strong> (${escapeHtml(m.importance)}): ${escapeHtml(m.question)}
-<p>Insert ${m.placement.afterClauseId ? `after ${link(m.placement.afterClauseId)} ${escapeHtml(m.placement.afterClause ?? '')}` : 'at the end of the terms'} (${escapeHtml(m.placement.note)}):</p>
-<blockquote class="proposed">${escapeHtml(m.language)}</blockquote>
-<p class="by">Decided by <code>${escapeHtml(m.escalation.group)}</code>${
-                m.unassessedClauses ? `; ${num(m.unassessedClauses)} clause(s) were not assessed for it` : ''
-              }</p></li>`,
-          )
-          .join('\n')}</ul>`;
-  const type = review.contractType
-    ? `Topics for a <strong>${escapeHtml(review.contractType.type)}</strong> contract (${escapeHtml(review.contractType.source)}).`
-    : 'Every topic of the playbook applied (no contract type was known).';
-  return `<section id="playbook" aria-labelledby="h-playbook">
-<h2 id="h-playbook">Against the playbook</h2>
-<p class="hint">${type} ${num(review.escalations.length)} finding(s) need an approver.</p>
-${positions}
-<h3>Required clauses missing</h3>
-${missing}
+  const rows = review.positions.map((p) => {
+    const where = p.clauses
+      .map((c) => {
+        const anchor = anchorOf.get(c.clauseId);
+        const text = `${escapeHtml(c.clauseId)} ${escapeHtml(rungLabel(c))}`;
+        return anchor ? `<a href="#${escapeHtml(anchor)}">${text}</a>` : text;
+      })
+      .join(', ');
+    return `<tr><td>${escapeHtml(p.topic)}</td><td>${escapeHtml(p.importance)}</td><td>${rungBadge(p)}</td><td>${where || '<span class="muted">—</span>'}</td></tr>`;
+  });
+  const decided = review.escalations.filter((e) => e.review && e.review.decision !== 'unreviewed').length;
+  return `<section id="playbook" aria-labelledby="playbook-h">
+<h2 id="playbook-h">Against the playbook</h2>
+<p>${review.escalations.length} finding(s) need an approver${review.escalations.length > 0 ? ` (${decided} decided)` : ''}${
+    review.contractType
+      ? `; topics for a <strong>${escapeHtml(review.contractType.type)}</strong> contract (${escapeHtml(review.contractType.source)})`
+      : '; every topic of the playbook applied (no contract type was known)'
+  }.</p>
+${
+  missing.length > 0
+    ? `<h3>Required clauses missing</h3><ul class="missing-list">${missing.join('\n')}</ul>`
+    : '<p>Every required clause was found.</p>'
+}
+${rows.length > 0 ? dataTable('Each position over the contract: the lowest rung any clause reaches', ['Topic', 'Importance', 'Rung', 'Clauses'], rows) : ''}
 </section>`;
-}
-
-function positionItem(f: PositionFinding): string {
-  const redline = f.redline;
-  const proposed = redline
-    ? `<p>Proposed (${escapeHtml(redline.decision.status)}, to ${escapeHtml(rungText(redline.target))}):</p>
-<blockquote class="proposed">${escapeHtml(redline.decision.text ?? redline.text)}</blockquote>`
-    : '';
-  return `<li class="position"><div class="fhead"><span class="cat">${escapeHtml(f.topic)}</span> ${rungChip(f)}${
-    f.escalation ? ` <span class="pill">${escapeHtml(f.escalation.group)}</span>` : ''
-  }</div>
-<p class="rat">${escapeHtml(f.reason)}</p>${proposed}</li>`;
-}
-
-/** A clause's positions, after its findings; empty without any. */
-export function clausePositionsHtml(c: ReportClause): string {
-  const found = c.positions ?? [];
-  if (found.length === 0) return '';
-  return `<h4 class="ph">Against the playbook</h4>\n<ol class="positions">\n${found.map(positionItem).join('\n')}\n</ol>`;
 }

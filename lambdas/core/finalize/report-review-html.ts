@@ -68,17 +68,25 @@ export function renderReviewSection(report: Report): string {
     .filter((d) => counts.get(d))
     .map((d) => `${counts.get(d)} ${DECISION_LABEL[d].toLowerCase()}`)
     .join(', ');
-  const rows = review.trail.map(
-    (d) =>
-      `<tr><td>${escapeHtml(d.at.replace('T', ' '))}</td><td><code>${escapeHtml(d.findingId)}</code></td><td>${escapeHtml(
-        d.verdict,
-      )}${d.score !== undefined ? ` ${escapeHtml(d.score)}` : ''}</td><td>${decider(d)}</td><td>${escapeHtml(
-        d.note ?? '',
-      )}</td></tr>`,
-  );
+  // Findings' and redlines' decisions in one list, in the order made.
+  const rows = [
+    ...review.trail.map((d) => ({
+      ...d,
+      id: d.findingId,
+      what: `${d.verdict}${d.score !== undefined ? ` ${d.score}` : ''}`,
+    })),
+    ...(review.redlineTrail ?? []).map((r) => ({ ...r, id: r.redlineId, what: `redline ${r.status}` })),
+  ]
+    .sort((a, b) => a.at.localeCompare(b.at))
+    .map(
+      (d) =>
+        `<tr><td>${escapeHtml(d.at.replace('T', ' '))}</td><td><code>${escapeHtml(d.id)}</code></td><td>${escapeHtml(
+          d.what,
+        )}</td><td>${decider(d)}</td><td>${escapeHtml(d.note ?? '')}</td></tr>`,
+    );
   return `<section id="review" aria-labelledby="review-h">
 <h2 id="review-h">Reviewer decisions</h2>
-<p>Gate <strong>${escapeHtml(review.gate)}</strong>: ${review.findings.length} finding(s) held for a reviewer on ${escapeHtml(
+<p>Gate <strong>${escapeHtml(review.gate)}</strong>: ${review.findings.length} finding(s) at its risk held for a reviewer on ${escapeHtml(
     review.startedAt.replace('T', ' '),
   )}, due ${escapeHtml(review.deadline.replace('T', ' '))}. Outcome: ${escapeHtml(OUTCOME_LABEL[review.outcome])}${
     tally ? ` (${escapeHtml(tally)})` : ''
@@ -87,7 +95,7 @@ ${
   rows.length > 0
     ? `<details class="trail"${rows.length <= OPEN_TRAIL_ROWS ? ' open' : ''}><summary>Decision trail: ${
         rows.length
-      } decision(s), oldest first (a later decision on a finding supersedes an earlier one)</summary>
+      } decision(s), oldest first (a later decision on a finding or redline supersedes an earlier one)</summary>
 ${dataTable('Every decision, oldest first', ['When', 'Finding', 'Decision', 'By', 'Note'], rows, true)}</details>`
     : '<p class="muted">No decision was recorded.</p>'
 }

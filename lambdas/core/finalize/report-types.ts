@@ -3,10 +3,12 @@
  * every field; money is integer micro-dollars, offsets index the normalised text. The shapes of
  * a review against a playbook are in core/playbooks/review-types.ts.
  */
-import type { PlaybookReview, PositionFinding } from '../playbooks/review-types.js';
+import type { PlaybookReview, PositionFinding, RedlineDecisionRecord } from '../playbooks/review-types.js';
 
 export type {
   Escalation,
+  EscalationEntry,
+  EscalationReview,
   Measured,
   PlaybookReview,
   PositionFinding,
@@ -77,8 +79,10 @@ export interface ReportReview {
   readonly outcome: 'decided' | 'expired' | 'cancelled';
   readonly closedAt?: string;
   readonly findings: readonly FindingReview[];
-  /** Every decision in the order made, superseded ones included. */
+  /** Every decision in the order made, superseded ones included: findings and escalations alike. */
   readonly trail: readonly ReportDecision[];
+  /** Every decision on a proposed redline in the order made, superseded ones included; absent when none was made. */
+  readonly redlineTrail?: readonly RedlineDecisionRecord[];
 }
 
 /** One clause and what the panel found in it. */

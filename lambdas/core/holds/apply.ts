@@ -1,9 +1,20 @@
 import { riskFromScores } from '../analysts/consolidate.js';
 import type { Score } from '../analysts/tool-schema.js';
-import type { FindingReview, Report, ReportClause, ReportReview, Risk } from '../finalize/report-types.js';
+import type {
+  EscalationEntry,
+  FindingReview,
+  Report,
+  ReportClause,
+  ReportReview,
+  Risk,
+} from '../finalize/report-types.js';
+import type { EscalationReview, RedlineDecisionRecord } from '../playbooks/index.js';
 import type { Job } from '../state/jobs.js';
 import { type Decision, decidedScore, latestDecisions } from './decisions.js';
 import type { GatedFinding } from './findings.js';
+import { latestRedlineDecisions, redlineDecisionOf } from './redline-trail.js';
+import type { HeldFindings } from './review.js';
+import { decidedBy } from './trail.js';
 
 const RISKS: readonly Risk[] = ['none', 'low', 'medium', 'high', 'critical'];
 
@@ -24,11 +35,7 @@ export function reviewOf(gated: readonly GatedFinding[], trail: readonly Decisio
       decision: DECIDED[d.verdict],
       modelScore: g.score,
       decidedScore: decidedScore(d, g.score),
-      by: d.by,
-      ...(d.bySub ? { bySub: d.bySub } : {}),
-      ...(d.byName ? { byName: d.byName } : {}),
-      at: d.at,
-      ...(d.note ? { note: d.note } : {}),
+      ...decidedBy(d),
     };
   });
 }
@@ -36,7 +43,9 @@ export function reviewOf(gated: readonly GatedFinding[], trail: readonly Decisio
 /**
  * The report with the review in it: each gated finding carries its decision; a decided
  * clause's scores, highest score and risk are recomputed from the decided scores, with the
- * panel's kept under `model`; the summary counts follow; and `review` holds the whole trail.
+ * panel's kept under `model`; the summary counts follow; each escalation a playbook review
+ * held carries its decision; each proposed redline the decision in force on it; and `review`
+ * holds both trails whole.
  */
 export function applyReview(
   report: Report,
@@ -44,20 +53,33 @@ export function applyReview(
     Job,
     'gate' | 'reviewStartedAt' | 'reviewDeadline' | 'reviewCompletedAt' | 'reviewExpiredAt' | 'status'
   >,
-  gated: readonly GatedFinding[],
+  held: Pick<HeldFindings, 'findings' | 'escalations'>,
   trail: readonly Decision[],
+  redlineTrail: readonly RedlineDecisionRecord[] = [],
 ): Report {
   if (!job.gate || job.gate === 'none' || !job.reviewStartedAt) return report;
-  const reviews = reviewOf(gated, trail);
+  const reviews = reviewOf(held.findings, trail);
   const byId = new Map(reviews.map((r) => [r.findingId, r]));
-  const clauses = report.clauses.map((c) => reviewedClause(c, byId));
+  const clauses = withRedlineDecisions(report.clauses, redlineTrail).map((c) => reviewedClause(c, byId));
   const outcome: ReportReview['outcome'] =
     job.status === 'cancelled' ? 'cancelled' : job.reviewCompletedAt ? 'decided' : 'expired';
   const closedAt = job.reviewCompletedAt ?? job.reviewExpiredAt;
+  const escalated = new Set((held.escalations ?? []).map((e) => e.id));
+  const latest = latestDecisions(trail);
   return {
     ...report,
     clauses,
     summary: { ...report.summary, ...summaryCounts(clauses, report.summary.categoriesFlagged) },
+    ...(report.playbookReview
+      ? {
+          playbookReview: {
+            ...report.playbookReview,
+            escalations: report.playbookReview.escalations.map((e) =>
+              escalated.has(e.findingId) ? escalationReviewed(e, latest) : e,
+            ),
+          },
+        }
+      : {}),
     review: {
       gate: job.gate,
       startedAt: job.reviewStartedAt,
@@ -66,8 +88,49 @@ export function applyReview(
       ...(closedAt ? { closedAt } : {}),
       findings: reviews,
       trail: trail.map((d) => ({ ...d })),
+      ...(redlineTrail.length > 0 ? { redlineTrail: redlineTrail.map((r) => ({ ...r })) } : {}),
     },
   };
+}
+
+const ESCALATION_DECIDED: Readonly<Record<Decision['verdict'], EscalationReview['decision']>> = {
+  approve: 'approved',
+  // An escalation is never overridden (decide refuses it); a score would not change a rung.
+  override: 'approved',
+  reject: 'rejected',
+};
+
+/** An escalation a review held, with its decision in force, or `unreviewed`. */
+function escalationReviewed(e: EscalationEntry, latest: ReadonlyMap<string, Decision>): EscalationEntry {
+  const d = latest.get(e.findingId);
+  if (!d) return { ...e, review: { decision: 'unreviewed' } };
+  return { ...e, review: { decision: ESCALATION_DECIDED[d.verdict], ...decidedBy(d) } };
+}
+
+/**
+ * The clauses with the decision in force on each proposed redline (the latest of the trail, or
+ * `proposed`): what report.json shows, and what report.docx reads to leave the rejected ones out.
+ */
+export function withRedlineDecisions(
+  clauses: readonly ReportClause[],
+  redlineTrail: readonly RedlineDecisionRecord[],
+): ReportClause[] {
+  const latest = latestRedlineDecisions(redlineTrail);
+  return clauses.map((c) =>
+    c.positions?.some((p) => p.redline)
+      ? {
+          ...c,
+          positions: c.positions.map((p) =>
+            p.redline
+              ? {
+                  ...p,
+                  redline: { ...p.redline, decision: redlineDecisionOf(c.text, latest.get(p.redline.id)) },
+                }
+              : p,
+          ),
+        }
+      : c,
+  );
 }
 
 function reviewedClause(c: ReportClause, reviews: ReadonlyMap<string, FindingReview>): ReportClause {

@@ -23,6 +23,9 @@ export const decisionRequestSchema = z
     message: "give either 'findings' (a list of finding ids) or 'allUndecided: true', not both",
   });
 
+/** The body of POST /jobs/{id}/decisions, as a client writes it. */
+export type DecisionBody = z.input<typeof decisionRequestSchema>;
+
 /**
  * The decision a body asks for.
  * @throws InvalidJobRequestError naming every problem of the body

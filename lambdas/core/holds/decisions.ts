@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Score } from '../analysts/tool-schema.js';
-import { jobPk } from '../state/keys.js';
-import { queryAll } from '../state/query-all.js';
+import { Trail } from './trail.js';
 
 /** What a reviewer says of a finding. */
 export type Verdict = 'approve' | 'override' | 'reject';
@@ -36,46 +34,14 @@ export function decidedScore(decision: Pick<Decision, 'verdict' | 'score'>, mode
   return decision.verdict === 'reject' ? 0 : modelScore;
 }
 
-/** Sort-key prefix of a job's decisions: after its checkpoints and ledger, in time order. */
-const DECISION_PREFIX = 'DECISION#';
-
 /**
- * A job's review trail: append-only items under the job's partition, one per decision, keyed
- * by time so that a Query returns them in the order they were made. A later decision on the
- * same finding supersedes an earlier one; none is ever changed or deleted (purge aside).
+ * A job's review trail: its findings' decisions, append-only under sort keys `DECISION#<at>…`
+ * (after its checkpoints and ledger), in time order. A later decision on the same finding
+ * supersedes an earlier one; none is ever changed or deleted (purge aside).
  */
-export class ReviewTrail {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
-
-  /** Appends decisions; each item is new (a conditional put), so nothing is overwritten. */
-  async append(jobId: string, decisions: readonly Decision[]): Promise<void> {
-    for (const [i, d] of decisions.entries()) {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            pk: jobPk(jobId),
-            sk: `${DECISION_PREFIX}${d.at}#${String(i).padStart(5, '0')}#${randomBytes(4).toString('hex')}`,
-            ...d,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    }
-  }
-
-  /** Every decision on the job, oldest first. */
-  async list(jobId: string): Promise<Decision[]> {
-    const items = await queryAll<Decision & { pk?: string; sk?: string }>(this.db, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': jobPk(jobId), ':prefix': DECISION_PREFIX },
-      ConsistentRead: true,
-    });
-    return items.map(({ pk: _pk, sk: _sk, ...d }) => d);
+export class ReviewTrail extends Trail<Decision> {
+  constructor(db: DynamoDBDocumentClient, tableName: string) {
+    super(db, tableName, 'DECISION#');
   }
 }
 

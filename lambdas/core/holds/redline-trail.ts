@@ -1,48 +1,48 @@
-import { randomBytes } from 'node:crypto';
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { RedlineDecisionRecord } from '../playbooks/review-types.js';
-import { jobPk } from '../state/keys.js';
-import { queryAll } from '../state/query-all.js';
-
-/** Sort-key prefix of a job's redline decisions, beside its findings' decisions. */
-const REDLINE_PREFIX = 'REDLINE#';
+/**
+ * A job's redline decisions, beside its findings' decisions in the same partition: append-only
+ * items, one per decision, keyed by time so a Query returns them in the order made. A later
+ * decision on the same redline supersedes an earlier one; none is ever changed or deleted (purge
+ * aside). Once a review closes, finalize reads them and `applyReview` puts the decision in force
+ * on each redline of report.json, which report.html shows and report.docx follows (a rejected one
+ * left out, an edited one written with the reviewer's edits).
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { applyEdits } from '../../app/redline-edits.js';
+import type { RedlineDecision, RedlineDecisionRecord } from '../playbooks/review-types.js';
+import { decidedBy, Trail } from './trail.js';
 
 /**
- * A job's redline decisions: append-only items under the job's partition, one per decision,
- * keyed by time so a Query returns them in the order made. A later decision on the same
- * redline supersedes an earlier one; none is ever changed or deleted (purge aside).
+ * A job's redline decisions in the state table: append-only under sort keys `REDLINE#<at>…`,
+ * after its findings' `DECISION#` items.
  */
-export class RedlineTrail {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
-
-  /** Appends decisions; each item is new (a conditional put), so nothing is overwritten. */
-  async append(jobId: string, records: readonly RedlineDecisionRecord[]): Promise<void> {
-    for (const [i, r] of records.entries()) {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            pk: jobPk(jobId),
-            sk: `${REDLINE_PREFIX}${r.at}#${String(i).padStart(5, '0')}#${randomBytes(4).toString('hex')}`,
-            ...r,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    }
+export class RedlineTrail extends Trail<RedlineDecisionRecord> {
+  constructor(db: DynamoDBDocumentClient, tableName: string) {
+    super(db, tableName, 'REDLINE#');
   }
+}
 
-  /** Every redline decision on the job, oldest first. */
-  async list(jobId: string): Promise<RedlineDecisionRecord[]> {
-    const items = await queryAll<RedlineDecisionRecord & { pk?: string; sk?: string }>(this.db, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': jobPk(jobId), ':prefix': REDLINE_PREFIX },
-      ConsistentRead: true,
-    });
-    return items.map(({ pk: _pk, sk: _sk, ...r }) => r);
-  }
+/** The decision in force on each redline: the latest one made. */
+export function latestRedlineDecisions(
+  trail: readonly RedlineDecisionRecord[],
+): Map<string, RedlineDecisionRecord> {
+  const latest = new Map<string, RedlineDecisionRecord>();
+  for (const r of trail) latest.set(r.redlineId, r);
+  return latest;
+}
+
+/**
+ * The decision a report or a listing shows for a redline of `clauseText`: the record in force,
+ * or `proposed` when there is none; an edited one with the clause as the reviewer's edits make it.
+ */
+export function redlineDecisionOf(
+  clauseText: string,
+  record: RedlineDecisionRecord | undefined,
+): RedlineDecision {
+  if (!record) return { status: 'proposed' };
+  const { status, edits } = record;
+  return {
+    status,
+    ...(status === 'edited' && edits ? { edits, text: applyEdits(clauseText, edits) } : {}),
+    ...decidedBy(record),
+  };
 }

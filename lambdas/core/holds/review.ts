@@ -4,12 +4,19 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Score } from '../analysts/tool-schema.js';
 import { sendFinalize } from '../finalize/enqueue.js';
 import type { Report } from '../finalize/report-types.js';
+import type { RedlineDecision, RedlineDecisionRecord } from '../playbooks/index.js';
 import { JobHolds } from '../state/job-holds.js';
 import type { Job, ReviewGate } from '../state/jobs.js';
-import { reviewOf } from './apply.js';
-import { type Decision, ReviewTrail, type Verdict } from './decisions.js';
-import { DecisionError, HoldStateError } from './errors.js';
+import { type Decision, latestDecisions, ReviewTrail, type Verdict } from './decisions.js';
+import { DecisionError, HoldStateError, NotYoursToDecideError } from './errors.js';
 import { type GatedFinding, gatedFindings, significantFindings } from './findings.js';
+import {
+  type DecisionRights,
+  type EscalatedFinding,
+  type HeldRedline,
+  playbookHolds,
+} from './playbook-holds.js';
+import { latestRedlineDecisions, RedlineTrail, redlineDecisionOf } from './redline-trail.js';
 
 /** What reviews read and write. */
 export interface ReviewDeps {
@@ -24,11 +31,36 @@ export interface ReviewDeps {
   readonly now?: () => number;
 }
 
-/** What is kept of a review while it waits: the gate and the findings it holds. */
+/**
+ * What is kept of a review while it waits: the gate and the findings at its risk it holds, and
+ * in a review against a playbook the escalated findings (each for its approver group) and the
+ * proposed redlines.
+ */
 export interface HeldFindings {
   readonly gate: ReviewGate;
   readonly findings: readonly GatedFinding[];
+  readonly escalations?: readonly EscalatedFinding[];
+  readonly redlines?: readonly HeldRedline[];
 }
+
+/** How many held items have no decision yet: findings, escalations and redlines. */
+export function undecidedCount(
+  held: HeldFindings,
+  trail: readonly Pick<Decision, 'findingId'>[],
+  redlineTrail: readonly Pick<RedlineDecisionRecord, 'redlineId'>[],
+): number {
+  const decided = new Set(trail.map((d) => d.findingId));
+  const decidedRedlines = new Set(redlineTrail.map((r) => r.redlineId));
+  return (
+    held.findings.filter((f) => !decided.has(f.id)).length +
+    (held.escalations ?? []).filter((e) => !decided.has(e.id)).length +
+    (held.redlines ?? []).filter((r) => !decidedRedlines.has(r.id)).length
+  );
+}
+
+/** How many items a review holds. */
+export const heldCount = (held: HeldFindings) =>
+  held.findings.length + (held.escalations?.length ?? 0) + (held.redlines?.length ?? 0);
 
 /** Where a job's held findings are kept while its review is open. */
 export const findingsKey = (prefix: string, jobId: string) => `${prefix}${jobId}/findings.json`;
@@ -60,10 +92,29 @@ export async function readHeldFindings(
   return JSON.parse((await r.Body?.transformToString()) ?? '{}') as HeldFindings;
 }
 
-/** A finding as `findings` lists it: what the panel found, whether the gate holds it, and the decision in force. */
+/** A decision as the listings show it. */
+type ShownDecision = Pick<Decision, 'verdict' | 'score' | 'by' | 'bySub' | 'byName' | 'at' | 'note'>;
+
+/**
+ * A finding as `findings` lists it: what the panel found, whether the gate holds it, the decision
+ * in force, and whether the caller may decide it.
+ */
 export type ListedFinding = GatedFinding & {
   readonly gated: boolean;
-  readonly decision?: Pick<Decision, 'verdict' | 'score' | 'by' | 'bySub' | 'byName' | 'at' | 'note'>;
+  readonly decision?: ShownDecision;
+  readonly mayDecide: boolean;
+};
+
+/** An escalated finding as `findings` lists it: for its approver group to decide. */
+export type ListedEscalation = EscalatedFinding & {
+  readonly decision?: ShownDecision;
+  readonly mayDecide: boolean;
+};
+
+/** A proposed redline as `findings` lists it, with the decision in force (`proposed`: none yet). */
+export type ListedRedline = HeldRedline & {
+  readonly decision: RedlineDecision;
+  readonly mayDecide: boolean;
 };
 
 /** What `findings` answers. */
@@ -73,74 +124,152 @@ export interface FindingsView {
   readonly gate: ReviewGate;
   readonly reviewDeadline?: string;
   readonly findings: readonly ListedFinding[];
-  /** Gated findings with no decision yet. */
+  /** Findings a playbook escalates, each held for its approver group (empty without a playbook). */
+  readonly escalations: readonly ListedEscalation[];
+  /** Proposed redlines (empty without a playbook). */
+  readonly redlines: readonly ListedRedline[];
+  /** Held findings, escalations and redlines with no decision yet. */
   readonly undecided: number;
 }
+
+/** What a job's review holds, or once its report is written, what the report has to show. */
+async function listedItems(job: Job, deps: ReviewDeps) {
+  const gate = job.gate ?? 'none';
+  if (job.reviewStartedAt) {
+    const held = await readHeldFindings(deps, job.jobId);
+    return {
+      held,
+      findings: held.findings.map((finding) => ({ finding, gated: true })),
+      escalations: held.escalations ?? [],
+      redlines: held.redlines ?? [],
+    };
+  }
+  if (job.reportKey) {
+    const r = await deps.s3.send(new GetObjectCommand({ Bucket: deps.resultsBucket, Key: job.reportKey }));
+    const report = JSON.parse((await r.Body?.transformToString()) ?? '{}') as Report;
+    const gatedIds = new Set(gatedFindings(report, gate === 'none' ? 'high' : gate).map((f) => f.id));
+    const { escalations, redlines } = playbookHolds(report);
+    return {
+      findings: significantFindings(report).map((finding) => ({ finding, gated: gatedIds.has(finding.id) })),
+      escalations,
+      redlines,
+    };
+  }
+  throw new HoldStateError(
+    `job ${job.jobId} is ${job.status}: its findings are listed once a review gate holds them or its report is written`,
+    job.jobId,
+    job.status,
+  );
+}
+
+const shown = (d: Decision | undefined): { decision?: ShownDecision } =>
+  d
+    ? {
+        decision: {
+          verdict: d.verdict,
+          score: d.score,
+          by: d.by,
+          bySub: d.bySub,
+          byName: d.byName,
+          at: d.at,
+          note: d.note,
+        },
+      }
+    : {};
 
 /**
  * A job's findings: the held ones while its review is open, or, once its report is written,
  * every clause category the panel scored significant or severe (those a `high` gate would
- * hold are marked gated). `gatedOnly` keeps the gated ones.
+ * hold are marked gated); beside them, in a review against a playbook, its escalated findings
+ * and proposed redlines. `rights` says what the caller may decide. `gatedOnly` keeps the gated
+ * findings.
  * @throws HoldStateError while the job has neither an open review nor a report
  */
-export async function listFindings(job: Job, deps: ReviewDeps, gatedOnly = false): Promise<FindingsView> {
-  const gate = job.gate ?? 'none';
-  let listed: { finding: GatedFinding; gated: boolean }[];
-  if (job.reviewStartedAt) {
-    const held = await readHeldFindings(deps, job.jobId);
-    listed = held.findings.map((finding) => ({ finding, gated: true }));
-  } else if (job.reportKey) {
-    const r = await deps.s3.send(new GetObjectCommand({ Bucket: deps.resultsBucket, Key: job.reportKey }));
-    const report = JSON.parse((await r.Body?.transformToString()) ?? '{}') as Report;
-    const held = new Set(gatedFindings(report, gate === 'none' ? 'high' : gate).map((f) => f.id));
-    listed = significantFindings(report).map((finding) => ({ finding, gated: held.has(finding.id) }));
-  } else {
-    throw new HoldStateError(
-      `job ${job.jobId} is ${job.status}: its findings are listed once a review gate holds them or its report is written`,
-      job.jobId,
-      job.status,
-    );
-  }
-  const trail = job.reviewStartedAt ? await new ReviewTrail(deps.db, deps.tableName).list(job.jobId) : [];
-  const reviews = new Map(
-    reviewOf(
-      listed.map((l) => l.finding),
-      trail,
-    ).map((r) => [r.findingId, r]),
-  );
-  const latest = new Map(trail.map((d) => [d.findingId, d]));
-  const findings = listed
+export async function listFindings(
+  job: Job,
+  deps: ReviewDeps,
+  rights: DecisionRights,
+  gatedOnly = false,
+): Promise<FindingsView> {
+  const items = await listedItems(job, deps);
+  const [trail, redlineTrail] = job.reviewStartedAt
+    ? await Promise.all([
+        new ReviewTrail(deps.db, deps.tableName).list(job.jobId),
+        new RedlineTrail(deps.db, deps.tableName).list(job.jobId),
+      ])
+    : [[], []];
+  const latest = latestDecisions(trail);
+  const latestRedlines = latestRedlineDecisions(redlineTrail);
+  const open = isOpen(job);
+  const findings = items.findings
     .filter((l) => !gatedOnly || l.gated)
-    .map(({ finding, gated }) => {
-      const d = latest.get(finding.id);
-      return {
-        ...finding,
-        gated,
-        ...(d
-          ? {
-              decision: {
-                verdict: d.verdict,
-                score: d.score,
-                by: d.by,
-                bySub: d.bySub,
-                byName: d.byName,
-                at: d.at,
-                note: d.note,
-              },
-            }
-          : {}),
-      };
-    });
+    .map(({ finding, gated }) => ({
+      ...finding,
+      gated,
+      ...shown(latest.get(finding.id)),
+      mayDecide: open && gated && rights.reviewer,
+    }));
+  const escalations = items.escalations.map((e) => ({
+    ...e,
+    ...shown(latest.get(e.id)),
+    mayDecide: open && rights.approves(e.escalation.group),
+  }));
+  const redlines = items.redlines.map((r) => ({
+    ...r,
+    decision: redlineDecisionOf(r.clause.text, latestRedlines.get(r.id)),
+    mayDecide: open && rights.reviewer,
+  }));
   return {
     jobId: job.jobId,
     status: job.status,
-    gate,
+    gate: job.gate ?? 'none',
     ...(job.reviewDeadline ? { reviewDeadline: new Date(job.reviewDeadline).toISOString() } : {}),
     findings,
-    undecided: job.reviewStartedAt
-      ? [...reviews.values()].filter((r) => r.decision === 'unreviewed').length
-      : 0,
+    escalations,
+    redlines,
+    undecided: 'held' in items && items.held ? undecidedCount(items.held, trail, redlineTrail) : 0,
   };
+}
+
+/** Whether the job's review takes decisions. */
+function isOpen(job: Job): boolean {
+  return job.status === 'awaiting_review' && !job.reviewCompletedAt && !job.reviewExpiredAt;
+}
+
+/** @throws HoldStateError unless the job's review is open */
+export function checkOpen(job: Job): void {
+  if (isOpen(job)) return;
+  const why =
+    job.status === 'awaiting_review'
+      ? `its review closed at ${job.reviewCompletedAt ?? job.reviewExpiredAt}`
+      : `it is ${job.status}, not awaiting review`;
+  throw new HoldStateError(`job ${job.jobId} takes no decisions: ${why}`, job.jobId, job.status);
+}
+
+/**
+ * Closes the review once nothing it holds waits for a decision, and sends finalize; the trails
+ * are read again after this request's decisions were appended, so of two requests deciding the
+ * last two items at once, the later one sees both.
+ */
+export async function closeIfDecided(
+  job: Job,
+  held: HeldFindings,
+  deps: ReviewDeps,
+): Promise<{ undecided: number; reviewClosed: boolean }> {
+  const [trail, redlineTrail] = await Promise.all([
+    new ReviewTrail(deps.db, deps.tableName).list(job.jobId),
+    new RedlineTrail(deps.db, deps.tableName).list(job.jobId),
+  ]);
+  const undecided = undecidedCount(held, trail, redlineTrail);
+  let reviewClosed = false;
+  if (undecided === 0) {
+    reviewClosed = await new JobHolds(deps.db, deps.tableName, deps.now ?? Date.now).closeReview(
+      job.jobId,
+      'completed',
+    );
+    if (reviewClosed) await sendFinalize(deps, job.jobId);
+  }
+  return { undecided, reviewClosed };
 }
 
 /** A reviewer's request: one verdict on some findings, or on every gated finding still undecided. */
@@ -154,9 +283,9 @@ export interface DecisionRequest {
 /** What a decision request did. */
 export interface DecisionOutcome {
   readonly recorded: readonly Decision[];
-  /** Gated findings still without a decision. */
+  /** Held findings, escalations and redlines still without a decision. */
   readonly undecided: number;
-  /** True when this request decided the last finding: the report is being written. */
+  /** True when this request decided the last of them: the report is being written. */
   readonly reviewClosed: boolean;
 }
 
@@ -171,55 +300,53 @@ export interface DecidingPerson {
   readonly name?: string;
 }
 
+/** Who decided, as a trail record carries it: the principal, and the person when known. */
+export function deciderFields(by: string, person: DecidingPerson) {
+  return {
+    by,
+    ...(person.sub ? { bySub: person.sub } : {}),
+    ...(person.name ? { byName: person.name } : {}),
+  };
+}
+
 /**
- * Records a reviewer's decisions on a job awaiting review, appended to its trail with the
- * deciding principal (and the person's `sub` and vouched-for name, when they signed in through
- * the user pool) and the time. When every gated finding has a decision, the review
- * closes (once, whoever gets there first) and finalize is sent.
+ * Records decisions on a job awaiting review, appended to its trail with the deciding principal
+ * (and the person's `sub` and vouched-for name, when they signed in through the user pool) and
+ * the time. The findings at the gate's risk are the reviewer's to decide (the job's owner or an
+ * administrator); an escalated finding its approver group's (a member, or an administrator),
+ * approved or rejected, never overridden. `all-undecided` takes every undecided one the caller
+ * may decide. When nothing held waits any more, the review closes (once, whoever gets there
+ * first) and finalize is sent.
  * @throws HoldStateError when the job is not awaiting review, or its review has closed
  * @throws DecisionError for an unknown finding, or a score missing, out of 0–3, or not asked for
+ * @throws NotYoursToDecideError for a finding the caller may not decide
  */
 export async function decide(
   job: Job,
   request: DecisionRequest,
   by: string,
   deps: ReviewDeps,
-  person: DecidingPerson = {},
+  person: DecidingPerson,
+  rights: DecisionRights,
 ): Promise<DecisionOutcome> {
   const now = deps.now ?? Date.now;
-  if (job.status !== 'awaiting_review' || job.reviewCompletedAt || job.reviewExpiredAt) {
-    const why =
-      job.status === 'awaiting_review'
-        ? `its review closed at ${job.reviewCompletedAt ?? job.reviewExpiredAt}`
-        : `it is ${job.status}, not awaiting review`;
-    throw new HoldStateError(`job ${job.jobId} takes no decisions: ${why}`, job.jobId, job.status);
-  }
+  checkOpen(job);
   const score = checkScore(job.jobId, request);
   const held = await readHeldFindings(deps, job.jobId);
   const trail = new ReviewTrail(deps.db, deps.tableName);
-  const before = await trail.list(job.jobId);
-  const ids = targetIds(job.jobId, request, held.findings, before);
+  const ids = targetIds(job.jobId, request, held, await trail.list(job.jobId), rights);
   const at = new Date(now()).toISOString();
   const note = request.note?.slice(0, MAX_NOTE_CHARS);
   const recorded: Decision[] = ids.map((findingId) => ({
     findingId,
     verdict: request.verdict,
     ...(score !== undefined ? { score } : {}),
-    by,
-    ...(person.sub ? { bySub: person.sub } : {}),
-    ...(person.name ? { byName: person.name } : {}),
+    ...deciderFields(by, person),
     at,
     ...(note ? { note } : {}),
   }));
   await trail.append(job.jobId, recorded);
-  const decided = new Set([...before, ...recorded].map((d) => d.findingId));
-  const undecided = held.findings.filter((f) => !decided.has(f.id)).length;
-  let reviewClosed = false;
-  if (undecided === 0) {
-    reviewClosed = await new JobHolds(deps.db, deps.tableName, now).closeReview(job.jobId, 'completed');
-    if (reviewClosed) await sendFinalize(deps, job.jobId);
-  }
-  return { recorded, undecided, reviewClosed };
+  return { recorded, ...(await closeIfDecided(job, held, deps)) };
 }
 
 function checkScore(jobId: string, request: DecisionRequest): Score | undefined {
@@ -238,29 +365,62 @@ function checkScore(jobId: string, request: DecisionRequest): Score | undefined 
   return s as Score;
 }
 
+/** The held ids a request names, checked against what the caller may decide. */
 function targetIds(
   jobId: string,
   request: DecisionRequest,
-  held: readonly GatedFinding[],
+  held: HeldFindings,
   before: readonly Decision[],
+  rights: DecisionRights,
 ): string[] {
+  const escalations = held.escalations ?? [];
+  const groupOf = new Map(escalations.map((e) => [e.id, e.escalation.group]));
+  const mayDecide = (id: string) => {
+    const group = groupOf.get(id);
+    return group === undefined ? rights.reviewer : rights.approves(group);
+  };
+  const all = [...held.findings.map((f) => f.id), ...escalations.map((e) => e.id)];
   if (request.findings === 'all-undecided') {
     const decided = new Set(before.map((d) => d.findingId));
-    return held.filter((f) => !decided.has(f.id)).map((f) => f.id);
+    // An override's score is a category's: escalated findings are approved or rejected.
+    return all.filter(
+      (id) => !decided.has(id) && mayDecide(id) && !(request.verdict === 'override' && groupOf.has(id)),
+    );
   }
-  const known = new Set(held.map((f) => f.id));
+  const known = new Set(all);
   const unknown = request.findings.filter((id) => !known.has(id));
   if (unknown.length > 0) {
-    const sample = held
-      .slice(0, 5)
-      .map((f) => f.id)
-      .join(', ');
+    const sample = all.slice(0, 5).join(', ');
     throw new DecisionError(
-      `no gated finding ${unknown.map((u) => `'${u}'`).join(', ')} on job ${jobId}; gated findings look like ` +
-        `<clause>/<category> (${sample}${held.length > 5 ? ', …' : ''}): 'clause-review findings ${jobId} --gated' lists them`,
+      `no held finding ${unknown.map((u) => `'${u}'`).join(', ')} on job ${jobId}; held findings look like ` +
+        `<clause>/<category> or <clause>/playbook/<topic> (${sample}${all.length > 5 ? ', …' : ''}): ` +
+        `'clause-review findings ${jobId} --gated' lists them`,
       jobId,
     );
   }
   if (request.findings.length === 0) throw new DecisionError('name at least one finding', jobId);
-  return [...new Set(request.findings)];
+  const ids = [...new Set(request.findings)];
+  const refused = ids.filter((id) => !mayDecide(id));
+  if (refused.length > 0) {
+    const why = refused.map((id) => {
+      const group = groupOf.get(id);
+      return group === undefined
+        ? `'${id}' is for the job's reviewer (its owner or an administrator)`
+        : `'${id}' is for the '${group}' group (its members or an administrator)`;
+    });
+    throw new NotYoursToDecideError(
+      `no finding you may decide on job ${jobId}: ${why.join('; ')}`,
+      jobId,
+      refused,
+    );
+  }
+  if (request.verdict === 'override') {
+    const escalated = ids.filter((id) => groupOf.has(id));
+    if (escalated.length > 0)
+      throw new DecisionError(
+        `an escalated finding is approved or rejected, never overridden with a score: ${escalated.join(', ')}`,
+        jobId,
+      );
+  }
+  return ids;
 }

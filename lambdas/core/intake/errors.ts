@@ -1,13 +1,11 @@
 /**
  * Intake's own failures, as opposed to a rejected job: an intake that is to be tried again.
  */
+import { guardOf } from '../error-guard.js';
 
 /** Base class of intake's failures. */
 export class IntakeError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'IntakeError';
-  }
+  override readonly name: string = 'IntakeError';
 }
 
 /**
@@ -17,24 +15,22 @@ export class IntakeError extends Error {
  * `parse-timeout-under-load` instead.
  */
 export class IntakeDeferredError extends IntakeError {
+  override readonly name = 'IntakeDeferredError';
   constructor(
     readonly jobId: string,
     /** The receive of the intake message that was deferred (1 for the first). */
     readonly receiveCount: number,
     /** How long the message should stay invisible before it is read again. */
     readonly retryAfterSeconds: number,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(
       `job ${jobId}: reading the upload was cut short by a busy machine on receive ${receiveCount}; ` +
         `it is read again in ${retryAfterSeconds} s`,
       options,
     );
-    this.name = 'IntakeDeferredError';
   }
 }
 
 /** True for an intake to be tried again later. */
-export function isIntakeDeferredError(error: unknown): error is IntakeDeferredError {
-  return error instanceof IntakeDeferredError;
-}
+export const isIntakeDeferredError = guardOf(IntakeDeferredError);

@@ -1,24 +1,8 @@
 import { createHash } from 'node:crypto';
-import {
-  GetObjectCommand,
-  type GetObjectCommandOutput,
-  GetObjectTaggingCommand,
-  NoSuchKey,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type PanelModels, panelModelIds } from '../analysts/index.js';
-import {
-  type DocumentLimits,
-  isDocumentRejectedError,
-  isParseOvertimeError,
-  parseDocumentBounded,
-  tooLargeMessage,
-} from '../documents/index.js';
-import type { Lane } from '../model.js';
-import { blockingReason, type LifecycleGuard } from '../model-lifecycle.js';
+import { GetObjectTaggingCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { panelModelIds } from '../analysts/index.js';
+import { isDocumentRejectedError, isParseOvertimeError, parseDocumentBounded } from '../documents/index.js';
+import { blockingReason } from '../model-lifecycle.js';
 import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
 import type { DocumentScreen } from '../screen/index.js';
 import { Claims } from '../state/claims.js';
@@ -27,80 +11,21 @@ import { type Job, Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
 import { startQueued } from './admission.js';
 import { IntakeDeferredError } from './errors.js';
+import type { IntakeDeps, IntakeResult, IntakeRun } from './intake-run.js';
+import { ownerOf } from './intake-run.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
-import { headUpload } from './owner-route.js';
+import { headUpload, type RoutedUpload } from './owner-route.js';
 import { type CostQuote, ceilingCovers, quoteDocument } from './quote.js';
-import { dropBody, readCapped } from './read-capped.js';
-import type { JobRejection } from './rejections.js';
+import { readUpload, type Upload } from './read-upload.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
-import { submitterOf, uploaderOf } from './submitter.js';
 import { uploadPlaybook } from './upload-playbook.js';
 
+export type { IntakeDeps, IntakeResult, ParseRetry } from './intake-run.js';
 export { jobIdFor } from './job-id.js';
 
 const usd = (micros: number) => `$${(micros / 1_000_000).toFixed(2)}`;
-
-/** What intake needs. */
-export interface IntakeDeps {
-  readonly db: DynamoDBDocumentClient;
-  readonly s3: S3Client;
-  readonly sqs: SQSClient;
-  readonly tableName: string;
-  readonly resultsBucket: string;
-  readonly laneQueueUrls: Readonly<Record<Lane, string>>;
-  readonly chunkClauses: number;
-  readonly maxDocumentBytes: number;
-  /** Bounds of the parse (CPU time, wall clock, heap, pages, inflated bytes). @default DEFAULT_DOCUMENT_LIMITS */
-  readonly documentLimits?: DocumentLimits;
-  readonly defaultCostLimit: number;
-  readonly defaultLane: Lane;
-  readonly jobDeadlineSeconds: number;
-  /** The configured models; an upload's `model` option overrides the primary. */
-  readonly models: PanelModels;
-  /**
-   * The unique id (`AROA…`) of the role the status API presigns uploads with: only its uploads
-   * may name their submitter in metadata (see `submitterOf`).
-   */
-  readonly apiRoleId?: string;
-  /** A principal id the ground writes into every S3 event (an emulator's placeholder): read as none. */
-  readonly placeholderPrincipalId?: string;
-  /**
-   * Most jobs of one owner running at once; a job over it waits as `queued` until one of the
-   * owner's jobs stops (owner-slots.ts). @default no cap (absent or 0)
-   */
-  readonly maxJobsPerOwner?: number;
-  /**
-   * The intake queue. When set, an S3 event is first put back on it as its owner's message
-   * (owner-route.ts), so intake takes owners' uploads fairly; absent, events are taken in turn.
-   */
-  readonly intakeQueueUrl?: string;
-  /** Refuses jobs whose models Bedrock no longer serves (absent: not checked). */
-  readonly lifecycle?: Pick<LifecycleGuard, 'check'>;
-  /**
-   * How a parse the wall clock stopped (a busy machine, not a costly document) is tried again:
-   * the intake message comes back after a backoff until its last receive, when the job is
-   * rejected as `parse-timeout-under-load`. @default no retry: rejected at once
-   */
-  readonly parseRetry?: ParseRetry;
-  readonly now?: () => number;
-}
-
-/** How intake retries a parse the machine was too busy for. */
-export interface ParseRetry {
-  /** The intake queue's maxReceiveCount: the receive after which the message would be dead. */
-  readonly maxReceiveCount: number;
-  /** Seconds the message stays away after the 1st, 2nd, … receive (the last entry repeats). */
-  readonly backoffSeconds: readonly number[];
-}
-
-/** What became of one object. */
-export type IntakeResult =
-  | { readonly outcome: 'started'; readonly jobId: string; readonly chunks: number; readonly calls: number }
-  | { readonly outcome: 'queued'; readonly jobId: string; readonly chunks: number; readonly calls: number }
-  | { readonly outcome: 'duplicate'; readonly jobId: string }
-  | { readonly outcome: 'rejected'; readonly jobId: string; readonly reason: string };
 
 /** Where intake keeps a job's normalised text and clauses for finalize and the sweeper. */
 export { documentKey, type StoredDocument } from './stored-document.js';
@@ -129,15 +54,18 @@ async function readTags(s3: S3Client, ref: S3ObjectRef): Promise<Record<string, 
  * Resumable: if a previous attempt died after creating the job, this one finishes the
  * fan-out (duplicate chunk messages are harmless: claims let one worker through).
  *
+ * @param object An S3 event's object, or an upload routed to its owner (whose owner is recorded
+ *   as routing worked it out).
  * @param receiveCount Which receive of the intake message this is (1 for the first).
  * @throws IntakeDeferredError when the parse is to be tried again on a later receive.
  */
 export async function intakeObject(
-  event: S3ObjectRef,
+  object: S3ObjectRef | RoutedUpload,
   deps: IntakeDeps,
   receiveCount = 1,
 ): Promise<IntakeResult> {
   const now = deps.now ?? Date.now;
+  const { ref: event, owner } = 'ref' in object ? object : { ref: object, owner: undefined };
   const ref = event.versionId ? event : (await headUpload(deps.s3, event)).ref;
   const jobId = jobIdFor(ref);
   const jobs = new Jobs(deps.db, deps.tableName, now);
@@ -148,7 +76,15 @@ export async function intakeObject(
   ) {
     return { outcome: 'duplicate', jobId };
   }
-  const run: IntakeRun = { ref, jobId, jobs, deps, now, receiveCount };
+  const run: IntakeRun = {
+    ref,
+    jobId,
+    jobs,
+    deps,
+    now,
+    receiveCount,
+    ...(owner !== undefined ? { owner } : {}),
+  };
   const upload = await readUpload(run);
   if ('outcome' in upload) return upload;
   const recorded = await recordJob(run, upload);
@@ -196,100 +132,6 @@ export async function intakeObject(
   return fanOut(run, options, parsed, { context, quote, calls, ...(screen ? { screen } : {}) });
 }
 
-/** One intake's fixed facts. */
-interface IntakeRun {
-  readonly ref: S3ObjectRef;
-  readonly jobId: string;
-  readonly jobs: Jobs;
-  readonly deps: IntakeDeps;
-  readonly now: () => number;
-  readonly receiveCount: number;
-}
-
-/** The uploaded object as intake read it: its response (the body consumed) and its bytes. */
-interface Upload {
-  readonly object: Omit<GetObjectCommandOutput, 'Body'>;
-  readonly bytes: Uint8Array;
-}
-
-/**
- * The object's bytes, or the rejection of a job whose object cannot be read: deleted before it
- * could be, or longer than the document limit. The length is checked before a byte is read: the
- * event's `size` (or HeadObject's, owner-route.ts), then GetObject's `ContentLength`; the body is
- * read as a stream that is dropped as soon as it passes the limit. An upload of any size costs
- * intake no more memory than the limit.
- */
-async function readUpload(run: IntakeRun): Promise<Upload | IntakeResult> {
-  const { ref, deps } = run;
-  const max = deps.maxDocumentBytes;
-  if (ref.size !== undefined && ref.size > max) return rejectTooLarge(run, ref.size);
-  let object: GetObjectCommandOutput;
-  try {
-    object = await deps.s3.send(
-      new GetObjectCommand({
-        Bucket: ref.bucket,
-        Key: ref.key,
-        ...(ref.versionId ? { VersionId: ref.versionId } : {}),
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof NoSuchKey || (error as Error).name === 'NoSuchVersion')) throw error;
-    return rejectUnread(run, `The document ${ref.key} was deleted before it could be read.`, 'deleted');
-  }
-  const { Body: body, ...response } = object;
-  if (object.ContentLength !== undefined && object.ContentLength > max) {
-    dropBody(body);
-    return rejectTooLarge(run, object.ContentLength, object.Metadata ?? {});
-  }
-  const read = await readCapped(body, max);
-  if ('over' in read) return rejectTooLarge(run, read.over, object.Metadata ?? {});
-  return { object: response, bytes: read.bytes };
-}
-
-/** Rejects an upload longer than the document limit, by its length, without reading it. */
-function rejectTooLarge(
-  run: IntakeRun,
-  bytes: number,
-  metadata?: Readonly<Record<string, string>>,
-): Promise<IntakeResult> {
-  const message = tooLargeMessage(bytes, run.deps.maxDocumentBytes);
-  return rejectUnread(run, message, 'too-large', { bytes, ...(metadata ? { metadata } : {}) });
-}
-
-/**
- * Records the job of an upload intake did not read and rejects it. Its owner is the submitter
- * its metadata names (read with HeadObject when not given; an object deleted meanwhile has
- * none), or the uploader.
- */
-async function rejectUnread(
-  { ref, jobId, jobs, deps, now }: IntakeRun,
-  reason: string,
-  rejection: JobRejection,
-  facts: { readonly bytes?: number; readonly metadata?: Readonly<Record<string, string>> } = {},
-): Promise<IntakeResult> {
-  const metadata =
-    facts.metadata ?? (rejection === 'deleted' ? undefined : (await headUpload(deps.s3, ref)).metadata);
-  const uploader = uploaderOf(ref, deps);
-  const owner = metadata ? submitterOf(uploader, metadata, deps.apiRoleId) : uploader;
-  await jobs.createIfAbsent({
-    jobId,
-    lane: deps.defaultLane,
-    bucket: ref.bucket,
-    key: ref.key,
-    analysts: [],
-    costLimit: deps.defaultCostLimit,
-    deadline: now() + deps.jobDeadlineSeconds * 1000,
-    ...(ref.versionId ? { versionId: ref.versionId } : {}),
-    ...(ref.etag ? { etag: ref.etag } : {}),
-    ...(owner ? { owner } : {}),
-  });
-  await jobs.markRejected(jobId, reason, {
-    rejection,
-    ...(facts.bytes !== undefined ? { bytes: facts.bytes } : {}),
-  });
-  return { outcome: 'rejected', jobId, reason };
-}
-
 /** A recorded job's options, and the content of the playbook it names. */
 interface Recorded {
   readonly options: JobOptions;
@@ -304,7 +146,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
   const { ref, jobId, jobs, deps, now } = run;
   const metadata = object.Metadata ?? {};
   const tags = await readTags(deps.s3, ref);
-  const owner = submitterOf(uploaderOf(ref, deps), metadata, deps.apiRoleId);
+  const owner = await ownerOf(run, async () => metadata);
   const base = {
     jobId,
     ...(owner ? { owner } : {}),
@@ -461,6 +303,9 @@ async function fanOut(
       const outcome = admitted === 'queued' ? 'queued' : 'started';
       return { outcome, jobId, chunks: parsed.chunks.length, calls };
     }
+  } else if (current.status === 'queued') {
+    // Another intake of the same upload queued it meanwhile: its chunks wait for a slot.
+    return { outcome: 'queued', jobId, chunks: parsed.chunks.length, calls };
   }
   await sendChunkMessages(
     deps.sqs,
@@ -477,7 +322,7 @@ async function fanOut(
  * owner already has `maxJobsPerOwner` jobs running, records it as `queued` (its document and
  * checkpoints stay where they are) and tries the owner's queue once, in case a slot was given
  * back meanwhile (`started`: that start sent its messages). A job cancelled meanwhile records
- * its plan all the same.
+ * its plan all the same; one another intake of the same upload queued meanwhile stays `queued`.
  */
 async function admit(
   { jobId, jobs, deps, now }: IntakeRun,
@@ -494,6 +339,7 @@ async function admit(
       return started.includes(jobId) ? 'started' : 'queued';
     }
   }
-  await jobs.recordPlan(jobId, plan);
-  return 'start';
+  // Another intake of the same upload may have started or queued it meanwhile (a take that
+  // found the job moved, a queueing refused): a queued job's chunks wait for a slot.
+  return (await jobs.recordPlan(jobId, plan)) === 'queued' ? 'queued' : 'start';
 }

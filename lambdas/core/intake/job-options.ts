@@ -1,5 +1,6 @@
 import { checkPanelModels, type PanelModels, selectAnalysts, withPrimary } from '../analysts/index.js';
 import { isLane, LANE_CHOICES } from '../contracts.js';
+import { guardOf } from '../error-guard.js';
 import { REVIEW_GATES } from '../holds/findings.js';
 import type { Lane } from '../model.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
@@ -39,16 +40,11 @@ export const MAX_REVIEW_HOURS = 720;
 
 /** An option given on the upload is not valid; the message names it and what is allowed. */
 export class JobOptionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'JobOptionError';
-  }
+  override readonly name = 'JobOptionError';
 }
 
 /** True for a bad per-document option. */
-export function isJobOptionError(error: unknown): error is JobOptionError {
-  return error instanceof JobOptionError;
-}
+export const isJobOptionError = guardOf(JobOptionError);
 
 /**
  * Reads `lane` (realtime|batch), `cost-ceiling-usd` (a positive decimal), `analysts` (a

@@ -9,7 +9,7 @@
  * with one HeadObject and sends the object back to the same queue with the owner as its
  * MessageGroupId: SQS fair queues then deliver quiet owners' uploads ahead of the noisy owner's
  * backlog (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues.html),
- * and the second receipt does the work (`intakeObject`).
+ * and the second receipt does the work (`intakeObject`) with the owner the message carries.
  *
  * An event received as soon as it was sent had nothing ahead of it on the queue: there is no
  * backlog to be fair in, and a second receipt would only make the upload wait. Such an event is
@@ -20,7 +20,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { messageGroupOf } from './message-group.js';
 import type { S3ObjectRef } from './s3-event.js';
-import { submitterOf, uploaderOf } from './submitter.js';
+import { type OwnerRule, ownerOfUpload } from './submitter.js';
 
 /**
  * How long an S3 event may have waited on the intake queue and still be taken in at once: past
@@ -93,13 +93,25 @@ const routedSchema = z.object({
     size: z.number().optional(),
     principalId: z.string().optional(),
   }),
+  // null: the upload has no owner; absent: a message routed before the owner was carried.
+  owner: z.string().min(1).nullable().optional(),
 });
+
+/** An upload routed to its owner, as the intake message names it. */
+export interface RoutedUpload {
+  readonly ref: S3ObjectRef;
+  /**
+   * The owner routing worked out (`null`: nobody), which intake records without working it out
+   * again; absent on a message routed before it was carried, whose owner intake works out.
+   */
+  readonly owner?: string | null;
+}
 
 /**
  * The upload an intake message names once it was routed to its owner, or undefined for any other
  * body (an S3 event notification).
  */
-export function routedObject(body: string): S3ObjectRef | undefined {
+export function routedObject(body: string): RoutedUpload | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -109,7 +121,7 @@ export function routedObject(body: string): S3ObjectRef | undefined {
   const r = routedSchema.safeParse(parsed);
   if (!r.success) return undefined;
   const o = r.data.intakeObject;
-  return {
+  const ref = {
     bucket: o.bucket,
     key: o.key,
     ...(o.versionId ? { versionId: o.versionId } : {}),
@@ -117,29 +129,29 @@ export function routedObject(body: string): S3ObjectRef | undefined {
     ...(o.size !== undefined ? { size: o.size } : {}),
     ...(o.principalId ? { principalId: o.principalId } : {}),
   };
+  return { ref, ...(r.data.owner !== undefined ? { owner: r.data.owner } : {}) };
 }
 
 /** What routing needs. */
-export interface OwnerRouteDeps {
+export interface OwnerRouteDeps extends OwnerRule {
   readonly s3: S3Client;
   readonly sqs: SQSClient;
   /** The intake queue, where the routed message goes back. */
   readonly intakeQueueUrl: string;
-  readonly apiRoleId?: string;
-  readonly placeholderPrincipalId?: string;
 }
 
 /**
- * Sends the upload back to the intake queue as its owner's message and returns the owner. An
- * object deleted meanwhile goes back unowned: the second step records why its job was refused.
+ * Sends the upload back to the intake queue as its owner's message, the owner in it, and returns
+ * the owner. An object deleted meanwhile goes back as its uploader's: the second step records why
+ * its job was refused.
  */
 export async function routeToOwner(event: S3ObjectRef, deps: OwnerRouteDeps): Promise<string | undefined> {
   const { ref, metadata } = await headUpload(deps.s3, event);
-  const owner = metadata ? submitterOf(uploaderOf(ref, deps), metadata, deps.apiRoleId) : undefined;
+  const owner = ownerOfUpload(ref, metadata, deps);
   await deps.sqs.send(
     new SendMessageCommand({
       QueueUrl: deps.intakeQueueUrl,
-      MessageBody: JSON.stringify({ intakeObject: ref }),
+      MessageBody: JSON.stringify({ intakeObject: ref, owner: owner ?? null }),
       MessageGroupId: messageGroupOf(owner),
     }),
   );

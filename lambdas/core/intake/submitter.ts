@@ -42,3 +42,26 @@ export function uploaderOf(
 ): string | undefined {
   return ref.principalId === deps.placeholderPrincipalId ? undefined : ref.principalId;
 }
+
+/** What names an upload's owner: the status API's role, and the ground's placeholder uploader. */
+export interface OwnerRule {
+  readonly apiRoleId?: string;
+  readonly placeholderPrincipalId?: string;
+}
+
+/**
+ * The owner of an upload, worked out once per upload: the submitter its metadata names when the
+ * status API's role made the upload, else its uploader. An object deleted before it was read
+ * (`metadata` absent) is its uploader's.
+ *
+ * @example
+ * ownerOfUpload({ principalId: 'AWS:AIDABOB' }, undefined, {}); // 'AWS:AIDABOB'
+ */
+export function ownerOfUpload(
+  ref: { readonly principalId?: string },
+  metadata: Readonly<Record<string, string>> | undefined,
+  rule: OwnerRule,
+): string | undefined {
+  const uploader = uploaderOf(ref, rule);
+  return metadata ? submitterOf(uploader, metadata, rule.apiRoleId) : uploader;
+}

@@ -15,6 +15,7 @@ export {
 export {
   type Actor,
   JOB_ID,
+  type JobAccess,
   JobDesk,
   type JobDeskDeps,
   SUBMISSION_ID,
@@ -22,7 +23,7 @@ export {
   type UploadForm,
 } from './job-desk.js';
 export { type JobListQuery, type Lister, listJobsFor } from './job-list-request.js';
-export { type JobView, type JobViewStatus, jobView, queuedView, type ReportLinks } from './job-view.js';
+export { type JobView, jobView, queuedView, type ReportLinks } from './job-view.js';
 export {
   MAX_QUOTE_DOCUMENT_BYTES,
   QUOTE_DOCUMENT_LIMITS,

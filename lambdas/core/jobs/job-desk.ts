@@ -59,7 +59,20 @@ export interface Actor {
   /** The owner name to sign into an upload and to record as who paused or cancelled. */
   readonly name: string;
   mayActOn(job: Pick<Job, 'owner'>): boolean;
+  /**
+   * Whether they may see (not act on) a job they may not act on: a member of a group the job's
+   * review waits for (`approverGroups`) sees its status, findings and report, and decides what
+   * is escalated to their group. @default nobody
+   */
+  maySee?(job: Pick<Job, 'approverGroups'>): Promise<boolean>;
 }
+
+/**
+ * What a request does with a job: `act` (cancel, pause, resume) is for its owner and the
+ * administrators; `see` (status, findings, report, decisions) for them and the members of a
+ * group its review waits for.
+ */
+export type JobAccess = 'act' | 'see';
 
 /** A job id: what `jobIdFor` derives from bucket, key and version. */
 export const JOB_ID = /^j-[0-9a-f]{20}$/;
@@ -165,7 +178,7 @@ export class JobDesk {
 
   /** Status and progress. @throws InvalidJobRequestError, JobNotFoundError */
   async status(id: string, actor?: Actor): Promise<JobView> {
-    const r = await this.resolve(id, actor);
+    const r = await this.resolve(id, actor, 'see');
     if (r.kind === 'queued') return queuedView({ ...r, bucket: this.deps.intakeBucket });
     return jobView(r.job, r.submissionId);
   }
@@ -194,7 +207,7 @@ export class JobDesk {
    * @throws JobConflictError while the job has no report (not finalized yet, or rejected).
    */
   async report(id: string, actor?: Actor): Promise<ReportLinks> {
-    const job = await this.job(id, actor, 'its report is written when it ends');
+    const job = await this.job(id, actor, 'its report is written when it ends', 'see');
     if (!job.finalizedAt || !job.reportKey || !job.htmlReportKey) {
       const why = job.purgedAt
         ? `was purged at ${job.purgedAt}: its document, work files and report are deleted`
@@ -233,8 +246,13 @@ export class JobDesk {
    * The job an id names, for operations that need one (pause, resume, findings, decide).
    * @throws JobConflictError while the id names an upload intake has not read yet
    */
-  async job(id: string, actor?: Actor, whenQueued = 'try again in a few seconds'): Promise<Job> {
-    const r = await this.resolve(id, actor);
+  async job(
+    id: string,
+    actor?: Actor,
+    whenQueued = 'try again in a few seconds',
+    access: JobAccess = 'act',
+  ): Promise<Job> {
+    const r = await this.resolve(id, actor, access);
     if (r.kind === 'queued') {
       throw new JobConflictError(
         `job ${r.jobId} is still queued for intake; ${whenQueued}`,
@@ -246,15 +264,17 @@ export class JobDesk {
   }
 
   /**
-   * The job or queued submission an id names. A job the actor may not act on is answered
-   * exactly as a missing one. A queued submission has no job yet to own: its id, 80 random
+   * The job or queued submission an id names. A job the actor may not act on (nor, for `see`,
+   * see) is answered exactly as a missing one. A queued submission has no job yet to own: its id, 80 random
    * bits handed to the submitter alone, is what admits the caller until intake records the job.
    */
-  private async resolve(id: string, actor: Actor | undefined): Promise<Resolved> {
-    const may = (job: Job) => actor?.mayActOn(job) ?? false;
+  private async resolve(id: string, actor: Actor | undefined, access: JobAccess = 'act'): Promise<Resolved> {
+    const may = async (job: Job) =>
+      actor !== undefined &&
+      (actor.mayActOn(job) || (access === 'see' && (await actor.maySee?.(job)) === true));
     if (JOB_ID.test(id)) {
       const job = await this.jobs.find(id);
-      if (!job || !may(job)) throw new JobNotFoundError(id);
+      if (!job || !(await may(job))) throw new JobNotFoundError(id);
       return { kind: 'job', job };
     }
     if (!SUBMISSION_ID.test(id)) {
@@ -284,7 +304,7 @@ export class JobDesk {
       ...(latest.ETag ? { etag: latest.ETag } : {}),
     });
     const job = await this.jobs.find(jobId);
-    if (job && !may(job)) throw unknown();
+    if (job && !(await may(job))) throw unknown();
     if (job) return { kind: 'job', job, submissionId: id };
     return { kind: 'queued', jobId, submissionId: id, key: latest.Key, ...(versionId ? { versionId } : {}) };
   }

@@ -5,14 +5,12 @@ import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/in
 import type { Job, JobStatus, ReviewGate } from '../state/jobs.js';
 import { usd } from './submission.js';
 
-/** A job's status as a caller sees it: the job's, or `queued` while its upload waits for intake. */
-export type JobViewStatus = JobStatus | 'queued';
-
 /** What GET /jobs/{id} answers. */
 export interface JobView {
   readonly jobId: string;
   readonly submissionId?: string;
-  readonly status: JobViewStatus;
+  /** The job's status; `queued` also while its upload waits for intake. */
+  readonly status: JobStatus;
   /** True once the job has ended and nothing about it changes any more. */
   readonly finished: boolean;
   readonly reportReady: boolean;
@@ -73,7 +71,10 @@ export interface JobView {
     readonly gate: ReviewGate;
     readonly startedAt?: string;
     readonly deadline?: string;
+    /** What the review holds: findings at the gate's risk, escalated findings and proposed redlines. */
     readonly gatedFindings?: number;
+    /** The approver groups escalated findings wait for (a playbook's). */
+    readonly approverGroups?: readonly string[];
     readonly completedAt?: string;
     readonly expiredAt?: string;
   };
@@ -106,6 +107,7 @@ function reviewView(job: Job): NonNullable<JobView['review']> {
     startedAt: job.reviewStartedAt,
     deadline: iso(job.reviewDeadline),
     gatedFindings: job.gatedFindings,
+    approverGroups: job.approverGroups,
     completedAt: job.reviewCompletedAt,
     expiredAt: job.reviewExpiredAt,
   };

@@ -5,7 +5,8 @@
  */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Job, JobStatus } from '../state/jobs.js';
-import { OWNER_INDEX, ownerGsiPk } from '../state/keys.js';
+import { OWNER_INDEX, ownerGsiPk, STATUS_INDEX, statusGsiPk } from '../state/keys.js';
+import { queryAll } from '../state/query-all.js';
 import { CursorError } from './errors.js';
 
 /** Jobs one page lists by default and at most. */
@@ -26,6 +27,8 @@ export interface JobSummary {
   readonly cost: { readonly spentMicros: number; readonly ceilingMicros: number };
   readonly gate?: string;
   readonly reason?: string;
+  /** The approver groups the job's review waits for (a playbook's escalations). */
+  readonly approverGroups?: readonly string[];
   /** SHA-256 (hex) of the document's bytes, once intake has read them: the same file is the same hash. */
   readonly sha256?: string;
 }
@@ -65,8 +68,48 @@ const summaryOf = (job: Job): JobSummary => ({
   cost: { spentMicros: job.costSpent, ceilingMicros: job.costLimit },
   ...(job.gate && job.gate !== 'none' ? { gate: job.gate } : {}),
   ...(job.reason ? { reason: job.reason } : {}),
+  ...(job.approverGroups?.length ? { approverGroups: job.approverGroups } : {}),
   ...(job.sha256 ? { sha256: job.sha256 } : {}),
 });
+
+/** Most jobs one listing of those awaiting an approver shows. */
+export const APPROVALS_MAX = 100;
+
+/**
+ * The jobs whose open review waits for one of `groups` (an escalated finding held for it), or
+ * for an administrator every job awaiting review: oldest first, the review due soonest first
+ * among those started together. One Query of the jobs-by-status index's `awaiting_review` key,
+ * filtered by the job's `approverGroups`, at most {@link APPROVALS_MAX} jobs.
+ */
+export async function listAwaitingApproval(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  who: { readonly groups: readonly string[]; readonly administrator: boolean },
+): Promise<JobListView> {
+  const groups = [...new Set(who.groups)].slice(0, 50);
+  if (!who.administrator && groups.length === 0) return { jobs: [] };
+  const filter = who.administrator
+    ? {}
+    : {
+        FilterExpression: groups.map((_, i) => `contains(approverGroups, :g${i})`).join(' OR '),
+        ExpressionAttributeValues: {
+          ':pk': statusGsiPk('awaiting_review'),
+          ...Object.fromEntries(groups.map((g, i) => [`:g${i}`, g])),
+        },
+      };
+  const jobs = await queryAll<Job>(
+    db,
+    {
+      TableName: tableName,
+      IndexName: STATUS_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': statusGsiPk('awaiting_review') },
+      ...filter,
+    },
+    APPROVALS_MAX,
+  );
+  return { jobs: jobs.filter((j) => !j.reviewCompletedAt && !j.reviewExpiredAt).map(summaryOf) };
+}
 
 /**
  * The jobs recorded under any of `owners`, newest first, `limit` at most, older than the

@@ -3,13 +3,11 @@
  * line and column), a playbook or version the store does not hold, and a stored version whose
  * content no longer matches its hash.
  */
+import { guardOf } from '../error-guard.js';
 
 /** Base class of every playbook error. */
 export class PlaybookError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'PlaybookError';
-  }
+  override readonly name: string = 'PlaybookError';
 }
 
 /** One problem of a playbook file: where it is and what is wrong. */
@@ -37,6 +35,7 @@ export function issueLine(issue: PlaybookIssue, file?: string): string {
 
 /** The file is not a valid playbook: YAML or JSON that does not parse, or content the schema refuses. */
 export class PlaybookInvalidError extends PlaybookError {
+  override readonly name = 'PlaybookInvalidError';
   constructor(
     readonly issues: readonly PlaybookIssue[],
     readonly file?: string,
@@ -45,35 +44,35 @@ export class PlaybookInvalidError extends PlaybookError {
       `${file ?? 'the playbook'} is not a valid playbook (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n` +
         issues.map((i) => `  ${issueLine(i, file)}`).join('\n'),
     );
-    this.name = 'PlaybookInvalidError';
   }
 }
 
 /** Text that does not name a playbook: `NAME` or `NAME@VERSION` is expected. */
 export class PlaybookRefError extends PlaybookError {
+  override readonly name = 'PlaybookRefError';
   constructor(readonly given: string) {
     super(
       `'${given}' does not name a playbook: expected NAME or NAME@VERSION, a name of lower-case words ` +
         'joined by hyphens and a version from 1 (e.g. default or default@2)',
     );
-    this.name = 'PlaybookRefError';
   }
 }
 
 /** The store holds no playbook of that name, or no such version of it. */
 export class PlaybookNotFoundError extends PlaybookError {
+  override readonly name = 'PlaybookNotFoundError';
   constructor(
     readonly playbook: string,
     readonly version: number | undefined,
     detail: string,
   ) {
     super(detail);
-    this.name = 'PlaybookNotFoundError';
   }
 }
 
 /** A stored version whose content does not hash to the sha256 recorded with it. */
 export class PlaybookCorruptError extends PlaybookError {
+  override readonly name = 'PlaybookCorruptError';
   constructor(
     readonly playbook: string,
     readonly version: number,
@@ -84,31 +83,20 @@ export class PlaybookCorruptError extends PlaybookError {
       `stored playbook ${playbook}@${version} does not match its recorded hash (recorded ${expected}, content ${actual}); ` +
         'it was changed outside clause-review',
     );
-    this.name = 'PlaybookCorruptError';
   }
 }
 
 /** True for any playbook error. */
-export function isPlaybookError(error: unknown): error is PlaybookError {
-  return error instanceof PlaybookError;
-}
+export const isPlaybookError = guardOf(PlaybookError);
 
 /** True for a file that is not a valid playbook. */
-export function isPlaybookInvalidError(error: unknown): error is PlaybookInvalidError {
-  return error instanceof PlaybookInvalidError;
-}
+export const isPlaybookInvalidError = guardOf(PlaybookInvalidError);
 
 /** True for text that does not name a playbook. */
-export function isPlaybookRefError(error: unknown): error is PlaybookRefError {
-  return error instanceof PlaybookRefError;
-}
+export const isPlaybookRefError = guardOf(PlaybookRefError);
 
 /** True for a playbook or version the store does not hold. */
-export function isPlaybookNotFoundError(error: unknown): error is PlaybookNotFoundError {
-  return error instanceof PlaybookNotFoundError;
-}
+export const isPlaybookNotFoundError = guardOf(PlaybookNotFoundError);
 
 /** True for a stored version whose content does not match its hash. */
-export function isPlaybookCorruptError(error: unknown): error is PlaybookCorruptError {
-  return error instanceof PlaybookCorruptError;
-}
+export const isPlaybookCorruptError = guardOf(PlaybookCorruptError);

@@ -1,3 +1,4 @@
+export { approverGroups, shippedApproverGroups } from './approvers.js';
 export { canonicalJson, sha256Hex } from './canonical.js';
 export { type ContractType, contractTypeFor, contractTypeIssue } from './contract-type.js';
 export {
@@ -39,6 +40,8 @@ export {
 export {
   ADMINISTRATORS_GROUP,
   type Escalation,
+  type EscalationEntry,
+  type EscalationReview,
   type FallbackIndex,
   type Measured,
   type Placement,

@@ -9,8 +9,10 @@
  * latest decision in force); the report shows the one in force on each redline, and report.docx
  * writes every redline not rejected as tracked changes.
  */
+
+import type { RedlineEdit } from '../../app/redline-edits.js';
 import type { CategoryId } from '../analysts/categories.js';
-import type { RedlineEdit, UnplacedRedline } from '../report-docx/redlines.js';
+import type { RedlinedClause, UnplacedRedline } from '../report-docx/redlines.js';
 import type { Importance, Unit } from './schema.js';
 
 /**
@@ -66,6 +68,27 @@ export interface Escalation {
   readonly reason: 'fallback-approver' | 'not-acceptable' | 'required-clause-missing';
 }
 
+/**
+ * How an escalation was decided once a review gate held it: `approved` (the approver accepts the
+ * clause as it stands, or the contract without the required clause), `rejected` (they do not:
+ * it must change), or `unreviewed` (the review closed without their decision). Absent from a job
+ * whose review did not hold it (no gate).
+ */
+export interface EscalationReview {
+  readonly decision: 'approved' | 'rejected' | 'unreviewed';
+  readonly by?: string;
+  readonly bySub?: string;
+  readonly byName?: string;
+  readonly at?: string;
+  readonly note?: string;
+}
+
+/** An escalation as `playbookReview.escalations` lists it: the finding it is for, and its decision once held. */
+export interface EscalationEntry extends Escalation {
+  readonly findingId: string;
+  readonly review?: EscalationReview;
+}
+
 /** The group that decides what a playbook names no approver for: the stack's administrators. */
 export const ADMINISTRATORS_GROUP = 'administrators';
 
@@ -84,6 +107,8 @@ export interface RedlineDecision {
   readonly text?: string;
   /** Who decided (an IAM ARN, or `cognito-identity:<id>`), as the trail keeps it; absent while proposed. */
   readonly by?: string;
+  /** The user pool's permanent id (`sub`) of the deciding person, when they signed in through it. */
+  readonly bySub?: string;
   /** The deciding person's email or user name, when they signed in through the user pool. */
   readonly byName?: string;
   /** When (ISO); absent while proposed. */
@@ -102,6 +127,9 @@ export interface RedlineDecisionRecord {
   /** `edited` only: the reviewer's edits of the clause's text. */
   readonly edits?: readonly RedlineEdit[];
   readonly by: string;
+  /** The user pool's permanent id (`sub`) of the deciding person, when they signed in through it. */
+  readonly bySub?: string;
+  /** The name the user pool vouched for (a verified email, or the user name); never an unverified address. */
   readonly byName?: string;
   readonly at: string;
   readonly note?: string;
@@ -199,6 +227,11 @@ export interface RedlinesWritten {
   readonly placed: readonly string[];
   /** Redlines that could not be placed in the document, and why. */
   readonly notPlaced: readonly UnplacedRedline[];
+  /**
+   * Each clause with a redline written: the redlines written in it and its text once every
+   * change is accepted (where two redlines insert at one point, the first listed goes first).
+   */
+  readonly clauses: readonly RedlinedClause[];
 }
 
 /** The review against a playbook: report.json's `playbookReview`. */
@@ -214,7 +247,7 @@ export interface PlaybookReview {
   /** Required clauses found nowhere in the contract. */
   readonly missing: readonly RequiredClauseFinding[];
   /** Every finding that needs an approver, clause and document findings alike, by finding id. */
-  readonly escalations: readonly (Escalation & { readonly findingId: string })[];
+  readonly escalations: readonly EscalationEntry[];
   /** Present once report.docx was written. */
   readonly docx?: RedlinesWritten;
 }

@@ -1,12 +1,14 @@
+import { guardOf } from '../error-guard.js';
+
 /** Base class of purge errors; carries the job id. */
 export class PurgeError extends Error {
+  override readonly name: string = 'PurgeError';
   constructor(
     message: string,
     readonly jobId: string,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'PurgeError';
   }
 }
 
@@ -15,6 +17,7 @@ export class PurgeError extends Error {
  * nothing is deleted.
  */
 export class JobNotEndedError extends PurgeError {
+  override readonly name = 'JobNotEndedError';
   constructor(
     jobId: string,
     readonly status: string,
@@ -24,16 +27,16 @@ export class JobNotEndedError extends PurgeError {
         'cancel it and purge it once it has ended (its status then shows finalizedAt)',
       jobId,
     );
-    this.name = 'JobNotEndedError';
   }
 }
 
 /** S3 or DynamoDB refused some deletions; what was refused is listed, and purge can be run again. */
 export class PurgeIncompleteError extends PurgeError {
+  override readonly name = 'PurgeIncompleteError';
   constructor(
     jobId: string,
     readonly failures: readonly string[],
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(
       `purge of job ${jobId} left ${failures.length} thing(s) behind (${failures.slice(0, 5).join('; ')}${
@@ -42,21 +45,14 @@ export class PurgeIncompleteError extends PurgeError {
       jobId,
       options,
     );
-    this.name = 'PurgeIncompleteError';
   }
 }
 
 /** True for any purge error. */
-export function isPurgeError(error: unknown): error is PurgeError {
-  return error instanceof PurgeError;
-}
+export const isPurgeError = guardOf(PurgeError);
 
 /** True when the job has not ended yet. */
-export function isJobNotEndedError(error: unknown): error is JobNotEndedError {
-  return error instanceof JobNotEndedError;
-}
+export const isJobNotEndedError = guardOf(JobNotEndedError);
 
 /** True when some deletions were refused. */
-export function isPurgeIncompleteError(error: unknown): error is PurgeIncompleteError {
-  return error instanceof PurgeIncompleteError;
-}
+export const isPurgeIncompleteError = guardOf(PurgeIncompleteError);

@@ -3,6 +3,7 @@
  * analysts' reasons and quotes, the reviewer's decision when there was one, and its redlines. Plain
  * paragraphs of text; the XML is built from them through the DOM.
  */
+import { rungLabel } from '../../app/redline-text.js';
 import type { FindingReview, Report, ReportClause, Risk } from '../finalize/report-types.js';
 import { deciderText } from '../holds/decider.js';
 import type { DocxRedline } from './redlines.js';
@@ -61,7 +62,7 @@ function redlineLine({ redline, notPlaced }: RedlineMention): string {
 
 /** A position the clause addresses, as its comment tells it: the rung reached, why, and who decides. */
 function positionLine(p: NonNullable<ReportClause['positions']>[number]): string {
-  const rung = p.rung === 'fallback' ? `fallback ${p.fallback ?? 1}` : p.rung.replace('-', ' ');
+  const rung = rungLabel(p);
   const who = p.escalation ? ` (for ${p.escalation.group} to decide)` : '';
   return `Playbook ${p.topic}: ${rung}${who}. ${p.reason}`;
 }

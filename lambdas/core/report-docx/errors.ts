@@ -1,35 +1,33 @@
+import { guardOf } from '../error-guard.js';
+
 /** Base class of the errors of writing report.docx. */
 export class ReportDocxError extends Error {
+  override readonly name: string = 'ReportDocxError';
   constructor(
     message: string,
     readonly jobId: string,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'ReportDocxError';
   }
 }
 
 /** The uploaded DOCX could not be read as a Word document (no main part, XML that does not parse). */
 export class DocxPackageError extends ReportDocxError {
+  override readonly name = 'DocxPackageError';
   constructor(
     message: string,
     jobId: string,
     /** The package part at fault, e.g. `word/document.xml`. */
     readonly part: string,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, jobId, options);
-    this.name = 'DocxPackageError';
   }
 }
 
 /** True for any error of writing report.docx. */
-export function isReportDocxError(error: unknown): error is ReportDocxError {
-  return error instanceof ReportDocxError;
-}
+export const isReportDocxError = guardOf(ReportDocxError);
 
 /** True when the uploaded DOCX itself could not be read. */
-export function isDocxPackageError(error: unknown): error is DocxPackageError {
-  return error instanceof DocxPackageError;
-}
+export const isDocxPackageError = guardOf(DocxPackageError);

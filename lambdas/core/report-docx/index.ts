@@ -1,6 +1,7 @@
+export { applyEdits, editsClash, type RedlineEdit } from '../../app/redline-edits.js';
 export { authorOf, COMMENT_AUTHOR, claimsOurName, IN_THE_ORIGINAL } from './authors.js';
 export { COMMENT_RISK, commented, commentParagraphs, type RedlineMention } from './comment-text.js';
 export { DocxPackageError, isDocxPackageError, isReportDocxError, ReportDocxError } from './errors.js';
-export type { DocxRedline, RedlineEdit, UnplacedReason, UnplacedRedline } from './redlines.js';
+export type { DocxRedline, RedlinedClause, UnplacedReason, UnplacedRedline } from './redlines.js';
 export { paragraphTexts, type ReportDocx, type ReportDocxInput, renderReportDocx } from './report-docx.js';
 export { isXmlChar, REPLACEMENT_CHARACTER, xmlSafe } from './xml-text.js';

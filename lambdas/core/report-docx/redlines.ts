@@ -9,20 +9,12 @@
  * written whole or not at all: if one of its edits cannot be placed, none is, and the redline
  * is reported back with the reason, never applied somewhere near.
  */
+
+import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from '../../app/redline-edits.js';
 import type { ReportClause } from '../finalize/report-types.js';
 import { after, before, type TextPoint } from './anchor.js';
 import { isW } from './ooxml.js';
 import { type Atom, positionless } from './text-map.js';
-
-/**
- * One edit of a clause's own text: the text at [start, end) is replaced by `insert` (either may
- * be empty). Offsets are UTF-16 indexes into the clause's text as report.json carries it.
- */
-export interface RedlineEdit {
-  readonly start: number;
-  readonly end: number;
-  readonly insert: string;
-}
 
 /** A proposed redline of one clause, with the reviewer's decision. `rejected` ones are not written. */
 export interface DocxRedline {
@@ -41,7 +33,7 @@ export type UnplacedReason =
   | 'clause-text'
   /** An edit's offsets are not whole numbers within the clause's text, start before end. */
   | 'offsets'
-  /** An edit overlaps (or inserts at the very edge of) another edit already placed. */
+  /** An edit deletes text another edit already placed deletes, or inserts inside its deletion. */
   | 'overlap'
   /** The document does not hold the edit's text where the clause's text puts it. */
   | 'not-in-document'
@@ -69,29 +61,32 @@ export interface PlannedEdit {
   readonly insert: string;
 }
 
+/** A clause with redlines written: what accepting every one of its tracked changes makes of it. */
+export interface RedlinedClause {
+  readonly clauseId: string;
+  /** The redlines written in it, in the order their changes go where they meet. */
+  readonly redlines: readonly string[];
+  /** The clause's text with every edit of those redlines made. */
+  readonly text: string;
+}
+
 /** The edits to write, in document order, and the redlines that could not be placed. */
 export interface RedlinePlan {
   readonly edits: readonly PlannedEdit[];
   readonly placed: readonly string[];
   readonly notPlaced: readonly UnplacedRedline[];
+  /** Each clause with a redline placed, in the order of the redlines given. */
+  readonly clauses: readonly RedlinedClause[];
 }
 
 class Unplaced extends Error {
+  override readonly name = 'Unplaced';
   constructor(
     readonly reason: UnplacedReason,
     readonly detail: string,
   ) {
     super(detail);
   }
-}
-
-/** Whether two edits, as [start, end) with end ≥ start, may not both be written. */
-function clash(x: { start: number; end: number }, y: { start: number; end: number }): boolean {
-  const [a, b] = x.start <= y.start ? [x, y] : [y, x];
-  if (b.start < a.end) return true;
-  // Touching: two deletions side by side are fine; an insertion at the other's edge has no
-  // order of its own.
-  return b.start === a.end && (a.start === a.end || b.start === b.end);
 }
 
 /** Block-level elements that may sit between two paragraphs a deletion joins. */
@@ -213,7 +208,9 @@ function locate(text: string, atoms: readonly Atom[], map: Int32Array, a: number
 
 /**
  * Plans the redlines: each one not rejected, whole or not at all, in the order given (a later
- * redline whose edit clashes with one already planned is not placed).
+ * redline whose edit clashes with one already planned is not placed). Edits that meet at a point
+ * (two insertions there, an insertion at a deletion's edge) are all written, in place order
+ * (`edits.ts`): where two redlines insert at one point, the first given goes first.
  *
  * @param text the normalised text the report's offsets index
  * @param atoms the document's visible characters, and `map` the text's alignment with them
@@ -229,6 +226,8 @@ export function planRedlines(
   const edits: PlannedEdit[] = [];
   const placed: string[] = [];
   const notPlaced: UnplacedRedline[] = [];
+  /** Each clause's redlines placed, in the order given. */
+  const written = new Map<string, DocxRedline[]>();
   for (const redline of redlines) {
     if (redline.decision === 'rejected') continue;
     const { id, clauseId } = redline;
@@ -269,7 +268,7 @@ export function planRedlines(
           );
         if (start === end && insert === '') continue;
         const span = { start: clause.start + start, end: clause.start + end };
-        const other = [...edits, ...mine].find((e) => clash(e, span));
+        const other = [...edits, ...mine].find((e) => editsClash(e, span));
         if (other)
           throw new Unplaced(
             'overlap',
@@ -290,8 +289,20 @@ export function planRedlines(
     else {
       edits.push(...mine);
       placed.push(id);
+      written.set(clauseId, [...(written.get(clauseId) ?? []), redline]);
     }
   }
-  edits.sort((x, y) => x.start - y.start || x.end - y.end);
-  return { edits, placed, notPlaced };
+  // Stable: edits that meet at a point go clause by clause, then in the order of their redlines
+  // (and within one, its own), as applyEdits makes them.
+  const clauseStart = (e: PlannedEdit) => byId.get(e.redline.clauseId)?.start ?? 0;
+  edits.sort((x, y) => inPlaceOrder(x, y) || clauseStart(x) - clauseStart(y));
+  const redlined = [...written].map(([clauseId, mine]) => ({
+    clauseId,
+    redlines: mine.map((r) => r.id),
+    text: applyEdits(
+      (byId.get(clauseId) as ReportClause).text,
+      mine.flatMap((r) => r.edits),
+    ),
+  }));
+  return { edits, placed, notPlaced, clauses: redlined };
 }

@@ -11,7 +11,7 @@ import { commented, commentParagraphs, type RedlineMention } from './comment-tex
 import { DocxPackageError } from './errors.js';
 import { plainDocument } from './generate.js';
 import { DocxPackage, elements, isW, newXml, W_NS, wElement } from './ooxml.js';
-import { type DocxRedline, planRedlines, type UnplacedRedline } from './redlines.js';
+import { type DocxRedline, planRedlines, type RedlinedClause, type UnplacedRedline } from './redlines.js';
 import { alignText, documentAtoms, spanAtoms } from './text-map.js';
 import { type MarkedEdit, spanMarker, writeChange } from './tracked-changes.js';
 
@@ -32,8 +32,15 @@ export interface ReportDocx {
   /** `original`: comments in the uploaded DOCX; `generated`: a plain document of the text. */
   readonly source: 'original' | 'generated';
   readonly comments: number;
-  /** The ids of the redlines written as tracked changes, and those that could not be placed. */
-  readonly redlines: { readonly placed: readonly string[]; readonly notPlaced: readonly UnplacedRedline[] };
+  /**
+   * The ids of the redlines written as tracked changes, those that could not be placed, and
+   * what accepting every change of a clause makes of it.
+   */
+  readonly redlines: {
+    readonly placed: readonly string[];
+    readonly notPlaced: readonly UnplacedRedline[];
+    readonly clauses: readonly RedlinedClause[];
+  };
   /** Tracked changes written: each `w:ins`, `w:del` and deleted paragraph mark. */
   readonly changes: number;
   /** Comments and changes of the upload under this tool's name, relabelled as the original's. */
@@ -142,7 +149,7 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
     bytes: pkg.bytes(),
     source: input.original ? 'original' : 'generated',
     comments: written,
-    redlines: { placed: plan.placed, notPlaced: plan.notPlaced },
+    redlines: { placed: plan.placed, notPlaced: plan.notPlaced, clauses: plan.clauses },
     changes,
     relabelled,
   };

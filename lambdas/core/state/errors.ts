@@ -1,12 +1,14 @@
+import { guardOf } from '../error-guard.js';
+
 /** Base class of state-table errors. */
 export class StateError extends Error {
+  override readonly name: string = 'StateError';
   constructor(
     message: string,
     readonly jobId: string,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, options);
-    this.name = 'StateError';
   }
 }
 
@@ -15,22 +17,22 @@ export class StateError extends Error {
  * finished elsewhere): it must stop and commit nothing more.
  */
 export class LeaseLostError extends StateError {
+  override readonly name = 'LeaseLostError';
   constructor(
     jobId: string,
     readonly chunk: number,
     readonly stage: string,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(`lost the lease on job ${jobId} chunk ${chunk} stage ${stage}`, jobId, options);
-    this.name = 'LeaseLostError';
   }
 }
 
 /** A job id that the table does not know. */
 export class JobNotFoundError extends StateError {
+  override readonly name = 'JobNotFoundError';
   constructor(jobId: string) {
     super(`no job with id '${jobId}'`, jobId);
-    this.name = 'JobNotFoundError';
   }
 }
 
@@ -42,31 +44,25 @@ export class JobNotFoundError extends StateError {
  * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html#DDB-UpdateItem-request-ReturnValuesOnConditionCheckFailure
  */
 export class WriteRefusedError<Item = Record<string, unknown>> extends StateError {
+  override readonly name = 'WriteRefusedError';
   constructor(
     jobId: string,
     readonly label: string,
     readonly item: Item | undefined,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(`the ${label} write of job ${jobId} was refused by its condition`, jobId, options);
-    this.name = 'WriteRefusedError';
   }
 }
 
 /** True when a conditional write was refused (see {@link WriteRefusedError}). */
-export function isWriteRefused(error: unknown): error is WriteRefusedError {
-  return error instanceof WriteRefusedError;
-}
+export const isWriteRefused = guardOf<WriteRefusedError>(WriteRefusedError);
 
 /** True when the worker lost its claim. */
-export function isLeaseLostError(error: unknown): error is LeaseLostError {
-  return error instanceof LeaseLostError;
-}
+export const isLeaseLostError = guardOf(LeaseLostError);
 
 /** True when a job id is unknown. */
-export function isJobNotFoundError(error: unknown): error is JobNotFoundError {
-  return error instanceof JobNotFoundError;
-}
+export const isJobNotFoundError = guardOf(JobNotFoundError);
 
 /** True for DynamoDB's conditional-check refusals, raw or inside a cancelled transaction. */
 export function isConditionFailure(error: unknown): boolean {

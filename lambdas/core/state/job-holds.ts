@@ -97,15 +97,21 @@ export class JobHolds {
 
   /**
    * `running` → `awaiting_review`, by finalize when a gated finding waits for a person; the
-   * review deadline starts now.
+   * review deadline starts now. `approverGroups` are the groups escalated findings wait for:
+   * their members may then see the job and decide those findings.
    */
-  awaitReview(job: Pick<Job, 'jobId' | 'reviewHours'>, gatedFindings: number): Promise<Flip> {
+  awaitReview(
+    job: Pick<Job, 'jobId' | 'reviewHours'>,
+    gatedFindings: number,
+    approverGroups: readonly string[] = [],
+  ): Promise<Flip> {
     const hours = job.reviewHours ?? DEFAULT_REVIEW_HOURS;
     return this.flip(job.jobId, ['running'], 'awaiting_review', {
       set: {
         reviewStartedAt: this.iso(),
         reviewDeadline: this.now() + hours * 3_600_000,
         gatedFindings,
+        ...(approverGroups.length > 0 ? { approverGroups: [...approverGroups] } : {}),
       },
       condition: 'attribute_not_exists(finalizedAt) AND attribute_not_exists(reviewStartedAt)',
     });

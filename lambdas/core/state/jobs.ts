@@ -142,7 +142,10 @@ export interface Job {
   /** Set when the job went to `awaiting_review`, with the review deadline (epoch ms) and the findings gated. */
   readonly reviewStartedAt?: string;
   readonly reviewDeadline?: number;
+  /** What the review holds: findings at the gate's risk, escalated findings and proposed redlines. */
   readonly gatedFindings?: number;
+  /** The groups an escalated finding of the review waits for: their members see the job and decide those. */
+  readonly approverGroups?: readonly string[];
   /** Every gated finding has a decision: finalize writes the report. */
   readonly reviewCompletedAt?: string;
   /** The review deadline passed: the report is written with undecided findings `unreviewed`. */

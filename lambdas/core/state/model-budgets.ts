@@ -1,6 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { guardOf } from '../error-guard.js';
 import { MODEL_BUDGET_SK, modelLimitPk } from './keys.js';
 
 /** One lease: tokens and requests, each as the time the budget's rate takes to earn it. */
@@ -148,9 +149,7 @@ export class BudgetContentionError extends Error {
 }
 
 /** Type guard for {@link BudgetContentionError}. */
-export function isBudgetContentionError(error: unknown): error is BudgetContentionError {
-  return error instanceof BudgetContentionError;
-}
+export const isBudgetContentionError = guardOf(BudgetContentionError);
 
 function isConditionalCheckFailed(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';

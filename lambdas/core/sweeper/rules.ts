@@ -86,12 +86,23 @@ export function unfinishedChunks(job: Job, checkpoints: readonly Checkpoint[]): 
 }
 
 /**
+ * True while the job's chunk messages are intake's to send: its fan-out has not completed and
+ * it never waited `queued`. Intake's own message retries an intake that died. A job that was
+ * queued left intake's hands there: whoever started it (or cancelled it while it waited) sends
+ * its messages, with no message of its own to retry that if it dies.
+ */
+function intakeSends(job: Job): boolean {
+  return !job.fanoutCompletedAt && !job.queuedAt;
+}
+
+/**
  * The last sign of life of a chunk: the latest of its stages' claim expiries, failures,
- * finishes and re-sends, and the job's fan-out. A live message comes back within `quietMs`
- * of it.
+ * finishes and re-sends, and the job's fan-out; for a job that was queued and whose messages
+ * are not all out, its last change (the start or cancel that was to send them). A live message
+ * comes back within `quietMs` of it.
  */
 export function lastActivity(job: Job, stages: readonly Checkpoint[]): number {
-  let at = ms(job.fanoutCompletedAt);
+  let at = ms(job.fanoutCompletedAt ?? (job.queuedAt ? job.updatedAt : undefined));
   for (const c of stages) {
     at = Math.max(
       at,
@@ -136,7 +147,8 @@ function decideReview(job: Job, now: number, rules: SweepRules): SweepAction[] {
  * - awaiting review: close it once its deadline passed; finalize again if that went missing;
  * - past its deadline with chunks unfinished: expire them (each named in the reason), then finalize;
  * - every chunk terminal: finalize, or finalize again when the claim is older than `finalizeQuietMs`;
- * - intake still fanning out: nothing (intake's own message retries it);
+ * - intake still fanning out: nothing (intake's own message retries it); a job that was queued
+ *   and whose messages are not all out is not intake's: its start or cancel died before sending;
  * - otherwise each unfinished chunk whose live stage has no live claim, is not the DLQ's, and
  *   has been silent for `quietMs × 2^sweeps` (capped): re-send its message.
  *
@@ -165,7 +177,7 @@ export function decide(
     const since = Math.max(ms(job.finalizeEnqueuedAt), ms(job.finalizeResentAt));
     return now - since > rules.finalizeQuietMs ? [{ kind: 'refinalize', seen: job.finalizeResentAt }] : [];
   }
-  if (!job.fanoutCompletedAt) return [];
+  if (intakeSends(job)) return [];
 
   const actions: SweepAction[] = [];
   for (const u of unfinished) {

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { guardOf } from '../error-guard.js';
 import type { UnstartedReason } from '../state/claims.js';
 
 /**
@@ -40,9 +41,7 @@ export class ChunkStopped extends Error {
   }
 }
 
-export function isChunkStopped(value: unknown): value is ChunkStopped {
-  return value instanceof ChunkStopped;
-}
+export const isChunkStopped = guardOf(ChunkStopped);
 
 /**
  * The one stop signal of a chunk run. Whoever stops the run (a call that finds the job

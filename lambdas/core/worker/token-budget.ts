@@ -20,6 +20,8 @@
  * earned over a minute plus `leadMs`, so over any minute the fleet leases at most the quota, and
  * spends it evenly rather than in bursts, as a quota kept over a sliding minute needs.
  */
+
+import { guardOf } from '../error-guard.js';
 import type { BudgetLease } from '../state/model-budgets.js';
 
 /** A model's budget per minute; an absent field is unlimited. */
@@ -68,9 +70,7 @@ export class BudgetWaitAbortedError extends Error {
 }
 
 /** Type guard for {@link BudgetWaitAbortedError}. */
-export function isBudgetWaitAbortedError(error: unknown): error is BudgetWaitAbortedError {
-  return error instanceof BudgetWaitAbortedError;
-}
+export const isBudgetWaitAbortedError = guardOf(BudgetWaitAbortedError);
 
 interface Waiter {
   readonly tokens: number;
