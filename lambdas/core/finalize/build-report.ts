@@ -14,7 +14,7 @@ import type { Job } from '../state/jobs.js';
 import { STAGES } from '../state/keys.js';
 import { judgedTopics, playbookReviewOf, positionFindings } from './playbook-review.js';
 import type { Report, ReportClause, ReportFailedCall, ReportNotAsked, Risk } from './report-types.js';
-import { type ScreenedSource, screenedCalls, screenedPairs } from './screened-calls.js';
+import { screenedCalls, screenedPairs } from './screened-calls.js';
 
 /** A clause's position findings from its panel verdicts. */
 type ToFindings = (
@@ -91,14 +91,13 @@ export function buildReport(
     byChunk.set(cp.chunk, stages);
   }
   const calls = classifyCalls(doc, job.analysts, checkpoints, ledger);
-  const screened: ScreenedSource = { doc, job };
   const against = job.playbook ? playbook : undefined;
   let toFindings: ToFindings | undefined;
   if (against) {
     const topics = judgedTopics(against, job.contractType?.type);
     toFindings = (clause, verdicts) => positionFindings(clause, verdicts, topics);
   }
-  const { clauses, unfinishedChunks } = reportClauses(doc, byChunk, toFindings, screened);
+  const { clauses, unfinishedChunks } = reportClauses(doc, byChunk, toFindings);
   const { status, reason } = finalStatus(job, unfinishedChunks, calls.failed, calls.skipped);
   return {
     schemaVersion: 1,
@@ -126,14 +125,10 @@ export function buildReport(
     summary: summaryOf(clauses),
     clauses,
     chunks: reportChunks(doc, byChunk),
-    coverage: coverageOf(
-      job,
-      checkpoints,
-      ledger,
-      calls,
-      unfinishedChunks,
-      screenedCalls(screened, clauses.length),
-    ),
+    coverage: coverageOf(job, checkpoints, ledger, calls, unfinishedChunks, {
+      clauses: clauses.length,
+      screened: doc.screened,
+    }),
     cost: {
       ceilingMicros: job.costLimit,
       spentMicros: job.costSpent,
@@ -165,8 +160,7 @@ export function buildReport(
 function reportClauses(
   doc: StoredDocument,
   byChunk: ByChunk,
-  toFindings: ToFindings | undefined,
-  screened: ScreenedSource,
+  toFindings?: ToFindings,
 ): { clauses: ReportClause[]; unfinishedChunks: Unfinished[] } {
   const clauses: ReportClause[] = [];
   const unfinishedChunks: Unfinished[] = [];
@@ -188,7 +182,7 @@ function reportClauses(
       });
     }
     for (const clause of chunk.clauses) {
-      const left = screenedPairs(screened, clause.id);
+      const left = screenedPairs(doc.screened, clause.id);
       clauses.push({
         ...reportClause(
           clause,
@@ -291,11 +285,11 @@ function coverageOf(
   ledger: readonly CallOutcome[],
   calls: ReturnType<typeof classifyCalls>,
   unfinishedChunks: readonly Unfinished[],
-  screened: ReturnType<typeof screenedCalls>,
+  document: { clauses: number; screened: StoredDocument['screened'] },
 ): Report['coverage'] {
   const analyzeStats = checkpoints.filter((c) => c.stage === 'analyze' && c.calls);
   const { done, skipped, cancelled } = calls;
-  const { callsScreened } = screened;
+  const { callsScreened, screened } = screenedCalls(document.screened, document.clauses);
   // Calls that never ended (`not-finished`) are listed but counted as not run, not as failed.
   const failed = calls.failed.filter((f) => f.failureKind !== 'not-finished').length;
   return {
@@ -307,28 +301,32 @@ function coverageOf(
     callsCancelled: cancelled,
     callsScreened,
     callsNotRun: Math.max(0, job.callsPlanned - done - failed - skipped - cancelled - callsScreened),
-    ...(screened.screened ? { screened: screened.screened } : {}),
+    ...(screened ? { screened } : {}),
     modelAttempts: ledger.reduce((n, e) => n + (e.attempts ?? 0), 0),
     tier1Retries: analyzeStats.reduce((n, c) => n + (c.calls?.retries ?? 0), 0),
     redeliveries: checkpoints
       .filter((c) => c.stage === 'analyze')
       .reduce((n, c) => n + Math.max(0, (c.attempts ?? 0) - 1), 0),
-    ...notAskedOf(job, screened),
+    ...notAskedOf(job, document.clauses),
     failedCalls: calls.failed,
     unfinishedChunks: [...unfinishedChunks],
   };
 }
 
-/** The calls a playbook left out, per analyst: the `playbook` rows of the screened calls. */
+/** The calls a playbook left out, per analyst: one per clause. */
 function notAskedOf(
   job: Pick<Job, 'notAsked'>,
-  screened: ReturnType<typeof screenedCalls>,
+  clauses: number,
 ): { callsNotAsked?: number; notAsked?: ReportNotAsked[] } {
-  const notAsked = (screened.screened ?? [])
-    .filter((r) => r.reason === 'playbook')
-    .map((r) => ({ ...r, reason: 'playbook' as const }));
-  if (!job.notAsked || notAsked.length === 0) return {};
-  return { callsNotAsked: notAsked.reduce((n, r) => n + r.calls, 0), notAsked };
+  const left = job.notAsked ?? [];
+  if (left.length === 0) return {};
+  const notAsked = left.map((n) => ({
+    analystId: n.analystId,
+    reason: n.reason,
+    calls: clauses,
+    detail: n.detail,
+  }));
+  return { callsNotAsked: clauses * left.length, notAsked };
 }
 
 /** Tokens billed over the job's calls. */

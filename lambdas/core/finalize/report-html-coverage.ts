@@ -18,9 +18,18 @@ export function renderCoverage(ctx: Ctx): string {
     [
       'Screened',
       cov.callsScreened ?? 0,
-      "not asked: the relevance screen found none of the analyst's categories likely in the clause, or the playbook gives the analyst nothing to judge",
+      "not asked: the relevance screen found none of the analyst's categories likely in the clause",
     ],
     ['Not run', cov.callsNotRun, 'planned but never finished'],
+    ...(cov.callsNotAsked
+      ? [
+          ['Not asked', cov.callsNotAsked, 'left out: the playbook gives the analyst nothing to judge'] as [
+            string,
+            number,
+            string,
+          ],
+        ]
+      : []),
     ['Model attempts', cov.modelAttempts, 'model calls, retries included'],
     ['Tier-1 retries', cov.tier1Retries, 'in-process retries of transient errors'],
     ['Redeliveries', cov.redeliveries, 'chunks processed again after a failure'],
@@ -96,14 +105,13 @@ ${dataTable('Analysts and the categories they score', ['Id', 'Analyst', 'Categor
 </section>`;
 }
 
-/** The calls not asked (the screen's and the playbook's), per analyst and reason, with why; empty when none were. */
+/** The calls not asked (the playbook's, then the screen's), per analyst and reason, with why; empty when none were. */
 function screenedTable(ctx: Ctx): string {
   const cov = ctx.report.coverage;
-  // Reports written before the screen list only the playbook's calls, as `notAsked`.
-  const rows = cov.screened ?? cov.notAsked ?? [];
+  const rows = [...(cov.notAsked ?? []), ...(cov.screened ?? [])];
   if (rows.length === 0) return '';
   return `\n${dataTable(
-    `Calls not asked (${num(cov.callsScreened ?? cov.callsNotAsked ?? 0)})`,
+    `Calls not asked (${num((cov.callsNotAsked ?? 0) + (cov.callsScreened ?? 0))})`,
     ['Analyst', 'Reason', 'Calls', 'Why'],
     rows.map((n) =>
       row([

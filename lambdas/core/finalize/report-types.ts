@@ -151,22 +151,18 @@ export interface ReportFailedCall {
   readonly attempts: number;
 }
 
-/**
- * Why a pair of clause and analyst was not asked: the relevance screen found none of the
- * analyst's categories likely in the clause (`screen`), or the job's playbook gives the analyst
- * nothing to judge (`playbook`).
- */
-export type ScreenReason = 'screen' | 'playbook';
+/** Why a pair of clause and analyst was not asked: the relevance screen found none of the analyst's categories likely in the clause. */
+export type ScreenReason = 'screen';
 
 /** An analyst not asked about one clause, and why. */
 export interface ReportScreenedPair {
   readonly analystId: string;
   readonly reason: ScreenReason;
-  /** With `screen`: the highest probability the screen gave the analyst's categories. */
-  readonly probability?: number;
+  /** The highest probability the screen gave the analyst's categories (each below its threshold). */
+  readonly probability: number;
 }
 
-/** The calls not asked of one analyst for one reason (`coverage.screened`). */
+/** The calls the screen did not ask of one analyst (`coverage.screened`). */
 export interface ReportScreened {
   readonly analystId: string;
   readonly reason: ScreenReason;
@@ -176,9 +172,8 @@ export interface ReportScreened {
 }
 
 /**
- * Calls the job did not ask because of its playbook, per analyst: every clause's call to an
- * analyst the playbook gives nothing to judge (`playbook`). The same calls are the `playbook`
- * rows of `coverage.screened`; this list is kept for readers of earlier reports.
+ * Calls the job did not ask, on purpose, per analyst: every clause's call to an analyst the
+ * playbook gives nothing to judge (`playbook`). Not counted in `callsPlanned`.
  */
 export interface ReportNotAsked {
   readonly analystId: string;
@@ -240,16 +235,16 @@ export interface Report {
     /** Not started because the job was cancelled. */
     readonly callsCancelled: number;
     /**
-     * Pairs not asked, by the relevance screen or the playbook. Done + failed + skipped +
-     * cancelled + screened + not run = planned.
+     * Planned pairs the relevance screen did not ask. Done + failed + skipped + cancelled +
+     * screened + not run = planned.
      */
     readonly callsScreened: number;
     readonly callsNotRun: number;
-    /** The screened calls per analyst and reason; absent when none were. */
+    /** The screened calls per analyst; absent when none were. */
     readonly screened?: readonly ReportScreened[];
-    /** The calls the playbook left out (the `playbook` share of `callsScreened`); present when some were. */
+    /** Calls left out on purpose (not planned): present when some were. */
     readonly callsNotAsked?: number;
-    /** Who the playbook left out and why; present with `callsNotAsked`. */
+    /** Who was not asked and why; present with `callsNotAsked`. */
     readonly notAsked?: readonly ReportNotAsked[];
     readonly modelAttempts: number;
     readonly tier1Retries: number;

@@ -99,10 +99,10 @@ export async function intakeObject(
       : undefined,
   );
   // A playbook's panel replaces the selection: the analysts it asks are the job's. Every pair
-  // of the selection is planned; those not asked (the playbook's, the screen's) are screened.
+  // of the panel is planned; those the relevance screen leaves out are screened.
   const options = panel ? { ...recorded.options, analysts: panel.analysts } : recorded.options;
   const calls = {
-    planned: parsed.clauses.length * recorded.options.analysts.length,
+    planned: parsed.clauses.length * options.analysts.length,
     screened: quote.screened?.calls ?? 0,
   };
   if (panel || calls.screened > 0)
@@ -116,8 +116,8 @@ export async function intakeObject(
   if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
-      `(worst case ${usd(quote.worstCaseMicros)}; ${calls.planned - calls.screened} calls asked of ` +
-      `${parsed.clauses.length} clauses × ${recorded.options.analysts.length} analysts): ` +
+      `(worst case ${usd(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts` +
+      `${calls.screened > 0 ? `, ${calls.screened} pairs screened` : ''}): ` +
       `upload it again with a ceiling of at least ${usd(quote.expectedMicros)} (cost-ceiling-usd), or with ` +
       `allow-partial=true to review as much as ${usd(options.costLimit)} allows`;
     await jobs.markRejected(jobId, reason, {

@@ -29,8 +29,8 @@ export interface JobOptions {
   /** Ask every selected analyst even when the playbook gives it nothing to judge. */
   readonly allAnalysts: boolean;
   /**
-   * Ask every selected analyst about every clause: no relevance screen, and (with a playbook)
-   * every analyst, as `allAnalysts` does.
+   * Ask every analyst of the panel about every clause (the default); false: the relevance screen
+   * leaves out the analysts none of whose categories a clause can concern.
    */
   readonly fullPanel: boolean;
 }
@@ -136,7 +136,7 @@ export function readJobOptions(
     ...(playbook ? { playbook } : {}),
     ...(contractType ? { contractType } : {}),
     allAnalysts: allRaw === 'true',
-    fullPanel: fullRaw === 'true',
+    fullPanel: fullRaw !== 'false',
   };
 }
 

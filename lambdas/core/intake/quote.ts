@@ -15,9 +15,10 @@
  *
  * With a playbook the calls are those of the panel it leaves (each analyst's request carries its
  * positions), and the quote says what the analysts it leaves out would have cost (`notAsked`).
- * The relevance screen (core/screen) then leaves out each analyst none of whose categories a
- * clause can concern; the quote prices only the calls that will be asked, and says what the
- * pairs not asked, for either reason, would have cost (`screened`). `fullPanel` asks them all.
+ * Unless the job asks the full panel (`fullPanel`, the default), the relevance screen
+ * (core/screen) then leaves out each analyst none of whose categories a clause can concern; the
+ * quote prices only the calls that will be asked, and says what the pairs screened would have
+ * cost (`screened`).
  */
 import {
   type AnalystDefinition,
@@ -50,9 +51,8 @@ export interface CostQuote {
    */
   readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
   /**
-   * Every pair of clause and analyst not asked, by the relevance screen or the playbook (the
-   * playbook's are `notAsked` too), and what those calls would have been expected to cost. Not
-   * in the figures above.
+   * The pairs of clause and analyst the relevance screen leaves out, and what those calls would
+   * have been expected to cost. Not in the figures above.
    */
   readonly screened?: { readonly calls: number; readonly expectedMicros: number };
 }
@@ -163,7 +163,7 @@ export interface DocumentQuote extends JobEstimate {
     readonly notAsked: readonly NotAskedAnalyst[];
     readonly contractType?: ContractType;
   };
-  /** The relevance screen's pairs not asked, per clause (absent with `fullPanel`). */
+  /** The relevance screen's pairs not asked, per clause (absent with the full panel). */
   readonly screen?: DocumentScreen;
 }
 
@@ -201,10 +201,9 @@ export function quoteDocument(
   const { clauses } = document;
   const context = findDocumentContext(document.text, clauses);
   const selection = withModels(selectAnalysts(options.analysts), options.models);
-  const full = options.fullPanel ?? false;
-  const played = against && playbookOf(selection, against, options, context?.title, full);
+  const played = against && playbookOf(selection, against, options, context?.title);
   const asked = played?.analysts ?? selection;
-  const screen = full ? undefined : shippedScreen()?.screenDocument(clauses, asked);
+  const screen = (options.fullPanel ?? true) ? undefined : shippedScreen()?.screenDocument(clauses, asked);
   const estimate = estimateJob(
     clauses,
     asked,
@@ -224,26 +223,18 @@ export function quoteDocument(
         }
       : undefined;
   // What the screened pairs would have cost: the whole panel's calls less those asked.
-  const screenMicros =
+  const screened =
     screen && screen.calls > 0
-      ? estimateJob(clauses, asked, context).quote.expectedMicros - estimate.quote.expectedMicros
-      : 0;
-  const screenedCalls = (screen?.calls ?? 0) + (notAsked?.calls ?? 0);
+      ? {
+          calls: screen.calls,
+          expectedMicros:
+            estimateJob(clauses, asked, context).quote.expectedMicros - estimate.quote.expectedMicros,
+        }
+      : undefined;
   return {
     context,
     ...estimate,
-    quote: {
-      ...estimate.quote,
-      ...(notAsked ? { notAsked } : {}),
-      ...(screenedCalls > 0
-        ? {
-            screened: {
-              calls: screenedCalls,
-              expectedMicros: screenMicros + (notAsked?.expectedMicros ?? 0),
-            },
-          }
-        : {}),
-    },
+    quote: { ...estimate.quote, ...(notAsked ? { notAsked } : {}), ...(screened ? { screened } : {}) },
     ...(played
       ? {
           panel: {
@@ -263,14 +254,8 @@ function playbookOf(
   against: QuotedPlaybook,
   options: Partial<Pick<JobOptions, 'contractType' | 'allAnalysts'>>,
   title: string | undefined,
-  fullPanel: boolean,
 ) {
   const contractType = contractTypeFor(against.playbook, options.contractType, title, against.fileName);
-  const panel = playbookPanel(
-    selection,
-    against.playbook,
-    contractType?.type,
-    fullPanel || (options.allAnalysts ?? false),
-  );
+  const panel = playbookPanel(selection, against.playbook, contractType?.type, options.allAnalysts ?? false);
   return { ...panel, contractType };
 }

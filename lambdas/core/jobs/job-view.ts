@@ -35,7 +35,7 @@ export interface JobView {
     readonly clauses: number;
     /** Pairs of clause and analyst of the selection; those screened are not asked. */
     readonly callsPlanned: number;
-    /** Pairs not asked: by the relevance screen, or because the playbook gives the analyst nothing to judge. */
+    /** Planned pairs the relevance screen does not ask. */
     readonly callsScreened: number;
   };
   readonly cost: {
@@ -50,7 +50,7 @@ export interface JobView {
       readonly worstCaseUsd: number;
       /** The calls a playbook left out (clauses × analysts not asked) and what they would have cost. */
       readonly notAsked?: { readonly calls: number; readonly expectedUsd: number };
-      /** Every pair not asked (the screen's and the playbook's) and what those calls would have cost. */
+      /** The pairs the relevance screen leaves out and what those calls would have cost. */
       readonly screened?: { readonly calls: number; readonly expectedUsd: number };
     };
   };
@@ -130,7 +130,14 @@ export function queuedView(upload: QueuedUpload): JobView {
       key: upload.key,
       ...(upload.versionId ? { versionId: upload.versionId } : {}),
     },
-    progress: { chunksTerminal: 0, chunksDone: 0, chunksTotal: 0, clauses: 0, callsPlanned: 0, callsScreened: 0 },
+    progress: {
+      chunksTerminal: 0,
+      chunksDone: 0,
+      chunksTotal: 0,
+      clauses: 0,
+      callsPlanned: 0,
+      callsScreened: 0,
+    },
     cost: { spentMicros: 0, reservedMicros: 0, ceilingMicros: 0, spentUsd: 0, ceilingUsd: 0 },
     reason: 'uploaded; waiting for intake to read the document',
   };

@@ -59,7 +59,7 @@ export interface QuoteView {
   readonly clauses: number;
   /** Model calls the job would make: clauses × analysts, less those screened. */
   readonly calls: number;
-  /** Pairs of clause and analyst not asked: the relevance screen's, and the playbook's. */
+  /** Pairs of clause and analyst the relevance screen leaves out. */
   readonly callsScreened: number;
   /** The options a job would run with (the request's, or the defaults; with a playbook, the analysts it asks). */
   readonly options: SubmittedOptions;
@@ -74,7 +74,7 @@ export interface QuoteView {
     readonly worstCaseUsd: number;
     /** The calls the playbook saves (clauses × analysts left out) and what they would have cost. */
     readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
-    /** Every pair not asked (the screen's and the playbook's) and what those calls would have cost. */
+    /** The pairs the relevance screen leaves out and what those calls would have cost. */
     readonly screened?: { readonly calls: number; readonly expectedMicros: number };
   };
   /**
@@ -146,7 +146,7 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
     format: parsed.format,
     bytes: parsed.bytes,
     clauses: parsed.clauses.length,
-    calls: parsed.clauses.length * options.analysts.length - callsScreened,
+    calls: parsed.clauses.length * analysts.length - callsScreened,
     callsScreened,
     options: submittedOptions({ ...options, analysts }, playbook),
     ...(panel?.contractType ? { contractType: panel.contractType } : {}),

@@ -5,7 +5,7 @@ import { JOB_SK, jobPk } from './keys.js';
 /**
  * Records the panel intake leaves a job with, once it has read the document: the analysts to
  * ask, those a playbook left out and why, the contract type, and how many pairs of clause and
- * analyst are not asked (the playbook's and the relevance screen's). Written again alike by an
+ * analyst the relevance screen leaves out. Written again alike by an
  * intake that is resumed.
  */
 export async function recordJobPanel(

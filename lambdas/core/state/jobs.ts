@@ -78,19 +78,13 @@ export interface Job {
   readonly playbook?: JobPlaybook;
   /** The contract type whose playbook topics apply, and where it came from; absent: every topic. */
   readonly contractType?: ContractType;
-  /**
-   * Analysts of the selection the playbook gave nothing to judge, not asked about any clause
-   * (`analysts` no longer lists them); absent when every selected analyst is asked.
-   */
+  /** Analysts the playbook gave nothing to judge, not asked (`analysts` omits them); absent: none. */
   readonly notAsked?: readonly NotAskedAnalyst[];
   readonly chunkCount: number;
   readonly clauseCount: number;
-  /** Pairs of clause and analyst of the selection: asked, or screened. */
+  /** Pairs of clause and analyst of the panel: asked, or screened. */
   readonly callsPlanned: number;
-  /**
-   * Pairs not asked: the relevance screen's, and every clause of the analysts the playbook left
-   * out (`notAsked`); absent when none were.
-   */
+  /** Planned pairs the relevance screen does not ask (absent: none). */
   readonly callsScreened?: number;
   /** Chunks in a terminal state (done, cancelled or dead). */
   readonly chunksTerminal: number;

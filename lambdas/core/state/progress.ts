@@ -18,7 +18,7 @@ export interface JobProgress {
     readonly skipped: number;
     /** Not started: the job was cancelled. */
     readonly cancelled: number;
-    /** Not asked: the relevance screen's pairs, and the playbook's. */
+    /** Not asked: the relevance screen left them out. */
     readonly screened: number;
   };
   readonly costSpent: number;
