@@ -12,8 +12,10 @@ import type { Clause } from '../../lambdas/core/model.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import {
   featuresOf,
+  isLearnedModelError,
   isScreened,
   type LearnedModel,
+  parseLearnedModel,
   probability,
   RelevanceScreen,
   riskIndex,
@@ -21,6 +23,7 @@ import {
   shippedModel,
   shippedScreen,
 } from '../../lambdas/core/screen/index.js';
+import { WEIGHTS_JSON } from '../../lambdas/core/screen/weights.generated.js';
 import { callSk } from '../../lambdas/core/state/keys.js';
 import { consolidateChunk } from '../../lambdas/core/worker/stages/consolidate.js';
 import {
@@ -56,6 +59,27 @@ describe('the relevance screen', () => {
     expect(screen?.recallTarget).toBeGreaterThanOrEqual(0.95);
     expect(model.screen?.thresholds).toHaveLength(CATEGORY_IDS.length);
     for (const t of model.screen?.thresholds ?? []) expect(t).toBeGreaterThanOrEqual(0);
+  });
+
+  it('reads the thresholds from the weights file, and names a category without one', () => {
+    const stored = JSON.parse(WEIGHTS_JSON) as { screen: { thresholds: Record<string, number> } };
+    expect(parseLearnedModel(WEIGHTS_JSON, 'shipped').screen?.thresholds).toEqual(
+      CATEGORY_IDS.map((id) => stored.screen.thresholds[id]),
+    );
+    const { licensing: _gone, ...rest } = stored.screen.thresholds;
+    const broken = JSON.stringify({
+      ...stored,
+      screen: { ...stored.screen, thresholds: { ...rest, liability: 2 } },
+    });
+    let error: unknown;
+    try {
+      parseLearnedModel(broken, 'broken.json');
+    } catch (e) {
+      error = e;
+    }
+    expect(isLearnedModelError(error) && error.message).toBe(
+      "broken.json has no screen threshold in [0, 1] for 'liability' (got 2)",
+    );
   });
 
   it('refuses weights without thresholds', () => {

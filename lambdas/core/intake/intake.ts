@@ -249,7 +249,7 @@ async function parseUpload(run: IntakeRun, { object, bytes }: Upload): Promise<P
 interface Plan {
   readonly context: StoredDocument['context'];
   readonly quote: CostQuote;
-  /** Pairs of clause and analyst of the selection, and those not asked. */
+  /** Pairs of clause and analyst of the panel, and those the relevance screen leaves out. */
   readonly calls: { readonly planned: number; readonly screened: number };
   readonly screen?: DocumentScreen;
 }
