@@ -107,14 +107,15 @@ function holdNote(view: JobView): string {
   return ` (${r.gatedFindings ?? 0} finding(s) at gate '${r.gate}', review due ${r.deadline ?? '?'}${closed})`;
 }
 
-/** One line of progress: a bar of terminal chunks, calls planned, spend against the ceiling. */
+/** One line of progress: a bar of terminal chunks, calls planned (and screened), spend against the ceiling. */
 export function progressLine(view: JobView, width = 24): string {
-  const { chunksTerminal, chunksTotal, callsPlanned } = view.progress;
+  const { chunksTerminal, chunksTotal, callsPlanned, callsScreened } = view.progress;
   const share = chunksTotal > 0 ? Math.min(1, chunksTerminal / chunksTotal) : 0;
   const filled = Math.round(share * width);
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
   return (
-    `${bar} ${chunksTerminal}/${chunksTotal} chunks · ${callsPlanned} calls planned · ` +
+    `${bar} ${chunksTerminal}/${chunksTotal} chunks · ${callsPlanned} calls planned` +
+    `${callsScreened > 0 ? ` (${callsScreened} screened)` : ''} · ` +
     `${money(view.cost.spentUsd)} of ${money(view.cost.ceilingUsd)} · ${view.status}` +
     holdNote(view) +
     (view.reason && view.status !== 'running' ? ` (${view.reason})` : '') +
@@ -134,6 +135,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     playbook: { type: 'string' },
     'contract-type': { type: 'string' },
     'all-analysts': { type: 'boolean' },
+    screen: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
   });
   const [file, ...extra] = positionals;
@@ -168,6 +170,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     ...(values.playbook ? { playbook: values.playbook } : {}),
     ...(values['contract-type'] ? { contractType: values['contract-type'] } : {}),
     ...(values['all-analysts'] ? { allAnalysts: true } : {}),
+    ...(values.screen ? { fullPanel: false } : {}),
   };
   return withTarget(values, resolveWith, async (target) => {
     if (values['dry-run']) return dryRunSubmit(target, request, file, bytes.length, io);

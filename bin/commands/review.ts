@@ -264,6 +264,7 @@ async function upload(
         ...(playbook ? { playbook: playbookRequestText(playbook) } : {}),
         ...(o.values['contract-type'] ? { 'contract-type': o.values['contract-type'] } : {}),
         ...(o.values['all-analysts'] ? { 'all-analysts': 'true' } : {}),
+        ...(o.values.screen ? { 'full-panel': 'false' } : {}),
         ...(o.values['allow-partial'] ? { 'allow-partial': 'true' } : {}),
       },
     }),
@@ -324,14 +325,16 @@ async function progressOf(
   if (job.quote && !quoted.has(s.jobId)) {
     quoted.add(s.jobId);
     const saved = job.quote.notAsked;
+    const screened = job.quote.screened;
     console.log(
-      `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned} calls` +
+      `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned - (screened?.calls ?? 0)} calls` +
+        `${screened ? `; the relevance screen saves ${screened.calls} calls, ${usd(screened.expectedMicros)} expected` : ''}` +
         `${saved ? `; the playbook saves ${saved.calls} calls, ${usd(saved.expectedMicros)} expected` : ''})`,
     );
   }
   const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);
   const c = p?.calls;
-  return `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled of ${c.planned}` : '-'} · cost ${usd(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${usd(job.costReserved)} held by running chunks` : ''} of ${usd(job.costLimit)}`;
+  return `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled, ${c.screened} screened of ${c.planned}` : '-'} · cost ${usd(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${usd(job.costReserved)} held by running chunks` : ''} of ${usd(job.costLimit)}`;
 }
 
 const RESULT_HEADER = [
@@ -339,7 +342,7 @@ const RESULT_HEADER = [
   'status',
   'clauses',
   'calls done/planned',
-  'failed / skipped / cancelled',
+  'failed / skipped / cancelled / screened',
   'high+crit',
   'cost',
   'report',
@@ -432,7 +435,7 @@ async function writeReport(
       report.job.status,
       String(report.summary.clauses),
       `${c.callsDone}/${c.callsPlanned}`,
-      `${c.callsFailed} / ${c.callsSkippedBudget} / ${c.callsCancelled}`,
+      `${c.callsFailed} / ${c.callsSkippedBudget} / ${c.callsCancelled} / ${c.callsScreened}`,
       String(report.summary.riskCounts.high + report.summary.riskCounts.critical),
       `${usd(report.cost.spentMicros)} / ${usd(report.cost.ceilingMicros)}`,
       htmlPath ?? '',

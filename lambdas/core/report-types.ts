@@ -104,6 +104,8 @@ export interface ReportClause {
   readonly findings: readonly ReportFinding[];
   readonly analystsAnswered: readonly string[];
   readonly analystsFailed: readonly string[];
+  /** The analysts of the selection not asked about the clause, each with why; absent when all were. */
+  readonly screened?: readonly ReportScreenedPair[];
   /**
    * In a review against a playbook: each position of the playbook the clause addresses, with the
    * rung it reaches and, below the standard, the proposed redline. Absent without a playbook.
@@ -147,6 +149,26 @@ export interface ReportFailedCall {
   readonly errorClass: string;
   readonly lastError: string;
   readonly attempts: number;
+}
+
+/** Why a pair of clause and analyst was not asked: the relevance screen found none of the analyst's categories likely in the clause. */
+export type ScreenReason = 'screen';
+
+/** An analyst not asked about one clause, and why. */
+export interface ReportScreenedPair {
+  readonly analystId: string;
+  readonly reason: ScreenReason;
+  /** The highest probability the screen gave the analyst's categories (each below its threshold). */
+  readonly probability: number;
+}
+
+/** The calls the screen did not ask of one analyst (`coverage.screened`). */
+export interface ReportScreened {
+  readonly analystId: string;
+  readonly reason: ScreenReason;
+  readonly calls: number;
+  /** Why, in words. */
+  readonly detail: string;
 }
 
 /**
@@ -212,7 +234,14 @@ export interface Report {
     readonly callsSkippedBudget: number;
     /** Not started because the job was cancelled. */
     readonly callsCancelled: number;
+    /**
+     * Planned pairs the relevance screen did not ask. Done + failed + skipped + cancelled +
+     * screened + not run = planned.
+     */
+    readonly callsScreened: number;
     readonly callsNotRun: number;
+    /** The screened calls per analyst; absent when none were. */
+    readonly screened?: readonly ReportScreened[];
     /** Calls left out on purpose (not planned): present when some were. */
     readonly callsNotAsked?: number;
     /** Who was not asked and why; present with `callsNotAsked`. */

@@ -3,6 +3,8 @@
  * localstack/bedrock/learned/) by default, `heuristic` (the keyword lexicon) when asked for, for
  * fault tests. Weights that cannot be loaded are an error, not a reason to answer otherwise.
  */
+
+import { shippedModel } from '../../lambdas/core/screen/index.js';
 import {
   HEURISTIC_LABEL_NAME,
   LEARNED_LABEL,
@@ -11,7 +13,6 @@ import {
   STAND_IN_LABEL,
 } from './heuristic-types.js';
 import { learnedMatch } from './learned/learned-analyst.js';
-import { shippedModel } from './learned/learned-model.js';
 import { matchCategory } from './risk-lexicon.js';
 
 /** The keyword heuristic. */

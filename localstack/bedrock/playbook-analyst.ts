@@ -22,10 +22,10 @@
  * Deterministic, like the rest of the stand-in; not a legal-grade judgement.
  */
 import { CATEGORIES } from '../../lambdas/core/analysts/categories.js';
+import { featuresOf, type LearnedModel, probability, shippedModel } from '../../lambdas/core/screen/index.js';
 import type { ClauseIndex, Segment } from './clause-text.js';
 import type { AnalystRequest, OfflineAnalyst } from './heuristic-types.js';
 import type { SchemaNode } from './json-schema.js';
-import { featuresOf, type LearnedModel, probability, shippedModel } from './learned/learned-model.js';
 import { HEURISTIC_ANALYST } from './offline-analysts.js';
 import { conversion, type Mention, mentions, writeNumber, writeQuantity } from './playbook-measure.js';
 

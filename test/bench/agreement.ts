@@ -15,10 +15,10 @@ import type { ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
 import { CATEGORIES, CATEGORY_IDS, type CategoryId } from '../../lambdas/core/analysts/categories.js';
 import { ANALYSTS, buildConverseInput, parseAnswer } from '../../lambdas/core/analysts/index.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { type RelevanceScreen, shippedModel, shippedScreen } from '../../lambdas/core/screen/index.js';
 import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
 import type { AnalystRequest, OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';
 import { type LabelledContract, readLabelledContracts } from '../../localstack/bedrock/learned/cuad-data.js';
-import { shippedModel } from '../../localstack/bedrock/learned/learned-model.js';
 import { formatPlaybookAgreement, measurePlaybookAgreement } from './playbook-agreement.js';
 
 /** Default development set, beside the repository. */
@@ -41,6 +41,11 @@ export interface AgreementFigures {
   readonly cpuMicrosPerCall: number;
   /** Clauses scored 2 or more in some category. */
   readonly highClauses: number;
+  /**
+   * With the relevance screen: the calls it left out, and the labelled clause-category pairs
+   * whose category some analyst was still asked about.
+   */
+  readonly screen?: { readonly screened: number; readonly labelled: number; readonly covered: number };
 }
 
 const empty = (): Counts => ({ tp: 0, fp: 0, fn: 0 });
@@ -57,10 +62,14 @@ function answerOutput(answer: ReturnType<typeof analyze>): ConverseCommandOutput
   } as ConverseCommandOutput;
 }
 
-/** Runs every clause of the contracts past the eleven analysts with one offline analyst. */
+/**
+ * Runs every clause of the contracts past the eleven analysts with one offline analyst; with a
+ * relevance screen, past the analysts it keeps for the clause only, as intake would ask them.
+ */
 export function measureAgreement(
   contracts: readonly LabelledContract[],
   analyst: OfflineAnalystName,
+  screen?: RelevanceScreen,
 ): AgreementFigures {
   const perCategory = Object.fromEntries(CATEGORY_IDS.map((id) => [id, empty()])) as Record<
     CategoryId,
@@ -71,10 +80,16 @@ export function measureAgreement(
   let invalid = 0;
   let cpu = 0;
   let highClauses = 0;
+  const screened = { screened: 0, labelled: 0, covered: 0 };
   for (const { clause, risks } of contracts.flatMap((c) => c.clauses)) {
     const flagged = new Set<CategoryId>();
     let high = false;
-    for (const definition of ANALYSTS) {
+    const left = new Set(screen?.screenClause(clause.text, ANALYSTS).map((s) => s.analystId));
+    const asked = ANALYSTS.filter((a) => !left.has(a.id));
+    screened.screened += left.size;
+    screened.labelled += risks.size;
+    for (const id of risks) if (asked.some((a) => a.categories.includes(id))) screened.covered++;
+    for (const definition of asked) {
       const request = buildConverseInput(definition, clause, { modelId: PRIMARY_MODEL_ID });
       const before = process.cpuUsage();
       const answer = analyze(request as AnalystRequest, { analyst, annotate: false });
@@ -112,7 +127,27 @@ export function measureAgreement(
     invalid,
     cpuMicrosPerCall: cpu / Math.max(1, calls),
     highClauses,
+    ...(screen ? { screen: screened } : {}),
   };
+}
+
+/** The screen's figures beside the full panel's, for the learned analyst. */
+export function formatScreenAgreement(
+  full: AgreementFigures,
+  screened: AgreementFigures,
+  recallTarget: number,
+): string {
+  const s = screened.screen;
+  if (!s) return '';
+  const all = full.calls;
+  const p = (c: Counts) =>
+    `P ${(c.tp / Math.max(1, c.tp + c.fp)).toFixed(3)} R ${(c.tp / Math.max(1, c.tp + c.fn)).toFixed(3)} (${c.tp} found, ${c.fp} not labelled, ${c.fn} missed)`;
+  return [
+    `relevance screen (shipped thresholds, per-category recall target ${recallTarget} on the training set's cross-validation):`,
+    `  calls asked ${screened.calls.toLocaleString('en-US')} of ${all.toLocaleString('en-US')}, screened ${s.screened.toLocaleString('en-US')} (${pct(s.screened, all)})`,
+    `  labelled pairs whose analyst was still asked: ${s.covered} of ${s.labelled} (${(s.covered / Math.max(1, s.labelled)).toFixed(3)})`,
+    `  learned analyst: full panel ${p(full.overall)}; with the screen ${p(screened.overall)}`,
+  ].join('\n');
 }
 
 const pct = (a: number, b: number): string => (b === 0 ? '   -' : (a / b).toFixed(2));
@@ -147,12 +182,17 @@ export function formatAgreement(figures: readonly AgreementFigures[]): string {
 }
 
 /** Reads the development set and measures both analysts; undefined when the set is absent. */
-export async function runAgreementBench(dir = DEV_SET): Promise<string | undefined> {
+export async function runAgreementBench(
+  dir = process.env.CUAD_DEV_SET ?? DEV_SET,
+): Promise<string | undefined> {
   if (!existsSync(dir)) return undefined;
   const contracts = await readLabelledContracts(dir);
   // The stand-in loads the weights once at start; so does the bench, before it measures calls.
   shippedModel();
   const figures = (['learned', 'heuristic'] as const).map((name) => measureAgreement(contracts, name));
+  const screen = shippedScreen();
+  const learned = figures[0];
+  const withScreen = screen && learned ? measureAgreement(contracts, 'learned', screen) : undefined;
   const cv = shippedModel().training.crossValidation as { precision?: number; recall?: number } | undefined;
   const clauses = contracts.flatMap((c) => c.clauses);
   const pairs = clauses.reduce((n, c) => n + c.risks.size, 0);
@@ -164,6 +204,9 @@ export async function runAgreementBench(dir = DEV_SET): Promise<string | undefin
     formatAgreement(figures),
     `learned weights, out-of-fold on the training set (contract-level cross-validation): P ${cv?.precision ?? '-'} R ${cv?.recall ?? '-'}`,
     '',
+    ...(screen && learned && withScreen
+      ? [formatScreenAgreement(learned, withScreen, screen.recallTarget), '']
+      : []),
     "playbook column: the default playbook's liability positions against CUAD labels",
     formatPlaybookAgreement(playbook),
   ].join('\n');

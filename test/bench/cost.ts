@@ -8,6 +8,10 @@
  * - the requests without the document context (title, parties, definitions), uncached.
  *
  * Output tokens are the run's own in all three, so only the input side differs.
+ *
+ * Then the levers, in one table ({@link formatCostLevers}): the sample and the largest contract
+ * run with the full panel and with the relevance screen (`full-panel=false`), each with the calls
+ * asked and screened, the tokens and the dollars billed.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -29,7 +33,10 @@ import { startLocalStack } from '../../localstack/runtime/local-stack.js';
 
 /** The figures of one cost run. */
 export interface CostBenchResult {
+  /** Calls asked: planned less screened. */
   readonly calls: number;
+  readonly screened: number;
+  readonly clauses: number;
   readonly quote: { expectedMicros: number; worstCaseMicros: number } | undefined;
   readonly actualMicros: number;
   readonly tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
@@ -96,7 +103,9 @@ export async function runCostBench(
     }
     return {
       report,
-      calls: report.coverage.callsPlanned,
+      calls: report.coverage.callsPlanned - report.coverage.callsScreened,
+      screened: report.coverage.callsScreened,
+      clauses: report.summary.clauses,
       quote: c.quote,
       actualMicros: c.spentMicros,
       tokens: {
@@ -134,4 +143,48 @@ export function formatCostBench(r: CostBenchResult): string {
     `input cost saved by caching              ${(saving * 100).toFixed(1)} %`,
     `tokens: uncached input / cache read / cache write / output   ${[r.tokens.input, r.tokens.cacheRead, r.tokens.cacheWrite, r.tokens.output].map((n) => n.toLocaleString('en-US')).join(' / ')}`,
   ].join('\n');
+}
+
+/** One row of the levers table: a contract, the lever pulled, and its run. */
+export interface CostLeverRun {
+  readonly contract: string;
+  readonly lever: string;
+  readonly run: CostBenchResult;
+}
+
+/** What a run's tokens cost at the primary model's prices, micro-dollars: independent of calls billed twice by a redelivery. */
+export function tokensMicros(t: CostBenchResult['tokens']): number {
+  const price = MODEL_PRICES[PRIMARY_MODEL_ID];
+  if (!price) throw new Error(`no price for ${PRIMARY_MODEL_ID}`);
+  return (
+    per1k(t.input, price.inputPer1k) +
+    per1k(t.cacheRead, price.cacheReadPer1k) +
+    per1k(t.cacheWrite, price.cacheWritePer1k) +
+    per1k(t.output, price.outputPer1k)
+  );
+}
+
+/**
+ * The levers table: per contract and lever, calls, tokens and dollars (priced from the tokens of
+ * the answers kept, and as the job accounted them, which adds any call a redelivery made twice),
+ * and the change against the contract's first row.
+ */
+export function formatCostLevers(rows: readonly CostLeverRun[]): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const lines = [
+    '| contract | lever | calls asked | screened | uncached input | cache read | cache write | output | dollars (tokens) | per clause | vs full panel | billed by the job |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const first = new Map<string, number>();
+  for (const { contract, lever, run } of rows) {
+    const micros = tokensMicros(run.tokens);
+    if (!first.has(contract)) first.set(contract, micros);
+    const base = first.get(contract) ?? micros;
+    const change = base === micros ? '' : `${(((micros - base) / base) * 100).toFixed(0)} %`;
+    const t = run.tokens;
+    lines.push(
+      `| ${contract} (${n(run.clauses)} clauses) | ${lever} | ${n(run.calls)} | ${n(run.screened)} | ${n(t.input)} | ${n(t.cacheRead)} | ${n(t.cacheWrite)} | ${n(t.output)} | ${usd(micros)} | $${(micros / 1e6 / Math.max(1, run.clauses)).toFixed(4)} | ${change} | ${usd(run.actualMicros)} |`,
+    );
+  }
+  return lines.join('\n');
 }

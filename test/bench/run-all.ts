@@ -17,7 +17,7 @@
  */
 import { parseArgs } from 'node:util';
 import { runAgreementBench } from './agreement.js';
-import { formatCostBench, runCostBench } from './cost.js';
+import { type CostLeverRun, formatCostBench, formatCostLevers, runCostBench } from './cost.js';
 import { formatHostileBench, runHostileBench } from './hostile.js';
 import { formatLimiterBench, runLimiterBench } from './limiter.js';
 import { formatFleetBench, runFleetBench } from './limiter-fleet.js';
@@ -82,8 +82,26 @@ for (const s of scenarios.filter((x) => want(x.name))) {
 }
 
 if (want('cost')) {
+  const runs: CostLeverRun[] = [];
+  for (const [contract, file] of [
+    ['README sample', BENCH_CONTRACT],
+    ['Verizon', LARGEST_CONTRACT],
+  ] as const) {
+    for (const [lever, metadata] of [
+      ['full panel', {}],
+      ['relevance screen', { 'full-panel': 'false' }],
+    ] as const) {
+      const run = await runCostBench(file, (line) => console.error(line), {
+        'cost-ceiling-usd': '100',
+        ...metadata,
+      });
+      runs.push({ contract, lever, run });
+    }
+  }
   console.log('\n== cost of the README sample with the default models: caching and document context');
-  console.log(formatCostBench(await runCostBench(BENCH_CONTRACT, (line) => console.error(line))));
+  if (runs[0]) console.log(formatCostBench(runs[0].run));
+  console.log('\n== the levers: calls, tokens and dollars, full panel against the relevance screen');
+  console.log(formatCostLevers(runs));
 }
 
 if (want('playbook')) {

@@ -77,6 +77,7 @@ export interface ScenarioResult {
     failed: number;
     skipped: number;
     cancelled: number;
+    screened: number;
     notRun: number;
   };
   readonly callsAnswered: number;
@@ -169,7 +170,7 @@ async function account(b: BenchStack, tracked: readonly Tracked[]) {
   };
   const violations: Violation[] = [];
   const statuses: Record<string, number> = {};
-  const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, notRun: 0 };
+  const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, screened: 0, notRun: 0 };
   const checkpoints = new Map<string, Checkpoint[]>();
   const owners = new Map<string, { jobs: number; recorded: number[]; first: number[]; report: number[] }>();
   let recordedMicros = 0;
@@ -193,6 +194,7 @@ async function account(b: BenchStack, tracked: readonly Tracked[]) {
       calls.failed += c.callsFailed;
       calls.skipped += c.callsSkippedBudget;
       calls.cancelled += c.callsCancelled;
+      calls.screened += c.callsScreened;
       calls.notRun += c.callsNotRun;
     }
     checkpoints.set(t.jobId, [...f.checkpoints]);
@@ -381,7 +383,7 @@ export function formatThousand(r: ThousandResult): string {
     `  job status                         ${Object.entries(c.statuses)
       .map(([s, n]) => `${n} ${s}`)
       .join(', ')}`,
-    `  calls                              planned ${k.planned} = done ${k.done} + failed ${k.failed} + skipped ${k.skipped} + cancelled ${k.cancelled} + not run ${k.notRun}; answered ${c.callsAnswered}`,
+    `  calls                              planned ${k.planned} = done ${k.done} + failed ${k.failed} + skipped ${k.skipped} + cancelled ${k.cancelled} + screened ${k.screened} + not run ${k.notRun}; answered ${c.callsAnswered}`,
     `  billed twice                       ${c.billedTwice}`,
     `  spend                              ${c.overCeiling} job(s) over the ceiling; billed ${c.billedMicros} µ$, recorded ${c.recordedMicros} µ$`,
     `  violations (accounts, billing)     ${c.violationCount}${c.violations

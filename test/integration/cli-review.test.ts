@@ -64,12 +64,34 @@ describe('npx clause-review review', () => {
     expect(report.notice).toMatch(/offline learned analyst/);
     // Progress while it ran, then the summary table naming the report.
     expect(run.stdout).toMatch(/chunks \d+\/\d+/);
-    expect(run.stdout).toMatch(/calls \d+ done, \d+ failed, \d+ skipped, \d+ cancelled of \d+/);
+    expect(run.stdout).toMatch(/calls \d+ done, \d+ failed, \d+ skipped, \d+ cancelled, 0 screened of \d+/);
     expect(run.stdout).toMatch(/document\s+status\s+clauses/);
     expect(run.stdout).toContain(join(dir, 'report.html'));
     // The in-process handlers' INFO logs stay out of the progress lines.
     expect(run.stdout).not.toMatch(/^\{"level":"INFO"/m);
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
+  }, 180_000);
+
+  it('with --screen, asks only the analysts the relevance screen keeps and counts the calls screened', async () => {
+    const file = join(PROJECT_ROOT, 'test/fixtures/contracts', SMALL);
+    const dest = join(out, 'screened');
+    const run = await cli(['review', file, '--screen', '--out', dest]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(
+      readFileSync(join(dest, SMALL.replace(/\.txt$/, ''), 'report.json'), 'utf8'),
+    ) as Report;
+    const c = report.coverage;
+    expect(c.callsScreened).toBeGreaterThan(0);
+    expect(c.callsDone + c.callsScreened).toBe(c.callsPlanned);
+    expect(run.stdout).toContain(`; the relevance screen saves ${c.callsScreened} calls,`);
+    expect(run.stdout).toContain(`, ${c.callsScreened} screened of ${c.callsPlanned}`);
+    // The results table: failed / skipped / cancelled / screened.
+    expect(run.stdout).toMatch(
+      /document\s+status\s+clauses\s+calls done\/planned\s+failed \/ skipped \/ cancelled \/ screened/,
+    );
+    expect(run.stdout).toMatch(
+      new RegExp(`${c.callsDone}/${c.callsPlanned}\\s+0 / 0 / 0 / ${c.callsScreened}\\s`),
+    );
   }, 180_000);
 
   it('keeps every report inside --out, whatever the documents are called', async () => {

@@ -503,9 +503,16 @@ describe('the reviewer app on local up', () => {
     const file = join(scratch, MEDIUM);
     writeFileSync(file, fixture(MEDIUM));
     await chooseContract(file);
+    // With the relevance screen: the quote says what it leaves out, and so does the job's progress.
+    await page.click('#up-screen');
     await page.click('#get-quote');
-    await until(`/Quote:/.test(document.querySelector('#quote')?.textContent ?? '')`, 60_000);
+    const quote = await until<string>(
+      `(() => { const t = document.querySelector('#quote')?.textContent ?? ''; return /Quote:/.test(t) ? t : ''; })()`,
+      60_000,
+    );
+    expect(quote).toMatch(/The relevance screen leaves out \d+ calls, \$\d+\.\d\d expected\./);
     await page.click('#start-review');
+    await until(`/· \\d+ screened/.test(document.querySelector('main')?.textContent ?? '')`, 60_000);
     const status = (s: string) => `document.querySelector('#job-status')?.dataset.status === '${s}'`;
     await page.waitForSelector('#job-pause', { timeout: 60_000 });
     await page.click('#job-pause');

@@ -26,7 +26,7 @@ export interface JobFacts {
   readonly jobId: string;
   readonly job: Job | undefined;
   readonly report?: Report;
-  readonly doc?: Pick<StoredDocument, 'chunks'>;
+  readonly doc?: Pick<StoredDocument, 'chunks' | 'screened'>;
   readonly checkpoints: readonly Checkpoint[];
   readonly ledger: readonly LedgerEntry[];
   /** What the soak did to the job (for the checks that depend on it). */
@@ -160,11 +160,12 @@ export function checkJob(f: JobFacts): Violation[] {
     return out;
   }
   const c = report.coverage;
-  const accounted = c.callsDone + c.callsFailed + c.callsSkippedBudget + c.callsCancelled + c.callsNotRun;
+  const accounted =
+    c.callsDone + c.callsFailed + c.callsSkippedBudget + c.callsCancelled + c.callsScreened + c.callsNotRun;
   if (accounted !== c.callsPlanned) {
     v(
       'accounted',
-      `done ${c.callsDone} + failed ${c.callsFailed} + skipped ${c.callsSkippedBudget} + cancelled ${c.callsCancelled} + not run ${c.callsNotRun} ≠ planned ${c.callsPlanned}`,
+      `done ${c.callsDone} + failed ${c.callsFailed} + skipped ${c.callsSkippedBudget} + cancelled ${c.callsCancelled} + screened ${c.callsScreened} + not run ${c.callsNotRun} ≠ planned ${c.callsPlanned}`,
     );
   }
   if (c.callsNotRun > 0 && c.unfinishedChunks.length === 0) {
@@ -190,7 +191,11 @@ export function checkJob(f: JobFacts): Violation[] {
 }
 
 /** Per chunk: a chunk consolidated accounts for each of its calls; any other is named unfinished. */
-function checkChunks(f: JobFacts, doc: Pick<StoredDocument, 'chunks'>, report: Report): Violation[] {
+function checkChunks(
+  f: JobFacts,
+  doc: Pick<StoredDocument, 'chunks' | 'screened'>,
+  report: Report,
+): Violation[] {
   const out: Violation[] = [];
   const unfinished = new Set(report.coverage.unfinishedChunks.map((u) => u.chunk));
   const analysts = report.job.analysts;
@@ -208,14 +213,19 @@ function checkChunks(f: JobFacts, doc: Pick<StoredDocument, 'chunks'>, report: R
       continue;
     }
     if (!ended) continue;
-    const calls = classifyCalls({ chunks: [chunk] }, analysts, f.checkpoints, f.ledger);
-    const sum = calls.done + calls.skipped + calls.cancelled + calls.failed.length;
+    const calls = classifyCalls(
+      { chunks: [chunk], ...(doc.screened ? { screened: doc.screened } : {}) },
+      analysts,
+      f.checkpoints,
+      f.ledger,
+    );
+    const sum = calls.done + calls.skipped + calls.cancelled + calls.screened + calls.failed.length;
     if (sum !== planned) {
       out.push({
         jobId: f.jobId,
         chunk: chunk.index,
         check: 'accounted',
-        detail: `done ${calls.done} + failed ${calls.failed.length} + skipped ${calls.skipped} + cancelled ${calls.cancelled} ≠ planned ${planned}`,
+        detail: `done ${calls.done} + failed ${calls.failed.length} + skipped ${calls.skipped} + cancelled ${calls.cancelled} + screened ${calls.screened} ≠ planned ${planned}`,
       });
     }
   }

@@ -311,7 +311,7 @@ async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: OwnerProb
   const ended: Job[] = [];
   const endStates: Record<string, number> = {};
   const rejections: Record<string, number> = {};
-  const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, notRun: 0 };
+  const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, screened: 0, notRun: 0 };
   let redeliveries = 0;
   let recordedMicros = 0;
   const uploadToReport: number[] = [];
@@ -349,6 +349,7 @@ async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: OwnerProb
       calls.failed += c.callsFailed;
       calls.skipped += c.callsSkippedBudget;
       calls.cancelled += c.callsCancelled;
+      calls.screened += c.callsScreened;
       calls.notRun += c.callsNotRun;
       redeliveries += c.redeliveries;
       if (job?.finalizedAt && t.uploadedAt) uploadToReport.push(Date.parse(job.finalizedAt) - t.uploadedAt);
@@ -456,7 +457,7 @@ function printTable(s: Awaited<ReturnType<typeof runSoak>>): void {
     }`,
   );
   out(
-    `  calls             planned ${s.calls.planned}: done ${s.calls.done}, failed ${s.calls.failed}, skipped ${s.calls.skipped}, cancelled ${s.calls.cancelled}, not run ${s.calls.notRun}; ${s.modelRequests} model requests`,
+    `  calls             planned ${s.calls.planned}: done ${s.calls.done}, failed ${s.calls.failed}, skipped ${s.calls.skipped}, cancelled ${s.calls.cancelled}, screened ${s.calls.screened}, not run ${s.calls.notRun}; ${s.modelRequests} model requests`,
   );
   out(`  redeliveries      ${s.redeliveries}`);
   out(

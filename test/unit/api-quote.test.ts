@@ -22,7 +22,7 @@ import { configureApi, handler } from '../../lambdas/api/handler.js';
 import { refusals } from '../../lambdas/api/jobs-api.js';
 import { MAX_BODY_BYTES, MAX_QUOTE_BODY_BYTES, maxBodyBytes } from '../../lambdas/api/limits.js';
 import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
-import { selectAnalysts, withModels } from '../../lambdas/core/analysts/index.js';
+import { ANALYSTS, selectAnalysts, withModels } from '../../lambdas/core/analysts/index.js';
 import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import { readDecisionRequest } from '../../lambdas/core/holds/decision-request.js';
@@ -44,6 +44,7 @@ import {
   quoteRequest,
 } from '../../lambdas/core/jobs/index.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { shippedScreen } from '../../lambdas/core/screen/index.js';
 
 const ALICE = 'arn:aws:iam::123456789012:user/alice';
 const FILE = 'KENTUCKYUTILITIESCO_03_25_2003-EX-10_65-TRANSPORTATION_AGREEMENT.txt';
@@ -130,6 +131,27 @@ describe('POST /quote', () => {
     // No job item, no upload, no listing: a quote leaves nothing behind.
     expect(ddb.calls()).toHaveLength(0);
     expect(s3mock.calls()).toHaveLength(0);
+  });
+
+  it('with fullPanel false, prices only the calls the relevance screen keeps and counts the others', async () => {
+    const full = await quote({ costCeilingUsd: 50 });
+    const r = await quote({ costCeilingUsd: 50, fullPanel: false });
+    const { parsed } = await intakeQuote(undefined);
+    const screen = shippedScreen()?.screenDocument(parsed.clauses, ANALYSTS);
+    expect(screen?.calls).toBeGreaterThan(0);
+    expect(full.body).toMatchObject({ calls: parsed.clauses.length * 11, callsScreened: 0 });
+    expect(full.body.options).not.toHaveProperty('fullPanel');
+    expect(r.body).toMatchObject({
+      calls: parsed.clauses.length * 11 - (screen?.calls ?? 0),
+      callsScreened: screen?.calls,
+      options: { fullPanel: false },
+    });
+    const q = (b: Record<string, unknown>) =>
+      b.quote as { expectedMicros: number; screened?: { calls: number; expectedMicros: number } };
+    expect(q(r.body).screened?.calls).toBe(screen?.calls);
+    expect(q(r.body).expectedMicros + (q(r.body).screened?.expectedMicros ?? 0)).toBe(
+      q(full.body).expectedMicros,
+    );
   });
 
   it('says intake would refuse a ceiling below the expected cost, unless allowPartial', async () => {

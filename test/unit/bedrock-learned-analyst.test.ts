@@ -6,6 +6,18 @@ import { describe, expect, it } from 'vitest';
 import { analystById, buildConverseInput, parseAnswer } from '../../lambdas/core/analysts/index.js';
 import type { Clause } from '../../lambdas/core/model.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import {
+  featureStrings,
+  isLearnedModelError,
+  LearnedModelError,
+  loadLearnedModel,
+  packWeights,
+  shippedModel,
+  unpackWeights,
+  words,
+} from '../../lambdas/core/screen/index.js';
+import { learnedModelAt, parseLearnedModel } from '../../lambdas/core/screen/learned-model.js';
+import { WEIGHTS_JSON } from '../../lambdas/core/screen/weights.generated.js';
 import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
 import {
   type AnalystRequest,
@@ -13,18 +25,9 @@ import {
   STAND_IN_LABEL,
 } from '../../localstack/bedrock/heuristic-types.js';
 import { MIN_OVERLAP_CHARS, readLabelledContract } from '../../localstack/bedrock/learned/cuad-data.js';
-import { featureStrings, words } from '../../localstack/bedrock/learned/features.js';
-import {
-  isLearnedModelError,
-  LearnedModelError,
-  learnedModelAt,
-  loadLearnedModel,
-  shippedModel,
-  WEIGHTS_URL,
-} from '../../localstack/bedrock/learned/learned-model.js';
 import { predict, trainLogistic } from '../../localstack/bedrock/learned/logistic.js';
 import { readPassage } from '../../localstack/bedrock/learned/reasons.js';
-import { packWeights, unpackWeights } from '../../localstack/bedrock/learned/weights-format.js';
+import { WEIGHTS_MODULE, weightsModule } from '../../localstack/bedrock/learned/weights-module.js';
 import { offlineAnalyst, offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
 import { StandInEngine } from '../../localstack/bedrock/stand-in-engine.js';
 
@@ -227,14 +230,17 @@ describe('the shipped weights', () => {
 
   it('are loaded when the stand-in starts, and answer as the learned analyst', () => {
     expect(new StandInEngine().analyst).toBe('learned');
-    expect(learnedModelAt(WEIGHTS_URL)).toBe(shippedModel());
+    expect(shippedModel()).toBe(shippedModel());
   });
 
   it('short of a risk category are an error naming it, every time they are asked for', () => {
     const dir = mkdtempSync(join(tmpdir(), 'weights-'));
     try {
-      const stored = JSON.parse(readFileSync(WEIGHTS_URL, 'utf8')) as { labels: { name: string }[] };
+      const stored = JSON.parse(WEIGHTS_JSON) as { labels: { name: string }[] };
       stored.labels = stored.labels.filter((label) => label.name !== 'termination');
+      expect(() => parseLearnedModel(JSON.stringify(stored), 'weights.generated.ts')).toThrow(
+        /weights.generated.ts has no weights for risk category 'termination'/,
+      );
       const path = join(dir, 'weights.json');
       writeFileSync(path, JSON.stringify(stored));
       expect(() => loadLearnedModel(path)).toThrow(/no weights for risk category 'termination'/);
@@ -246,5 +252,18 @@ describe('the shipped weights', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the weights module', () => {
+  it('is exactly what the training script writes for the weights it holds', () => {
+    expect(readFileSync(WEIGHTS_MODULE, 'utf8')).toBe(weightsModule(WEIGHTS_JSON));
+  });
+
+  it('holds JSON text that survives the module as written', () => {
+    const json = '{"format":"x","note":"a \\"quoted\\" word\\nand a line"}';
+    const text = weightsModule(json);
+    const literal = text.slice(text.indexOf('= ') + 2, text.lastIndexOf(';'));
+    expect(JSON.parse(JSON.parse(literal) as string)).toEqual(JSON.parse(json));
   });
 });

@@ -7,11 +7,11 @@ import { awaitsIntake, progressLine } from '../../bin/commands/api-commands.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 
 /** A job view with what the progress line reads. */
-function view(status: JobView['status'], chunksTotal: number): JobView {
+function view(status: JobView['status'], chunksTotal: number, callsScreened = 0): JobView {
   return {
     jobId: 'j-1',
     status,
-    progress: { chunksTerminal: 0, chunksTotal, callsPlanned: chunksTotal * 88 },
+    progress: { chunksTerminal: 0, chunksTotal, callsPlanned: chunksTotal * 88, callsScreened },
     cost: { spentUsd: 0, ceilingUsd: 20 },
   } as unknown as JobView;
 }
@@ -26,6 +26,11 @@ describe('progressLine', () => {
   it('adds nothing to an upload intake has not read yet', () => {
     expect(progressLine(view('queued', 0))).toMatch(/· queued$/);
     expect(progressLine(view('running', 3))).toMatch(/· running$/);
+  });
+
+  it('says how many planned calls the relevance screen leaves out, when it leaves some', () => {
+    expect(progressLine(view('running', 3, 100))).toContain('· 264 calls planned (100 screened) ·');
+    expect(progressLine(view('running', 3))).toContain('· 264 calls planned ·');
   });
 });
 

@@ -222,6 +222,7 @@ function buildFixture(overrides: Partial<Report> = {}): Report {
       callsFailed: 1,
       callsSkippedBudget: 0,
       callsCancelled: 0,
+      callsScreened: 0,
       callsNotRun: 11,
       modelAttempts: 41,
       tier1Retries: 6,
@@ -442,6 +443,32 @@ describe('renderReportHtml', () => {
     expect(coverage).toContain('<a href="#clause-2"><code>c0003</code></a>');
     expect(coverage).toContain('ThrottlingException: Rate exceeded &lt;retry later&gt;');
     expect(coverage).toMatch(/<details class="stages">/);
+  });
+
+  it('counts the screened calls beside the other outcomes, and lists them per analyst with why', () => {
+    const screened = renderReportHtml(
+      buildFixture({
+        coverage: {
+          ...report.coverage,
+          callsScreened: 5,
+          callsNotRun: 6,
+          screened: [
+            {
+              analystId: 'ip-counsel',
+              reason: 'screen',
+              calls: 5,
+              detail: 'none of its categories <likely>',
+            },
+          ],
+        },
+      }),
+    );
+    const coverage = between(screened, /<section id="coverage"[^>]*>/, '</section>');
+    expect(coverage).toContain('<dt>Screened</dt><dd>5</dd>');
+    expect(coverage).toContain('<dt>Not run</dt><dd>6</dd>');
+    expect(coverage).toContain('Calls not asked (5)');
+    expect(coverage).toContain('none of its categories &lt;likely&gt;');
+    expect(between(html, /<section id="coverage"[^>]*>/, '</section>')).not.toContain('Calls not asked');
   });
 
   it('shows cost in dollars with four decimals from micro-dollars', () => {

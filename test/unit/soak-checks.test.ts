@@ -78,6 +78,7 @@ function report(coverage: Partial<Report['coverage']> = {}, over: Partial<Report
       callsFailed: 0,
       callsSkippedBudget: 0,
       callsCancelled: 0,
+      callsScreened: 0,
       callsNotRun: 0,
       modelAttempts: 4,
       tier1Retries: 0,
@@ -174,6 +175,25 @@ describe('checkJob', () => {
     expect(checkJob(facts({ report: report({ callsDone: 3 }) })).map((v) => v.check)).toContain('accounted');
     const perChunk = checkJob(facts({ ledger: ledger.slice(0, 3) }));
     expect(perChunk).toEqual([expect.objectContaining({ check: 'accounted', chunk: 0 })]);
+  });
+
+  it('accounts the pairs the relevance screen left out as screened, in the job and per chunk', () => {
+    const screenedDoc = {
+      ...doc,
+      screened: { c0002: [{ analystId: 'a2', probability: 0.001 }] },
+    } as JobFacts['doc'];
+    const asked = ledger.filter((e) => !(e.clauseId === 'c0002' && e.analystId === 'a2'));
+    const screened = report({ callsDone: 3, callsScreened: 1 });
+    expect(checkJob(facts({ doc: screenedDoc, ledger: asked, report: screened }))).toEqual([]);
+    expect(
+      checkJob(facts({ doc: screenedDoc, ledger: asked, report: report({ callsDone: 3 }) })).map(
+        (v) => v.detail,
+      ),
+    ).toEqual(['done 3 + failed 0 + skipped 0 + cancelled 0 + screened 0 + not run 0 ≠ planned 4']);
+    // Without the screen in the stored document, the pair is a call never accounted for.
+    expect(checkJob(facts({ ledger: asked, report: screened }))).toEqual([
+      expect.objectContaining({ check: 'accounted', chunk: 0 }),
+    ]);
   });
 
   it('names missing pieces with no reason', () => {

@@ -296,6 +296,25 @@ describe('analyzeStage: the call ledger', () => {
     expect(events).toEqual(['take', 'intents:1', 'gate', call(), 'settle:done', 'return']);
   });
 
+  it('asks no analyst the relevance screen left out of a clause, and counts it as no call at all', async () => {
+    const [a, b] = [clause(1), clause(2)];
+    arrange();
+    const outcome = await run([a, b], {
+      analysts: [liability, riskTransfer],
+      deps: { screened: { [a.id]: [riskTransfer.id], [b.id]: [liability.id, riskTransfer.id] } },
+    });
+    expect(outcome).toMatchObject({ kind: 'done', counts: { done: 1, reused: 0, failed: 0, skipped: 0 } });
+    const inputs = converseInputs();
+    expect(inputs).toHaveLength(1);
+    const [only] = inputs;
+    expect(JSON.stringify(only?.messages)).toContain(JSON.stringify(a.text).slice(1, -1));
+    expect(JSON.stringify(only?.messages)).not.toContain(JSON.stringify(b.text).slice(1, -1));
+    expect(JSON.stringify(only?.system)).toContain(
+      JSON.stringify(liability.systemPrompt.slice(0, 80)).slice(1, -1),
+    );
+    expect(events.filter((e) => e.startsWith('intents:'))).toEqual(['intents:1']);
+  });
+
   it("reads no ledger on a chunk's first claim, when no earlier holder can have written to it", async () => {
     arrange();
     const outcome = await analyzeStage(

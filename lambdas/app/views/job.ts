@@ -33,6 +33,7 @@ function summary(view: JobView): HTMLElement {
         'aria-label': 'Chunks finished',
       }),
       ` ${p.chunksTerminal}/${p.chunksTotal} chunks · ${p.clauses} clauses · ${p.callsPlanned} calls planned`,
+      p.callsScreened > 0 ? ` · ${p.callsScreened} screened` : '',
     ),
     h('dt', {}, 'Cost'),
     h(

@@ -86,6 +86,15 @@ export function quoteLines(view: Pick<QuoteView, 'quote' | 'wouldStart' | 'optio
       h('strong', {}, `Quote: $${quote.expectedUsd.toFixed(2)} expected`),
       `, $${quote.worstCaseUsd.toFixed(2)} at worst. Nothing has been spent.`,
     ),
+    ...(quote.screened
+      ? [
+          h(
+            'p',
+            { class: 'quote-screened' },
+            `The relevance screen leaves out ${quote.screened.calls} calls, $${(quote.screened.expectedMicros / 1_000_000).toFixed(2)} expected.`,
+          ),
+        ]
+      : []),
     ...(!wouldStart
       ? [
           h(

@@ -41,6 +41,7 @@ interface UploadForm {
   readonly gate: HTMLSelectElement;
   readonly playbook: HTMLSelectElement;
   readonly partial: HTMLInputElement;
+  readonly screen: HTMLInputElement;
   readonly analysts: HTMLInputElement[];
 }
 
@@ -57,13 +58,14 @@ function buildForm(ctx: ViewContext): UploadForm {
   const lane = h(
     'select',
     { id: 'up-lane', name: 'lane' },
-    h('option', { value: 'realtime' }, 'realtime (on demand)'),
-    h('option', { value: 'batch' }, 'batch (cheaper, slower)'),
+    h('option', { value: 'realtime' }, 'realtime (Lambda workers, start at once)'),
+    h('option', { value: 'batch' }, 'batch (Fargate workers, for long or many contracts)'),
   );
   const ceiling = ceilingInput('up-ceiling');
   const gate = gateSelect('up-gate');
   const playbook = playbookSelect(ctx.api, 'up-playbook');
   const partial = h('input', { id: 'up-partial', name: 'partial', type: 'checkbox' });
+  const screen = h('input', { id: 'up-screen', name: 'screen', type: 'checkbox' });
   const analysts = ctx.config.analysts.map((a) =>
     h('input', { type: 'checkbox', name: 'analyst', value: a.id, id: `up-analyst-${a.id}`, checked: true }),
   );
@@ -92,6 +94,16 @@ function buildForm(ctx: ViewContext): UploadForm {
       h('label', { for: 'up-partial' }, ' Review as much as the ceiling allows when it is below the quote'),
     ),
     h(
+      'div',
+      { class: 'field' },
+      screen,
+      h(
+        'label',
+        { for: 'up-screen' },
+        ' Screen the clauses first: ask each clause only the analysts whose categories it can concern (cheaper; unticked, every analyst reads every clause)',
+      ),
+    ),
+    h(
       'fieldset',
       { class: 'analysts' },
       h('legend', {}, 'Analysts'),
@@ -105,7 +117,7 @@ function buildForm(ctx: ViewContext): UploadForm {
       ),
     ),
   );
-  return { form, file, lane, ceiling, gate, playbook, partial, analysts };
+  return { form, file, lane, ceiling, gate, playbook, partial, screen, analysts };
 }
 
 /** The request the form describes. @throws Error naming the field at fault */
@@ -123,6 +135,7 @@ function requestOf(f: UploadForm, file: File): SubmitRequest {
     ...(f.gate.value === 'high' || f.gate.value === 'critical' ? { gate: f.gate.value } : {}),
     ...(f.playbook.value ? { playbook: f.playbook.value } : {}),
     ...(f.partial.checked ? { allowPartial: true } : {}),
+    ...(f.screen.checked ? { fullPanel: false } : {}),
   };
 }
 

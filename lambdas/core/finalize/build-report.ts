@@ -8,11 +8,13 @@ import {
 import type { StoredDocument } from '../intake/intake.js';
 import type { Playbook, PositionFinding } from '../playbooks/index.js';
 import type { Report, ReportClause, ReportFailedCall, ReportNotAsked, Risk } from '../report-types.js';
+import { isScreened } from '../screen/index.js';
 import type { CallOutcome } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/claims.js';
 import type { Job } from '../state/job.js';
 import { STAGES } from '../state/keys.js';
 import { judgedTopics, playbookReviewOf, positionFindings } from './playbook-review.js';
+import { screenedCalls, screenedPairs } from './screened-calls.js';
 
 /** A clause's position findings from its panel verdicts. */
 type ToFindings = (
@@ -123,7 +125,10 @@ export function buildReport(
     summary: summaryOf(clauses),
     clauses,
     chunks: reportChunks(doc, byChunk),
-    coverage: coverageOf(job, checkpoints, ledger, calls, unfinishedChunks, clauses.length),
+    coverage: coverageOf(job, checkpoints, ledger, calls, unfinishedChunks, {
+      clauses: clauses.length,
+      screened: doc.screened,
+    }),
     cost: {
       ceilingMicros: job.costLimit,
       spentMicros: job.costSpent,
@@ -177,14 +182,16 @@ function reportClauses(
       });
     }
     for (const clause of chunk.clauses) {
-      clauses.push(
-        reportClause(
+      const left = screenedPairs(doc.screened, clause.id);
+      clauses.push({
+        ...reportClause(
           clause,
           chunk.index,
           assessments.find((x) => x.clauseId === clause.id),
           toFindings,
         ),
-      );
+        ...(left.length > 0 ? { screened: left } : {}),
+      });
     }
   }
   return { clauses, unfinishedChunks };
@@ -278,10 +285,11 @@ function coverageOf(
   ledger: readonly CallOutcome[],
   calls: ReturnType<typeof classifyCalls>,
   unfinishedChunks: readonly Unfinished[],
-  clauseTotal: number,
+  document: { clauses: number; screened: StoredDocument['screened'] },
 ): Report['coverage'] {
   const analyzeStats = checkpoints.filter((c) => c.stage === 'analyze' && c.calls);
   const { done, skipped, cancelled } = calls;
+  const { callsScreened, screened } = screenedCalls(document.screened, document.clauses);
   // Calls that never ended (`not-finished`) are listed but counted as not run, not as failed.
   const failed = calls.failed.filter((f) => f.failureKind !== 'not-finished').length;
   return {
@@ -291,13 +299,15 @@ function coverageOf(
     callsFailed: failed,
     callsSkippedBudget: skipped,
     callsCancelled: cancelled,
-    callsNotRun: Math.max(0, job.callsPlanned - done - failed - skipped - cancelled),
+    callsScreened,
+    callsNotRun: Math.max(0, job.callsPlanned - done - failed - skipped - cancelled - callsScreened),
+    ...(screened ? { screened } : {}),
     modelAttempts: ledger.reduce((n, e) => n + (e.attempts ?? 0), 0),
     tier1Retries: analyzeStats.reduce((n, c) => n + (c.calls?.retries ?? 0), 0),
     redeliveries: checkpoints
       .filter((c) => c.stage === 'analyze')
       .reduce((n, c) => n + Math.max(0, (c.attempts ?? 0) - 1), 0),
-    ...notAskedOf(job, clauseTotal),
+    ...notAskedOf(job, document.clauses),
     failedCalls: calls.failed,
     unfinishedChunks: [...unfinishedChunks],
   };
@@ -336,11 +346,11 @@ function tokenTotals(ledger: readonly CallOutcome[]) {
  * planned (clause, analyst) call is counted exactly once.
  */
 export function classifyCalls(
-  doc: Pick<StoredDocument, 'chunks'>,
+  doc: Pick<StoredDocument, 'chunks' | 'screened'>,
   analysts: readonly string[],
   checkpoints: readonly Checkpoint[],
   ledger: readonly CallOutcome[],
-): { done: number; skipped: number; cancelled: number; failed: ReportFailedCall[] } {
+): { done: number; skipped: number; cancelled: number; screened: number; failed: ReportFailedCall[] } {
   const entries = new Map(ledger.map((e) => [`${e.chunk}#${e.clauseId}#${e.analystId}`, e]));
   const unstarted = new Map<string, 'budget' | 'cancelled'>();
   const cancelledChunks = new Set<number>();
@@ -352,10 +362,15 @@ export function classifyCalls(
   let done = 0;
   let skipped = 0;
   let cancelled = 0;
+  let screened = 0;
   const failed: ReportFailedCall[] = [];
   for (const chunk of doc.chunks) {
     for (const clause of chunk.clauses) {
       for (const analystId of analysts) {
+        if (isScreened(doc.screened, clause.id, analystId)) {
+          screened++;
+          continue;
+        }
         const key = `${chunk.index}#${clause.id}#${analystId}`;
         const e = entries.get(key);
         if (e?.status === 'done') done++;
@@ -392,5 +407,5 @@ export function classifyCalls(
     (a, b) =>
       a.chunk - b.chunk || a.clauseId.localeCompare(b.clauseId) || a.analystId.localeCompare(b.analystId),
   );
-  return { done, skipped, cancelled, failed };
+  return { done, skipped, cancelled, screened, failed };
 }

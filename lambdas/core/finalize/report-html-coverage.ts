@@ -1,6 +1,7 @@
 /**
- * The coverage and cost sections of report.html: where every planned call ended, which chunks
- * did not finish and why, and the money against the ceiling.
+ * The coverage and cost sections of report.html: where every planned call ended (done, failed,
+ * skipped, cancelled, screened, not run: they add up to the calls planned), which chunks did
+ * not finish and why, and the money against the ceiling.
  */
 import { type Ctx, dataTable, escapeHtml, num, row, time, usd } from './report-html-kit.js';
 
@@ -14,6 +15,11 @@ export function renderCoverage(ctx: Ctx): string {
     ['Calls failed', cov.callsFailed, 'no valid answer after retries'],
     ['Skipped for budget', cov.callsSkippedBudget, 'not started: the cost ceiling would have been exceeded'],
     ['Cancelled', cov.callsCancelled, 'not started: the job was cancelled'],
+    [
+      'Screened',
+      cov.callsScreened ?? 0,
+      "not asked: the relevance screen found none of the analyst's categories likely in the clause",
+    ],
     ['Not run', cov.callsNotRun, 'planned but never finished'],
     ...(cov.callsNotAsked
       ? [
@@ -78,7 +84,7 @@ export function renderCoverage(ctx: Ctx): string {
   );
   return `<section id="coverage" aria-labelledby="h-coverage">
 <h2 id="h-coverage">Coverage and failures</h2>
-<dl class="counters">${counterHtml}</dl>${notAskedTable(ctx)}
+<dl class="counters">${counterHtml}</dl>${screenedTable(ctx)}
 <h3>Failed calls</h3>
 ${failed}
 <h3>Unfinished chunks</h3>
@@ -99,14 +105,15 @@ ${dataTable('Analysts and the categories they score', ['Id', 'Analyst', 'Categor
 </section>`;
 }
 
-/** The calls a playbook left out, per analyst, with why; empty when none were. */
-function notAskedTable(ctx: Ctx): string {
+/** The calls not asked (the playbook's, then the screen's), per analyst and reason, with why; empty when none were. */
+function screenedTable(ctx: Ctx): string {
   const cov = ctx.report.coverage;
-  if (!cov.notAsked || cov.notAsked.length === 0) return '';
+  const rows = [...(cov.notAsked ?? []), ...(cov.screened ?? [])];
+  if (rows.length === 0) return '';
   return `\n${dataTable(
-    `Calls not asked (${num(cov.callsNotAsked ?? 0)})`,
+    `Calls not asked (${num((cov.callsNotAsked ?? 0) + (cov.callsScreened ?? 0))})`,
     ['Analyst', 'Reason', 'Calls', 'Why'],
-    cov.notAsked.map((n) =>
+    rows.map((n) =>
       row([
         `<code title="${escapeHtml(ctx.analystName(n.analystId))}">${escapeHtml(n.analystId)}</code>`,
         escapeHtml(n.reason),

@@ -4,6 +4,7 @@ import { panelModelIds } from '../analysts/index.js';
 import { isDocumentRejectedError, isParseOvertimeError, parseDocumentBounded } from '../documents/index.js';
 import { blockingReason } from '../model-lifecycle.js';
 import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
+import type { DocumentScreen } from '../screen/index.js';
 import { Claims } from '../state/claims.js';
 import type { CostQuote, Job, JobPlan } from '../state/job.js';
 import { recordJobPanel } from '../state/job-panel.js';
@@ -91,20 +92,33 @@ export async function intakeObject(
   if ('outcome' in recorded) return recorded;
   const parsed = await parseUpload(run, upload);
   if ('outcome' in parsed) return parsed;
-  const { context, quote, panel } = quoteDocument(
+  const { context, quote, panel, screen } = quoteDocument(
     parsed,
     recorded.options,
     recorded.playbook
       ? { playbook: recorded.playbook, fileName: ref.key.split('/').pop() ?? ref.key }
       : undefined,
   );
-  // A playbook's panel replaces the selection: the analysts it asks are the job's.
+  // A playbook's panel replaces the selection: the analysts it asks are the job's. Every pair
+  // of the panel is planned; those the relevance screen leaves out are screened.
   const options = panel ? { ...recorded.options, analysts: panel.analysts } : recorded.options;
-  if (panel) await recordJobPanel(deps.db, deps.tableName, jobId, panel, now);
+  const calls = {
+    planned: parsed.clauses.length * options.analysts.length,
+    screened: quote.screened?.calls ?? 0,
+  };
+  if (panel || calls.screened > 0)
+    await recordJobPanel(
+      deps.db,
+      deps.tableName,
+      jobId,
+      { analysts: options.analysts, ...panel, callsScreened: calls.screened },
+      now,
+    );
   if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
-      `(worst case ${usd(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts): ` +
+      `(worst case ${usd(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts` +
+      `${calls.screened > 0 ? `, ${calls.screened} pairs screened` : ''}): ` +
       `upload it again with a ceiling of at least ${usd(quote.expectedMicros)} (cost-ceiling-usd), or with ` +
       `allow-partial=true to review as much as ${usd(options.costLimit)} allows`;
     await jobs.markRejected(jobId, reason, {
@@ -116,7 +130,7 @@ export async function intakeObject(
     });
     return { outcome: 'rejected', jobId, reason };
   }
-  return fanOut(run, options, parsed, context, quote);
+  return fanOut(run, options, parsed, { context, quote, calls, ...(screen ? { screen } : {}) });
 }
 
 /** A recorded job's options, and the content of the playbook it names. */
@@ -232,13 +246,21 @@ async function parseUpload(run: IntakeRun, { object, bytes }: Upload): Promise<P
   }
 }
 
+/** What intake planned for a read document. */
+interface Plan {
+  readonly context: StoredDocument['context'];
+  readonly quote: CostQuote;
+  /** Pairs of clause and analyst of the panel, and those the relevance screen leaves out. */
+  readonly calls: { readonly planned: number; readonly screened: number };
+  readonly screen?: DocumentScreen;
+}
+
 /** Stores the document, records the checkpoints and the plan, and sends one message per chunk. */
 async function fanOut(
   run: IntakeRun,
   options: JobOptions,
   parsed: Parsed,
-  context: StoredDocument['context'],
-  quote: CostQuote,
+  { context, quote, calls: { planned: calls }, screen }: Plan,
 ): Promise<IntakeResult> {
   const { jobId, jobs, deps, now } = run;
   const stored: StoredDocument = {
@@ -248,8 +270,8 @@ async function fanOut(
     text: parsed.text,
     chunks: parsed.chunks,
     ...(context ? { context } : {}),
+    ...(screen && screen.calls > 0 ? { screened: screen.screened } : {}),
   };
-  const calls = parsed.clauses.length * options.analysts.length;
   // The document and the checkpoints go together, then the plan, which makes the job running
   // (a pause or resume from then on finds both), then the chunk messages. An intake that dies
   // before the fan-out is done is resumed and does each again.

@@ -26,6 +26,11 @@ export interface JobOptions {
   readonly contractType?: string;
   /** Ask every selected analyst even when the playbook gives it nothing to judge. */
   readonly allAnalysts: boolean;
+  /**
+   * Ask every analyst of the panel about every clause (the default); false: the relevance screen
+   * leaves out the analysts none of whose categories a clause can concern.
+   */
+  readonly fullPanel: boolean;
 }
 
 /** Longest review deadline an upload may ask for: 30 days. */
@@ -44,8 +49,8 @@ export const isJobOptionError = guardOf(JobOptionError);
  * comma-separated list of analyst ids), `model` (every analyst's primary model for this job),
  * `allow-partial`, `gate` (none|critical|high), `review-hours`, `playbook` (`NAME` or
  * `NAME@VERSION`; whether the stack has it is intake's to check), `contract-type` (with a
- * playbook: one of its contract types, which intake checks) and `all-analysts` (true|false)
- * from metadata, falling back to tags, then defaults.
+ * playbook: one of its contract types, which intake checks), `all-analysts` and `full-panel`
+ * (true|false) from metadata, falling back to tags, then defaults.
  */
 export function readJobOptions(
   metadata: Readonly<Record<string, string>>,
@@ -91,10 +96,7 @@ export function readJobOptions(
       throw new JobOptionError(`the 'model' option is not valid: ${(error as Error).message}`);
     }
   }
-  const partialRaw = pick('allow-partial')?.trim().toLowerCase();
-  if (partialRaw !== undefined && partialRaw !== 'true' && partialRaw !== 'false') {
-    throw new JobOptionError(`the 'allow-partial' option must be 'true' or 'false'; got '${partialRaw}'`);
-  }
+  const partialRaw = readBoolean(pick, 'allow-partial');
   const gateRaw = pick('gate')?.trim().toLowerCase();
   if (gateRaw !== undefined && !REVIEW_GATES.includes(gateRaw as ReviewGate)) {
     throw new JobOptionError(`the 'gate' option must be one of ${REVIEW_GATES.join(', ')}; got '${gateRaw}'`);
@@ -119,10 +121,8 @@ export function readJobOptions(
     throw new JobOptionError(
       `the 'contract-type' option must be lower-case words joined by hyphens, as a playbook's contract types are; got '${contractType}'`,
     );
-  const allRaw = pick('all-analysts')?.trim().toLowerCase();
-  if (allRaw !== undefined && allRaw !== 'true' && allRaw !== 'false') {
-    throw new JobOptionError(`the 'all-analysts' option must be 'true' or 'false'; got '${allRaw}'`);
-  }
+  const allRaw = readBoolean(pick, 'all-analysts');
+  const fullRaw = readBoolean(pick, 'full-panel');
   return {
     lane: (laneRaw as Lane | undefined) ?? defaults.lane,
     costLimit,
@@ -134,7 +134,17 @@ export function readJobOptions(
     ...(playbook ? { playbook } : {}),
     ...(contractType ? { contractType } : {}),
     allAnalysts: allRaw === 'true',
+    fullPanel: fullRaw !== 'false',
   };
+}
+
+/** A true|false option as given (lower case), or undefined when absent. */
+function readBoolean(pick: (name: string) => string | undefined, name: string): string | undefined {
+  const raw = pick(name)?.trim().toLowerCase();
+  if (raw !== undefined && raw !== 'true' && raw !== 'false') {
+    throw new JobOptionError(`the '${name}' option must be 'true' or 'false'; got '${raw}'`);
+  }
+  return raw;
 }
 
 /** The `playbook` option, or undefined when not given (or empty). */

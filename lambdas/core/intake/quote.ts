@@ -15,6 +15,10 @@
  *
  * With a playbook the calls are those of the panel it leaves (each analyst's request carries its
  * positions), and the quote says what the analysts it leaves out would have cost (`notAsked`).
+ * Unless the job asks the full panel (`fullPanel`, the default), the relevance screen
+ * (core/screen) then leaves out each analyst none of whose categories a clause can concern; the
+ * quote prices only the calls that will be asked, and says what the pairs screened would have
+ * cost (`screened`).
  */
 import {
   type AnalystDefinition,
@@ -34,6 +38,7 @@ import {
   type Playbook,
   playbookPanel,
 } from '../playbooks/index.js';
+import { type DocumentScreen, isScreened, shippedScreen } from '../screen/index.js';
 import type { CostQuote } from '../state/job.js';
 import type { JobOptions } from './job-options.js';
 
@@ -68,14 +73,19 @@ export function quoteJob(
   return estimateJob(clauses, analysts, context).quote;
 }
 
+/** Which pairs of clause and analyst a walk over the requests counts. */
+type PairFilter = (clauseId: string, analystId: string) => boolean;
+
 /**
- * The quote and the expected load per model of `clauses` × `analysts`: one walk over the
- * requests the calls will send, so the capacity plan and the quote never disagree.
+ * The quote and the expected load per model of `clauses` × `analysts` (the pairs `asks`
+ * keeps, all by default): one walk over the requests the calls will send, so the capacity plan
+ * and the quote never disagree.
  */
 export function estimateJob(
   clauses: readonly Clause[],
   analysts: readonly AnalystDefinition[],
   context: DocumentContext | undefined,
+  asks: PairFilter = () => true,
 ): JobEstimate {
   let expected = 0;
   let worst = 0;
@@ -96,6 +106,7 @@ export function estimateJob(
       OUTPUT_TOKENS.perPosition * (analyst.playbook?.positions.length ?? 0);
     let prefixTokens: number | undefined;
     for (const clause of clauses) {
+      if (!asks(clause.id, analyst.id)) continue;
       const input = buildConverseInput(analyst, clause, { modelId, ...(context ? { context } : {}) });
       const all = estimatedTokens(inputChars(input, false));
       const cached = input.messages?.[0]?.content?.some((b) => b.cachePoint) ?? false;
@@ -137,6 +148,8 @@ export interface DocumentQuote extends JobEstimate {
     readonly notAsked: readonly NotAskedAnalyst[];
     readonly contractType?: ContractType;
   };
+  /** The relevance screen's pairs not asked, per clause (absent with the full panel). */
+  readonly screen?: DocumentScreen;
 }
 
 /** The playbook a quote prices a review against, and the file name a contract type may be read from. */
@@ -167,42 +180,67 @@ export function ceilingCovers(
 export function quoteDocument(
   document: { readonly text: string; readonly clauses: readonly Clause[] },
   options: Pick<JobOptions, 'analysts' | 'models'> &
-    Partial<Pick<JobOptions, 'contractType' | 'allAnalysts'>>,
+    Partial<Pick<JobOptions, 'contractType' | 'allAnalysts' | 'fullPanel'>>,
   against?: QuotedPlaybook,
 ): DocumentQuote {
-  const context = findDocumentContext(document.text, document.clauses);
+  const { clauses } = document;
+  const context = findDocumentContext(document.text, clauses);
   const selection = withModels(selectAnalysts(options.analysts), options.models);
-  if (!against) return { context, ...estimateJob(document.clauses, selection, context) };
-  const contractType = contractTypeFor(
-    against.playbook,
-    options.contractType,
-    context?.title,
-    against.fileName,
+  const played = against && playbookOf(selection, against, options, context?.title);
+  const asked = played?.analysts ?? selection;
+  const screen = (options.fullPanel ?? true) ? undefined : shippedScreen()?.screenDocument(clauses, asked);
+  const estimate = estimateJob(
+    clauses,
+    asked,
+    context,
+    (clauseId, analystId) => !isScreened(screen?.screened, clauseId, analystId),
   );
-  const panel = playbookPanel(selection, against.playbook, contractType?.type, options.allAnalysts ?? false);
-  const estimate = estimateJob(document.clauses, panel.analysts, context);
-  const left = new Set(panel.notAsked.map((n) => n.analystId));
-  const saved =
+  const left = new Set(played?.notAsked.map((n) => n.analystId));
+  const notAsked =
     left.size > 0
       ? {
-          notAsked: {
-            calls: document.clauses.length * left.size,
-            expectedMicros: estimateJob(
-              document.clauses,
-              selection.filter((a) => left.has(a.id)),
-              context,
-            ).quote.expectedMicros,
-          },
+          calls: clauses.length * left.size,
+          expectedMicros: estimateJob(
+            clauses,
+            selection.filter((a) => left.has(a.id)),
+            context,
+          ).quote.expectedMicros,
         }
-      : {};
+      : undefined;
+  // What the screened pairs would have cost: the whole panel's calls less those asked.
+  const screened =
+    screen && screen.calls > 0
+      ? {
+          calls: screen.calls,
+          expectedMicros:
+            estimateJob(clauses, asked, context).quote.expectedMicros - estimate.quote.expectedMicros,
+        }
+      : undefined;
   return {
     context,
     ...estimate,
-    quote: { ...estimate.quote, ...saved },
-    panel: {
-      analysts: panel.analysts.map((a) => a.id),
-      notAsked: panel.notAsked,
-      ...(contractType ? { contractType } : {}),
-    },
+    quote: { ...estimate.quote, ...(notAsked ? { notAsked } : {}), ...(screened ? { screened } : {}) },
+    ...(played
+      ? {
+          panel: {
+            analysts: played.analysts.map((a) => a.id),
+            notAsked: played.notAsked,
+            ...(played.contractType ? { contractType: played.contractType } : {}),
+          },
+        }
+      : {}),
+    ...(screen ? { screen } : {}),
   };
+}
+
+/** The panel a playbook leaves a selection, and the contract type its topics were taken for. */
+function playbookOf(
+  selection: readonly AnalystDefinition[],
+  against: QuotedPlaybook,
+  options: Partial<Pick<JobOptions, 'contractType' | 'allAnalysts'>>,
+  title: string | undefined,
+) {
+  const contractType = contractTypeFor(against.playbook, options.contractType, title, against.fileName);
+  const panel = playbookPanel(selection, against.playbook, contractType?.type, options.allAnalysts ?? false);
+  return { ...panel, contractType };
 }

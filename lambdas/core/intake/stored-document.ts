@@ -3,6 +3,7 @@ import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DocumentContext } from '../documents/document-context.js';
 import { findDocumentContext } from '../documents/document-context.js';
 import type { Chunk, Lane } from '../model.js';
+import type { ScreenedAnalyst } from '../screen/index.js';
 import type { ChunkMessage } from '../worker/chunk-message.js';
 import { messageGroupOf } from './message-group.js';
 
@@ -18,6 +19,11 @@ export interface StoredDocument {
   readonly chunks: readonly Chunk[];
   /** The contract's title, parties and definitions (absent in documents stored before it was kept). */
   readonly context?: DocumentContext;
+  /**
+   * The relevance screen: per clause id, the analysts not asked about it, each with the highest
+   * probability the screen gave its categories. Absent when every analyst is asked.
+   */
+  readonly screened?: Readonly<Record<string, readonly ScreenedAnalyst[]>>;
 }
 
 /** Reads a job's stored document. */
@@ -31,8 +37,8 @@ export async function readStoredDocument(
 }
 
 /**
- * The chunk messages of a document, exactly as intake first sent them: the same clauses and
- * the same document context. A message sent again must carry the context, because a call's
+ * The chunk messages of a document, exactly as intake first sent them: the same clauses, the
+ * same document context and the same analysts screened out of each clause. A message sent again must carry the context, because a call's
  * ledger key hashes its whole prompt: without it, answered calls would not be recognised and
  * would be made, and billed, again.
  *
@@ -50,6 +56,7 @@ export function chunkMessagesOf(doc: StoredDocument, lane: Lane, only?: readonly
   return wanted.map((index) => {
     const chunk = doc.chunks.find((c) => c.index === index);
     if (!chunk) throw new Error(`stored document of job ${doc.jobId} has no chunk ${index}`);
+    const screened = screenedIn(doc, chunk);
     return {
       v: 1,
       jobId: doc.jobId,
@@ -57,8 +64,18 @@ export function chunkMessagesOf(doc: StoredDocument, lane: Lane, only?: readonly
       lane,
       clauses: chunk.clauses.map((c) => ({ ...c })),
       context,
+      ...(screened ? { screened } : {}),
     };
   });
+}
+
+/** The analysts screened out of a chunk's clauses, by clause id; undefined when none are. */
+function screenedIn(doc: StoredDocument, chunk: Chunk): Record<string, string[]> | undefined {
+  const entries = chunk.clauses.flatMap((c) => {
+    const left = doc.screened?.[c.id];
+    return left && left.length > 0 ? [[c.id, left.map((s) => s.analystId)] as const] : [];
+  });
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
 
 /**

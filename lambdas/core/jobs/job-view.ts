@@ -34,7 +34,10 @@ export interface JobView {
     readonly chunksDone: number;
     readonly chunksTotal: number;
     readonly clauses: number;
+    /** Pairs of clause and analyst of the selection; those screened are not asked. */
     readonly callsPlanned: number;
+    /** Planned pairs the relevance screen does not ask. */
+    readonly callsScreened: number;
   };
   readonly cost: {
     readonly spentMicros: number;
@@ -48,6 +51,8 @@ export interface JobView {
       readonly worstCaseUsd: number;
       /** The calls a playbook left out (clauses × analysts not asked) and what they would have cost. */
       readonly notAsked?: { readonly calls: number; readonly expectedUsd: number };
+      /** The pairs the relevance screen leaves out and what those calls would have cost. */
+      readonly screened?: { readonly calls: number; readonly expectedUsd: number };
     };
   };
   readonly reason?: string;
@@ -126,11 +131,24 @@ export function queuedView(upload: QueuedUpload): JobView {
       key: upload.key,
       ...(upload.versionId ? { versionId: upload.versionId } : {}),
     },
-    progress: { chunksTerminal: 0, chunksDone: 0, chunksTotal: 0, clauses: 0, callsPlanned: 0 },
+    progress: {
+      chunksTerminal: 0,
+      chunksDone: 0,
+      chunksTotal: 0,
+      clauses: 0,
+      callsPlanned: 0,
+      callsScreened: 0,
+    },
     cost: { spentMicros: 0, reservedMicros: 0, ceilingMicros: 0, spentUsd: 0, ceilingUsd: 0 },
     reason: 'uploaded; waiting for intake to read the document',
   };
 }
+
+/** Calls and what they would have cost, in dollars. */
+const callsView = (c: { readonly calls: number; readonly expectedMicros: number }) => ({
+  calls: c.calls,
+  expectedUsd: usd(c.expectedMicros),
+});
 
 function costView(job: Job): JobView['cost'] {
   return {
@@ -144,14 +162,8 @@ function costView(job: Job): JobView['cost'] {
           quote: {
             expectedUsd: usd(job.quote.expectedMicros),
             worstCaseUsd: usd(job.quote.worstCaseMicros),
-            ...(job.quote.notAsked
-              ? {
-                  notAsked: {
-                    calls: job.quote.notAsked.calls,
-                    expectedUsd: usd(job.quote.notAsked.expectedMicros),
-                  },
-                }
-              : {}),
+            ...(job.quote.notAsked ? { notAsked: callsView(job.quote.notAsked) } : {}),
+            ...(job.quote.screened ? { screened: callsView(job.quote.screened) } : {}),
           },
         }
       : {}),
@@ -182,6 +194,7 @@ export function jobView(job: Job, submissionId?: string): JobView {
       chunksTotal: job.chunkCount,
       clauses: job.clauseCount,
       callsPlanned: job.callsPlanned,
+      callsScreened: job.callsScreened ?? 0,
     },
     cost: costView(job),
     ...(job.reason ? { reason: job.reason } : {}),

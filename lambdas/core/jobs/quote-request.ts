@@ -57,8 +57,10 @@ export interface QuoteView {
   readonly format: string;
   readonly bytes: number;
   readonly clauses: number;
-  /** Model calls the job would make: clauses × analysts. */
+  /** Model calls the job would make: clauses × analysts, less those screened. */
   readonly calls: number;
+  /** Pairs of clause and analyst the relevance screen leaves out. */
+  readonly callsScreened: number;
   /** The options a job would run with (the request's, or the defaults; with a playbook, the analysts it asks). */
   readonly options: SubmittedOptions;
   /** With a playbook: the contract type its topics were taken for, and where it came from. */
@@ -72,6 +74,8 @@ export interface QuoteView {
     readonly worstCaseUsd: number;
     /** The calls the playbook saves (clauses × analysts left out) and what they would have cost. */
     readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
+    /** The pairs the relevance screen leaves out and what those calls would have cost. */
+    readonly screened?: { readonly calls: number; readonly expectedMicros: number };
   };
   /**
    * Whether intake would start a job with these options: false when the ceiling is below the
@@ -136,12 +140,14 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
     content ? { playbook: content, fileName: filename } : undefined,
   );
   const analysts = panel?.analysts ?? options.analysts;
+  const callsScreened = quote.screened?.calls ?? 0;
   return {
     filename,
     format: parsed.format,
     bytes: parsed.bytes,
     clauses: parsed.clauses.length,
-    calls: parsed.clauses.length * analysts.length,
+    calls: parsed.clauses.length * analysts.length - callsScreened,
+    callsScreened,
     options: submittedOptions({ ...options, analysts }, playbook),
     ...(panel?.contractType ? { contractType: panel.contractType } : {}),
     ...(panel && panel.notAsked.length > 0 ? { notAsked: panel.notAsked } : {}),

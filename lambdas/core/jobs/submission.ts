@@ -65,6 +65,8 @@ export const submitOptionsShape = {
   contractType: z.string().min(1).max(64).optional(),
   /** With a playbook: ask every analyst, even one the playbook gives nothing to judge. */
   allAnalysts: z.boolean().optional(),
+  /** Ask every analyst about every clause (the default); false: the relevance screen leaves out the analysts a clause cannot concern. */
+  fullPanel: z.boolean().optional(),
 } as const;
 
 /** The body of POST /jobs. */
@@ -85,6 +87,8 @@ export interface SubmittedOptions {
   readonly contractType?: string;
   /** Every analyst is asked, whatever the playbook gives it to judge. */
   readonly allAnalysts?: boolean;
+  /** False when the relevance screen leaves out the analysts a clause cannot concern (absent: the full panel). */
+  readonly fullPanel?: false;
 }
 
 /** Defaults a submission gets for what it leaves out: the same intake applies. */
@@ -146,6 +150,7 @@ export function readSubmission(
   if (request.playbook !== undefined) metadata.playbook = request.playbook;
   if (request.contractType !== undefined) metadata['contract-type'] = request.contractType;
   if (request.allAnalysts) metadata['all-analysts'] = 'true';
+  if (request.fullPanel !== undefined) metadata['full-panel'] = String(request.fullPanel);
   try {
     const options = readJobOptions(
       metadata,
@@ -210,5 +215,6 @@ export function submittedOptions(options: JobOptions, playbook?: JobPlaybook): S
     ...(playbook ? { playbook } : {}),
     ...(options.contractType ? { contractType: options.contractType } : {}),
     ...(options.allAnalysts ? { allAnalysts: true } : {}),
+    ...(options.fullPanel ? {} : { fullPanel: false as const }),
   };
 }

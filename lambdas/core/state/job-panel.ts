@@ -3,15 +3,16 @@ import type { Job } from './job.js';
 import { JOB_SK, jobPk } from './keys.js';
 
 /**
- * Records the panel a playbook leaves a job with, once intake has read the document: the
- * analysts to ask, those not asked and why, and the contract type. Written again alike by an
+ * Records the panel intake leaves a job with, once it has read the document: the analysts to
+ * ask, those a playbook left out and why, the contract type, and how many pairs of clause and
+ * analyst the relevance screen leaves out. Written again alike by an
  * intake that is resumed.
  */
 export async function recordJobPanel(
   db: DynamoDBDocumentClient,
   tableName: string,
   jobId: string,
-  panel: Pick<Job, 'analysts'> & Partial<Pick<Job, 'contractType' | 'notAsked'>>,
+  panel: Pick<Job, 'analysts'> & Partial<Pick<Job, 'contractType' | 'notAsked' | 'callsScreened'>>,
   now: () => number,
 ): Promise<void> {
   const set = ['analysts = :analysts', 'updatedAt = :at'];
@@ -22,6 +23,10 @@ export async function recordJobPanel(
   if (panel.contractType) {
     set.push('contractType = :type');
     values[':type'] = panel.contractType;
+  }
+  if (panel.callsScreened) {
+    set.push('callsScreened = :screened');
+    values[':screened'] = panel.callsScreened;
   }
   if (panel.notAsked && panel.notAsked.length > 0) {
     set.push('notAsked = :notAsked');

@@ -63,6 +63,11 @@ export interface CostQuote {
    * analysts) and what those calls would have been expected to cost. Not in the figures above.
    */
   readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
+  /**
+   * The pairs of clause and analyst the relevance screen leaves out, and what those calls would
+   * have been expected to cost. Not in the figures above.
+   */
+  readonly screened?: { readonly calls: number; readonly expectedMicros: number };
 }
 
 /** The job item. Money is integer micro-dollars; `*At` fields are ISO strings, deadlines epoch ms. */
@@ -100,7 +105,10 @@ export interface Job {
   readonly notAsked?: readonly NotAskedAnalyst[];
   readonly chunkCount: number;
   readonly clauseCount: number;
+  /** Pairs of clause and analyst of the panel: asked, or screened. */
   readonly callsPlanned: number;
+  /** Planned pairs the relevance screen does not ask (absent: none). */
+  readonly callsScreened?: number;
   /** Chunks in a terminal state (done, cancelled or dead). */
   readonly chunksTerminal: number;
   readonly chunksDone: number;

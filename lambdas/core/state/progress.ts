@@ -18,6 +18,8 @@ export interface JobProgress {
     readonly skipped: number;
     /** Not started: the job was cancelled. */
     readonly cancelled: number;
+    /** Not asked: the relevance screen left them out. */
+    readonly screened: number;
   };
   readonly costSpent: number;
   readonly costLimit: number;
@@ -46,7 +48,14 @@ export async function readJobProgress(
       ConsistentRead: true,
     },
   );
-  const calls = { planned: job.callsPlanned, done: 0, failed: 0, skipped: 0, cancelled: 0 };
+  const calls = {
+    planned: job.callsPlanned,
+    done: 0,
+    failed: 0,
+    skipped: 0,
+    cancelled: 0,
+    screened: job.callsScreened ?? 0,
+  };
   for (const cp of checkpoints) {
     if (cp.stage !== 'analyze' || !cp.calls) continue;
     calls.done += cp.calls.done + cp.calls.reused;

@@ -27,6 +27,8 @@ export const chunkMessageSchema = z.object({
       more: z.string(),
     })
     .optional(),
+  /** The relevance screen: per clause id, the analysts not asked about it (absent: all are asked). */
+  screened: z.record(z.string(), z.array(z.string().min(1))).optional(),
 });
 
 /** A chunk message. */

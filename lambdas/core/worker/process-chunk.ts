@@ -319,7 +319,7 @@ async function consolidateUnderLease(run: StageRun, held: HeldStage): Promise<Di
   // which the checkpoint keeps for the report.
   const entries = await t.ledger.forChunk(message.jobId, message.chunk);
   const analysts = panelOf(held.job, run.deps);
-  const assessments = consolidateChunk(message.chunk, message.clauses, analysts, entries);
+  const assessments = consolidateChunk(message.chunk, message.clauses, analysts, entries, message.screened);
   await t.claims.finishChunk(held.lease, {
     status: 'done',
     result: JSON.stringify(assessments),
@@ -361,6 +361,7 @@ async function runAnalyze(
     {
       bedrock: deps.bedrock,
       ...(message.context ? { context: message.context } : {}),
+      ...(message.screened ? { screened: message.screened } : {}),
       ledger: t.ledger,
       jobs: t.jobs,
       allotments: t.allotments,

@@ -6,9 +6,15 @@
  * model does not know (another caller's schema) is matched by the heuristic lexicon.
  */
 import { CATEGORIES } from '../../../lambdas/core/analysts/categories.js';
+import {
+  evidence,
+  featuresOf,
+  type LearnedModel,
+  probability,
+  riskIndex,
+} from '../../../lambdas/core/screen/index.js';
 import type { ClauseIndex, Segment } from '../clause-text.js';
 import { type CategoryMatch, type CategorySpec, matchCategory, type SegmentMatch } from '../risk-lexicon.js';
-import { evidence, featuresOf, type LearnedModel, probability, riskIndex } from './learned-model.js';
 import { readPassage } from './reasons.js';
 
 /** At most this many sentences are quoted as findings of one category. */

@@ -1,6 +1,7 @@
 /**
- * `npm run train:analyst`: trains the stand-in's learned offline analyst on CUAD lawyer labels
- * and writes its weights (`localstack/bedrock/learned/weights.json`).
+ * `npm run train:analyst`: trains the learned clause classifier on CUAD lawyer labels and writes
+ * its weights into `lambdas/core/screen/weights.generated.ts`, where intake's relevance screen
+ * and the stand-in's learned analyst read them.
  *
  * Data: the training set (default `../shared/cuad-train/contracts`), split into clauses as
  * intake splits them and labelled by docs/offline-analyst.md's matching rule. Model: one
@@ -13,6 +14,9 @@
  *
  *   npm run train:analyst [-- --train DIR --dev DIR --seed N --out FILE --cv-cache FILE]
  *
+ * `--out` names the module to write (default the shipped one); a FILE ending in `.json` gets the
+ * weights file's JSON text instead, for experiments.
+ *
  * `--cv-cache` keeps the cross-validation's out-of-fold predictions in FILE and reuses them
  * when FILE exists (same data, seed and settings), so changing only how thresholds are chosen
  * does not repeat the cross-validation.
@@ -20,11 +24,22 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CATEGORY_IDS } from '../../../lambdas/core/analysts/categories.js';
+import {
+  featureStrings,
+  featuresOf,
+  type LearnedModel,
+  packWeights,
+  parseLearnedModel,
+  probability,
+  type StoredLabel,
+  type StoredModel,
+  type StoredScreen,
+  screenedTexts,
+} from '../../../lambdas/core/screen/index.js';
 import { type LabelledContract, RISK_OF_CUAD, readLabelledContracts } from './cuad-data.js';
-import { featureStrings } from './features.js';
-import { featuresOf, type LearnedModel, loadLearnedModel, probability } from './learned-model.js';
 import { type Example, type LogisticModel, predict, seededRandom, trainLogistic } from './logistic.js';
-import { packWeights, type StoredLabel, type StoredModel } from './weights-format.js';
+import { chooseScreenThresholds, screenOutOfFold, tallyShares } from './screen-thresholds.js';
+import { WEIGHTS_MODULE, weightsModule } from './weights-module.js';
 
 /** Training settings, recorded in the weights file. */
 export const SETTINGS = {
@@ -42,7 +57,18 @@ export const SETTINGS = {
    * than one they dismiss.
    */
   beta: 1.5,
+  /**
+   * The relevance screen's thresholds keep the same share of each risk category's labelled
+   * clauses out of fold (screen-thresholds.ts): the lowest share of SCREEN_CANDIDATES at which
+   * the labelled pairs whose category some analyst is still asked about reach this share of all
+   * labelled pairs, out of fold. The margin above the 0.98 the development set is held to is for
+   * contracts the cross-validation did not see.
+   */
+  screenCoverage: 0.985,
 } as const;
+
+/** Per-category recall targets the screen's thresholds are tried at, each recorded with its figures. */
+const SCREEN_CANDIDATES = [0.95, 0.96, 0.97, 0.975, 0.98, 0.985, 0.99, 0.995] as const;
 
 const CUAD_LABELS: readonly string[] = [...RISK_OF_CUAD.keys()];
 /** Label ids: the twelve risk categories, then the CUAD categories. */
@@ -75,21 +101,38 @@ function vocabularyOf(contracts: readonly LabelledContract[]): Map<string, numbe
   return new Map(frequent.map(([f], i) => [f, i]));
 }
 
+/** A text's known features (sorted ids) and how many distinct features it had. */
+function encode(text: string, vocab: Map<string, number>): { features: Int32Array; count: number } {
+  const ids: number[] = [];
+  const strings = featureStrings(text);
+  for (const f of strings) {
+    const id = vocab.get(f);
+    if (id !== undefined) ids.push(id);
+  }
+  return { features: Int32Array.from(ids).sort(), count: strings.size };
+}
+
 function examplesOf(contracts: readonly LabelledContract[], vocab: Map<string, number>): Example[] {
   return contracts.flatMap((c) =>
     c.clauses.map((clause) => {
-      const ids: number[] = [];
-      const strings = featureStrings(clause.text);
-      for (const f of strings) {
-        const id = vocab.get(f);
-        if (id !== undefined) ids.push(id);
-      }
       const labels = new Set<number>();
       for (const r of clause.risks) labels.add(LABEL_NAMES.indexOf(r));
       for (const k of clause.cuad) labels.add(LABEL_NAMES.indexOf(k));
-      return { features: Int32Array.from(ids).sort(), count: strings.size, labels };
+      return { ...encode(clause.text, vocab), labels };
     }),
   );
+}
+
+/** The relevance screen's probabilities of a clause: the highest of the clause's and its sentences' (screen.ts). */
+function screenProbabilities(model: LogisticModel, text: string, vocab: Map<string, number>): Float64Array {
+  const out = new Float64Array(model.labels);
+  for (const part of screenedTexts(text)) {
+    const { features, count } = encode(part, vocab);
+    predict(model, features, count).forEach((p, l) => {
+      out[l] = Math.max(out[l] as number, p);
+    });
+  }
+  return out;
 }
 
 const trainModels = (
@@ -99,37 +142,53 @@ const trainModels = (
   seed: number,
 ): LogisticModel => trainLogistic(examples, { ...SETTINGS, labels, dimensions, seed });
 
-/** Out-of-fold risk probabilities by contract-level cross-validation. */
+/** Out-of-fold predictions of a cross-validation: labels, and the clause's and the screen's probabilities. */
+interface OutOfFold {
+  truth: Set<number>[];
+  probs: Float64Array[];
+  screenProbs: Float64Array[];
+}
+
+/** Out-of-fold risk probabilities by contract-level cross-validation, for the clause and for the screen. */
 function crossValidate(contracts: readonly LabelledContract[], vocab: Map<string, number>, seed: number) {
   const random = seededRandom(seed ^ 0x9e3779b9);
   const fold = new Map(contracts.map((c) => [c.name, Math.floor(random() * SETTINGS.folds)]));
-  const truth: Set<number>[] = [];
-  const probs: Float64Array[] = [];
+  const cv: OutOfFold = { truth: [], probs: [], screenProbs: [] };
   for (let k = 0; k < SETTINGS.folds; k++) {
     const trainSet = contracts.filter((c) => fold.get(c.name) !== k);
     const testSet = contracts.filter((c) => fold.get(c.name) === k);
     const model = trainModels(examplesOf(trainSet, vocab), vocab.size, CATEGORY_IDS.length, seed + k);
-    for (const e of examplesOf(testSet, vocab)) {
-      probs.push(predict(model, e.features, e.count));
-      truth.push(new Set([...e.labels].filter((l) => l < CATEGORY_IDS.length)));
+    for (const clause of testSet.flatMap((c) => c.clauses)) {
+      const { features, count } = encode(clause.text, vocab);
+      cv.probs.push(predict(model, features, count));
+      cv.screenProbs.push(screenProbabilities(model, clause.text, vocab));
+      cv.truth.push(new Set([...clause.risks].map((r) => CATEGORY_IDS.indexOf(r))));
     }
     console.error(`fold ${k + 1}/${SETTINGS.folds}: ${testSet.length} contracts held out`);
   }
-  return { truth, probs };
+  return cv;
 }
 
 /** The out-of-fold predictions, read from `file` when it has them, else computed (and written there). */
-function cachedCrossValidation(
-  file: string | undefined,
-  compute: () => { truth: Set<number>[]; probs: Float64Array[] },
-): { truth: Set<number>[]; probs: Float64Array[] } {
+function cachedCrossValidation(file: string | undefined, compute: () => OutOfFold): OutOfFold {
+  const arrays = (rows: readonly number[][]) => rows.map((p) => Float64Array.from(p));
   if (file && existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { truth: number[][]; probs: number[][] };
-    return { truth: saved.truth.map((t) => new Set(t)), probs: saved.probs.map((p) => Float64Array.from(p)) };
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Record<keyof OutOfFold, number[][]>;
+    if (saved.screenProbs)
+      return {
+        truth: saved.truth.map((t) => new Set(t)),
+        probs: arrays(saved.probs),
+        screenProbs: arrays(saved.screenProbs),
+      };
   }
   const cv = compute();
   if (file) {
-    const json = { truth: cv.truth.map((t) => [...t]), probs: cv.probs.map((p) => Array.from(p)) };
+    const lists = (rows: readonly Float64Array[]) => rows.map((p) => Array.from(p));
+    const json = {
+      truth: cv.truth.map((t) => [...t]),
+      probs: lists(cv.probs),
+      screenProbs: lists(cv.screenProbs),
+    };
     writeFileSync(file, JSON.stringify(json));
   }
   return cv;
@@ -188,6 +247,31 @@ function figures(rows: readonly { id: string; counts: Counts }[]) {
 
 const FORMAT = 'clause-review-offline-analyst/1';
 
+/** The screen's thresholds at the chosen recall target, with every candidate's out-of-fold figures. */
+function screenOf(truth: Set<number>[], probs: Float64Array[]): StoredScreen {
+  const candidates = SCREEN_CANDIDATES.map((recallTarget) => {
+    const thresholds = chooseScreenThresholds(truth, probs, recallTarget);
+    return { recallTarget, thresholds, ...tallyShares(screenOutOfFold(truth, probs, thresholds)) };
+  });
+  const chosen =
+    candidates.find((c) => c.coverage >= SETTINGS.screenCoverage) ??
+    (candidates.at(-1) as (typeof candidates)[number]);
+  return {
+    recallTarget: chosen.recallTarget,
+    thresholds: Object.fromEntries(CATEGORY_IDS.map((id, i) => [id, chosen.thresholds[i] as number])),
+    crossValidation: {
+      rule: `the lowest recall target whose out-of-fold coverage is at least ${SETTINGS.screenCoverage}`,
+      coverage: chosen.coverage,
+      screenedShare: chosen.screenedShare,
+      candidates: candidates.map(({ recallTarget, coverage, screenedShare }) => ({
+        recallTarget,
+        coverage,
+        screenedShare,
+      })),
+    },
+  };
+}
+
 /** Pair counts per risk category of a loaded model on labelled contracts. */
 function scoreStored(model: LearnedModel, contracts: readonly LabelledContract[]) {
   const rows = CATEGORY_IDS.map((id) => ({ id, counts: { tp: 0, fp: 0, fn: 0 } }));
@@ -230,7 +314,7 @@ async function main(): Promise<void> {
       train: { type: 'string', default: '../shared/cuad-train/contracts' },
       dev: { type: 'string', default: '../shared/corpus/contracts' },
       seed: { type: 'string', default: '20251126' },
-      out: { type: 'string', default: 'localstack/bedrock/learned/weights.json' },
+      out: { type: 'string', default: WEIGHTS_MODULE },
       'cv-cache': { type: 'string' },
     },
   });
@@ -242,7 +326,7 @@ async function main(): Promise<void> {
   const chosen = chooseThresholds(cv.truth, cv.probs);
   const final = trainModels(examplesOf(train, vocab), vocab.size, LABEL_NAMES.length, seed);
   const thresholds = LABEL_NAMES.map((_, l) => chosen[l]?.threshold ?? 0.5);
-  const stored = store(final, vocab, thresholds);
+  const stored = { ...store(final, vocab, thresholds), screen: screenOf(cv.truth, cv.screenProbs) };
   const training = {
     data: `CUAD v1 training set: ${train.length} contracts, ${train.reduce((n, c) => n + c.clauses.length, 0)} clauses`,
     seed,
@@ -251,20 +335,23 @@ async function main(): Promise<void> {
     thresholds: Object.fromEntries(chosen.map((c) => [c.id, c.threshold])),
     crossValidation: { folds: SETTINGS.folds, ...figures(chosen) },
   };
-  writeFileSync(values.out, `${JSON.stringify({ format: FORMAT, training, ...stored })}\n`);
   // The development set is scored with the weights as stored, never trained or tuned on.
+  const asStored = parseLearnedModel(JSON.stringify({ format: FORMAT, training, ...stored }), 'training');
   const dev = await readLabelledContracts(values.dev);
   const development = {
     data: `CUAD v1 development set: ${dev.length} contracts, ${dev.reduce((n, c) => n + c.clauses.length, 0)} clauses (scored only)`,
-    ...figures(scoreStored(loadLearnedModel(values.out), dev)),
+    ...figures(scoreStored(asStored, dev)),
   };
   const model: StoredModel = { format: FORMAT, training: { ...training, development }, ...stored };
-  writeFileSync(values.out, `${JSON.stringify(model)}\n`);
+  const json = JSON.stringify(model);
+  writeFileSync(values.out, values.out.endsWith('.json') ? `${json}\n` : weightsModule(json));
   const cvFig = model.training.crossValidation as { precision: number; recall: number };
   const devFig = model.training.development as { precision: number; recall: number };
+  const screen = stored.screen.crossValidation as { coverage: number; screenedShare: number };
   console.log(
     `wrote ${values.out}: ${stored.features.length} features, ${LABEL_NAMES.length} labels; ` +
-      `cross-validation P ${cvFig.precision} R ${cvFig.recall}; development P ${devFig.precision} R ${devFig.recall}`,
+      `cross-validation P ${cvFig.precision} R ${cvFig.recall}; development P ${devFig.precision} R ${devFig.recall}; ` +
+      `screen at recall ${stored.screen.recallTarget}: out-of-fold coverage ${screen.coverage}, calls screened ${screen.screenedShare}`,
   );
 }
 

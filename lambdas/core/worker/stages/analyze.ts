@@ -46,6 +46,8 @@ export interface AnalyzeDeps extends CallDeps {
   readonly leaseMarginMs?: number;
   /** Called once every call of the chunk has started (or been given up). */
   readonly onDraining?: () => void;
+  /** The relevance screen: per clause id, the analysts not asked about it (the chunk message's). */
+  readonly screened?: Readonly<Record<string, readonly string[]>>;
   /** Given the stage's call counts, which change as calls end. */
   readonly onCounts?: (counts: CallCounts) => void;
 }
@@ -80,7 +82,8 @@ export type AnalyzeResult =
   | { readonly kind: 'lease-lost' };
 
 /**
- * Runs every (clause × analyst) call of a chunk that the ledger does not already hold. One
+ * Runs every (clause × analyst) call of a chunk that the ledger does not already hold and the
+ * relevance screen did not leave out. One
  * Query reads the chunk's ledger; a dead holder's allotment is returned; then the calls run
  * with bounded concurrency against the chunk's allotment, and the money left returns to the
  * job when the stage ends. When the job is cancelled or its ceiling reached, the calls not
@@ -115,7 +118,7 @@ export async function analyzeStage(
   if (cancelled) return { kind: 'cancelled-before-start' };
   const tally = new Tally(deps);
   deps.onCounts?.(tally.counts);
-  const planned = planCalls(job, lease, clauses, analysts, entries, tally, deps.context);
+  const planned = planCalls(job, lease, clauses, analysts, entries, tally, deps);
   const chunk = chunkCalls(job, lease, planned, deps, stop);
   await runCalls(planned, chunk, tally, deps);
   if (stop.endsRequests) return { kind: 'lease-lost' };
@@ -189,7 +192,8 @@ class Tally {
 }
 
 /**
- * Every (clause × analyst) call the ledger does not hold final yet; the others count as reused.
+ * Every (clause × analyst) call the screen asks and the ledger does not hold final yet; those the
+ * ledger holds count as reused, those screened are not calls at all.
  * A call's request and key are built when first needed ({@link LazyCall}): for a call with an
  * entry, to compare keys now; for the others, when their intents' window is written, so twenty
  * chunks claimed at once do not each price all their calls before the first is sent.
@@ -201,11 +205,13 @@ function planCalls(
   analysts: readonly AnalystDefinition[],
   entries: ReadonlyMap<string, LedgerEntry>,
   tally: Tally,
-  context: DocumentContext | undefined,
+  { context, screened }: Pick<AnalyzeDeps, 'context' | 'screened'>,
 ): PlannedCall[] {
   const planned: PlannedCall[] = [];
   for (const clause of clauses) {
+    const left = screened?.[clause.id];
     for (const analyst of analysts) {
+      if (left?.includes(analyst.id)) continue;
       const prior = entries.get(callSk(lease.chunk, clause.id, analyst.id));
       const call = new LazyCall(job.jobId, lease.chunk, clause, analyst, prior, context);
       if (prior && isFinalFor(prior, call.ref)) tally.reused(prior.modelId ?? analyst.modelId);

@@ -1,7 +1,8 @@
 /**
- * The learned analyst's features: lower-case words and adjacent word pairs of a passage, with
- * numbers folded into one token ("30 days" and "90 days" share "# days"). Training and the
- * stand-in use this one function, so a model always sees the features it was trained on.
+ * The learned classifier's features: lower-case words and adjacent word pairs of a passage, with
+ * numbers folded into one token ("30 days" and "90 days" share "# days"). Training, intake's
+ * relevance screen and the stand-in's learned analyst use this one function, so a model always
+ * sees the features it was trained on.
  */
 
 const isAlnum = (code: number): boolean =>

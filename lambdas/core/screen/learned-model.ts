@@ -1,32 +1,19 @@
 /**
- * The learned offline analyst's model at run time: the shipped weights (weights.json, written by
- * `npm run train:analyst`), loaded once, and the scores they give a clause or a sentence.
- * Nothing is downloaded. A weights file that is missing, unreadable or short of a risk category
- * is an error when the stand-in starts, naming what is wrong: the heuristic answers only when
- * asked for by name, never in the learned analyst's place.
+ * The learned clause classifier at run time: logistic models trained on CUAD lawyer labels
+ * (`npm run train:analyst`), one per risk category and one per CUAD category, and the scores
+ * they give a clause or a sentence. The shipped weights are a generated module
+ * (weights.generated.ts), so the code that reads them, intake's relevance screen as much as the
+ * Bedrock stand-in's learned analyst, carries them in its bundle and reads no file.
+ * A weights module that cannot be unpacked, or is short of a risk category, is an error on
+ * first use, naming what is wrong: the heuristic answers only when asked for by name, never in
+ * the learned analyst's place.
  */
 import { readFileSync } from 'node:fs';
-import { CATEGORY_IDS, type CategoryId } from '../../../lambdas/core/analysts/categories.js';
+import { CATEGORY_IDS, type CategoryId } from '../analysts/categories.js';
+import { LearnedModelError } from './errors.js';
 import { featureStrings } from './features.js';
-import { type DenseLabel, type StoredModel, unpackWeights } from './weights-format.js';
-
-/** The shipped weights, beside this module. */
-export const WEIGHTS_URL = new URL('./weights.json', import.meta.url);
-
-/** The weights file could not be read or is not a model this code understands. */
-export class LearnedModelError extends Error {
-  override readonly name = 'LearnedModelError';
-  readonly path: string;
-  constructor(message: string, path: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.path = path;
-  }
-}
-
-/** Whether `e` is a {@link LearnedModelError}. */
-export function isLearnedModelError(e: unknown): e is LearnedModelError {
-  return e instanceof Error && e.name === 'LearnedModelError';
-}
+import { WEIGHTS_JSON } from './weights.generated.js';
+import { type DenseLabel, type StoredModel, type StoredScreen, unpackWeights } from './weights-format.js';
 
 /** A loaded model. */
 export interface LearnedModel {
@@ -36,16 +23,29 @@ export interface LearnedModel {
   /** CUAD categories by lower-case name. */
   readonly cuad: ReadonlyMap<string, DenseLabel>;
   readonly training: Readonly<Record<string, unknown>>;
+  /** The relevance screen's thresholds, one per risk category in CATEGORY_IDS order; absent in older weights. */
+  readonly screen?: { readonly recallTarget: number; readonly thresholds: readonly number[] };
 }
 
-/** Reads and unpacks a weights file. */
-export function loadLearnedModel(path: string | URL = WEIGHTS_URL): LearnedModel {
+/** Reads and unpacks a weights file (the shipped weights: {@link shippedModel}). */
+export function loadLearnedModel(path: string | URL): LearnedModel {
   const where = String(path);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new LearnedModelError(`cannot read the classifier's weights at ${where}`, where, { cause });
+  }
+  return parseLearnedModel(text, where);
+}
+
+/** Unpacks weights given as the JSON text of a weights file; `where` names them in errors. */
+export function parseLearnedModel(text: string, where: string): LearnedModel {
   let stored: StoredModel;
   try {
-    stored = JSON.parse(readFileSync(path, 'utf8')) as StoredModel;
+    stored = JSON.parse(text) as StoredModel;
   } catch (cause) {
-    throw new LearnedModelError(`cannot read the offline analyst's weights at ${where}`, where, { cause });
+    throw new LearnedModelError(`the classifier's weights at ${where} are not JSON`, where, { cause });
   }
   if (stored?.format !== 'clause-review-offline-analyst/1' || !Array.isArray(stored.labels)) {
     throw new LearnedModelError(
@@ -66,7 +66,24 @@ export function loadLearnedModel(path: string | URL = WEIGHTS_URL): LearnedModel
     return label;
   });
   const cuad = new Map([...dense].filter(([, label]) => label.kind === 'cuad'));
-  return { features: new Map(stored.features.map((f, i) => [f, i])), risk, cuad, training: stored.training };
+  return {
+    features: new Map(stored.features.map((f, i) => [f, i])),
+    risk,
+    cuad,
+    training: stored.training,
+    ...(stored.screen ? { screen: screenOf(stored.screen, where) } : {}),
+  };
+}
+
+/** The screen's thresholds in category order; every risk category must have one in [0, 1]. */
+function screenOf(screen: StoredScreen, where: string): NonNullable<LearnedModel['screen']> {
+  const thresholds = CATEGORY_IDS.map((id) => {
+    const t = screen.thresholds[id];
+    if (typeof t !== 'number' || !(t >= 0 && t <= 1))
+      throw new LearnedModelError(`${where} has no screen threshold in [0, 1] for '${id}' (got ${t})`, where);
+    return t;
+  });
+  return { recallTarget: screen.recallTarget, thresholds };
 }
 
 const loaded = new Map<string, LearnedModel>();
@@ -85,9 +102,15 @@ export function learnedModelAt(path: string | URL): LearnedModel {
   return model;
 }
 
-/** The shipped model ({@link WEIGHTS_URL}), loaded on first use; throws when it cannot be. */
+let shipped: LearnedModel | undefined;
+
+/**
+ * The shipped model (weights.generated.ts), unpacked on first use; a {@link LearnedModelError}
+ * naming what is wrong every time it cannot be.
+ */
 export function shippedModel(): LearnedModel {
-  return learnedModelAt(WEIGHTS_URL);
+  shipped ??= parseLearnedModel(WEIGHTS_JSON, 'weights.generated.ts');
+  return shipped;
 }
 
 /** The label's weight sum over the features, scaled as in training (1/sqrt of the text's feature count). */

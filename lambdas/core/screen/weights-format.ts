@@ -1,7 +1,8 @@
 /**
- * The shipped weights file of the learned analyst: the feature strings, and per label its bias,
+ * The weights of the learned classifier as stored: the feature strings, and per label its bias,
  * decision threshold and sparse weights (feature id deltas as varints, each weight an int8 times
- * the label's scale), base64-encoded. Written by the training script, read by the stand-in.
+ * the label's scale), base64-encoded. Written by the training script, read by intake's relevance
+ * screen and by the stand-in's learned analyst.
  */
 
 /** One label's weights as stored. */
@@ -17,6 +18,19 @@ export interface StoredLabel {
   readonly weights: string;
 }
 
+/**
+ * The relevance screen's thresholds, beside the weights: per risk category, the probability at or
+ * above which a clause may concern it, chosen on the training set's cross-validation so that at
+ * least `recallTarget` of the category's labelled clauses reach it.
+ */
+export interface StoredScreen {
+  readonly recallTarget: number;
+  /** Risk category id -> threshold. */
+  readonly thresholds: Readonly<Record<string, number>>;
+  /** How the thresholds did on the cross-validation's out-of-fold probabilities. */
+  readonly crossValidation: Readonly<Record<string, unknown>>;
+}
+
 /** The whole file. */
 export interface StoredModel {
   readonly format: 'clause-review-offline-analyst/1';
@@ -24,6 +38,8 @@ export interface StoredModel {
   readonly training: Readonly<Record<string, unknown>>;
   readonly features: readonly string[];
   readonly labels: readonly StoredLabel[];
+  /** The relevance screen's thresholds; absent in weights trained before the screen. */
+  readonly screen?: StoredScreen;
 }
 
 /** A label's weights unpacked: feature id -> weight. */
