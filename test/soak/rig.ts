@@ -183,7 +183,7 @@ async function upload(rig: Rig, t: Tracked): Promise<S3ObjectRef & { size: numbe
   return object;
 }
 
-/** A person's action on a job, once intake has recorded it; refusals for an ended job are expected. */
+/** A person's action on a job, once intake has recorded it; refusals for an ended or ending job (its report on its way) are expected. */
 function actor(rig: Rig, t: Tracked, jobId: string) {
   const recorded = (async () => {
     for (const until = Date.now() + 60_000; Date.now() < until; await sleep(100)) {
@@ -197,7 +197,7 @@ function actor(rig: Rig, t: Tracked, jobId: string) {
     } catch (error) {
       const message = String(error);
       if (
-        !/already ended|already paused|only a running job|not paused|is (completed|incomplete|budget_exceeded|rejected|cancelled)/.test(
+        !/already ended|already paused|only a running job|not paused|nothing left to pause|is (completed|incomplete|budget_exceeded|rejected|cancelled)/.test(
           message,
         )
       ) {
