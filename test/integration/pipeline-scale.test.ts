@@ -58,6 +58,7 @@ describe('a contract of more than 8,000 calls whose ceiling is reached early', (
       failed: c.callsFailed,
       skipped: c.callsSkippedBudget,
       cancelled: 0,
+      screened: 0,
     });
     expect(progress?.chunksTerminal).toBe(job.chunkCount);
     expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
