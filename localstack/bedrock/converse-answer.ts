@@ -58,6 +58,8 @@ export interface PreparedAnswer {
   readonly maxTokens?: number;
   /** `canonicalJson` of the request's tool config, for the call fingerprint. */
   readonly canonicalToolConfig?: string;
+  /** The request forces a tool (`toolChoice` `tool` or `any`): the answer is the tool call alone. */
+  readonly forcedTool: boolean;
 }
 
 /** The answer as it will be sent. */
@@ -81,8 +83,22 @@ function blockChars(blocks: readonly Record<string, unknown>[] | undefined): num
   return chars;
 }
 
-function contentOf(analysis: AnalystAnswer, toolUseId: string): unknown[] {
-  const content: unknown[] = [{ text: analysis.text }];
+/**
+ * Whether the request forces a tool. Claude then writes no text before the tool call: "when
+ * tool_choice is any or tool, we will prefill the assistant message to force a tool to be used.
+ * This means that the models will not emit a natural language response or explanation before
+ * tool_use content blocks, even if explicitly asked to do so"
+ * (https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use, "Forcing tool
+ * use"; Converse's `toolChoice` `tool`/`any` maps onto it,
+ * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolChoice.html).
+ */
+function forcesTool(request: ConverseRequest): boolean {
+  const choice = request.toolConfig?.toolChoice as { tool?: unknown; any?: unknown } | undefined;
+  return choice?.tool !== undefined || choice?.any !== undefined;
+}
+
+function contentOf(analysis: AnalystAnswer, toolUseId: string, forcedTool: boolean): unknown[] {
+  const content: unknown[] = forcedTool && analysis.tool ? [] : [{ text: analysis.text }];
   if (analysis.tool) {
     content.push({ toolUse: { toolUseId, name: analysis.tool.name, input: analysis.tool.input } });
   }
@@ -110,7 +126,8 @@ export function prepareAnswer(
     annotate,
     analyst,
   });
-  const contentJson = JSON.stringify(contentOf(analysis, toolUseId));
+  const forcedTool = forcesTool(request);
+  const contentJson = JSON.stringify(contentOf(analysis, toolUseId, forcedTool));
   return {
     analysis,
     toolUseId,
@@ -119,6 +136,7 @@ export function prepareAnswer(
     naturalOutputTokens: tokensFor(contentJson.length),
     maxTokens: request.inferenceConfig?.maxTokens,
     canonicalToolConfig: tools?.canonical,
+    forcedTool,
   };
 }
 
@@ -166,10 +184,10 @@ export function finishAnswer(
     stopReason = 'end_turn';
     malformed = kind;
   } else if (kind === 'schemaViolation' && analysis.tool && breakSchema(analysis.tool, random)) {
-    contentJson = JSON.stringify(contentOf(analysis, toolUseId));
+    contentJson = JSON.stringify(contentOf(analysis, toolUseId, prepared.forcedTool));
     malformed = kind;
   } else if (kind === 'badQuote' && analysis.tool && corruptQuotes(analysis.tool, analysis.clause)) {
-    contentJson = JSON.stringify(contentOf(analysis, toolUseId));
+    contentJson = JSON.stringify(contentOf(analysis, toolUseId, prepared.forcedTool));
     malformed = kind;
   }
   let outputTokens = tokensFor(contentJson.length);

@@ -277,6 +277,9 @@ function fillObject(node: SchemaNode, ctx: Ctx): Record<string, unknown> | null 
     for (const [key, child] of plan.fillOrder) values.set(key, fill(child, { ...inner, key }));
     for (const [key] of plan.entries) out[key] = values.get(key);
   }
+  for (const [key, child] of plan.entries) {
+    if (!node.required.has(key) && saysNothing(child, out[key], key, ctx)) delete out[key];
+  }
   if (ctx.out.annotate) {
     for (const [key, child] of plan.entries) {
       if (node.required.has(key)) ctx.out.breakPoints.push({ kind: 'missingRequired', container: out, key });
@@ -284,6 +287,22 @@ function fillObject(node: SchemaNode, ctx: Ctx): Record<string, unknown> | null 
     }
   }
   return out;
+}
+
+/**
+ * Whether an optional property holds nothing a model would write: an assessment of a category
+ * the clause does not address (score null), or a text beside assessments that found nothing. A
+ * model asked for the fewest tokens leaves such a property out, as the schema allows.
+ */
+function saysNothing(child: SchemaNode, value: unknown, key: string, ctx: Ctx): boolean {
+  if (value === null || value === undefined) return true;
+  const scoreKey = objectPlan(child).scoreKey;
+  if (scoreKey && typeof value === 'object') return (value as Record<string, unknown>)[scoreKey] === null;
+  if (isTextKey(key)) {
+    const assessed = ctx.out.categories;
+    return assessed.length > 0 && assessed.every((c) => !c.match.present);
+  }
+  return false;
 }
 
 function fillFindings(node: SchemaNode, items: SchemaNode, ctx: Ctx): unknown[] {

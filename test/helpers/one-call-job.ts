@@ -41,10 +41,10 @@ export function oneCallJob(overrides: Partial<Job> = {}): Job {
 /** The model's answer to `input`: every category the request's tool asks for, scored null. */
 export function emptyAssessments(input: ConverseCommandInput): ConverseCommandOutput {
   const schema = input.toolConfig?.tools?.[0]?.toolSpec?.inputSchema?.json as {
-    properties: { assessments: { required: string[] } };
+    properties: { assessments: { properties: Record<string, unknown> } };
   };
   const assessments = Object.fromEntries(
-    schema.properties.assessments.required.map((id) => [id, { score: null, findings: [] }]),
+    Object.keys(schema.properties.assessments.properties).map((id) => [id, { score: null, findings: [] }]),
   );
   return {
     $metadata: { httpStatusCode: 200 },

@@ -29,6 +29,10 @@ const KEYWORDS = new Set([
 ]);
 const TYPES = new Set(['object', 'array', 'string', 'integer', 'null']);
 
+/** The properties an answer may leave out: every category, and the summary. */
+const MAY_BE_LEFT_OUT = (path: string, key: string) =>
+  path === '#/assessments' || (path === '#' && key === 'summary');
+
 /** Checks that a node is a well-formed schema in that subset; returns the problems found. */
 function schemaProblems(node: JsonValue, path = '#'): string[] {
   if (typeof node !== 'object' || node === null || Array.isArray(node)) return [`${path}: not an object`];
@@ -43,10 +47,13 @@ function schemaProblems(node: JsonValue, path = '#'): string[] {
     if (typeof props !== 'object' || props === null || Array.isArray(props)) {
       problems.push(`${path}: object without properties`);
     } else {
-      // Every object is closed and requires every property: the model may neither skip nor invent.
+      // Every object is closed and requires every property, except the two an answer that finds
+      // nothing leaves out (the categories not addressed, and the summary beside them): the model
+      // may skip only those, and never invent.
       if (node.additionalProperties !== false) problems.push(`${path}: additionalProperties is not false`);
-      if (JSON.stringify(node.required) !== JSON.stringify(Object.keys(props))) {
-        problems.push(`${path}: required does not list every property`);
+      const mandatory = Object.keys(props).filter((key) => !MAY_BE_LEFT_OUT(path, key));
+      if (JSON.stringify(node.required ?? []) !== JSON.stringify(mandatory)) {
+        problems.push(`${path}: required does not list every property that must be given`);
       }
       for (const [key, child] of Object.entries(props))
         problems.push(...schemaProblems(child, `${path}/${key}`));
@@ -91,13 +98,13 @@ const INVALID: [string, Mutation][] = [
     'score as a string',
     (a) => ({ ...a, assessments: { ...a.assessments, liability: { score: '2', findings: [] } } }),
   ],
-  ['a missing category', (a) => ({ ...a, assessments: { liability: a.assessments.liability } })],
+  ['a missing assessments object', (a) => ({ summary: a.summary })],
   [
     'an extra category',
     (a) => ({ ...a, assessments: { ...a.assessments, competition: { score: 0, findings: [] } } }),
   ],
   ['an extra top-level property', (a) => ({ ...a, confidence: 0.9 })],
-  ['a missing summary', (a) => ({ assessments: a.assessments })],
+  ['a category given as null', (a) => ({ ...a, assessments: { ...a.assessments, liability: null } })],
   [
     'an extra property in a finding',
     (a) => ({
@@ -152,10 +159,7 @@ const INVALID: [string, Mutation][] = [
       },
     }),
   ],
-  [
-    'a summary over 400 characters',
-    (a) => ({ ...a, summary: 's'.repeat(ANSWER_LIMITS.maxSummaryChars + 1) }),
-  ],
+  ['a summary over its limit', (a) => ({ ...a, summary: 's'.repeat(ANSWER_LIMITS.maxSummaryChars + 1) })],
   ['an array', () => []],
 ];
 
@@ -185,7 +189,7 @@ describe('tool schema', () => {
       const assessments = (answerJsonSchema(a).properties as JsonSchema).assessments as JsonSchema;
       const props = assessments.properties as JsonSchema;
       expect(Object.keys(props)).toEqual([...a.categories]);
-      expect(assessments.required).toEqual([...a.categories]);
+      expect(assessments.required).toBeUndefined();
       for (const id of a.categories) {
         const category = props[id] as JsonSchema;
         expect(category.description).toBe(categoryById(id).description);
@@ -212,6 +216,16 @@ describe('tool schema', () => {
     };
     expect(fromJson.safeParse(allNull).success).toBe(true);
     expect(answerSchema(analyst).safeParse(allNull).success).toBe(true);
+  });
+
+  it('accepts the compact answer of a clause that addresses nothing, and a category left out', () => {
+    const fromJson = z.fromJSONSchema(answerJsonSchema(analyst));
+    const nothing = { assessments: {} };
+    expect(fromJson.safeParse(nothing).success).toBe(true);
+    expect(answerSchema(analyst).safeParse(nothing).success).toBe(true);
+    const one = { assessments: { liability: validAnswer().assessments.liability }, summary: 's' };
+    expect(fromJson.safeParse(one).success).toBe(true);
+    expect(answerSchema(analyst).safeParse(one).success).toBe(true);
   });
 
   it.each(INVALID)('rejects %s in both the JSON Schema and the zod schema', (_, mutate) => {

@@ -71,6 +71,18 @@ describe('heuristic analyst', () => {
     expect(answer['ip-ownership']).toEqual({ score: null, findings: [] });
   });
 
+  it('leaves out what the schema lets it leave out and it has nothing for: null categories, then the summary', () => {
+    const optional = (json: Record<string, unknown>) => ({ ...json, required: [] });
+    const schema = z.toJSONSchema(AnswerSchema) as Record<string, unknown>;
+    const some = analyze(requestFor(optional(schema), wrapped)).tool?.input as Record<string, unknown>;
+    expect(Object.keys(some)).toEqual(['liability', 'termination', 'summary']);
+    const quiet = `<clause>\nThis Agreement is written in English.\n</clause>`;
+    const nothing = analyze(requestFor(optional(schema), quiet)).tool?.input;
+    expect(nothing).toEqual({});
+    // Where the schema requires them, they stay.
+    expect(Object.keys(analyze(requestFor(schema, quiet)).tool?.input as object)).toHaveLength(4);
+  });
+
   it('answers 0 rather than null when the schema does not allow null', () => {
     const schema = {
       type: 'object',

@@ -108,10 +108,10 @@ const USAGE = { inputTokens: 900, outputTokens: 120 };
 
 function validAnswer(input: ConverseCommandInput): ConverseCommandOutput {
   const schema = input.toolConfig?.tools?.[0]?.toolSpec?.inputSchema?.json as {
-    properties: { assessments: { required: string[] } };
+    properties: { assessments: { properties: Record<string, unknown> } };
   };
   const assessments = Object.fromEntries(
-    schema.properties.assessments.required.map((id) => [id, { score: null, findings: [] }]),
+    Object.keys(schema.properties.assessments.properties).map((id) => [id, { score: null, findings: [] }]),
   );
   return {
     $metadata: {},

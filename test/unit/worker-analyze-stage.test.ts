@@ -96,10 +96,10 @@ function toolOutput(input: unknown): ConverseCommandOutput {
 /** A valid answer for whichever analyst the request is for: every category, not addressed. */
 function validAnswer(input: ConverseCommandInput): ConverseCommandOutput {
   const schema = input.toolConfig?.tools?.[0]?.toolSpec?.inputSchema?.json as {
-    properties: { assessments: { required: string[] } };
+    properties: { assessments: { properties: Record<string, unknown> } };
   };
   const assessments = Object.fromEntries(
-    schema.properties.assessments.required.map((id) => [id, { score: null, findings: [] }]),
+    Object.keys(schema.properties.assessments.properties).map((id) => [id, { score: null, findings: [] }]),
   );
   return toolOutput({ assessments, summary: 'Nothing in my categories.' });
 }

@@ -84,12 +84,12 @@ const checkpoint = {
 function validAnswer(input: ConverseCommandInput): ConverseCommandOutput {
   const schema = input.toolConfig?.tools?.[0]?.toolSpec?.inputSchema?.json as {
     properties: {
-      assessments: { required: string[] };
+      assessments: { properties: Record<string, unknown> };
       positions?: { properties: Record<string, { required: string[] }> };
     };
   };
   const assessments = Object.fromEntries(
-    schema.properties.assessments.required.map((id) => [id, { score: null, findings: [] }]),
+    Object.keys(schema.properties.assessments.properties).map((id) => [id, { score: null, findings: [] }]),
   );
   const positions = Object.fromEntries(
     Object.entries(schema.properties.positions?.properties ?? {}).map(([topic, p]) => [

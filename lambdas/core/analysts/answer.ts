@@ -51,6 +51,8 @@ export interface AnalystAnswer {
   readonly positions?: readonly PositionAnswer[];
 }
 
+const NOT_ADDRESSED = { score: null, findings: [] } as const;
+
 /**
  * Extracts, validates and locates an analyst's answer for a clause.
  *
@@ -92,8 +94,8 @@ export function parseAnswer(
   const issues: string[] = [];
   const assessments: Partial<Record<CategoryId, CategoryAssessment>> = {};
   for (const id of analyst.categories) {
-    const raw = parsed.data.assessments[id];
-    if (!raw) continue; // unreachable: the strict schema requires every category
+    // A category left out is one the clause does not address (the compact answer).
+    const raw = parsed.data.assessments[id] ?? NOT_ADDRESSED;
     if (raw.score === null && raw.findings.length > 0) {
       issues.push(
         `assessments.${id}: findings given with score null (not addressed); give a score or no findings`,
@@ -135,7 +137,7 @@ export function parseAnswer(
     analystId: analyst.id,
     clauseId: clause.id,
     assessments,
-    summary: parsed.data.summary,
+    summary: parsed.data.summary ?? '',
     ...(positions ? { positions } : {}),
   };
 }

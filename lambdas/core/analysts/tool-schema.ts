@@ -24,8 +24,8 @@ export const TOOL_NAME = 'record_assessment';
 export const ANSWER_LIMITS = {
   maxFindings: 5,
   maxQuoteChars: 300,
-  maxRationaleChars: 500,
-  maxSummaryChars: 400,
+  maxRationaleChars: 300,
+  maxSummaryChars: 240,
   /** Quotes a position's rung rests on. */
   maxPositionQuotes: 3,
   /** Edits of one proposed redline. */
@@ -71,10 +71,15 @@ export interface RawPositionAnswer {
   readonly redline: { readonly target: RungValue; readonly edits: readonly RawEdit[] } | null;
 }
 
-/** The tool input of `record_assessment`, once it passed {@link answerSchema}. */
+/**
+ * The tool input of `record_assessment`, once it passed {@link answerSchema}. A category the
+ * clause does not address may be left out of `assessments` (it reads as score null), and the
+ * summary with it when none is addressed: most calls find nothing, and every output token is
+ * paid for, so "nothing here" is `{"assessments":{}}`.
+ */
 export interface RawAnswer {
   readonly assessments: Readonly<Partial<Record<CategoryId, RawCategoryAssessment>>>;
-  readonly summary: string;
+  readonly summary?: string;
   /** With a playbook: one answer per position of the analyst's categories, by topic. */
   readonly positions?: Readonly<Record<string, RawPositionAnswer>>;
 }
@@ -230,19 +235,22 @@ export function answerJsonSchema(analyst: Pick<PanelAnalyst, 'categories' | 'pla
     properties: {
       assessments: {
         type: 'object',
-        description: 'One entry per assigned risk category, keyed by the category id.',
+        description:
+          'Only the assigned risk categories the clause addresses, keyed by the category id; leave out a ' +
+          'category it does not address, and give {} when it addresses none.',
         properties: Object.fromEntries(analyst.categories.map((id) => [id, categoryJsonSchema(id)])),
-        required: [...analyst.categories],
         additionalProperties: false,
       },
       summary: {
         type: 'string',
         maxLength: ANSWER_LIMITS.maxSummaryChars,
-        description: "The clause's main risk in your categories, in plain language for a lawyer.",
+        description:
+          "The clause's main risk in your categories, in plain language for a lawyer; left out when " +
+          'assessments is empty.',
       },
       ...(analyst.playbook ? { positions: positionsJsonSchema(analyst.playbook) } : {}),
     },
-    required: ['assessments', 'summary', ...(analyst.playbook ? ['positions'] : [])],
+    required: ['assessments', ...(analyst.playbook ? ['positions'] : [])],
     additionalProperties: false,
   };
 }
@@ -281,8 +289,9 @@ function buildToolConfig(analyst: Pick<PanelAnalyst, 'categories' | 'playbook'>)
         toolSpec: {
           name: TOOL_NAME,
           description:
-            'Record your assessment of the clause: for each assigned risk category a score (null when the ' +
-            'clause does not address it) with verbatim quotes from the clause as evidence, and a short summary' +
+            'Record your assessment of the clause: for each assigned risk category the clause addresses a ' +
+            'score with verbatim quotes from the clause as evidence, and a short summary (nothing for a ' +
+            'clause that addresses none)' +
             (analyst.playbook
               ? '; and for each playbook position the rung the clause reaches, with quotes and, below the standard, a redline.'
               : '.'),
@@ -334,7 +343,8 @@ const playbookAnswerSchemas = new WeakMap<AnalystPlaybook, z.ZodType<RawAnswer>>
 
 /**
  * The zod schema matching {@link answerJsonSchema}, for validating the model's tool input.
- * Strict objects, so a missing or an extra category (or position) is an error.
+ * Strict objects, so a category (or position) the analyst was not given is an error; a category
+ * left out is one the clause does not address.
  */
 export function answerSchema(analyst: Pick<PanelAnalyst, 'categories' | 'playbook'>): z.ZodType<RawAnswer> {
   const { playbook } = analyst;
@@ -344,9 +354,9 @@ export function answerSchema(analyst: Pick<PanelAnalyst, 'categories' | 'playboo
   if (!schema) {
     schema = z.strictObject({
       assessments: z.strictObject(
-        Object.fromEntries(analyst.categories.map((id) => [id, categoryAssessmentSchema])),
+        Object.fromEntries(analyst.categories.map((id) => [id, categoryAssessmentSchema.optional()])),
       ),
-      summary: z.string().max(ANSWER_LIMITS.maxSummaryChars),
+      summary: z.string().max(ANSWER_LIMITS.maxSummaryChars).optional(),
       ...(playbook
         ? {
             positions: z.strictObject(
