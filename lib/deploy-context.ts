@@ -277,7 +277,7 @@ function parseModels(value: unknown, scope: IConstruct | undefined): ModelIds {
       throw new DeployContextError(
         'models',
         value,
-        `must be JSON like '{"primary":"us.anthropic.claude-haiku-4-5-20251001-v1:0"}'; got '${value}'`,
+        `must be JSON like '{"primary":"us.anthropic.claude-haiku-5-5"}'; got '${value}'`,
         { cause: error, scope },
       );
     }
@@ -333,7 +333,7 @@ function parseModels(value: unknown, scope: IConstruct | undefined): ModelIds {
  * object (from cdk.json), checked by the one rule of model budgets (model-budgets.ts).
  */
 function parseModelBudgets(value: unknown, scope: IConstruct | undefined): ModelBudgets {
-  const example = `'{"us.anthropic.claude-haiku-4-5-20251001-v1:0":{"tokensPerMinute":2000000,"requestsPerMinute":500}}'`;
+  const example = `'{"us.anthropic.claude-haiku-5-5":{"tokensPerMinute":2000000,"requestsPerMinute":500}}'`;
   const refuse = (message: string, cause?: unknown) =>
     new DeployContextError('modelBudgets', value, message, { scope, ...(cause ? { cause } : {}) });
   let parsed: unknown = value;

@@ -133,6 +133,9 @@ const minutes = (m: number) =>
 export function raiseAdvice(row: LimitRow): string {
   const model = /, (anthropic\.[^ ]+)$/.exec(row.limit)?.[1];
   const spec = model ? BEDROCK_QUOTAS[model] : undefined;
+  if (spec && !spec.tokensCode) {
+    return `request an increase of "Cross-Region InvokeModel tokens per minute for ${spec.name}" (Service Quotas, Amazon Bedrock; its figures here are assumed, Claude Haiku 4.5's defaults: check the applied value there first)`;
+  }
   if (spec && row.limit.startsWith('Bedrock tokens/min')) {
     return `request a Cross-Region tokens-per-minute increase for ${spec.name} (Service Quotas, bedrock ${spec.tokensCode}; its requests-per-minute quota can be raised in the same request)`;
   }

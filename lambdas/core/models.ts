@@ -25,6 +25,11 @@ export interface ModelPrice {
   readonly cacheReadPer1k: number;
   /** Input tokens written to the prompt cache (5-minute entries). */
   readonly cacheWritePer1k: number;
+  /**
+   * A long prompt's price: a request whose prompt (input, cache reads and cache writes together)
+   * is over `aboveTokens` is billed whole at these rates.
+   */
+  readonly longPrompt?: { readonly aboveTokens: number } & Omit<ModelPrice, 'longPrompt'>;
 }
 
 /** One model the pipeline can call. */
@@ -40,6 +45,19 @@ export interface ModelSpec {
   readonly cacheMinTokens?: number;
   /** The model refuses `temperature` and `topP` in one request. */
   readonly samplingExclusive: boolean;
+  /** The model refuses `temperature` (and `topP`) altogether: the request leaves them out. */
+  readonly samplingRefused?: boolean;
+  /**
+   * The model thinks unless told not to. A forced tool call cannot be combined with thinking, so
+   * the request turns it off (`additionalModelRequestFields.thinking`).
+   */
+  readonly thinksByDefault?: boolean;
+  /**
+   * Characters of English prose per token in the model's tokenizer: 4 for the Claude 4
+   * generation, about 3.1 for Claude Haiku 5.5, whose tokenizer counts the same text into about
+   * 30 % more tokens.
+   */
+  readonly charsPerToken: number;
   /**
    * Quota tokens one output token costs against the model's tokens per minute once the call
    * ends: 5 for Claude 3.7 Sonnet and the Claude 4 generation, 1 for most others
@@ -51,8 +69,12 @@ export interface ModelSpec {
 const US = ['us-east-1', 'us-east-2', 'us-west-2'] as const;
 const EU = ['eu-central-1', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-3'] as const;
 
-/** A list price per million tokens with the geographic profile's 10% on top, per 1,000 tokens in µ$. */
-const geographic = (usdPerMillion: number): number => Math.round(usdPerMillion * 1100);
+/**
+ * A list price per million tokens with the geographic profile's 10% on top, per 1,000 tokens in
+ * µ$, to a tenth of a µ$ ($0.125 a million is 137.5 µ$ per 1,000 through `us.`); a call's cost is
+ * still rounded up to a whole µ$.
+ */
+const geographic = (usdPerMillion: number): number => Math.round(usdPerMillion * 11_000) / 10;
 
 /**
  * Claude Haiku 4.5: ACTIVE, "EOL no sooner than 10/1/2026" on its card; list prices $1 in, $5
@@ -72,6 +94,7 @@ const HAIKU_4_5 = {
   cacheMinTokens: 4096,
   samplingExclusive: true,
   outputBurndown: 5,
+  charsPerToken: 4,
 } as const;
 
 /**
@@ -93,6 +116,7 @@ const SONNET_4_5 = {
   cacheMinTokens: 1024,
   samplingExclusive: true,
   outputBurndown: 5,
+  charsPerToken: 4,
 } as const;
 
 /**
@@ -113,11 +137,52 @@ const SONNET_4_6 = {
   cacheMinTokens: 2048,
   samplingExclusive: true,
   outputBurndown: 5,
+  charsPerToken: 4,
+} as const;
+
+/**
+ * Claude Haiku 5.5: Anthropic's current Haiku, released 2026-10-07 ("Latest" on
+ * https://platform.claude.com/docs/en/models/haiku-5-5/overview, where Haiku 4.5 is now "Legacy …
+ * consider migrating to Claude Haiku 5.5"). Bedrock serves it as `anthropic.claude-haiku-5-5`
+ * (Anthropic's migration guide, "Use the Claude Haiku 5.5 model ID": Amazon Bedrock
+ * `anthropic.claude-haiku-5-5`, https://platform.claude.com/docs/en/models/haiku-5-5/migration-guide)
+ * through its `global.`, `us.`, `eu.`, `au.` and `jp.` profiles only, ACTIVE with EOL no sooner
+ * than 2027-10-07 (model card:
+ * https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-haiku-5-5.html).
+ * List prices per million tokens for prompts up to 100,000 tokens: $0.10 in, $0.50 out, $0.125
+ * cache write (5 minutes), $0.01 cache read; a longer prompt is billed whole at $0.50, $2.50,
+ * $0.625 and $0.05 (the overview's pricing block); through `us.`/`eu.` 10% more. Cache checkpoints
+ * of at least 512 tokens. The migration guide's checklist: no `temperature`, `top_p` or `top_k`;
+ * adaptive thinking on unless disabled; about 30% more tokens for the same text.
+ */
+const HAIKU_5_5 = {
+  foundationModelId: 'anthropic.claude-haiku-5-5',
+  price: {
+    inputPer1k: geographic(0.1),
+    outputPer1k: geographic(0.5),
+    cacheReadPer1k: geographic(0.01),
+    cacheWritePer1k: geographic(0.125),
+    longPrompt: {
+      aboveTokens: 100_000,
+      inputPer1k: geographic(0.5),
+      outputPer1k: geographic(2.5),
+      cacheReadPer1k: geographic(0.05),
+      cacheWritePer1k: geographic(0.625),
+    },
+  },
+  cacheMinTokens: 512,
+  samplingExclusive: true,
+  samplingRefused: true,
+  thinksByDefault: true,
+  outputBurndown: 5,
+  charsPerToken: 4 / 1.3,
 } as const;
 
 /** Every model with a price, by the id Converse is called with. */
 export const MODELS: Readonly<Record<string, ModelSpec>> = Object.fromEntries(
   [
+    { id: 'us.anthropic.claude-haiku-5-5', profileRegions: US, ...HAIKU_5_5 },
+    { id: 'eu.anthropic.claude-haiku-5-5', profileRegions: EU, ...HAIKU_5_5 },
     { id: 'us.anthropic.claude-haiku-4-5-20251001-v1:0', profileRegions: US, ...HAIKU_4_5 },
     { id: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0', profileRegions: EU, ...HAIKU_4_5 },
     { id: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', profileRegions: US, ...SONNET_4_5 },
@@ -128,11 +193,11 @@ export const MODELS: Readonly<Record<string, ModelSpec>> = Object.fromEntries(
 );
 
 /**
- * Default primary model of the analysts: Claude Haiku 4.5 through the US cross-region profile,
- * the fast, current Claude model that calls tools reliably at a price fit for thousands of
- * calls per contract.
+ * Default primary model of the analysts: Claude Haiku 5.5 through the US cross-region profile,
+ * the current Haiku, which calls tools reliably at a tenth of Haiku 4.5's price: a contract's
+ * thousands of calls cost cents, not dollars.
  */
-export const PRIMARY_MODEL_ID = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+export const PRIMARY_MODEL_ID = 'us.anthropic.claude-haiku-5-5';
 
 /**
  * Default fallback after repeated throttling of the primary: Claude Sonnet 4.6, the newest ACTIVE
@@ -182,17 +247,20 @@ export interface TokenUsage {
 }
 
 /**
- * Cost of a call in micro-dollars, each part rounded up so that estimates never undershoot.
+ * Cost of a call in micro-dollars, each part rounded up so that estimates never undershoot; a
+ * prompt over the model's long-prompt threshold is priced whole at its long-prompt rates.
  *
  * @example
- * costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 }); // 1100 + 1100 = 2200
+ * costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 }); // 110 + 110 = 220
  */
 export function costOf(
   modelId: string,
   usage: TokenUsage,
   prices: Readonly<Record<string, ModelPrice>> = MODEL_PRICES,
 ): number {
-  const p = priceOf(modelId, prices);
+  const listed = priceOf(modelId, prices);
+  const prompt = usage.inputTokens + (usage.cacheReadInputTokens ?? 0) + (usage.cacheWriteInputTokens ?? 0);
+  const p = listed.longPrompt && prompt > listed.longPrompt.aboveTokens ? listed.longPrompt : listed;
   const part = (tokens: number | undefined, per1k: number) => Math.ceil(((tokens ?? 0) * per1k) / 1000);
   return (
     part(usage.inputTokens, p.inputPer1k) +
@@ -200,6 +268,14 @@ export function costOf(
     part(usage.cacheReadInputTokens, p.cacheReadPer1k) +
     part(usage.cacheWriteInputTokens, p.cacheWritePer1k)
   );
+}
+
+/**
+ * The tokens `chars` characters of English prose come to in the model's tokenizer, as the
+ * estimates count them; a model without an entry is taken at four characters a token.
+ */
+export function tokensOf(modelId: string, chars: number): number {
+  return Math.ceil(chars / (MODELS[modelId]?.charsPerToken ?? 4));
 }
 
 /**

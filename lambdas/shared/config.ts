@@ -98,7 +98,7 @@ const schema = z.object({
       }
     }),
   /**
-   * Per-model budgets shared by every worker, JSON: `{"us.anthropic.claude-haiku-4-5-20251001-v1:0":
+   * Per-model budgets shared by every worker, JSON: `{"us.anthropic.claude-haiku-5-5":
    * {"tokensPerMinute": 5000000, "requestsPerMinute": 10000}}` (the account's Bedrock quotas for
    * the model); a model not named is unlimited.
    */

@@ -53,6 +53,12 @@
  * API). Tests set any lifecycle they need through the plan's `catalogue.lifecycle`.
  */
 
+/**
+ * Tokens of `chars` characters in a tokenizer of `charsPerToken` characters a token (4 for the
+ * Claude 4 generation; Claude Haiku 5.5's counts the same text into about 30 % more).
+ */
+export const tokensFor = (chars: number, charsPerToken = 4): number => Math.ceil(chars / charsPerToken);
+
 /** How a model may be invoked, as `inferenceTypesSupported` reports it. */
 export type InferenceType = 'ON_DEMAND' | 'INFERENCE_PROFILE' | 'PROVISIONED';
 
@@ -108,6 +114,15 @@ export interface CatalogueModel {
    * https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html).
    */
   readonly temperatureTopPExclusive: boolean;
+  /** True when the model refuses `temperature` and `topP` altogether (Claude Haiku 5.5). */
+  readonly samplingRefused?: boolean;
+  /**
+   * True when the model thinks unless the request turns it off
+   * (`additionalModelRequestFields.thinking.type` `disabled`): Claude Haiku 5.5's adaptive thinking.
+   */
+  readonly thinksByDefault?: boolean;
+  /** Characters of English prose a token in the model's tokenizer; 4 when absent. */
+  readonly charsPerToken?: number;
   /**
    * Quota tokens each output token costs against tokens per minute: 5 for Claude 3.7 Sonnet and
    * the Claude 4 generation, 1 when absent
@@ -142,6 +157,28 @@ const TEXT = ['TEXT'] as const;
 
 /** The catalogue as of November 2026. Order is the order ListFoundationModels returns. */
 export const DEFAULT_CATALOGUE: readonly CatalogueModel[] = [
+  {
+    // Claude Haiku 5.5 (2026-10-07): profiles only (global, us, eu; au and jp are not modelled),
+    // caching from 512 tokens, no sampling parameters, adaptive thinking unless disabled, a
+    // tokenizer that counts about 30 % more tokens (sources in lambdas/core/models.ts).
+    modelId: 'anthropic.claude-haiku-5-5',
+    modelName: 'Claude Haiku 5.5',
+    providerName: 'Anthropic',
+    inputModalities: TEXT_IMAGE,
+    outputModalities: TEXT,
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: ['INFERENCE_PROFILE'],
+    lifecycle: { status: 'ACTIVE', startOfLifeTime: '2026-10-07T00:00:00Z' },
+    profiles: { us: US_PROFILE_REGIONS, eu: EU_PROFILE_REGIONS, global: [] },
+    toolUse: true,
+    promptCaching: CLAUDE_CACHING(512),
+    temperatureTopPExclusive: true,
+    samplingRefused: true,
+    thinksByDefault: true,
+    charsPerToken: 4 / 1.3,
+    outputBurndown: 5,
+  },
   {
     modelId: 'anthropic.claude-haiku-4-5-20251001-v1:0',
     modelName: 'Claude Haiku 4.5',

@@ -4,6 +4,7 @@
  * once and spliced into the response body, since this runs on every call.
  */
 import type { MalformedAccountingKind } from './accounting.js';
+import { tokensFor } from './catalogue.js';
 import type { ConverseRequest } from './converse-request.js';
 import type { MalformedKind, PlannedStopReason } from './fault-plan.js';
 import { analyze } from './heuristic-analyst.js';
@@ -60,6 +61,8 @@ export interface PreparedAnswer {
   readonly canonicalToolConfig?: string;
   /** The request forces a tool (`toolChoice` `tool` or `any`): the answer is the tool call alone. */
   readonly forcedTool: boolean;
+  /** The model's tokenizer: characters a token. */
+  readonly charsPerToken: number;
 }
 
 /** The answer as it will be sent. */
@@ -73,8 +76,6 @@ export interface FinalAnswer {
   /** Set when the request carried cachePoint blocks; inputTokens then excludes these tokens. */
   readonly cache?: CacheUse;
 }
-
-const tokensFor = (chars: number): number => Math.ceil(chars / 4);
 
 function blockChars(blocks: readonly Record<string, unknown>[] | undefined): number {
   let chars = 0;
@@ -115,6 +116,7 @@ export function prepareAnswer(
   toolUseId: string,
   annotate = false,
   analyst?: OfflineAnalystName,
+  charsPerToken = 4,
 ): PreparedAnswer {
   let chars = 0;
   for (const message of request.messages) chars += blockChars(message.content);
@@ -131,12 +133,13 @@ export function prepareAnswer(
   return {
     analysis,
     toolUseId,
-    inputTokens: tokensFor(chars),
+    inputTokens: tokensFor(chars, charsPerToken),
     contentJson,
-    naturalOutputTokens: tokensFor(contentJson.length),
+    naturalOutputTokens: tokensFor(contentJson.length, charsPerToken),
     maxTokens: request.inferenceConfig?.maxTokens,
     canonicalToolConfig: tools?.canonical,
     forcedTool,
+    charsPerToken,
   };
 }
 
@@ -151,8 +154,8 @@ export function estimatedTokens(prepared: PreparedAnswer): number {
 }
 
 /** Text-only content holding a prefix of `json` that fits within `maxTokens`. */
-function truncatedContent(json: string, maxTokens: number, label: string): string {
-  const budget = maxTokens * 4;
+function truncatedContent(json: string, maxTokens: number, label: string, charsPerToken: number): string {
+  const budget = Math.floor(maxTokens * charsPerToken);
   let length = Math.max(0, budget - label.length - 16);
   let content = JSON.stringify([{ text: `${label}\n${json.slice(0, length)}` }]);
   while (content.length > budget && length > 0) {
@@ -190,11 +193,11 @@ export function finishAnswer(
     contentJson = JSON.stringify(contentOf(analysis, toolUseId, prepared.forcedTool));
     malformed = kind;
   }
-  let outputTokens = tokensFor(contentJson.length);
+  let outputTokens = tokensFor(contentJson.length, prepared.charsPerToken);
   if (maxTokens !== undefined && outputTokens > maxTokens) {
     // The model ran out of room mid-answer: the tool call never completed.
     const payload = analysis.tool ? JSON.stringify(analysis.tool.input) : analysis.text;
-    contentJson = truncatedContent(payload, maxTokens, analysis.label);
+    contentJson = truncatedContent(payload, maxTokens, analysis.label, prepared.charsPerToken);
     stopReason = 'max_tokens';
     outputTokens = maxTokens;
     malformed = 'maxTokens';
@@ -227,6 +230,7 @@ function forcedStop(prepared: PreparedAnswer, reason: PlannedStopReason): FinalA
           payload.slice(0, Math.ceil(payload.length * 0.6)),
           shown,
           prepared.analysis.label,
+          prepared.charsPerToken,
         ),
         stopReason: 'max_tokens',
         inputTokens,
@@ -236,7 +240,12 @@ function forcedStop(prepared: PreparedAnswer, reason: PlannedStopReason): FinalA
     }
     case 'refusal': {
       const contentJson = text(REFUSAL_TEXT);
-      return { contentJson, stopReason: 'refusal', inputTokens, outputTokens: tokensFor(contentJson.length) };
+      return {
+        contentJson,
+        stopReason: 'refusal',
+        inputTokens,
+        outputTokens: tokensFor(contentJson.length, prepared.charsPerToken),
+      };
     }
     case 'content_filtered':
       return {

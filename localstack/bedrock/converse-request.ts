@@ -28,6 +28,8 @@ export interface ConverseRequest {
     tools: Tool[];
     toolChoice?: { tool?: { name: string }; any?: object; auto?: object };
   };
+  /** Model-specific fields passed through to the model (e.g. Claude's `thinking`). */
+  additionalModelRequestFields?: Record<string, unknown>;
 }
 
 /** Either the request or the reason it is invalid. */

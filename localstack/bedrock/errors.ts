@@ -130,6 +130,25 @@ export const MODEL_MESSAGES = {
    * only one (Claude 4.5 generation,
    * https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html).
    */
+  /**
+   * ValidationException (400) for `temperature` sent to a Claude model that takes no sampling
+   * parameters (Claude Haiku 5.5 per Anthropic's migration guide; the wording as Bedrock answers
+   * it for Claude Opus 4.7 and Opus 5: github.com/zeroclaw-labs/zeroclaw/issues/6095,
+   * github.com/promptfoo/promptfoo/issues/10307, github.com/DayuanJiang/next-ai-draw-io/issues/861).
+   */
+  temperatureRefused: 'The model returned the following errors: `temperature` is deprecated for this model.',
+  /** The same for `topP` (`top_p` on the model's side). */
+  topPRefused: 'The model returned the following errors: `top_p` is deprecated for this model.',
+  /**
+   * ValidationException (400) for a forced tool call (`toolChoice` `tool` or `any`) while the
+   * model would think: "When using extended thinking with tool use, tool_choice any/tool are not
+   * supported and will result in an error"
+   * (https://platform.claude.com/docs/en/build-with-claude/extended-thinking); the message as the
+   * model returns it, quoted in many client fixes (e.g. the Anthropic SDK users collected under
+   * "Thinking may not be enabled when tool_choice forces tool use").
+   */
+  thinkingWithForcedTool:
+    'The model returned the following errors: Thinking may not be enabled when tool_choice forces tool use.',
   temperatureWithTopP:
     'The model returned the following errors: `temperature` and `top_p` cannot both be specified for this model. Please use only one.',
   /**

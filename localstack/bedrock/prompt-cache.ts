@@ -18,7 +18,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { canonicalJson } from './accounting.js';
-import type { PromptCachingSpec } from './catalogue.js';
+import { type PromptCachingSpec, tokensFor } from './catalogue.js';
 import type { ConverseRequest } from './converse-request.js';
 
 /** Default cache entry lifetime, reset on every hit. */
@@ -42,8 +42,6 @@ export interface CacheUse {
   /** TTL of the written entries, when any were written. */
   readonly writeTtl?: '5m' | '1h';
 }
-
-const tokensFor = (chars: number): number => Math.ceil(chars / 4);
 
 const isCachePoint = (block: unknown): block is { cachePoint: { ttl?: unknown } } =>
   typeof block === 'object' && block !== null && 'cachePoint' in block;
@@ -79,6 +77,7 @@ export function cacheCheckpoints(
   request: ConverseRequest,
   modelKey: string,
   spec: PromptCachingSpec,
+  charsPerToken = 4,
 ): CacheCheckpoint[] {
   const hash: Hash = createHash('sha256').update(modelKey);
   const checkpoints: CacheCheckpoint[] = [];
@@ -86,7 +85,7 @@ export function cacheCheckpoints(
   let lastCounted = 0;
   const mark = (block: { cachePoint: { ttl?: unknown } }, field: CacheCheckpoint['field']): void => {
     if (!spec.fields.includes(field)) return;
-    const tokens = tokensFor(chars);
+    const tokens = tokensFor(chars, charsPerToken);
     if (tokens - lastCounted < spec.minTokensPerCheckpoint) return;
     lastCounted = tokens;
     const ttl = block.cachePoint.ttl === '1h' ? '1h' : '5m';

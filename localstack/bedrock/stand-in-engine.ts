@@ -44,6 +44,7 @@ import {
 } from './fault-plan.js';
 import type { OfflineAnalystName } from './heuristic-types.js';
 import { sampleLatencyMs } from './latency.js';
+import { type Refusal, refuseRequest } from './model-rules.js';
 import { offlineAnalyst } from './offline-analysts.js';
 import { type CacheUse, cacheCheckpoints, hasCachePoints, PromptCache } from './prompt-cache.js';
 import { createRandom, type Random, randomUuid } from './random.js';
@@ -93,10 +94,6 @@ const ID_STREAM_SALT = 0x5bd1e995;
 const TOOL_USE_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /** A catalogue refusal: an error name and Bedrock's message. */
-interface Refusal {
-  name: BedrockErrorName;
-  message: string;
-}
 
 function hasRates(rates: Readonly<Record<string, number | undefined>>): boolean {
   for (const key in rates) if (rates[key]) return true;
@@ -275,11 +272,13 @@ export class StandInEngine {
     const forced: PlannedStopReason | undefined = hasRates(plan.stopReasons)
       ? pick(PLANNED_STOP_REASONS, plan.stopReasons, random.next())
       : undefined;
+    const charsPerToken = resolved?.model.charsPerToken ?? 4;
     const prepared = prepareAnswer(
       request,
       this.toolUseId(),
       kind === 'schemaViolation' || kind === 'badQuote',
       this.analyst,
+      charsPerToken,
     );
     const admission = this.capacityFor(modelId).tryAdmit(plan.capacity, estimatedTokens(prepared));
     if (!admission.admitted) {
@@ -318,7 +317,7 @@ export class StandInEngine {
     const cache: CacheUse | undefined =
       cachePoints && resolved?.model.promptCaching
         ? this.promptCache.use(
-            cacheCheckpoints(request, resolved.model.modelId, resolved.model.promptCaching),
+            cacheCheckpoints(request, resolved.model.modelId, resolved.model.promptCaching, charsPerToken),
           )
         : cachePoints
           ? { cacheReadInputTokens: 0, cacheWriteInputTokens: 0 }
@@ -398,7 +397,7 @@ export class StandInEngine {
     const request = parsed.request;
     const cachePoints = hasCachePoints(request);
     const requestRefusal =
-      enforce && resolved ? this.refuseRequest(resolved.model, request, cachePoints) : undefined;
+      enforce && resolved ? refuseRequest(resolved.model, request, cachePoints) : undefined;
     if (requestRefusal) return { ok: false, modelId, refusal: requestRefusal };
     return { ok: true, modelId, request, resolved, cachePoints };
   }
@@ -430,26 +429,6 @@ export class StandInEngine {
     }
     if (!model.inferenceTypesSupported.includes('ON_DEMAND')) {
       return { name: 'ValidationException', message: MODEL_MESSAGES.onDemandUnsupported(model.modelId) };
-    }
-    return undefined;
-  }
-
-  /**
-   * What Bedrock refuses in a valid body for this model: temperature with topP where the model
-   * allows only one, and cachePoint blocks for a model without prompt caching (messages in
-   * errors.ts, with their sources).
-   */
-  private refuseRequest(
-    model: CatalogueModel,
-    request: ConverseRequest,
-    cachePoints: boolean,
-  ): Refusal | undefined {
-    const config = request.inferenceConfig;
-    if (model.temperatureTopPExclusive && config?.temperature !== undefined && config.topP !== undefined) {
-      return { name: 'ValidationException', message: MODEL_MESSAGES.temperatureWithTopP };
-    }
-    if (cachePoints && !model.promptCaching) {
-      return { name: 'ValidationException', message: MODEL_MESSAGES.promptCachingUnsupported };
     }
     return undefined;
   }

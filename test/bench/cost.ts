@@ -98,7 +98,7 @@ export async function runCostBench(
     for (const analyst of ANALYSTS) {
       for (const clause of doc.clauses) {
         const input = buildConverseInput(analyst, clause, { modelId: analyst.modelId });
-        bareTokens += estimatedTokens(inputChars(input, false));
+        bareTokens += estimatedTokens(inputChars(input, false), analyst.modelId);
       }
     }
     return {

@@ -167,7 +167,7 @@ describe('AlertsTopic and DeadLetterAlarms', () => {
 describe('model ids', () => {
   it('default to current Claude models through US cross-region inference profiles', () => {
     expect(resolveModelIds()).toEqual({
-      primary: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
+      primary: 'us.anthropic.claude-haiku-5-5',
       fallback: 'us.anthropic.claude-sonnet-4-6',
       perAnalyst: {},
     });

@@ -509,7 +509,7 @@ describe('Bedrock lifecycle reads', () => {
       const resources = asArray(statement.Resource).map(render).sort();
       if (action === 'bedrock:GetFoundationModel') {
         expect(resources).toEqual(
-          ['anthropic.claude-haiku-4-5-20251001-v1:0', 'anthropic.claude-sonnet-4-6'].map(
+          ['anthropic.claude-haiku-5-5', 'anthropic.claude-sonnet-4-6'].map(
             (id) => `arn:\${AWS::Partition}:bedrock:\${AWS::Region}::foundation-model/${id}`,
           ),
         );

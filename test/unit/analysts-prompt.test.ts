@@ -61,6 +61,19 @@ function userText(input: ReturnType<typeof buildConverseInput>, message = 0): st
   return input.messages?.[message]?.content?.[0]?.text ?? '';
 }
 
+describe('the request as each model takes it', () => {
+  it('sends Claude Haiku 5.5 no temperature and turns its thinking off; Haiku 4.5 and Sonnet 4.6 get temperature 0', () => {
+    const haiku55 = buildConverseInput(analyst, clause, { modelId: PRIMARY_MODEL_ID });
+    expect(haiku55.inferenceConfig).toEqual({ maxTokens: analyst.maxTokens });
+    expect(haiku55.additionalModelRequestFields).toEqual({ thinking: { type: 'disabled' } });
+    for (const modelId of ['us.anthropic.claude-haiku-4-5-20251001-v1:0', FALLBACK_MODEL_ID]) {
+      const input = buildConverseInput(analyst, clause, { modelId });
+      expect(input.inferenceConfig).toEqual({ maxTokens: analyst.maxTokens, temperature: 0 });
+      expect(input.additionalModelRequestFields).toBeUndefined();
+    }
+  });
+});
+
 describe('buildConverseInput', () => {
   it('is deterministic: the same inputs give deep-equal requests', () => {
     const options = { modelId: PRIMARY_MODEL_ID, documentTitle: 'Distributor Agreement' };
@@ -222,8 +235,11 @@ describe('the parts every call of a document shares', () => {
     ] as const) {
       expect(prefix(a, modelId)).toBe(fresh(a, modelId));
     }
-    // The filler from the rest of the contract is cut to what each one's cache minimum needs.
-    expect(new Set([prefix(analyst, PRIMARY_MODEL_ID), prefix(other, PRIMARY_MODEL_ID)]).size).toBe(2);
+    // The filler from the rest of the contract is cut to what each one's cache minimum needs (Claude
+    // Haiku 4.5's 4,096 tokens need some; Haiku 5.5's 512 none).
+    const haiku45 = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+    expect(new Set([prefix(analyst, haiku45), prefix(other, haiku45)]).size).toBe(2);
+    expect(prefix(analyst, PRIMARY_MODEL_ID)).toBe(prefix(other, PRIMARY_MODEL_ID));
   });
 
   it('hands out one tool configuration per set of categories', () => {

@@ -23,10 +23,13 @@ import { selectAnalysts } from '../../lambdas/core/analysts/index.js';
 import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import { estimateJob, type JobEstimate, quoteJob } from '../../lambdas/core/intake/quote.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { topology } from '../../lib/topology.js';
 
 const HAIKU = 'anthropic.claude-haiku-4-5-20251001-v1:0';
 const PROFILE = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+/** The default primary model, Claude Haiku 5.5, whose quotas are assumed (no published codes). */
+const HAIKU_5_5 = 'anthropic.claude-haiku-5-5';
 const DIR = 'test/fixtures/contracts';
 const SMALL = join(DIR, 'GALACTICOMMTECHNOLOGIESINC_11_07_1997-EX-10_46-WEB_HOSTING_AGREEMENT.txt');
 const SAMPLE = join(DIR, 'BELLICUMPHARMACEUTICALS_INC_05_07_2019-EX-10_1-Supply_Agreement.txt');
@@ -139,8 +142,8 @@ describe('estimateJob, the quote and the plan: one walk over the requests', () =
     const context = findDocumentContext(doc.text, doc.clauses);
     const e = estimateJob(doc.clauses, analysts, context);
     expect(e.quote).toEqual(quoteJob(doc.clauses, analysts, context));
-    const l = e.loads[PROFILE];
-    expect(Object.keys(e.loads)).toEqual([PROFILE]);
+    const l = e.loads[PRIMARY_MODEL_ID];
+    expect(Object.keys(e.loads)).toEqual([PRIMARY_MODEL_ID]);
     expect(l?.calls).toBe(doc.clauses.length * analysts.length);
     expect(l?.cacheWriteInputTokens).toBeGreaterThan(0);
     expect(l?.cacheReadInputTokens).toBeGreaterThan(l?.cacheWriteInputTokens ?? 0);
@@ -162,9 +165,10 @@ describe('clause-review plan', () => {
     expect(text).toMatch(/GALACTICOMM.*: 7 clauses, 77 calls, \$\d+\.\d\d expected/);
     expect(text).toMatch(/BELLICUM.*: 306 clauses, 3,366 calls/);
     expect(text).toContain('Limits (AWS default quotas (--defaults)), slowest first:');
-    expect(text).toContain(`Binding: Bedrock tokens/min, ${HAIKU}.`);
+    expect(text).toContain(`Binding: Bedrock tokens/min, ${HAIKU_5_5}.`);
+    expect(text).toContain('at 5,000,000 tokens/min (assumed)');
     expect(text).toMatch(
-      /Raise first: request a Cross-Region tokens-per-minute increase for Anthropic Claude Haiku 4\.5/,
+      /Raise first: request an increase of "Cross-Region InvokeModel tokens per minute for Anthropic Claude Haiku 5\.5"/,
     );
   });
 
@@ -182,7 +186,7 @@ describe('clause-review plan', () => {
     );
     expect(out.plan.calls).toBe((7 + 306) * 2);
     expect(out.plan.expectedMicros).toBe(expected.reduce((s, e) => s + e.quote.expectedMicros, 0));
-    expect(out.limits).toEqual(defaultLimits([HAIKU], 'AWS default quotas (--defaults)'));
+    expect(out.limits).toEqual(defaultLimits([HAIKU_5_5], 'AWS default quotas (--defaults)'));
   });
 
   it('uses the defaults, saying why, when no AWS credentials are found', async () => {

@@ -108,7 +108,7 @@ describe('defaults stated in the docs', () => {
         /^\| Claude [^|]+\| `([a-z0-9.:-]+)`[^|]*\|[^|]+\| ([\d./ ]+) \| ([\d,]+)[^|]*\|$/gm,
       ),
     ];
-    expect(rows.length).toBe(3);
+    expect(rows.length).toBe(4);
     for (const [, foundationId, prices, minimum] of rows) {
       const spec = Object.values(MODELS).find((m) => m.foundationModelId === foundationId);
       expect(spec, `${foundationId} is not in lambdas/core/models.ts`).toBeDefined();
@@ -122,7 +122,7 @@ describe('defaults stated in the docs', () => {
       ]);
       expect(Number((minimum ?? '').replace(/,/g, ''))).toBe(spec?.cacheMinTokens);
     }
-    const primaryMinimum = claims(MODELS_PAGE, /\((\d[\d,]*) tokens for Haiku 4\.5/g);
+    const primaryMinimum = claims(MODELS_PAGE, /\((\d[\d,]*) tokens for Haiku 5\.5/g);
     expect(primaryMinimum.map((n) => Number(n.replace(/,/g, '')))).toEqual([
       MODELS[PRIMARY_MODEL_ID]?.cacheMinTokens,
     ]);

@@ -71,8 +71,9 @@ describe('the shared, cacheable prefix', () => {
   it('leaves the cachePoint out when even the whole document cannot reach the model minimum', async () => {
     const doc = await parsed(SMALL);
     const context = findDocumentContext(doc.text, doc.clauses);
+    // Claude Haiku 4.5 caches from 4,096 tokens, more than the small contract has.
     const input = buildConverseInput(at(ANALYSTS, 0), at(doc.clauses, 0), {
-      modelId: PRIMARY_MODEL_ID,
+      modelId: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
       context,
     });
     expect(input.messages?.[0]?.content?.[0]?.text).toContain('About the contract');
@@ -97,7 +98,7 @@ describe('the shared, cacheable prefix', () => {
 });
 
 function priceOfPrimary() {
-  return { inputPer1k: 1100, outputPer1k: 5500, cacheReadPer1k: 110, cacheWritePer1k: 1375 };
+  return { inputPer1k: 110, outputPer1k: 550, cacheReadPer1k: 11, cacheWritePer1k: 137.5 };
 }
 
 describe('the cost quote', () => {

@@ -15,6 +15,7 @@ import {
   modelSpec,
   PRIMARY_MODEL_ID,
   quotaTokens,
+  tokensOf,
   UnpricedModelError,
 } from '../../lambdas/core/models.js';
 import { ConfigError, loadConfig, panelModelsOf } from '../../lambdas/shared/config.js';
@@ -40,30 +41,34 @@ describe('the price table', () => {
 
   it('invokes the defaults through cross-region inference profiles', () => {
     expect(modelSpec(PRIMARY_MODEL_ID)).toMatchObject({
-      foundationModelId: 'anthropic.claude-haiku-4-5-20251001-v1:0',
+      foundationModelId: 'anthropic.claude-haiku-5-5',
       profileRegions: ['us-east-1', 'us-east-2', 'us-west-2'],
-      cacheMinTokens: 4096,
+      cacheMinTokens: 512,
+      samplingRefused: true,
+      thinksByDefault: true,
     });
     expect(modelSpec(FALLBACK_MODEL_ID)).toMatchObject({
       foundationModelId: 'anthropic.claude-sonnet-4-6',
       profileRegions: ['us-east-1', 'us-east-2', 'us-west-2'],
       cacheMinTokens: 2048,
     });
-    // Sonnet 4.5 stays priced for stacks deployed with it, at its own cache minimum.
+    // Haiku 4.5 and Sonnet 4.5 stay priced for stacks deployed with them, at their own cache minimums.
+    expect(modelSpec('us.anthropic.claude-haiku-4-5-20251001-v1:0').cacheMinTokens).toBe(4096);
     expect(modelSpec('us.anthropic.claude-sonnet-4-5-20250929-v1:0').cacheMinTokens).toBe(1024);
     expect(Object.keys(MODELS).some((id) => id.includes('claude-3-haiku'))).toBe(false);
   });
 
   it('bills cached input at the cache prices, each part rounded up', () => {
-    // Haiku 4.5 through the US profile: $1.10 in, $5.50 out, $0.11 cache read, $1.375 cache write
-    // per million tokens (the list prices of $1, $5, $0.10 and $1.25, and the profile's 10%).
-    expect(modelSpec(PRIMARY_MODEL_ID).price).toEqual({
-      inputPer1k: 1100,
-      outputPer1k: 5500,
-      cacheReadPer1k: 110,
-      cacheWritePer1k: 1375,
+    // Haiku 5.5 through the US profile: $0.11 in, $0.55 out, $0.011 cache read, $0.1375 cache
+    // write per million tokens (the list prices of $0.10, $0.50, $0.01 and $0.125, and the
+    // profile's 10%).
+    expect(modelSpec(PRIMARY_MODEL_ID).price).toMatchObject({
+      inputPer1k: 110,
+      outputPer1k: 550,
+      cacheReadPer1k: 11,
+      cacheWritePer1k: 137.5,
     });
-    expect(costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 })).toBe(1100 + 1100);
+    expect(costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, outputTokens: 200 })).toBe(110 + 110);
     expect(
       costOf(PRIMARY_MODEL_ID, {
         inputTokens: 100,
@@ -71,7 +76,31 @@ describe('the price table', () => {
         cacheReadInputTokens: 5000,
         cacheWriteInputTokens: 1,
       }),
-    ).toBe(110 + 1100 + 550 + 2);
+    ).toBe(11 + 110 + 55 + 1);
+    // Haiku 4.5: $1.10, $5.50, $0.11, $1.375.
+    expect(modelSpec('us.anthropic.claude-haiku-4-5-20251001-v1:0').price).toEqual({
+      inputPer1k: 1100,
+      outputPer1k: 5500,
+      cacheReadPer1k: 110,
+      cacheWritePer1k: 1375,
+    });
+  });
+
+  it('bills a prompt over 100,000 tokens whole at the long-prompt rates', () => {
+    // $0.50 in, $2.50 out, $0.05 cache read, $0.625 cache write per million, with the 10%.
+    const at = (prompt: number) => costOf(PRIMARY_MODEL_ID, { inputTokens: prompt, outputTokens: 1000 });
+    expect(at(100_000)).toBe(11_000 + 550);
+    expect(at(100_001)).toBe(Math.ceil((100_001 * 550) / 1000) + 2750);
+    // Cache reads count toward the prompt, and are then billed at the long rate too.
+    expect(
+      costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, cacheReadInputTokens: 100_000, outputTokens: 0 }),
+    ).toBe(550 + 5500);
+  });
+
+  it('turns the tokens of a text into the model tokenizer\'s count', () => {
+    expect(tokensOf('us.anthropic.claude-haiku-4-5-20251001-v1:0', 400)).toBe(100);
+    expect(tokensOf(PRIMARY_MODEL_ID, 400)).toBe(130);
+    expect(tokensOf('unknown.model', 400)).toBe(100);
   });
 
   it('counts quota tokens as Bedrock does: input and cache writes, output at the burndown, no cache reads', () => {

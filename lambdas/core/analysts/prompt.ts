@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { ContentBlock, ConverseCommandInput, Message } from '@aws-sdk/client-bedrock-runtime';
 import type { DocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
-import { MODELS } from '../models.js';
+import { MODELS, tokensOf } from '../models.js';
 import { categoryById } from './categories.js';
 import { type AnalystPlaybook, orderedPosition } from './positions.js';
 import type { AnalystDefinition } from './registry.js';
@@ -75,21 +75,31 @@ export function buildConverseInput(
       { role: 'user', content: [{ text: repairMessage(options.repair.error) }] },
     );
   }
+  const model = MODELS[options.modelId];
   return {
     modelId: options.modelId,
     system,
     messages,
-    inferenceConfig: { maxTokens: analyst.maxTokens, temperature: analyst.temperature },
+    // A model that refuses sampling parameters gets none (Claude Haiku 5.5 answers `temperature`
+    // with a ValidationException); one that thinks by default is told not to, because a forced
+    // tool call cannot be combined with thinking.
+    inferenceConfig: model?.samplingRefused
+      ? { maxTokens: analyst.maxTokens }
+      : { maxTokens: analyst.maxTokens, temperature: analyst.temperature },
     toolConfig,
+    ...(model?.thinksByDefault ? { additionalModelRequestFields: NO_THINKING } : {}),
   };
 }
 
-/** Tokens of text as Bedrock's Claude tokenizer counts English prose, about four characters each. */
-const CHARS_PER_TOKEN = 4;
+/** `additionalModelRequestFields` turning off a Claude model's thinking. */
+const NO_THINKING = { thinking: { type: 'disabled' } };
 
-/** The estimated tokens of `chars` characters of prompt text (the stand-in counts exactly this). */
-export function estimatedTokens(chars: number): number {
-  return Math.ceil(chars / CHARS_PER_TOKEN);
+/**
+ * The estimated tokens of `chars` characters of prompt text sent to `modelId`, in that model's
+ * tokenizer (the stand-in counts exactly this).
+ */
+export function estimatedTokens(chars: number, modelId: string): number {
+  return tokensOf(modelId, chars);
 }
 
 /** Characters of the tool definitions and system prompts, which every request sends first. */
@@ -180,7 +190,7 @@ function buildPrefix(
   };
   let text = build(parts);
   if (min === undefined) return { text, cacheable: false };
-  const target = Math.ceil(min * CACHE_MARGIN) * CHARS_PER_TOKEN - lead;
+  const target = Math.floor(Math.ceil(min * CACHE_MARGIN) * (MODELS[modelId]?.charsPerToken ?? 4)) - lead;
   if (text.length < target && context.more) {
     const need = target - text.length;
     const more = context.more.length <= need ? context.more : cutAtLine(context.more, need);

@@ -30,7 +30,7 @@ import {
 } from '../analysts/index.js';
 import { type DocumentContext, findDocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
-import { costOf } from '../models.js';
+import { costOf, tokensOf } from '../models.js';
 import {
   type ContractType,
   contractTypeFor,
@@ -42,8 +42,13 @@ import { type DocumentScreen, isScreened, shippedScreen } from '../screen/index.
 import type { CostQuote } from '../state/job.js';
 import type { JobOptions } from './job-options.js';
 
-/** Output tokens of an answer on the stand-in: a base plus a share per category scored and per position judged. */
-export const OUTPUT_TOKENS = { perCall: 80, perCategory: 50, perPosition: 40 } as const;
+/**
+ * Characters of an answer as calibrated on the stand-in's answers to the development set: the
+ * compact answer of a clause that addresses nothing (about 96 characters, the tool call's own
+ * wrapper included), a share per category for the few that are scored, and per position judged.
+ * The model's tokenizer turns them into tokens.
+ */
+export const OUTPUT_CHARS = { perCall: 96, perCategory: 12, perPosition: 160 } as const;
 
 /** What one model is expected to take for a job: calls and tokens, as the quote counts them. */
 export interface ModelLoad {
@@ -52,7 +57,7 @@ export interface ModelLoad {
   readonly inputTokens: number;
   readonly cacheReadInputTokens: number;
   readonly cacheWriteInputTokens: number;
-  /** Output tokens as calibrated ({@link OUTPUT_TOKENS}). */
+  /** Output tokens as calibrated ({@link OUTPUT_CHARS}). */
   readonly outputTokens: number;
 }
 
@@ -100,17 +105,19 @@ export function estimateJob(
       outputTokens: 0,
     };
     loads[modelId] = load;
-    const output =
-      OUTPUT_TOKENS.perCall +
-      OUTPUT_TOKENS.perCategory * analyst.categories.length +
-      OUTPUT_TOKENS.perPosition * (analyst.playbook?.positions.length ?? 0);
+    const output = tokensOf(
+      modelId,
+      OUTPUT_CHARS.perCall +
+        OUTPUT_CHARS.perCategory * analyst.categories.length +
+        OUTPUT_CHARS.perPosition * (analyst.playbook?.positions.length ?? 0),
+    );
     let prefixTokens: number | undefined;
     for (const clause of clauses) {
       if (!asks(clause.id, analyst.id)) continue;
       const input = buildConverseInput(analyst, clause, { modelId, ...(context ? { context } : {}) });
-      const all = estimatedTokens(inputChars(input, false));
+      const all = estimatedTokens(inputChars(input, false), modelId);
       const cached = input.messages?.[0]?.content?.some((b) => b.cachePoint) ?? false;
-      const prefix = cached ? estimatedTokens(inputChars(input, true)) : 0;
+      const prefix = cached ? estimatedTokens(inputChars(input, true), modelId) : 0;
       prefixTokens ??= prefix;
       expected += costOf(modelId, {
         inputTokens: all - prefix,

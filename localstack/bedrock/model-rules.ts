@@ -1,0 +1,52 @@
+/**
+ * What Bedrock refuses in a well-formed Converse body because of the model it names: sampling
+ * parameters where the model takes none, temperature with topP where it allows only one, a
+ * forced tool call to a model that thinks unless told not to, and cachePoint blocks for a model
+ * without prompt caching. The messages, with their sources, are in errors.ts.
+ */
+import type { CatalogueModel } from './catalogue.js';
+import type { ConverseRequest } from './converse-request.js';
+import { type BedrockErrorName, MODEL_MESSAGES } from './errors.js';
+
+/** A refusal: the error Bedrock answers with. */
+export interface Refusal {
+  name: BedrockErrorName;
+  message: string;
+}
+
+/** The refusal of `request` by `model`, or undefined when the model takes it. */
+export function refuseRequest(
+  model: CatalogueModel,
+  request: ConverseRequest,
+  cachePoints: boolean,
+): Refusal | undefined {
+  const config = request.inferenceConfig;
+  if (model.samplingRefused && config?.temperature !== undefined) {
+    return { name: 'ValidationException', message: MODEL_MESSAGES.temperatureRefused };
+  }
+  if (model.samplingRefused && config?.topP !== undefined) {
+    return { name: 'ValidationException', message: MODEL_MESSAGES.topPRefused };
+  }
+  if (model.temperatureTopPExclusive && config?.temperature !== undefined && config.topP !== undefined) {
+    return { name: 'ValidationException', message: MODEL_MESSAGES.temperatureWithTopP };
+  }
+  if (model.thinksByDefault && forcesToolUse(request) && !thinkingDisabled(request)) {
+    return { name: 'ValidationException', message: MODEL_MESSAGES.thinkingWithForcedTool };
+  }
+  if (cachePoints && !model.promptCaching) {
+    return { name: 'ValidationException', message: MODEL_MESSAGES.promptCachingUnsupported };
+  }
+  return undefined;
+}
+
+/** The request forces a tool: `toolChoice` `tool` or `any`. */
+function forcesToolUse(request: ConverseRequest): boolean {
+  const choice = request.toolConfig?.toolChoice;
+  return choice?.tool !== undefined || choice?.any !== undefined;
+}
+
+/** The request turns the model's thinking off (`additionalModelRequestFields.thinking.type`). */
+function thinkingDisabled(request: ConverseRequest): boolean {
+  const thinking = request.additionalModelRequestFields?.thinking as { type?: unknown } | undefined;
+  return thinking?.type === 'disabled';
+}
