@@ -25,6 +25,7 @@ export {
   QUEUE_ROLES,
   type QueueRole,
 } from './core/contracts.js';
+export { BATCH_IDLE_MINUTES, LANE_COMPUTE } from './core/intake/lane-cost.js';
 export { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from './core/metrics/index.js';
 export { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from './core/models.js';
 export { ADMINISTRATORS_GROUP, shippedApproverGroups } from './core/playbooks/index.js';

@@ -9,7 +9,14 @@ import * as ecsPatterns from 'aws-cdk-lib/aws-ecs-patterns';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
-import { LANE_CONSUMERS, type Lane, lanesConsumedBy, METRICS_NAMESPACE } from '../lambdas/contracts.js';
+import {
+  BATCH_IDLE_MINUTES,
+  LANE_COMPUTE,
+  LANE_CONSUMERS,
+  type Lane,
+  lanesConsumedBy,
+  METRICS_NAMESPACE,
+} from '../lambdas/contracts.js';
 import { checkFileExists, checkRange } from './checks.js';
 import { ValidationError } from './errors.js';
 import {
@@ -87,7 +94,7 @@ export interface BatchLaneServiceProps extends PipelineResourcesProps {
 /** ECS stops a task with SIGTERM, then SIGKILL after this; the worker finishes its chunks in between. */
 const STOP_TIMEOUT = Duration.seconds(120);
 /** Minutes the batch queue must hold nothing, visible or in flight, before every task is stopped. */
-const IDLE_MINUTES_BEFORE_SCALE_IN = 5;
+const IDLE_MINUTES_BEFORE_SCALE_IN = BATCH_IDLE_MINUTES;
 const FARGATE_CPU = [256, 512, 1024, 2048, 4096];
 
 /**
@@ -325,7 +332,7 @@ function checkedSettings(
     min: 1,
     max: 64,
   });
-  const cpu = props.cpu ?? 512;
+  const cpu = props.cpu ?? LANE_COMPUTE.batch.cpuUnits;
   if (!Token.isUnresolved(cpu) && !FARGATE_CPU.includes(cpu)) {
     throw new ValidationError(
       'BadValue',
@@ -333,9 +340,14 @@ function checkedSettings(
       scope,
     );
   }
-  const memoryMiB = checkRange(scope, 'BatchLaneService memoryMiB', props.memoryMiB ?? 1024, {
-    min: 512,
-    max: 30_720,
-  });
+  const memoryMiB = checkRange(
+    scope,
+    'BatchLaneService memoryMiB',
+    props.memoryMiB ?? LANE_COMPUTE.batch.memoryMiB,
+    {
+      min: 512,
+      max: 30_720,
+    },
+  );
   return { lane, maxTasks, pollerConcurrency, cpu, memoryMiB };
 }

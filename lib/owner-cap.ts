@@ -1,8 +1,14 @@
-import { ANALYSTS, DEFAULT_CHUNK_CLAUSES, LANE_CONSUMERS, LANES } from '../lambdas/contracts.js';
+import {
+  ANALYSTS,
+  DEFAULT_CHUNK_CLAUSES,
+  LANE_COMPUTE,
+  LANE_CONSUMERS,
+  LANES,
+} from '../lambdas/contracts.js';
 import type { Topology } from './topology.js';
 
 /** Chunks one poller task works on at once when its service names none (`POLLER_CONCURRENCY`). */
-export const DEFAULT_POLLER_CONCURRENCY = 2;
+export const DEFAULT_POLLER_CONCURRENCY = LANE_COMPUTE.batch.pollerConcurrency;
 
 /** What the default cap is derived from, besides the topology. */
 export interface OwnerCapBasis {

@@ -7,7 +7,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, type IConstruct } from 'constructs';
-import { LANES, lanesConsumedBy, STATUS_INDEX } from '../lambdas/contracts.js';
+import { LANE_COMPUTE, LANES, lanesConsumedBy, STATUS_INDEX } from '../lambdas/contracts.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkFileExists, checkProjectRoot, checkRange } from './checks.js';
 import {
@@ -90,7 +90,11 @@ const DEFAULT_ENTRIES: Required<PipelineEntries> = {
   worker: 'lambdas/worker/handler.ts',
   finalize: 'lambdas/finalize/handler.ts',
 };
-const DEFAULT_MEMORY: Required<PipelineMemory> = { intake: 1024, worker: 512, finalize: 1024 };
+const DEFAULT_MEMORY: Required<PipelineMemory> = {
+  intake: 1024,
+  worker: LANE_COMPUTE.realtime.memoryMiB,
+  finalize: 1024,
+};
 
 /** Lambda runtime of every function; esbuild targets the same Node.js major. */
 export const FUNCTION_RUNTIME = lambda.Runtime.NODEJS_24_X;

@@ -9,7 +9,14 @@
  */
 
 import type { IConstruct } from 'constructs';
-import { LANES, type Lane, OWNER_INDEX, QUEUE_ROLES, type QueueRole } from '../lambdas/contracts.js';
+import {
+  LANE_COMPUTE,
+  LANES,
+  type Lane,
+  OWNER_INDEX,
+  QUEUE_ROLES,
+  type QueueRole,
+} from '../lambdas/contracts.js';
 import { ValidationError } from './errors.js';
 import { describeRange, type NumberRange, rangeViolation } from './number-range.js';
 
@@ -227,7 +234,7 @@ export function topology(options: TopologyOptions = {}): Topology {
         maxReceiveCount: chunkReceives,
         receiveWaitSeconds: 20,
         batchSize: 1,
-        maxConcurrency: concurrency.batch ?? 4,
+        maxConcurrency: concurrency.batch ?? LANE_COMPUTE.batch.maxTasks,
         // Bulk work queues by design; two hours means the lane is not draining.
         oldestMessageAlarmSeconds: 7200,
       }),

@@ -8,6 +8,8 @@
  * The limits act at once, so the batch takes as long as the slowest of them allows (steady
  * state: a contract alone also waits at least one chunk's calls end to end).
  */
+
+import { CALL_SECONDS, COMPUTE_PRICES, LANE_COMPUTE } from '../../lambdas/core/intake/lane-cost.js';
 import type { JobEstimate, ModelLoad } from '../../lambdas/core/intake/quote.js';
 import { modelSpec } from '../../lambdas/core/models.js';
 import { topology } from '../../lib/topology.js';
@@ -32,9 +34,9 @@ const TOPOLOGY = topology();
 export const DEFAULT_STACK: StackShape = {
   realtimeInvocations: TOPOLOGY.queues.realtime.maxConcurrency,
   batchTasks: TOPOLOGY.queues.batch.maxConcurrency,
-  chunksPerTask: 2, // BatchLaneService's pollerConcurrency default
-  callsPerChunk: 16, // CALL_CONCURRENCY's default
-  workerMemoryMiB: 512, // the worker function's default memory (PipelineFunctions)
+  chunksPerTask: LANE_COMPUTE.batch.pollerConcurrency,
+  callsPerChunk: LANE_COMPUTE.callsPerChunk,
+  workerMemoryMiB: LANE_COMPUTE.realtime.memoryMiB,
 };
 
 /** What the model assumes where nothing can be read. */
@@ -49,7 +51,11 @@ export interface Assumptions {
   readonly lane: 'realtime' | 'batch';
 }
 
-export const DEFAULT_ASSUMPTIONS: Assumptions = { callSeconds: 2.5, cacheReadsCount: true, lane: 'realtime' };
+export const DEFAULT_ASSUMPTIONS: Assumptions = {
+  callSeconds: CALL_SECONDS,
+  cacheReadsCount: true,
+  lane: 'realtime',
+};
 
 /**
  * DynamoDB on-demand throughput of one table per second, by default
@@ -58,11 +64,14 @@ export const DEFAULT_ASSUMPTIONS: Assumptions = { callSeconds: 2.5, cacheReadsCo
 export const DYNAMODB_TABLE_WRITE_UNITS_PER_SECOND = 40_000;
 
 /**
- * Prices outside Bedrock, micro-dollars (us-east-1): Lambda per GB-second on x86
- * (https://aws.amazon.com/lambda/pricing/), DynamoDB on-demand per write request unit
+ * Prices outside Bedrock, micro-dollars (us-east-1): Lambda per GB-second on arm64, which the
+ * worker runs on (lambdas/core/intake/lane-cost.ts), DynamoDB on-demand per write request unit
  * (https://aws.amazon.com/dynamodb/pricing/on-demand/).
  */
-export const INFRA_PRICES = { lambdaPerGbSecond: 16.6667, dynamoPerWriteUnit: 0.625 } as const;
+export const INFRA_PRICES = {
+  lambdaPerGbSecond: COMPUTE_PRICES.lambdaArmPerGbSecond,
+  dynamoPerWriteUnit: 0.625,
+} as const;
 
 /** Hours in a month, as AWS's pricing pages count them. */
 export const HOURS_PER_MONTH = 730;

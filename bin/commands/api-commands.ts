@@ -198,6 +198,9 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
         `quote: ${money(quote.expectedUsd)} expected, ${money(quote.worstCaseUsd)} at worst (ceiling ${money(view.cost.ceilingUsd)})` +
           (quote.notAsked
             ? `; the playbook saves ${quote.notAsked.calls} calls, ${money(quote.notAsked.expectedUsd)} expected`
+            : '') +
+          (quote.computeUsd
+            ? `; compute besides: ${money(quote.computeUsd.realtime)} on Lambda (realtime), ${money(quote.computeUsd.batch)} on Fargate (batch)`
             : ''),
       );
     }

@@ -329,7 +329,8 @@ async function progressOf(
     console.log(
       `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned - (screened?.calls ?? 0)} calls` +
         `${screened ? `; the relevance screen saves ${screened.calls} calls, ${usd(screened.expectedMicros)} expected` : ''}` +
-        `${saved ? `; the playbook saves ${saved.calls} calls, ${usd(saved.expectedMicros)} expected` : ''})`,
+        `${saved ? `; the playbook saves ${saved.calls} calls, ${usd(saved.expectedMicros)} expected` : ''})` +
+        `${job.quote.compute ? `; compute besides: ${usd(job.quote.compute.realtime)} on Lambda (realtime), ${usd(job.quote.compute.batch)} on Fargate (batch)` : ''}`,
     );
   }
   const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);

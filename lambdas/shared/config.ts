@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkPanelModels, type PanelModels } from '../core/analysts/index.js';
 import { DEFAULT_CHUNK_CLAUSES, DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
+import { LANE_COMPUTE } from '../core/intake/lane-cost.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/models.js';
 import { keyedJson } from './keyed-json.js';
 
@@ -107,7 +108,7 @@ const schema = z.object({
     .default('{}')
     .transform(jsonVariable(modelBudgetsSchema, 'model id to {tokensPerMinute?, requestsPerMinute?}')),
   /** Model calls in flight at once inside one worker. */
-  CALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  CALL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(LANE_COMPUTE.callsPerChunk),
   /** Tier-2 visibility backoff by receive count (and intake's, for a parse a busy machine cut short). */
   REDELIVERY_BACKOFF_SECONDS: csvSeconds.default([30, 120, 300]),
   /**

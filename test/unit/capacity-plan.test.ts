@@ -22,6 +22,7 @@ import { estimateFile, planCommand, raiseAdvice } from '../../bin/commands/plan.
 import { selectAnalysts } from '../../lambdas/core/analysts/index.js';
 import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
+import { laneComputeCost } from '../../lambdas/core/intake/lane-cost.js';
 import { estimateJob, type JobEstimate, quoteJob } from '../../lambdas/core/intake/quote.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { topology } from '../../lib/topology.js';
@@ -147,7 +148,9 @@ describe('estimateJob, the quote and the plan: one walk over the requests', () =
     expect(l?.calls).toBe(doc.clauses.length * analysts.length);
     expect(l?.cacheWriteInputTokens).toBeGreaterThan(0);
     expect(l?.cacheReadInputTokens).toBeGreaterThan(l?.cacheWriteInputTokens ?? 0);
-    expect((await estimateFile(SAMPLE, undefined, undefined)).estimate).toEqual(e);
+    const file = (await estimateFile(SAMPLE, undefined, undefined)).estimate;
+    expect(file.loads).toEqual(e.loads);
+    expect(file.quote).toEqual({ ...e.quote, compute: laneComputeCost(l?.calls ?? 0, doc.chunks.length) });
   });
 });
 

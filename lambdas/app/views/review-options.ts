@@ -95,6 +95,16 @@ export function quoteLines(view: Pick<QuoteView, 'quote' | 'wouldStart' | 'optio
           ),
         ]
       : []),
+    ...(quote.computeUsd
+      ? [
+          h(
+            'p',
+            { class: 'quote-compute' },
+            `Compute besides: $${quote.computeUsd.realtime.toFixed(2)} on Lambda workers (realtime lane), ` +
+              `$${quote.computeUsd.batch.toFixed(2)} on Fargate workers (batch lane); the model calls cost the same on either.`,
+          ),
+        ]
+      : []),
     ...(!wouldStart
       ? [
           h(

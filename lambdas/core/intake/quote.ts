@@ -28,6 +28,7 @@ import {
   selectAnalysts,
   withModels,
 } from '../analysts/index.js';
+import { DEFAULT_MAX_CLAUSES } from '../documents/chunker.js';
 import { type DocumentContext, findDocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
 import { costOf, tokensOf } from '../models.js';
@@ -41,6 +42,7 @@ import {
 import { type DocumentScreen, isScreened, shippedScreen } from '../screen/index.js';
 import type { CostQuote } from '../state/job.js';
 import type { JobOptions } from './job-options.js';
+import { laneComputeCost } from './lane-cost.js';
 
 /**
  * Characters of an answer as calibrated on the stand-in's answers to the development set: the
@@ -185,7 +187,11 @@ export function ceilingCovers(
  * const { quote } = quoteDocument(await parseDocumentBounded(bytes, input), options);
  */
 export function quoteDocument(
-  document: { readonly text: string; readonly clauses: readonly Clause[] },
+  document: {
+    readonly text: string;
+    readonly clauses: readonly Clause[];
+    readonly chunks?: readonly unknown[];
+  },
   options: Pick<JobOptions, 'analysts' | 'models'> &
     Partial<Pick<JobOptions, 'contractType' | 'allAnalysts' | 'fullPanel'>>,
   against?: QuotedPlaybook,
@@ -223,10 +229,20 @@ export function quoteDocument(
             estimateJob(clauses, asked, context).quote.expectedMicros - estimate.quote.expectedMicros,
         }
       : undefined;
+  const calls = Object.values(estimate.loads).reduce((n, l) => n + l.calls, 0);
+  const compute = laneComputeCost(
+    calls,
+    document.chunks?.length ?? Math.ceil(clauses.length / DEFAULT_MAX_CLAUSES),
+  );
   return {
     context,
     ...estimate,
-    quote: { ...estimate.quote, ...(notAsked ? { notAsked } : {}), ...(screened ? { screened } : {}) },
+    quote: {
+      ...estimate.quote,
+      compute,
+      ...(notAsked ? { notAsked } : {}),
+      ...(screened ? { screened } : {}),
+    },
     ...(played
       ? {
           panel: {

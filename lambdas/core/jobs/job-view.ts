@@ -53,6 +53,8 @@ export interface JobView {
       readonly notAsked?: { readonly calls: number; readonly expectedUsd: number };
       /** The pairs the relevance screen leaves out and what those calls would have cost. */
       readonly screened?: { readonly calls: number; readonly expectedUsd: number };
+      /** Compute beside the model calls on each lane, which cost the same on both. */
+      readonly computeUsd?: { readonly realtime: number; readonly batch: number };
     };
   };
   readonly reason?: string;
@@ -150,6 +152,12 @@ const callsView = (c: { readonly calls: number; readonly expectedMicros: number 
   expectedUsd: usd(c.expectedMicros),
 });
 
+/** A quote's compute per lane, in dollars. */
+export const computeView = (c: { readonly realtime: number; readonly batch: number }) => ({
+  realtime: usd(c.realtime),
+  batch: usd(c.batch),
+});
+
 function costView(job: Job): JobView['cost'] {
   return {
     spentMicros: job.costSpent,
@@ -164,6 +172,7 @@ function costView(job: Job): JobView['cost'] {
             worstCaseUsd: usd(job.quote.worstCaseMicros),
             ...(job.quote.notAsked ? { notAsked: callsView(job.quote.notAsked) } : {}),
             ...(job.quote.screened ? { screened: callsView(job.quote.screened) } : {}),
+            ...(job.quote.compute ? { computeUsd: computeView(job.quote.compute) } : {}),
           },
         }
       : {}),

@@ -14,6 +14,7 @@ import {
 import { ceilingCovers, quoteDocument } from '../intake/quote.js';
 import type { ContractType, NotAskedAnalyst } from '../playbooks/index.js';
 import { DocumentUnreadableError, QuoteBusyError } from './errors.js';
+import { computeView } from './job-view.js';
 import {
   parseRequest,
   pinPlaybook,
@@ -76,6 +77,9 @@ export interface QuoteView {
     readonly notAsked?: { readonly calls: number; readonly expectedMicros: number };
     /** The pairs the relevance screen leaves out and what those calls would have cost. */
     readonly screened?: { readonly calls: number; readonly expectedMicros: number };
+    /** Compute beside the model calls on each lane, which cost the same on both. */
+    readonly compute?: { readonly realtime: number; readonly batch: number };
+    readonly computeUsd?: { readonly realtime: number; readonly batch: number };
   };
   /**
    * Whether intake would start a job with these options: false when the ceiling is below the
@@ -155,6 +159,7 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
       ...quote,
       expectedUsd: usd(quote.expectedMicros),
       worstCaseUsd: usd(quote.worstCaseMicros),
+      ...(quote.compute ? { computeUsd: computeView(quote.compute) } : {}),
     },
     wouldStart: ceilingCovers(quote, options),
   };

@@ -68,6 +68,11 @@ export interface CostQuote {
    * have been expected to cost. Not in the figures above.
    */
   readonly screened?: { readonly calls: number; readonly expectedMicros: number };
+  /**
+   * Compute beside the model calls, on each lane (Lambda workers for realtime, Fargate tasks for
+   * batch): the model calls cost the same on both. Not in the figures above.
+   */
+  readonly compute?: { readonly realtime: number; readonly batch: number };
 }
 
 /** The job item. Money is integer micro-dollars; `*At` fields are ISO strings, deadlines epoch ms. */
