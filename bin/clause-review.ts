@@ -30,7 +30,7 @@ const USAGE = `clause-review — failure-tolerant contract review
 Usage:
   clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
                        [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]]
-                       [--contract-type TYPE] [--all-analysts] [--screen] [--dry-run]
+                       [--contract-type TYPE] [--all-analysts] [--full-panel] [--dry-run]
                                              upload a contract through the status API; prints the job id
                                              (--dry-run: print the signed request and where it would go; send nothing)
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
@@ -86,7 +86,7 @@ Options of review:
   --playbook NAME[@VERSION] review against a playbook: a shipped one (default, nda), or a playbook file, put first
   --contract-type TYPE      the playbook's contract type whose topics apply (default: read from the title or file name)
   --all-analysts            with --playbook, ask every analyst, even one the playbook gives nothing to judge
-  --screen                  ask each clause only the analysts the relevance screen keeps (cheaper; default: the full panel)
+  --full-panel              ask every analyst about every clause (default: the relevance screen first leaves out the analysts a clause cannot concern)
 
 Answers on the local stack come from the stand-in's offline learned analyst (trained on CUAD lawyer labels), not a legal-grade model.`;
 
@@ -104,7 +104,7 @@ const REVIEW_OPTIONS = {
   playbook: { type: 'string' },
   'contract-type': { type: 'string' },
   'all-analysts': { type: 'boolean' },
-  screen: { type: 'boolean' },
+  'full-panel': { type: 'boolean' },
   'allow-partial': { type: 'boolean' },
 } as const;
 

@@ -135,7 +135,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     playbook: { type: 'string' },
     'contract-type': { type: 'string' },
     'all-analysts': { type: 'boolean' },
-    screen: { type: 'boolean' },
+    'full-panel': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
   });
   const [file, ...extra] = positionals;
@@ -170,7 +170,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     ...(values.playbook ? { playbook: values.playbook } : {}),
     ...(values['contract-type'] ? { contractType: values['contract-type'] } : {}),
     ...(values['all-analysts'] ? { allAnalysts: true } : {}),
-    ...(values.screen ? { fullPanel: false } : {}),
+    ...(values['full-panel'] ? { fullPanel: true } : {}),
   };
   return withTarget(values, resolveWith, async (target) => {
     if (values['dry-run']) return dryRunSubmit(target, request, file, bytes.length, io);

@@ -264,7 +264,7 @@ async function upload(
         ...(playbook ? { playbook: playbookRequestText(playbook) } : {}),
         ...(o.values['contract-type'] ? { 'contract-type': o.values['contract-type'] } : {}),
         ...(o.values['all-analysts'] ? { 'all-analysts': 'true' } : {}),
-        ...(o.values.screen ? { 'full-panel': 'false' } : {}),
+        ...(o.values['full-panel'] ? { 'full-panel': 'true' } : {}),
         ...(o.values['allow-partial'] ? { 'allow-partial': 'true' } : {}),
       },
     }),

@@ -62,36 +62,44 @@ describe('npx clause-review review', () => {
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as Report;
     expectCompleteReview(report, fixture(SMALL).toString('utf8'));
     expect(report.notice).toMatch(/offline learned analyst/);
-    // Progress while it ran, then the summary table naming the report.
-    expect(run.stdout).toMatch(/chunks \d+\/\d+/);
-    expect(run.stdout).toMatch(/calls \d+ done, \d+ failed, \d+ skipped, \d+ cancelled, 0 screened of \d+/);
-    expect(run.stdout).toMatch(/document\s+status\s+clauses/);
-    expect(run.stdout).toContain(join(dir, 'report.html'));
-    // The in-process handlers' INFO logs stay out of the progress lines.
-    expect(run.stdout).not.toMatch(/^\{"level":"INFO"/m);
-    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
-  }, 180_000);
-
-  it('with --screen, asks only the analysts the relevance screen keeps and counts the calls screened', async () => {
-    const file = join(PROJECT_ROOT, 'test/fixtures/contracts', SMALL);
-    const dest = join(out, 'screened');
-    const run = await cli(['review', file, '--screen', '--out', dest]);
-    expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(
-      readFileSync(join(dest, SMALL.replace(/\.txt$/, ''), 'report.json'), 'utf8'),
-    ) as Report;
+    // The relevance screen runs by default: the quote says what it saves, the progress and the
+    // results table count the pairs screened, and the coverage adds up.
     const c = report.coverage;
     expect(c.callsScreened).toBeGreaterThan(0);
     expect(c.callsDone + c.callsScreened).toBe(c.callsPlanned);
     expect(run.stdout).toContain(`; the relevance screen saves ${c.callsScreened} calls,`);
+    expect(run.stdout).toMatch(
+      /; compute besides: \$\d+\.\d+ on Lambda \(realtime\), \$\d+\.\d+ on Fargate \(batch\)/,
+    );
+    // Progress while it ran, then the summary table naming the report.
+    expect(run.stdout).toMatch(/chunks \d+\/\d+/);
     expect(run.stdout).toContain(`, ${c.callsScreened} screened of ${c.callsPlanned}`);
-    // The results table: failed / skipped / cancelled / screened.
     expect(run.stdout).toMatch(
       /document\s+status\s+clauses\s+calls done\/planned\s+failed \/ skipped \/ cancelled \/ screened/,
     );
     expect(run.stdout).toMatch(
       new RegExp(`${c.callsDone}/${c.callsPlanned}\\s+0 / 0 / 0 / ${c.callsScreened}\\s`),
     );
+    expect(run.stdout).toContain(join(dir, 'report.html'));
+    // The in-process handlers' INFO logs stay out of the progress lines.
+    expect(run.stdout).not.toMatch(/^\{"level":"INFO"/m);
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
+  }, 180_000);
+
+  it('with --full-panel, asks every analyst about every clause and screens none', async () => {
+    const file = join(PROJECT_ROOT, 'test/fixtures/contracts', SMALL);
+    const dest = join(out, 'full-panel');
+    const run = await cli(['review', file, '--full-panel', '--out', dest]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(
+      readFileSync(join(dest, SMALL.replace(/\.txt$/, ''), 'report.json'), 'utf8'),
+    ) as Report;
+    const c = report.coverage;
+    expect(c.callsScreened).toBe(0);
+    expect(c.callsDone).toBe(c.callsPlanned);
+    expect(c.callsPlanned).toBe(report.summary.clauses * report.job.analysts.length);
+    expect(run.stdout).not.toContain('the relevance screen saves');
+    expect(run.stdout).toContain(`, 0 screened of ${c.callsPlanned}`);
   }, 180_000);
 
   it('keeps every report inside --out, whatever the documents are called', async () => {

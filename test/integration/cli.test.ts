@@ -96,11 +96,11 @@ describe('submit, status, report', () => {
       /signed: AWS4-HMAC-SHA256 Credential=\w+\/\d{8}\/us-east-1\/execute-api\/aws4_request/,
     );
     expect(out).toContain(`under s3://${h.stack.resources.intakeBucket}/${h.stack.resources.intakePrefix}`);
-    // --screen asks for the relevance screen: the full panel is the default.
-    const screened = capture();
-    expect(await submitCommand([file, '--screen', '--dry-run'], screened, target)).toBe(0);
-    expect(screened.stdout.join('\n')).toContain(
-      `would POST ${new URL('jobs', localApi.url).href} {"filename":"dry-${SMALL}","fullPanel":false}`,
+    // --full-panel asks every analyst about every clause: the relevance screen is the default.
+    const full = capture();
+    expect(await submitCommand([file, '--full-panel', '--dry-run'], full, target)).toBe(0);
+    expect(full.stdout.join('\n')).toContain(
+      `would POST ${new URL('jobs', localApi.url).href} {"filename":"dry-${SMALL}","fullPanel":true}`,
     );
     expect((await listed()).KeyCount).toBe(before);
   });

@@ -503,14 +503,17 @@ describe('the reviewer app on local up', () => {
     const file = join(scratch, MEDIUM);
     writeFileSync(file, fixture(MEDIUM));
     await chooseContract(file);
-    // With the relevance screen: the quote says what it leaves out, and so does the job's progress.
-    await page.click('#up-screen');
+    // The relevance screen runs by default: the quote says what it leaves out, and so does the
+    // job's progress; the quote also says what compute costs on either lane.
     await page.click('#get-quote');
     const quote = await until<string>(
       `(() => { const t = document.querySelector('#quote')?.textContent ?? ''; return /Quote:/.test(t) ? t : ''; })()`,
       60_000,
     );
     expect(quote).toMatch(/The relevance screen leaves out \d+ calls, \$\d+\.\d\d expected\./);
+    expect(quote).toMatch(
+      /Compute besides: \$\d+\.\d\d on Lambda workers \(realtime lane\), \$\d+\.\d\d on Fargate workers \(batch lane\)/,
+    );
     await page.click('#start-review');
     await until(`/· \\d+ screened/.test(document.querySelector('main')?.textContent ?? '')`, 60_000);
     const status = (s: string) => `document.querySelector('#job-status')?.dataset.status === '${s}'`;

@@ -41,7 +41,7 @@ interface UploadForm {
   readonly gate: HTMLSelectElement;
   readonly playbook: HTMLSelectElement;
   readonly partial: HTMLInputElement;
-  readonly screen: HTMLInputElement;
+  readonly fullPanel: HTMLInputElement;
   readonly analysts: HTMLInputElement[];
 }
 
@@ -65,7 +65,7 @@ function buildForm(ctx: ViewContext): UploadForm {
   const gate = gateSelect('up-gate');
   const playbook = playbookSelect(ctx.api, 'up-playbook');
   const partial = h('input', { id: 'up-partial', name: 'partial', type: 'checkbox' });
-  const screen = h('input', { id: 'up-screen', name: 'screen', type: 'checkbox' });
+  const fullPanel = h('input', { id: 'up-full-panel', name: 'full-panel', type: 'checkbox' });
   const analysts = ctx.config.analysts.map((a) =>
     h('input', { type: 'checkbox', name: 'analyst', value: a.id, id: `up-analyst-${a.id}`, checked: true }),
   );
@@ -96,11 +96,11 @@ function buildForm(ctx: ViewContext): UploadForm {
     h(
       'div',
       { class: 'field' },
-      screen,
+      fullPanel,
       h(
         'label',
-        { for: 'up-screen' },
-        ' Screen the clauses first: ask each clause only the analysts whose categories it can concern (cheaper; unticked, every analyst reads every clause)',
+        { for: 'up-full-panel' },
+        ' Ask every analyst about every clause (unticked, each clause goes only to the analysts whose categories it can concern: the same findings for less)',
       ),
     ),
     h(
@@ -117,7 +117,7 @@ function buildForm(ctx: ViewContext): UploadForm {
       ),
     ),
   );
-  return { form, file, lane, ceiling, gate, playbook, partial, screen, analysts };
+  return { form, file, lane, ceiling, gate, playbook, partial, fullPanel, analysts };
 }
 
 /** The request the form describes. @throws Error naming the field at fault */
@@ -135,7 +135,7 @@ function requestOf(f: UploadForm, file: File): SubmitRequest {
     ...(f.gate.value === 'high' || f.gate.value === 'critical' ? { gate: f.gate.value } : {}),
     ...(f.playbook.value ? { playbook: f.playbook.value } : {}),
     ...(f.partial.checked ? { allowPartial: true } : {}),
-    ...(f.screen.checked ? { fullPanel: false } : {}),
+    ...(f.fullPanel.checked ? { fullPanel: true } : {}),
   };
 }
 

@@ -30,6 +30,7 @@ export interface JobOptions {
    * Ask every analyst of the panel about every clause (the default); false: the relevance screen
    * leaves out the analysts none of whose categories a clause can concern.
    */
+  /** Ask every analyst about every clause; false (the default): the relevance screen runs first. */
   readonly fullPanel: boolean;
 }
 
@@ -134,7 +135,7 @@ export function readJobOptions(
     ...(playbook ? { playbook } : {}),
     ...(contractType ? { contractType } : {}),
     allAnalysts: allRaw === 'true',
-    fullPanel: fullRaw !== 'false',
+    fullPanel: fullRaw === 'true',
   };
 }
 

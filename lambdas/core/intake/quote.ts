@@ -15,7 +15,7 @@
  *
  * With a playbook the calls are those of the panel it leaves (each analyst's request carries its
  * positions), and the quote says what the analysts it leaves out would have cost (`notAsked`).
- * Unless the job asks the full panel (`fullPanel`, the default), the relevance screen
+ * Unless the job asks the full panel (`fullPanel`; by default it does not), the relevance screen
  * (core/screen) then leaves out each analyst none of whose categories a clause can concern; the
  * quote prices only the calls that will be asked, and says what the pairs screened would have
  * cost (`screened`).
@@ -201,7 +201,7 @@ export function quoteDocument(
   const selection = withModels(selectAnalysts(options.analysts), options.models);
   const played = against && playbookOf(selection, against, options, context?.title);
   const asked = played?.analysts ?? selection;
-  const screen = (options.fullPanel ?? true) ? undefined : shippedScreen()?.screenDocument(clauses, asked);
+  const screen = options.fullPanel ? undefined : shippedScreen()?.screenDocument(clauses, asked);
   const estimate = estimateJob(
     clauses,
     asked,

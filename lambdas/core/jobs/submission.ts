@@ -65,7 +65,7 @@ export const submitOptionsShape = {
   contractType: z.string().min(1).max(64).optional(),
   /** With a playbook: ask every analyst, even one the playbook gives nothing to judge. */
   allAnalysts: z.boolean().optional(),
-  /** Ask every analyst about every clause (the default); false: the relevance screen leaves out the analysts a clause cannot concern. */
+  /** Ask every analyst about every clause; false (the default): the relevance screen leaves out the analysts a clause cannot concern. */
   fullPanel: z.boolean().optional(),
 } as const;
 
@@ -87,8 +87,8 @@ export interface SubmittedOptions {
   readonly contractType?: string;
   /** Every analyst is asked, whatever the playbook gives it to judge. */
   readonly allAnalysts?: boolean;
-  /** False when the relevance screen leaves out the analysts a clause cannot concern (absent: the full panel). */
-  readonly fullPanel?: false;
+  /** True when every analyst is asked about every clause (absent: the relevance screen runs first). */
+  readonly fullPanel?: true;
 }
 
 /** Defaults a submission gets for what it leaves out: the same intake applies. */
@@ -215,6 +215,6 @@ export function submittedOptions(options: JobOptions, playbook?: JobPlaybook): S
     ...(playbook ? { playbook } : {}),
     ...(options.contractType ? { contractType: options.contractType } : {}),
     ...(options.allAnalysts ? { allAnalysts: true } : {}),
-    ...(options.fullPanel ? {} : { fullPanel: false as const }),
+    ...(options.fullPanel ? { fullPanel: true as const } : {}),
   };
 }
