@@ -18,19 +18,29 @@ const sent = () =>
 beforeEach(() => sqs.reset());
 
 describe('sendChunkMessages', () => {
-  it('sends every chunk once, ten to a request, the requests together', async () => {
-    const send = inFlightPeak(() => ({ Successful: [], Failed: [] }));
-    sqs.on(SendMessageBatchCommand).callsFake(send.fake);
-    await sendChunkMessages(new SQSClient({}), QUEUE, messages(25), 'arn:aws:iam::1:user/alice');
-    expect(sent().map((ids) => ids.length)).toEqual([10, 10, 5]);
-    expect(sent().flat()).toEqual(Array.from({ length: 25 }, (_, i) => String(i)));
+  it('sends every chunk once, ten to a request: the first request alone, then the rest together', async () => {
+    const order: string[] = [];
+    const send = inFlightPeak((input: { Entries?: { Id?: string }[] }) => {
+      order.push(`sent ${input.Entries?.[0]?.Id}`);
+      return { Successful: [], Failed: [] };
+    });
+    sqs.on(SendMessageBatchCommand).callsFake(async (input) => {
+      const answer = await send.fake(input);
+      order.push(`answered ${input.Entries?.[0]?.Id}`);
+      return answer;
+    });
+    await sendChunkMessages(new SQSClient({}), QUEUE, messages(35), 'arn:aws:iam::1:user/alice');
+    expect(sent().map((ids) => ids.length)).toEqual([10, 10, 10, 5]);
+    expect(sent().flat()).toEqual(Array.from({ length: 35 }, (_, i) => String(i)));
+    // Workers can start on the first ten chunks before the rest are sent.
+    expect(order.slice(0, 3)).toEqual(['sent 0', 'answered 0', 'sent 10']);
     expect(send.peak()).toBe(3);
     const body = JSON.parse(
       sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input.Entries?.[3]?.MessageBody ?? '',
     );
     expect(body).toMatchObject({ jobId: 'j-1', chunk: 3, lane: 'realtime' });
     const groups = sqs.commandCalls(SendMessageBatchCommand).flatMap((c) => c.args[0].input.Entries ?? []);
-    expect(groups.map((e) => e.MessageGroupId)).toEqual(Array(25).fill('arn:aws:iam::1:user/alice'));
+    expect(groups.map((e) => e.MessageGroupId)).toEqual(Array(35).fill('arn:aws:iam::1:user/alice'));
   });
 
   it('sends again only the entries SQS reports as failed', async () => {

@@ -79,9 +79,12 @@ function screenedIn(doc: StoredDocument, chunk: Chunk): Record<string, string[]>
 }
 
 /**
- * Sends chunk messages ten to a request (SendMessageBatch's limit), the requests together, and
- * sends again the entries SQS reports as failed. Each carries the job's owner as its
- * MessageGroupId ({@link messageGroupOf}), which makes the lane's standard queue a fair queue.
+ * Sends chunk messages ten to a request (SendMessageBatch's limit), and sends again the entries
+ * SQS reports as failed. The first request goes alone, so that workers can start on the first ten
+ * chunks while the rest are sent (together); a long contract's 100 messages, each carrying the
+ * document context, take the emulator and SQS a while to take in. Each carries the job's owner
+ * as its MessageGroupId ({@link messageGroupOf}), which makes the lane's standard queue a fair
+ * queue.
  *
  * @param owner the job's owner (`Job.owner`); undefined for a job that records none
  */
@@ -94,21 +97,22 @@ export async function sendChunkMessages(
   const group = messageGroupOf(owner);
   const batches: ChunkMessage[][] = [];
   for (let i = 0; i < messages.length; i += 10) batches.push(messages.slice(i, i + 10));
-  await Promise.all(
-    batches.map(async (batch) => {
-      let entries = batch.map((m) => ({
-        Id: String(m.chunk),
-        MessageBody: JSON.stringify(m),
-        MessageGroupId: group,
-      }));
-      for (let attempt = 0; entries.length > 0; attempt++) {
-        const r = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
-        const failed = new Set((r.Failed ?? []).map((f) => f.Id));
-        entries = entries.filter((e) => failed.has(e.Id));
-        if (entries.length > 0 && attempt >= 3) {
-          throw new Error(`SendMessageBatch kept failing for chunks ${entries.map((e) => e.Id).join(', ')}`);
-        }
+  const send = async (batch: readonly ChunkMessage[]) => {
+    let entries = batch.map((m) => ({
+      Id: String(m.chunk),
+      MessageBody: JSON.stringify(m),
+      MessageGroupId: group,
+    }));
+    for (let attempt = 0; entries.length > 0; attempt++) {
+      const r = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      const failed = new Set((r.Failed ?? []).map((f) => f.Id));
+      entries = entries.filter((e) => failed.has(e.Id));
+      if (entries.length > 0 && attempt >= 3) {
+        throw new Error(`SendMessageBatch kept failing for chunks ${entries.map((e) => e.Id).join(', ')}`);
       }
-    }),
-  );
+    }
+  };
+  const [first, ...rest] = batches;
+  if (first) await send(first);
+  await Promise.all(rest.map(send));
 }
