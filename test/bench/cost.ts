@@ -33,6 +33,8 @@ import { startLocalStack } from '../../localstack/runtime/local-stack.js';
 
 /** The figures of one cost run. */
 export interface CostBenchResult {
+  /** The model every analyst asked (the upload's `model`, else the default primary). */
+  readonly modelId: string;
   /** Calls asked: planned less screened. */
   readonly calls: number;
   readonly screened: number;
@@ -90,19 +92,21 @@ export async function runCostBench(
     );
     const report = JSON.parse((await body.Body?.transformToString()) ?? '{}') as Report;
     const c = report.cost;
-    const price = MODEL_PRICES[PRIMARY_MODEL_ID];
-    if (!price) throw new Error(`no price for ${PRIMARY_MODEL_ID}`);
+    const modelId = metadata.model ?? PRIMARY_MODEL_ID;
+    const price = MODEL_PRICES[modelId];
+    if (!price) throw new Error(`no price for ${modelId}`);
     // The requests without the document context, counted as the stand-in counts them.
     const doc = await parseDocument(bytes, { key, maxBytes: 10 * 1024 * 1024, chunk: { maxClauses: 8 } });
     let bareTokens = 0;
     for (const analyst of ANALYSTS) {
       for (const clause of doc.clauses) {
-        const input = buildConverseInput(analyst, clause, { modelId: analyst.modelId });
-        bareTokens += estimatedTokens(inputChars(input, false), analyst.modelId);
+        const input = buildConverseInput(analyst, clause, { modelId });
+        bareTokens += estimatedTokens(inputChars(input, false), modelId);
       }
     }
     return {
       report,
+      modelId,
       calls: report.coverage.callsPlanned - report.coverage.callsScreened,
       screened: report.coverage.callsScreened,
       clauses: report.summary.clauses,
@@ -132,10 +136,10 @@ export async function runCostBench(
 const usd = (micros: number) => `$${(micros / 1e6).toFixed(2)}`;
 
 export function formatCostBench(r: CostBenchResult): string {
-  const output = per1k(r.tokens.output, MODEL_PRICES[PRIMARY_MODEL_ID]?.outputPer1k ?? 0);
+  const output = per1k(r.tokens.output, MODEL_PRICES[r.modelId]?.outputPer1k ?? 0);
   const saving = 1 - r.inputMicros.cached / r.inputMicros.uncached;
   return [
-    `calls                                    ${r.calls.toLocaleString('en-US')} (${PRIMARY_MODEL_ID})`,
+    `calls                                    ${r.calls.toLocaleString('en-US')} (${r.modelId})`,
     `quote before any call                    ${r.quote ? `${usd(r.quote.expectedMicros)} expected, ${usd(r.quote.worstCaseMicros)} worst case` : 'none'}`,
     `actual, with caching and the context     ${usd(r.actualMicros)} (input ${usd(r.inputMicros.cached)}, output ${usd(output)})`,
     `same context, uncached                   ${usd(r.inputMicros.uncached + output)} (input ${usd(r.inputMicros.uncached)})`,
@@ -152,10 +156,10 @@ export interface CostLeverRun {
   readonly run: CostBenchResult;
 }
 
-/** What a run's tokens cost at the primary model's prices, micro-dollars: independent of calls billed twice by a redelivery. */
-export function tokensMicros(t: CostBenchResult['tokens']): number {
-  const price = MODEL_PRICES[PRIMARY_MODEL_ID];
-  if (!price) throw new Error(`no price for ${PRIMARY_MODEL_ID}`);
+/** What a run's tokens cost at its model's prices, micro-dollars: independent of calls billed twice by a redelivery. */
+export function tokensMicros(t: CostBenchResult['tokens'], modelId: string = PRIMARY_MODEL_ID): number {
+  const price = MODEL_PRICES[modelId];
+  if (!price) throw new Error(`no price for ${modelId}`);
   return (
     per1k(t.input, price.inputPer1k) +
     per1k(t.cacheRead, price.cacheReadPer1k) +
@@ -172,18 +176,18 @@ export function tokensMicros(t: CostBenchResult['tokens']): number {
 export function formatCostLevers(rows: readonly CostLeverRun[]): string {
   const n = (x: number) => x.toLocaleString('en-US');
   const lines = [
-    '| contract | lever | calls asked | screened | uncached input | cache read | cache write | output | dollars (tokens) | per clause | vs full panel | billed by the job |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| contract | levers | calls asked | screened | uncached input | cache read | cache write | output | output per call | dollars (tokens) | per clause | vs first row | billed by the job |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const first = new Map<string, number>();
   for (const { contract, lever, run } of rows) {
-    const micros = tokensMicros(run.tokens);
+    const micros = tokensMicros(run.tokens, run.modelId);
     if (!first.has(contract)) first.set(contract, micros);
     const base = first.get(contract) ?? micros;
     const change = base === micros ? '' : `${(((micros - base) / base) * 100).toFixed(0)} %`;
     const t = run.tokens;
     lines.push(
-      `| ${contract} (${n(run.clauses)} clauses) | ${lever} | ${n(run.calls)} | ${n(run.screened)} | ${n(t.input)} | ${n(t.cacheRead)} | ${n(t.cacheWrite)} | ${n(t.output)} | ${usd(micros)} | $${(micros / 1e6 / Math.max(1, run.clauses)).toFixed(4)} | ${change} | ${usd(run.actualMicros)} |`,
+      `| ${contract} (${n(run.clauses)} clauses) | ${lever} | ${n(run.calls)} | ${n(run.screened)} | ${n(t.input)} | ${n(t.cacheRead)} | ${n(t.cacheWrite)} | ${n(t.output)} | ${(t.output / Math.max(1, run.calls)).toFixed(1)} | ${usd(micros)} | $${(micros / 1e6 / Math.max(1, run.clauses)).toFixed(4)} | ${change} | ${usd(run.actualMicros)} |`,
     );
   }
   return lines.join('\n');

@@ -81,6 +81,9 @@ for (const s of scenarios.filter((x) => want(x.name))) {
   console.log(formatPipelineBench(s.name, options, await runPipelineBench(options)));
 }
 
+/** The primary model before Claude Haiku 5.5, for the cost levers. */
+const HAIKU_4_5 = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+
 if (want('cost')) {
   const runs: CostLeverRun[] = [];
   for (const [contract, file] of [
@@ -88,8 +91,10 @@ if (want('cost')) {
     ['Verizon', LARGEST_CONTRACT],
   ] as const) {
     for (const [lever, metadata] of [
-      ['full panel', {}],
-      ['relevance screen', { 'full-panel': 'false' }],
+      ['Haiku 4.5, full panel', { model: HAIKU_4_5, 'full-panel': 'true' }],
+      ['Haiku 4.5, relevance screen', { model: HAIKU_4_5 }],
+      ['Haiku 5.5, full panel', { 'full-panel': 'true' }],
+      ['Haiku 5.5, relevance screen (the defaults)', {}],
     ] as const) {
       const run = await runCostBench(file, (line) => console.error(line), {
         'cost-ceiling-usd': '100',
@@ -99,8 +104,9 @@ if (want('cost')) {
     }
   }
   console.log('\n== cost of the README sample with the default models: caching and document context');
-  if (runs[0]) console.log(formatCostBench(runs[0].run));
-  console.log('\n== the levers: calls, tokens and dollars, full panel against the relevance screen');
+  const defaults = runs.find((r) => r.contract === 'README sample' && r.lever.endsWith('(the defaults)'));
+  if (defaults) console.log(formatCostBench(defaults.run));
+  console.log('\n== the levers: calls, tokens and dollars, by model and panel');
   console.log(formatCostLevers(runs));
 }
 
