@@ -97,7 +97,7 @@ describe('the price table', () => {
     ).toBe(550 + 5500);
   });
 
-  it('turns the tokens of a text into the model tokenizer\'s count', () => {
+  it("turns the tokens of a text into the model tokenizer's count", () => {
     expect(tokensOf('us.anthropic.claude-haiku-4-5-20251001-v1:0', 400)).toBe(100);
     expect(tokensOf(PRIMARY_MODEL_ID, 400)).toBe(130);
     expect(tokensOf('unknown.model', 400)).toBe(100);
