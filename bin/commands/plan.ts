@@ -30,20 +30,23 @@ import { type AccountLimits, BEDROCK_QUOTAS, defaultLimits, readAccountLimits } 
 import { CliError, type CliIo } from './cli-error.js';
 
 export const PLAN_USAGE = `Usage: clause-review plan <file...> [--lane realtime|batch] [--call-seconds S]
-                          [--analysts a,b,…] [--model ID] [--defaults] [--profile P] [--region R] [--json]
+                          [--analysts a,b,…] [--model ID] [--full-panel] [--defaults] [--profile P]
+                          [--region R] [--json]
 
 Plans a batch on a real account: per file the clauses, calls and quote (expected and worst
 case), then the time the batch needs under each limit (Bedrock tokens and requests per minute
 per model, the calls the stack keeps in flight, DynamoDB's table throughput), the one that binds,
 the cost, and what to raise. Quotas are read with Service Quotas (GetServiceQuota) with your
 credentials (--profile, --region); without credentials, or with --defaults, AWS's default quotas
-in us-east-1 are used. --call-seconds is the time one model call takes (default ${DEFAULT_ASSUMPTIONS.callSeconds}).`;
+in us-east-1 are used. --call-seconds is the time one model call takes (default ${DEFAULT_ASSUMPTIONS.callSeconds}).
+The calls are those intake would ask: after the relevance screen, unless --full-panel.`;
 
 const OPTIONS = {
   lane: { type: 'string' },
   'call-seconds': { type: 'string' },
   analysts: { type: 'string' },
   model: { type: 'string' },
+  'full-panel': { type: 'boolean' },
   defaults: { type: 'boolean' },
   profile: { type: 'string' },
   region: { type: 'string' },
@@ -62,6 +65,7 @@ export async function estimateFile(
   path: string,
   analystIds: readonly string[] | undefined,
   primary: string | undefined,
+  fullPanel = false,
 ): Promise<PlannedFile> {
   let bytes: Uint8Array;
   try {
@@ -75,6 +79,7 @@ export async function estimateFile(
     const { quote, loads } = quoteDocument(doc, {
       analysts: selectAnalysts(analystIds).map((a) => a.id),
       models: primary ? withPrimary(panel, primary) : panel,
+      fullPanel,
     });
     return { file: path, clauses: doc.clauses.length, estimate: { quote, loads } };
   } catch (error) {
@@ -202,7 +207,9 @@ export async function planCommand(args: string[], io: CliIo): Promise<number> {
     .filter(Boolean);
   const files: PlannedFile[] = [];
   for (const path of positionals)
-    files.push(await estimateFile(path, analystIds, values.model?.trim() || undefined));
+    files.push(
+      await estimateFile(path, analystIds, values.model?.trim() || undefined, values['full-panel'] ?? false),
+    );
   const ids = [
     ...new Set(
       files.flatMap((f) => Object.keys(f.estimate.loads).map((m) => modelSpec(m).foundationModelId)),

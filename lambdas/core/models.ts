@@ -271,6 +271,21 @@ export function costOf(
 }
 
 /**
+ * What the totals of many calls cost, each call's prompt under the model's long-prompt threshold
+ * (as every analyst call's is: a clause and the document context come to a few thousand tokens).
+ * {@link costOf} prices one call, whose prompt decides the rates; summed tokens would cross the
+ * threshold that no single call does.
+ */
+export function costOfTotals(
+  modelId: string,
+  usage: TokenUsage,
+  prices: Readonly<Record<string, ModelPrice>> = MODEL_PRICES,
+): number {
+  const { longPrompt: _perCall, ...standard } = priceOf(modelId, prices);
+  return costOf(modelId, usage, { [modelId]: standard });
+}
+
+/**
  * The tokens `chars` characters of English prose come to in the model's tokenizer, as the
  * estimates count them; a model without an entry is taken at four characters a token.
  */

@@ -22,7 +22,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { costOf } from '../../lambdas/core/models.js';
+import { costOfTotals } from '../../lambdas/core/models.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { checkJob, type Violation } from '../soak/checks.js';
@@ -259,7 +259,7 @@ export async function runScenario(
       const ok = byOutcome.success;
       if (!ok) continue;
       answered += ok.calls;
-      billed += costOf(modelId, { ...ok, ...books.cache[modelId] });
+      billed += costOfTotals(modelId, { ...ok, ...books.cache[modelId] });
     }
     const a = await account(b, tracked);
     const violations = runViolations(a.violations, books.successes, billed, a.recordedMicros);

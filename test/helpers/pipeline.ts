@@ -6,7 +6,7 @@ import { afterAll, expect } from 'vitest';
 import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
-import { costOf } from '../../lambdas/core/models.js';
+import { costOfTotals } from '../../lambdas/core/models.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import type { Job } from '../../lambdas/core/state/job.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
@@ -26,17 +26,26 @@ import { provisionTestStack, type TestStack } from './local-aws.js';
 
 /**
  * The checks every completed review must pass: every clause analysed by every analyst of the
- * panel, every finding's quote found verbatim at its offsets, the money settled.
+ * panel the relevance screen did not leave out (`fullPanel`: by every analyst, none screened),
+ * every finding's quote found verbatim at its offsets, the money settled.
  */
-export function expectCompleteReview(report: Report, source: string): void {
+export function expectCompleteReview(
+  report: Report,
+  source: string,
+  panel: 'screened' | 'full' = 'screened',
+): void {
   const normalised = normaliseText(source);
   expect(report.job.status).toBe('completed');
   expect(report.clauses.length).toBeGreaterThan(0);
-  expect(report.coverage.callsPlanned).toBe(report.clauses.length * ANALYSTS.length);
-  expect(report.coverage.callsDone).toBe(report.coverage.callsPlanned);
+  const c = report.coverage;
+  expect(c.callsPlanned).toBe(report.clauses.length * ANALYSTS.length);
+  if (panel === 'full') expect(c.callsScreened).toBe(0);
+  else expect(c.callsScreened).toBeGreaterThan(0);
+  expect(c.callsDone + c.callsScreened).toBe(c.callsPlanned);
   for (const clause of report.clauses) {
     expect(clause.status).toBe('analysed');
-    expect([...clause.analystsAnswered].sort()).toEqual(ANALYSTS.map((a) => a.id).sort());
+    const screened = (clause.screened ?? []).map((s) => s.analystId);
+    expect([...clause.analystsAnswered, ...screened].sort()).toEqual(ANALYSTS.map((a) => a.id).sort());
     for (const f of clause.findings) {
       expect(clause.text.slice(f.start - clause.start, f.end - clause.start)).toBe(f.quote);
       // Offsets index the normalised text; in the file itself only runs of spaces may differ.
@@ -48,6 +57,11 @@ export function expectCompleteReview(report: Report, source: string): void {
   expect(report.cost.spentMicros).toBeGreaterThan(0);
   expect(report.cost.spentMicros).toBeLessThanOrEqual(report.cost.ceilingMicros);
   expect(report.cost.reservedMicros).toBe(0);
+}
+
+/** The calls a job asks: those planned less the pairs the relevance screen left out. */
+export function callsAsked(job: Pick<Job, 'callsPlanned' | 'callsScreened'>): number {
+  return job.callsPlanned - (job.callsScreened ?? 0);
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -198,7 +212,7 @@ export async function startHarness(
       let total = 0;
       for (const [modelId, byOutcome] of Object.entries(bedrock.accounting().byModel)) {
         const ok = byOutcome.success;
-        if (ok) total += costOf(modelId, ok);
+        if (ok) total += costOfTotals(modelId, ok);
       }
       return total;
     },

@@ -57,8 +57,13 @@ describe('the learned analyst on the wire', () => {
         body: JSON.stringify(input('liability-counsel')),
       });
       expect(response.headers.get('x-clause-review-stand-in')).toBe(header);
-      const body = (await response.json()) as { output: { message: { content: { text?: string }[] } } };
-      expect(body.output.message.content[0]?.text).toBe(label);
+      const body = (await response.json()) as {
+        output: { message: { content: { text?: string; toolUse?: { input: { summary?: string } } }[] } };
+      };
+      // A forced tool call is answered with the call alone; its summary names the analyst.
+      const [call, ...rest] = body.output.message.content;
+      expect(rest).toEqual([]);
+      expect(call?.toolUse?.input.summary).toContain(label);
     }
   });
 

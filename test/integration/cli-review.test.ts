@@ -224,14 +224,14 @@ describe('npx clause-review review --model / doctor', () => {
     ]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/'anthropic.claude-3-haiku-20240307-v1:0' has reached end of life/);
-    expect(run.stderr).toContain("'us.anthropic.claude-haiku-4-5-20251001-v1:0'");
+    expect(run.stderr).toContain("'us.anthropic.claude-haiku-5-5'");
     expect(run.stdout).not.toContain('uploaded');
   }, 120_000);
 
   it('doctor --local prints each configured model with its lifecycle state and exits 0', async () => {
     const run = await cli(['doctor', '--local']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/ok {3}us\.anthropic\.claude-haiku-4-5-20251001-v1:0 \(primary\): ACTIVE/);
+    expect(run.stdout).toMatch(/ok {3}us\.anthropic\.claude-haiku-5-5 \(primary\): ACTIVE/);
     expect(run.stdout).toMatch(/ok {3}us\.anthropic\.claude-sonnet-4-6 \(fallback\): ACTIVE/);
     expect(run.stdout).toContain('every model can be called');
   }, 60_000);

@@ -55,7 +55,9 @@ describe('submit, status, report', () => {
     const watch = capture();
     expect(await statusCommand([jobId ?? '', '--watch', '--interval', '0.3'], watch, target)).toBe(0);
     const last = watch.stdout.at(-1) ?? '';
-    expect(last).toMatch(/\[#{24}\] (\d+)\/\1 chunks · \d+ calls planned · \$[\d.]+ of \$3\.00 · completed/);
+    expect(last).toMatch(
+      /\[#{24}\] (\d+)\/\1 chunks · \d+ calls planned \(\d+ screened\) · \$[\d.]+ of \$3\.00 · completed/,
+    );
 
     const report = capture();
     expect(await reportCommand([jobId ?? '', '--out', scratch], report, target)).toBe(0);

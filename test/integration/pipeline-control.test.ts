@@ -52,7 +52,9 @@ describe('cancel mid-run', () => {
     expect(report.cost.reservedMicros).toBe(0);
     const c = report.coverage;
     expect(c.callsCancelled).toBeGreaterThan(0);
-    expect(c.callsDone + c.callsFailed + c.callsSkippedBudget + c.callsCancelled).toBe(job.callsPlanned);
+    expect(c.callsDone + c.callsFailed + c.callsSkippedBudget + c.callsCancelled + c.callsScreened).toBe(
+      job.callsPlanned,
+    );
   }, 180_000);
 });
 
@@ -86,9 +88,12 @@ describe('a cost ceiling below what the job needs', () => {
     const report = await h.report(job);
     expect(report.job.status).toBe('budget_exceeded');
     expect(report.coverage.callsSkippedBudget).toBeGreaterThan(0);
-    expect(report.coverage.callsDone + report.coverage.callsSkippedBudget + report.coverage.callsFailed).toBe(
-      job.callsPlanned,
-    );
+    expect(
+      report.coverage.callsDone +
+        report.coverage.callsSkippedBudget +
+        report.coverage.callsFailed +
+        report.coverage.callsScreened,
+    ).toBe(job.callsPlanned);
     expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
   }, 180_000);
 });

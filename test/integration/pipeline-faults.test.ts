@@ -4,7 +4,7 @@ import { CallLedger, outcomeOf } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
 import type { AccountingSnapshot } from '../../localstack/bedrock/index.js';
 import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
-import { fixture, MEDIUM, startHarness } from '../helpers/pipeline.js';
+import { callsAsked, fixture, MEDIUM, startHarness } from '../helpers/pipeline.js';
 
 const h = await startHarness('faults');
 
@@ -55,12 +55,12 @@ describe('transient faults on 5 % of calls', () => {
     expect(job.status).toBe('completed');
     const report = await h.report(job);
     expect(errors).toBeGreaterThan(0);
-    expect(report.coverage.callsDone).toBe(job.callsPlanned);
+    expect(report.coverage.callsDone).toBe(callsAsked(job));
     expect(report.coverage.callsFailed).toBe(0);
     expect(report.coverage.failedCalls).toEqual([]);
     expect(report.coverage.tier1Retries).toBe(errors);
     expect(report.coverage.modelAttempts).toBe(h.bedrock.accounting().totals.calls);
-    expect(seen.success).toBe(job.callsPlanned);
+    expect(seen.success).toBe(callsAsked(job));
     expect(report.clauses.every((c) => c.status === 'analysed')).toBe(true);
     expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
     await expectOutcomesOnCheckpoints(jobId, job.chunkCount);
@@ -80,7 +80,7 @@ describe('a permanent fault on some calls', () => {
     const report = await h.report(job);
     expect(report.job.status).toBe('incomplete');
     expect(report.coverage.callsFailed).toBe(rejected);
-    expect(report.coverage.callsDone).toBe(job.callsPlanned - rejected);
+    expect(report.coverage.callsDone).toBe(callsAsked(job) - rejected);
     expect(report.coverage.failedCalls).toHaveLength(rejected);
     for (const failed of report.coverage.failedCalls) {
       expect(failed.errorClass).toBe('logic');

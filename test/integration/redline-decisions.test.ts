@@ -37,9 +37,11 @@ async function until<T>(read: () => Promise<T | undefined>, what: string, timeou
 
 describe('a reviewer’s decisions on redlines', () => {
   it('are in report.json, and report.docx leaves a rejected redline out and writes an edited one as edited', async () => {
+    // The full panel, so that the playbook's positions give the three redlines decided below.
     const jobId = await h.upload(`redlines-${CONSULTING}`, fixture(CONSULTING), {
       playbook: 'default',
       gate: 'high',
+      'full-panel': 'true',
     });
     const held = await until(async () => {
       const job = await h.jobs.find(jobId);

@@ -7,11 +7,11 @@ import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
 
 const h = await startHarness('realtime');
 
-describe('a job with the relevance screen (full-panel=false)', () => {
+describe('the relevance screen, on by default', () => {
   it('asks each clause only the analysts the screen keeps, and accounts every other pair as screened', async () => {
     h.bedrock.reset();
     const source = fixture(SMALL).toString('utf8');
-    const jobId = await h.upload(`screened-${SMALL}`, source, { 'full-panel': 'false' });
+    const jobId = await h.upload(`screened-${SMALL}`, source);
     const job = await h.waitForEnd(jobId);
     expect(job.status).toBe('completed');
     const report = await h.report(job);
@@ -61,9 +61,9 @@ describe('a job with the relevance screen (full-panel=false)', () => {
     });
   }, 240_000);
 
-  it('asks every analyst about every clause without the option, as before', async () => {
+  it('asks every analyst about every clause when the upload asks for the full panel', async () => {
     const source = fixture(SMALL).toString('utf8');
-    const job = await h.waitForEnd(await h.upload(`full-${SMALL}`, source));
+    const job = await h.waitForEnd(await h.upload(`full-${SMALL}`, source, { 'full-panel': 'true' }));
     const c = (await h.report(job)).coverage;
     expect(c.callsScreened).toBe(0);
     expect(c.screened).toBeUndefined();

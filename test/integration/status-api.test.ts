@@ -278,7 +278,7 @@ describe('a quote through the API', () => {
       options: { analysts },
       wouldStart: false,
     });
-    expect(quoted.calls).toBe(quoted.clauses * analysts.length);
+    expect(quoted.calls + quoted.callsScreened).toBe(quoted.clauses * analysts.length);
     expect(quoted.quote.expectedMicros).toBeGreaterThan(1);
     expect(await jobIds()).toEqual(jobsBefore);
     expect(await intakeKeys()).toEqual(keysBefore);
@@ -289,9 +289,10 @@ describe('a quote through the API', () => {
     await uploadDocument(submission, fixture(SMALL));
     const rejected = await until(submission.submissionId, (v) => v.status === 'rejected');
     expect(rejected.reason).toMatch(/below this job's expected cost/);
-    expect(rejected.cost.quote).toEqual({
+    expect(rejected.cost.quote).toMatchObject({
       expectedUsd: quoted.quote.expectedUsd,
       worstCaseUsd: quoted.quote.worstCaseUsd,
+      computeUsd: quoted.quote.computeUsd,
     });
     expect(await jobIds()).toEqual([...jobsBefore, `JOB#${rejected.jobId}`].sort());
   });

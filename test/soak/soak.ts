@@ -19,7 +19,7 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js';
-import { costOf } from '../../lambdas/core/models.js';
+import { costOfTotals } from '../../lambdas/core/models.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
@@ -401,7 +401,7 @@ async function checkRun(rig: Rig, recordedMicros: number, left: string | undefin
   let billedMicros = 0;
   for (const [modelId, byOutcome] of Object.entries(books.byModel)) {
     const ok = byOutcome.success;
-    if (ok) billedMicros += costOf(modelId, { ...ok, ...books.cache[modelId] });
+    if (ok) billedMicros += costOfTotals(modelId, { ...ok, ...books.cache[modelId] });
   }
   // A worker's death can lose the answers of the calls it had in flight: at most its chunks'
   // concurrency each (a batch worker runs 2 chunks at once).

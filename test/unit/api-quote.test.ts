@@ -110,7 +110,11 @@ async function intakeQuote(analysts: string[] | undefined) {
 
 describe('POST /quote', () => {
   it('prices the document with the configured models as intake does, and records nothing', async () => {
-    const r = await quote({ analysts: ['ip-counsel', 'liability-counsel'], costCeilingUsd: 50 });
+    const r = await quote({
+      analysts: ['ip-counsel', 'liability-counsel'],
+      costCeilingUsd: 50,
+      fullPanel: true,
+    });
     const expected = await intakeQuote(['ip-counsel', 'liability-counsel']);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
@@ -119,7 +123,12 @@ describe('POST /quote', () => {
       bytes: BYTES.length,
       clauses: expected.parsed.clauses.length,
       calls: expected.parsed.clauses.length * 2,
-      options: { lane: 'realtime', costCeilingUsd: 50, analysts: ['liability-counsel', 'ip-counsel'] },
+      options: {
+        lane: 'realtime',
+        costCeilingUsd: 50,
+        analysts: ['liability-counsel', 'ip-counsel'],
+        fullPanel: true,
+      },
       quote: {
         expectedMicros: expected.quote.expectedMicros,
         worstCaseMicros: expected.quote.worstCaseMicros,
@@ -133,19 +142,23 @@ describe('POST /quote', () => {
     expect(s3mock.calls()).toHaveLength(0);
   });
 
-  it('with fullPanel false, prices only the calls the relevance screen keeps and counts the others', async () => {
-    const full = await quote({ costCeilingUsd: 50 });
-    const r = await quote({ costCeilingUsd: 50, fullPanel: false });
+  it('by default prices only the calls the relevance screen keeps and counts the others; fullPanel prices them all', async () => {
+    const full = await quote({ costCeilingUsd: 50, fullPanel: true });
+    const r = await quote({ costCeilingUsd: 50 });
+    expect((await quote({ costCeilingUsd: 50, fullPanel: false })).body).toEqual(r.body);
     const { parsed } = await intakeQuote(undefined);
     const screen = shippedScreen()?.screenDocument(parsed.clauses, ANALYSTS);
     expect(screen?.calls).toBeGreaterThan(0);
-    expect(full.body).toMatchObject({ calls: parsed.clauses.length * 11, callsScreened: 0 });
-    expect(full.body.options).not.toHaveProperty('fullPanel');
+    expect(full.body).toMatchObject({
+      calls: parsed.clauses.length * 11,
+      callsScreened: 0,
+      options: { fullPanel: true },
+    });
     expect(r.body).toMatchObject({
       calls: parsed.clauses.length * 11 - (screen?.calls ?? 0),
       callsScreened: screen?.calls,
-      options: { fullPanel: false },
     });
+    expect(r.body.options).not.toHaveProperty('fullPanel');
     const q = (b: Record<string, unknown>) =>
       b.quote as { expectedMicros: number; screened?: { calls: number; expectedMicros: number } };
     expect(q(r.body).screened?.calls).toBe(screen?.calls);
@@ -157,12 +170,14 @@ describe('POST /quote', () => {
   it('says intake would refuse a ceiling below the expected cost, unless allowPartial', async () => {
     const all = await intakeQuote(undefined);
     const below = (all.quote.expectedMicros - 1) / 1e6;
-    const refused = await quote({ costCeilingUsd: below });
+    const refused = await quote({ costCeilingUsd: below, fullPanel: true });
     expect(refused.status).toBe(200);
     expect(refused.body.wouldStart).toBe(false);
     expect((refused.body.options as { analysts: string[] }).analysts).toHaveLength(11);
     expect((refused.body.quote as { expectedMicros: number }).expectedMicros).toBe(all.quote.expectedMicros);
-    expect((await quote({ costCeilingUsd: below, allowPartial: true })).body.wouldStart).toBe(true);
+    expect(
+      (await quote({ costCeilingUsd: below, allowPartial: true, fullPanel: true })).body.wouldStart,
+    ).toBe(true);
   });
 
   it('answers 400 for a bad body, 422 for a document intake would refuse, 413 over its own limit', async () => {

@@ -148,7 +148,7 @@ describe('estimateJob, the quote and the plan: one walk over the requests', () =
     expect(l?.calls).toBe(doc.clauses.length * analysts.length);
     expect(l?.cacheWriteInputTokens).toBeGreaterThan(0);
     expect(l?.cacheReadInputTokens).toBeGreaterThan(l?.cacheWriteInputTokens ?? 0);
-    const file = (await estimateFile(SAMPLE, undefined, undefined)).estimate;
+    const file = (await estimateFile(SAMPLE, undefined, undefined, true)).estimate;
     expect(file.loads).toEqual(e.loads);
     expect(file.quote).toEqual({ ...e.quote, compute: laneComputeCost(l?.calls ?? 0, doc.chunks.length) });
   });
@@ -162,9 +162,17 @@ describe('clause-review plan', () => {
 
   it('prints each file, the limits slowest first, what binds, the cost and what to raise (--defaults)', async () => {
     const { lines, io } = captured();
-    expect(await planCommand(['--defaults', SMALL, SAMPLE], io)).toBe(0);
+    expect(await planCommand(['--defaults', '--full-panel', SMALL, SAMPLE], io)).toBe(0);
     const text = lines.join('\n');
     expect(lines[0]).toBe('Batch: 2 contract(s), 3,443 model calls');
+    // Without --full-panel, the calls intake would ask after the relevance screen.
+    const screened = captured();
+    expect(await planCommand(['--defaults', SMALL, SAMPLE], screened.io)).toBe(0);
+    const asked = Number(
+      /Batch: 2 contract\(s\), ([\d,]+) model calls/.exec(screened.lines[0] ?? '')?.[1]?.replace(/,/g, ''),
+    );
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThan(3443);
     expect(text).toMatch(/GALACTICOMM.*: 7 clauses, 77 calls, \$\d+\.\d\d expected/);
     expect(text).toMatch(/BELLICUM.*: 306 clauses, 3,366 calls/);
     expect(text).toContain('Limits (AWS default quotas (--defaults)), slowest first:');
@@ -178,13 +186,13 @@ describe('clause-review plan', () => {
   it('answers JSON whose plan is the sum of the quotes intake would record', async () => {
     const { lines, io } = captured();
     await planCommand(
-      ['--defaults', '--json', '--analysts', 'liability-counsel,ip-counsel', SMALL, SAMPLE],
+      ['--defaults', '--json', '--full-panel', '--analysts', 'liability-counsel,ip-counsel', SMALL, SAMPLE],
       io,
     );
     const out = JSON.parse(lines.join('\n'));
     const expected = await Promise.all(
       [SMALL, SAMPLE].map(
-        async (f) => (await estimateFile(f, ['liability-counsel', 'ip-counsel'], undefined)).estimate,
+        async (f) => (await estimateFile(f, ['liability-counsel', 'ip-counsel'], undefined, true)).estimate,
       ),
     );
     expect(out.plan.calls).toBe((7 + 306) * 2);

@@ -10,6 +10,7 @@ import {
 import { readJobOptions } from '../../lambdas/core/intake/job-options.js';
 import {
   costOf,
+  costOfTotals,
   FALLBACK_MODEL_ID,
   MODELS,
   modelSpec,
@@ -95,6 +96,10 @@ describe('the price table', () => {
     expect(
       costOf(PRIMARY_MODEL_ID, { inputTokens: 1000, cacheReadInputTokens: 100_000, outputTokens: 0 }),
     ).toBe(550 + 5500);
+    // Totals of many short calls stay at the standard rates, however large they add up to.
+    expect(costOfTotals(PRIMARY_MODEL_ID, { inputTokens: 1_000_000, outputTokens: 1000 })).toBe(
+      110_000 + 550,
+    );
   });
 
   it("turns the tokens of a text into the model tokenizer's count", () => {

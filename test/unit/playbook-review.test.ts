@@ -369,9 +369,11 @@ describe('two positions of one clause proposing language at the same point', () 
 describe('the quote of a review against a playbook', () => {
   it('prices the analysts the playbook asks, and says what the ones it leaves out would have cost', async () => {
     const parsed = await parseDocument(fixture(SMALL), { key: SMALL, maxBytes: 1 << 20 });
+    // The full panel: the playbook alone decides who is asked here.
     const options = {
       analysts: undefined as never,
       models: { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID },
+      fullPanel: true,
     };
     const all = quoteDocument(parsed, {
       ...options,

@@ -230,10 +230,11 @@ describe('screened pairs through the job', () => {
     expect(counts.done + counts.screened + counts.failed.length).toBe(clauses.length * 2);
   });
 
-  it('is the full panel unless a job asks for the screen', () => {
+  it('screens unless a job asks for the full panel', () => {
     const defaults = { lane: 'realtime' as const, costLimit: 1_000_000 };
-    expect(readJobOptions({}, {}, defaults).fullPanel).toBe(true);
+    expect(readJobOptions({}, {}, defaults).fullPanel).toBe(false);
     expect(readJobOptions({ 'full-panel': 'False' }, {}, defaults).fullPanel).toBe(false);
+    expect(readJobOptions({ 'full-panel': 'TRUE' }, {}, defaults).fullPanel).toBe(true);
     expect(readJobOptions({}, { 'full-panel': 'true' }, defaults).fullPanel).toBe(true);
     let error: unknown;
     try {
@@ -245,10 +246,11 @@ describe('screened pairs through the job', () => {
       "the 'full-panel' option must be 'true' or 'false'; got 'maybe'",
     );
     const submitDefaults = { defaultLane: 'realtime' as const, defaultCostLimit: 1_000_000 };
-    const screenedJob = readSubmission({ fullPanel: false }, submitDefaults);
-    expect(screenedJob.metadata['full-panel']).toBe('false');
-    expect(screenedJob.options.fullPanel).toBe(false);
-    expect(readSubmission({}, submitDefaults).options.fullPanel).toBe(true);
+    const fullJob = readSubmission({ fullPanel: true }, submitDefaults);
+    expect(fullJob.metadata['full-panel']).toBe('true');
+    expect(fullJob.options.fullPanel).toBe(true);
+    expect(readSubmission({}, submitDefaults).options.fullPanel).toBe(false);
+    expect(readSubmission({ fullPanel: false }, submitDefaults).options.fullPanel).toBe(false);
   });
 });
 
@@ -259,10 +261,11 @@ describe('the quote with the screen', () => {
       analysts: ANALYSTS.map((a) => a.id),
       models: { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID },
     };
-    const full = quoteDocument(parsed, options);
+    const full = quoteDocument(parsed, { ...options, fullPanel: true });
     expect(full.screen).toBeUndefined();
     expect(full.quote.screened).toBeUndefined();
-    const screened = quoteDocument(parsed, { ...options, fullPanel: false });
+    const screened = quoteDocument(parsed, options);
+    expect(quoteDocument(parsed, { ...options, fullPanel: false })).toEqual(screened);
     const calls = screened.screen?.calls ?? 0;
     expect(calls).toBeGreaterThan(0);
     expect(calls).toBeLessThan(parsed.clauses.length * ANALYSTS.length);

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppApi, isAppApiError } from '../../lambdas/app/api.js';
-import { facets, matches, money, segments } from '../../lambdas/app/clauses.js';
+import { money as appMoney, facets, matches, money, segments } from '../../lambdas/app/clauses.js';
 import { totpUri } from '../../lambdas/app/cognito.js';
 import { isAppConfigError, readAppConfig } from '../../lambdas/app/config.js';
 import { deciderText } from '../../lambdas/app/decider.js';
@@ -15,6 +15,7 @@ import { WebSha256 } from '../../lambdas/app/sha256-web.js';
 import { mapStep, type SignInStep as SignInStepOf } from '../../lambdas/app/sign-in-step.js';
 import { groupedSecret } from '../../lambdas/app/views/sign-in-challenge.js';
 import { deciderText as coreDeciderText } from '../../lambdas/core/holds/decider.js';
+import { money as coreMoney } from '../../lambdas/core/money.js';
 import type { ReportClause } from '../../lambdas/core/report-types.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
 import { localAppConfig } from '../../localstack/runtime/local-app.js';
@@ -43,6 +44,14 @@ describe('deciderText', () => {
     expect(deciderText(decider)).toBe(coreDeciderText(decider));
     expect(deciderText({ by, bySub: '1f2e' })).toBe('1f2e');
     expect(deciderText({ by })).toBe(by);
+  });
+});
+
+describe('money', () => {
+  it('reads as intake and the CLI print it', () => {
+    for (const micros of [0, 12, 100, 4_100, 9_999, 10_000, 12_400_000, -4_100, 1_984]) {
+      expect(appMoney(micros)).toBe(coreMoney(micros));
+    }
   });
 });
 

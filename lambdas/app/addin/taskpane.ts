@@ -203,7 +203,7 @@ function reviewForm(
       const view = await ctx.api.quote({ ...request(), document: base64Of((await read()).slice().buffer) });
       quoteOut.dataset.expected = String(view.quote.expectedUsd);
       quoteOut.replaceChildren(...quoteLines(view));
-      announce(`Quote ready: $${view.quote.expectedUsd.toFixed(2)} expected.`);
+      announce(`Quote ready: ${money(view.quote.expectedMicros)} expected.`);
     } catch (error) {
       quoteOut.replaceChildren(errorBox(error));
       // Intake quotes a document too large for POST /quote itself, and refuses a ceiling below it.

@@ -1,6 +1,6 @@
 /** One job: status, cost, controls, the contract filling in live, its review and its reports. */
 import type { JobView, PlaybookReview, ReportClause, ReportLinks } from '../api.js';
-import { money } from '../clauses.js';
+import { dollars, money } from '../clauses.js';
 import { announce, errorBox, h, when } from '../dom.js';
 import { JobFollower } from '../follow.js';
 import type { View, ViewContext } from './context.js';
@@ -40,7 +40,7 @@ function summary(view: JobView): HTMLElement {
       'dd',
       {},
       `${money(view.cost.spentMicros)} spent of ${money(view.cost.ceilingMicros)}`,
-      quote ? ` · quoted $${quote.expectedUsd.toFixed(2)} (worst $${quote.worstCaseUsd.toFixed(2)})` : '',
+      quote ? ` · quoted ${dollars(quote.expectedUsd)} (worst ${dollars(quote.worstCaseUsd)})` : '',
     ),
     h('dt', {}, 'Submitted'),
     h('dd', {}, when(view.createdAt), view.lane ? ` · lane ${view.lane}` : ''),

@@ -4,6 +4,7 @@
  * before anything is spent.
  */
 import { type AppApi, isAppApiError, type QuoteView } from '../api.js';
+import { dollars, money } from '../clauses.js';
 import { h } from '../dom.js';
 
 /** A labelled field, with a hint the control is described by. */
@@ -83,15 +84,15 @@ export function quoteLines(view: Pick<QuoteView, 'quote' | 'wouldStart' | 'optio
     h(
       'p',
       { class: 'quote' },
-      h('strong', {}, `Quote: $${quote.expectedUsd.toFixed(2)} expected`),
-      `, $${quote.worstCaseUsd.toFixed(2)} at worst. Nothing has been spent.`,
+      h('strong', {}, `Quote: ${money(quote.expectedMicros)} expected`),
+      `, ${money(quote.worstCaseMicros)} at worst. Nothing has been spent.`,
     ),
     ...(quote.screened
       ? [
           h(
             'p',
             { class: 'quote-screened' },
-            `The relevance screen leaves out ${quote.screened.calls} calls, $${(quote.screened.expectedMicros / 1_000_000).toFixed(2)} expected.`,
+            `The relevance screen leaves out ${quote.screened.calls} calls, ${money(quote.screened.expectedMicros)} expected.`,
           ),
         ]
       : []),
@@ -100,8 +101,8 @@ export function quoteLines(view: Pick<QuoteView, 'quote' | 'wouldStart' | 'optio
           h(
             'p',
             { class: 'quote-compute' },
-            `Compute besides: $${quote.computeUsd.realtime.toFixed(2)} on Lambda workers (realtime lane), ` +
-              `$${quote.computeUsd.batch.toFixed(2)} on Fargate workers (batch lane); the model calls cost the same on either.`,
+            `Compute besides: ${dollars(quote.computeUsd.realtime)} on Lambda workers (realtime lane), ` +
+              `${dollars(quote.computeUsd.batch)} on Fargate workers (batch lane); the model calls cost the same on either.`,
           ),
         ]
       : []),
@@ -110,7 +111,7 @@ export function quoteLines(view: Pick<QuoteView, 'quote' | 'wouldStart' | 'optio
           h(
             'p',
             { class: 'warning' },
-            `The ceiling $${options.costCeilingUsd.toFixed(2)} is below the quote: raise it, or tick "review as much as the ceiling allows".`,
+            `The ceiling ${dollars(options.costCeilingUsd)} is below the quote: raise it, or tick "review as much as the ceiling allows".`,
           ),
         ]
       : []),

@@ -5,6 +5,7 @@
  */
 import type { FormatExtension } from '../../core/documents/formats.js';
 import { base64Of, type SubmitRequest } from '../api.js';
+import { money } from '../clauses.js';
 import { announce, errorBox, h } from '../dom.js';
 import { submitAndWait } from '../submit.js';
 import type { View, ViewContext } from './context.js';
@@ -170,7 +171,7 @@ export function uploadView(ctx: ViewContext): View {
       });
       quoteOut.dataset.expected = String(view.quote.expectedUsd);
       quoteOut.replaceChildren(...quoteLines(view));
-      announce(`Quote ready: $${view.quote.expectedUsd.toFixed(2)} expected.`);
+      announce(`Quote ready: ${money(view.quote.expectedMicros)} expected.`);
     } catch (error) {
       quoteOut.replaceChildren(errorBox(error));
       if (tooLargeToQuote(error)) {

@@ -182,28 +182,33 @@ function reportClauses(
       });
     }
     for (const clause of chunk.clauses) {
-      const left = screenedPairs(doc.screened, clause.id);
-      clauses.push({
-        ...reportClause(
+      clauses.push(
+        reportClause(
           clause,
           chunk.index,
           assessments.find((x) => x.clauseId === clause.id),
+          doc.screened,
           toFindings,
         ),
-        ...(left.length > 0 ? { screened: left } : {}),
-      });
+      );
     }
   }
   return { clauses, unfinishedChunks };
 }
 
-/** A clause as the report shows it, from its chunk's assessment (undefined: not analysed yet). */
+/**
+ * A clause as the report shows it, from its chunk's assessment (undefined: not analysed yet) and
+ * the analysts the relevance screen did not ask about it; report.json and the findings handed out
+ * while the job runs are both made here.
+ */
 export function reportClause(
   clause: StoredDocument['chunks'][number]['clauses'][number],
   chunk: number,
   a: ClauseAssessment | undefined,
+  screened: StoredDocument['screened'],
   toFindings?: ToFindings,
 ): ReportClause {
+  const left = screenedPairs(screened, clause.id);
   const scores: Record<string, number | null> = {};
   for (const c of CATEGORIES) scores[c.id] = a?.categories[c.id]?.score ?? null;
   return {
@@ -232,6 +237,7 @@ export function reportClause(
       : [],
     analystsAnswered: a?.coverage.analystsAnswered ?? [],
     analystsFailed: a?.coverage.analystsFailed ?? [],
+    ...(left.length > 0 ? { screened: left } : {}),
     ...(toFindings && a ? { positions: toFindings(clause, a.positions ?? []) } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { GetObjectTaggingCommand, PutObjectCommand, type S3Client } from '@aws-s
 import { panelModelIds } from '../analysts/index.js';
 import { isDocumentRejectedError, isParseOvertimeError, parseDocumentBounded } from '../documents/index.js';
 import { blockingReason } from '../model-lifecycle.js';
+import { money } from '../money.js';
 import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
 import type { DocumentScreen } from '../screen/index.js';
 import { Claims } from '../state/claims.js';
@@ -25,8 +26,6 @@ import { uploadPlaybook } from './upload-playbook.js';
 
 export type { IntakeDeps, IntakeResult, ParseRetry } from './intake-run.js';
 export { jobIdFor } from './job-id.js';
-
-const usd = (micros: number) => `$${(micros / 1_000_000).toFixed(2)}`;
 
 /** Where intake keeps a job's normalised text and clauses for finalize and the sweeper. */
 export { documentKey, type StoredDocument } from './stored-document.js';
@@ -116,11 +115,11 @@ export async function intakeObject(
     );
   if (!ceilingCovers(quote, options)) {
     const reason =
-      `the cost ceiling ${usd(options.costLimit)} is below this job's expected cost ${usd(quote.expectedMicros)} ` +
-      `(worst case ${usd(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts` +
+      `the cost ceiling ${money(options.costLimit)} is below this job's expected cost ${money(quote.expectedMicros)} ` +
+      `(worst case ${money(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts` +
       `${calls.screened > 0 ? `, ${calls.screened} pairs screened` : ''}): ` +
-      `upload it again with a ceiling of at least ${usd(quote.expectedMicros)} (cost-ceiling-usd), or with ` +
-      `allow-partial=true to review as much as ${usd(options.costLimit)} allows`;
+      `upload it again with a ceiling of at least ${money(quote.expectedMicros)} (cost-ceiling-usd), or with ` +
+      `allow-partial=true to review as much as ${money(options.costLimit)} allows`;
     await jobs.markRejected(jobId, reason, {
       sha256: parsed.sha256,
       bytes: parsed.bytes,

@@ -93,6 +93,7 @@ export async function readLiveFindings(
             clause,
             index,
             found.find((a) => a.clauseId === clause.id),
+            doc.screened,
           ),
         );
       }
