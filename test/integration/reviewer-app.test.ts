@@ -510,9 +510,9 @@ describe('the reviewer app on local up', () => {
       `(() => { const t = document.querySelector('#quote')?.textContent ?? ''; return /Quote:/.test(t) ? t : ''; })()`,
       60_000,
     );
-    expect(quote).toMatch(/The relevance screen leaves out \d+ calls, \$\d+\.\d\d expected\./);
+    expect(quote).toMatch(/The relevance screen leaves out \d+ calls, \$\d+\.\d+ expected\./);
     expect(quote).toMatch(
-      /Compute besides: \$\d+\.\d\d on Lambda workers \(realtime lane\), \$\d+\.\d\d on Fargate workers \(batch lane\)/,
+      /Compute besides: \$\d+\.\d+ on Lambda workers \(realtime lane\), \$\d+\.\d+ on Fargate workers \(batch lane\)/,
     );
     await page.click('#start-review');
     await until(`/· \\d+ screened/.test(document.querySelector('main')?.textContent ?? '')`, 60_000);
