@@ -211,6 +211,11 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
   );
   const conflicts = countConflicts(pipeline.clients.db);
   const firstCall = watchFirstCall(pipeline.clients, stack.resources);
+  // The event sources' pollers were long-polling before the watch was installed, and a receive
+  // already sent does not pass through middleware added after it: wait until every poll in
+  // flight has been sent again (a poll waits at most a second), so that the first receives of
+  // the S3 event and of the chunk messages are seen.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
   // Request to answer of every answered model request, and the limit each throttle met.
   const requests = { answered: 0, ms: 0 };
   const throttlesByLimit: Record<string, number> = {};
