@@ -1,4 +1,5 @@
 import type { JobSummary } from '../../lambdas/core/live/index.js';
+import { money } from '../../lambdas/core/money.js';
 import type { ReportClause } from '../../lambdas/core/report-types.js';
 import { parse, type TargetResolver, withTarget } from './api-commands.js';
 import { CliError, type CliIo } from './cli-error.js';
@@ -70,8 +71,6 @@ export async function liveFindingsCommand(
   });
 }
 
-const usd = (micros: number) => `$${(micros / 1e6).toFixed(2)}`;
-
 /** One job as `jobs` prints it. */
 export function jobLine(j: JobSummary): string {
   const name = j.document.split('/').pop() ?? j.document;
@@ -79,7 +78,7 @@ export function jobLine(j: JobSummary): string {
     j.jobId,
     j.status.padEnd(15),
     `${j.chunks.done}/${j.chunks.total} chunks`.padEnd(16),
-    `${usd(j.cost.spentMicros)} of ${usd(j.cost.ceilingMicros)}`.padEnd(18),
+    `${money(j.cost.spentMicros)} of ${money(j.cost.ceilingMicros)}`.padEnd(18),
     j.createdAt,
     name,
   ].join('  ');

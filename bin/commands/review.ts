@@ -14,6 +14,7 @@ import {
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
 import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
+import { money } from '../../lambdas/core/money.js';
 import {
   isPlaybookError,
   type JobPlaybook,
@@ -46,8 +47,6 @@ function num(value: string | undefined, name: string, fallback: number, min = 0)
   if (!Number.isFinite(n) || n < min) fail(`--${name} must be a number ≥ ${min}; got '${value}'`);
   return n;
 }
-
-const usd = (micros: number) => `$${(micros / 1e6).toFixed(4)}`;
 
 /** `review <file...>`: the embedded local stack, start to finish, in this process. */
 export async function review(files: string[], values: Record<string, string | undefined>): Promise<number> {
@@ -327,15 +326,15 @@ async function progressOf(
     const saved = job.quote.notAsked;
     const screened = job.quote.screened;
     console.log(
-      `${basename(s.file)}: quote ${usd(job.quote.expectedMicros)} expected, ${usd(job.quote.worstCaseMicros)} at worst, ceiling ${usd(job.costLimit)} (${job.callsPlanned - (screened?.calls ?? 0)} calls` +
-        `${screened ? `; the relevance screen saves ${screened.calls} calls, ${usd(screened.expectedMicros)} expected` : ''}` +
-        `${saved ? `; the playbook saves ${saved.calls} calls, ${usd(saved.expectedMicros)} expected` : ''})` +
-        `${job.quote.compute ? `; compute besides: ${usd(job.quote.compute.realtime)} on Lambda (realtime), ${usd(job.quote.compute.batch)} on Fargate (batch)` : ''}`,
+      `${basename(s.file)}: quote ${money(job.quote.expectedMicros)} expected, ${money(job.quote.worstCaseMicros)} at worst, ceiling ${money(job.costLimit)} (${job.callsPlanned - (screened?.calls ?? 0)} calls` +
+        `${screened ? `; the relevance screen saves ${screened.calls} calls, ${money(screened.expectedMicros)} expected` : ''}` +
+        `${saved ? `; the playbook saves ${saved.calls} calls, ${money(saved.expectedMicros)} expected` : ''})` +
+        `${job.quote.compute ? `; compute besides: ${money(job.quote.compute.realtime)} on Lambda (realtime), ${money(job.quote.compute.batch)} on Fargate (batch)` : ''}`,
     );
   }
   const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);
   const c = p?.calls;
-  return `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled, ${c.screened} screened of ${c.planned}` : '-'} · cost ${usd(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${usd(job.costReserved)} held by running chunks` : ''} of ${usd(job.costLimit)}`;
+  return `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled, ${c.screened} screened of ${c.planned}` : '-'} · cost ${money(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${money(job.costReserved)} held by running chunks` : ''} of ${money(job.costLimit)}`;
 }
 
 const RESULT_HEADER = [
@@ -438,7 +437,7 @@ async function writeReport(
       `${c.callsDone}/${c.callsPlanned}`,
       `${c.callsFailed} / ${c.callsSkippedBudget} / ${c.callsCancelled} / ${c.callsScreened}`,
       String(report.summary.riskCounts.high + report.summary.riskCounts.critical),
-      `${usd(report.cost.spentMicros)} / ${usd(report.cost.ceilingMicros)}`,
+      `${money(report.cost.spentMicros)} / ${money(report.cost.ceilingMicros)}`,
       htmlPath ?? '',
     ],
     completed: report.job.status === 'completed',
