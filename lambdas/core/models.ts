@@ -290,7 +290,12 @@ export function costOfTotals(
  * estimates count them; a model without an entry is taken at four characters a token.
  */
 export function tokensOf(modelId: string, chars: number): number {
-  return Math.ceil(chars / (MODELS[modelId]?.charsPerToken ?? 4));
+  return Math.ceil(chars / charsPerTokenOf(modelId));
+}
+
+/** Characters a token in the model's tokenizer; four for a model without an entry. */
+export function charsPerTokenOf(modelId: string): number {
+  return MODELS[modelId]?.charsPerToken ?? 4;
 }
 
 /**

@@ -16,15 +16,10 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import {
-  ANALYSTS,
-  buildConverseInput,
-  estimatedTokens,
-  inputChars,
-} from '../../lambdas/core/analysts/index.js';
+import { ANALYSTS, buildConverseInput, inputChars } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
-import { MODEL_PRICES, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { MODEL_PRICES, PRIMARY_MODEL_ID, tokensOf } from '../../lambdas/core/models.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
@@ -101,7 +96,7 @@ export async function runCostBench(
     for (const analyst of ANALYSTS) {
       for (const clause of doc.clauses) {
         const input = buildConverseInput(analyst, clause, { modelId });
-        bareTokens += estimatedTokens(inputChars(input, false), modelId);
+        bareTokens += tokensOf(modelId, inputChars(input, false));
       }
     }
     return {

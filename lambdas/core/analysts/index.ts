@@ -70,7 +70,6 @@ export {
   buildConverseInput,
   type ConverseInputOptions,
   dataMarker,
-  estimatedTokens,
   inputChars,
   positionsPrompt,
 } from './prompt.js';

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { ContentBlock, ConverseCommandInput, Message } from '@aws-sdk/client-bedrock-runtime';
 import type { DocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
-import { MODELS, tokensOf } from '../models.js';
+import { charsPerTokenOf, MODELS } from '../models.js';
 import { categoryById } from './categories.js';
 import { type AnalystPlaybook, orderedPosition } from './positions.js';
 import type { AnalystDefinition } from './registry.js';
@@ -93,14 +93,6 @@ export function buildConverseInput(
 
 /** `additionalModelRequestFields` turning off a Claude model's thinking. */
 const NO_THINKING = { thinking: { type: 'disabled' } };
-
-/**
- * The estimated tokens of `chars` characters of prompt text sent to `modelId`, in that model's
- * tokenizer (the stand-in counts exactly this).
- */
-export function estimatedTokens(chars: number, modelId: string): number {
-  return tokensOf(modelId, chars);
-}
 
 /** Characters of the tool definitions and system prompts, which every request sends first. */
 function leadingChars(system: readonly { text?: string }[], toolConfig: unknown): number {
@@ -190,7 +182,7 @@ function buildPrefix(
   };
   let text = build(parts);
   if (min === undefined) return { text, cacheable: false };
-  const target = Math.floor(Math.ceil(min * CACHE_MARGIN) * (MODELS[modelId]?.charsPerToken ?? 4)) - lead;
+  const target = Math.floor(Math.ceil(min * CACHE_MARGIN) * charsPerTokenOf(modelId)) - lead;
   if (text.length < target && context.more) {
     const need = target - text.length;
     const more = context.more.length <= need ? context.more : cutAtLine(context.more, need);

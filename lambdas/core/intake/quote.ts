@@ -23,7 +23,6 @@
 import {
   type AnalystDefinition,
   buildConverseInput,
-  estimatedTokens,
   inputChars,
   selectAnalysts,
   withModels,
@@ -117,9 +116,9 @@ export function estimateJob(
     for (const clause of clauses) {
       if (!asks(clause.id, analyst.id)) continue;
       const input = buildConverseInput(analyst, clause, { modelId, ...(context ? { context } : {}) });
-      const all = estimatedTokens(inputChars(input, false), modelId);
+      const all = tokensOf(modelId, inputChars(input, false));
       const cached = input.messages?.[0]?.content?.some((b) => b.cachePoint) ?? false;
-      const prefix = cached ? estimatedTokens(inputChars(input, true), modelId) : 0;
+      const prefix = cached ? tokensOf(modelId, inputChars(input, true)) : 0;
       prefixTokens ??= prefix;
       expected += costOf(modelId, {
         inputTokens: all - prefix,
