@@ -5,7 +5,7 @@
  */
 import type { MalformedAccountingKind } from './accounting.js';
 import { tokensFor } from './catalogue.js';
-import type { ConverseRequest } from './converse-request.js';
+import { type ConverseRequest, forcesTool } from './converse-request.js';
 import type { MalformedKind, PlannedStopReason } from './fault-plan.js';
 import { analyze } from './heuristic-analyst.js';
 import type { AnalystAnswer, OfflineAnalystName } from './heuristic-types.js';
@@ -85,19 +85,13 @@ function blockChars(blocks: readonly Record<string, unknown>[] | undefined): num
 }
 
 /**
- * Whether the request forces a tool. Claude then writes no text before the tool call: "when
+ * The answer's content blocks. A forced tool call is answered with the call alone: "when
  * tool_choice is any or tool, we will prefill the assistant message to force a tool to be used.
  * This means that the models will not emit a natural language response or explanation before
  * tool_use content blocks, even if explicitly asked to do so"
  * (https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use, "Forcing tool
- * use"; Converse's `toolChoice` `tool`/`any` maps onto it,
- * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolChoice.html).
+ * use").
  */
-function forcesTool(request: ConverseRequest): boolean {
-  const choice = request.toolConfig?.toolChoice as { tool?: unknown; any?: unknown } | undefined;
-  return choice?.tool !== undefined || choice?.any !== undefined;
-}
-
 function contentOf(analysis: AnalystAnswer, toolUseId: string, forcedTool: boolean): unknown[] {
   const content: unknown[] = forcedTool && analysis.tool ? [] : [{ text: analysis.text }];
   if (analysis.tool) {

@@ -32,6 +32,16 @@ export interface ConverseRequest {
   additionalModelRequestFields?: Record<string, unknown>;
 }
 
+/**
+ * Whether the request forces a tool: Converse's `toolChoice` `tool` or `any`, which Bedrock hands
+ * to Claude as `tool_choice` tool/any
+ * (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolChoice.html).
+ */
+export function forcesTool(request: ConverseRequest): boolean {
+  const choice = request.toolConfig?.toolChoice;
+  return choice?.tool !== undefined || choice?.any !== undefined;
+}
+
 /** Either the request or the reason it is invalid. */
 export type ParseResult = { ok: true; request: ConverseRequest } | { ok: false; message: string };
 

@@ -5,7 +5,7 @@
  * without prompt caching. The messages, with their sources, are in errors.ts.
  */
 import type { CatalogueModel } from './catalogue.js';
-import type { ConverseRequest } from './converse-request.js';
+import { type ConverseRequest, forcesTool } from './converse-request.js';
 import { type BedrockErrorName, MODEL_MESSAGES } from './errors.js';
 
 /** A refusal: the error Bedrock answers with. */
@@ -30,19 +30,13 @@ export function refuseRequest(
   if (model.temperatureTopPExclusive && config?.temperature !== undefined && config.topP !== undefined) {
     return { name: 'ValidationException', message: MODEL_MESSAGES.temperatureWithTopP };
   }
-  if (model.thinksByDefault && forcesToolUse(request) && !thinkingDisabled(request)) {
+  if (model.thinksByDefault && forcesTool(request) && !thinkingDisabled(request)) {
     return { name: 'ValidationException', message: MODEL_MESSAGES.thinkingWithForcedTool };
   }
   if (cachePoints && !model.promptCaching) {
     return { name: 'ValidationException', message: MODEL_MESSAGES.promptCachingUnsupported };
   }
   return undefined;
-}
-
-/** The request forces a tool: `toolChoice` `tool` or `any`. */
-function forcesToolUse(request: ConverseRequest): boolean {
-  const choice = request.toolConfig?.toolChoice;
-  return choice?.tool !== undefined || choice?.any !== undefined;
 }
 
 /** The request turns the model's thinking off (`additionalModelRequestFields.thinking.type`). */
