@@ -27,7 +27,6 @@ import {
   selectAnalysts,
   withModels,
 } from '../analysts/index.js';
-import { DEFAULT_MAX_CLAUSES } from '../documents/chunker.js';
 import { type DocumentContext, findDocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
 import { costOf, tokensOf } from '../models.js';
@@ -189,7 +188,7 @@ export function quoteDocument(
   document: {
     readonly text: string;
     readonly clauses: readonly Clause[];
-    readonly chunks?: readonly unknown[];
+    readonly chunks: readonly unknown[];
   },
   options: Pick<JobOptions, 'analysts' | 'models'> &
     Partial<Pick<JobOptions, 'contractType' | 'allAnalysts' | 'fullPanel'>>,
@@ -229,10 +228,7 @@ export function quoteDocument(
         }
       : undefined;
   const calls = Object.values(estimate.loads).reduce((n, l) => n + l.calls, 0);
-  const compute = laneComputeCost(
-    calls,
-    document.chunks?.length ?? Math.ceil(clauses.length / DEFAULT_MAX_CLAUSES),
-  );
+  const compute = laneComputeCost(calls, document.chunks.length);
   return {
     context,
     ...estimate,
