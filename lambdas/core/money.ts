@@ -10,6 +10,3 @@ export function money(micros: number): string {
   const decimals = abs === 0 || abs >= 0.01 ? 2 : abs >= 0.0001 ? 4 : 6;
   return `${usd < 0 ? '-' : ''}$${abs.toFixed(decimals)}`;
 }
-
-/** Dollars as {@link money} shows them. */
-export const dollars = (usd: number): string => money(Math.round(usd * 1_000_000));

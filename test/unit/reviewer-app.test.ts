@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppApi, isAppApiError } from '../../lambdas/app/api.js';
-import { money as appMoney, facets, matches, money, segments } from '../../lambdas/app/clauses.js';
+import { money as appMoney, dollars, facets, matches, money, segments } from '../../lambdas/app/clauses.js';
 import { totpUri } from '../../lambdas/app/cognito.js';
 import { isAppConfigError, readAppConfig } from '../../lambdas/app/config.js';
 import { deciderText } from '../../lambdas/app/decider.js';
@@ -52,6 +52,7 @@ describe('money', () => {
     for (const micros of [0, 12, 100, 4_100, 9_999, 10_000, 12_400_000, -4_100, 1_984]) {
       expect(appMoney(micros)).toBe(coreMoney(micros));
     }
+    expect(dollars(0.001984)).toBe('$0.0020');
   });
 });
 
