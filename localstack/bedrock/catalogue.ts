@@ -53,11 +53,15 @@
  * API). Tests set any lifecycle they need through the plan's `catalogue.lifecycle`.
  */
 
+/** Characters a token of English prose in the Claude 4 generation's tokenizer, and for a model without its own. */
+export const DEFAULT_CHARS_PER_TOKEN = 4;
+
 /**
  * Tokens of `chars` characters in a tokenizer of `charsPerToken` characters a token (4 for the
  * Claude 4 generation; Claude Haiku 5.5's counts the same text into about 30 % more).
  */
-export const tokensFor = (chars: number, charsPerToken = 4): number => Math.ceil(chars / charsPerToken);
+export const tokensFor = (chars: number, charsPerToken = DEFAULT_CHARS_PER_TOKEN): number =>
+  Math.ceil(chars / charsPerToken);
 
 /** How a model may be invoked, as `inferenceTypesSupported` reports it. */
 export type InferenceType = 'ON_DEMAND' | 'INFERENCE_PROFILE' | 'PROVISIONED';
@@ -121,7 +125,7 @@ export interface CatalogueModel {
    * (`additionalModelRequestFields.thinking.type` `disabled`): Claude Haiku 5.5's adaptive thinking.
    */
   readonly thinksByDefault?: boolean;
-  /** Characters of English prose a token in the model's tokenizer; 4 when absent. */
+  /** Characters of English prose a token in the model's tokenizer; {@link DEFAULT_CHARS_PER_TOKEN} when absent. */
   readonly charsPerToken?: number;
   /**
    * Quota tokens each output token costs against tokens per minute: 5 for Claude 3.7 Sonnet and

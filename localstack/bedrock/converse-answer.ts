@@ -4,7 +4,7 @@
  * once and spliced into the response body, since this runs on every call.
  */
 import type { MalformedAccountingKind } from './accounting.js';
-import { tokensFor } from './catalogue.js';
+import { DEFAULT_CHARS_PER_TOKEN, tokensFor } from './catalogue.js';
 import { type ConverseRequest, forcesTool } from './converse-request.js';
 import type { MalformedKind, PlannedStopReason } from './fault-plan.js';
 import { analyze } from './heuristic-analyst.js';
@@ -110,7 +110,7 @@ export function prepareAnswer(
   toolUseId: string,
   annotate = false,
   analyst?: OfflineAnalystName,
-  charsPerToken = 4,
+  charsPerToken = DEFAULT_CHARS_PER_TOKEN,
 ): PreparedAnswer {
   let chars = 0;
   for (const message of request.messages) chars += blockChars(message.content);

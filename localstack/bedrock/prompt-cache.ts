@@ -18,7 +18,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { canonicalJson } from './accounting.js';
-import { type PromptCachingSpec, tokensFor } from './catalogue.js';
+import { DEFAULT_CHARS_PER_TOKEN, type PromptCachingSpec, tokensFor } from './catalogue.js';
 import type { ConverseRequest } from './converse-request.js';
 
 /** Default cache entry lifetime, reset on every hit. */
@@ -77,7 +77,7 @@ export function cacheCheckpoints(
   request: ConverseRequest,
   modelKey: string,
   spec: PromptCachingSpec,
-  charsPerToken = 4,
+  charsPerToken = DEFAULT_CHARS_PER_TOKEN,
 ): CacheCheckpoint[] {
   const hash: Hash = createHash('sha256').update(modelKey);
   const checkpoints: CacheCheckpoint[] = [];

@@ -93,8 +93,6 @@ const ID_STREAM_SALT = 0x5bd1e995;
 
 const TOOL_USE_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
-/** A catalogue refusal: an error name and Bedrock's message. */
-
 function hasRates(rates: Readonly<Record<string, number | undefined>>): boolean {
   for (const key in rates) if (rates[key]) return true;
   return false;
@@ -272,7 +270,7 @@ export class StandInEngine {
     const forced: PlannedStopReason | undefined = hasRates(plan.stopReasons)
       ? pick(PLANNED_STOP_REASONS, plan.stopReasons, random.next())
       : undefined;
-    const charsPerToken = resolved?.model.charsPerToken ?? 4;
+    const charsPerToken = resolved?.model.charsPerToken;
     const prepared = prepareAnswer(
       request,
       this.toolUseId(),
