@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { DecisionBody, RedlineBody } from '../../lambdas/api/holds-api.js';
-import type { RedlineEdit } from '../../lambdas/app/redline-edits.js';
-import { editSegments, editsBetween, rungLabel } from '../../lambdas/app/redline-text.js';
-import { deciderText } from '../../lambdas/core/holds/decider.js';
 import type { ListedEscalation, ListedFinding, ListedRedline } from '../../lambdas/core/holds/review.js';
+import { deciderText } from '../../lambdas/text/decider.js';
+import type { RedlineEdit } from '../../lambdas/text/redline-edits.js';
+import { editSegments, editsBetween, rungLabel } from '../../lambdas/text/redline-text.js';
 import { parse, progressLine, type TargetResolver, withTarget } from './api-commands.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { resolveTarget, type Target } from './target.js';

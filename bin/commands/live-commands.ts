@@ -1,6 +1,6 @@
 import type { JobSummary } from '../../lambdas/core/live/index.js';
-import { money } from '../../lambdas/core/money.js';
 import type { ReportClause } from '../../lambdas/core/report-types.js';
+import { money } from '../../lambdas/text/money.js';
 import { parse, type TargetResolver, withTarget } from './api-commands.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { resolveTarget } from './target.js';

@@ -14,7 +14,6 @@ import {
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
 import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
-import { money } from '../../lambdas/core/money.js';
 import {
   isPlaybookError,
   type JobPlaybook,
@@ -27,6 +26,7 @@ import type { Report } from '../../lambdas/core/report-types.js';
 import { type Job, TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { readJobProgress } from '../../lambdas/core/state/progress.js';
+import { money } from '../../lambdas/text/money.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';

@@ -79,18 +79,3 @@ export function segments(clause: Pick<ReportClause, 'text' | 'start' | 'findings
   }
   return out;
 }
-
-/**
- * Micro-dollars as a person reads them, as lambdas/core/money.ts prints them for intake and the
- * CLI (the bundle takes no code from the pipeline; test/unit/reviewer-app.test.ts holds the two
- * to the same answers): cents from a cent up, four decimals below, six below a hundredth of a cent.
- */
-export function money(micros: number): string {
-  const usd = micros / 1_000_000;
-  const abs = Math.abs(usd);
-  const decimals = abs === 0 || abs >= 0.01 ? 2 : abs >= 0.0001 ? 4 : 6;
-  return `${usd < 0 ? '-' : ''}$${abs.toFixed(decimals)}`;
-}
-
-/** Dollars as {@link money} shows them. */
-export const dollars = (usd: number): string => money(Math.round(usd * 1_000_000));

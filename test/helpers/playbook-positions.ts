@@ -5,8 +5,6 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RedlineEdit } from '../../lambdas/app/redline-edits.js';
-import { applyEdits } from '../../lambdas/app/redline-text.js';
 import type { CategoryId } from '../../lambdas/core/analysts/categories.js';
 import { applyReview } from '../../lambdas/core/holds/apply.js';
 import {
@@ -36,6 +34,8 @@ import {
 } from '../../lambdas/core/playbooks/index.js';
 import type { PlaybookReview, Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
+import type { RedlineEdit } from '../../lambdas/text/redline-edits.js';
+import { applyEdits } from '../../lambdas/text/redline-text.js';
 
 /** What a test says of one position a clause addresses. */
 export interface PositionSpec {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { money } from '../../lambdas/core/money.js';
+import { money } from '../../lambdas/text/money.js';
 
 describe('money as a person reads it', () => {
   it('shows cents from a cent up, four decimals below, six below a hundredth of a cent', () => {

@@ -10,7 +10,7 @@ import {
   editSegments,
   editsBetween,
   MAX_REDLINE_EDITS,
-} from '../../lambdas/app/redline-text.js';
+} from '../../lambdas/text/redline-text.js';
 import { seededRandom } from '../helpers/random.js';
 
 const CLAUSE =

@@ -6,58 +6,55 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppApi, isAppApiError } from '../../lambdas/app/api.js';
-import { money as appMoney, dollars, facets, matches, money, segments } from '../../lambdas/app/clauses.js';
+import { facets, matches, segments } from '../../lambdas/app/clauses.js';
 import { totpUri } from '../../lambdas/app/cognito.js';
 import { isAppConfigError, readAppConfig } from '../../lambdas/app/config.js';
-import { deciderText } from '../../lambdas/app/decider.js';
 import { isSignInError, signIn } from '../../lambdas/app/session.js';
 import { WebSha256 } from '../../lambdas/app/sha256-web.js';
 import { mapStep, type SignInStep as SignInStepOf } from '../../lambdas/app/sign-in-step.js';
 import { groupedSecret } from '../../lambdas/app/views/sign-in-challenge.js';
-import { deciderText as coreDeciderText } from '../../lambdas/core/holds/decider.js';
-import { money as coreMoney } from '../../lambdas/core/money.js';
 import type { ReportClause } from '../../lambdas/core/report-types.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
+import { deciderText } from '../../lambdas/text/decider.js';
+import { dollars, money } from '../../lambdas/text/money.js';
 import { localAppConfig } from '../../localstack/runtime/local-app.js';
 import { verifySigV4 } from '../../localstack/sigv4-verify.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 const APP = resolve(import.meta.dirname, '../../lambdas/app');
+/** Browser-safe code the app shares with the pipeline (test/unit/import-boundaries.test.ts keeps it so). */
+const TEXT = resolve(import.meta.dirname, '../../lambdas/text');
 
-/** Imports of an app file that reach outside lambdas/app/ with values, not only types. */
+/** Imports of an app file that reach outside lambdas/app/ and lambdas/text/ with values, not only types. */
 function valueImportsOutside(file: string, text: string): string[] {
   const found: string[] = [];
   for (const m of text.matchAll(/^(import|export)(\s+type)?\b[^;]*?from\s+['"](\.[^'"]+)['"]/gms)) {
     const target = resolve(dirname(file), m[3] ?? '');
-    if (!target.startsWith(`${APP}/`) && !m[2])
+    if (!target.startsWith(`${APP}/`) && !target.startsWith(`${TEXT}/`) && !m[2])
       found.push(`${relative(APP, file)} → ${relative(APP, target)}`);
   }
   return found;
 }
 
 describe('deciderText', () => {
-  it('shows the vouched-for name beside the sub, else the sub, else the principal, as the reports do', () => {
+  it('shows the vouched-for name beside the sub, else the sub, else the principal', () => {
     const by = 'cognito-identity:us-east-1:ab';
-    const decider = { by, bySub: '1f2e', byName: 'ana@example.com' };
-    expect(deciderText(decider)).toBe('ana@example.com (1f2e)');
-    expect(deciderText(decider)).toBe(coreDeciderText(decider));
+    expect(deciderText({ by, bySub: '1f2e', byName: 'ana@example.com' })).toBe('ana@example.com (1f2e)');
     expect(deciderText({ by, bySub: '1f2e' })).toBe('1f2e');
     expect(deciderText({ by })).toBe(by);
   });
 });
 
-describe('money', () => {
-  it('reads as intake and the CLI print it', () => {
-    for (const micros of [0, 12, 100, 4_100, 9_999, 10_000, 12_400_000, -4_100, 1_984]) {
-      expect(appMoney(micros)).toBe(coreMoney(micros));
-    }
+describe('dollars', () => {
+  it('reads as money() prints the same sum in micro-dollars', () => {
     expect(dollars(0.001984)).toBe('$0.0020');
+    expect(dollars(12.4)).toBe(money(12_400_000));
   });
 });
 
 describe('the app bundle boundary', () => {
-  it('browser code takes only types from the rest of lambdas/ (nothing of node or the pipeline is bundled)', () => {
+  it('browser code takes values only from lambdas/text/, and only types from the rest of lambdas/ (nothing of node or the pipeline is bundled)', () => {
     const files = readdirSync(APP, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     expect(files.length).toBeGreaterThan(5);
     expect(
@@ -66,7 +63,7 @@ describe('the app bundle boundary', () => {
     expect(
       valueImportsOutside(
         join(APP, 'x.ts'),
-        "import { ANALYSTS } from '../core/analysts/registry.js';\nimport type { Job } from '../core/state/jobs.js';",
+        "import { ANALYSTS } from '../core/analysts/registry.js';\nimport type { Job } from '../core/state/jobs.js';\nimport { money } from '../text/money.js';",
       ),
     ).toEqual(['x.ts → ../core/analysts/registry.js']);
   });
@@ -292,9 +289,5 @@ describe('the contract view', () => {
       categories: ['indemnity', 'liability', 'missing', 'scope'],
       analysts: ['ip-counsel', 'liability-counsel', 'risk-transfer'],
     });
-  });
-
-  it('writes money in dollars, below a cent to four places', () => {
-    expect([money(0), money(1_234_567), money(4_120)]).toEqual(['$0.00', '$1.23', '$0.0041']);
   });
 });

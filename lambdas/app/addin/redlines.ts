@@ -5,8 +5,8 @@
  * clause's own text at offsets in it, as report.docx writes them).
  */
 import type { ReportClause } from '../../core/report-types.js';
+import type { RedlineEdit } from '../../text/redline-edits.js';
 import type { AppApi } from '../api.js';
-import type { RedlineEdit } from '../redline-edits.js';
 
 /** A redline as the pane needs it: its id and edits, and the decision in force, if any. */
 export interface PaneRedline {

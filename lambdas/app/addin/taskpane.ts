@@ -6,8 +6,9 @@
  * request, and the gate's decisions taken here, as in the reviewer app.
  */
 import type { ReportClause, Risk } from '../../core/report-types.js';
+import { money } from '../../text/money.js';
 import { AppApi, base64Of, type JobSummary, type JobView, type SubmitRequest } from '../api.js';
-import { money, RISKS, riskOf } from '../clauses.js';
+import { RISKS, riskOf } from '../clauses.js';
 import type { AppConfig } from '../config.js';
 import { announce, describeError, errorBox, h } from '../dom.js';
 import { JobFollower } from '../follow.js';

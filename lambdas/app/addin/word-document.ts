@@ -9,7 +9,7 @@
  * otherwise, is reported, never commented on or edited somewhere near.
  * https://learn.microsoft.com/javascript/api/requirement-sets/word/word-api-requirement-sets
  */
-import type { RedlineEdit } from '../redline-edits.js';
+import type { RedlineEdit } from '../../text/redline-edits.js';
 import { DocumentText, type Location, sameText, type TextPoint } from './clause-text.js';
 import { commentedClause } from './finding-comments.js';
 

@@ -1,7 +1,7 @@
 /** The contract as text: each clause marked by its risk, quotes highlighted, and filters. */
 import type { PlaybookReview, ReportClause, Risk } from '../../core/report-types.js';
+import { deciderText } from '../../text/decider.js';
 import { type ClauseFilter, facets, matches, RISKS, riskOf, segments } from '../clauses.js';
-import { deciderText } from '../decider.js';
 import { h } from '../dom.js';
 import { clausePositions, missingClauses } from './playbook.js';
 

@@ -1,6 +1,7 @@
 /** One job: status, cost, controls, the contract filling in live, its review and its reports. */
+
+import { dollars, money } from '../../text/money.js';
 import type { JobView, PlaybookReview, ReportClause, ReportLinks } from '../api.js';
-import { dollars, money } from '../clauses.js';
 import { announce, errorBox, h, when } from '../dom.js';
 import { JobFollower } from '../follow.js';
 import type { View, ViewContext } from './context.js';

@@ -2,8 +2,9 @@
  * The signed-in person's jobs: status, progress and cost, newest first; above them, the jobs
  * whose review waits for an approver group they are in.
  */
+
+import { money } from '../../text/money.js';
 import { isAppApiError, type JobSummary } from '../api.js';
-import { money } from '../clauses.js';
 import { describeError, errorBox, h, when } from '../dom.js';
 import { MOVING, type View, type ViewContext } from './context.js';
 

@@ -14,11 +14,11 @@ import type {
   ProposedRedline,
   ReportClause,
 } from '../../core/report-types.js';
+import { deciderText } from '../../text/decider.js';
+import type { RedlineEdit } from '../../text/redline-edits.js';
+import { checkRedlineEdits, editSegments, editsBetween, rungLabel } from '../../text/redline-text.js';
 import type { AppApi } from '../api.js';
-import { deciderText } from '../decider.js';
 import { announce, errorBox, h, when } from '../dom.js';
-import type { RedlineEdit } from '../redline-edits.js';
-import { checkRedlineEdits, editSegments, editsBetween, rungLabel } from '../redline-text.js';
 
 /** An id as an element id can hold it. */
 export const slug = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '-');

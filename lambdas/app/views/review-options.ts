@@ -3,8 +3,9 @@
  * ceiling, the review gate and the playbook, each a labelled field, and the quote as it is shown
  * before anything is spent.
  */
+
+import { dollars, money } from '../../text/money.js';
 import { type AppApi, isAppApiError, type QuoteView } from '../api.js';
-import { dollars, money } from '../clauses.js';
 import { h } from '../dom.js';
 
 /** A labelled field, with a hint the control is described by. */

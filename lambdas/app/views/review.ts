@@ -4,8 +4,8 @@
  * proposed redline accepted, rejected or edited; the trail.
  */
 
+import { deciderText } from '../../text/decider.js';
 import type { AppApi, FindingsView } from '../api.js';
-import { deciderText } from '../decider.js';
 import { announce, errorBox, h, when } from '../dom.js';
 import { escalationItem, redlineItem, slug } from './playbook.js';
 

@@ -4,8 +4,8 @@
  * prices it as intake will, and no job is recorded.
  */
 import type { FormatExtension } from '../../core/documents/formats.js';
+import { money } from '../../text/money.js';
 import { base64Of, type SubmitRequest } from '../api.js';
-import { money } from '../clauses.js';
 import { announce, errorBox, h } from '../dom.js';
 import { submitAndWait } from '../submit.js';
 import type { View, ViewContext } from './context.js';

@@ -7,8 +7,8 @@
  * repair retry asks the model again.
  */
 
-import type { RedlineEdit } from '../../app/redline-edits.js';
-import { checkRedlineEdits } from '../../app/redline-text.js';
+import type { RedlineEdit } from '../../text/redline-edits.js';
+import { checkRedlineEdits } from '../../text/redline-text.js';
 import type { Clause } from '../model.js';
 import type { FallbackIndex, Rung } from '../playbooks/review-types.js';
 import { excerpt } from './errors.js';

@@ -7,9 +7,9 @@
  * reviewer's decision.
  */
 
-import type { RedlineEdit } from '../../app/redline-edits.js';
-import { editSegments, rungLabel } from '../../app/redline-text.js';
-import { deciderOf } from '../holds/decider.js';
+import { deciderOf } from '../../text/decider.js';
+import type { RedlineEdit } from '../../text/redline-edits.js';
+import { editSegments, rungLabel } from '../../text/redline-text.js';
 import type { EscalationEntry, PositionFinding, ProposedRedline } from '../playbooks/index.js';
 import type { Report, ReportClause } from '../report-types.js';
 import { dataTable, escapeHtml } from './report-html-kit.js';

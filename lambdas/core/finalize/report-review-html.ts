@@ -4,7 +4,7 @@
  * Every string goes through `escapeHtml`, as in the rest of the page.
  */
 
-import { deciderOf } from '../holds/decider.js';
+import { deciderOf } from '../../text/decider.js';
 import type { FindingReview, Report, ReportClause } from '../report-types.js';
 import { dataTable, escapeHtml, RISK_LABEL } from './report-html-kit.js';
 

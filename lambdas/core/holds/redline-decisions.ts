@@ -5,8 +5,8 @@
  * like the findings' decisions: appended, the latest one on a redline in force.
  */
 import { z } from 'zod';
-import type { RedlineEdit } from '../../app/redline-edits.js';
-import { checkRedlineEdits, MAX_INSERT_CHARS, MAX_REDLINE_EDITS } from '../../app/redline-text.js';
+import type { RedlineEdit } from '../../text/redline-edits.js';
+import { checkRedlineEdits, MAX_INSERT_CHARS, MAX_REDLINE_EDITS } from '../../text/redline-text.js';
 import { parseRequest } from '../jobs/index.js';
 import type { RedlineDecisionRecord } from '../playbooks/index.js';
 import type { Job } from '../state/job.js';

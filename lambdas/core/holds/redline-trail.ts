@@ -7,7 +7,7 @@
  * left out, an edited one written with the reviewer's edits).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { applyEdits } from '../../app/redline-edits.js';
+import { applyEdits } from '../../text/redline-edits.js';
 import type { RedlineDecision, RedlineDecisionRecord } from '../playbooks/review-types.js';
 import { decidedBy, Trail } from './trail.js';
 

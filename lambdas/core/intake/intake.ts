@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { GetObjectTaggingCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { money } from '../../text/money.js';
 import { panelModelIds } from '../analysts/index.js';
 import { isDocumentRejectedError, isParseOvertimeError, parseDocumentBounded } from '../documents/index.js';
 import { blockingReason } from '../model-lifecycle.js';
-import { money } from '../money.js';
 import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
 import type { DocumentScreen } from '../screen/index.js';
 import { Claims } from '../state/claims.js';

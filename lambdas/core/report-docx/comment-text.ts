@@ -3,8 +3,9 @@
  * analysts' reasons and quotes, the reviewer's decision when there was one, and its redlines. Plain
  * paragraphs of text; the XML is built from them through the DOM.
  */
-import { rungLabel } from '../../app/redline-text.js';
-import { deciderText } from '../holds/decider.js';
+
+import { deciderText } from '../../text/decider.js';
+import { rungLabel } from '../../text/redline-text.js';
 import type { FindingReview, Report, ReportClause, Risk } from '../report-types.js';
 import type { DocxRedline } from './redlines.js';
 

@@ -1,4 +1,4 @@
-export { applyEdits, editsClash, type RedlineEdit } from '../../app/redline-edits.js';
+export { applyEdits, editsClash, type RedlineEdit } from '../../text/redline-edits.js';
 export { authorOf, COMMENT_AUTHOR, claimsOurName, IN_THE_ORIGINAL } from './authors.js';
 export { COMMENT_RISK, commented, commentParagraphs, type RedlineMention } from './comment-text.js';
 export { DocxPackageError, isDocxPackageError, isReportDocxError, ReportDocxError } from './errors.js';

@@ -10,7 +10,7 @@
  * is reported back with the reason, never applied somewhere near.
  */
 
-import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from '../../app/redline-edits.js';
+import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from '../../text/redline-edits.js';
 import type { RedlinedClause, UnplacedReason, UnplacedRedline } from '../playbooks/review-types.js';
 import type { ReportClause } from '../report-types.js';
 import { after, before, type TextPoint } from './anchor.js';

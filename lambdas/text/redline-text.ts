@@ -7,8 +7,9 @@
  * Browser code with no imports but types, like the rest of the app, so the app, the CLI, the
  * review gate and report.html use this one implementation; and the words they all name a rung by.
  */
-import type { Rung } from '../core/playbooks/review-types.js';
+
 import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from './redline-edits.js';
+import type { Rung } from './rung.js';
 
 export { applyEdits };
 

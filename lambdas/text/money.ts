@@ -2,7 +2,7 @@
  * Micro-dollars as a person reads them: cents from a cent up (`$12.40`), four decimals below a
  * cent (`$0.0041`), where a small contract's whole review now lands, and six below a hundredth of
  * a cent (`$0.000012`), so a ceiling or a quote of a fraction of a cent is never shown as `$0.00`.
- * Pure, so the reviewer app and the add-in print money the same way as intake and the CLI.
+ * Pure and browser-safe: the reviewer app, the add-in, intake and the CLI print money with it.
  */
 export function money(micros: number): string {
   const usd = micros / 1_000_000;
@@ -10,3 +10,6 @@ export function money(micros: number): string {
   const decimals = abs === 0 || abs >= 0.01 ? 2 : abs >= 0.0001 ? 4 : 6;
   return `${usd < 0 ? '-' : ''}$${abs.toFixed(decimals)}`;
 }
+
+/** Dollars as {@link money} shows them. */
+export const dollars = (usd: number): string => money(Math.round(usd * 1_000_000));
