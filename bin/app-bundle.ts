@@ -7,17 +7,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
+import type { AppFile, AppFiles } from '../localstack/runtime/local-app.js';
+
+export type { AppFile, AppFiles };
 
 const APP = join(fileURLToPath(new URL('..', import.meta.url)), 'lambdas', 'app');
-
-/** A static file of the app. */
-export interface AppFile {
-  readonly body: Buffer;
-  readonly contentType: string;
-}
-
-/** The app's files by path (`index.html`, `app.js`, `app.css`). */
-export type AppFiles = ReadonlyMap<string, AppFile>;
 
 /** How the app's browser code is bundled (the Word add-in's too): one ES module per page, kept in memory. */
 export const BROWSER_BUILD = {

@@ -7,6 +7,9 @@ import { type NumberRange, rangeViolation } from './number-range.js';
 
 export type { NumberRange } from './number-range.js';
 
+/** An email address as the alert topic's subscriptions take it (deploy context and stack props alike). */
+export const EMAIL_ADDRESS = /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/;
+
 /**
  * The range check of every numeric construct prop, tuning value and context flag in lib/:
  * returns `value` when it is inside `range`, or throws a {@link ValidationError} scoped to

@@ -7,9 +7,8 @@ import type { Construct, IConstruct } from 'constructs';
 import { ANALYSTS, type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/contracts.js';
 import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService, type BatchLaneServiceProps } from './batch-lane-service.js';
-import { checkPattern } from './checks.js';
+import { checkPattern, EMAIL_ADDRESS } from './checks.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
-import { CONTEXT_PATTERNS } from './deploy-context.js';
 import { DocumentBuckets } from './document-buckets.js';
 import { FunctionLogRetention } from './function-log-retention.js';
 import { type ModelIds, type ResolvedModelIds, resolveModelIds } from './model-access.js';
@@ -167,13 +166,7 @@ export class ClauseReviewStack extends Stack {
   constructor(scope: Construct, id: string, props: ClauseReviewStackProps = {}) {
     super(scope, id, props);
     for (const email of props.alertEmails ?? []) {
-      checkPattern(
-        this,
-        'alertEmails',
-        email,
-        CONTEXT_PATTERNS.email,
-        'hold email addresses like ops@example.com',
-      );
+      checkPattern(this, 'alertEmails', email, EMAIL_ADDRESS, 'hold email addresses like ops@example.com');
     }
     this.topology = stackTopology(this, props);
     const t = this.topology;

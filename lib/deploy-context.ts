@@ -22,7 +22,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { LANE_CONSUMERS, LANES, type Lane } from '../lambdas/contracts.js';
-import { checkRange } from './checks.js';
+import { checkRange, EMAIL_ADDRESS } from './checks.js';
 import type { ClauseReviewStackProps } from './clause-review-stack.js';
 import { isValidationError, ValidationError } from './errors.js';
 import { type ModelIds, resolveModelIds } from './model-access.js';
@@ -102,7 +102,6 @@ export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
   ...LANES.map(laneConcurrencyFlag),
 ];
 
-const EMAIL = /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/;
 /** IAM or STS principal ARNs, in any partition (the status API compares callers against them). */
 const PRINCIPAL_ARN = /^arn:aws[a-z-]*:(iam|sts)::\d{12}:[^\s,]+$/;
 /** IAM role ARNs, any path. */
@@ -134,7 +133,7 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
   const email = 'an email address like ops@example.com';
   return {
     prefix: prefix === undefined ? 'clause-review' : parsePrefix(prefix, scope),
-    ...(emails ? { alertEmails: checkEach('alertEmails', emails, EMAIL, email, scope) } : {}),
+    ...(emails ? { alertEmails: checkEach('alertEmails', emails, EMAIL_ADDRESS, email, scope) } : {}),
     ...principalFlags(read, scope),
     ...(models !== undefined ? { modelIds: parseModels(models, scope) } : {}),
     ...(retention !== undefined
@@ -384,9 +383,6 @@ function principalFlags(
       : {}),
   };
 }
-
-/** The patterns the stack checks resolved props against. */
-export const CONTEXT_PATTERNS = { email: EMAIL, principalArn: PRINCIPAL_ARN } as const;
 
 /** The stack props a deploy context sets; the stack's own defaults fill in the rest. */
 export function stackPropsOf(ctx: DeployContext): ClauseReviewStackProps {

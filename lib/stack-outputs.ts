@@ -7,8 +7,22 @@
  */
 
 import { byRole } from '../lambdas/contracts.js';
-import type { ProvisionedResources } from '../localstack/provision.js';
 import type { QueueRole } from './topology.js';
+
+/** A stack's resources by name, as the local provisioner creates them and a deployed stack's outputs give them. */
+export interface ProvisionedResources {
+  readonly prefix: string;
+  readonly queueUrls: Readonly<Record<QueueRole, string>>;
+  readonly queueArns: Readonly<Record<QueueRole, string>>;
+  readonly dlqUrls: Readonly<Record<QueueRole, string>>;
+  readonly dlqArns: Readonly<Record<QueueRole, string>>;
+  readonly tableName: string;
+  readonly intakeBucket: string;
+  readonly intakePrefix: string;
+  readonly resultsBucket: string;
+  readonly resultsPrefix: string;
+  readonly alertsTopicArn: string;
+}
 
 const pascal = (role: QueueRole) => `${role[0]?.toUpperCase() ?? ''}${role.slice(1)}`;
 

@@ -19,6 +19,7 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import type { ProvisionedResources } from '../lib/stack-outputs.js';
 import {
   QUEUE_ROLES,
   type QueueRole,
@@ -27,20 +28,7 @@ import {
   type Topology,
 } from '../lib/topology.js';
 
-/** What the provisioner made: the same facts the deployed stack publishes as outputs. */
-export interface ProvisionedResources {
-  readonly prefix: string;
-  readonly queueUrls: Readonly<Record<QueueRole, string>>;
-  readonly queueArns: Readonly<Record<QueueRole, string>>;
-  readonly dlqUrls: Readonly<Record<QueueRole, string>>;
-  readonly dlqArns: Readonly<Record<QueueRole, string>>;
-  readonly tableName: string;
-  readonly intakeBucket: string;
-  readonly intakePrefix: string;
-  readonly resultsBucket: string;
-  readonly resultsPrefix: string;
-  readonly alertsTopicArn: string;
-}
+export type { ProvisionedResources };
 
 /** The clients the provisioner talks through. */
 export interface ProvisionClients {

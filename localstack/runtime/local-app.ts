@@ -1,7 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { AppFiles } from '../../bin/app-bundle.js';
 import { ANALYSTS } from '../../lambdas/core/analysts/registry.js';
 import {
   type AppConnections,
@@ -9,6 +8,15 @@ import {
   appContentSecurityPolicy,
 } from '../../lambdas/shared/app-csp.js';
 import { ADDIN_PATH } from '../../lib/addin-manifest.js';
+
+/** A static file of a page this host serves (the reviewer app's, the add-in's). */
+export interface AppFile {
+  readonly body: Buffer;
+  readonly contentType: string;
+}
+
+/** A page's files by path (`index.html`, `app.js`, `app.css`), as the bundlers in bin/ make them. */
+export type AppFiles = ReadonlyMap<string, AppFile>;
 
 /** What the served app is told: the configuration its config.json carries. */
 export interface LocalAppOptions {

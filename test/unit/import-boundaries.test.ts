@@ -162,8 +162,30 @@ describe('import boundaries', () => {
     ]);
   });
 
-  it('has no import circle in lambdas/, type-only imports included', () => {
+  it('lambdas/text/ (shared with the browser bundles) imports nothing outside itself, no node module either', () => {
+    const files = sources(join(ROOT, 'lambdas/text'));
+    expect(files.length).toBeGreaterThan(3);
+    const outside = files.flatMap((f) => {
+      const text = readFileSync(f, 'utf8');
+      const relativeOut = importsOf(f, text).filter((to) => !to.startsWith('lambdas/text/'));
+      const packages = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"]([^.'"][^'"]*)['"]/g)].map(
+        (m) => m[1],
+      );
+      return [...relativeOut, ...packages].map((to) => `${relative(ROOT, f)} → ${to}`);
+    });
+    expect(outside).toEqual([]);
+  });
+
+  it('the pipeline (lambdas/core/) never imports the browser code (lambdas/app/), a type-only import neither', () => {
+    const up = [...graphOf('lambdas/core')].flatMap(([from, targets]) =>
+      targets.filter((to) => to.startsWith('lambdas/app/')).map((to) => `${from} → ${to}`),
+    );
+    expect(up).toEqual([]);
+  });
+
+  it('has no import circle in lambdas/ or lib/, type-only imports included', () => {
     expect(circlesOf(graphOf('lambdas'))).toEqual([]);
+    expect(circlesOf(graphOf('lib'))).toEqual([]);
   });
 
   it('finds a circle through any number of files, and none in a chain', () => {
