@@ -34,6 +34,7 @@ import io
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -89,6 +90,15 @@ class KeepAliveRequestHandler(MotoRequestHandler):
     """Keeps HTTP/1.1 connections open between requests whose body length is known (see above)."""
 
     keep_alive = False
+
+    def setup(self):
+        # An answer goes out as two writes (the status line and headers, then the body). With
+        # Nagle's algorithm on, the body waits for the client to acknowledge the headers, and
+        # the client delays that acknowledgement up to 40 ms: every request on a kept connection
+        # took 40-50 ms whenever the server was otherwise idle (a job's first claims, its last
+        # chunk's closing writes, finalize). AWS's endpoints answer without that stall.
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def handle_one_request(self):
         # Until this request's body is read whole, an answer (an error among them) ends the connection.
