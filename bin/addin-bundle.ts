@@ -13,7 +13,8 @@ import { parseArgs } from 'node:util';
 import { crc32, deflateSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { ADDIN_FILES, ADDIN_PATH, type AddinManifestOptions, addinManifest } from '../lib/addin-manifest.js';
-import { type AppFile, type AppFiles, BROWSER_BUILD } from './app-bundle.js';
+import type { AppFile, AppFiles } from '../localstack/runtime/local-app.js';
+import { BROWSER_BUILD } from './app-bundle.js';
 
 const ADDIN = join(fileURLToPath(new URL('..', import.meta.url)), 'lambdas', 'app', 'addin');
 

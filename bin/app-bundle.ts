@@ -9,8 +9,6 @@ import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
 import type { AppFile, AppFiles } from '../localstack/runtime/local-app.js';
 
-export type { AppFile, AppFiles };
-
 const APP = join(fileURLToPath(new URL('..', import.meta.url)), 'lambdas', 'app');
 
 /** How the app's browser code is bundled (the Word add-in's too): one ES module per page, kept in memory. */

@@ -4,14 +4,12 @@
  * pass before they are recorded. Edits replace the clause's text at [start, end) (UTF-16
  * offsets into the clause's own text) with `insert`, in order and not overlapping.
  *
- * Browser code with no imports but types, like the rest of the app, so the app, the CLI, the
- * review gate and report.html use this one implementation; and the words they all name a rung by.
+ * Browser-safe, like the rest of lambdas/text/, so the app, the add-in, the CLI, the review gate
+ * and report.html use this one implementation; and the words they all name a rung by.
  */
 
-import { applyEdits, editsClash, inPlaceOrder, type RedlineEdit } from './redline-edits.js';
+import { editsClash, inPlaceOrder, type RedlineEdit } from './redline-edits.js';
 import type { Rung } from './rung.js';
-
-export { applyEdits };
 
 /** Most edits one redline may make. */
 export const MAX_REDLINE_EDITS = 200;

@@ -34,8 +34,7 @@ import {
 } from '../../lambdas/core/playbooks/index.js';
 import type { PlaybookReview, Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
-import type { RedlineEdit } from '../../lambdas/text/redline-edits.js';
-import { applyEdits } from '../../lambdas/text/redline-text.js';
+import { applyEdits, type RedlineEdit } from '../../lambdas/text/redline-edits.js';
 
 /** What a test says of one position a clause addresses. */
 export interface PositionSpec {

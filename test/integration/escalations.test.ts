@@ -23,7 +23,7 @@ import { jobsCommand } from '../../bin/commands/live-commands.js';
 import type { Target } from '../../bin/commands/target.js';
 import type { Clause } from '../../lambdas/core/model.js';
 import type { Report } from '../../lambdas/core/report-types.js';
-import { applyEdits } from '../../lambdas/text/redline-text.js';
+import { applyEdits } from '../../lambdas/text/redline-edits.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { apiRefusal, capture } from '../helpers/cli-target.js';
 import { fixture } from '../helpers/pipeline.js';

@@ -1,11 +1,11 @@
 /**
- * A redline's edits as text (lambdas/app/redline-text.ts): what they make of a clause, the
+ * A redline's edits as text (lambdas/text/redline-text.ts): what they make of a clause, the
  * clause as kept, struck and inserted runs, the edits a rewording amounts to, and the check a
  * reviewer's edits pass.
  */
 import { describe, expect, it } from 'vitest';
+import { applyEdits } from '../../lambdas/text/redline-edits.js';
 import {
-  applyEdits,
   checkRedlineEdits,
   editSegments,
   editsBetween,

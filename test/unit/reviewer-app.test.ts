@@ -15,8 +15,6 @@ import { mapStep, type SignInStep as SignInStepOf } from '../../lambdas/app/sign
 import { groupedSecret } from '../../lambdas/app/views/sign-in-challenge.js';
 import type { ReportClause } from '../../lambdas/core/report-types.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
-import { deciderText } from '../../lambdas/text/decider.js';
-import { dollars, money } from '../../lambdas/text/money.js';
 import { localAppConfig } from '../../localstack/runtime/local-app.js';
 import { verifySigV4 } from '../../localstack/sigv4-verify.js';
 
@@ -36,22 +34,6 @@ function valueImportsOutside(file: string, text: string): string[] {
   }
   return found;
 }
-
-describe('deciderText', () => {
-  it('shows the vouched-for name beside the sub, else the sub, else the principal', () => {
-    const by = 'cognito-identity:us-east-1:ab';
-    expect(deciderText({ by, bySub: '1f2e', byName: 'ana@example.com' })).toBe('ana@example.com (1f2e)');
-    expect(deciderText({ by, bySub: '1f2e' })).toBe('1f2e');
-    expect(deciderText({ by })).toBe(by);
-  });
-});
-
-describe('dollars', () => {
-  it('reads as money() prints the same sum in micro-dollars', () => {
-    expect(dollars(0.001984)).toBe('$0.0020');
-    expect(dollars(12.4)).toBe(money(12_400_000));
-  });
-});
 
 describe('the app bundle boundary', () => {
   it('browser code takes values only from lambdas/text/, and only types from the rest of lambdas/ (nothing of node or the pipeline is bundled)', () => {
