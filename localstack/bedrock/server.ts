@@ -256,7 +256,13 @@ function control(
 }
 
 /** Serves one request: Converse, the control plane, or the stand-in's control routes. */
-async function route(engine: StandInEngine, req: AnyRequest, res: AnyResponse, body: string): Promise<void> {
+async function route(
+  engine: StandInEngine,
+  req: AnyRequest,
+  res: AnyResponse,
+  body: string,
+  arrivedAt: number,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -264,7 +270,7 @@ async function route(engine: StandInEngine, req: AnyRequest, res: AnyResponse, b
   if (path.startsWith('/model/') && path.endsWith('/converse') && path.length > 16) {
     if (method !== 'POST') return send(res, unknownOperation(engine, method, path));
     const region = regionOfAuthorization(req.headers.authorization);
-    const response = await engine.converse(path.slice(7, -9), body, channelFor(res), { region });
+    const response = await engine.converse(path.slice(7, -9), body, channelFor(res), { region, arrivedAt });
     if (response) send(res, response);
     return;
   }
@@ -287,6 +293,8 @@ async function route(engine: StandInEngine, req: AnyRequest, res: AnyResponse, b
 /** Reads a request's body (refusing one over Bedrock's limit) and routes it. */
 function requestHandler(engine: StandInEngine): (req: AnyRequest, res: AnyResponse) => void {
   return (req, res) => {
+    // The model's latency runs from here: the request's arrival, before its body is read.
+    const arrivedAt = performance.now();
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('error', () => {});
@@ -301,7 +309,7 @@ function requestHandler(engine: StandInEngine): (req: AnyRequest, res: AnyRespon
       }
       const body =
         chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      route(engine, req, res, body).catch((error: unknown) => {
+      route(engine, req, res, body, arrivedAt).catch((error: unknown) => {
         send(
           res,
           json(500, {

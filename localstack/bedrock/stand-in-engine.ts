@@ -86,6 +86,8 @@ export interface StandInEngineOptions {
 /** Per-call facts the transport knows: the region of the SigV4 credential scope. */
 export interface CallContext {
   region?: string;
+  /** When the request arrived (`performance.now()`), from which its latency runs. @default when `converse` is called */
+  arrivedAt?: number;
 }
 
 // Request and tool-use ids come from a second stream, seeded apart from the fault stream.
@@ -248,7 +250,7 @@ export class StandInEngine {
     channel: CallChannel,
     context: CallContext = {},
   ): Promise<WireResponse | undefined> {
-    const started = performance.now();
+    const started = context.arrivedAt ?? performance.now();
     const random = this.random.fork();
     const requestId = this.requestId();
     const checked = this.checkRequest(rawModelId, body, context.region ?? DEFAULT_REGION);
@@ -307,37 +309,36 @@ export class StandInEngine {
       }
       if (!(await this.wait(plan.hang.ms, channel))) return unanswered('clientClosed');
     }
+    // The drawn latency is the model's time from the request's arrival (or a hang's end) to its
+    // answer, as Bedrock reports it in `metrics.latencyMs` (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseMetrics.html):
+    // reading the request and working the answer out are inside it; only what an answered call
+    // changes (the prompt cache, the books) waits for its end.
+    const latencyFrom = hangDraw < plan.hang.probability ? performance.now() : started;
     const latencyMs = sampleLatencyMs(plan.latency, random);
-    if (latencyMs > 0 && !(await this.wait(latencyMs, channel))) return unanswered('clientClosed');
+    const finished = finishAnswer(prepared, forced ? undefined : kind, random, forced);
+    const checkpoints =
+      cachePoints && resolved?.model.promptCaching
+        ? cacheCheckpoints(request, resolved.model.modelId, resolved.model.promptCaching, charsPerToken)
+        : undefined;
+    const fingerprint = callFingerprint(
+      { modelId, messages: request.messages, system: request.system, toolConfig: request.toolConfig },
+      { canonicalToolConfig: prepared.canonicalToolConfig },
+    );
+    const left = latencyMs - (performance.now() - latencyFrom);
+    if (latencyMs > 0 && left > 0 && !(await this.wait(left, channel))) return unanswered('clientClosed');
 
     if (channel.closed) return unanswered('clientClosed');
     // The cache is consulted only for an answered call: a refused or unanswered one writes nothing.
-    const cache: CacheUse | undefined =
-      cachePoints && resolved?.model.promptCaching
-        ? this.promptCache.use(
-            cacheCheckpoints(request, resolved.model.modelId, resolved.model.promptCaching, charsPerToken),
-          )
-        : cachePoints
-          ? { cacheReadInputTokens: 0, cacheWriteInputTokens: 0 }
-          : undefined;
-    const answer = withCacheUse(finishAnswer(prepared, forced ? undefined : kind, random, forced), cache);
+    const cache: CacheUse | undefined = checkpoints
+      ? this.promptCache.use(checkpoints)
+      : cachePoints
+        ? { cacheReadInputTokens: 0, cacheWriteInputTokens: 0 }
+        : undefined;
+    const answer = withCacheUse(finished, cache);
     // The quota keeps input, cache writes and output × burndown (docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html).
     const burndown = resolved?.model.outputBurndown ?? 1;
     lease.settle(answer.inputTokens + (cache?.cacheWriteInputTokens ?? 0) + answer.outputTokens * burndown);
-    this.books.record({
-      modelId,
-      outcome: 'success',
-      inputTokens: answer.inputTokens,
-      outputTokens: answer.outputTokens,
-      stopReason: answer.stopReason,
-      cacheReadInputTokens: cache?.cacheReadInputTokens,
-      cacheWriteInputTokens: cache?.cacheWriteInputTokens,
-      fingerprint: callFingerprint(
-        { modelId, messages: request.messages, system: request.system, toolConfig: request.toolConfig },
-        { canonicalToolConfig: prepared.canonicalToolConfig },
-      ),
-      malformed: answer.malformed,
-    });
+    this.recordAnswered(modelId, answer, cache, fingerprint);
     return {
       status: 200,
       headers: {
@@ -347,6 +348,26 @@ export class StandInEngine {
       },
       body: renderAnswerBody(answer, Math.round(performance.now() - started)),
     };
+  }
+
+  /** An answered call in the books, billed for its tokens. */
+  private recordAnswered(
+    modelId: string,
+    answer: ReturnType<typeof withCacheUse>,
+    cache: CacheUse | undefined,
+    fingerprint: string,
+  ): void {
+    this.books.record({
+      modelId,
+      outcome: 'success',
+      inputTokens: answer.inputTokens,
+      outputTokens: answer.outputTokens,
+      stopReason: answer.stopReason,
+      cacheReadInputTokens: cache?.cacheReadInputTokens,
+      cacheWriteInputTokens: cache?.cacheWriteInputTokens,
+      fingerprint,
+      malformed: answer.malformed,
+    });
   }
 
   /**
