@@ -146,6 +146,28 @@ describe('buildConverseInput', () => {
     }
   });
 
+  it("gives every analyst's request for a clause the code of that clause's own facts and text", () => {
+    // The code is worked out once per clause and facts: the same clause asked with other facts
+    // (a document title) or another clause with the same facts still gets its own.
+    const codeIn = (text: string) => /<clause-([0-9a-f]{16})>/.exec(text)?.[1];
+    const facts = ['Clause number: 13.6', 'Section heading: 13. TERM AND TERMINATION'];
+    for (const id of ['liability-counsel', 'ip-counsel']) {
+      const other = analystById(id);
+      expect(codeIn(userText(buildConverseInput(other, clause, { modelId: PRIMARY_MODEL_ID })))).toBe(
+        dataMarker([...facts, TEXT]),
+      );
+      const titled = buildConverseInput(other, clause, {
+        modelId: PRIMARY_MODEL_ID,
+        documentTitle: 'Airspan',
+      });
+      expect(codeIn(userText(titled))).toBe(dataMarker(['Document: Airspan', ...facts, TEXT]));
+    }
+    const shorter: Clause = { ...clause, text: TEXT.slice(0, 80) };
+    expect(codeIn(userText(buildConverseInput(analyst, shorter, { modelId: PRIMARY_MODEL_ID })))).toBe(
+      dataMarker([...facts, TEXT.slice(0, 80)]),
+    );
+  });
+
   it('derives the block code from the text, so retries build the same request, and never one the text holds', () => {
     expect(dataMarker(['a'])).toBe(dataMarker(['a']));
     expect(dataMarker(['a'])).not.toBe(dataMarker(['b']));

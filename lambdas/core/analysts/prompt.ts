@@ -247,6 +247,25 @@ export function dataMarker(parts: readonly string[]): string {
   }
 }
 
+/** Each clause's {@link dataMarker} by its facts: every analyst asks of a clause with the same ones. */
+const CLAUSE_CODES = new WeakMap<Clause, Map<string, string>>();
+
+/** The code of a clause's blocks: {@link dataMarker} of its facts and text, worked out once per clause and facts. */
+function clauseCode(clause: Clause, facts: readonly string[]): string {
+  const key = JSON.stringify(facts);
+  let codes = CLAUSE_CODES.get(clause);
+  if (!codes) {
+    codes = new Map();
+    CLAUSE_CODES.set(clause, codes);
+  }
+  let code = codes.get(key);
+  if (code === undefined) {
+    code = dataMarker([...facts, clause.text]);
+    codes.set(key, code);
+  }
+  return code;
+}
+
 /** `text` inside the data block `name`, tags on lines of their own unless `inline`. */
 function dataBlock(name: string, code: string, text: string, inline = false): string {
   const sep = inline ? '' : '\n';
@@ -258,7 +277,7 @@ function clauseMessage(analyst: AnalystDefinition, clause: Clause, options: Conv
   if (options.documentTitle && !options.context) facts.push(`Document: ${options.documentTitle}`);
   if (clause.label) facts.push(`Clause number: ${clause.label}`);
   if (clause.heading) facts.push(`Section heading: ${clause.heading}`);
-  const code = dataMarker([...facts, clause.text]);
+  const code = clauseCode(clause, facts);
   const parts = [`Clause id: ${clause.id}`];
   if (facts.length > 0) {
     parts.push(
