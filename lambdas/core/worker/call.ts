@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import {
   type BedrockRuntimeClient,
   ConverseCommand,
@@ -411,6 +412,9 @@ async function afterAnswer(
   };
   const cost = costOf(s.modelId, usage, deps.prices);
   start.scope.answered(cost, quotaTokens(s.modelId, usage));
+  // The permit just went to the next call: let it reach the model before this one's answer is
+  // checked and written.
+  await setImmediate();
   s.totals.inputTokens += usage.inputTokens;
   s.totals.outputTokens += usage.outputTokens;
   s.totals.cacheReadInputTokens += usage.cacheReadInputTokens;
