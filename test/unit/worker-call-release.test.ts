@@ -20,20 +20,23 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MODEL_PRICES, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
-import { Allotments } from '../../lambdas/core/state/allotments.js';
-import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
-import type { Lease } from '../../lambdas/core/state/claims.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import type { Job } from '../../lambdas/core/state/job.js';
-import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
-import { type CallResult, firstInput, idempotencyKey, makeCall } from '../../lambdas/core/worker/call.js';
+import { type CallResult, makeCall } from '../../lambdas/core/worker/call.js';
 import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
-import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
-import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
-import { type AnalyzeDeps, chunkCalls, type PlannedCall } from '../../lambdas/core/worker/stages/analyze.js';
-import { clause, emptyAssessments, liability, NOW, oneCallJob, TABLE } from '../helpers/one-call-job.js';
+import { chunkCalls } from '../../lambdas/core/worker/stages/analyze.js';
+import {
+  analyzeDeps,
+  clause,
+  emptyAssessments,
+  firstCall,
+  firstLease,
+  liability,
+  NOW,
+  oneCallJob,
+} from '../helpers/one-call-job.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const bedrock = mockClient(BedrockRuntimeClient);
@@ -77,50 +80,19 @@ async function oneCall(scenario: Scenario) {
     if (r instanceof Error) throw r;
     return r;
   });
-  const jobs = new Jobs(db, TABLE, () => clock);
   const limiters = new LimiterRegistry();
-  const deps: AnalyzeDeps = {
-    bedrock: new BedrockRuntimeClient({ region: 'us-east-1' }),
-    ledger: new CallLedger(db, TABLE, () => clock),
-    jobs,
-    allotments: new Allotments(db, TABLE, () => clock),
-    gate: new JobGate(
-      () => jobs.gate(job.jobId),
-      () => clock,
-    ),
-    semaphore: new Semaphore(4),
-    lane: 'realtime',
+  const deps = analyzeDeps(db, job.jobId, {
     limiters,
-    backoff: DEFAULT_BACKOFF,
-    prices: MODEL_PRICES,
-    modelTimeoutMs: 60_000,
-    random: () => 0.5,
     // Each backoff wait moves the clock on.
     sleep: async (ms) => {
       clock += ms;
     },
     now: () => clock,
-  };
-  const lease: Lease = {
-    jobId: job.jobId,
-    chunk: 0,
-    stage: 'analyze',
-    workerId: 'worker-a',
-    fence: 1,
-    attempts: 1,
-    expiresAt: clock + (scenario.leaseEndsSoon ? 500 : 60_000),
-  };
-  const ref = {
-    jobId: job.jobId,
-    chunk: 0,
-    clauseId: clause.id,
-    analystId: liability.id,
-    idempotencyKey: idempotencyKey(liability, clause),
-  };
-  const planned: PlannedCall[] = [
-    { ref, clause, analyst: liability, input: firstInput(liability, clause), prior: undefined },
-  ];
-  const chunk = chunkCalls(job, lease, planned, deps, stop);
+  });
+  const lease = firstLease(job.jobId, clock + (scenario.leaseEndsSoon ? 500 : 60_000));
+  const planned = firstCall(job.jobId);
+  const ref = planned.ref;
+  const chunk = chunkCalls(job, lease, [planned], deps, stop);
   const limiter = limiters.for(PRIMARY_MODEL_ID);
   const before = { reserved: chunk.budget.reserved, permits: limiter.active };
   const run = makeCall({ call: ref, index: 0, clause, analyst: liability, prior: undefined, chunk, deps });

@@ -1,8 +1,14 @@
 /**
  * A call waits for its model's permit as its job's owner: while another owner's calls fill the
- * line, a call of a second owner's job is granted the next free permit.
+ * line, a call of a second owner's job is granted the next free permit. And an answered call
+ * hands its permit on before its own bookkeeping, so a permit never waits on another call's
+ * ledger write.
  */
-import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  type ConverseCommandInput,
+} from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
@@ -13,20 +19,22 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MODEL_PRICES, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
-import { Allotments } from '../../lambdas/core/state/allotments.js';
-import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
-import type { Lease } from '../../lambdas/core/state/claims.js';
+import type { Clause } from '../../lambdas/core/model.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import type { Job } from '../../lambdas/core/state/job.js';
-import { Jobs } from '../../lambdas/core/state/jobs.js';
-import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
-import { firstInput, idempotencyKey, makeCall } from '../../lambdas/core/worker/call.js';
+import { makeCall } from '../../lambdas/core/worker/call.js';
 import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
-import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
-import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
-import { type AnalyzeDeps, chunkCalls } from '../../lambdas/core/worker/stages/analyze.js';
-import { clause, emptyAssessments, liability, NOW, oneCallJob, TABLE } from '../helpers/one-call-job.js';
+import { chunkCalls } from '../../lambdas/core/worker/stages/analyze.js';
+import {
+  analyzeDeps,
+  clause,
+  emptyAssessments,
+  firstCall,
+  firstLease,
+  liability,
+  oneCallJob,
+} from '../helpers/one-call-job.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const bedrock = mockClient(BedrockRuntimeClient);
@@ -46,49 +54,15 @@ function oneCall(limit: number) {
   ddb.on(TransactWriteCommand).resolves({});
   ddb.on(GetCommand).resolves({ Item: { status: 'running' } });
   bedrock.on(ConverseCommand).callsFake(emptyAssessments);
-  const clock = () => NOW;
-  const jobs = new Jobs(db, TABLE, clock);
   const limiters = new LimiterRegistry({ initial: limit, windowMs: 1e9 });
-  const deps: AnalyzeDeps = {
-    bedrock: new BedrockRuntimeClient({ region: 'us-east-1' }),
-    ledger: new CallLedger(db, TABLE, clock),
-    jobs,
-    allotments: new Allotments(db, TABLE, clock),
-    gate: new JobGate(() => jobs.gate(job.jobId), clock),
-    semaphore: new Semaphore(4),
-    lane: 'realtime',
-    limiters,
-    backoff: DEFAULT_BACKOFF,
-    prices: MODEL_PRICES,
-    modelTimeoutMs: 60_000,
-    random: () => 0.5,
-    sleep: async () => {},
-    now: clock,
-  };
-  const lease: Lease = {
-    jobId: job.jobId,
-    chunk: 0,
-    stage: 'analyze',
-    workerId: 'worker-a',
-    fence: 1,
-    attempts: 1,
-    expiresAt: NOW + 60_000,
-  };
-  const ref = {
-    jobId: job.jobId,
-    chunk: 0,
-    clauseId: clause.id,
-    analystId: liability.id,
-    idempotencyKey: idempotencyKey(liability, clause),
-  };
-  const planned = [
-    { ref, clause, analyst: liability, input: firstInput(liability, clause), prior: undefined },
-  ];
-  const chunk = chunkCalls(job, lease, planned, deps, new ChunkStop());
+  const deps = analyzeDeps(db, job.jobId, { limiters });
+  const planned = firstCall(job.jobId);
+  const chunk = chunkCalls(job, firstLease(job.jobId), [planned], deps, new ChunkStop());
   return {
     chunk,
     limiter: limiters.for(PRIMARY_MODEL_ID),
-    start: () => makeCall({ call: ref, index: 0, clause, analyst: liability, prior: undefined, chunk, deps }),
+    start: () =>
+      makeCall({ call: planned.ref, index: 0, clause, analyst: liability, prior: undefined, chunk, deps }),
   };
 }
 
@@ -130,5 +104,44 @@ describe('makeCall asks for its permit as its job and owner', () => {
     ownJob.release();
     await expect(call).resolves.toMatchObject({ kind: 'done' });
     granted.release();
+  });
+});
+
+// An answered call hands its permit on before its own bookkeeping: the next call waiting for the
+// permit sends its request before the answered one is checked and written to the ledger.
+describe('makeCall hands its permit on', () => {
+  it("sends the next call's request before the answered call is written", async () => {
+    const job = oneCallJob({ clauseCount: 2, callsPlanned: 2 });
+    const events: string[] = [];
+    ddb.on(BatchWriteCommand).resolves({});
+    ddb.on(TransactWriteCommand).resolves({});
+    ddb.on(GetCommand).resolves({ Item: { status: 'running' } });
+    ddb
+      .on(UpdateCommand)
+      .callsFake((input: { Key: { sk: string }; ExpressionAttributeValues: Record<string, unknown> }) => {
+        if (input.ExpressionAttributeValues[':status'] === 'done')
+          events.push(`written ${input.Key.sk.split('#')[2]}`);
+        return {};
+      });
+    bedrock.on(ConverseCommand).callsFake(async (input: ConverseCommandInput) => {
+      events.push(`sent ${/Clause id: (c\d+)/.exec(JSON.stringify(input.messages))?.[1]}`);
+      // The model takes a moment, as it does.
+      await new Promise((r) => setTimeout(r, 5));
+      return emptyAssessments(input);
+    });
+    // One permit: the second call waits for the first call's answer.
+    const limiters = new LimiterRegistry({ initial: 1, max: 1 });
+    const deps = analyzeDeps(db, job.jobId, { limiters });
+    const second: Clause = { ...clause, index: 1, id: 'c0002' };
+    const planned = [firstCall(job.jobId), firstCall(job.jobId, second)];
+    const chunk = chunkCalls(job, firstLease(job.jobId), planned, deps, new ChunkStop());
+    const results = await Promise.all(
+      planned.map((p, index) =>
+        makeCall({ call: p.ref, index, clause: p.clause, analyst: liability, prior: undefined, chunk, deps }),
+      ),
+    );
+    expect(results.map((r) => r.kind)).toEqual(['done', 'done']);
+    expect(limiters.for(PRIMARY_MODEL_ID).stats().calls).toBe(2);
+    expect(events).toEqual(['sent c0001', 'sent c0002', 'written c0001', 'written c0002']);
   });
 });
