@@ -11,6 +11,7 @@ import { cancelJob } from '../../lambdas/core/holds/pause.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
 import { OwnerSlots } from '../../lambdas/core/state/owner-slots.js';
+import { resendConflicts } from '../../lambdas/core/state/transact.js';
 import { clientConfig, EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
@@ -25,7 +26,9 @@ const { forcePathStyle: _unused, ...connection } = clientConfig({
   region: LOCAL_REGION,
   credentials: EMULATOR_CREDENTIALS,
 });
-const raw = new DynamoDBClient(connection);
+// Resending transaction conflicts as the runtime's client does: a stamp on the job item just after
+// a transaction on it meets moto's hold of that item, as it would meet DynamoDB's.
+const raw = resendConflicts(new DynamoDBClient(connection));
 afterAll(() => raw.destroy());
 const db = DynamoDBDocumentClient.from(raw);
 const trail = watchSlots(db);

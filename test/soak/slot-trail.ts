@@ -114,10 +114,15 @@ export function slotWritesOf(input: unknown): SlotWrite[] {
   return out;
 }
 
-/** A refusal: the write did not happen (a condition failed, or the transaction was cancelled). */
+/** A refusal: the write did not happen (a condition failed, the transaction was cancelled, or one held its item). */
 function refused(error: unknown): boolean {
   const name = (error as { name?: string } | undefined)?.name;
-  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
+  // A write refused for a transaction holding its item wrote nothing either; the client sends it again.
+  return (
+    name === 'ConditionalCheckFailedException' ||
+    name === 'TransactionCanceledException' ||
+    name === 'TransactionConflictException'
+  );
 }
 
 /** The trail, as {@link watchSlots} keeps it. */
