@@ -299,6 +299,7 @@ export class StandInEngine {
       lease.settle(0);
       return fail(injected);
     }
+    let latencyFrom = started;
     if (hangDraw < plan.hang.probability) {
       if (plan.hang.ms === undefined) {
         // Counted when decided: the call will never be answered.
@@ -308,12 +309,12 @@ export class StandInEngine {
         return undefined;
       }
       if (!(await this.wait(plan.hang.ms, channel))) return unanswered('clientClosed');
+      latencyFrom = performance.now();
     }
     // The drawn latency is the model's time from the request's arrival (or a hang's end) to its
     // answer, as Bedrock reports it in `metrics.latencyMs` (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseMetrics.html):
     // reading the request and working the answer out are inside it; only what an answered call
     // changes (the prompt cache, the books) waits for its end.
-    const latencyFrom = hangDraw < plan.hang.probability ? performance.now() : started;
     const latencyMs = sampleLatencyMs(plan.latency, random);
     const finished = finishAnswer(prepared, forced ? undefined : kind, random, forced);
     const checkpoints =

@@ -85,6 +85,8 @@ export class LocalSqsEventSource {
   private polling = 0;
   /** Resting pollers, woken by the next receive that brings messages (or by stop). */
   private resting: (() => void)[] = [];
+  /** Pollers not resting. */
+  private awake = 0;
   /** Invocations running now. */
   private invoking = 0;
   /** Pollers that may be awake (receiving or invoking) now, raised while messages keep coming. */
@@ -139,9 +141,6 @@ export class LocalSqsEventSource {
   private initial(): number {
     return Math.min(this.max(), this.options.scaling?.initial ?? SQS_MAPPING_SCALING.initial);
   }
-
-  /** Pollers not resting. */
-  private awake = 0;
 
   /** Wakes resting pollers up to what the scaling allows (all of them once stopping). */
   private wakeResting(): void {

@@ -8,6 +8,7 @@
  * pauses, resumes and cancels; the batch workers never change a job's status.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, isTransactionConflict } from '../../lambdas/core/state/errors.js';
 import { JOB_SK, OWNER_SLOTS_PREFIX, OWNER_SLOTS_SK } from '../../lambdas/core/state/keys.js';
 
 /** One write of admission control as a request carried it. */
@@ -114,15 +115,12 @@ export function slotWritesOf(input: unknown): SlotWrite[] {
   return out;
 }
 
-/** A refusal: the write did not happen (a condition failed, the transaction was cancelled, or one held its item). */
+/**
+ * A refusal: the write did not happen (a condition failed, the transaction was cancelled, or a
+ * transaction held its item and the client sends it again).
+ */
 function refused(error: unknown): boolean {
-  const name = (error as { name?: string } | undefined)?.name;
-  // A write refused for a transaction holding its item wrote nothing either; the client sends it again.
-  return (
-    name === 'ConditionalCheckFailedException' ||
-    name === 'TransactionCanceledException' ||
-    name === 'TransactionConflictException'
-  );
+  return isConditionFailure(error) || isTransactionConflict(error);
 }
 
 /** The trail, as {@link watchSlots} keeps it. */
