@@ -1,7 +1,8 @@
 /**
  * moto launcher only: UpdateItem's validation, which the launcher does at less cost (the
  * processors' node maps kept, the structural checks of a parsed expression made once per set of
- * attribute names), still refuses what DynamoDB refuses, however often the same text came before.
+ * attribute names, the kept tree's copy loaded from its pickle), still refuses what DynamoDB
+ * refuses and applies each update's own values, however often the same text came before.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
@@ -54,5 +55,50 @@ describe('moto launcher only: UpdateItem validation', () => {
       expect(refused?.name).toBe('ValidationException');
       expect(refused?.message).toMatch(/ADD.*only be used once/);
     }
+  });
+
+  it('applies each update of one text with its own names and values, the kept tree never changed', async () => {
+    const expression =
+      'SET #n = if_not_exists(#n, :zero) + :step, #l = list_append(if_not_exists(#l, :empty), :tail), #m.#k = :label REMOVE #r[0]';
+    await launcher.documents.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: { pk: 'p', sk: 'kept' },
+        UpdateExpression: 'SET #m = :map, #r = :r',
+        ExpressionAttributeNames: { '#m': 'm', '#r': 'r' },
+        ExpressionAttributeValues: { ':map': {}, ':r': ['a', 'b', 'c', 'd'] },
+      }),
+    );
+    const seen: unknown[] = [];
+    for (const [step, key] of [
+      [1, 'first'],
+      [10, 'second'],
+      [100, 'third'],
+    ] as const) {
+      await launcher.documents.send(
+        new UpdateCommand({
+          TableName: TABLE,
+          Key: { pk: 'p', sk: 'kept' },
+          UpdateExpression: expression,
+          ExpressionAttributeNames: { '#n': 'n', '#l': 'l', '#m': 'm', '#k': key, '#r': 'r' },
+          ExpressionAttributeValues: {
+            ':zero': 0,
+            ':step': step,
+            ':empty': [],
+            ':tail': [step],
+            ':label': `${key}!`,
+          },
+        }),
+      );
+      const { Item } = await launcher.documents.send(
+        new GetCommand({ TableName: TABLE, Key: { pk: 'p', sk: 'kept' }, ConsistentRead: true }),
+      );
+      seen.push({ n: Item?.n, l: Item?.l, m: Item?.m, r: Item?.r });
+    }
+    expect(seen).toEqual([
+      { n: 1, l: [1], m: { first: 'first!' }, r: ['b', 'c', 'd'] },
+      { n: 11, l: [1, 10], m: { first: 'first!', second: 'second!' }, r: ['c', 'd'] },
+      { n: 111, l: [1, 10, 100], m: { first: 'first!', second: 'second!', third: 'third!' }, r: ['d'] },
+    ]);
   });
 });
