@@ -35,7 +35,8 @@ if (process.env.AWS_LAMBDA_FUNCTION_NAME) ensureDeps();
 /**
  * An upload routed to its owner is taken in; an S3 event's uploads are first routed to their
  * owners (one HeadObject and one SendMessage each) when the event waited behind others on the
- * queue (`routesFirst`), and taken in at once otherwise or when no intake queue is configured. An
+ * queue (`routesFirst`) and the owner has no slot free (`routeToOwner`), and taken in at once
+ * otherwise or when no intake queue is configured. An
  * intake deferred because a busy machine cut its parse short leaves its message to come back
  * after the backoff (a failed record of the batch, its visibility set to the delay).
  */
@@ -50,11 +51,14 @@ async function recordHandler(record: SQSRecord): Promise<void> {
       return;
     }
     for (const ref of objectsCreated(record.body)) {
-      if (d.intakeQueueUrl && routesFirst(record.attributes?.SentTimestamp, Date.now())) {
-        const owner = await routeToOwner(ref, { ...d, intakeQueueUrl: d.intakeQueueUrl });
-        logger.info('routed', { key: ref.key, ...(owner ? { owner } : {}) });
+      const routing =
+        d.intakeQueueUrl && routesFirst(record.attributes?.SentTimestamp, Date.now())
+          ? await routeToOwner(ref, { ...d, intakeQueueUrl: d.intakeQueueUrl })
+          : undefined;
+      if (routing?.routed) {
+        logger.info('routed', { key: ref.key, ...(routing.owner ? { owner: routing.owner } : {}) });
       } else {
-        const result = await intakeObject(ref, d, receiveCount);
+        const result = await intakeObject(routing?.upload ?? ref, d, receiveCount);
         logger.info('intake', { key: ref.key, ...result });
       }
     }

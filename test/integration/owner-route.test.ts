@@ -2,7 +2,9 @@
  * Intake's first step on the ground, through the real clients: an S3 event's upload goes back on
  * the intake queue as its owner's message (the owner read from the object's metadata), the second
  * receipt makes the job, and on the moto launcher's fair queues one owner's backlog of uploads no
- * longer puts another owner's upload behind it.
+ * longer puts another owner's upload behind it. With an owner cap, only an owner at its cap is
+ * sent back; an owner with a slot free is taken in at the first receipt. The file's intake runs
+ * without a cap unless a test sets one.
  */
 import { DeleteObjectCommand, ListObjectVersionsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { type Message, type MessageSystemAttributeName, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
@@ -20,7 +22,7 @@ import { intakeOn } from '../helpers/local-intake.js';
 
 const stack = await provisionTestStack('owner-route');
 const r = stack.resources;
-const { clients, deps } = intakeOn(stack);
+const { clients, deps } = intakeOn(stack, { maxJobsPerOwner: 0 });
 configureIntake(deps);
 const { s3, sqs } = clients;
 const jobs = new Jobs(clients.db, r.tableName);
@@ -29,8 +31,13 @@ const contract = '1. Services. The supplier provides the services.\n\n2. Fees. T
 let uploads = 0;
 
 async function upload(owner: string): Promise<string> {
+  return (await uploadJob(owner)).key;
+}
+
+/** An upload of `owner`'s, and the job id it makes. */
+async function uploadJob(owner: string): Promise<{ key: string; jobId: string }> {
   const key = `${r.intakePrefix}route-${++uploads}.txt`;
-  await s3.send(
+  const put = await s3.send(
     new PutObjectCommand({
       Bucket: r.intakeBucket,
       Key: key,
@@ -38,7 +45,7 @@ async function upload(owner: string): Promise<string> {
       Metadata: { 'submitted-by': owner },
     }),
   );
-  return key;
+  return { key, jobId: jobIdOfPut(r.intakeBucket, key, put) };
 }
 
 /** Receives up to `max` messages of the intake queue (they stay in flight), with their group. */
@@ -187,6 +194,29 @@ describe('intake routes each upload to its owner', () => {
     await invoke(routed);
     const job = await jobs.find(jobIdOf(routed[0] as Message));
     expect([job?.status, job?.rejection]).toEqual(['rejected', 'deleted']);
+  });
+
+  it("with an owner cap, takes the upload of an owner with a slot free in at once and routes the full owner's", async () => {
+    configureIntake({ ...deps, maxJobsPerOwner: 1 });
+    try {
+      const first = await uploadJob('arn:aws:iam::1:user/hana');
+      await invoke(await s3Events(1));
+      const started = await jobs.find(first.jobId);
+      expect([started?.owner, started?.status]).toEqual(['arn:aws:iam::1:user/hana', 'running']);
+      const second = await upload('arn:aws:iam::1:user/hana');
+      await invoke(await s3Events(1));
+      const routed = await routedMessages(1);
+      expect(routed.map((m) => [routedObject(m.Body ?? '')?.ref.key, m.Attributes?.MessageGroupId])).toEqual([
+        [second, 'arn:aws:iam::1:user/hana'],
+      ]);
+      // Nothing of the first went back on the queue: it was taken in at its first receipt.
+      expect(routed.some((m) => routedObject(m.Body ?? '')?.ref.key === first.key)).toBe(false);
+      await invoke(routed);
+      const queued = await jobs.find(jobIdOf(routed[0] as Message));
+      expect(queued?.status).toBe('queued');
+    } finally {
+      configureIntake(deps);
+    }
   });
 
   it.skipIf(process.env.CLAUSE_REVIEW_LOCALSTACK_SUITE)(

@@ -204,19 +204,22 @@ export class Chaos {
     this.tally.duplicateEvents++;
   }
 
-  /** The routing step made again for an upload: its owner's message reaches intake twice. */
+  /**
+   * The routing step made again for an upload: its owner's message reaches intake twice, or,
+   * when the owner had a slot free, the upload is taken in twice.
+   */
   async reroute(ref: S3ObjectRef): Promise<void> {
-    await routeToOwner(ref, this.routeDeps(this.pipeline.clients));
+    await this.route(ref, this.pipeline.clients);
     this.tally.reroutes++;
   }
 
   /**
-   * A routing of an upload that dies at `point` (after its HeadObject, or after sending the
-   * owner's message without deleting the event), and the event delivered again, as SQS does
+   * A routing of an upload that dies at `point` (after its HeadObject or its owner's slot read,
+   * or inside the intake of an owner with a slot free), and the event delivered again, as SQS does
    * once the dead invocation's visibility timeout runs out.
    */
   async dyingRoute(ref: S3ObjectRef, point: DeathPoint): Promise<void> {
-    await this.runToDie('route', point, (clients) => routeToOwner(ref, this.routeDeps(clients)));
+    await this.runToDie('route', point, (clients) => this.route(ref, clients));
     await this.duplicateEvent({ ...ref, size: ref.size ?? 0 });
   }
 
@@ -262,9 +265,11 @@ export class Chaos {
   }
 
   /** What routing needs, on `clients`. */
-  private routeDeps(clients: RuntimeClients) {
+  /** What the intake handler does with an S3 event that waited: routes it, or takes it in now. */
+  private async route(ref: S3ObjectRef, clients: RuntimeClients): Promise<void> {
     const deps = intakeDeps(loadConfig(this.pipeline.env), clients);
-    return { ...deps, intakeQueueUrl: this.resources.queueUrls.intake };
+    const routing = await routeToOwner(ref, { ...deps, intakeQueueUrl: this.resources.queueUrls.intake });
+    if (!routing.routed) await intakeObject(routing.upload, deps);
   }
 
   /** Runs `run` on clients that die at `point`, and counts what came of it. */

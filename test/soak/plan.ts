@@ -52,9 +52,9 @@ export interface JobPlan {
   readonly pauseAfterMs?: number;
   readonly pauseForMs?: number;
   readonly resendEvent: boolean;
-  /** The upload's routing is made again: its owner's message reaches intake twice. */
+  /** The upload's routing is made again: its owner's message (or, with a slot free, the upload) reaches intake twice. */
   readonly reroute: boolean;
-  /** A routing of the upload that dies (after its HeadObject, or after its SendMessage), its S3 event then sent again. */
+  /** A routing of the upload that dies (after its HeadObject, its slot read, or its SendMessage or first intake request), its S3 event then sent again. */
   readonly dyingRoute?: DeathPoint;
   /** An intake of the upload, beside the pipeline's own, that dies at this point (admission included). */
   readonly dyingIntake?: DeathPoint;
@@ -131,7 +131,7 @@ export function planJobs(count: number, files: readonly string[], random: () => 
         : {}),
       resendEvent: random() < 0.1,
       reroute: random() < 0.1,
-      ...(faults < 0.08 ? { dyingRoute: { afterRequests: 1 + Math.floor(random() * 2) } } : {}),
+      ...(faults < 0.08 ? { dyingRoute: { afterRequests: 1 + Math.floor(random() * 3) } } : {}),
       ...(faults >= 0.08 && faults < 0.25 ? { dyingIntake: intakeDeath(random) } : {}),
       ...(random() < 0.3 ? { dyingEnd: landing('slot-release', 6, random) } : {}),
       cancelWhenQueued: random() < 0.12,

@@ -13,11 +13,17 @@
  *
  * An event received as soon as it was sent had nothing ahead of it on the queue: there is no
  * backlog to be fair in, and a second receipt would only make the upload wait. Such an event is
- * taken in at once ({@link routesFirst}); one that waited is routed.
+ * taken in at once ({@link routesFirst}); one that waited is routed, unless its owner holds fewer
+ * running jobs than the owner cap: such an owner is not the one the backlog is of, and its job
+ * would start at once, so it is taken in at once too rather than sent behind the same backlog
+ * again ({@link routeToOwner}). Only an owner at its cap, whose job would wait as `queued`
+ * anyway, goes back to the queue, where its uploads come after the quiet owners'.
  */
 import { HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import { OwnerSlots } from '../state/owner-slots.js';
 import { messageGroupOf } from './message-group.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { type OwnerRule, ownerOfUpload } from './submitter.js';
@@ -136,18 +142,31 @@ export function routedObject(body: string): RoutedUpload | undefined {
 export interface OwnerRouteDeps extends OwnerRule {
   readonly s3: S3Client;
   readonly sqs: SQSClient;
+  readonly db: DynamoDBDocumentClient;
+  readonly tableName: string;
   /** The intake queue, where the routed message goes back. */
   readonly intakeQueueUrl: string;
+  /** Most jobs of one owner running at once (absent or 0: no cap, and every upload is routed). */
+  readonly maxJobsPerOwner?: number;
 }
 
+/** What routing did with an upload. */
+export type Routing =
+  /** Sent back to the intake queue as its owner's message. */
+  | { readonly routed: true; readonly owner?: string }
+  /** Its owner has a slot free: to be taken in now, the owner as routing read it. */
+  | { readonly routed: false; readonly upload: RoutedUpload };
+
 /**
- * Sends the upload back to the intake queue as its owner's message, the owner in it, and returns
- * the owner. An object deleted meanwhile goes back as its uploader's: the second step records why
- * its job was refused.
+ * Reads the upload's owner and, when the owner holds fewer running jobs than the cap, leaves the
+ * upload to be taken in now; otherwise sends it back to the intake queue as its owner's message,
+ * the owner in it. An upload with no owner, or with no cap set, is always sent back. An object
+ * deleted meanwhile goes back as its uploader's: the second step records why its job was refused.
  */
-export async function routeToOwner(event: S3ObjectRef, deps: OwnerRouteDeps): Promise<string | undefined> {
+export async function routeToOwner(event: S3ObjectRef, deps: OwnerRouteDeps): Promise<Routing> {
   const { ref, metadata } = await headUpload(deps.s3, event);
   const owner = ownerOfUpload(ref, metadata, deps);
+  if (metadata && owner && (await hasFreeSlot(owner, deps))) return { routed: false, upload: { ref, owner } };
   await deps.sqs.send(
     new SendMessageCommand({
       QueueUrl: deps.intakeQueueUrl,
@@ -155,5 +174,12 @@ export async function routeToOwner(event: S3ObjectRef, deps: OwnerRouteDeps): Pr
       MessageGroupId: messageGroupOf(owner),
     }),
   );
-  return owner;
+  return { routed: true, ...(owner ? { owner } : {}) };
+}
+
+/** True when a cap is set and the owner's slot count is below it (one consistent read). */
+async function hasFreeSlot(owner: string, deps: OwnerRouteDeps): Promise<boolean> {
+  const cap = deps.maxJobsPerOwner ?? 0;
+  if (cap <= 0) return false;
+  return (await new OwnerSlots(deps.db, deps.tableName).held(owner)) < cap;
 }
