@@ -34,11 +34,11 @@ if (process.env.AWS_LAMBDA_FUNCTION_NAME) ensureDeps();
 
 /**
  * An upload routed to its owner is taken in; an S3 event's uploads are first routed to their
- * owners (one HeadObject and one SendMessage each) when the event waited behind others on the
- * queue (`routesFirst`) and the owner has no slot free (`routeToOwner`), and taken in at once
- * otherwise or when no intake queue is configured. An
- * intake deferred because a busy machine cut its parse short leaves its message to come back
- * after the backoff (a failed record of the batch, its visibility set to the delay).
+ * owners (a HeadObject, the owner's slot count and a SendMessage each) when the event waited
+ * behind others on the queue (`routesFirst`) and the owner has no slot free (`routeToOwner`), and
+ * taken in at once otherwise or when no intake queue is configured. An intake deferred because a
+ * busy machine cut its parse short leaves its message to come back after the backoff (a failed
+ * record of the batch, its visibility set to the delay).
  */
 async function recordHandler(record: SQSRecord): Promise<void> {
   const d = ensureDeps();

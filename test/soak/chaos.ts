@@ -214,9 +214,9 @@ export class Chaos {
   }
 
   /**
-   * A routing of an upload that dies at `point` (after its HeadObject or its owner's slot read,
-   * or inside the intake of an owner with a slot free), and the event delivered again, as SQS does
-   * once the dead invocation's visibility timeout runs out.
+   * A routing of an upload that dies at `point` (after its HeadObject, its owner's slot read or
+   * its SendMessage, or inside the intake of an owner with a slot free), and the event delivered
+   * again, as SQS does once the dead invocation's visibility timeout runs out.
    */
   async dyingRoute(ref: S3ObjectRef, point: DeathPoint): Promise<void> {
     await this.runToDie('route', point, (clients) => this.route(ref, clients));
@@ -264,7 +264,6 @@ export class Chaos {
     this.tally.duplicateFinalizes++;
   }
 
-  /** What routing needs, on `clients`. */
   /** What the intake handler does with an S3 event that waited: routes it, or takes it in now. */
   private async route(ref: S3ObjectRef, clients: RuntimeClients): Promise<void> {
     const deps = intakeDeps(loadConfig(this.pipeline.env), clients);

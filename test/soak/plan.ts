@@ -52,9 +52,15 @@ export interface JobPlan {
   readonly pauseAfterMs?: number;
   readonly pauseForMs?: number;
   readonly resendEvent: boolean;
-  /** The upload's routing is made again: its owner's message (or, with a slot free, the upload) reaches intake twice. */
+  /**
+   * The upload's routing is made again: its owner's message (or, with a slot free, the upload)
+   * reaches intake twice.
+   */
   readonly reroute: boolean;
-  /** A routing of the upload that dies (after its HeadObject, its slot read, or its SendMessage or first intake request), its S3 event then sent again. */
+  /**
+   * A routing of the upload that dies (after its HeadObject, its slot read, its SendMessage or
+   * the first request of its intake), its S3 event then sent again.
+   */
   readonly dyingRoute?: DeathPoint;
   /** An intake of the upload, beside the pipeline's own, that dies at this point (admission included). */
   readonly dyingIntake?: DeathPoint;
