@@ -224,10 +224,10 @@ def _patch_parsed_update_expressions() -> None:
         tree = parsed.get(expression_str)
         if tree is None:
             tree = original(cls, expression_str)
-            # Its copies are made from this (see _patch_tree_copy): the tree as parsed.
-            tree.__dict__["_copy_blob"] = pickle.dumps(tree, pickle.HIGHEST_PROTOCOL)
             with lock:
                 if len(parsed) < _PARSED_UPDATES_KEPT:
+                    # A kept tree's copies are made from this (_patch_tree_copy): the tree as parsed.
+                    tree.__dict__["_copy_blob"] = pickle.dumps(tree, pickle.HIGHEST_PROTOCOL)
                     parsed[expression_str] = tree
         return tree
 
