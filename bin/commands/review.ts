@@ -25,7 +25,7 @@ import {
 import type { Report } from '../../lambdas/core/report-types.js';
 import { type Job, TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
-import { readJobProgress } from '../../lambdas/core/state/progress.js';
+import { type JobProgress, readJobProgress } from '../../lambdas/core/state/progress.js';
 import { money } from '../../lambdas/text/money.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
@@ -333,8 +333,18 @@ async function progressOf(
     );
   }
   const p = await readJobProgress(pipeline.clients.db, stack.resources.tableName, s.jobId);
-  const c = p?.calls;
-  return `${basename(s.file).slice(0, 40)}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled, ${c.screened} screened of ${c.planned}` : '-'} · cost ${money(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${money(job.costReserved)} held by running chunks` : ''} of ${money(job.costLimit)}`;
+  return documentLine(s.file, job, p?.calls);
+}
+
+/**
+ * One document's progress as the review prints it. A job intake has recorded but not yet
+ * planned (no chunks) says so, rather than counting calls of a plan that is not there yet.
+ */
+export function documentLine(file: string, job: Job, c: JobProgress['calls'] | undefined): string {
+  const name = basename(file).slice(0, 40);
+  if (job.status === 'intake' && job.chunkCount === 0)
+    return `${name}: intake · reading and planning the document`;
+  return `${name}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled, ${c.screened} screened of ${c.planned}` : '-'} · cost ${money(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${money(job.costReserved)} held by running chunks` : ''} of ${money(job.costLimit)}`;
 }
 
 const RESULT_HEADER = [

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../bin/commands/cli-error.js';
 import { writeConfined } from '../../bin/commands/confined-write.js';
-import { reportDirName } from '../../bin/commands/review.js';
+import { documentLine, reportDirName } from '../../bin/commands/review.js';
+import { oneCallJob } from '../helpers/one-call-job.js';
 
 describe('reportDirName', () => {
   it('keeps a plain name, without its extension', () => {
@@ -67,5 +68,26 @@ describe('writeConfined', () => {
     symlinkSync(join(elsewhere, 'victim'), join(out, 'Deed', 'report.html'));
     expect(() => writeConfined(out, 'Deed', { 'report.html': 'x' })).toThrow(/symbolic link/);
     expect(existsSync(join(elsewhere, 'victim'))).toBe(false);
+  });
+});
+
+describe('documentLine', () => {
+  const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, screened: 3546 };
+
+  it('says a job intake has not planned yet is being planned, not that 3546 of 0 calls are screened', () => {
+    const line = documentLine(
+      '/c/Verizon.txt',
+      oneCallJob({ status: 'intake', chunkCount: 0, callsPlanned: 0 }),
+      calls,
+    );
+    expect(line).toBe('Verizon.txt: intake · reading and planning the document');
+  });
+
+  it('counts the calls of a planned job, in intake or running', () => {
+    const planned = { ...calls, planned: 8382, done: 12 };
+    for (const status of ['intake', 'running'] as const)
+      expect(documentLine('Verizon.txt', oneCallJob({ status, chunkCount: 96 }), planned)).toContain(
+        `Verizon.txt: ${status} · chunks 0/96 · calls 12 done, 0 failed, 0 skipped, 0 cancelled, 3546 screened of 8382 · cost`,
+      );
   });
 });
