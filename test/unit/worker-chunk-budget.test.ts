@@ -171,6 +171,68 @@ describe('ChunkBudget', () => {
     expect(await budget(over).b.reserve(100)).toEqual({ ok: false, why: 'budget' });
   });
 
+  it('lets no call reserve what a give-back is returning while that write is in flight', async () => {
+    // Other chunks hold 7,500 of a 10,000 ceiling; this one holds 2,000 and nothing in flight.
+    const f = fakeJob(10_000, { costCommitted: 7_500, costReserved: 7_500 });
+    const clock = { t: 0 };
+    const { b, markBudgetExceeded } = budget(f, { callsLeft: 1, waitMs: 1_000, clock });
+    expect(await b.reserve(2_000)).toEqual({ ok: true });
+    b.release(2_000);
+    // The give-back waits until the test lets it through.
+    let reachGiveBack = () => {};
+    const atGiveBack = new Promise<void>((resolve) => (reachGiveBack = resolve));
+    let letThrough = () => {};
+    const gate = new Promise<void>((resolve) => (letThrough = resolve));
+    const move = vi.mocked(f.allotments.move);
+    const real = move.getMockImplementation();
+    move.mockImplementation(async (lease, m, job) => {
+      if (m.release > 0 && m.take === 0) {
+        reachGiveBack();
+        await gate;
+      }
+      return (real as NonNullable<typeof real>)(lease, m, job);
+    });
+    // A call asks for more than is free: the job has 500 of room, so the 2,000 go back.
+    const big = b.reserve(3_000);
+    await atGiveBack;
+    // While that write is out, a smaller call must not be sent on the 2,000 going back.
+    const small = b.reserve(1_500);
+    letThrough();
+    expect(await big).toEqual({ ok: false, why: 'budget' });
+    expect(await small).toEqual({ ok: false, why: 'budget' });
+    expect(markBudgetExceeded).toHaveBeenCalledOnce();
+    // Nothing reserved, so nothing spent can take the allotment below zero: it ends at zero.
+    const closing = b.closing();
+    expect(closing).toEqual({ spent: 0, release: 0, take: 0 });
+    expect(f.job.costReserved).toBe(7_500);
+  });
+
+  it('reports a move that would take the allotment below zero and writes it to end at zero', async () => {
+    const f = fakeJob(1_000_000);
+    const overdraws: number[] = [];
+    const b = new ChunkBudget({
+      allotments: f.allotments,
+      lease,
+      job: f.job,
+      markBudgetExceeded: async () => {},
+      callsLeft: () => 1,
+      contendedWaitMs: 1_000,
+      onOverdraw: (overdrawn) => overdraws.push(overdrawn),
+      now: () => 0,
+      sleep: async () => {},
+      random: () => 0.5,
+    });
+    expect(await b.reserve(100)).toEqual({ ok: true });
+    // The answer cost more than its worst case: 190 spent of 100 held.
+    b.settle(100, 190);
+    const closing = b.closing();
+    expect(overdraws).toEqual([90]);
+    expect(closing).toEqual({ spent: 190, release: -90, take: 0 });
+    await f.allotments.move(lease, closing, f.job);
+    // The allotment ends at zero, and the 90 over is committed on the job, not lost.
+    expect(f.job).toMatchObject({ costReserved: 0, costSpent: 190, costCommitted: 190 });
+  });
+
   it('asks the job once for calls that run short at the same moment', async () => {
     const f = fakeJob(1_000_000);
     const { b } = budget(f, { callsLeft: 3 });

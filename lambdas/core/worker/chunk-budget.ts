@@ -24,6 +24,12 @@ export interface ChunkBudgetOptions {
   readonly now: () => number;
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly random: () => number;
+  /**
+   * Told when a move would have taken the allotment below zero: the chunk spent more than it
+   * held. It never should (every call reserves its worst case first); the move is written so the
+   * allotment ends at zero and the excess is committed on the job, and this reports the defect.
+   */
+  readonly onOverdraw?: (overdrawn: number, move: AllotmentMove) => void;
 }
 
 /**
@@ -91,7 +97,7 @@ export class ChunkBudget {
 
   /** The move that returns everything the lease holds (every call has settled by then). */
   closing(): AllotmentMove {
-    return { spent: this.spent, release: this.held - this.spent, take: 0 };
+    return this.fit({ spent: this.spent, release: Math.max(0, this.held - this.spent), take: 0 });
   }
 
   /** Once {@link closing} has been written. */
@@ -113,7 +119,7 @@ export class ChunkBudget {
       const share = Math.max(Math.floor(room / 4), estimate * 4);
       const want = Math.max(estimate, Math.min(need, room, share));
       // Money spent so far is accounted in the same write, so the job sees it at once.
-      const move = { spent: this.spent, release: 0, take: want };
+      const move = this.fit({ spent: this.spent, release: 0, take: want });
       const r = await o.allotments.move(o.lease, move, o.job);
       if (r.ok) {
         this.account(move);
@@ -134,9 +140,7 @@ export class ChunkBudget {
       // another cannot all sit on small remainders.
       const unused = this.held - this.used;
       if (unused > 0 || this.spent > 0) {
-        const giveBack = { spent: this.spent, release: Math.max(0, unused), take: 0 };
-        await o.allotments.move(o.lease, giveBack, o.job);
-        this.account(giveBack);
+        const giveBack = await this.giveBack(Math.max(0, unused));
         room += giveBack.release;
         if (room >= estimate) continue;
       }
@@ -155,6 +159,37 @@ export class ChunkBudget {
       await o.sleep(100 + Math.floor(o.random() * 400), signal);
       room = Number.POSITIVE_INFINITY;
     }
+  }
+
+  /**
+   * Hands back `release` of what the chunk holds unused, accounting what it spent. What goes
+   * back is out of the calls' reach from the moment it is asked for: a call reserving while the
+   * write is in flight would otherwise be sent on money the job has taken back, and its cost
+   * would later take the allotment below zero.
+   */
+  private async giveBack(release: number): Promise<AllotmentMove> {
+    const move = this.fit({ spent: this.spent, release, take: 0 });
+    const withheld = Math.max(0, move.release);
+    this.used += withheld;
+    try {
+      await this.o.allotments.move(this.o.lease, move, this.o.job);
+    } finally {
+      this.used -= withheld;
+    }
+    this.account(move);
+    return move;
+  }
+
+  /**
+   * The move as written: one that would take the allotment below zero (spent beyond what was
+   * held) is reported and turned into one that ends at zero, the excess committed on the job
+   * by a negative release, so the money spent is accounted and no allotment is left overdrawn.
+   */
+  private fit(move: AllotmentMove): AllotmentMove {
+    const after = this.held + move.take - move.release - move.spent;
+    if (after >= 0) return move;
+    this.o.onOverdraw?.(-after, move);
+    return { ...move, release: move.release + after };
   }
 
   private account(move: AllotmentMove): void {
