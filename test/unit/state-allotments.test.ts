@@ -12,7 +12,7 @@ import { abandonedSpend, totalCost } from '../../lambdas/core/state/abandoned.js
 import { Allotments } from '../../lambdas/core/state/allotments.js';
 import type { LedgerEntry } from '../../lambdas/core/state/call-ledger.js';
 import type { Lease } from '../../lambdas/core/state/claims.js';
-import { isLeaseLostError } from '../../lambdas/core/state/errors.js';
+import { isAllotmentOverdrawnError, isLeaseLostError } from '../../lambdas/core/state/errors.js';
 
 const TABLE = 'state-table';
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -133,6 +133,35 @@ describe('Allotments.move', () => {
     expect(isLeaseLostError(error)).toBe(true);
   });
 
+  it('never takes an allotment below zero: a move that shrinks it is conditional on it holding that much', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    await allotments.move(lease, { spent: 12_000, release: 28_000, take: 0 }, JOB);
+    const cp = update(transactions()[0], 'CHUNK#0007#analyze');
+    expect(cp?.ConditionExpression).toBe('claimedBy = :me AND fence = :fence AND allotment >= :shrink');
+    expect(cp?.ExpressionAttributeValues).toMatchObject({ ':shrink': 40_000 });
+    // A move that only grows the allotment needs no such condition.
+    await allotments.move(lease, { spent: 1_000, release: 0, take: 5_000 }, JOB);
+    expect(update(transactions()[1], 'CHUNK#0007#analyze')?.ConditionExpression).toBe(
+      'claimedBy = :me AND fence = :fence',
+    );
+  });
+
+  it('throws AllotmentOverdrawnError, not a lost lease, when the lease is held but the allotment is short', async () => {
+    const refusal = cancelled(['ConditionalCheckFailed', 'None']);
+    const reason = refusal.CancellationReasons?.[0];
+    if (reason) reason.Item = marshall({ claimedBy: 'worker-b', fence: 4, allotment: 300 });
+    ddb.on(TransactWriteCommand).rejects(refusal);
+    const error = await allotments.move(lease, { spent: 390, release: 0, take: 0 }, JOB).catch((e) => e);
+    expect(isAllotmentOverdrawnError(error)).toBe(true);
+    expect(error).toMatchObject({ held: 300, wanted: 390, chunk: 7, stage: 'analyze' });
+    // The holder stops as on a lost lease.
+    expect(isLeaseLostError(error)).toBe(true);
+    // The same refusal with the fence moved on is a lost lease.
+    if (reason) reason.Item = marshall({ claimedBy: 'worker-c', fence: 5, allotment: 300 });
+    const lost = await allotments.move(lease, { spent: 390, release: 0, take: 0 }, JOB).catch((e) => e);
+    expect(isLeaseLostError(lost) && !isAllotmentOverdrawnError(lost)).toBe(true);
+  });
+
   it('sends the move again after a transaction conflict', async () => {
     ddb
       .on(TransactWriteCommand)
@@ -154,14 +183,47 @@ describe('abandonedSpend and totalCost', () => {
       entry({ status: 'retryable', ownerFence: dead, reservation: 7_777 }),
     ];
     expect(totalCost(entries)).toBe(550);
-    expect(abandonedSpend({ allotment: 50_000, allotmentOwner: dead, spentAccounted: 200 }, entries)).toBe(
-      350 + 1_000,
-    );
+    expect(abandonedSpend({ allotment: 50_000, allotmentOwner: dead, spentAccounted: 200 }, entries)).toEqual({
+      spent: 350 + 1_000,
+      unknown: 1_000,
+    });
   });
 
-  it('never counts more than the allotment the holder had', () => {
+  it('counts an intent a takeover ended, which keeps its reservation, until that holder’s allotment is settled', () => {
+    const entries = [
+      entry({ status: 'retryable', ownerFence: 'worker-b:4', retiredFrom: dead, reservation: 1_000 }),
+      entry({ status: 'retryable', ownerFence: 'worker-b:4', retiredFrom: 'worker-z:1', reservation: 9_999 }),
+    ];
+    expect(abandonedSpend({ allotment: 5_000, allotmentOwner: dead }, entries)).toEqual({
+      spent: 1_000,
+      unknown: 1_000,
+    });
+    // Once the allotment is settled it has no owner, and nothing counts twice.
+    expect(abandonedSpend({ allotment: 0, spentAccounted: 0 }, entries)).toEqual({ spent: 0, unknown: 0 });
+  });
+
+  it('never counts intents beyond the allotment the holder had', () => {
     const entries = [entry({ status: 'in-flight', ownerFence: 'worker-a:3', reservation: 9_000 })];
-    expect(abandonedSpend({ allotment: 4_000, allotmentOwner: 'worker-a:3' }, entries)).toBe(4_000);
+    expect(abandonedSpend({ allotment: 4_000, allotmentOwner: 'worker-a:3' }, entries)).toEqual({
+      spent: 4_000,
+      unknown: 4_000,
+    });
+  });
+
+  it('counts settled cost in full, even past what the holder held: it was billed', () => {
+    const entries = [
+      entry({ status: 'done', cost: 5_000 }),
+      entry({ status: 'in-flight', ownerFence: dead, reservation: 9_000 }),
+    ];
+    expect(abandonedSpend({ allotment: 4_000, allotmentOwner: dead, spentAccounted: 0 }, entries)).toEqual({
+      spent: 5_000,
+      unknown: 0,
+    });
+    // An allotment already below zero holds nothing to count intents against.
+    expect(abandonedSpend({ allotment: -90, allotmentOwner: dead, spentAccounted: 5_000 }, entries)).toEqual({
+      spent: 0,
+      unknown: 0,
+    });
   });
 });
 
@@ -179,16 +241,18 @@ describe('Allotments.recover', () => {
       { allotment: 40_000, allotmentOwner: dead, spentAccounted: 100 },
       entries,
     );
-    expect(spent).toBe(600 + 1_000);
+    expect(spent).toEqual({ spent: 600 + 1_000, unknown: 1_000 });
     const tx = transactions()[0];
     const cp = update(tx, 'CHUNK#0007#analyze');
     expect(cp?.ConditionExpression).toBe(
       'claimedBy = :me AND fence = :fence AND allotment = :held AND allotmentOwner = :goneOwner',
     );
+    expect(cp?.UpdateExpression).toContain('spentUnknown = if_not_exists(spentUnknown, :zero) + :unknown');
     expect(cp?.ExpressionAttributeValues).toMatchObject({
       ':goneOwner': dead,
       ':held': 40_000,
       ':ledger': 700,
+      ':unknown': 1_000,
       ':zero': 0,
     });
     // DynamoDB refuses a value its expressions do not use: each update carries its own.
@@ -198,6 +262,7 @@ describe('Allotments.recover', () => {
       ':held',
       ':ledger',
       ':me',
+      ':unknown',
       ':zero',
     ]);
     expect(Object.keys(update(tx, 'JOB')?.ExpressionAttributeValues ?? {}).sort()).toEqual([
@@ -213,13 +278,33 @@ describe('Allotments.recover', () => {
     });
   });
 
-  it('does nothing when nothing is held, or when the allotment is its own', async () => {
-    expect(await allotments.recover(lease, { allotment: 0, allotmentOwner: dead }, entries)).toBe(0);
-    expect(await allotments.recover(lease, { allotment: 500, allotmentOwner: 'worker-b:4' }, entries)).toBe(
-      0,
-    );
-    expect(await allotments.recover(lease, {}, entries)).toBe(0);
+  it('does nothing when nothing is held and the ledger is accounted, or when the allotment is its own', async () => {
+    const none = { spent: 0, unknown: 0 };
+    expect(
+      await allotments.recover(lease, { allotment: 0, allotmentOwner: dead, spentAccounted: 700 }, entries),
+    ).toEqual(none);
+    expect(
+      await allotments.recover(lease, { allotment: 500, allotmentOwner: 'worker-b:4' }, entries),
+    ).toEqual(none);
+    expect(await allotments.recover(lease, { spentAccounted: 700 }, entries)).toEqual(none);
     expect(transactions()).toHaveLength(0);
+  });
+
+  it('brings an allotment left below zero back to zero, committing the excess on the job', async () => {
+    ddb.on(TransactWriteCommand).resolves({});
+    const counted = await allotments.recover(
+      lease,
+      { allotment: -90, allotmentOwner: dead, spentAccounted: 700 },
+      entries,
+    );
+    expect(counted).toEqual({ spent: 0, unknown: 0 });
+    const tx = transactions()[0];
+    expect(update(tx, 'CHUNK#0007#analyze')?.ExpressionAttributeValues).toMatchObject({ ':held': -90 });
+    expect(update(tx, 'JOB')?.ExpressionAttributeValues).toMatchObject({
+      ':committed': 90,
+      ':held': -90,
+      ':spent': 0,
+    });
   });
 
   it('throws LeaseLostError when the lease or the allotment moved on meanwhile', async () => {

@@ -17,7 +17,7 @@ export class StateError extends Error {
  * finished elsewhere): it must stop and commit nothing more.
  */
 export class LeaseLostError extends StateError {
-  override readonly name = 'LeaseLostError';
+  override readonly name: string = 'LeaseLostError';
   constructor(
     jobId: string,
     readonly chunk: number,
@@ -25,6 +25,28 @@ export class LeaseLostError extends StateError {
     options?: ErrorOptions,
   ) {
     super(`lost the lease on job ${jobId} chunk ${chunk} stage ${stage}`, jobId, options);
+  }
+}
+
+/**
+ * A move of a chunk's money was refused because it would have taken the checkpoint's allotment
+ * below zero, while the lease was still this holder's: its books and the table's disagree. The
+ * holder stops as it would on a lost lease (the next holder's takeover settles the allotment
+ * from the ledger), and the refusal is reported as a defect.
+ */
+export class AllotmentOverdrawnError extends LeaseLostError {
+  override readonly name = 'AllotmentOverdrawnError';
+  constructor(
+    jobId: string,
+    chunk: number,
+    stage: string,
+    /** The allotment the checkpoint held, and what the move would have taken from it. */
+    readonly held: number,
+    readonly wanted: number,
+    options?: ErrorOptions,
+  ) {
+    super(jobId, chunk, stage, options);
+    this.message = `a move of ${wanted} µ$ from the allotment of job ${jobId} chunk ${chunk} stage ${stage} was refused: it holds ${held} µ$`;
   }
 }
 
@@ -58,8 +80,11 @@ export class WriteRefusedError<Item = Record<string, unknown>> extends StateErro
 /** True when a conditional write was refused (see {@link WriteRefusedError}). */
 export const isWriteRefused = guardOf<WriteRefusedError>(WriteRefusedError);
 
-/** True when the worker lost its claim. */
+/** True when the worker lost its claim (an overdraw refusal included: the holder stops the same way). */
 export const isLeaseLostError = guardOf(LeaseLostError);
+
+/** True when a move was refused for taking an allotment below zero. */
+export const isAllotmentOverdrawnError = guardOf(AllotmentOverdrawnError);
 
 /** True when a job id is unknown. */
 export const isJobNotFoundError = guardOf(JobNotFoundError);
