@@ -183,10 +183,12 @@ describe('abandonedSpend and totalCost', () => {
       entry({ status: 'retryable', ownerFence: dead, reservation: 7_777 }),
     ];
     expect(totalCost(entries)).toBe(550);
-    expect(abandonedSpend({ allotment: 50_000, allotmentOwner: dead, spentAccounted: 200 }, entries)).toEqual({
-      spent: 350 + 1_000,
-      unknown: 1_000,
-    });
+    expect(abandonedSpend({ allotment: 50_000, allotmentOwner: dead, spentAccounted: 200 }, entries)).toEqual(
+      {
+        spent: 350 + 1_000,
+        unknown: 1_000,
+      },
+    );
   });
 
   it('counts an intent a takeover ended, which keeps its reservation, until that holder’s allotment is settled', () => {

@@ -1,9 +1,11 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   type BatchWriteCommandInput,
   type DynamoDBDocumentClient,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isConditionFailure } from './errors.js';
 import { CALL_PREFIX, callSk, chunkCallPrefix, jobPk } from './keys.js';
 import { queryAll } from './query-all.js';
@@ -51,6 +53,11 @@ export interface LedgerEntry {
   readonly reservation?: number;
   /** The holder (`workerId:fence`) that wrote the intent or the last settlement. */
   readonly ownerFence?: string;
+  /**
+   * The holder whose intent a takeover ended (see {@link CallLedger.retire}): its `reservation`
+   * stays, counted as spent when that holder's allotment is settled.
+   */
+  readonly retiredFrom?: string;
   /** The validated answer, JSON. */
   readonly result?: string;
   readonly failureKind?: CallFailureKind;
@@ -151,6 +158,9 @@ export function isFinalFor(entry: LedgerEntry | undefined, call: Pick<CallRef, '
     entry.idempotencyKey === call.idempotencyKey
   );
 }
+
+/** An intent to end: which entry, and the holder whose intent it must still be. */
+export type IntentRef = Pick<LedgerEntry, 'jobId' | 'chunk' | 'clauseId' | 'analystId' | 'ownerFence'>;
 
 /**
  * The call ledger. Per model call it costs one write after the call (the settlement, a single
@@ -274,6 +284,64 @@ export class CallLedger {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  /**
+   * Ends intents whose calls will not be made under them: each becomes `retryable` (whoever holds
+   * the chunk next calls it again), owned by `by`, with `why` as its last error and the holder it
+   * was taken from as `retiredFrom`; its totals so far stay. Each write is conditional on the
+   * entry still being an in-flight intent of the holder named in the ref, so one that holder
+   * settled meanwhile is left as it is. Returns every entry as it now stands, keyed by sort key:
+   * as written, or as DynamoDB returned it with the refusal.
+   *
+   * A new holder ends the intents of the holders it fenced off, so that none of them can record
+   * an outcome the takeover did not count, keeping their reservations until the allotment they
+   * were made under is settled (a takeover that dies in between leaves them to the next one);
+   * a holder ends its own intents for calls it never started, so that no intent outlives the
+   * chunk.
+   */
+  async retire(
+    refs: readonly IntentRef[],
+    by: string,
+    why: string,
+    { keepReservation = false }: { keepReservation?: boolean } = {},
+  ): Promise<Map<string, LedgerEntry>> {
+    const stand = new Map<string, LedgerEntry>();
+    for (let i = 0; i < refs.length; i += BATCH_LIMIT) {
+      await Promise.all(
+        refs.slice(i, i + BATCH_LIMIT).map(async (ref) => {
+          const sk = callSk(ref.chunk, ref.clauseId, ref.analystId);
+          try {
+            const r = await retryConflicts(() =>
+              this.db.send(
+                new UpdateCommand({
+                  TableName: this.tableName,
+                  Key: { pk: jobPk(ref.jobId), sk },
+                  UpdateExpression: `SET #status = :retryable, ownerFence = :by, retiredFrom = :owner, lastError = :why${keepReservation ? '' : ' REMOVE reservation'}`,
+                  ConditionExpression: '#status = :inFlight AND ownerFence = :owner',
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: {
+                    ':retryable': 'retryable',
+                    ':inFlight': 'in-flight',
+                    ':by': by,
+                    ':why': why.slice(0, 1000),
+                    ':owner': ref.ownerFence ?? '',
+                  },
+                  ReturnValues: 'ALL_NEW',
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                }),
+              ),
+            );
+            if (r.Attributes) stand.set(sk, r.Attributes as LedgerEntry);
+          } catch (error) {
+            if (!isConditionFailure(error)) throw error;
+            const item = (error as { Item?: Record<string, AttributeValue> }).Item;
+            if (item) stand.set(sk, unmarshall(item) as LedgerEntry);
+          }
+        }),
+      );
+    }
+    return stand;
   }
 }
 

@@ -48,6 +48,11 @@ export interface Checkpoint {
   readonly allotmentOwner?: string;
   /** The ledger cost of this stage already accounted to the job's `costSpent`. */
   readonly spentAccounted?: number;
+  /**
+   * Reservations of intents a gone holder left without an outcome, counted as spent by the
+   * takeover that settled its allotment (also in the job's `costSpent`, not in the ledger's cost).
+   */
+  readonly spentUnknown?: number;
   /** When the last failed attempt released the stage (ISO). */
   readonly failedAt?: string;
   /** Re-enqueues by the sweeper (a chunk message presumed lost), and when the last one was (ISO). */

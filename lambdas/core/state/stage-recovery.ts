@@ -97,7 +97,7 @@ export class StageRecovery {
     const at = new Date(now).toISOString();
     const previous = STAGES[STAGES.indexOf(live.stage) - 1];
     const unheld = options.force ? '' : ' AND (attribute_not_exists(claimedBy) OR claimExpiresAt < :now)';
-    const back = (live.allotment ?? 0) > 0 ? await this.allotmentBack(live) : undefined;
+    const back = (live.allotment ?? 0) !== 0 ? await this.allotmentBack(live) : undefined;
     try {
       await transactWrite(this.db, {
         TransactItems: [

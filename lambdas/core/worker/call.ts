@@ -267,7 +267,10 @@ async function startAttempt(s: CallState, input: ConverseCommandInput): Promise<
     return stoppedResult(chunk, s.modelId, s.retries);
   }
   scope.reserved(estimate);
-  // The intent goes first too, so that no permit waits on a ledger write.
+  // The intent goes first too, so that no permit waits on a ledger write; never from a holder
+  // whose lease has run out (a stalled process), whose window could land over a successor's.
+  if (!chunk.leaseHeld()) stop.stop('lease-lost');
+  if (stop.reason) return stoppedResult(chunk, s.modelId, s.retries);
   await chunk.intentOf(ctx.index);
   // Then the model's per-minute budget, for the same worst case; a call waiting for it holds no permit.
   const ticket = await deps.budgets

@@ -11,6 +11,8 @@ import type { CallLedger, Intent } from '../state/call-ledger.js';
  */
 export class IntentWindow {
   private readonly written = new Map<number, Promise<void>>();
+  /** Every window a write was sent for. */
+  private readonly tried = new Set<number>();
 
   /**
    * @param count the chunk's calls
@@ -23,6 +25,14 @@ export class IntentWindow {
     private readonly size = 25,
   ) {}
 
+  /**
+   * True when the intent of call `index` may have been written: its window was asked for (a
+   * write that failed may still have stored some of it).
+   */
+  asked(index: number): boolean {
+    return this.tried.has(Math.floor(index / this.size));
+  }
+
   /** Resolves once the intent of call `index` (its position in `intents`) is written. */
   ensure(index: number): Promise<void> {
     const window = Math.floor(index / this.size);
@@ -34,6 +44,7 @@ export class IntentWindow {
       );
       write = this.ledger.writeIntents(intents);
       this.written.set(window, write);
+      this.tried.add(window);
       // A failed write is tried again by the next call that asks.
       write.catch(() => this.written.delete(window));
     }

@@ -4,6 +4,7 @@ import type { DocumentContext } from '../../documents/document-context.js';
 import type { Clause, Lane } from '../../model.js';
 import type { Allotments } from '../../state/allotments.js';
 import { type CallRef, type Intent, isFinalFor, type LedgerEntry } from '../../state/call-ledger.js';
+import type { BooksBreach } from '../../state/chunk-books.js';
 import {
   type CallCounts,
   type Checkpoint,
@@ -11,10 +12,11 @@ import {
   leaseOwner,
   type UnstartedCall,
 } from '../../state/claims.js';
-import { isLeaseLostError } from '../../state/errors.js';
+import { isAllotmentOverdrawnError, isLeaseLostError } from '../../state/errors.js';
 import type { Job } from '../../state/job.js';
 import type { Jobs } from '../../state/jobs.js';
 import { callSk } from '../../state/keys.js';
+import { takeOver } from '../../state/takeover.js';
 import {
   type CallDeps,
   type CallResult,
@@ -50,6 +52,8 @@ export interface AnalyzeDeps extends CallDeps {
   readonly screened?: Readonly<Record<string, readonly string[]>>;
   /** Given the stage's call counts, which change as calls end. */
   readonly onCounts?: (counts: CallCounts) => void;
+  /** Told of a breach of the chunk's money books (an overdraw), to be logged and counted. */
+  readonly onBreach?: (breach: BooksBreach) => void;
 }
 
 /** One (clause × analyst) call of a chunk. */
@@ -101,47 +105,72 @@ export async function analyzeStage(
   deps: AnalyzeDeps,
   stop: ChunkStop,
 ): Promise<AnalyzeResult> {
-  const cancelled = job.status === 'cancelled';
   // Only a lease holder writes a chunk's ledger entries, and every claim counts an attempt: on
-  // the first claim there is nothing to read, and most chunks skip the partition query. A
-  // cancelled job's chunk reads it only to return a dead holder's allotment.
-  const entries: ReadonlyMap<string, LedgerEntry> =
-    lease.attempts <= 1 || (cancelled && !holdsGoneMoney(lease, checkpoint))
-      ? new Map()
-      : await deps.ledger.forChunk(job.jobId, lease.chunk);
+  // the first claim there is nothing to read, and most chunks skip the partition query. A later
+  // claim, whatever the job's status, ends what earlier holders left in flight and settles the
+  // allotment the last one left, before anything else.
+  let entries: ReadonlyMap<string, LedgerEntry> = new Map();
   try {
-    await deps.allotments.recover(lease, checkpoint, entries.values());
+    if (lease.attempts > 1) {
+      const read = await deps.ledger.forChunk(job.jobId, lease.chunk);
+      entries = (await takeOver(deps.ledger, deps.allotments, lease, checkpoint, read)).entries;
+    } else await deps.allotments.recover(lease, checkpoint, []);
   } catch (error) {
     if (isLeaseLostError(error)) return { kind: 'lease-lost' };
     throw error;
   }
-  if (cancelled) return { kind: 'cancelled-before-start' };
+  if (job.status === 'cancelled') return { kind: 'cancelled-before-start' };
   const tally = new Tally(deps);
   deps.onCounts?.(tally.counts);
   const planned = planCalls(job, lease, clauses, analysts, entries, tally, deps);
   const chunk = chunkCalls(job, lease, planned, deps, stop);
   await runCalls(planned, chunk, tally, deps);
   if (stop.endsRequests) return { kind: 'lease-lost' };
-  // Every call has settled: what the lease holds goes back to the job.
   try {
+    // Every call has settled: what the lease holds goes back to the job, and the intents
+    // written ahead for calls that never started are ended, so none outlives the stage.
     await deps.allotments.move(lease, chunk.budget.closing(), job);
     chunk.budget.closed();
+    await retireUnstarted(planned, chunk, tally, lease, deps);
   } catch (error) {
+    if (isAllotmentOverdrawnError(error)) deps.onBreach?.(overdrawBreach(lease, error.message));
     if (isLeaseLostError(error)) return { kind: 'lease-lost' };
     throw error;
   }
   return tally.result(stop.reason);
 }
 
-/** True when the checkpoint holds an allotment an earlier holder of the stage took. */
-function holdsGoneMoney(lease: Lease, checkpoint: Pick<Checkpoint, 'allotment' | 'allotmentOwner'>): boolean {
-  return (checkpoint.allotment ?? 0) > 0 && checkpoint.allotmentOwner !== leaseOwner(lease);
+/** An overdraw, as a breach of the chunk's books. */
+function overdrawBreach(lease: Lease, detail: string): BooksBreach {
+  return { kind: 'overdraw', jobId: lease.jobId, chunk: lease.chunk, detail };
+}
+
+/**
+ * Ends this holder's intents for calls that never started (the ceiling, a cancel or a pause
+ * stopped them after their window was written). A call stopped after an attempt already wrote
+ * its entry `retryable`; the write's condition leaves it as it is.
+ */
+async function retireUnstarted(
+  planned: readonly PlannedCall[],
+  chunk: ReturnType<typeof chunkCalls>,
+  tally: Tally,
+  lease: Lease,
+  deps: Pick<AnalyzeDeps, 'ledger'>,
+): Promise<void> {
+  const owner = leaseOwner(lease);
+  const refs = tally.unstartedAt
+    .filter((index) => chunk.intentWritten(index))
+    .map((index) => ({ ...(planned[index] as PlannedCall).ref, ownerFence: owner }));
+  if (refs.length === 0) return;
+  await deps.ledger.retire(refs, owner, 'not started: the stage stopped before this call');
 }
 
 /** What the stage's calls came to: counts, calls not started, calls out of retries. */
 class Tally {
   readonly counts = { done: 0, reused: 0, failed: 0, skipped: 0, cancelled: 0, retries: 0 };
   readonly unstarted: UnstartedCall[] = [];
+  /** Positions of the calls that never started, for any reason (a pause included). */
+  readonly unstartedAt: number[] = [];
   readonly exhausted: { call: CallRef; error: string }[] = [];
 
   constructor(private readonly deps: Pick<AnalyzeDeps, 'metrics'>) {}
@@ -151,8 +180,9 @@ class Tally {
     this.deps.metrics?.call({ model: modelId, outcome: 'reused' });
   }
 
-  record(p: PlannedCall, r: CallResult): void {
+  record(p: PlannedCall, r: CallResult, index: number): void {
     const counts = this.counts;
+    if (r.kind === 'unstarted') this.unstartedAt.push(index);
     counts.retries += r.retries;
     if (r.kind === 'done') counts.done++;
     else if (r.kind === 'failed') counts.failed++;
@@ -265,7 +295,7 @@ export function chunkCalls(
   planned: readonly PlannedCall[],
   deps: AnalyzeDeps,
   stop: ChunkStop,
-): ChunkCalls & { callEnded(): void } {
+): ChunkCalls & { callEnded(): void; intentWritten(index: number): boolean } {
   const owner = leaseOwner(lease);
   const window = new IntentWindow(deps.ledger, planned.length, (index): Intent => {
     const p = planned[index] as PlannedCall;
@@ -291,6 +321,13 @@ export function chunkCalls(
       // reservations for the next ones, so a chunk rarely needs a second take.
       callsPerAllotment: 2 * deps.semaphore.limit,
       contendedWaitMs: deps.backoff.totalCapMs,
+      onOverdraw: (overdrawn, move) =>
+        deps.onBreach?.(
+          overdrawBreach(
+            lease,
+            `spent ${move.spent} µ$ with ${overdrawn} µ$ more than the allotment held; the excess was committed on the job`,
+          ),
+        ),
       now: deps.now,
       sleep: deps.sleep,
       random: deps.random,
@@ -304,6 +341,7 @@ export function chunkCalls(
     callEnded() {
       callsLeft--;
     },
+    intentWritten: (index) => window.asked(index),
   };
 }
 
@@ -322,13 +360,9 @@ async function runCalls(
         if (--notStarted === 0) deps.onDraining?.();
         const stopped = chunk.stop.reason;
         if (stopped) {
-          tally.record(p, {
-            kind: 'unstarted',
-            reason:
-              stopped === 'lease-lost' || stopped === 'deadline' ? 'cancelled' : unstartedReason(stopped),
-            modelId: p.analyst.modelId,
-            retries: 0,
-          });
+          const reason =
+            stopped === 'lease-lost' || stopped === 'deadline' ? 'cancelled' : unstartedReason(stopped);
+          tally.record(p, { kind: 'unstarted', reason, modelId: p.analyst.modelId, retries: 0 }, index);
           return;
         }
         const r = await makeCall({
@@ -343,7 +377,7 @@ async function runCalls(
         });
         chunk.callEnded();
         if (r.kind === 'lease-lost') chunk.stop.stop('lease-lost');
-        tally.record(p, r);
+        tally.record(p, r, index);
       }),
     ),
   );
