@@ -75,6 +75,8 @@ export class Observability extends Construct {
   readonly functionErrorAlarms: Readonly<Record<string, cloudwatch.Alarm>>;
   /** Raised when the sweeper finds a review past its deadline (it then writes that report without it). */
   readonly overdueReviewAlarm: cloudwatch.Alarm;
+  /** Raised on the first breach of a chunk's money books a worker finds (a defect, never load). */
+  readonly booksBreachAlarm: cloudwatch.Alarm;
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
@@ -141,16 +143,48 @@ export class Observability extends Construct {
       }),
     );
 
-    this.overdueReviewAlarm = notify(
-      new cloudwatch.Alarm(this, 'OverdueReviews', {
-        alarmName: `${t.prefix}-reviews-overdue`,
-        alarmDescription:
-          'A job held for a reviewer passed its review deadline: the sweeper wrote its report with the undecided ' +
-          "findings marked 'unreviewed'. 'clause-review findings <job>' shows them.",
+    this.overdueReviewAlarm = this.pipelineAlarm(notify, t.prefix, {
+      id: 'OverdueReviews',
+      suffix: 'reviews-overdue',
+      description:
+        'A job held for a reviewer passed its review deadline: the sweeper wrote its report with the undecided ' +
+        "findings marked 'unreviewed'. 'clause-review findings <job>' shows them.",
+      metric: METRIC.reviewsOverdue,
+      statistic: 'Maximum',
+    });
+    this.booksBreachAlarm = this.pipelineAlarm(notify, t.prefix, {
+      id: 'BooksBreaches',
+      suffix: 'books-breaches',
+      description:
+        "A worker found a chunk's money books broken: an allotment left on a finished stage, an intent " +
+        'outliving its chunk, spend the job was not told of, or an overdraw. The job may have spent past ' +
+        "its ceiling or still count money as reserved; the workers' `books-breach` log events name the job " +
+        'and chunk.',
+      metric: METRIC.booksBreaches,
+      statistic: 'Sum',
+    });
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: props.dashboardName ?? `${t.prefix}-pipeline`,
+      defaultInterval: Duration.hours(3),
+    });
+    this.addWidgets(props);
+  }
+
+  /** An alarm on the first datum of one of the pipeline's own metrics, notified to the topic. */
+  private pipelineAlarm(
+    notify: (alarm: cloudwatch.Alarm) => cloudwatch.Alarm,
+    prefix: string,
+    a: { id: string; suffix: string; description: string; metric: MetricName; statistic: string },
+  ): cloudwatch.Alarm {
+    return notify(
+      new cloudwatch.Alarm(this, a.id, {
+        alarmName: `${prefix}-${a.suffix}`,
+        alarmDescription: a.description,
         metric: new cloudwatch.Metric({
           namespace: METRICS_NAMESPACE,
-          metricName: METRIC.reviewsOverdue,
-          statistic: 'Maximum',
+          metricName: a.metric,
+          statistic: a.statistic,
           period: ALARM_PERIOD,
         }),
         threshold: 1,
@@ -159,12 +193,6 @@ export class Observability extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     );
-
-    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
-      dashboardName: props.dashboardName ?? `${t.prefix}-pipeline`,
-      defaultInterval: Duration.hours(3),
-    });
-    this.addWidgets(props);
   }
 
   private addWidgets(props: ObservabilityProps): void {
@@ -249,7 +277,12 @@ export class Observability extends Construct {
         [METRIC.jobsPaused, METRIC.jobsAwaitingReview, METRIC.reviewsOverdue].map((name) =>
           pipelineMetric(name, 'Maximum', {}, name),
         ),
-        24,
+        16,
+      ),
+      graph(
+        "Breaches of a chunk's money books (0 always)",
+        [pipelineMetric(METRIC.booksBreaches, 'Sum', {}, METRIC.booksBreaches)],
+        8,
       ),
     );
     this.dashboard.addWidgets(
@@ -261,6 +294,7 @@ export class Observability extends Construct {
           ...Object.values(this.queueAgeAlarms),
           ...Object.values(this.functionErrorAlarms),
           this.overdueReviewAlarm,
+          this.booksBreachAlarm,
         ],
       }),
     );

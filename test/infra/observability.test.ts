@@ -11,7 +11,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRIC, METRICS_NAMESPACE } from '../../lambdas/core/metrics/index.js';
+import { METRIC, METRICS_NAMESPACE, samplesOf } from '../../lambdas/core/metrics/index.js';
 import { Observability, type ObservabilityProps } from '../../lib/observability.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { QUEUE_ROLES, topology } from '../../lib/topology.js';
@@ -128,8 +128,8 @@ describe('Observability alarms', () => {
         AlarmActions: [{ Ref: idOf(built.topic) }],
       });
     }
-    // 4 DLQ bursts + 4 queue ages + 2 functions + overdue reviews, and nothing else.
-    expect(alarms).toHaveLength(11);
+    // 4 DLQ bursts + 4 queue ages + 2 functions + overdue reviews + money books, and nothing else.
+    expect(alarms).toHaveLength(12);
     expect(
       alarms.every((a) => JSON.stringify(a.AlarmActions) === JSON.stringify([{ Ref: idOf(built.topic) }])),
     ).toBe(true);
@@ -148,6 +148,25 @@ describe('Observability alarms', () => {
       AlarmActions: [{ Ref: idOf(built.topic) }],
     });
     expect(found[0]?.Dimensions).toBeUndefined();
+  });
+
+  it('raise an alarm on the first breach of a chunk’s money books a worker reports, to the alerts topic', () => {
+    const found = alarms.filter((a) => a.MetricName === METRIC.booksBreaches);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({
+      AlarmName: 'cr-obs-books-breaches',
+      Namespace: METRICS_NAMESPACE,
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: idOf(built.topic) }],
+    });
+    // The workers send the breach count with no dimension: the alarm reads that one series.
+    expect(found[0]?.Dimensions).toBeUndefined();
+    expect(samplesOf({ kind: 'books', breach: 'overdraw' })).toEqual([
+      { name: METRIC.booksBreaches, unit: 'Count', value: 1, dimensions: {} },
+    ]);
   });
 
   it('take the DLQ threshold and window from props', () => {

@@ -7,6 +7,7 @@ import { classifyCalls } from '../../lambdas/core/finalize/build-report.js';
 import type { StoredDocument } from '../../lambdas/core/intake/stored-document.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import type { LedgerEntry } from '../../lambdas/core/state/call-ledger.js';
+import { chunkBooks } from '../../lambdas/core/state/chunk-books.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/job.js';
 import type { TrailEntry } from './slot-trail.js';
@@ -148,6 +149,7 @@ export function checkJob(f: JobFacts): Violation[] {
         detail: `${cp.stage} still holds an allotment of ${cp.allotment} µ$`,
         evidence: held(cp, f.ledger),
       });
+    out.push(...endedBooks(f, cp));
   }
   const report = f.report;
   if (!report) {
@@ -188,6 +190,25 @@ export function checkJob(f: JobFacts): Violation[] {
   }
   if (f.doc) out.push(...checkChunks(f, f.doc, report));
   return out;
+}
+
+/**
+ * The books of a chunk a holder ended (analyze `done` or `cancelled`), as the workers check them
+ * (`chunkBooks`): no intent in flight, the ledger's cost what the job was told. A chunk marked
+ * dead without a holder may keep its last holder's intents; its allotment is checked above.
+ */
+function endedBooks(f: JobFacts, cp: Checkpoint): Violation[] {
+  if (cp.stage !== 'analyze' || (cp.status !== 'done' && cp.status !== 'cancelled')) return [];
+  const ledger = f.ledger.filter((e) => e.chunk === cp.chunk);
+  return chunkBooks(cp, ledger)
+    .filter((b) => b.kind !== 'allotment-left')
+    .map((b) => ({
+      jobId: f.jobId,
+      chunk: cp.chunk,
+      check: 'books',
+      detail: b.detail,
+      evidence: held(cp, ledger),
+    }));
 }
 
 /** Per chunk: a chunk consolidated accounts for each of its calls; any other is named unfinished. */

@@ -151,6 +151,34 @@ describe('checkJob', () => {
     expect(checkJob(facts({ job: job({ costReserved: 10 }) }))[0]?.check).toBe('allotments');
   });
 
+  it('names a chunk a holder ended with an intent in flight or spend the job was not told of', () => {
+    const done = { jobId: 'j-1', chunk: 0, stage: 'analyze', status: 'done', fence: 3, attempts: 3 };
+    const withIntent = [
+      ...ledger,
+      {
+        chunk: 0,
+        clauseId: 'c0003',
+        analystId: 'a1',
+        status: 'in-flight',
+        reservation: 9,
+        ownerFence: 'w:2',
+      },
+    ] as unknown as JobFacts['ledger'];
+    expect(checkJob(facts({ checkpoints: [done as Checkpoint], ledger: withIntent }))).toEqual([
+      expect.objectContaining({ check: 'books', chunk: 0, detail: '1 intent(s) still in flight, of w:2' }),
+    ]);
+    const billed = ledger.map((e, i) => ({ ...e, cost: i === 0 ? 318 : 0 }));
+    expect(
+      checkJob(facts({ checkpoints: [{ ...done, spentAccounted: 228 } as Checkpoint], ledger: billed })),
+    ).toEqual([
+      expect.objectContaining({ check: 'books', detail: expect.stringContaining('318 µ$ settled') }),
+    ]);
+    // A chunk marked dead without a holder keeps its last holder's intents; only its money counts.
+    expect(
+      checkJob(facts({ checkpoints: [{ ...done, status: 'dead' } as Checkpoint], ledger: withIntent })),
+    ).toEqual([]);
+  });
+
   it('says where an unfinished job stands: stages by status, each open one with its lease and last change', () => {
     const now = Date.parse(at) + 90_000;
     const cp = (chunk: number, over: Partial<Checkpoint>) =>

@@ -82,6 +82,10 @@ class RecordingMetrics implements PipelineMetrics {
     this.jobs.push(e);
   }
   holds() {}
+  readonly breaches: string[] = [];
+  books(e: { kind: string }) {
+    this.breaches.push(e.kind);
+  }
   limiter(w: LimiterWindow) {
     this.windows.push(w);
   }

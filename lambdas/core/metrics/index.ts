@@ -1,6 +1,7 @@
 export { EmfMetrics, type EmfMetricsOptions } from './emf-metrics.js';
 export {
   type AttemptMetric,
+  type BooksMetric,
   type CallMetric,
   type CallOutcome,
   type ChunkMetric,

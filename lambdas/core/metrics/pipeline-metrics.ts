@@ -47,6 +47,11 @@ export const METRIC = {
   jobsAwaitingReview: 'JobsAwaitingReview',
   /** Per sweep: jobs whose review deadline passed before every gated finding had a decision. */
   reviewsOverdue: 'ReviewsOverdue',
+  /**
+   * Per breach of a chunk's money books (an allotment left, an intent outliving its chunk, spend
+   * the job was not told of, an overdraw): 1. Any is a defect; the alarm fires on the first.
+   */
+  booksBreaches: 'BooksBreaches',
 } as const;
 
 /** A metric name. */
@@ -106,8 +111,14 @@ export interface HoldsMetric {
   readonly reviewsOverdue: number;
 }
 
+/** One breach of a chunk's money books (`BooksBreachKind` in state/chunk-books.ts). */
+export interface BooksMetric {
+  readonly kind: string;
+}
+
 export interface PipelineMetrics {
   call(event: CallMetric): void;
+  books(event: BooksMetric): void;
   holds(event: HoldsMetric): void;
   attempt(event: AttemptMetric): void;
   chunk(event: ChunkMetric): void;
@@ -135,7 +146,8 @@ export type MetricEvent =
   | ({ readonly kind: 'chunk' } & ChunkMetric)
   | ({ readonly kind: 'job' } & JobMetric)
   | ({ readonly kind: 'limiter' } & LimiterWindow)
-  | ({ readonly kind: 'holds' } & HoldsMetric);
+  | ({ readonly kind: 'holds' } & HoldsMetric)
+  | { readonly kind: 'books'; readonly breach: string };
 
 const OUTCOME_METRIC: Record<CallOutcome, MetricName> = {
   succeeded: METRIC.callsSucceeded,
@@ -193,6 +205,9 @@ export function samplesOf(event: MetricEvent): MetricSample[] {
           dimensions: { [DIMENSION.lane]: event.lane },
         },
       ];
+    case 'books':
+      // No dimension: the alarm reads the one series, the log says which breach it was.
+      return [{ name: METRIC.booksBreaches, unit: 'Count', value: 1, dimensions: {} }];
     case 'holds':
       return [
         { name: METRIC.jobsPaused, unit: 'Count', value: event.paused, dimensions: {} },
@@ -238,6 +253,9 @@ export abstract class SampleMetrics implements PipelineMetrics {
   }
   holds(event: HoldsMetric): void {
     this.emit({ kind: 'holds', ...event });
+  }
+  books(event: BooksMetric): void {
+    this.emit({ kind: 'books', breach: event.kind });
   }
   limiter(window: LimiterWindow): void {
     this.emit({

@@ -13,11 +13,12 @@ import { Allotments } from '../state/allotments.js';
 import { CallLedger, type CallRef, outcomeOf } from '../state/call-ledger.js';
 import { isChunkTerminal } from '../state/checkpoint.js';
 import { type CallCounts, type Checkpoint, Claims, type Lease } from '../state/claims.js';
-import { isLeaseLostError } from '../state/errors.js';
+import { isAllotmentOverdrawnError, isLeaseLostError } from '../state/errors.js';
 import { isPaused, type Job } from '../state/job.js';
 import { Jobs } from '../state/jobs.js';
 import { STAGES, type Stage } from '../state/keys.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
+import { checkChunkBooks, reportBreaches } from './chunk-books-check.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
 import { ChunkStop } from './chunk-stop.js';
 import { type Delivery, type Disposition, redeliveryDelay } from './disposition.js';
@@ -216,6 +217,11 @@ export async function processChunk(
         : consolidateUnderLease(run, held));
       if (disposition) return disposition;
     } catch (error) {
+      if (isAllotmentOverdrawnError(error)) {
+        reportBreaches(deps, [
+          { kind: 'overdraw', jobId: message.jobId, chunk: message.chunk, detail: error.message },
+        ]);
+      }
       if (isLeaseLostError(error)) return { action: 'retry', reason: error.message };
       throw error;
     }
@@ -263,12 +269,19 @@ interface HeldStage {
   readonly progress: { counts?: CallCounts };
 }
 
-/** Records a chunk stopped by a cancel, in one write, and enqueues finalize if it was the last. */
+/**
+ * Records a chunk stopped by a cancel, in one write, and enqueues finalize if it was the last.
+ * A chunk whose money moved (calls ran, or a takeover settled an earlier holder's) has its books
+ * checked first.
+ */
 async function finishCancelled(
   run: StageRun,
   held: HeldStage,
   extra: Pick<Checkpoint, 'calls' | 'unstarted'> = {},
 ): Promise<Disposition> {
+  if (held.lease.stage === 'consolidate' || extra.calls || held.lease.attempts > 1) {
+    await checkChunkBooks(run.t, run.deps, run.message);
+  }
   await run.t.claims.finishChunk(held.lease, { status: 'cancelled', stoppedAt: held.stoppedAt, ...extra });
   await enqueueFinalizeIfComplete(run.deps, run.message.jobId);
   return { action: 'ack', outcome: held.stoppedAt };
@@ -318,6 +331,7 @@ async function consolidateUnderLease(run: StageRun, held: HeldStage): Promise<Di
   // One Query of the chunk's ledger: the answers to consolidate, and where every call ended,
   // which the checkpoint keeps for the report.
   const entries = await t.ledger.forChunk(message.jobId, message.chunk);
+  await checkChunkBooks(t, run.deps, message, entries);
   const analysts = panelOf(held.job, run.deps);
   const assessments = consolidateChunk(message.chunk, message.clauses, analysts, entries, message.screened);
   await t.claims.finishChunk(held.lease, {
@@ -381,6 +395,7 @@ async function runAnalyze(
       ...(deps.metrics ? { metrics: deps.metrics } : {}),
       ...(hooks.onDraining ? { onDraining: hooks.onDraining } : {}),
       ...(hooks.onCounts ? { onCounts: hooks.onCounts } : {}),
+      onBreach: (breach) => reportBreaches(deps, [breach]),
     },
     stop,
   ).finally(release);
