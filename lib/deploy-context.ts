@@ -13,6 +13,8 @@
  * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
  * | `defaultBudget` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_COST_CEILING_MICROS`) |
  * | `maxJobsPerOwner` | most jobs of one owner running at once, 0-10000 (0: no cap); more wait as `queued` | the stack's capacity (`defaultMaxJobsPerOwner`: 10 with the default lanes) |
+ * | `minReviewHours` | the shortest review window an upload may ask for, in hours, 0-720 | 1 (`DEFAULT_MIN_REVIEW_HOURS`) |
+ * | `ownersDecideOwnEscalations` | `true` lets a job's owner (an administrator included) decide the escalations on it | `false` |
  * | `modelBudgets` | JSON `{"<model id>":{"tokensPerMinute":…,"requestsPerMinute":…}}`: the account's Bedrock quotas every worker shares | none (`MODEL_BUDGETS`) |
  * | `<lane>Concurrency` | `realtimeConcurrency` (Lambda, 2-1000), `batchConcurrency` (Fargate tasks, 1-100) | topology |
  *
@@ -66,6 +68,10 @@ export interface DeployContext {
   readonly defaultCostCeilingMicros?: number;
   /** Most jobs of one owner running at once (admission control). */
   readonly maxJobsPerOwner?: number;
+  /** The shortest review window an upload may ask for, in hours. */
+  readonly minReviewHours?: number;
+  /** Whether a job's owner may decide the escalations on it. */
+  readonly ownersDecideOwnEscalations?: boolean;
   /** Per-model tokens- and requests-per-minute budgets, by the id Converse is called with. */
   readonly modelBudgets?: ModelBudgets;
   readonly laneConcurrency?: Readonly<Partial<Record<Lane, number>>>;
@@ -98,6 +104,8 @@ export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
   'removalPolicy',
   'defaultBudget',
   'maxJobsPerOwner',
+  'minReviewHours',
+  'ownersDecideOwnEscalations',
   'modelBudgets',
   ...LANES.map(laneConcurrencyFlag),
 ];
@@ -152,7 +160,50 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
         }
       : {}),
     ...(budgets !== undefined ? { modelBudgets: parseModelBudgets(budgets, scope) } : {}),
+    ...reviewFlags(read, scope),
     ...(Object.keys(lanes).length > 0 ? { laneConcurrency: lanes } : {}),
+  };
+}
+
+/** The review's flags: its shortest window, and whether owners decide their own escalations. */
+function reviewFlags(
+  read: ContextReader,
+  scope: IConstruct | undefined,
+): Pick<DeployContext, 'minReviewHours' | 'ownersDecideOwnEscalations'> {
+  const hours = read('minReviewHours');
+  const owners = read('ownersDecideOwnEscalations');
+  let minReviewHours: number | undefined;
+  if (hours !== undefined) {
+    const text = String(hours).trim();
+    const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+    if (!(value >= 0 && value <= 720))
+      throw new DeployContextError(
+        'minReviewHours',
+        hours,
+        `must be a number of hours from 0 to 720; got '${text}'`,
+        {
+          scope,
+        },
+      );
+    minReviewHours = value;
+  }
+  let ownersDecide: boolean | undefined;
+  if (owners !== undefined) {
+    const text = String(owners).trim().toLowerCase();
+    if (text !== 'true' && text !== 'false')
+      throw new DeployContextError(
+        'ownersDecideOwnEscalations',
+        owners,
+        `must be true or false; got '${text}'`,
+        {
+          scope,
+        },
+      );
+    ownersDecide = text === 'true';
+  }
+  return {
+    ...(minReviewHours !== undefined ? { minReviewHours } : {}),
+    ...(ownersDecide !== undefined ? { ownersDecideOwnEscalations: ownersDecide } : {}),
   };
 }
 
@@ -396,7 +447,9 @@ export function stackPropsOf(ctx: DeployContext): ClauseReviewStackProps {
     ...(ctx.removalPolicy !== undefined ? { removalPolicy: ctx.removalPolicy } : {}),
     ...(ctx.defaultCostCeilingMicros !== undefined ||
     ctx.maxJobsPerOwner !== undefined ||
-    ctx.modelBudgets !== undefined
+    ctx.modelBudgets !== undefined ||
+    ctx.minReviewHours !== undefined ||
+    ctx.ownersDecideOwnEscalations !== undefined
       ? {
           tuning: {
             ...(ctx.defaultCostCeilingMicros !== undefined
@@ -404,6 +457,10 @@ export function stackPropsOf(ctx: DeployContext): ClauseReviewStackProps {
               : {}),
             ...(ctx.maxJobsPerOwner !== undefined ? { maxJobsPerOwner: ctx.maxJobsPerOwner } : {}),
             ...(ctx.modelBudgets !== undefined ? { modelBudgets: ctx.modelBudgets } : {}),
+            ...(ctx.minReviewHours !== undefined ? { minReviewHours: ctx.minReviewHours } : {}),
+            ...(ctx.ownersDecideOwnEscalations !== undefined
+              ? { ownersDecideOwnEscalations: ctx.ownersDecideOwnEscalations }
+              : {}),
           },
         }
       : {}),

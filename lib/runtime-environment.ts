@@ -41,6 +41,16 @@ export interface RuntimeTuning {
    * model's requests-per-minute budget answers in a minute)
    */
   readonly maxJobsPerOwner?: number;
+  /**
+   * The shortest review window an upload may ask for, in hours, 0-720. @default the runtime's (1:
+   * `DEFAULT_MIN_REVIEW_HOURS`)
+   */
+  readonly minReviewHours?: number;
+  /**
+   * Whether a job's owner (an administrator included) may decide the escalations its playbook
+   * raised on it. @default false: only another member of the approver group, or another administrator
+   */
+  readonly ownersDecideOwnEscalations?: boolean;
   /** Lane of a job whose upload names none. @default the runtime's ('realtime') */
   readonly defaultLane?: Lane;
   /** Model calls in flight at once inside one worker, 1-256. @default the runtime's (16) */
@@ -77,6 +87,7 @@ export function validateTuning(scope: IConstruct, tuning: RuntimeTuning, t: Topo
   check('defaultCostCeilingMicros', tuning.defaultCostCeilingMicros, { min: 0, max: safe });
   check('callConcurrency', tuning.callConcurrency, { min: 1, max: 256 });
   check('maxJobsPerOwner', tuning.maxJobsPerOwner, { min: 0, max: 10_000 });
+  check('minReviewHours', tuning.minReviewHours, { min: 0, max: 720 });
   check('leaseSeconds', tuning.leaseSeconds, { min: 5, max: 3600 });
   check('jobDeadlineSeconds', tuning.jobDeadlineSeconds, { min: 60, max: safe });
   check('modelTimeoutMs', tuning.modelTimeoutMs, { min: 100, max: workerTimeout * 1000 - 1 });
@@ -136,6 +147,7 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
     MAX_DOCUMENT_BYTES: tuning.maxDocumentBytes?.toString(),
     DEFAULT_COST_CEILING_MICROS: tuning.defaultCostCeilingMicros?.toString(),
     DEFAULT_LANE: tuning.defaultLane,
+    MIN_REVIEW_HOURS: tuning.minReviewHours?.toString(),
     MAX_JOBS_PER_OWNER: String(
       tuning.maxJobsPerOwner ??
         defaultMaxJobsPerOwner(r.topology, {

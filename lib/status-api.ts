@@ -176,6 +176,10 @@ export class StatusApi extends Construct {
       ...(props.tuning?.defaultCostCeilingMicros !== undefined
         ? { DEFAULT_COST_CEILING_MICROS: String(props.tuning.defaultCostCeilingMicros) }
         : {}),
+      ...(props.tuning?.minReviewHours !== undefined
+        ? { MIN_REVIEW_HOURS: String(props.tuning.minReviewHours) }
+        : {}),
+      ...(props.tuning?.ownersDecideOwnEscalations ? { OWNERS_DECIDE_OWN_ESCALATIONS: 'true' } : {}),
     };
     const { fn, role } = handlerFunction(this, 'Handler', {
       entry,

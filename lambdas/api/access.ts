@@ -121,6 +121,11 @@ function isOwner(owner: string, principal: Principal): boolean {
   return owner === principal.arn || (principal.userId !== undefined && owner === `AWS:${principal.userId}`);
 }
 
+/** Whether `principal` submitted `job` (administrators included: owning is not administering). */
+export function ownsJob(job: Pick<Job, 'owner'>, principal: Principal): boolean {
+  return job.owner !== undefined && isOwner(job.owner, principal);
+}
+
 /**
  * Whether `principal` may read, cancel or download `job`: its owner, or an administrator.
  * A job without a recorded owner is for administrators only, and so is every job when no

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { checkPanelModels } from '../core/analysts/index.js';
 import { DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
+import { MAX_REVIEW_HOURS } from '../core/intake/job-options.js';
+import { DEFAULT_MIN_REVIEW_HOURS } from '../core/state/job.js';
 import { panelModelsOf, QUOTE_CONFIG_SHAPE } from '../shared/config.js';
 import { keyedJson } from '../shared/keyed-json.js';
 import { type CallerBudgets, DEFAULT_CALLER_BUDGETS } from './caller-limits.js';
@@ -18,6 +20,10 @@ const schema = z.object({
   /** Lane and ceiling a submission gets when it names none: the same defaults intake applies. */
   DEFAULT_LANE: z.enum(LANES).default(LANES[0]),
   DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(DEFAULT_COST_CEILING_MICROS),
+  /** The shortest review a submission may ask for, in hours (the stack's `minReviewHours`). */
+  MIN_REVIEW_HOURS: z.coerce.number().min(0).max(MAX_REVIEW_HOURS).default(DEFAULT_MIN_REVIEW_HOURS),
+  /** `true` lets a job's owner (an administrator included) decide the escalations on it. */
+  OWNERS_DECIDE_OWN_ESCALATIONS: z.enum(['true', 'false']).default('false'),
   /** Lifetime of the presigned upload URL. */
   UPLOAD_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
   /** Lifetime of the presigned report URLs. */

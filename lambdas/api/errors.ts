@@ -48,6 +48,17 @@ export class FindingUnknownError extends ApiError {
   }
 }
 
+/**
+ * The caller owns the job and named one of its escalations: it is for its approver group to
+ * decide, by someone other than the submitter. Answered 403 with the reason.
+ */
+export class OwnEscalationRefusedError extends ApiError {
+  override readonly name = 'OwnEscalationRefusedError';
+  constructor(message: string) {
+    super(message, 403);
+  }
+}
+
 /** The route is for the administrators the stack names, and the caller is not one of them. */
 export class NotAdministratorError extends ApiError {
   override readonly name = 'NotAdministratorError';

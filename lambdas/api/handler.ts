@@ -76,6 +76,8 @@ function ensureApi() {
       resultsBucket: config.RESULTS_BUCKET,
       defaultLane: config.DEFAULT_LANE,
       defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
+      minReviewHours: config.MIN_REVIEW_HOURS,
+      ownersDecideOwnEscalations: config.OWNERS_DECIDE_OWN_ESCALATIONS === 'true',
       uploadUrlSeconds: config.UPLOAD_URL_SECONDS,
       reportUrlSeconds: config.REPORT_URL_SECONDS,
       administrators: config.ADMIN_PRINCIPALS,

@@ -1,5 +1,10 @@
 import { readDecisionRequest } from '../core/holds/decision-request.js';
-import { isDecisionError, isHoldStateError, isNotYoursToDecideError } from '../core/holds/errors.js';
+import {
+  isDecisionError,
+  isHoldStateError,
+  isNotYoursToDecideError,
+  isOwnEscalationError,
+} from '../core/holds/errors.js';
 import { pauseJob, resumeJob } from '../core/holds/pause.js';
 import { type DecisionRights, decisionRights } from '../core/holds/playbook-holds.js';
 import { decideRedlines, type RedlineOutcome, readRedlineRequest } from '../core/holds/redline-decisions.js';
@@ -11,8 +16,13 @@ import {
   listFindings,
 } from '../core/holds/review.js';
 import type { Job } from '../core/state/job.js';
-import { isAdministratorOf, mayActOn, ownerOf, type Principal } from './access.js';
-import { BadRequestError, FindingUnknownError, JobStateConflictError } from './errors.js';
+import { isAdministratorOf, mayActOn, ownerOf, ownsJob, type Principal } from './access.js';
+import {
+  BadRequestError,
+  FindingUnknownError,
+  JobStateConflictError,
+  OwnEscalationRefusedError,
+} from './errors.js';
 import { type JobsApi, type JobsApiDeps, type JobView, refusals } from './jobs-api.js';
 
 export { type DecisionBody, decisionRequestSchema } from '../core/holds/decision-request.js';
@@ -122,7 +132,8 @@ export class HoldsApi {
     const administrator = isAdministratorOf(caller, administrators);
     const groups =
       administrator || (job.approverGroups?.length ?? 0) === 0 ? [] : await this.jobs.groupsOf(caller);
-    return decisionRights(mayActOn(job, caller, administrators), administrator, groups);
+    const ownJob = !this.deps.ownersDecideOwnEscalations && caller !== undefined && ownsJob(job, caller);
+    return decisionRights(mayActOn(job, caller, administrators), administrator, groups, ownJob);
   }
 }
 
@@ -134,6 +145,7 @@ async function holdRefusals<T>(run: () => Promise<T>): Promise<T> {
     if (isHoldStateError(error)) throw new JobStateConflictError(error.message, error.jobId, error.status);
     if (isDecisionError(error)) throw new BadRequestError(error.message);
     if (isNotYoursToDecideError(error)) throw new FindingUnknownError(error.message);
+    if (isOwnEscalationError(error)) throw new OwnEscalationRefusedError(error.message);
     throw error;
   }
 }

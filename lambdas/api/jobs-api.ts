@@ -66,6 +66,11 @@ export type JobsApiDeps = JobDeskDeps & {
    * name (`sessionRefusal`). @default none: sessions of administrator roles only
    */
   readonly sessionNamedRoles?: readonly string[];
+  /**
+   * Whether a job's owner (an administrator included) may decide the escalations its playbook
+   * raised on it. @default false: the approver group decides, someone other than the submitter
+   */
+  readonly ownersDecideOwnEscalations?: boolean;
 };
 
 /**

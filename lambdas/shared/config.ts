@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { checkPanelModels, type PanelModels } from '../core/analysts/index.js';
 import { DEFAULT_CHUNK_CLAUSES, DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
+import { MAX_REVIEW_HOURS } from '../core/intake/job-options.js';
 import { LANE_COMPUTE } from '../core/intake/lane-cost.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/models.js';
+import { DEFAULT_MIN_REVIEW_HOURS } from '../core/state/job.js';
 import { keyedJson } from './keyed-json.js';
 
 const csvSeconds = z
@@ -74,6 +76,8 @@ const schema = z.object({
   /** Cost ceiling of a job when its upload names none, in micro-dollars ($20: the README sample is quoted at about $6). */
   DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(DEFAULT_COST_CEILING_MICROS),
   DEFAULT_LANE: z.enum(LANES).default(LANES[0]),
+  /** The shortest review an upload may ask for, in hours (the stack's `minReviewHours`). */
+  MIN_REVIEW_HOURS: z.coerce.number().min(0).max(MAX_REVIEW_HOURS).default(DEFAULT_MIN_REVIEW_HOURS),
   /**
    * Most jobs of one owner running at once; intake records a job over it as `queued` until one
    * of the owner's jobs stops. 0: no cap.

@@ -178,6 +178,7 @@ export function intakeDeps(
     },
     defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
     defaultLane: config.DEFAULT_LANE,
+    minReviewHours: config.MIN_REVIEW_HOURS,
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
     ...(config.MAX_JOBS_PER_OWNER > 0 ? { maxJobsPerOwner: config.MAX_JOBS_PER_OWNER } : {}),
     models: panelModelsOf(config),

@@ -15,7 +15,11 @@
  * two groups. The analysts' own positions and redlines on a held job are decided in
  * redline-decisions.test.ts.
  */
-import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
+import {
+  AdminAddUserToGroupCommand,
+  AdminGetUserCommand,
+  AdminRemoveUserFromGroupCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadDocument } from '../../bin/client/api-client.js';
 import { findingsCommand, redlineCommand } from '../../bin/commands/hold-commands.js';
@@ -124,6 +128,34 @@ function seed(jobId: string): Promise<Seeded> {
   });
 }
 
+describe('a job reviewed against a playbook with no gate', () => {
+  it('still waits for the approvers of its escalations, holding nothing else', async () => {
+    const owner = await person('nora@example.com');
+    const submission = await owner.api.submit({
+      filename: HELD,
+      lane: 'realtime',
+      costCeilingUsd: 5,
+      playbook: 'default',
+      analysts: ['liability-counsel', 'ip-counsel', 'term-lifecycle', 'risk-transfer'],
+    });
+    await uploadDocument(submission, fixture(HELD));
+    let view = await owner.api.status(submission.submissionId);
+    for (const deadline = Date.now() + 180_000; view.status !== 'awaiting_review'; ) {
+      if (view.finished || Date.now() > deadline) throw new Error(`never held: ${JSON.stringify(view)}`);
+      await new Promise((r) => setTimeout(r, 300));
+      view = await owner.api.status(submission.submissionId);
+    }
+    expect(view.review?.approverGroups).toEqual(['legal-approvers']);
+    const findings = await owner.api.findings(view.jobId);
+    expect(findings.gate).toBe('none');
+    expect(findings.escalations.length).toBeGreaterThan(0);
+    expect(findings.escalations.every((e) => e.escalation.group === 'legal-approvers')).toBe(true);
+    // The gate governs risk findings and redlines: none of those wait.
+    expect(findings.undecided).toBe(findings.escalations.length);
+    expect((await owner.api.cancel(view.jobId)).status).toBe('cancelled');
+  });
+});
+
 describe('an escalated finding', () => {
   let olga: Person;
   let lee: Person;
@@ -161,12 +193,25 @@ describe('an escalated finding', () => {
     expect(findings.undecided).toBe(findings.findings.length + 4);
   });
 
-  it("answers 404 to the job's owner and to another group's member deciding it, and to a stranger seeing the job", async () => {
+  it("refuses the job's owner with the reason even in the group, and answers 404 to another group's member deciding it and to a stranger seeing the job", async () => {
     const legalId = seeded.escalations[0]?.id ?? '';
     const byOwner = await apiRefusal(olga.api.decide(jobId, { findings: [legalId], verdict: 'approve' }));
-    expect(byOwner.status).toBe(404);
-    expect(byOwner.body).toMatchObject({ error: 'FindingUnknownError' });
-    expect(byOwner.message).toContain("is for the 'legal-approvers' group");
+    expect(byOwner.status).toBe(403);
+    expect(byOwner.body).toMatchObject({ error: 'OwnEscalationRefusedError' });
+    expect(byOwner.message).toContain(`you submitted job ${jobId}`);
+    expect(byOwner.message).toContain("for the 'legal-approvers' group to decide");
+    // In the group herself, the owner is still refused: an escalation is someone else's to accept.
+    const group = { UserPoolId: stack.signIn.userPoolId, Username: olga.email, GroupName: 'legal-approvers' };
+    await stack.idp.send(new AdminAddUserToGroupCommand(group));
+    try {
+      const inGroup = await apiRefusal(olga.api.decide(jobId, { findings: [legalId], verdict: 'approve' }));
+      expect(inGroup.status).toBe(403);
+      expect(inGroup.body).toMatchObject({ error: 'OwnEscalationRefusedError' });
+      const listed = (await olga.api.findings(jobId)).escalations.find((e) => e.id === legalId);
+      expect(listed?.mayDecide).toBe(false);
+    } finally {
+      await stack.idp.send(new AdminRemoveUserFromGroupCommand(group));
+    }
     // Pat approves for commercial-approvers: he sees the job, and may not decide legal's finding.
     expect((await pat.api.status(jobId)).status).toBe('awaiting_review');
     expect(

@@ -211,6 +211,25 @@ describe('readDeployContext', () => {
     refusal({ batchConcurrency: '101' }, 'batchConcurrency');
   });
 
+  it('reads the review flags: the shortest window and whether owners decide their own escalations', () => {
+    const read = (values: Record<string, unknown>) => (key: string) => values[key];
+    expect(
+      readDeployContext(read({ minReviewHours: '2.5', ownersDecideOwnEscalations: 'true' })),
+    ).toMatchObject({
+      minReviewHours: 2.5,
+      ownersDecideOwnEscalations: true,
+    });
+    expect(() => readDeployContext(read({ minReviewHours: '721' }))).toThrow(
+      "-c minReviewHours: must be a number of hours from 0 to 720; got '721'",
+    );
+    expect(() => readDeployContext(read({ ownersDecideOwnEscalations: 'yes' }))).toThrow(
+      "-c ownersDecideOwnEscalations: must be true or false; got 'yes'",
+    );
+    expect(stackPropsOf(readDeployContext(read({ minReviewHours: 4 })))).toMatchObject({
+      tuning: { minReviewHours: 4 },
+    });
+  });
+
   it('lists every flag it reads', () => {
     expect(DEPLOY_CONTEXT_FLAGS).toEqual([
       'prefix',
@@ -222,6 +241,8 @@ describe('readDeployContext', () => {
       'removalPolicy',
       'defaultBudget',
       'maxJobsPerOwner',
+      'minReviewHours',
+      'ownersDecideOwnEscalations',
       'modelBudgets',
       'realtimeConcurrency',
       'batchConcurrency',

@@ -215,9 +215,9 @@ describe('review options of an upload', () => {
 
   it('reads gate and review-hours, with no gate and 72 hours by default', () => {
     expect(readJobOptions({}, {}, defaults)).toMatchObject({ gate: 'none', reviewHours: 72 });
-    expect(readJobOptions({ gate: 'High', 'review-hours': '0.5' }, {}, defaults)).toMatchObject({
+    expect(readJobOptions({ gate: 'High', 'review-hours': '1.5' }, {}, defaults)).toMatchObject({
       gate: 'high',
-      reviewHours: 0.5,
+      reviewHours: 1.5,
     });
     expect(readJobOptions({}, { gate: 'critical' }, defaults).gate).toBe('critical');
   });
@@ -235,9 +235,21 @@ describe('review options of an upload', () => {
     expect(bad({ gate: 'medium' })).toBe(
       "the 'gate' option must be one of none, critical, high; got 'medium'",
     );
-    expect(bad({ 'review-hours': '0' })).toMatch(
-      /'review-hours' option must be a number of hours above 0 and at most 720; got '0'/,
+    expect(bad({ 'review-hours': '0' })).toBe(
+      "the 'review-hours' option must be a number of hours from 1 (this stack's shortest review) to 720; got '0'",
     );
+    expect(bad({ 'review-hours': '0.5' })).toMatch(/from 1 \(this stack's shortest review\)/);
     expect(bad({ 'review-hours': '1e9' })).toMatch(/got '1e9'/);
+  });
+
+  it("holds a review window to the stack's floor, which the stack may lower or raise", () => {
+    expect(
+      readJobOptions({ 'review-hours': '0.5' }, {}, { ...defaults, minReviewHours: 0.25 }).reviewHours,
+    ).toBe(0.5);
+    expect(() => readJobOptions({ 'review-hours': '4' }, {}, { ...defaults, minReviewHours: 8 })).toThrow(
+      "from 8 (this stack's shortest review) to 720; got '4'",
+    );
+    // The default window never falls below the floor.
+    expect(readJobOptions({}, {}, { ...defaults, minReviewHours: 100 }).reviewHours).toBe(100);
   });
 });

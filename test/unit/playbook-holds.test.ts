@@ -183,6 +183,14 @@ describe('decisionRights', () => {
       true,
     ]);
   });
+
+  it('gives the owner of a job none of its escalations, in the group or an administrator, unless the stack lets owners', () => {
+    const member = decisionRights(true, false, ['legal-approvers'], true);
+    expect([member.reviewer, member.approves('legal-approvers'), member.ownJob]).toEqual([true, false, true]);
+    const admin = decisionRights(true, true, [], true);
+    expect([admin.reviewer, admin.approves('legal-approvers')]).toEqual([true, false]);
+    expect(decisionRights(true, false, ['legal-approvers'], false).approves('legal-approvers')).toBe(true);
+  });
 });
 
 const decision = (

@@ -213,11 +213,15 @@ async function reviewStep(job: Job, report: Report, deps: FinalizeDeps): Promise
     return { kind: 'reviewed', report: applyReview(report, job, held, trail, redlineTrail) };
   }
   const gate = job.gate ?? 'none';
-  if (job.status !== 'running' || gate === 'none') return { kind: 'none' };
-  const { escalations, redlines } = playbookHolds(report);
+  if (job.status !== 'running') return { kind: 'none' };
+  const holds = playbookHolds(report);
+  // A playbook's escalations wait for their approvers whatever the gate: the gate says which
+  // risk findings the job's own reviewer decides, not whether a fallback needs its approver.
+  const { escalations } = holds;
+  const redlines = gate === 'none' ? [] : holds.redlines;
   const held: HeldFindings = {
     gate,
-    findings: gatedFindings(report, gate),
+    findings: gate === 'none' ? [] : gatedFindings(report, gate),
     ...(escalations.length > 0 ? { escalations } : {}),
     ...(redlines.length > 0 ? { redlines } : {}),
   };

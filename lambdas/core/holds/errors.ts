@@ -45,6 +45,22 @@ export class NotYoursToDecideError extends HoldError {
   }
 }
 
+/**
+ * The caller owns the job and named an escalation on it: whoever submitted a contract may not
+ * accept the risk its playbook escalates to someone else (unless the stack lets owners).
+ */
+export class OwnEscalationError extends HoldError {
+  override readonly name = 'OwnEscalationError';
+  constructor(
+    message: string,
+    jobId: string,
+    /** The escalated finding ids refused. */
+    readonly ids: readonly string[],
+  ) {
+    super(message, jobId);
+  }
+}
+
 /** True for any hold or review error. */
 export const isHoldError = guardOf(HoldError);
 
@@ -53,6 +69,9 @@ export const isHoldStateError = guardOf(HoldStateError);
 
 /** True for a decision refused for what it says. */
 export const isDecisionError = guardOf(DecisionError);
+
+/** True when the owner of a job named one of its escalations. */
+export const isOwnEscalationError = guardOf(OwnEscalationError);
 
 /** True when the caller may not decide what they named. */
 export const isNotYoursToDecideError = guardOf(NotYoursToDecideError);

@@ -147,16 +147,28 @@ export interface DecisionRights {
   readonly reviewer: boolean;
   /** Whether the caller decides what is escalated to `group`: a member of it, or an administrator. */
   approves(group: string): boolean;
+  /**
+   * True when the caller owns the job and the stack does not let owners decide their own
+   * escalations: an escalation exists so that someone other than the submitter accepts the
+   * risk, so its approver group's members and the administrators are refused on a job they own.
+   */
+  readonly ownJob?: boolean;
 }
 
-/** The rights of an administrator, or of a caller with no user pool groups. */
+/**
+ * The rights of a caller: the job's reviewer (its owner) or not, an administrator or not, and the
+ * user pool groups they are in. `ownJob` when they own the job and the stack keeps owners from
+ * deciding its escalations: then they approve no group's.
+ */
 export function decisionRights(
   reviewer: boolean,
   administrator: boolean,
   groups: readonly string[] = [],
+  ownJob = false,
 ): DecisionRights {
   return {
     reviewer: reviewer || administrator,
-    approves: (group) => administrator || groups.includes(group),
+    approves: (group) => !ownJob && (administrator || groups.includes(group)),
+    ...(ownJob ? { ownJob } : {}),
   };
 }

@@ -8,7 +8,7 @@ import type { Report } from '../report-types.js';
 import type { Job, ReviewGate } from '../state/job.js';
 import { JobHolds } from '../state/job-holds.js';
 import { type Decision, latestDecisions, ReviewTrail, type Verdict } from './decisions.js';
-import { DecisionError, HoldStateError, NotYoursToDecideError } from './errors.js';
+import { DecisionError, HoldStateError, NotYoursToDecideError, OwnEscalationError } from './errors.js';
 import { type GatedFinding, gatedFindings, significantFindings } from './findings.js';
 import {
   type DecisionRights,
@@ -400,6 +400,15 @@ function targetIds(
   }
   if (request.findings.length === 0) throw new DecisionError('name at least one finding', jobId);
   const ids = [...new Set(request.findings)];
+  const own = rights.ownJob ? ids.filter((id) => groupOf.has(id)) : [];
+  if (own.length > 0) {
+    const groups = [...new Set(own.map((id) => groupOf.get(id)))].join("', '");
+    throw new OwnEscalationError(
+      `you submitted job ${jobId}: its escalations (${own.join(', ')}) are for the '${groups}' group to decide, by a member or an administrator other than the job's owner`,
+      jobId,
+      own,
+    );
+  }
   const refused = ids.filter((id) => !mayDecide(id));
   if (refused.length > 0) {
     const why = refused.map((id) => {

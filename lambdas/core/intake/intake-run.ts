@@ -27,6 +27,8 @@ export interface IntakeDeps {
   readonly documentLimits?: DocumentLimits;
   readonly defaultCostLimit: number;
   readonly defaultLane: Lane;
+  /** The shortest review an upload may ask for, in hours. @default DEFAULT_MIN_REVIEW_HOURS (1) */
+  readonly minReviewHours?: number;
   readonly jobDeadlineSeconds: number;
   /** The configured models; an upload's `model` option overrides the primary. */
   readonly models: PanelModels;

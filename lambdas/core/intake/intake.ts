@@ -162,6 +162,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
       lane: deps.defaultLane,
       costLimit: deps.defaultCostLimit,
       models: deps.models,
+      ...(deps.minReviewHours !== undefined ? { minReviewHours: deps.minReviewHours } : {}),
     });
   } catch (error) {
     if (!isJobOptionError(error)) throw error;
@@ -181,7 +182,9 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
     analysts: options.analysts,
     costLimit: options.costLimit,
     models: options.models,
-    ...(options.gate !== 'none' ? { gate: options.gate, reviewHours: options.reviewHours } : {}),
+    ...(options.gate !== 'none' ? { gate: options.gate } : {}),
+    // A playbook's escalations are held whatever the gate: their review window counts too.
+    ...(options.gate !== 'none' || options.playbook ? { reviewHours: options.reviewHours } : {}),
     ...(playbook && 'stored' in playbook ? { playbook: jobPlaybookOf(playbook.stored) } : {}),
   });
   if (playbook && 'refused' in playbook) {

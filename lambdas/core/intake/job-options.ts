@@ -4,7 +4,12 @@ import { guardOf } from '../error-guard.js';
 import type { Lane } from '../model.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
 import { isPlaybookRefError, type PlaybookRequest, parsePlaybookRequest } from '../playbooks/index.js';
-import { DEFAULT_REVIEW_HOURS, REVIEW_GATES, type ReviewGate } from '../state/job.js';
+import {
+  DEFAULT_MIN_REVIEW_HOURS,
+  DEFAULT_REVIEW_HOURS,
+  REVIEW_GATES,
+  type ReviewGate,
+} from '../state/job.js';
 
 /** Per-document options, from S3 object metadata (`x-amz-meta-*`) or tags. */
 export interface JobOptions {
@@ -37,6 +42,19 @@ export interface JobOptions {
 /** Longest review deadline an upload may ask for: 30 days. */
 export const MAX_REVIEW_HOURS = 720;
 
+/**
+ * The review window an upload asks for (the default when none), within the stack's floor and
+ * {@link MAX_REVIEW_HOURS}.
+ */
+function readReviewHours(raw: string | undefined, floor = DEFAULT_MIN_REVIEW_HOURS): number {
+  if (raw === undefined) return Math.max(DEFAULT_REVIEW_HOURS, floor);
+  const hours = Number(raw);
+  if (/^\d+(\.\d+)?$/.test(raw) && hours > 0 && hours >= floor && hours <= MAX_REVIEW_HOURS) return hours;
+  throw new JobOptionError(
+    `the 'review-hours' option must be a number of hours from ${floor} (this stack's shortest review) to ${MAX_REVIEW_HOURS}; got '${raw}'`,
+  );
+}
+
 /** An option given on the upload is not valid; the message names it and what is allowed. */
 export class JobOptionError extends Error {
   override readonly name = 'JobOptionError';
@@ -56,7 +74,7 @@ export const isJobOptionError = guardOf(JobOptionError);
 export function readJobOptions(
   metadata: Readonly<Record<string, string>>,
   tags: Readonly<Record<string, string>>,
-  defaults: { lane: Lane; costLimit: number; models?: PanelModels },
+  defaults: { lane: Lane; costLimit: number; models?: PanelModels; minReviewHours?: number },
 ): JobOptions {
   const pick = (name: string) => metadata[name] ?? tags[name];
   const laneRaw = pick('lane');
@@ -102,16 +120,7 @@ export function readJobOptions(
   if (gateRaw !== undefined && !REVIEW_GATES.includes(gateRaw as ReviewGate)) {
     throw new JobOptionError(`the 'gate' option must be one of ${REVIEW_GATES.join(', ')}; got '${gateRaw}'`);
   }
-  const hoursRaw = pick('review-hours')?.trim();
-  const reviewHours = hoursRaw === undefined ? DEFAULT_REVIEW_HOURS : Number(hoursRaw);
-  if (
-    hoursRaw !== undefined &&
-    !(/^\d+(\.\d+)?$/.test(hoursRaw) && reviewHours > 0 && reviewHours <= MAX_REVIEW_HOURS)
-  ) {
-    throw new JobOptionError(
-      `the 'review-hours' option must be a number of hours above 0 and at most ${MAX_REVIEW_HOURS}; got '${hoursRaw}'`,
-    );
-  }
+  const reviewHours = readReviewHours(pick('review-hours')?.trim(), defaults.minReviewHours);
   const playbook = readPlaybook(pick('playbook'));
   const contractType = pick('contract-type')?.trim() || undefined;
   if (contractType !== undefined && !playbook)

@@ -98,6 +98,8 @@ export interface SubmitDefaults {
   readonly defaultCostLimit: number;
   /** The configured models (what a quote prices). @default the model table's primary and fallback */
   readonly models?: PanelModels;
+  /** The shortest review a submission may ask for, in hours. @default DEFAULT_MIN_REVIEW_HOURS (1) */
+  readonly minReviewHours?: number;
   /**
    * Where a named playbook is looked up (the stack's). @default none: a playbook's name is
    * checked for its form only, and intake refuses one the stack does not hold
@@ -159,6 +161,7 @@ export function readSubmission(
         lane: defaults.defaultLane,
         costLimit: defaults.defaultCostLimit,
         ...(defaults.models ? { models: defaults.models } : {}),
+        ...(defaults.minReviewHours !== undefined ? { minReviewHours: defaults.minReviewHours } : {}),
       },
     );
     return { metadata: { ...metadata, analysts: options.analysts.join(',') }, options };

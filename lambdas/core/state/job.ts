@@ -54,6 +54,12 @@ export const REVIEW_GATES: readonly ReviewGate[] = ['none', 'critical', 'high'];
 /** How long a review may take when the job names no other. */
 export const DEFAULT_REVIEW_HOURS = 72;
 
+/**
+ * The shortest review an upload may ask for, unless the stack sets its own floor
+ * (`-c minReviewHours`): an escalation must reach its approvers, not expire before they look.
+ */
+export const DEFAULT_MIN_REVIEW_HOURS = 1;
+
 /** A job's cost quote, micro-dollars, as intake computed it (intake/quote.ts) before any call. */
 export interface CostQuote {
   readonly expectedMicros: number;
