@@ -33,7 +33,13 @@ export type {
   RevisionKind,
   RevisionSource,
 } from './revision-types.js';
-export { MAX_CHANGE_TEXT, MAX_CHANGES, MAX_COMMENTS, MAX_RESTORE_EDITS } from './revision-types.js';
+export {
+  boundedText,
+  MAX_CHANGE_TEXT,
+  MAX_CHANGES,
+  MAX_COMMENTS,
+  MAX_RESTORE_EDITS,
+} from './revision-types.js';
 export type { SplitOptions } from './split-clauses.js';
 export {
   DEFAULT_MAX_CLAUSE_CHARS,
