@@ -2,9 +2,21 @@ import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { jobIdFor } from '../../lambdas/core/intake/intake.js';
+import { textBefore } from '../../lambdas/core/documents/index.js';
+import { jobIdFor, storedClauses } from '../../lambdas/core/intake/intake.js';
+import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
 import { buildPdf, sampleLines } from '../fixtures/documents/builders.js';
+import {
+  commentEnd,
+  commentStart,
+  del,
+  ins,
+  OTHER,
+  para,
+  revisedDocx,
+  run,
+} from '../helpers/docx-revisions.js';
 import { fixture, LARGE, SMALL, startHarness } from '../helpers/pipeline.js';
 
 // A low size limit, so that "too large" is a real contract rather than 10 MB of filler.
@@ -318,5 +330,50 @@ describe("an S3 event naming the ground's placeholder principal", () => {
     );
     const job = await h.waitForEnd(jobId, 60_000);
     expect(job.owner).toBe('arn:aws:iam::000000000000:user/alice');
+  });
+});
+
+describe('a Word document with the other side’s markup', () => {
+  it('stores their tracked changes and comment with the document, placed by the clauses’ offsets', async () => {
+    const body =
+      para(
+        run('1. Fees. The Customer shall pay each invoice within '),
+        del('thirty (30)'),
+        ins('ninety (90)'),
+        run(' days.'),
+      ) +
+      para(
+        commentStart(0),
+        run('2. Term. This agreement renews for one year unless ended on notice.'),
+        commentEnd(0),
+      );
+    const docx = revisedDocx(body, { comments: [{ id: 0, author: OTHER, text: 'Five years, please.' }] });
+    const jobId = await h.upload('their-answer.docx', docx);
+    const job = await h.waitForEnd(jobId, 60_000);
+    expect(job.status).toBe('completed');
+    const stored = await readStoredDocument(s3, h.stack.resources.resultsBucket, jobId);
+    const clauses = storedClauses(stored);
+    expect(stored.text).toContain('within ninety (90) days');
+    expect(stored.revisions?.changes.map((c) => [c.kind, c.text, c.author, c.clauseIds])).toEqual([
+      ['deletion', 'thirty (30)', OTHER, [clauses[0]?.id]],
+      ['insertion', 'ninety (90)', OTHER, [clauses[0]?.id]],
+    ]);
+    const comment = stored.revisions?.comments[0];
+    expect([comment?.text, stored.text.slice(comment?.start, comment?.end)]).toEqual([
+      'Five years, please.',
+      '2. Term. This agreement renews for one year unless ended on notice.',
+    ]);
+    expect(textBefore(stored.text, stored.revisions?.restore ?? [])).toContain('within thirty (30) days');
+  });
+
+  it('stores no revisions for a document with none', async () => {
+    const jobId = await h.upload(
+      'plain.docx',
+      revisedDocx(para(run('1. Fees. The Customer pays every invoice in full.'))),
+    );
+    expect((await h.waitForEnd(jobId, 60_000)).status).toBe('completed');
+    const stored = await readStoredDocument(s3, h.stack.resources.resultsBucket, jobId);
+    expect(stored.revisions).toBeUndefined();
+    expect(storedClauses(stored)).toHaveLength(1);
   });
 });

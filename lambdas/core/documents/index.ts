@@ -7,6 +7,7 @@ export type { ChunkOptions } from './chunker.js';
 export { chunkClauses, DEFAULT_MAX_CHARS, DEFAULT_MAX_CLAUSES } from './chunker.js';
 export type { FormatHints } from './detect-format.js';
 export { detectFormat } from './detect-format.js';
+export { readDocxRevisions } from './docx-revisions.js';
 export type { RejectionDetail, RejectionReason } from './errors.js';
 export {
   DocumentRejectedError,
@@ -23,6 +24,22 @@ export { DEFAULT_DOCUMENT_LIMITS } from './limits.js';
 export { normaliseText } from './normalise.js';
 export type { ParsedDocument, ParseInput } from './parse.js';
 export { parseDocument } from './parse.js';
+export { clauseIdsAt } from './revision-assembly.js';
+export { spanBefore, textBefore } from './revision-restore.js';
+export type {
+  DocumentRevisions,
+  RevisionChange,
+  RevisionComment,
+  RevisionKind,
+  RevisionSource,
+} from './revision-types.js';
+export {
+  boundedText,
+  MAX_CHANGE_TEXT,
+  MAX_CHANGES,
+  MAX_COMMENTS,
+  MAX_RESTORE_EDITS,
+} from './revision-types.js';
 export type { SplitOptions } from './split-clauses.js';
 export {
   DEFAULT_MAX_CLAUSE_CHARS,

@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Chunk, Clause } from '../model.js';
 import { type ChunkOptions, chunkClauses } from './chunker.js';
 import { detectFormat } from './detect-format.js';
+import { readDocxRevisions } from './docx-revisions.js';
 import { DocumentRejectedError } from './errors.js';
 import { extractText } from './extract-text.js';
 import { type DocumentFormat, formatSpec } from './formats.js';
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './limits.js';
 import { normaliseText } from './normalise.js';
+import type { DocumentRevisions } from './revision-types.js';
 import { type SplitOptions, splitClauses } from './split-clauses.js';
 import { tooLargeError } from './too-large.js';
 
@@ -37,6 +39,11 @@ export interface ParsedDocument {
   readonly bytes: number;
   readonly clauses: readonly Clause[];
   readonly chunks: readonly Chunk[];
+  /**
+   * The tracked changes and comments a DOCX already carries (the text and clauses read it with
+   * every change accepted, as Word shows it); absent when it has none, and for other formats.
+   */
+  readonly revisions?: DocumentRevisions;
 }
 
 /**
@@ -94,6 +101,7 @@ export async function parseDocument(bytes: Uint8Array, input: ParseInput): Promi
       { detail: { format, chars: text.length } },
     );
   }
+  const revisions = format === 'docx' ? readDocxRevisions(bytes, text, clauses, limits) : undefined;
   return {
     format,
     text,
@@ -101,6 +109,7 @@ export async function parseDocument(bytes: Uint8Array, input: ParseInput): Promi
     bytes: bytes.length,
     clauses,
     chunks: chunkClauses(clauses, input.chunk),
+    ...(revisions ? { revisions } : {}),
   };
 }
 

@@ -24,11 +24,17 @@ import type { S3ObjectRef } from './s3-event.js';
 import { chunkMessagesOf, documentKey, type StoredDocument, sendChunkMessages } from './stored-document.js';
 import { uploadPlaybook } from './upload-playbook.js';
 
+export { type EarlierVersion, withComparison } from './against.js';
 export type { IntakeDeps, IntakeResult, ParseRetry } from './intake-run.js';
 export { jobIdFor } from './job-id.js';
-
 /** Where intake keeps a job's normalised text and clauses for finalize and the sweeper. */
-export { documentKey, type StoredDocument } from './stored-document.js';
+export {
+  type AgainstVersion,
+  documentKey,
+  type StoredDocument,
+  type StoredRevisions,
+  storedClauses,
+} from './stored-document.js';
 
 async function readTags(s3: S3Client, ref: S3ObjectRef): Promise<Record<string, string>> {
   try {
@@ -273,6 +279,7 @@ async function fanOut(
     chunks: parsed.chunks,
     ...(context ? { context } : {}),
     ...(screen && screen.calls > 0 ? { screened: screen.screened } : {}),
+    ...(parsed.revisions ? { revisions: parsed.revisions } : {}),
   };
   // The document and the checkpoints go together, then the plan, which makes the job running
   // (a pause or resume from then on finds both), then the chunk messages. An intake that dies

@@ -2,7 +2,8 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DocumentContext } from '../documents/document-context.js';
 import { findDocumentContext } from '../documents/document-context.js';
-import type { Chunk, Lane } from '../model.js';
+import type { DocumentRevisions } from '../documents/index.js';
+import type { Chunk, Clause, Lane } from '../model.js';
 import type { ScreenedAnalyst } from '../screen/index.js';
 import type { ChunkMessage } from '../worker/chunk-message.js';
 import { messageGroupOf } from './message-group.js';
@@ -24,6 +25,32 @@ export interface StoredDocument {
    * probability the screen gave its categories. Absent when every analyst is asked.
    */
   readonly screened?: Readonly<Record<string, readonly ScreenedAnalyst[]>>;
+  /**
+   * The changes the other side made and the comments the document carries: a DOCX's own
+   * tracked changes and comments (`source: 'tracked'`), and the differences from the version it
+   * answers when it was compared with one (`source: 'compared'`, see `against.ts`). Absent when
+   * there are none.
+   */
+  readonly revisions?: StoredRevisions;
+}
+
+/** A document's revisions as stored, with the comparison its compared changes come from. */
+export interface StoredRevisions extends DocumentRevisions {
+  /** The version compared with, and how many differences were past the bound and not listed. */
+  readonly comparison?: { readonly against: AgainstVersion; readonly omitted: number };
+}
+
+/** The version a document was compared with: an earlier job's document, or another file. */
+export interface AgainstVersion {
+  /** The earlier job whose stored document it was. */
+  readonly jobId?: string;
+  /** The SHA-256 of the file it was, lower-case hex. */
+  readonly sha256?: string;
+}
+
+/** A stored document's clauses, in order (its chunks hold them). */
+export function storedClauses(doc: Pick<StoredDocument, 'chunks'>): Clause[] {
+  return doc.chunks.flatMap((c) => c.clauses);
 }
 
 /** Reads a job's stored document. */
@@ -46,12 +73,7 @@ export async function readStoredDocument(
  * @throws Error when the document has no chunk of that index
  */
 export function chunkMessagesOf(doc: StoredDocument, lane: Lane, only?: readonly number[]): ChunkMessage[] {
-  const context =
-    doc.context ??
-    findDocumentContext(
-      doc.text,
-      doc.chunks.flatMap((c) => c.clauses),
-    );
+  const context = doc.context ?? findDocumentContext(doc.text, storedClauses(doc));
   const wanted = only ?? doc.chunks.map((c) => c.index);
   return wanted.map((index) => {
     const chunk = doc.chunks.find((c) => c.index === index);

@@ -8,11 +8,12 @@
  */
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { elements, parsePart, W_NS } from '../wordml/index.js';
 import { DocxPackageError } from './errors.js';
 import { needsSanitizing, sanitizeTree } from './xml-text.js';
 
-/** WordprocessingML's main namespace. */
-export const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+export { elements, isW, W_NS } from '../wordml/index.js';
+
 const CT_NS = 'http://schemas.openxmlformats.org/package/2006/content-types';
 const REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 export const OFFICE_DOCUMENT_REL =
@@ -70,18 +71,15 @@ export class DocxPackage {
   xml(name: string): Document {
     const bytes = this.parts.get(name);
     if (!bytes) throw new DocxPackageError(`the package has no part '${name}'`, this.jobId, name);
-    const errors: string[] = [];
-    const doc = new DOMParser({
-      errorHandler: { error: (m) => errors.push(m), fatalError: (m) => errors.push(m) },
-    }).parseFromString(strFromU8(bytes), 'text/xml');
-    if (errors.length > 0 || !doc.documentElement) {
+    const parsed = parsePart(strFromU8(bytes));
+    if ('error' in parsed) {
       throw new DocxPackageError(
-        `the part '${name}' is not well-formed XML: ${errors[0] ?? 'empty'}`,
+        `the part '${name}' is not well-formed XML: ${parsed.error}`,
         this.jobId,
         name,
       );
     }
-    return doc;
+    return parsed.doc;
   }
 
   /** Stores a part from its DOM, every character XML 1.0 forbids replaced first. */
@@ -184,23 +182,6 @@ export function newXml(ns: string, root: string, prefix?: string): Document {
   doc.replaceChild(el, doc.documentElement);
   return doc;
 }
-
-/** The child elements of `parent` with this namespace and local name. */
-export function elements(parent: Element, ns: string, local: string): Element[] {
-  const out: Element[] = [];
-  for (let n = parent.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType === 1 && (n as Element).namespaceURI === ns && (n as Element).localName === local)
-      out.push(n as Element);
-  }
-  return out;
-}
-
-/** Whether `node` is a WordprocessingML element of this local name. */
-export const isW = (node: Node | null, local: string): boolean =>
-  node !== null &&
-  node.nodeType === 1 &&
-  (node as Element).namespaceURI === W_NS &&
-  (node as Element).localName === local;
 
 /** A WordprocessingML element with the prefix the document uses for the namespace. */
 export function wElement(
