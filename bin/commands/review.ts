@@ -11,6 +11,7 @@ import {
   LANES,
   type Lane,
 } from '../../lambdas/core/contracts.js';
+import { sendFinalize } from '../../lambdas/core/finalize-queue.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
 import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
@@ -24,6 +25,7 @@ import {
 } from '../../lambdas/core/playbooks/index.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import { type Job, TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
+import { JobHolds } from '../../lambdas/core/state/job-holds.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { type JobProgress, readJobProgress } from '../../lambdas/core/state/progress.js';
 import { money } from '../../lambdas/text/money.js';
@@ -307,6 +309,21 @@ async function watch(
 }
 
 /**
+ * A job the playbook's escalations hold for approvers: on the embedded stack nobody signs in to
+ * decide them, so its review closes at once, as a review past its deadline does, and the report
+ * marks them unreviewed. `clause-review local up` keeps the stack for people to decide them.
+ */
+async function closeUnattendedReview({ pipeline, stack }: Session, s: Submitted, job: Job): Promise<void> {
+  const { db, sqs } = pipeline.clients;
+  if (!(await new JobHolds(db, stack.resources.tableName).closeReview(job.jobId, 'expired'))) return;
+  await sendFinalize({ sqs, finalizeQueueUrl: stack.resources.queueUrls.finalize }, job.jobId);
+  const groups = job.approverGroups?.length ? ` (${job.approverGroups.join(', ')})` : '';
+  console.log(
+    `${basename(s.file)}: ${job.gatedFindings ?? 0} finding(s) wait for approvers${groups}; nobody decides on the embedded stack, so the report marks them unreviewed. 'clause-review local up' keeps a stack where people decide them in the reviewer app.`,
+  );
+}
+
+/**
  * One document's part of the progress line; notes a job that ended in `finished` and prints
  * its quote once. Chunks account what they spend to the job when they take more or end, so
  * while they run the job shows what they hold (their calls' worst cases) besides what is
@@ -321,6 +338,9 @@ async function progressOf(
   const job = await jobs.find(s.jobId);
   if (!job) return `${basename(s.file)}: waiting for intake`;
   if (job.status === 'rejected' || job.finalizedAt) finished.set(s.jobId, job);
+  if (job.status === 'awaiting_review' && !job.reviewCompletedAt && !job.reviewExpiredAt) {
+    await closeUnattendedReview({ jobs, pipeline, stack }, s, job);
+  }
   if (job.quote && !quoted.has(s.jobId)) {
     quoted.add(s.jobId);
     const saved = job.quote.notAsked;

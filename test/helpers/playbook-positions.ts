@@ -25,6 +25,7 @@ import {
   type Escalation,
   type PositionFinding,
   type ProposedRedline,
+  type RedlineSource,
   positionFindingId,
   type RequiredClause,
   type RequiredClauseFinding,
@@ -34,6 +35,7 @@ import {
 } from '../../lambdas/core/playbooks/index.js';
 import type { PlaybookReview, Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
+import { shapeOf } from '../../lambdas/core/finalize/redline-vetting.js';
 import { applyEdits, type RedlineEdit } from '../../lambdas/text/redline-edits.js';
 
 /** What a test says of one position a clause addresses. */
@@ -49,6 +51,7 @@ export interface PositionSpec {
     readonly edits: readonly RedlineEdit[];
     readonly target: Rung;
     readonly language?: string;
+    readonly source?: RedlineSource;
   };
   /** The quoted passage: the clause's first 40 characters unless given. */
   readonly quote?: string;
@@ -80,6 +83,8 @@ export function positionOn(
             edits: spec.redline.edits,
             target: spec.redline.target as ProposedRedline['target'],
             language: spec.redline.language ?? `Model language for ${spec.topic}.`,
+            source: spec.redline.source ?? 'model',
+            shape: shapeOf(spec.redline.edits),
             text: applyEdits(clause.text, spec.redline.edits),
             decision: { status: 'proposed' },
           },

@@ -57,10 +57,13 @@ function rename(el: Element, local: string): void {
   el.parentNode?.replaceChild(renamed, el);
 }
 
-const mine = (author?: string) => (m: ChangeMark) => author === undefined || m.author === author;
+/** Whose changes: one author's, any of several (a job's undecided ones and its deciders'), or all. */
+type Authors = string | readonly string[] | undefined;
+const mine = (author: Authors) => (m: ChangeMark) =>
+  author === undefined || (typeof author === 'string' ? m.author === author : author.includes(m.author ?? ''));
 
 /** Rejects the changes (of `author`, or all) in place. */
-export function rejectChanges(doc: Document, author?: string): void {
+export function rejectChanges(doc: Document, author?: Authors): void {
   for (const m of changeMarks(doc).filter(mine(author))) {
     if (m.paragraphMark) {
       if (m.kind === 'ins')
@@ -79,7 +82,7 @@ export function rejectChanges(doc: Document, author?: string): void {
 }
 
 /** Accepts the changes (of `author`, or all) in place. */
-export function acceptChanges(doc: Document, author?: string): void {
+export function acceptChanges(doc: Document, author?: Authors): void {
   const marks = changeMarks(doc).filter(mine(author));
   for (const m of marks) {
     if (m.paragraphMark) continue;

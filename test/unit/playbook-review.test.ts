@@ -17,7 +17,7 @@ import {
   type RedlineDecisionRecord,
   shippedPlaybooks,
 } from '../../lambdas/core/playbooks/index.js';
-import { applyEdits, authorOf, renderReportDocx } from '../../lambdas/core/report-docx/index.js';
+import { applyEdits, changeAuthorOf, renderReportDocx } from '../../lambdas/core/report-docx/index.js';
 import type { Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { reportOf, xmlPart } from '../helpers/docx-report.js';
 import { fixture, SMALL } from '../helpers/pipeline.js';
@@ -275,19 +275,23 @@ describe('position findings and the review over the contract', () => {
       ),
     };
     expect(docxRedlines(report)).toEqual([
-      {
+      expect.objectContaining({
         id: 'c0001/redline/limitation-of-liability',
         clauseId: 'c0001',
         edits: verdict.redline.edits,
         decision: 'proposed',
-      },
-      {
+        source: 'model',
+      }),
+      expect.objectContaining({
         id: 'c0002/redline/limitation-of-liability',
         clauseId: 'c0002',
         edits: [{ start: 0, end: 4, insert: 'Every' }],
         decision: 'edited',
-      },
+        // Its tracked changes carry the decider's name, as the trail shows it.
+        decidedBy: 'arn:b',
+      }),
     ]);
+    expect(docxRedlines(report)[0]).not.toHaveProperty('decidedBy');
     const outcome = {
       redlines: {
         placed: ['c0001/redline/limitation-of-liability'],
@@ -356,7 +360,7 @@ describe('two positions of one clause proposing language at the same point', () 
       ],
     });
     expect(withDocxOutcome(report, out).playbookReview?.docx?.clauses?.[0]?.text).toBe(both);
-    const author = authorOf(report.job.jobId);
+    const author = changeAuthorOf(report.job.jobId, undefined);
     const accepted = xmlPart(out.bytes, 'word/document.xml');
     acceptChanges(accepted, author);
     expect(normaliseText(wordText(accepted))).toBe(both);

@@ -13,6 +13,7 @@ import { parseDocument } from '../../lambdas/core/documents/parse.js';
 import {
   applyEdits,
   authorOf,
+  changeAuthorOf,
   type DocxRedline,
   paragraphTexts,
   type RedlineEdit,
@@ -36,7 +37,7 @@ const readText = (doc: Document) => normaliseText(wordText(doc));
 const serialize = (node: Node) => new XMLSerializer().serializeToString(node);
 
 /** report.docx's document part with every change of ours rejected, or accepted. */
-function decided(docx: Uint8Array, how: 'accept' | 'reject', author: string): Document {
+function decided(docx: Uint8Array, how: 'accept' | 'reject', author: string | readonly string[]): Document {
   const doc = xmlPart(docx, 'word/document.xml');
   if (how === 'accept') acceptChanges(doc, author);
   else rejectChanges(doc, author);
@@ -124,7 +125,7 @@ async function checkReadBack(
   written: ReportDocx['redlines'],
 ) {
   const { placed } = written;
-  const author = authorOf(report.job.jobId);
+  const author = changeAuthorOf(report.job.jobId, undefined);
   expect(strictFailures(docx)).toEqual({});
   const doc = xmlPart(docx, 'word/document.xml');
   const marks = changeMarks(doc);
@@ -314,6 +315,7 @@ describe('redlines meeting the structures of a Word document', () => {
         id: 'fees',
         clauseId: 'c1',
         decision: 'accepted',
+        decidedBy: 'olga@example.com',
         note: 'our standard terms',
         edits: [
           edit(c1, 'Fees', 'Charges'), // inside one run
@@ -393,7 +395,7 @@ describe('redlines meeting the structures of a Word document', () => {
     const xml = partText(out.bytes, 'word/document.xml');
     expect(xml).not.toMatch(/NOT PLACED|NEVER WRITTEN/);
 
-    const author = authorOf(report.job.jobId);
+    const author = [changeAuthorOf(report.job.jobId, undefined), 'olga@example.com'];
     const before = xmlPart(original, 'word/document.xml');
     const doc = xmlPart(out.bytes, 'word/document.xml');
     // Someone else's insertion is theirs still: rejecting ours leaves it, and the original's text.
@@ -410,9 +412,10 @@ describe('redlines meeting the structures of a Word document', () => {
     expect(accepted).toContain('[New] 2. Term. Three years from signing.');
     expect(accepted).toContain('3. Notices. In writing, by email only.');
 
-    const ours = changeMarks(doc).filter((m) => m.author === author);
+    const ours = changeMarks(doc).filter((m) => author.includes(m.author ?? ''));
+    // The comments are the job's; the changes, their deciders' or nobody's yet.
     const ourComments = elementsOf(xmlPart(out.bytes, 'word/comments.xml'), 'comment').filter(
-      (c) => c.getAttributeNS(W, 'author') === author,
+      (c) => c.getAttributeNS(W, 'author') === authorOf(report.job.jobId),
     );
     const ids = [...ours.map((m) => m.id), ...ourComments.map((c) => c.getAttributeNS(W, 'id'))];
     // After every id the original used (bookmark 0, insertion 1, comment 7), none of them twice.
@@ -468,12 +471,17 @@ describe('redlines meeting the structures of a Word document', () => {
     // The comment of each clause tells its redline, the note and what was not placed.
     const comments = partText(out.bytes, 'word/comments.xml');
     expect(comments).toContain(
-      'Redline fees (accepted by the reviewer) is in the tracked changes: “our standard terms”',
+      'Redline fees (accepted by olga@example.com) is in the tracked changes: “our standard terms”',
     );
-    expect(comments).toContain('Redline term (proposed, not yet decided) is in the tracked changes');
     expect(comments).toContain(
-      'Redline section (proposed, not yet decided) not placed in this document: the deletion would cross a section break',
+      'Redline term (proposed, undecided: nobody has accepted it) is in the tracked changes',
     );
+    expect(comments).toContain(
+      'Redline section (proposed, undecided: nobody has accepted it) not placed in this document: the deletion would cross a section break',
+    );
+    // A decided redline's changes are its decider's; an undecided one's are nobody's yet.
+    const authors = new Set(changeMarks(xmlPart(out.bytes, 'word/document.xml')).map((m) => m.author));
+    expect(authors).toEqual(new Set(['Counsel', 'olga@example.com', changeAuthorOf(report.job.jobId, undefined)]));
     expect(strictFailures(out.bytes)).toEqual({});
   });
 
@@ -533,7 +541,7 @@ describe('redlines meeting the structures of a Word document', () => {
     expect(out.redlines.clauses).toEqual([{ clauseId: 'c2', redlines: ['a', 'b', 'c'], text: made }]);
     expect(partText(out.bytes, 'word/document.xml')).not.toContain('NOT PLACED');
 
-    const author = authorOf(report.job.jobId);
+    const author = changeAuthorOf(report.job.jobId, undefined);
     const before = xmlPart(original, 'word/document.xml');
     const rejected = decided(out.bytes, 'reject', author);
     expect(paragraphTexts(rejected)).toEqual(paragraphTexts(before));
@@ -594,7 +602,7 @@ describe('redlines meeting the structures of a Word document', () => {
       },
     ]);
     expect(out.redlines.placed).toEqual(['verb']);
-    const accepted = readText(decided(out.bytes, 'accept', authorOf(report.job.jobId)));
+    const accepted = readText(decided(out.bytes, 'accept', changeAuthorOf(report.job.jobId, undefined)));
     expect(accepted).toContain('4. Law. Delaware law shall govern.');
     expect(accepted).not.toContain('New York');
   });

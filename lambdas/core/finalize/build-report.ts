@@ -14,6 +14,7 @@ import type { Checkpoint } from '../state/claims.js';
 import type { Job } from '../state/job.js';
 import { STAGES } from '../state/keys.js';
 import { judgedTopics, playbookReviewOf, positionFindings } from './playbook-review.js';
+import { contractTermsOf, inContractTerms, vetRedlines } from './redline-vetting.js';
 import { screenedCalls, screenedPairs } from './screened-calls.js';
 
 /** A clause's position findings from its panel verdicts. */
@@ -97,7 +98,12 @@ export function buildReport(
     const topics = judgedTopics(against, job.contractType?.type);
     toFindings = (clause, verdicts) => positionFindings(clause, verdicts, topics);
   }
-  const { clauses, unfinishedChunks } = reportClauses(doc, byChunk, toFindings);
+  const read = reportClauses(doc, byChunk, toFindings);
+  const { unfinishedChunks } = read;
+  const vetted = against
+    ? vetRedlines(read.clauses, against, contractTermsOf(job, against, doc.text))
+    : undefined;
+  const clauses = vetted?.clauses ?? read.clauses;
   const { status, reason } = finalStatus(job, unfinishedChunks, calls.failed, calls.skipped);
   return {
     schemaVersion: 1,
@@ -145,11 +151,15 @@ export function buildReport(
     },
     ...(against
       ? {
-          playbookReview: playbookReviewOf(against, job.contractType, clauses, (category) => {
-            return new Set(
-              job.analysts.filter((id) => analystById(id).categories.some((c) => c === category)),
-            );
-          }),
+          playbookReview: inContractTerms(
+            playbookReviewOf(against, job.contractType, clauses, (category) => {
+              return new Set(
+                job.analysts.filter((id) => analystById(id).categories.some((c) => c === category)),
+              );
+            }),
+            contractTermsOf(job, against, doc.text),
+            vetted?.withheld ?? [],
+          ),
         }
       : {}),
     ...(notice ? { notice } : {}),

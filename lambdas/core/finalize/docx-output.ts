@@ -20,6 +20,7 @@ export function docxRedlines(report: Pick<Report, 'clauses'>): DocxRedline[] {
       const r = p.redline;
       if (!r) return [];
       const { status, edits, note } = r.decision;
+      const decidedBy = status === 'proposed' ? undefined : (r.decision.byName ?? r.decision.by);
       return [
         {
           id: r.id,
@@ -27,6 +28,11 @@ export function docxRedlines(report: Pick<Report, 'clauses'>): DocxRedline[] {
           edits: status === 'edited' && edits ? edits : r.edits,
           decision: status,
           ...(note ? { note } : {}),
+          ...(decidedBy ? { decidedBy } : {}),
+          source: r.source,
+          shape: r.shape,
+          language: r.language,
+          ...(r.rewritten ? { rewritten: r.rewritten } : {}),
         },
       ];
     }),

@@ -28,6 +28,7 @@ import {
 import type { Position, RequiredClause } from '../playbooks/schema.js';
 import { applyEdits } from '../report-docx/index.js';
 import type { ReportClause } from '../report-types.js';
+import { shapeOf } from './redline-vetting.js';
 
 /** What a clause's positions are judged against: a position, or a required clause with no position of its topic. */
 type Judged =
@@ -96,6 +97,9 @@ export function positionFindings(
           edits: v.redline.edits,
           target: v.redline.target as ProposedRedline['target'],
           language: languageOf(judged, v.redline.target),
+          // As given; `vetRedlines` renders the text in the contract's terms and says where it came from.
+          source: 'model',
+          shape: shapeOf(v.redline.edits),
           text: applyEdits(clause.text, v.redline.edits),
           decision: { status: 'proposed' },
         };

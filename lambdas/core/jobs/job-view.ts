@@ -214,6 +214,6 @@ export function jobView(job: Job, submissionId?: string): JobView {
     ...(job.finalizedAt ? { finalizedAt: job.finalizedAt } : {}),
     ...(job.purgedAt ? { purgedAt: job.purgedAt } : {}),
     ...(job.pausedAt ? { pausedAt: job.pausedAt, ...(job.pausedBy ? { pausedBy: job.pausedBy } : {}) } : {}),
-    ...(job.gate && job.gate !== 'none' ? { review: reviewView(job) } : {}),
+    ...((job.gate && job.gate !== 'none') || job.reviewStartedAt ? { review: reviewView(job) } : {}),
   };
 }

@@ -1,5 +1,12 @@
 export { approverGroups, shippedApproverGroups } from './approvers.js';
 export { canonicalJson, sha256Hex } from './canonical.js';
+export {
+  type ContractSide,
+  type ContractTerms,
+  type Rendered,
+  renderInContractTerms,
+  termsOfText,
+} from './contract-terms.js';
 export { type ContractType, contractTypeFor, contractTypeIssue } from './contract-type.js';
 export {
   isPlaybookCorruptError,
@@ -53,6 +60,8 @@ export {
   positionFindingId,
   type RedlineDecision,
   type RedlineDecisionRecord,
+  type RedlineShape,
+  type RedlineSource,
   type RedlineStatus,
   type RedlinesWritten,
   type RequiredClauseFinding,
@@ -60,6 +69,8 @@ export {
   type RungKind,
   redlineId,
   requiredClauseFindingId,
+  type WithheldReason,
+  type WithheldRedline,
 } from './review-types.js';
 export {
   DIRECTIONS,

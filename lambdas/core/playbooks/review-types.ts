@@ -118,6 +118,21 @@ export interface RedlineDecisionRecord {
 }
 
 /**
+ * Where a redline's inserted language came from: `playbook`, the target rung's language (in the
+ * contract's own names and terms), a number the rung's threshold gives, or nothing inserted at
+ * all; `model`, anything else, drafted by the model and to be read as such.
+ */
+export type RedlineSource = 'playbook' | 'model';
+
+/**
+ * How a redline changes its clause: `in-place`, the clause's own words (a number replaced, a
+ * phrase struck or changed, a short carve-out added); `appended`, language of a sentence or more
+ * added to the clause with nothing of it deleted, the last resort when no smaller edit reaches
+ * the rung.
+ */
+export type RedlineShape = 'in-place' | 'appended';
+
+/**
  * The smallest edit of a clause's own text that brings it to the best acceptable rung: spans of
  * the clause deleted and text inserted, as the DOCX writer writes tracked changes. Every edit's
  * deleted span is the clause's text at those offsets (checked as quotes are), and the edits do
@@ -132,8 +147,16 @@ export interface ProposedRedline {
   readonly edits: readonly RedlineEdit[];
   /** The rung the clause reaches once the edits are made. */
   readonly target: Rung & { readonly rung: 'standard' | 'fallback' };
-  /** The playbook's language for that rung, which the inserted text draws on. */
+  /** The playbook's language for that rung, in the contract's names and terms: what the inserted text draws on. */
   readonly language: string;
+  /** Where the inserted language came from. */
+  readonly source: RedlineSource;
+  readonly shape: RedlineShape;
+  /**
+   * Capitalised terms of the inserted text the contract does not use, and what they were written
+   * as instead (its own term for the same thing, or plain words).
+   */
+  readonly rewritten?: readonly { readonly from: string; readonly to: string }[];
   /** The clause's text with the edits made: what accepting every change of the redline gives. */
   readonly text: string;
   readonly decision: RedlineDecision;
@@ -158,6 +181,11 @@ export interface PositionFinding extends Rung {
   readonly measured?: Measured;
   /** For a rung below the standard: the edit that would bring the clause up. */
   readonly redline?: ProposedRedline;
+  /**
+   * The id of the redline that answers this position in another clause: one redline per position
+   * per document, on the clause where the smallest edit reaches the rung.
+   */
+  readonly sharedRedline?: string;
   /** For a rung that needs an approver. */
   readonly escalation?: Escalation;
   /** The analysts whose answers the finding rests on, sorted. */
@@ -228,6 +256,20 @@ export interface UnplacedRedline {
   readonly detail: string;
 }
 
+/** Why a proposed redline was not put to the reviewer. */
+export type WithheldReason =
+  /** Its inserted text names a party role the contract has no party for. */
+  'foreign-party';
+
+/** A redline an analyst proposed that the review withheld, and why. */
+export interface WithheldRedline {
+  readonly id: string;
+  readonly clauseId: string;
+  readonly topic: string;
+  readonly reason: WithheldReason;
+  readonly detail: string;
+}
+
 /** A clause with redlines written: what accepting every one of its tracked changes makes of it. */
 export interface RedlinedClause {
   readonly clauseId: string;
@@ -264,6 +306,8 @@ export interface PlaybookReview {
   readonly missing: readonly RequiredClauseFinding[];
   /** Every finding that needs an approver, clause and document findings alike, by finding id. */
   readonly escalations: readonly EscalationEntry[];
+  /** Redlines the analysts proposed that the review withheld, with why. */
+  readonly withheld?: readonly WithheldRedline[];
   /** Present once report.docx was written. */
   readonly docx?: RedlinesWritten;
 }

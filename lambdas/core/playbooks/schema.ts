@@ -123,6 +123,12 @@ const fallback = z
 
 const contractTypes = z.array(id('a contract type')).min(1).max(50);
 
+const general = z
+  .boolean()
+  .describe(
+    'True when this applies to any commercial contract, whatever its type: a contract of a type the playbook does not list is reviewed against these only.',
+  );
+
 const position = z.strictObject({
   topic: id('a topic'),
   category,
@@ -131,6 +137,7 @@ const position = z.strictObject({
   contractTypes: contractTypes
     .optional()
     .describe("The contract types this position applies to (some of the playbook's); absent: all of them."),
+  general: general.optional(),
   measure: measure.optional(),
   standard,
   fallbacks: z
@@ -150,6 +157,7 @@ const requiredClause = z.strictObject({
   question,
   importance: z.enum(IMPORTANCES),
   contractTypes: contractTypes.optional(),
+  general: general.optional(),
   language: text(6000).describe('Model language to insert when the contract has no such clause.'),
   placement: z
     .strictObject({
@@ -225,12 +233,20 @@ function thresholdIssues(p: Shape['positions'][number], at: (string | number)[])
   return issues;
 }
 
-/** Contract types a position or required clause names must be the playbook's own. */
+/** Contract types a position or required clause names must be the playbook's own; a general one names none. */
 function contractTypeIssues(
   types: readonly string[] | undefined,
   known: Set<string>,
   at: (string | number)[],
+  general?: boolean,
 ): Issue[] {
+  if (general && types !== undefined)
+    return [
+      {
+        path: [...at, 'general'],
+        message: 'a general topic applies to every contract type; give it no contractTypes',
+      },
+    ];
   return (types ?? []).flatMap((t, i) =>
     known.has(t)
       ? []
@@ -264,13 +280,13 @@ function crossIssues(p: Shape): Issue[] {
     ...duplicateIssues(p.positions, 'positions'),
     ...duplicateIssues(p.requiredClauses, 'requiredClauses'),
     ...p.positions.flatMap((x, i) => [
-      ...contractTypeIssues(x.contractTypes, known, ['positions', i]),
+      ...contractTypeIssues(x.contractTypes, known, ['positions', i], x.general),
       ...thresholdIssues(x, ['positions', i]),
     ]),
     ...p.requiredClauses.flatMap((r, i) => {
       const same = byTopic.get(r.topic);
       return [
-        ...contractTypeIssues(r.contractTypes, known, ['requiredClauses', i]),
+        ...contractTypeIssues(r.contractTypes, known, ['requiredClauses', i], r.general),
         ...(same && same.category !== r.category
           ? [
               {
@@ -304,16 +320,18 @@ export type Measure = NonNullable<Position['measure']>;
 export type RequiredClause = Playbook['requiredClauses'][number];
 
 /**
- * The topics of a playbook that apply to a contract type: its positions and required clauses
- * that name the type, or name none. A review against the playbook needs only the analysts of
- * these topics' categories.
+ * The topics of a playbook that apply to a contract type: for one of the playbook's own types,
+ * its positions and required clauses that name the type, or name none; for a type the playbook
+ * does not cover (a franchise agreement against a services playbook), its general ones only. A
+ * review against the playbook needs only the analysts of these topics' categories.
  */
 export function topicsFor(
   playbook: Playbook,
   contractType: string,
 ): { positions: Position[]; requiredClauses: RequiredClause[] } {
-  const applies = (t: { contractTypes?: readonly string[] | undefined }) =>
-    t.contractTypes === undefined || t.contractTypes.includes(contractType);
+  const covered = playbook.contractTypes.includes(contractType);
+  const applies = (t: { contractTypes?: readonly string[] | undefined; general?: boolean | undefined }) =>
+    covered ? t.contractTypes === undefined || t.contractTypes.includes(contractType) : t.general === true;
   return {
     positions: playbook.positions.filter(applies),
     requiredClauses: playbook.requiredClauses.filter(applies),

@@ -21,6 +21,13 @@ export const IN_THE_ORIGINAL = ' (in the original)';
 export const authorOf = (jobId: string): string => `${COMMENT_AUTHOR} (${jobId})`;
 
 /**
+ * The author of a redline's tracked changes: nobody's name while nobody has decided it (Word's
+ * Accept All must not read as a person's choice), the decider's once someone has.
+ */
+export const changeAuthorOf = (jobId: string, decidedBy: string | undefined): string =>
+  decidedBy ?? `${COMMENT_AUTHOR} (${jobId}): proposed, undecided`;
+
+/**
  * Whether an author name reads as this tool's: `clause-review` however spaced, hyphenated or
  * cased (`Clause Review`, `clause‑review (j-…)`), so a look-alike is relabelled too.
  */

@@ -41,9 +41,9 @@ function decisionLine(name: string, r: FindingReview): string {
 }
 
 const REDLINE_WORDS: Readonly<Record<Exclude<DocxRedline['decision'], 'rejected'>, string>> = {
-  proposed: 'proposed, not yet decided',
-  accepted: 'accepted by the reviewer',
-  edited: 'edited by the reviewer',
+  proposed: 'proposed, undecided: nobody has accepted it',
+  accepted: 'accepted',
+  edited: 'edited',
 };
 
 /** A redline of the clause as its comment tells it: written as tracked changes, or why not. */
@@ -53,19 +53,39 @@ export interface RedlineMention {
   readonly notPlaced?: string;
 }
 
-function redlineLine({ redline, notPlaced }: RedlineMention): string {
+/** What a redline's comment says of it: where it is, who decided it, where its words came from. */
+function redlineLines({ redline, notPlaced }: RedlineMention): string[] {
   const decision = redline.decision === 'rejected' ? 'rejected' : REDLINE_WORDS[redline.decision];
+  const by = redline.decidedBy ? ` by ${redline.decidedBy}` : '';
   const note = redline.note ? `: “${redline.note}”` : '';
-  return notPlaced
-    ? `Redline ${redline.id} (${decision}) not placed in this document: ${notPlaced}${note}`
-    : `Redline ${redline.id} (${decision}) is in the tracked changes${note}`;
+  const out = [
+    notPlaced
+      ? `Redline ${redline.id} (${decision}${by}) not placed in this document: ${notPlaced}${note}`
+      : `Redline ${redline.id} (${decision}${by}) is in the tracked changes${note}`,
+  ];
+  if (redline.source === 'model')
+    out.push(
+      `Its language was drafted by the model, not taken from the playbook. The playbook's language: “${redline.language ?? ''}”`,
+    );
+  if (redline.shape === 'appended')
+    out.push(
+      "It adds the playbook's language to the clause: no smaller edit of the clause's own words reaches the position.",
+    );
+  if (redline.rewritten?.length)
+    out.push(
+      `Written without terms this contract does not define: ${redline.rewritten.map((r) => `“${r.from}” as “${r.to}”`).join(', ')}.`,
+    );
+  return out;
 }
 
 /** A position the clause addresses, as its comment tells it: the rung reached, why, and who decides. */
 function positionLine(p: NonNullable<ReportClause['positions']>[number]): string {
   const rung = rungLabel(p);
   const who = p.escalation ? ` (for ${p.escalation.group} to decide)` : '';
-  return `Playbook ${p.topic}: ${rung}${who}. ${p.reason}`;
+  const shared = p.sharedRedline
+    ? ` The redline for this position is ${p.sharedRedline}, proposed once for the document.`
+    : '';
+  return `Playbook ${p.topic}: ${rung}${who}. ${p.reason}${shared}`;
 }
 
 /**
@@ -106,6 +126,6 @@ export function commentParagraphs(
     }
   }
   for (const p of c.positions ?? []) out.push(positionLine(p));
-  for (const r of redlines) out.push(redlineLine(r));
+  for (const r of redlines) out.push(...redlineLines(r));
   return out;
 }

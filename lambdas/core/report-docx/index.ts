@@ -1,5 +1,5 @@
 export { applyEdits, editsClash, type RedlineEdit } from '../../text/redline-edits.js';
-export { authorOf, COMMENT_AUTHOR, claimsOurName, IN_THE_ORIGINAL } from './authors.js';
+export { authorOf, COMMENT_AUTHOR, changeAuthorOf, claimsOurName, IN_THE_ORIGINAL } from './authors.js';
 export { COMMENT_RISK, commented, commentParagraphs, type RedlineMention } from './comment-text.js';
 export { DocxPackageError, isDocxPackageError, isReportDocxError, ReportDocxError } from './errors.js';
 export type { DocxRedline } from './redlines.js';

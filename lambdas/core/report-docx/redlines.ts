@@ -24,6 +24,15 @@ export interface DocxRedline {
   readonly edits: readonly RedlineEdit[];
   readonly decision: 'proposed' | 'accepted' | 'edited' | 'rejected';
   readonly note?: string;
+  /** Who decided it, by the name the review trail shows; the author of its tracked changes. */
+  readonly decidedBy?: string;
+  /** Where its language came from, and the playbook's own language beside it. */
+  readonly source?: 'playbook' | 'model';
+  readonly language?: string;
+  /** `appended`: the playbook's language added to the clause, no smaller edit reaching the rung. */
+  readonly shape?: 'in-place' | 'appended';
+  /** Terms the contract does not use that the inserted text was written without. */
+  readonly rewritten?: readonly { readonly from: string; readonly to: string }[];
 }
 
 /** One edit to write: the points its deleted span runs between in the document. */

@@ -8,7 +8,7 @@
 import type { RedlinedClause, UnplacedRedline } from '../playbooks/review-types.js';
 import type { Report } from '../report-types.js';
 import { after, before, commentMarks, type Placement, place } from './anchor.js';
-import { authorOf, hasAuthors, relabelOurName } from './authors.js';
+import { authorOf, changeAuthorOf, hasAuthors, relabelOurName } from './authors.js';
 import { commented, commentParagraphs, type RedlineMention } from './comment-text.js';
 import { DocxPackageError } from './errors.js';
 import { plainDocument } from './generate.js';
@@ -132,18 +132,18 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
     );
     written++;
   }
-  const marked: MarkedEdit[] = plan.edits.map((edit, seq) => {
+  const marked: (MarkedEdit & { readonly author: string })[] = plan.edits.map((edit, seq) => {
     const start = spanMarker(doc);
     const end = spanMarker(doc);
     placements.push(
       { at: edit.from, order: [edit.start, 1, seq, 0], nodes: [start] },
       { at: edit.to, order: [edit.end, 1, seq, 1], nodes: [end] },
     );
-    return { start, end, insert: edit.insert };
+    return { start, end, insert: edit.insert, author: changeAuthorOf(jobId, edit.redline.decidedBy) };
   });
   place(placements);
   let changes = 0;
-  for (const edit of marked) changes += writeChange(edit, { author, date, nextId }).length;
+  for (const edit of marked) changes += writeChange(edit, { author: edit.author, date, nextId }).length;
 
   pkg.setXml(main, doc);
   pkg.setXml(part.name, comments);
