@@ -5,6 +5,8 @@
 export { type BoundedParseOptions, parseDocumentBounded, warmParserThread } from './bounded-parse.js';
 export type { ChunkOptions } from './chunker.js';
 export { chunkClauses, DEFAULT_MAX_CHARS, DEFAULT_MAX_CLAUSES } from './chunker.js';
+export type { ContractParty, PartiesReading } from './contract-parties.js';
+export { PREAMBLE_WINDOW, readParties } from './contract-parties.js';
 export type { FormatHints } from './detect-format.js';
 export { detectFormat } from './detect-format.js';
 export type { RejectionDetail, RejectionReason } from './errors.js';
@@ -23,6 +25,8 @@ export { DEFAULT_DOCUMENT_LIMITS } from './limits.js';
 export { normaliseText } from './normalise.js';
 export type { ParsedDocument, ParseInput } from './parse.js';
 export { parseDocument } from './parse.js';
+export type { PartySide } from './party-sides.js';
+export { PARTY_SIDES } from './party-sides.js';
 export type { SplitOptions } from './split-clauses.js';
 export {
   DEFAULT_MAX_CLAUSE_CHARS,
