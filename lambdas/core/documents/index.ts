@@ -7,6 +7,8 @@ export type { ChunkOptions } from './chunker.js';
 export { chunkClauses, DEFAULT_MAX_CHARS, DEFAULT_MAX_CLAUSES } from './chunker.js';
 export type { ContractParty, PartiesReading } from './contract-parties.js';
 export { PREAMBLE_WINDOW, readParties } from './contract-parties.js';
+export type { DefinedTerm, DefinedTerms, DefinitionForm } from './defined-terms.js';
+export { MAX_DEFINED_TERMS, MAX_DEFINED_TERMS_CHARS, readDefinedTerms, termKey } from './defined-terms.js';
 export type { FormatHints } from './detect-format.js';
 export { detectFormat } from './detect-format.js';
 export type { RejectionDetail, RejectionReason } from './errors.js';
