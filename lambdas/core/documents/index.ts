@@ -5,6 +5,10 @@
 export { type BoundedParseOptions, parseDocumentBounded, warmParserThread } from './bounded-parse.js';
 export type { ChunkOptions } from './chunker.js';
 export { chunkClauses, DEFAULT_MAX_CHARS, DEFAULT_MAX_CLAUSES } from './chunker.js';
+export type { ContractKindReading, KindSource } from './contract-kind.js';
+export { BODY_WINDOW, readContractKind, TITLE_WINDOW } from './contract-kind.js';
+export type { ContractKind, KindSpec } from './contract-kinds.js';
+export { CONTRACT_KIND_IDS, CONTRACT_KINDS, kindLabel, kindsNamedIn } from './contract-kinds.js';
 export type { ContractParty, PartiesReading } from './contract-parties.js';
 export { PREAMBLE_WINDOW, readParties } from './contract-parties.js';
 export type { DefinedTerm, DefinedTerms, DefinitionForm } from './defined-terms.js';
