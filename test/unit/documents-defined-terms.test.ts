@@ -78,6 +78,7 @@ describe('readDefinedTerms', () => {
       'Where "including" is used (or "without limitation" or "but not limited to"), the list is open.';
     expect(readDefinedTerms(text).terms).toEqual([]);
     expect(read('The products (hereinafter referred to as the "order").')).toEqual(['order:named']);
+    expect(read('A boxing event at the stadium ("the Event").')).toEqual(['Event:named']);
   });
 
   it('looks terms up whatever their case and number', () => {

@@ -64,7 +64,10 @@ export function quotedTerms(text: string, from: number, to: number): FoundTerm[]
     const raw = m[1] ?? m[2] ?? m[3] ?? '';
     const term = cleanTerm(raw);
     const start = from + (m.index ?? 0);
-    if (term) out.push({ term, at: start + m[0].indexOf(raw), end: start + m[0].length });
+    if (!term) continue;
+    // The offset of the term as cleaned: past a leading "the" or a marker inside the quotes.
+    const inner = Math.max(0, raw.indexOf(term));
+    out.push({ term, at: start + m[0].indexOf(raw) + inner, end: start + m[0].length });
   }
   return out;
 }
