@@ -2,13 +2,15 @@
  * `npm run bench`: a plain queue of model calls as the bar, the pipeline under load (three contract sizes, then ten jobs at once), then
  * the adaptive limiter against the stand-in's capacity model, alone and as four processes
  * sharing one model's limit, then four processes sharing one model's tokens- and
- * requests-per-minute budgets against a stand-in that enforces them; a thousand small jobs from
+ * requests-per-minute budgets against a stand-in that enforces them, the offline analysts and
+ * what intake reads of a contract (parties, defined terms, kind) against CUAD's labels
+ * (`agreement`, `facts`); a thousand small jobs from
  * ten owners, one of them hot (`thousand`, `--jobs N`, default 1,000), and a burst of tiny
  * uploads (`thousand-burst`, `--burst N`, default 5,000), both left out of a plain `npm run bench`
  * for their length. Figures only; nothing here asserts a time (machines are shared and noisy).
  * The stand-in's own throughput is measured by `npm run bench:standin`.
  *
- *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,playbook,limiter,fleet,tpm,hostile,agreement]
+ *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,playbook,limiter,fleet,tpm,hostile,agreement,facts]
  *   npm run bench -- --only thousand [--jobs 1000] [--max-jobs-per-owner N]
  *   npm run bench -- --only thousand-burst [--burst 5000] [--max-jobs-per-owner N]
  *
@@ -17,6 +19,7 @@
  */
 import { parseArgs } from 'node:util';
 import { runAgreementBench } from './agreement.js';
+import { runContractFactsBench } from './contract-facts.js';
 import { type CostLeverRun, formatCostBench, formatCostLevers, runCostBench } from './cost.js';
 import { formatHostileBench, runHostileBench } from './hostile.js';
 import { formatLimiterBench, runLimiterBench } from './limiter.js';
@@ -148,6 +151,16 @@ if (want('agreement')) {
   );
   console.log(
     (await runAgreementBench()) ?? 'skipped: the development set (../shared/corpus/contracts) is not here',
+  );
+}
+
+if (want('facts')) {
+  console.log(
+    "\n== a contract's parties, defined terms and kind, read from its text, against CUAD's labels (development set)",
+  );
+  console.log(
+    (await runContractFactsBench()) ??
+      'skipped: the development set (../shared/corpus/contracts) is not here',
   );
 }
 
