@@ -3,7 +3,9 @@
  * every field; money is integer micro-dollars, offsets index the normalised text. The shapes of
  * a review against a playbook are in core/playbooks/review-types.ts.
  */
+
 import type { PlaybookReview, PositionFinding, RedlineDecisionRecord } from './playbooks/review-types.js';
+import type { JobParties } from './playbooks/reviewed-for.js';
 
 export type {
   Escalation,
@@ -210,6 +212,12 @@ export interface Report {
       readonly sha256: string;
       readonly title: string;
     };
+    /**
+     * The contract's parties as its preamble names them, and, in a review against a playbook,
+     * the party it was reviewed for (`us`, by the contract's own name for it) and how that was
+     * chosen; `problem` when they could not be read.
+     */
+    readonly parties?: JobParties;
   };
   readonly categories: readonly { readonly id: string; readonly name: string }[];
   readonly analystPanel: readonly {

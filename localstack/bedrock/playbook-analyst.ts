@@ -27,104 +27,21 @@ import type { ClauseIndex, Segment } from './clause-text.js';
 import type { AnalystRequest, OfflineAnalyst } from './heuristic-types.js';
 import type { SchemaNode } from './json-schema.js';
 import { HEURISTIC_ANALYST } from './offline-analysts.js';
-import { conversion, type Mention, mentions, writeNumber, writeQuantity } from './playbook-measure.js';
+import {
+  overlap,
+  ownStems,
+  type PositionData,
+  type PositionReply,
+  requestNames,
+  requestPositions,
+  stem,
+  stems,
+  topicStems,
+} from './playbook-data.js';
+import { onePartyHolds, type RequestNames, redlineOf } from './playbook-edits.js';
+import { conversion, type Mention, mentions } from './playbook-measure.js';
 
-/** A rung as a playbook position's data gives it. */
-interface RungData {
-  readonly position: string;
-  readonly language: string;
-  readonly threshold?: number;
-}
-
-/** A position as the request's playbook block carries it. */
-export interface PositionData {
-  readonly topic: string;
-  readonly category: string;
-  readonly question: string;
-  readonly measure?: {
-    readonly quantity: string;
-    readonly unit: string;
-    readonly direction: 'at-least' | 'at-most';
-  };
-  readonly standard: RungData;
-  readonly fallbacks: readonly RungData[];
-  readonly notAcceptable: readonly string[];
-}
-
-/** One position's answer, in the tool schema's shape. */
-export interface PositionReply {
-  rung: string;
-  quotes: string[];
-  reason: string;
-  measured?: number | null;
-  redline: {
-    target: string;
-    edits: { start: number; end: number; deleted: string; insert: string }[];
-  } | null;
-}
-
-const PLAYBOOK_BLOCK = /<playbook-([0-9a-f]{8,64})>\n([\s\S]*?)\n<\/playbook-\1>/;
-
-/** The positions a request's system blocks carry, or undefined when it has none. */
-export function requestPositions(
-  system: readonly Record<string, unknown>[] | undefined,
-): PositionData[] | undefined {
-  for (const block of system ?? []) {
-    const text = typeof block.text === 'string' ? block.text : '';
-    const m = PLAYBOOK_BLOCK.exec(text);
-    if (!m) continue;
-    try {
-      const parsed = JSON.parse(m[2] ?? '') as unknown;
-      if (Array.isArray(parsed)) return parsed as PositionData[];
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
-
-const STOP = new Set(
-  (
-    'a an the and or of to in on for by with at as is are be been being this that these those it its any all ' +
-    'no not nor we our us they their them may must shall will would can could should than then there which who ' +
-    'whom what when where from into under over per each either neither both other such only if unless also more ' +
-    'less least most up out within without before after so do does did has have had agreement contract clause ' +
-    'party parties supplier customer we us our one two three position standard does is'
-  ).split(' '),
-);
-
-/** A light stem: the first five letters, so "renews", "renewal" and "renewing" meet, as do "terminate" and "termination". */
-function stem(word: string): string {
-  const w = word.toLowerCase();
-  return w.length > 5 ? w.slice(0, 5) : w.replace(/s$/, '');
-}
-
-function stems(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const w of text.match(/[A-Za-z]+/g) ?? []) {
-    if (w.length < 3 || STOP.has(w.toLowerCase())) continue;
-    out.add(stem(w));
-  }
-  return out;
-}
-
-/** The stems that say what a position is about: its topic, question and standard position. */
-function topicStems(p: PositionData): Set<string> {
-  return stems(`${p.topic.replace(/-/g, ' ')} ${p.question} ${p.standard.position}`);
-}
-
-/**
- * The words that are a topic's own among the positions of its category: those of its topic name
- * no sibling's name has ("breach" in termination-for-breach), else those of its question.
- */
-function ownStems(p: PositionData, siblings: readonly PositionData[]): string[] {
-  const name = (q: PositionData) => stems(q.topic.replace(/-/g, ' '));
-  const taken = new Set(siblings.flatMap((q) => [...name(q)]));
-  const own = [...name(p)].filter((t) => !taken.has(t));
-  if (own.length > 0) return own;
-  const asked = new Set(siblings.flatMap((q) => [...stems(q.question)]));
-  return [...stems(p.question)].filter((t) => !asked.has(t));
-}
+export { type PositionData, type PositionReply, requestPositions } from './playbook-data.js';
 
 /** The probability of each CUAD kind of the position's category that the position's own words read as. */
 function kindScores(model: LearnedModel, p: PositionData): Map<string, number> {
@@ -246,12 +163,6 @@ function measuredIn(
   return undefined;
 }
 
-/** Text in the case of the clause's words it replaces or follows: an all-capitals clause gets capitals. */
-function inCaseOf(context: string, text: string): string {
-  const letters = context.replace(/[^A-Za-z]/g, '');
-  return letters.length >= 8 && letters === letters.toUpperCase() ? text.toUpperCase() : text;
-}
-
 /** The rung a number reaches: 0 standard, n fallback n, 4 none. */
 function numberRung(p: PositionData, value: number): number {
   const { direction } = p.measure as NonNullable<PositionData['measure']>;
@@ -262,32 +173,36 @@ function numberRung(p: PositionData, value: number): number {
   return i >= 0 ? i + 1 : 4;
 }
 
-/** The share of a text's stems the clause's topic sentences hold. */
-function overlap(text: string, clause: Set<string>): number {
-  const own = stems(text);
-  if (own.size === 0) return 0;
-  let shared = 0;
-  for (const s of own) if (clause.has(s)) shared++;
-  return shared / own.size;
-}
-
 /** Below this share of its words, no rung's language describes the clause. */
 const WORDING_MATCH = 0.3;
 /** A not-acceptable term this much present in the clause puts it below every rung. */
 const NOT_ACCEPTABLE_MATCH = 0.6;
 
+/**
+ * Whether a clause's words read as one of a position's not-acceptable terms. A term that names
+ * an absence ("No intellectual property indemnity") reads so only when the clause lacks what it
+ * names; any other when the clause holds most of its words.
+ */
+function readsAsNotAcceptable(term: string, clause: Set<string>): boolean {
+  const absence = /^(?:no|none|without|nothing)\b\s*(.*)$/i.exec(term.trim());
+  if (absence) return overlap(absence[1] ?? '', clause) < 0.5;
+  return overlap(term, clause) >= NOT_ACCEPTABLE_MATCH;
+}
+
 /** The rung by wording: the rung whose words the clause holds most of, or none. */
 function wordingRung(p: PositionData, segments: readonly Segment[]): { depth: number; why: string } {
   const clause = stems(segments.map((s) => s.text).join(' '));
-  const bad = p.notAcceptable.find((n) => overlap(n, clause) >= NOT_ACCEPTABLE_MATCH);
+  const bad = p.notAcceptable.find((n) => readsAsNotAcceptable(n, clause));
   if (bad) return { depth: 4, why: `it reads as what the playbook does not accept: "${bad}"` };
   const rungs = [p.standard, ...p.fallbacks].map((r, depth) => ({
     depth,
     share: overlap(r.language, clause),
   }));
   const best = rungs.reduce((a, b) => (b.share > a.share ? b : a));
+  // Words too far from every rung say nothing of where the clause stands: a reader would not
+  // call it unacceptable on that, nor bolt the standard onto it.
   if (best.share < WORDING_MATCH)
-    return { depth: 4, why: 'its terms match neither the standard nor any fallback the playbook accepts' };
+    return { depth: -1, why: 'its words match no rung closely enough to judge' };
   return {
     depth: best.depth,
     why: `its wording is closest to the ${best.depth === 0 ? 'standard' : `fallback ${best.depth}`} position (${Math.round(best.share * 100)}% of its words)`,
@@ -323,54 +238,6 @@ function quoteOf(segment: Segment, max: number, around?: number): string {
   return piece.trim();
 }
 
-/** The redline that brings the clause to the standard: its number rewritten, or the standard's language inserted. */
-function redlineOf(
-  clause: string,
-  p: PositionData,
-  at: Segment,
-  numbered?: { mention?: Mention },
-): PositionReply['redline'] {
-  const target = p.standard;
-  const m = numbered?.mention;
-  if (p.measure && m && target.threshold !== undefined) {
-    const factor = clauseFactor(m, p.measure.unit);
-    if (factor !== undefined) {
-      const mentioned = clause.slice(at.start + m.start, at.start + m.end);
-      const inClauseUnits = Math.round((target.threshold / factor) * 100) / 100;
-      let start = at.start + m.numberStart;
-      let end = at.start + m.numberEnd;
-      let insert: string;
-      if (/^(twice|double)$/i.test(mentioned))
-        insert = writeQuantity(target.threshold, 'multiple-of-fees', 'words');
-      else if (Number.isInteger(inClauseUnits) && inClauseUnits !== 1)
-        insert = writeNumber(inClauseUnits, m.style);
-      else {
-        // "one (1) months" or "1.5 months" would not read: the whole mention, in the position's unit.
-        start = at.start + m.start;
-        end = at.start + m.end;
-        insert = writeQuantity(target.threshold, p.measure.unit, m.style);
-      }
-      return {
-        target: 'standard',
-        edits: [{ start, end, deleted: clause.slice(start, end), insert: inCaseOf(at.text, insert) }],
-      };
-    }
-  }
-  // The standard's language after the sentence that deals with the topic.
-  const point = at.end;
-  return {
-    target: 'standard',
-    edits: [{ start: point, end: point, deleted: '', insert: ` ${inCaseOf(at.text, target.language)}` }],
-  };
-}
-
-/** How many of the position's unit one of the mention's unit makes (a year of fees is one multiple). */
-function clauseFactor(m: Mention, unit: string): number | undefined {
-  if (unit === 'multiple-of-fees' && (m.unit === 'month' || m.unit === 'year'))
-    return m.unit === 'year' ? 1 : 1 / 12;
-  return conversion(m.unit, unit);
-}
-
 /** Limits the stand-in keeps to, from the caller's schema. */
 export interface ReplyLimits {
   readonly maxQuotes: number;
@@ -390,6 +257,7 @@ export function judgePosition(
   analyst: OfflineAnalyst,
   limits: ReplyLimits,
   model?: LearnedModel,
+  names?: RequestNames,
 ): PositionReply {
   const segments = topicSegments(index, p, siblings, analyst, model);
   const notAddressed: PositionReply = {
@@ -431,7 +299,13 @@ export function judgePosition(
     ({ depth, why } = wordingRung(p, segments));
   }
   // A standard both parties share that the clause gives one of them only is one rung down.
-  if (depth < 4 && MUTUAL.test(p.standard.language) && !segments.some((s) => MUTUAL.test(s.text))) {
+  const oneSided = MUTUAL.test(p.standard.language) && !segments.some((s) => MUTUAL.test(s.text));
+  if (depth < 0) {
+    // Only a term one named party holds, where the standard binds both, says where such a clause stands.
+    if (!oneSided || !onePartyHolds(at, names)) return notAddressed;
+    depth = 4;
+    why = 'it binds one party only where the playbook asks for a mutual term';
+  } else if (depth < 4 && oneSided) {
     depth = depth + 1 > p.fallbacks.length ? 4 : depth + 1;
     why += '; it binds one party only where the playbook asks for a mutual term';
     numbered = undefined;
@@ -452,7 +326,14 @@ export function judgePosition(
     quotes,
     reason: clip(`${rungName(depth)[0]?.toUpperCase()}${rungName(depth).slice(1)}: ${why} (${label}).`),
     ...(measure ? { measured } : {}),
-    redline: depth === 0 ? null : redlineOf(index.clause, p, at, numbered),
+    redline:
+      depth === 0
+        ? null
+        : redlineOf(index.clause, p, at, {
+            ...(numbered ? { numbered } : {}),
+            oneSided,
+            ...(names ? { names } : {}),
+          }),
   };
 }
 
@@ -471,6 +352,7 @@ export function answerPositions(
   if (!schema || input === null || typeof input !== 'object') return;
   const positions = requestPositions(request.system);
   if (!positions) return;
+  const names = requestNames(request.system);
   const model = analyst.name === 'learned' ? shippedModel() : undefined;
   const out: Record<string, unknown> = {};
   for (const p of positions) {
@@ -483,7 +365,7 @@ export function answerPositions(
       maxReasonChars: topic.properties?.get('reason')?.maxLength ?? 500,
     };
     const siblings = positions.filter((q) => q !== p && q.category === p.category);
-    out[p.topic] = judgePosition(index, p, siblings, analyst, limits, model);
+    out[p.topic] = judgePosition(index, p, siblings, analyst, limits, model, names);
   }
   (input as Record<string, unknown>).positions = out;
 }

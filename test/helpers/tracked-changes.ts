@@ -1,9 +1,10 @@
 /**
  * Word's "Accept all" and "Reject all" as transforms of a document part's XML, for reading
  * tracked changes back. Rejecting removes each `w:ins` with its content and unwraps each `w:del`
- * (its `w:delText` becoming `w:t` again), and forgets a deleted paragraph mark; accepting unwraps
- * each `w:ins`, removes each `w:del` with its content, and joins a paragraph whose mark was
- * deleted to the next. `author`, when given, limits either to that author's changes.
+ * (its `w:delText` becoming `w:t` again), forgets a deleted paragraph mark and removes a paragraph
+ * whose mark was inserted (what is left of it joining the next); accepting unwraps each `w:ins`,
+ * removes each `w:del` with its content, keeps an inserted paragraph mark, and joins a paragraph
+ * whose mark was deleted to the next. `author`, when given, limits either to that author's changes.
  */
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 
@@ -60,14 +61,15 @@ function rename(el: Element, local: string): void {
 /** Whose changes: one author's, any of several (a job's undecided ones and its deciders'), or all. */
 type Authors = string | readonly string[] | undefined;
 const mine = (author: Authors) => (m: ChangeMark) =>
-  author === undefined || (typeof author === 'string' ? m.author === author : author.includes(m.author ?? ''));
+  author === undefined ||
+  (typeof author === 'string' ? m.author === author : author.includes(m.author ?? ''));
 
 /** Rejects the changes (of `author`, or all) in place. */
 export function rejectChanges(doc: Document, author?: Authors): void {
+  const insertedMarks: Element[] = [];
   for (const m of changeMarks(doc).filter(mine(author))) {
     if (m.paragraphMark) {
-      if (m.kind === 'ins')
-        throw new Error('an inserted paragraph mark: not a change this helper reads back');
+      if (m.kind === 'ins') insertedMarks.push(m.element.parentNode?.parentNode?.parentNode as Element);
       m.element.parentNode?.removeChild(m.element);
     } else if (m.kind === 'ins') m.element.parentNode?.removeChild(m.element);
     else {
@@ -78,6 +80,21 @@ export function rejectChanges(doc: Document, author?: Authors): void {
       }
       unwrap(m.element);
     }
+  }
+  // A paragraph whose mark was inserted goes with it: what it held joins the next paragraph
+  // (an inserted paragraph, its inserted runs already gone, leaves nothing).
+  for (const p of insertedMarks.reverse()) {
+    let next = p.nextSibling;
+    while (next && !isW(next, 'p')) next = next.nextSibling;
+    if (!next) throw new Error('an inserted paragraph mark on the last paragraph');
+    const firstOfNext =
+      next.firstChild && isW(next.firstChild, 'pPr') ? next.firstChild.nextSibling : next.firstChild;
+    for (let c = p.firstChild; c; ) {
+      const after = c.nextSibling;
+      if (!isW(c, 'pPr')) next.insertBefore(c, firstOfNext);
+      c = after;
+    }
+    p.parentNode?.removeChild(p);
   }
 }
 
@@ -91,7 +108,11 @@ export function acceptChanges(doc: Document, author?: Authors): void {
   }
   // From the last paragraph back, so a paragraph joined to the next carries that one's own join.
   for (const m of marks.filter((x) => x.paragraphMark).reverse()) {
-    if (m.kind === 'ins') throw new Error('an inserted paragraph mark: not a change this helper reads back');
+    if (m.kind === 'ins') {
+      // An inserted paragraph mark, accepted, is an ordinary one.
+      m.element.parentNode?.removeChild(m.element);
+      continue;
+    }
     const p = m.element.parentNode?.parentNode?.parentNode as Element;
     m.element.parentNode?.removeChild(m.element);
     let next = p.nextSibling;

@@ -138,19 +138,49 @@ describe('the stand-in judges a playbook’s positions from the clause’s words
     );
   });
 
-  it('inserts the standard’s language after the sentence when no number can be rewritten', () => {
+  it('makes a one-sided term mutual in the clause’s own words where the standard binds both parties', () => {
     const text =
       'Supplier shall not be liable for any indirect or consequential loss, including loss of profits. Customer shall pay all invoices within ten days.';
     const { position, clause } = judge('liability-counsel', 'consequential-loss', text);
     expect(rungOf(position)).toBe('not-acceptable');
+    expect(position?.redline?.edits).toEqual([{ start: 0, end: 18, insert: 'Neither party shall' }]);
+    expect(applyEdits(clause.text, position?.redline?.edits ?? [])).toMatch(
+      /^Neither party shall be liable for any indirect or consequential loss/,
+    );
+  });
+
+  it('tempers a sole discretion in place, and names the parties as the request gives them', () => {
+    const named = withPositions(ANALYSTS, {
+      party: DEFAULT.party,
+      positions: positionBriefs(DEFAULT, undefined),
+      names: { us: 'Franchisee', them: 'Franchisor' },
+    });
+    const a = named.find((x) => x.id === 'term-lifecycle') as AnalystDefinition;
+    const text =
+      'Franchisor may terminate this Agreement in its sole discretion and without notice to Franchisee. This Agreement renews each year.';
+    const clause: Clause = { index: 0, id: 'c0001', start: 0, end: text.length, text };
+    const request = buildConverseInput(a, clause, { modelId: PRIMARY_MODEL_ID });
+    expect(JSON.stringify(request.system)).toContain(
+      'acts for: Franchisee (the customer’s side)'.replace('’', "'"),
+    );
+    const reply = analyze(request as AnalystRequest, { analyst: 'heuristic', annotate: false });
+    const positions =
+      (reply.tool?.input as { positions?: Record<string, { redline: unknown }> }).positions ?? {};
+    const inserted = JSON.stringify(Object.values(positions).map((p) => p.redline));
+    expect(inserted).not.toMatch(/\b(Customer|Supplier)\b/);
+  });
+
+  it('adds one sentence of the standard’s language after the topic’s sentence when no smaller edit reaches it', () => {
+    const text =
+      'The liability of the Supplier arising out of or in connection with this Agreement is not limited. Invoices are payable monthly.';
+    const { position, clause } = judge('liability-counsel', 'limitation-of-liability', text);
+    expect(rungOf(position)).toBe('not-acceptable');
     const edit = position?.redline?.edits[0];
     expect(edit?.start).toBe(edit?.end);
-    expect(clause.text.slice(0, edit?.start)).toBe(
-      'Supplier shall not be liable for any indirect or consequential loss, including loss of profits.',
-    );
-    expect(edit?.insert.trim()).toBe(
-      DEFAULT.positions.find((p) => p.topic === 'consequential-loss')?.standard.language,
-    );
+    const language = DEFAULT.positions.find((p) => p.topic === 'limitation-of-liability')?.standard.language ?? '';
+    // A sentence of it (this standard's language is one), after the sentence on liability.
+    expect(language).toContain(edit?.insert.trim() ?? 'missing');
+    expect(clause.text.slice(0, edit?.start)).toMatch(/is not limited\.$/);
   });
 });
 

@@ -16,6 +16,7 @@ import {
   type Playbook,
   type RedlineDecisionRecord,
   shippedPlaybooks,
+  topicsFor,
 } from '../../lambdas/core/playbooks/index.js';
 import { applyEdits, changeAuthorOf, renderReportDocx } from '../../lambdas/core/report-docx/index.js';
 import type { Report, ReportClause } from '../../lambdas/core/report-types.js';
@@ -27,25 +28,70 @@ const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.p
 const NDA = shippedPlaybooks().find((p) => p.playbook.name === 'nda')?.playbook as Playbook;
 
 describe('the contract type a review takes the playbook’s topics for', () => {
-  it('is the one submitted, else the playbook’s only type, else the first named in the title or file name', () => {
-    expect(contractTypeFor(DEFAULT, 'supply', 'WEB HOSTING AGREEMENT')).toEqual({
+  it('is the one submitted, else the kind read as the playbook’s type, else the playbook’s only type', () => {
+    expect(contractTypeFor(DEFAULT, 'supply', { title: 'WEB HOSTING AGREEMENT' })).toEqual({
       type: 'supply',
       source: 'submitted',
+      covered: true,
     });
-    expect(contractTypeFor(NDA, undefined, 'Supply Agreement')).toEqual({ type: 'nda', source: 'playbook' });
-    expect(contractTypeFor(DEFAULT, undefined, 'WEB HOSTING AGREEMENT')).toEqual({
+    expect(contractTypeFor(NDA, undefined, { text: 'Between A and B.' })).toEqual({
+      type: 'nda',
+      source: 'playbook',
+      covered: true,
+    });
+    expect(
+      contractTypeFor(DEFAULT, undefined, { text: 'WEB HOSTING AGREEMENT\n\nBetween A and B.' }),
+    ).toEqual({
       type: 'services',
       source: 'detected',
+      kind: { id: 'hosting', label: expect.stringMatching(/Hosting/), from: 'title' },
+      covered: true,
     });
-    expect(contractTypeFor(DEFAULT, undefined, 'Software License and Services Agreement')).toEqual({
-      type: 'licence',
+    expect(
+      contractTypeFor(DEFAULT, undefined, {
+        text: 'SOFTWARE LICENSE AND SERVICES AGREEMENT\n\nBetween A and B.',
+      }),
+    ).toMatchObject({ type: 'licence', source: 'detected', covered: true });
+    expect(
+      contractTypeFor(DEFAULT, undefined, {
+        text: 'EXHIBIT 10.4',
+        fileName: 'ACME_Distributor_Agreement.docx',
+      }),
+    ).toMatchObject({ type: 'supply', source: 'detected', kind: { from: 'file-name' }, covered: true });
+  });
+
+  it('is a kind the playbook does not cover, said so, whose general topics alone apply', () => {
+    const franchise = contractTypeFor(DEFAULT, undefined, {
+      text: 'FRANCHISE AGREEMENT\n\nBetween A and B.',
+    });
+    expect(franchise).toMatchObject({
+      type: 'franchise',
       source: 'detected',
+      kind: { id: 'franchise', label: 'Franchise Agreement', from: 'title' },
+      covered: false,
     });
-    expect(contractTypeFor(DEFAULT, undefined, 'EXHIBIT 10.4', 'ACME_Distributor_Agreement.docx')).toEqual({
+    // An NDA playbook does not cover a supply agreement either: the kind is read before its only type.
+    expect(contractTypeFor(NDA, undefined, { text: 'SUPPLY AGREEMENT\n\nBetween A and B.' })).toMatchObject({
       type: 'supply',
-      source: 'detected',
+      covered: false,
     });
-    expect(contractTypeFor(DEFAULT, undefined, 'Co-Branding Agreement', 'cobrand.txt')).toBeUndefined();
+    const { positions, requiredClauses } = topicsFor(DEFAULT, 'franchise');
+    expect(positions.every((p) => p.general)).toBe(true);
+    expect(positions.map((p) => p.topic)).toEqual([
+      'non-renewal-notice',
+      'termination-for-breach',
+      'limitation-of-liability',
+      'uncapped-liabilities',
+      'consequential-loss',
+      'non-solicitation',
+      'governing-law',
+      'escalation-before-proceedings',
+    ]);
+    expect(requiredClauses.map((r) => r.topic)).toEqual([
+      'limitation-of-liability',
+      'termination-for-breach',
+    ]);
+    expect(positions.map((p) => p.topic)).not.toContain('licence-scope');
   });
 
   it('refuses a submitted type the playbook does not list, naming the ones it does', () => {
@@ -298,6 +344,7 @@ describe('position findings and the review over the contract', () => {
         notPlaced: [],
         clauses: [{ clauseId: 'c0001', redlines: ['c0001/redline/limitation-of-liability'], text: 'x' }],
       },
+      inserted: [] as string[],
     };
     const withOutcome = withDocxOutcome(
       { playbookReview: { positions: [], missing: [], escalations: [] } } as unknown as Report,
@@ -383,15 +430,16 @@ describe('the quote of a review against a playbook', () => {
       ...options,
       analysts: ['term-lifecycle', 'commercial-terms', 'liability-counsel'],
     });
+    // Taken as an NDA, as a submitter may say it is: read alone, it is a hosting agreement.
     const nda = quoteDocument(
       parsed,
-      { ...options, analysts: ['term-lifecycle', 'commercial-terms', 'liability-counsel'] },
+      { ...options, analysts: ['term-lifecycle', 'commercial-terms', 'liability-counsel'], contractType: 'nda' },
       { playbook: NDA, fileName: SMALL },
     );
     expect(nda.panel).toMatchObject({
       analysts: ['term-lifecycle', 'liability-counsel'],
       notAsked: [{ analystId: 'commercial-terms', reason: 'playbook' }],
-      contractType: { type: 'nda', source: 'playbook' },
+      contractType: { type: 'nda', source: 'submitted', covered: true },
     });
     expect(nda.quote.notAsked?.calls).toBe(parsed.clauses.length);
     const generic = quoteDocument(parsed, { ...options, analysts: ['commercial-terms'] });

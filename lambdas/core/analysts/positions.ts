@@ -35,10 +35,18 @@ export interface PositionBrief {
   readonly notAcceptable: readonly string[];
 }
 
+/** The contract's names for the two sides: the party the review is for, and the other. */
+export interface ContractNames {
+  readonly us: string;
+  readonly them?: string;
+}
+
 /** The positions an analyst judges, and the side of the contract the team is on. */
 export interface AnalystPlaybook {
   /** Which side the team is on (`customer`, `licensee`, …). */
   readonly party: string;
+  /** The contract's own names for that side and the other, when its parties were read. */
+  readonly names?: ContractNames;
   /** The positions of the analyst's categories, in playbook order; never empty. */
   readonly positions: readonly PositionBrief[];
 }
@@ -93,14 +101,22 @@ const REDLINE_TOKENS = 1024;
  */
 export function withPositions<A extends PanelAnalyst>(
   analysts: readonly A[],
-  playbook: { readonly party: string; readonly positions: readonly PositionBrief[] },
+  playbook: {
+    readonly party: string;
+    readonly positions: readonly PositionBrief[];
+    readonly names?: ContractNames | undefined;
+  },
 ): A[] {
   return analysts.map((a) => {
     const mine = playbook.positions.filter((p) => a.categories.includes(p.category));
     if (mine.length === 0) return a;
     return {
       ...a,
-      playbook: { party: playbook.party, positions: mine },
+      playbook: {
+        party: playbook.party,
+        positions: mine,
+        ...(playbook.names ? { names: playbook.names } : {}),
+      },
       maxTokens: a.maxTokens + TOKENS_PER_POSITION * mine.length + REDLINE_TOKENS,
     };
   });

@@ -122,6 +122,7 @@ export function buildReport(
         ...(job.format ? { format: job.format } : {}),
       },
       ...(job.playbook ? { playbook: job.playbook } : {}),
+      ...(job.parties ? { parties: job.parties } : {}),
     },
     categories: CATEGORIES.map((c) => ({ id: c.id, name: c.name })),
     analystPanel: job.analysts.map((id) => {

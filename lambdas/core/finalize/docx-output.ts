@@ -5,7 +5,12 @@
  */
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StoredDocument } from '../intake/stored-document.js';
-import { type DocxRedline, type ReportDocx, renderReportDocx } from '../report-docx/index.js';
+import {
+  type DocxClauseInsert,
+  type DocxRedline,
+  type ReportDocx,
+  renderReportDocx,
+} from '../report-docx/index.js';
 import type { Report } from '../report-types.js';
 import type { Job } from '../state/job.js';
 
@@ -39,8 +44,31 @@ export function docxRedlines(report: Pick<Report, 'clauses'>): DocxRedline[] {
   );
 }
 
+/**
+ * The required clauses report.docx inserts: every one the contract lacks, unless its approvers
+ * accepted the contract without it; decided ones under the decider's name.
+ */
+export function docxClauses(report: Pick<Report, 'playbookReview'>): DocxClauseInsert[] {
+  const review = report.playbookReview;
+  if (!review) return [];
+  const decisions = new Map(review.escalations.map((e) => [e.findingId, e.review]));
+  return review.missing.flatMap((m) => {
+    const decided = decisions.get(m.id);
+    if (decided?.decision === 'approved') return [];
+    const decidedBy = decided?.decision === 'rejected' ? (decided.byName ?? decided.by) : undefined;
+    return [
+      {
+        id: m.id,
+        ...(m.placement.afterClauseId ? { afterClauseId: m.placement.afterClauseId } : {}),
+        text: m.language,
+        ...(decidedBy ? { decidedBy } : {}),
+      },
+    ];
+  });
+}
+
 /** The report with what report.docx made of its redlines, for a review against a playbook. */
-export function withDocxOutcome(report: Report, outcome: Pick<ReportDocx, 'redlines'>): Report {
+export function withDocxOutcome(report: Report, outcome: Pick<ReportDocx, 'redlines' | 'inserted'>): Report {
   if (!report.playbookReview) return report;
   return {
     ...report,
@@ -50,6 +78,7 @@ export function withDocxOutcome(report: Report, outcome: Pick<ReportDocx, 'redli
         placed: outcome.redlines.placed,
         notPlaced: outcome.redlines.notPlaced,
         clauses: outcome.redlines.clauses,
+        ...(outcome.inserted.length > 0 ? { inserted: outcome.inserted } : {}),
       },
     },
   };
@@ -69,6 +98,7 @@ export async function reportDocx(
   report: Report,
 ): Promise<{ bytes: Uint8Array; outcome: DocxOutcome }> {
   const redlines = docxRedlines(report);
+  const clauses = docxClauses(report);
   if ((job.format ?? doc.format) === 'docx') {
     try {
       const r = await s3.send(
@@ -80,15 +110,21 @@ export async function reportDocx(
       );
       const original = await r.Body?.transformToByteArray();
       if (original) {
-        const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text, original, redlines });
+        const { bytes, ...outcome } = renderReportDocx({
+          report,
+          text: doc.text,
+          original,
+          redlines,
+          clauses,
+        });
         return { bytes, outcome };
       }
     } catch (error) {
       // The report is still owed: the comments go on a plain document of the text instead.
-      const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text, redlines });
+      const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text, redlines, clauses });
       return { bytes, outcome: { ...outcome, fallback: (error as Error).message } };
     }
   }
-  const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text, redlines });
+  const { bytes, ...outcome } = renderReportDocx({ report, text: doc.text, redlines, clauses });
   return { bytes, outcome };
 }

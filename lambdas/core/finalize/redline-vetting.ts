@@ -56,10 +56,12 @@ function rungLanguages(playbook: Playbook, topic: string): { languages: string[]
   return { languages: r ? [r.language] : [], thresholds: [] };
 }
 
+/** Text as compared for its source: case, quotes, articles and spacing aside. */
 const loose = (s: string) =>
   s
     .toLowerCase()
     .replace(/[“”"‘’']/g, '')
+    .replace(/\bthe\s+/g, '')
     .replace(/\s+/g, ' ')
     .trim();
 
@@ -136,6 +138,21 @@ function vetOne(
 
 const isWithheld = (x: ProposedRedline | WithheldRedline): x is WithheldRedline => 'reason' in x;
 
+/** A redline that would bolt the standard onto a clause already at a fallback, withheld instead. */
+function appendedToAcceptable(
+  f: PositionFinding,
+  r: ProposedRedline | WithheldRedline,
+): ProposedRedline | WithheldRedline {
+  if (isWithheld(r) || r.shape !== 'appended' || f.rung !== 'fallback') return r;
+  return {
+    id: r.id,
+    clauseId: r.clauseId,
+    topic: r.topic,
+    reason: 'appended-to-acceptable',
+    detail: `the clause already reaches fallback ${f.fallback ?? 1}, which the playbook accepts; the standard's language would only be appended to it`,
+  };
+}
+
 const depth = (f: PositionFinding) =>
   f.rung === 'standard' ? 0 : f.rung === 'fallback' ? (f.fallback ?? 1) : 4;
 
@@ -165,7 +182,7 @@ export function vetRedlines(
     if (!c.positions?.some((p) => p.redline)) return c;
     const positions = c.positions.map((f) => {
       if (!f.redline) return f;
-      const r = vetOne(c, f.redline, playbook, terms);
+      const r = appendedToAcceptable(f, vetOne(c, f.redline, playbook, terms));
       if (!isWithheld(r)) return { ...f, redline: r };
       withheld.push(r);
       const { redline: _, ...rest } = f;

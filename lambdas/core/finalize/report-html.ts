@@ -16,6 +16,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import { reviewedForText } from '../../text/review-terms.js';
 import type { Report, ReportClause, ReportFinding } from '../report-types.js';
 import { REPORT_CSS, REPORT_SCRIPT } from './report-assets.generated.js';
 import { renderCost, renderCoverage } from './report-html-coverage.js';
@@ -103,6 +104,12 @@ function reviewedAgainst(playbook: Report['job']['playbook']): string {
   );
 }
 
+/** The header's row saying whose side a review against a playbook took, when it took one. */
+function reviewedForRow(parties: Ctx['report']['job']['parties']): [string, string][] {
+  const text = reviewedForText(parties);
+  return text ? [['Reviewed for', escapeHtml(text.replace(/^Reviewed for: /, ''))]] : [];
+}
+
 function renderHeader(ctx: Ctx): string {
   const { job, timings, notice } = ctx.report;
   const doc = job.document;
@@ -117,6 +124,7 @@ function renderHeader(ctx: Ctx): string {
       ? [['SHA-256', `<code class="hash">${escapeHtml(doc.sha256)}</code>`] as [string, string]]
       : []),
     ['Reviewed against', reviewedAgainst(job.playbook)],
+    ...reviewedForRow(job.parties),
     ['Job id', `<code>${escapeHtml(job.jobId)}</code>`],
     ['Lane', escapeHtml(job.lane)],
     ['Created', time(timings.createdAt)],

@@ -10,6 +10,7 @@
 import { deciderOf } from '../../text/decider.js';
 import type { RedlineEdit } from '../../text/redline-edits.js';
 import { editSegments, rungLabel } from '../../text/redline-text.js';
+import { coverageText, reviewedForText, shapeText, sourceText } from '../../text/review-terms.js';
 import type { EscalationEntry, PositionFinding, ProposedRedline } from '../playbooks/index.js';
 import type { Report, ReportClause } from '../report-types.js';
 import { dataTable, escapeHtml } from './report-html-kit.js';
@@ -86,8 +87,17 @@ function redlineHtml(c: ReportClause, r: ProposedRedline): string {
         )} at ${escapeHtml(d.at?.replace('T', ' '))}${d.note ? `: “${escapeHtml(d.note)}”` : ''}</p>`;
   return `<div class="redline" data-redline="${escapeHtml(r.id)}" data-status="${escapeHtml(d.status)}">
 <p class="rl-head">${d.status === 'edited' ? "Reviewer's language" : 'Proposed language'} (to reach ${rungBadge(r.target)}): deleted text struck through, inserted text underlined</p>
+<p class="rl-source rl-${escapeHtml(r.source)}">${escapeHtml(sourceText(r.source))}. ${escapeHtml(shapeText(r.shape))}.</p>
 <div class="rl-text">${redlineDiffHtml(c.text, edits)}</div>
-<details class="rl-lang"><summary>The playbook's language for ${escapeHtml(rungLabel(r.target))}</summary><p>${escapeHtml(r.language)}</p></details>
+${
+  r.source === 'model'
+    ? `<div class="rl-lang"><p class="rl-head">The playbook's language for ${escapeHtml(rungLabel(r.target))}</p><p>${escapeHtml(r.language)}</p></div>`
+    : `<details class="rl-lang"><summary>The playbook's language for ${escapeHtml(rungLabel(r.target))}</summary><p>${escapeHtml(r.language)}</p></details>`
+}${
+  r.rewritten?.length
+    ? `\n<p class="muted">Written without terms this contract does not define: ${r.rewritten.map((t) => `“${escapeHtml(t.from)}” as “${escapeHtml(t.to)}”`).join(', ')}.</p>`
+    : ''
+}
 ${decided}
 </div>`;
 }
@@ -106,7 +116,11 @@ export function clausePositionsHtml(report: Report, c: ReportClause): string {
 <p class="ph">${rungBadge(p)} <strong>${escapeHtml(p.topic)}</strong>${measured} <span class="muted">· ${escapeHtml(p.importance)} importance</span></p>
 <p class="pq">${escapeHtml(p.question)}</p>
 <p class="rat">${escapeHtml(p.reason)}</p>
-${e ? escalationHtml(e) : ''}${p.redline ? redlineHtml(c, p.redline) : ''}
+${e ? escalationHtml(e) : ''}${p.redline ? redlineHtml(c, p.redline) : ''}${
+  p.sharedRedline
+    ? `<p class="muted">The redline for this position is proposed once for the document: ${escapeHtml(p.sharedRedline)}.</p>`
+    : ''
+}
 </li>`;
   });
   return `<section class="positions" aria-label="Against the playbook"><h4>Against the playbook</h4><ul>${items.join('\n')}</ul></section>`;
@@ -150,8 +164,20 @@ ${escalationHtml(escalations.get(m.id) ?? { ...m.escalation, findingId: m.id })}
     return `<tr><td>${escapeHtml(p.topic)}</td><td>${escapeHtml(p.importance)}</td><td>${rungBadge(p)}</td><td>${where || '<span class="muted">—</span>'}</td></tr>`;
   });
   const decided = review.escalations.filter((e) => e.review && e.review.decision !== 'unreviewed').length;
+  const coverage = report.job.playbook ? coverageText(review.contractType, report.job.playbook) : undefined;
+  const forWhom = reviewedForText(report.job.parties);
+  const withheld = (review.withheld ?? []).map(
+    (w) => `<li><code>${escapeHtml(w.id)}</code>: ${escapeHtml(w.detail)}</li>`,
+  );
   return `<section id="playbook" aria-labelledby="playbook-h">
 <h2 id="playbook-h">Against the playbook</h2>
+${coverage ? `<div class="notice" role="note" aria-label="Contract type">${escapeHtml(coverage)}</div>\n` : ''}${
+  forWhom ? `<p class="for-whom"><strong>${escapeHtml(forWhom)}</strong></p>\n` : ''
+}${
+  withheld.length > 0
+    ? `<details><summary>${withheld.length} redline(s) withheld</summary><ul>${withheld.join('')}</ul></details>\n`
+    : ''
+}
 <p>${review.escalations.length} finding(s) need an approver${review.escalations.length > 0 ? ` (${decided} decided)` : ''}${
     review.contractType
       ? `; topics for a <strong>${escapeHtml(review.contractType.type)}</strong> contract (${escapeHtml(review.contractType.source)})`

@@ -2,9 +2,14 @@ import { createHash } from 'node:crypto';
 import { GetObjectTaggingCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { money } from '../../text/money.js';
 import { panelModelIds } from '../analysts/index.js';
-import { isDocumentRejectedError, isParseOvertimeError, parseDocumentBounded } from '../documents/index.js';
+import {
+  isDocumentRejectedError,
+  isParseOvertimeError,
+  parseDocumentBounded,
+  readParties,
+} from '../documents/index.js';
 import { blockingReason } from '../model-lifecycle.js';
-import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
+import { contractNamesOf, jobPlaybookOf, type Playbook, reviewedFor } from '../playbooks/index.js';
 import type { DocumentScreen } from '../screen/index.js';
 import { Claims } from '../state/claims.js';
 import type { CostQuote, Job, JobPlan } from '../state/job.js';
@@ -97,11 +102,25 @@ export async function intakeObject(
   if ('outcome' in recorded) return recorded;
   const parsed = await parseUpload(run, upload);
   if ('outcome' in parsed) return parsed;
+  const parties = reviewedFor(
+    readParties(parsed.text),
+    recorded.options.party,
+    recorded.playbook?.party,
+    parsed.text,
+  );
+  if ('refused' in parties) {
+    await jobs.markRejected(jobId, parties.refused, { rejection: 'invalid-options' });
+    return { outcome: 'rejected', jobId, reason: parties.refused };
+  }
   const { context, quote, panel, screen } = quoteDocument(
     parsed,
     recorded.options,
     recorded.playbook
-      ? { playbook: recorded.playbook, fileName: ref.key.split('/').pop() ?? ref.key }
+      ? {
+          playbook: recorded.playbook,
+          fileName: ref.key.split('/').pop() ?? ref.key,
+          names: contractNamesOf(parties),
+        }
       : undefined,
   );
   // A playbook's panel replaces the selection: the analysts it asks are the job's. Every pair
@@ -111,14 +130,13 @@ export async function intakeObject(
     planned: parsed.clauses.length * options.analysts.length,
     screened: quote.screened?.calls ?? 0,
   };
-  if (panel || calls.screened > 0)
-    await recordJobPanel(
-      deps.db,
-      deps.tableName,
-      jobId,
-      { analysts: options.analysts, ...panel, callsScreened: calls.screened },
-      now,
-    );
+  await recordJobPanel(
+    deps.db,
+    deps.tableName,
+    jobId,
+    { analysts: options.analysts, ...panel, callsScreened: calls.screened, parties },
+    now,
+  );
   if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${money(options.costLimit)} is below this job's expected cost ${money(quote.expectedMicros)} ` +

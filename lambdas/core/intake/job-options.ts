@@ -29,6 +29,8 @@ export interface JobOptions {
   readonly playbook?: PlaybookRequest;
   /** The contract type whose playbook topics apply (one of the playbook's); absent: detected. */
   readonly contractType?: string;
+  /** The party the review is for, as the contract names it; absent: the playbook's side, matched. */
+  readonly party?: string;
   /** Ask every selected analyst even when the playbook gives it nothing to judge. */
   readonly allAnalysts: boolean;
   /**
@@ -53,6 +55,21 @@ function readReviewHours(raw: string | undefined, floor = DEFAULT_MIN_REVIEW_HOU
   throw new JobOptionError(
     `the 'review-hours' option must be a number of hours from ${floor} (this stack's shortest review) to ${MAX_REVIEW_HOURS}; got '${raw}'`,
   );
+}
+
+/** Longest name a `party` option may give: a party's name as a contract writes it. */
+export const MAX_PARTY_CHARS = 200;
+
+/** The `party` option: a name of 1-200 printable characters, or absent. */
+function readParty(raw: string | undefined): string | undefined {
+  const party = raw?.trim();
+  if (party === undefined || party === '') return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a party's name holds no control characters.
+  if (party.length > MAX_PARTY_CHARS || /[\u0000-\u001f\u007f]/.test(party))
+    throw new JobOptionError(
+      `the 'party' option must be a party's name as the contract writes it, at most ${MAX_PARTY_CHARS} printable characters; got '${party.slice(0, 40)}${party.length > 40 ? '…' : ''}'`,
+    );
+  return party;
 }
 
 /** An option given on the upload is not valid; the message names it and what is allowed. */
@@ -131,6 +148,7 @@ export function readJobOptions(
     throw new JobOptionError(
       `the 'contract-type' option must be lower-case words joined by hyphens, as a playbook's contract types are; got '${contractType}'`,
     );
+  const party = readParty(pick('party'));
   const allRaw = readBoolean(pick, 'all-analysts');
   const fullRaw = readBoolean(pick, 'full-panel');
   return {
@@ -143,6 +161,7 @@ export function readJobOptions(
     reviewHours,
     ...(playbook ? { playbook } : {}),
     ...(contractType ? { contractType } : {}),
+    ...(party ? { party } : {}),
     allAnalysts: allRaw === 'true',
     fullPanel: fullRaw === 'true',
   };

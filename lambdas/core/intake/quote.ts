@@ -20,6 +20,7 @@
  * quote prices only the calls that will be asked, and says what the pairs screened would have
  * cost (`screened`).
  */
+
 import {
   type AnalystDefinition,
   buildConverseInput,
@@ -27,6 +28,7 @@ import {
   selectAnalysts,
   withModels,
 } from '../analysts/index.js';
+import type { ContractNames } from '../analysts/positions.js';
 import { type DocumentContext, findDocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
 import { costOf, tokensOf } from '../models.js';
@@ -163,6 +165,8 @@ export interface DocumentQuote extends JobEstimate {
 export interface QuotedPlaybook {
   readonly playbook: Playbook;
   readonly fileName?: string;
+  /** The contract's names for the two sides, which the analysts' requests carry. */
+  readonly names?: ContractNames | undefined;
 }
 
 /**
@@ -197,7 +201,8 @@ export function quoteDocument(
   const { clauses } = document;
   const context = findDocumentContext(document.text, clauses);
   const selection = withModels(selectAnalysts(options.analysts), options.models);
-  const played = against && playbookOf(selection, against, options, context?.title);
+  const played =
+    against && playbookOf(selection, against, options, { text: document.text, title: context?.title });
   const asked = played?.analysts ?? selection;
   const screen = options.fullPanel ? undefined : shippedScreen()?.screenDocument(clauses, asked);
   const estimate = estimateJob(
@@ -256,9 +261,19 @@ function playbookOf(
   selection: readonly AnalystDefinition[],
   against: QuotedPlaybook,
   options: Partial<Pick<JobOptions, 'contractType' | 'allAnalysts'>>,
-  title: string | undefined,
+  words: { readonly text: string; readonly title?: string | undefined },
 ) {
-  const contractType = contractTypeFor(against.playbook, options.contractType, title, against.fileName);
-  const panel = playbookPanel(selection, against.playbook, contractType?.type, options.allAnalysts ?? false);
+  const contractType = contractTypeFor(against.playbook, options.contractType, {
+    text: words.text,
+    ...(words.title !== undefined ? { title: words.title } : {}),
+    fileName: against.fileName,
+  });
+  const panel = playbookPanel(
+    selection,
+    against.playbook,
+    contractType?.type,
+    options.allAnalysts ?? false,
+    against.names,
+  );
   return { ...panel, contractType };
 }

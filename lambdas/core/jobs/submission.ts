@@ -9,6 +9,7 @@ import { LANES } from '../contracts.js';
 import {
   isJobOptionError,
   type JobOptions,
+  MAX_PARTY_CHARS,
   MAX_REVIEW_HOURS,
   readJobOptions,
 } from '../intake/job-options.js';
@@ -63,6 +64,8 @@ export const submitOptionsShape = {
   playbook: z.string().min(1).max(80).optional(),
   /** With a playbook: the contract type whose topics apply (one of the playbook's); absent: detected. */
   contractType: z.string().min(1).max(64).optional(),
+  /** The party the review is for, as the contract names it ("Franchisee"); absent: the playbook's side, matched. */
+  party: z.string().min(1).max(MAX_PARTY_CHARS).optional(),
   /** With a playbook: ask every analyst, even one the playbook gives nothing to judge. */
   allAnalysts: z.boolean().optional(),
   /** Ask every analyst about every clause; false (the default): the relevance screen leaves out the analysts a clause cannot concern. */
@@ -85,6 +88,8 @@ export interface SubmittedOptions {
   readonly playbook?: JobPlaybook;
   /** The contract type asked for (absent: intake detects it). */
   readonly contractType?: string;
+  /** The party the review is for, as asked (absent: intake infers it from the playbook's side). */
+  readonly party?: string;
   /** Every analyst is asked, whatever the playbook gives it to judge. */
   readonly allAnalysts?: boolean;
   /** True when every analyst is asked about every clause (absent: the relevance screen runs first). */
@@ -151,6 +156,7 @@ export function readSubmission(
   if (request.reviewHours !== undefined) metadata['review-hours'] = String(request.reviewHours);
   if (request.playbook !== undefined) metadata.playbook = request.playbook;
   if (request.contractType !== undefined) metadata['contract-type'] = request.contractType;
+  if (request.party !== undefined) metadata.party = request.party;
   if (request.allAnalysts) metadata['all-analysts'] = 'true';
   if (request.fullPanel !== undefined) metadata['full-panel'] = String(request.fullPanel);
   try {
@@ -217,6 +223,7 @@ export function submittedOptions(options: JobOptions, playbook?: JobPlaybook): S
     gate: options.gate,
     ...(playbook ? { playbook } : {}),
     ...(options.contractType ? { contractType: options.contractType } : {}),
+    ...(options.party ? { party: options.party } : {}),
     ...(options.allAnalysts ? { allAnalysts: true } : {}),
     ...(options.fullPanel ? { fullPanel: true as const } : {}),
   };

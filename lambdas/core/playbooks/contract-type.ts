@@ -1,67 +1,99 @@
 /**
- * The contract type a review takes a playbook's topics for: the one the submitter gave, else the
- * playbook's only type, else one read from the contract's title (or, with no type in the title,
- * the uploaded file's name). The title is read with plain
- * words for the types this project's playbooks use (a "Web Hosting Agreement" is a services
- * contract, a "Distributor Agreement" a supply one); a playbook's own type names are matched as
- * words too. A title that names none of the playbook's types gives no type, and every topic applies.
+ * The contract type a review takes a playbook's topics for. The submitter's type comes first;
+ * else the kind the contract is read as (`readContractKind`: its title, what it says of itself,
+ * the file's name), taken as the playbook's type that kind belongs to (a "Web Hosting Agreement"
+ * is a services contract, a "Distributor Agreement" a supply one); else the playbook's only type.
+ * A kind no type of the playbook covers (a franchise agreement against a services playbook) is
+ * the type itself, `covered: false`: the review then applies the playbook's general topics only,
+ * and says so.
  */
+import { type ContractKindReading, readContractKind } from '../documents/index.js';
 import type { Playbook } from './schema.js';
 
-/** A contract type and where it came from. */
+/** A contract type, where it came from, and whether the playbook covers it. */
 export interface ContractType {
   readonly type: string;
   readonly source: 'submitted' | 'detected' | 'playbook';
+  /** The kind the contract was read as, and where ("Franchise Agreement", from the title). */
+  readonly kind?: {
+    readonly id: string;
+    readonly label: string;
+    readonly from: 'title' | 'body' | 'file-name';
+  };
+  /**
+   * False when the playbook lists no such type: only its general topics apply. Absent on jobs
+   * recorded before coverage was read, which took every type as covered.
+   */
+  readonly covered?: boolean;
+  /** The playbook's own types, when it does not cover this one: what it is written for. */
+  readonly covers?: readonly string[];
 }
 
-/** Words in a title that name a contract type, by the type ids the shipped playbooks use. */
-const TITLE_WORDS: Readonly<Record<string, RegExp>> = {
-  nda: /\b(non-?disclosure|confidentiality|secrecy)\b/i,
-  licence: /\b(licen[cs]e|licen[cs]ing|sublicen[cs]e)\b/i,
-  supply: /\b(supply|purchase|procurement|distribut(?:or|ion)|manufactur(?:e|ing)|reseller|sale of goods)\b/i,
-  services:
-    /\b(services?|consult(?:ing|ancy)|outsourcing|maintenance|hosting|support|professional|development)\b/i,
+/** The type of the shipped playbooks each kind of contract belongs to, where one does. */
+const TYPE_OF_KIND: Readonly<Record<string, string>> = {
+  services: 'services',
+  consulting: 'services',
+  hosting: 'services',
+  maintenance: 'services',
+  outsourcing: 'services',
+  development: 'services',
+  transportation: 'services',
+  supply: 'supply',
+  manufacturing: 'supply',
+  distribution: 'supply',
+  reseller: 'supply',
+  purchase: 'supply',
+  licence: 'licence',
+  'intellectual-property': 'licence',
+  nda: 'nda',
 };
 
-/** Where in the title a type's words first appear, or -1. */
-function firstMention(title: string, type: string): number {
-  const words = TITLE_WORDS[type] ?? new RegExp(`\\b${type.replace(/-/g, '[- ]')}\\b`, 'i');
-  return words.exec(title)?.index ?? -1;
+/** The playbook's type a kind reads as: its own name, or the shipped types' mapping. */
+function typeOfKind(types: readonly string[], kind: string): string | undefined {
+  if (types.includes(kind)) return kind;
+  const mapped = TYPE_OF_KIND[kind];
+  return mapped !== undefined && types.includes(mapped) ? mapped : undefined;
+}
+
+/** What the contract says of itself, for `contractTypeFor`: its text, title and file name. */
+export interface ContractWords {
+  readonly text?: string;
+  readonly title?: string;
+  readonly fileName?: string;
 }
 
 /**
  * The contract type for a review against `playbook`.
  *
  * @param submitted the type the submitter gave (checked to be one of the playbook's by the caller)
- * @param title the contract's title, as the document context found it
- * @param fileName the uploaded file's name, read when the title names no type
- * @example contractTypeFor(playbook, undefined, 'WEB HOSTING AGREEMENT') // { type: 'services', source: 'detected' }
+ * @example contractTypeFor(playbook, undefined, { title: 'WEB HOSTING AGREEMENT' }) // { type: 'services', source: 'detected', covered: true, … }
  */
 export function contractTypeFor(
   playbook: Pick<Playbook, 'contractTypes'>,
   submitted: string | undefined,
-  title: string | undefined,
-  fileName?: string,
+  words: ContractWords,
 ): ContractType | undefined {
-  if (submitted !== undefined) return { type: submitted, source: 'submitted' };
+  if (submitted !== undefined) return { type: submitted, source: 'submitted', covered: true };
+  const reading: ContractKindReading = readContractKind(words.text ?? '', words.title, words.fileName);
+  if (reading.kind && reading.source) {
+    const kinds = reading.kinds.length > 0 ? reading.kinds : [reading.kind];
+    const kind = { id: reading.kind, label: reading.label ?? reading.kind, from: reading.source };
+    // A "Licence and Services Agreement" is a licence; a kind the playbook covers wins over one it does not.
+    for (const k of kinds) {
+      const type = typeOfKind(playbook.contractTypes, k);
+      if (type) return { type, source: 'detected', kind, covered: true };
+    }
+    return {
+      type: reading.kind,
+      source: 'detected',
+      kind,
+      covered: false,
+      covers: [...playbook.contractTypes],
+    };
+  }
   const [only, ...others] = playbook.contractTypes;
-  if (only !== undefined && others.length === 0) return { type: only, source: 'playbook' };
-  for (const text of [title, fileName?.replace(/[_.]+/g, ' ')]) {
-    const type = namedType(playbook.contractTypes, text);
-    if (type) return { type, source: 'detected' };
-  }
+  if (only !== undefined && others.length === 0) return { type: only, source: 'playbook', covered: true };
   return undefined;
-}
-
-/** The type of `types` a text names first: a "Licence and Services Agreement" is a licence. */
-function namedType(types: readonly string[], text: string | undefined): string | undefined {
-  if (!text) return undefined;
-  let best: { type: string; at: number } | undefined;
-  for (const type of types) {
-    const at = firstMention(text, type);
-    if (at >= 0 && (!best || at < best.at)) best = { type, at };
-  }
-  return best?.type;
 }
 
 /** Why a submitted contract type cannot be used with the playbook, or undefined when it can. */

@@ -7,7 +7,12 @@ export {
   renderInContractTerms,
   termsOfText,
 } from './contract-terms.js';
-export { type ContractType, contractTypeFor, contractTypeIssue } from './contract-type.js';
+export {
+  type ContractType,
+  type ContractWords,
+  contractTypeFor,
+  contractTypeIssue,
+} from './contract-type.js';
 export {
   isPlaybookCorruptError,
   isPlaybookError,
@@ -72,6 +77,14 @@ export {
   type WithheldReason,
   type WithheldRedline,
 } from './review-types.js';
+export {
+  contractNamesOf,
+  type JobParties,
+  type JobParty,
+  partiesText,
+  reviewedFor,
+  sideWords,
+} from './reviewed-for.js';
 export {
   DIRECTIONS,
   type Direction,

@@ -5,12 +5,14 @@
  * position to judge is not asked, unless the submitter keeps the full panel; the pairs left out
  * are recorded with that reason, never silently missing.
  */
+
 import {
   type AnalystDefinition,
   orderedPosition,
   type PositionBrief,
   withPositions,
 } from '../analysts/index.js';
+import type { ContractNames } from '../analysts/positions.js';
 import type { Playbook, Position, RequiredClause } from './schema.js';
 import { topicsFor } from './schema.js';
 
@@ -77,10 +79,12 @@ export function playbookPanel(
   playbook: Playbook,
   contractType: string | undefined,
   allAnalysts: boolean,
+  names?: ContractNames,
 ): PlaybookPanel {
   const briefed = withPositions(selection, {
     party: playbook.party,
     positions: positionBriefs(playbook, contractType),
+    names,
   });
   // Without a position for any analyst (a contract type the playbook has no topic for), the job is
   // the generic review: a job that asks no one would report nothing.

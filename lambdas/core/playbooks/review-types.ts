@@ -259,7 +259,12 @@ export interface UnplacedRedline {
 /** Why a proposed redline was not put to the reviewer. */
 export type WithheldReason =
   /** Its inserted text names a party role the contract has no party for. */
-  'foreign-party';
+  | 'foreign-party'
+  /**
+   * It would append the standard's language to a clause that already reaches a fallback: a
+   * rung the team accepts, which a reader keeps rather than bolt the standard onto.
+   */
+  | 'appended-to-acceptable';
 
 /** A redline an analyst proposed that the review withheld, and why. */
 export interface WithheldRedline {
@@ -290,6 +295,8 @@ export interface RedlinesWritten {
    * change is accepted (where two redlines insert at one point, the first listed goes first).
    */
   readonly clauses: readonly RedlinedClause[];
+  /** Required clauses the contract lacks, inserted as paragraphs of their own, by finding id. */
+  readonly inserted?: readonly string[];
 }
 
 /** The review against a playbook: report.json's `playbookReview`. */

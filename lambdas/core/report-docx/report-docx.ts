@@ -12,6 +12,7 @@ import { authorOf, changeAuthorOf, hasAuthors, relabelOurName } from './authors.
 import { commented, commentParagraphs, type RedlineMention } from './comment-text.js';
 import { DocxPackageError } from './errors.js';
 import { plainDocument } from './generate.js';
+import { type DocxClauseInsert, insertClauses } from './inserted-clauses.js';
 import { DocxPackage, elements, isW, newXml, W_NS, wElement } from './ooxml.js';
 import { type DocxRedline, planRedlines } from './redlines.js';
 import { alignText, documentAtoms, spanAtoms } from './text-map.js';
@@ -26,6 +27,8 @@ export interface ReportDocxInput {
   readonly original?: Uint8Array;
   /** Redlines to write as tracked changes (`rejected` ones are not written). */
   readonly redlines?: readonly DocxRedline[];
+  /** Required clauses the contract lacks, each written once as a paragraph of its own. */
+  readonly clauses?: readonly DocxClauseInsert[];
 }
 
 /** What was written: the bytes, and how the comments and changes were placed. */
@@ -45,6 +48,8 @@ export interface ReportDocx {
   };
   /** Tracked changes written: each `w:ins`, `w:del` and deleted paragraph mark. */
   readonly changes: number;
+  /** The required clauses written as paragraphs of their own, by finding id. */
+  readonly inserted: readonly string[];
   /** Comments and changes of the upload under this tool's name, relabelled as the original's. */
   readonly relabelled: number;
 }
@@ -144,6 +149,11 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
   place(placements);
   let changes = 0;
   for (const edit of marked) changes += writeChange(edit, { author: edit.author, date, nextId }).length;
+  const inserted = writeInsertedClauses(
+    { body, comments, report, atoms, map, jobId, date, nextId, author },
+    input.clauses ?? [],
+  );
+  changes += inserted.length * 2;
 
   pkg.setXml(main, doc);
   pkg.setXml(part.name, comments);
@@ -153,8 +163,59 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
     comments: written,
     redlines: { placed: plan.placed, notPlaced: plan.notPlaced, clauses: plan.clauses },
     changes,
+    inserted,
     relabelled,
   };
+}
+
+/** What writing the inserted clauses needs of the document being written. */
+interface InsertContext {
+  readonly body: Element;
+  readonly comments: Document;
+  readonly report: Report;
+  readonly atoms: ReturnType<typeof documentAtoms>['atoms'];
+  readonly map: ReturnType<typeof alignText>;
+  readonly jobId: string;
+  readonly date: string;
+  readonly nextId: () => number;
+  /** The job's comment author. */
+  readonly author: string;
+}
+
+/** Writes the required clauses as paragraphs of their own, each with a comment saying what it is. */
+function writeInsertedClauses(c: InsertContext, clauses: readonly DocxClauseInsert[]): string[] {
+  if (clauses.length === 0) return [];
+  const paragraphAt = (offset: number) => {
+    const span = spanAtoms(c.map, offset, offset + 1);
+    const atom = span ? c.atoms[span.to] : undefined;
+    for (let n: Node | null = atom?.node ?? null; n; n = n.parentNode) if (isW(n, 'p')) return n as Element;
+    return undefined;
+  };
+  const written = insertClauses(c.body, c.report.clauses, clauses, paragraphAt, (insert) => ({
+    author: changeAuthorOf(c.jobId, insert.decidedBy),
+    date: c.date,
+    nextId: c.nextId,
+  }));
+  const doc = c.body.ownerDocument as Document;
+  for (const insert of clauses) {
+    const p = written.get(insert.id);
+    if (!p) continue;
+    const id = c.nextId();
+    const marks = commentMarks(doc, id);
+    const ins = elements(p, W_NS, 'ins')[0];
+    for (const n of marks.start) p.insertBefore(n, ins ?? null);
+    for (const n of marks.end) p.appendChild(n);
+    const why = insert.decidedBy
+      ? `decided by ${insert.decidedBy}: the contract must have it`
+      : 'proposed, undecided: nobody has accepted it';
+    c.comments.documentElement.appendChild(
+      commentElement(c.comments, id, c.author, c.date, [
+        `Required clause ${insert.id}: the contract has none, so the playbook's clause is inserted here as a clause of its own (${why}).`,
+        'Reject the change to leave the contract without it.',
+      ]),
+    );
+  }
+  return [...written.keys()];
 }
 
 /** One `w:comment`: a paragraph per line, the first carrying the annotation mark Word expects. */

@@ -5,7 +5,7 @@
 import type { PanelModels } from '../analysts/panel-models.js';
 import type { Lane } from '../contracts.js';
 import type { DocumentFormat } from '../documents/formats.js';
-import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
+import type { ContractType, JobParties, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
 import { JobNotFoundError } from './errors.js';
 import type { JobRejection } from './job-rejections.js';
 
@@ -180,33 +180,6 @@ export interface Job {
   readonly reviewCompletedAt?: string;
   /** The review deadline passed: the report is written with undecided findings `unreviewed`. */
   readonly reviewExpiredAt?: string;
-}
-
-/** A party as the contract names it, read from its preamble. */
-export interface JobParty {
-  /** As the contract writes it: "Kiromic BioPharma, Inc.". */
-  readonly name: string;
-  /** The name the contract uses for it after the preamble: "Company", "Franchisee". */
-  readonly defined?: string;
-  /** The side its name reads as: `customer`, `supplier`, `franchisee`, … (`other` when it says none). */
-  readonly side?: string;
-}
-
-/**
- * The contract's parties and whose side a review against a playbook takes: `us` the party the
- * review is for, `them` the other, each by the name the contract uses for it (`term`).
- */
-export interface JobParties {
-  /** Every party intake read, in the contract's order. */
-  readonly found: readonly JobParty[];
-  /** Why the parties could not be read (none, or only one). */
-  readonly problem?: string;
-  readonly us?: { readonly name: string; readonly term: string };
-  readonly them?: { readonly name: string; readonly term: string };
-  /** `submitted`: the job named its party; `inferred`: the playbook's side was matched to a party. */
-  readonly source?: 'submitted' | 'inferred';
-  /** How `us` was chosen, in plain words, for the report. */
-  readonly how?: string;
 }
 
 /** What intake records of a document once it has read it: the job's plan, with its quote. */

@@ -5,13 +5,13 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AnalystDefinition, withPositions } from '../analysts/index.js';
-import { jobPlaybookContent, PlaybookStore, positionBriefs } from '../playbooks/index.js';
+import { contractNamesOf, jobPlaybookContent, PlaybookStore, positionBriefs } from '../playbooks/index.js';
 import type { Job } from '../state/job.js';
 
 /** Gives the panel of a job its playbook's positions; the panel as it was without a playbook. */
 export async function withJobPlaybook(
   panel: readonly AnalystDefinition[],
-  job: Pick<Job, 'playbook' | 'contractType'>,
+  job: Pick<Job, 'playbook' | 'contractType' | 'parties'>,
   deps: { readonly db: DynamoDBDocumentClient; readonly tableName: string },
 ): Promise<readonly AnalystDefinition[]> {
   if (!job.playbook) return panel;
@@ -19,5 +19,6 @@ export async function withJobPlaybook(
   return withPositions(panel, {
     party: playbook.party,
     positions: positionBriefs(playbook, job.contractType?.type),
+    names: contractNamesOf(job.parties),
   });
 }
