@@ -21,7 +21,7 @@ import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
 import { ChunkStop } from './chunk-stop.js';
 import { type Delivery, type Disposition, redeliveryDelay } from './disposition.js';
-import { Heartbeat } from './heartbeat.js';
+import { Heartbeat, messageHoldSeconds } from './heartbeat.js';
 import { JobGates } from './job-gate.js';
 import { withJobPlaybook } from './job-panel.js';
 import type { LimiterRegistry } from './limiter-registry.js';
@@ -117,7 +117,7 @@ function startHeartbeat(
         new ChangeMessageVisibilityCommand({
           QueueUrl: delivery.queueUrl,
           ReceiptHandle: delivery.receiptHandle,
-          VisibilityTimeout: Math.ceil((deps.leaseMs * 2) / 1000),
+          VisibilityTimeout: messageHoldSeconds(deps.leaseMs),
         }),
       ),
     progress,
