@@ -3,17 +3,13 @@ import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watchChild } from './child-output.js';
-import { LocalStackError } from './errors.js';
+import { isLocalStackNotReadyError, LocalStackNotReadyError, LocalStackStartError } from './errors.js';
 import { freePort } from './free-port.js';
 import { ensureLocalStack, LOCALSTACK_LIBS } from './localstack-install.js';
+import { checkServicesKnown, type LocalStackReadiness, waitForLocalStack } from './localstack-readiness.js';
 
 /** The services the pipeline uses; LocalStack loads these only. */
 export const LOCALSTACK_SERVICES = ['s3', 'sqs', 'dynamodb', 'sns', 'cloudwatch'] as const;
-
-/** LocalStack did not start, or did not report its services available in time. */
-export class LocalStackStartError extends LocalStackError {
-  override readonly name = 'LocalStackStartError';
-}
 
 /** A running LocalStack on loopback. */
 export interface LocalStackServer {
@@ -21,6 +17,8 @@ export interface LocalStackServer {
   readonly endpoint: string;
   /** LocalStack's version, as its health endpoint reports it. */
   readonly version: string;
+  /** How long each service took to answer its first request, and the requests it was asked again. */
+  readonly readiness: LocalStackReadiness;
   /** Its process id, also its process group's. */
   readonly pid: number;
   /** The processes it started (DynamoDB Local's JVM), which {@link stop} ends too. */
@@ -29,27 +27,14 @@ export interface LocalStackServer {
   stop(): Promise<void>;
 }
 
-interface Health {
-  readonly version?: string;
-  readonly services?: Readonly<Record<string, string>>;
-}
-
-async function health(endpoint: string): Promise<Health | undefined> {
-  try {
-    const res = await fetch(`${endpoint}/_localstack/health`, { signal: AbortSignal.timeout(2000) });
-    return res.ok ? ((await res.json()) as Health) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** How to start LocalStack. */
 export interface LocalStackServerOptions {
   readonly log?: (line: string) => void;
   /** @default 120000 */
   readonly startTimeoutMs?: number;
   /**
-   * The services to load and wait for (LocalStack's names, e.g. 'cloudformation').
+   * The services to load and wait for (LocalStack's names, e.g. 'cloudformation'; each needs
+   * a first request in localstack-probes.ts).
    * @default {@link LOCALSTACK_SERVICES}
    */
   readonly services?: readonly string[];
@@ -60,14 +45,18 @@ export interface LocalStackServerOptions {
 /**
  * Starts LocalStack in host mode (no Docker) from the project's install (made on first use,
  * see localstack-install.ts) on a free loopback port, with its file system under `.localstack/`,
- * and resolves once its health endpoint lists every service asked for (by default those the
- * pipeline uses) as available. DynamoDB starts on first use; {@link LocalStackServer.stop} ends
- * it with LocalStack.
+ * and resolves once every service asked for (by default those the pipeline uses) has answered
+ * a first request and its health says `running` ({@link waitForLocalStack}): the endpoint is
+ * handed over only when clients starting at once all find their services ready. A service
+ * that is not ready within `startTimeoutMs` fails the start with a `LocalStackNotReadyError`
+ * naming it. DynamoDB Local's JVM is started by that first request; {@link LocalStackServer.stop}
+ * ends it with LocalStack.
  */
 export async function startLocalStackServer(
   options: LocalStackServerOptions = {},
 ): Promise<LocalStackServer> {
   const wanted = options.services ?? LOCALSTACK_SERVICES;
+  checkServicesKnown(wanted);
   const install = ensureLocalStack(options.log ? { log: options.log } : {});
   const port = await freePort();
   // Each server gets a file system of its own (state, temporary files, DynamoDB Local's
@@ -121,26 +110,32 @@ export async function startLocalStackServer(
   process.once('exit', onExit);
 
   const timeoutMs = options.startTimeoutMs ?? 120_000;
-  const deadline = Date.now() + timeoutMs;
-  let last: Health | undefined;
-  for (;;) {
-    last = await health(endpoint);
-    const services = last?.services ?? {};
-    if (last && wanted.every((s) => ['available', 'running'].includes(services[s] ?? ''))) break;
-    const exited = watched.exitCode();
-    if (exited !== undefined || Date.now() > deadline) {
-      killGroup('SIGKILL');
-      throw new LocalStackStartError(
-        `LocalStack ${exited !== undefined ? `exited with code ${exited}` : `was not ready within ${timeoutMs} ms`} on ${endpoint} ` +
-          `(services: ${JSON.stringify(services)}). Its output:\n${watched.output().slice(-3000)}`,
-      );
+  let readiness: LocalStackReadiness;
+  try {
+    readiness = await waitForLocalStack({
+      endpoint,
+      services: wanted,
+      timeoutMs,
+      gone: () => {
+        const code = watched.exitCode();
+        return code === undefined ? undefined : `exited with code ${code}`;
+      },
+    });
+  } catch (error) {
+    killGroup('SIGKILL');
+    const output = `Its output:\n${watched.output().slice(-3000)}`;
+    if (!isLocalStackNotReadyError(error)) {
+      throw new LocalStackStartError(`LocalStack on ${endpoint} did not start: ${String(error)}. ${output}`, {
+        cause: error,
+      });
     }
-    await sleep(250);
+    throw new LocalStackNotReadyError(`${error.message}. ${output}`, error, { cause: error });
   }
   watched.quiet();
   return {
     endpoint,
-    version: last.version ?? 'unknown',
+    version: readiness.version,
+    readiness,
     pid: child.pid ?? 0,
     descendants: () => descendantsOf(child.pid ?? 0),
     async stop() {

@@ -14,7 +14,12 @@ import { PROJECT_ROOT } from './python-venv.js';
 
 async function main(files: string[]): Promise<number> {
   const server = await startLocalStackServer({ log: (line) => console.log(`[localstack] ${line}`) });
-  console.log(`[localstack] LocalStack ${server.version} on ${server.endpoint}`);
+  const { tookMs, services } = server.readiness;
+  const again = services.filter((s) => s.retries > 0).map((s) => `${s.service} ×${s.retries}`);
+  console.log(
+    `[localstack] LocalStack ${server.version} on ${server.endpoint}: every service answered within ${tookMs} ms` +
+      (again.length > 0 ? ` (first requests sent again: ${again.join(', ')})` : ''),
+  );
   const stop = () => void server.stop();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -1,12 +1,16 @@
 /**
  * LocalStack as a second ground, in every test run: it is installed into the project on first
  * use (localstack/localstack-install.ts), started in host mode without Docker, given the
- * pipeline's whole topology, and stopped with its DynamoDB Local JVM. The whole integration
+ * pipeline's whole topology, and stopped with its DynamoDB Local JVM. Its endpoint is handed
+ * over only once every service has answered a first request. The whole integration
  * suite runs on it with `npm run test:localstack`.
  */
 import { execFileSync } from 'node:child_process';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ListDashboardsCommand } from '@aws-sdk/client-cloudwatch';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CreateTopicCommand } from '@aws-sdk/client-sns';
+import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { topology } from '../../lib/topology.js';
@@ -31,12 +35,34 @@ function running(pids: readonly number[]): string[] {
 }
 
 describe('LocalStack without Docker', () => {
-  it('reports every service the pipeline uses available, at the pinned version', async () => {
+  it('hands its endpoint over with every service the pipeline uses running, at the pinned version', async () => {
     expect(server.version).toBe('2026.3.0');
     const health = (await (await fetch(`${server.endpoint}/_localstack/health`)).json()) as {
       services: Record<string, string>;
     };
-    for (const s of LOCALSTACK_SERVICES) expect(['available', 'running']).toContain(health.services[s]);
+    for (const s of LOCALSTACK_SERVICES) expect(health.services[s]).toBe('running');
+    // Each answered its first request, in turn, before the hand-over.
+    expect(server.readiness.services.map((r) => r.service)).toEqual([...LOCALSTACK_SERVICES]);
+    for (const r of server.readiness.services)
+      expect(r.readyAfterMs).toBeLessThanOrEqual(server.readiness.tookMs);
+  });
+
+  it("answers the first requests of clients starting at once, as the suite's files do", async () => {
+    // Four files provisioning at the same moment: each its own clients, each service at once.
+    const sets = Array.from({ length: 4 }, () => emulatorClients(server.endpoint));
+    const prefix = `ls-first-${Date.now().toString(36)}`;
+    const answers = await Promise.allSettled(
+      sets.flatMap((c, i) => [
+        c.s3.send(new CreateBucketCommand({ Bucket: `${prefix}-${i}` })),
+        c.sqs.send(new CreateQueueCommand({ QueueName: `${prefix}-${i}` })),
+        c.dynamodb.send(new ListTablesCommand({})),
+        c.sns.send(new CreateTopicCommand({ Name: `${prefix}-${i}` })),
+        c.cloudwatch.send(new ListDashboardsCommand({})),
+      ]),
+    );
+    for (const c of sets) c.destroy();
+    const refused = answers.flatMap((a) => (a.status === 'rejected' ? [String(a.reason)] : []));
+    expect(refused).toEqual([]);
   });
 
   it('takes the whole topology, and S3 events, queues and DynamoDB Local work on it', async () => {

@@ -6,9 +6,11 @@ import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
 import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { callsAsked, fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
 
+const LEASE_SECONDS = 6;
+
 // The batch lane has no worker until a test starts one, so chunk messages wait in its queue.
 const h = await startHarness('recovery', {
-  settings: { chunkClauses: 3, leaseSeconds: 6 },
+  settings: { chunkClauses: 3, leaseSeconds: LEASE_SECONDS },
   pipeline: { batchWorkers: 0 },
 });
 const { sqs, db } = h.pipeline.clients;
@@ -78,6 +80,17 @@ describe('a batch worker killed mid-chunk', () => {
     h.bedrock.setPlan({ latency: { kind: 'fixed', ms: 20 } });
     h.pipeline.addBatchWorker();
 
+    // How long the wait must be, from the lease and visibility timings: every message the
+    // victim had, held by its heartbeat or only just received, is visible again within twice
+    // the lease of the kill (`messageHoldSeconds`: the poller receives with that hold and the
+    // heartbeat renews it), when the victim's lease (renewed to one lease ahead) has run out.
+    // Should a renewal the victim sent as it died still land, the survivor's claim finds the
+    // lease live and the message comes back when it ends, 5 s later at most: the last takeover
+    // starts within 2 × 6 + 6 + 5 = 23 s of the kill, plus the emulator's visibility tick
+    // (about a second on LocalStack) and the survivor's 1 s long poll. The rest of the 120 s is
+    // the survivor's own work on the chunks left, at 20 ms a call. Received with the batch
+    // queue's 300 s visibility timeout instead, a message the victim had only just received
+    // would outlast the wait.
     const job = await h.waitForEnd(jobId, 120_000);
     expect(job.status).toBe('completed');
     const report = await h.report(job);

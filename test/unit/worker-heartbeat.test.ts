@@ -4,7 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { type CallCounts, Claims, type Lease } from '../../lambdas/core/state/claims.js';
 import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
-import { Heartbeat, PROGRESS_MS } from '../../lambdas/core/worker/heartbeat.js';
+import { Heartbeat, messageHoldSeconds, PROGRESS_MS } from '../../lambdas/core/worker/heartbeat.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const LEASE_MS = 9_000;
@@ -58,6 +58,14 @@ function writes(): string[] {
 beforeEach(() => {
   ddb.reset();
   ddb.on(UpdateCommand).resolves({});
+});
+
+describe('messageHoldSeconds', () => {
+  it('holds a message for twice the lease, in whole seconds rounded up', () => {
+    expect(messageHoldSeconds(6000)).toBe(12);
+    expect(messageHoldSeconds(6500)).toBe(13);
+    expect(messageHoldSeconds(120_000)).toBe(240);
+  });
 });
 
 describe('Heartbeat', () => {

@@ -96,8 +96,17 @@ describe('runPoller', () => {
       QueueUrl: QUEUE_URL,
       MaxNumberOfMessages: 3,
       WaitTimeSeconds: 20,
+      // Held for twice the 30 s lease from the receive on, not for the queue's timeout.
+      VisibilityTimeout: 60,
       MessageSystemAttributeNames: ['ApproximateReceiveCount'],
     });
+  });
+
+  it('receives held for twice the lease, rounded up to whole seconds, whatever the lease', async () => {
+    const controller = new AbortController();
+    receives(controller, [[]]);
+    await runPoller({ ...deps, leaseMs: 6_500 }, { queueUrl: QUEUE_URL, signal: controller.signal });
+    expect(receiveInputs()[0]?.VisibilityTimeout).toBe(13);
   });
 
   it('never asks for more than ten messages, the SQS maximum', async () => {

@@ -8,12 +8,22 @@ import type { ChunkStop } from './chunk-stop.js';
  */
 export const PROGRESS_MS = 1000;
 
+/**
+ * How long a chunk's message stays invisible while a worker holds it: twice the lease. The
+ * poller receives with it and the heartbeat renews it, so whenever its holder dies, at any
+ * point from the receive on, the message is back within twice the lease, after the lease has
+ * run out and can be taken over; never after the queue's much longer visibility timeout.
+ */
+export function messageHoldSeconds(leaseMs: number): number {
+  return Math.ceil((leaseMs * 2) / 1000);
+}
+
 /** What a {@link Heartbeat} keeps alive and reports to. */
 export interface HeartbeatOptions {
   readonly claims: Pick<Claims, 'heartbeat' | 'recordCounts'>;
   readonly lease: Lease;
   readonly leaseMs: number;
-  /** Sets the message's visibility to twice the lease (ChangeMessageVisibility). */
+  /** Sets the message's visibility to {@link messageHoldSeconds} (ChangeMessageVisibility). */
   readonly holdMessage: () => Promise<unknown>;
   /** The stage's call counts so far; undefined before it has any. */
   readonly progress: () => CallCounts | undefined;

@@ -1,5 +1,6 @@
 import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { applyRetryVisibility, deleteDelivery } from './disposition.js';
+import { messageHoldSeconds } from './heartbeat.js';
 import { type Delivery, processChunk, type WorkerDeps } from './process-chunk.js';
 
 /** Options of the long-running batch-lane poller. */
@@ -23,6 +24,14 @@ export interface PollerOptions {
 /**
  * The batch lane's worker loop (a Fargate task): receive, process with the same core as the
  * Lambda handler, delete what is acknowledged, give the rest its visibility backoff.
+ *
+ * A message is received already held for {@link messageHoldSeconds}, as the chunk's heartbeat
+ * holds it, not for the queue's visibility timeout: a worker that dies between a receive and
+ * its chunk's first heartbeat (or whose receive was answered as it died) leaves the message to
+ * come back within twice the lease. The queue's own timeout (300 s on the batch lane) would
+ * hide it for five minutes, and the sweeper presumes a message lost only after longer still.
+ * ReceiveMessage's VisibilityTimeout applies to the messages that receive returns only:
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_ReceiveMessage.html
  */
 export async function runPoller(deps: WorkerDeps, options: PollerOptions): Promise<void> {
   const concurrency = options.concurrency ?? 2;
@@ -44,6 +53,7 @@ export async function runPoller(deps: WorkerDeps, options: PollerOptions): Promi
           QueueUrl: options.queueUrl,
           MaxNumberOfMessages: Math.min(10, free),
           WaitTimeSeconds: options.waitSeconds ?? 20,
+          VisibilityTimeout: messageHoldSeconds(deps.leaseMs),
           MessageSystemAttributeNames: ['ApproximateReceiveCount'],
         }),
         { abortSignal: options.signal as never },

@@ -22,7 +22,7 @@ import { checkChunkBooks, reportBreaches } from './chunk-books-check.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
 import { ChunkStop } from './chunk-stop.js';
 import { type Delivery, type Disposition, redeliveryDelay } from './disposition.js';
-import { Heartbeat } from './heartbeat.js';
+import { Heartbeat, messageHoldSeconds } from './heartbeat.js';
 import { JobGates } from './job-gate.js';
 import { withJobPlaybook } from './job-panel.js';
 import type { LimiterRegistry } from './limiter-registry.js';
@@ -118,7 +118,7 @@ function startHeartbeat(
         new ChangeMessageVisibilityCommand({
           QueueUrl: delivery.queueUrl,
           ReceiptHandle: delivery.receiptHandle,
-          VisibilityTimeout: Math.ceil((deps.leaseMs * 2) / 1000),
+          VisibilityTimeout: messageHoldSeconds(deps.leaseMs),
         }),
       ),
     progress,
