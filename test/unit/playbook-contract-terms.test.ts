@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest';
+import { readParties } from '../../lambdas/core/documents/index.js';
+import {
+  contractTermsOf,
+  shapeOf,
+  sourceOf,
+  vetRedlines,
+} from '../../lambdas/core/finalize/redline-vetting.js';
+import {
+  type Playbook,
+  type PositionFinding,
+  renderInContractTerms,
+  reviewedFor,
+  shippedPlaybooks,
+  termsOfText,
+} from '../../lambdas/core/playbooks/index.js';
+import type { ReportClause } from '../../lambdas/core/report-types.js';
+import { applyEdits } from '../../lambdas/text/redline-edits.js';
+
+const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook as Playbook;
+
+const FRANCHISE =
+  'This Franchise Agreement is made between Pretzel Time, Inc., a Pennsylvania corporation ("Pretzel Time"), and ' +
+  'Bob Smith LLC ("Franchisee"). Franchisee shall pay Pretzel Time a royalty. The Effective Date is the date of signing. ' +
+  'Franchisee shall keep the Confidential Information secret.';
+const franchiseTerms = termsOfText(FRANCHISE, {
+  party: 'customer',
+  us: { term: 'Franchisee' },
+  them: { term: 'Pretzel Time' },
+});
+
+describe('a playbook’s language in the contract’s terms', () => {
+  it('names each side as the contract does, with or without the article it uses', () => {
+    expect(
+      renderInContractTerms(
+        'The Customer may terminate this Agreement for convenience by giving the Supplier thirty (30) days’ notice.',
+        franchiseTerms,
+      ),
+    ).toEqual({
+      text: 'Franchisee may terminate this Agreement for convenience by giving Pretzel Time thirty (30) days’ notice.',
+      foreign: [],
+      rewritten: [],
+    });
+    const company = termsOfText('the Company engages the Consultant. The Company pays the Consultant.', {
+      party: 'customer',
+      us: { term: 'Company' },
+      them: { term: 'Consultant' },
+    });
+    expect(renderInContractTerms("at the Customer's request the Supplier shall", company).text).toBe(
+      "at the Company's request the Consultant shall",
+    );
+  });
+
+  it('writes a capitalised term the contract never uses with its own term for the thing, else in plain words', () => {
+    const r = renderInContractTerms(
+      'The Supplier shall return all Customer Data and provide the Services from the Commencement Date.',
+      termsOfText('This Agreement starts on the Effective Date. The Work is set out below.', {
+        party: 'customer',
+        us: { term: 'Client' },
+        them: { term: 'Vendor' },
+      }),
+    );
+    expect(r.text).toBe(
+      'The Vendor shall return all Client data and provide the Work from the commencement date.',
+    );
+    expect(r.rewritten).toEqual([
+      { from: 'Client Data', to: 'Client data' },
+      { from: 'Services', to: 'Work' },
+      { from: 'Commencement Date', to: 'commencement date' },
+    ]);
+  });
+
+  it('reports a role word that names neither side, when the contract’s parties were not read', () => {
+    const unread = termsOfText(FRANCHISE, { party: 'customer' });
+    expect(
+      [...renderInContractTerms('The Supplier grants the Customer a licence.', unread).foreign].sort(),
+    ).toEqual(['Customer', 'Supplier']);
+  });
+});
+
+describe('whose side a review takes', () => {
+  it('matches the playbook’s side to the party that plays it, and says how', () => {
+    const r = reviewedFor(readParties(FRANCHISE), undefined, 'customer', FRANCHISE);
+    expect(r).toMatchObject({
+      us: { term: 'Franchisee' },
+      them: { term: 'Pretzel Time' },
+      source: 'inferred',
+      side: 'customer',
+      how: expect.stringContaining('Franchisee reads as the customer'),
+    });
+  });
+
+  it('takes the party a job names, and refuses one the contract does not have, naming those it has', () => {
+    expect(reviewedFor(readParties(FRANCHISE), 'pretzel time', 'customer', FRANCHISE)).toMatchObject({
+      us: { term: 'Pretzel Time' },
+      source: 'submitted',
+    });
+    const refused = reviewedFor(readParties(FRANCHISE), 'Franchisor', 'customer', FRANCHISE);
+    expect(refused).toEqual({
+      refused: expect.stringMatching(
+        /names 'Franchisor', a party this contract does not have: it names .*Pretzel Time/,
+      ),
+    });
+  });
+
+  it('tells the buyer by what the contract has each party do, when their names say no side', () => {
+    const text =
+      'This Agreement is between Acme Corp. ("Acme") and Zenith LLC ("Zenith"). Zenith shall supply the goods. ' +
+      'Zenith shall deliver them. Acme shall pay each invoice. Acme shall pay interest on late sums. Zenith shall provide support.';
+    expect(reviewedFor(readParties(text), undefined, 'customer', text)).toMatchObject({
+      us: { term: 'Acme' },
+      how: expect.stringMatching(/has Acme pay \(2 times\) and has Zenith provide \(3 times\)/),
+    });
+  });
+
+  it('says so, and asks for the party, when the contract’s parties cannot be read', () => {
+    const r = reviewedFor(readParties('Terms of sale. Goods are sold as seen.'), undefined, 'customer', '');
+    expect(r).toMatchObject({
+      found: [],
+      problem: expect.stringMatching(/name the party the review is for/),
+    });
+    expect('us' in r).toBe(false);
+  });
+});
+
+/** A clause with one position finding whose redline is `edits`, at `rung`. */
+function clauseWith(
+  id: string,
+  text: string,
+  topic: string,
+  edits: { start: number; end: number; insert: string }[],
+  rung: PositionFinding['rung'] = 'not-acceptable',
+  fallback?: 1,
+): ReportClause {
+  return {
+    id,
+    index: Number(id.slice(1)),
+    start: 0,
+    end: text.length,
+    text,
+    positions: [
+      {
+        id: `${id}/playbook/${topic}`,
+        topic,
+        category: 'term-renewal',
+        importance: 'high',
+        question: 'q?',
+        rung,
+        ...(fallback ? { fallback } : {}),
+        quotes: [],
+        reason: 'r',
+        analysts: ['term-lifecycle'],
+        redline: {
+          id: `${id}/redline/${topic}`,
+          clauseId: id,
+          topic,
+          edits,
+          target: { rung: 'standard' },
+          language: DEFAULT.positions.find((p) => p.topic === topic)?.standard.language ?? '',
+          source: 'model',
+          shape: shapeOf(edits),
+          text: applyEdits(text, edits),
+          decision: { status: 'proposed' },
+        },
+      },
+    ],
+  } as unknown as ReportClause;
+}
+
+describe('the redlines the pipeline puts to the reviewer', () => {
+  const renewal = 'This Agreement renews unless the Franchisee gives ninety (90) days notice.';
+  it('says a number from the playbook’s threshold is the playbook’s, and anything else the model’s', () => {
+    const thresholds = [30, 60, 90];
+    expect(sourceOf([{ start: 0, end: 11, insert: 'thirty (30)' }], ['x'], thresholds)).toBe('playbook');
+    expect(
+      sourceOf([{ start: 0, end: 0, insert: "Supplier's liability is unlimited." }], ['x'], thresholds),
+    ).toBe('model');
+    expect(sourceOf([{ start: 0, end: 4, insert: '' }], ['x'], thresholds)).toBe('playbook');
+  });
+
+  it('keeps one redline per position, the smallest edit, and points the other clauses to it', () => {
+    const at = renewal.indexOf('ninety (90)');
+    const appended = clauseWith('c0001', renewal, 'non-renewal-notice', [
+      {
+        start: renewal.length,
+        end: renewal.length,
+        insert: ` ${'Franchisee may prevent renewal by written notice. '.repeat(3)}`,
+      },
+    ]);
+    const inPlace = clauseWith('c0002', renewal, 'non-renewal-notice', [
+      { start: at, end: at + 11, insert: 'thirty (30)' },
+    ]);
+    const { clauses, withheld } = vetRedlines(
+      [appended, inPlace],
+      DEFAULT,
+      contractTermsOf({}, DEFAULT, FRANCHISE + renewal),
+    );
+    expect(withheld).toEqual([]);
+    expect(clauses[1]?.positions?.[0]?.redline).toMatchObject({ source: 'playbook', shape: 'in-place' });
+    expect(clauses[0]?.positions?.[0]).toMatchObject({ sharedRedline: 'c0002/redline/non-renewal-notice' });
+    expect(clauses[0]?.positions?.[0]?.redline).toBeUndefined();
+  });
+
+  it('withholds a redline naming a party the contract lacks, and one bolting the standard onto a fallback', () => {
+    const contract = `${FRANCHISE} ${renewal}`;
+    const foreign = clauseWith('c0001', renewal, 'non-renewal-notice', [
+      {
+        start: renewal.length,
+        end: renewal.length,
+        insert: ' The Supplier shall remind the Customer of the renewal date.',
+      },
+    ]);
+    const { withheld } = vetRedlines([foreign], DEFAULT, contractTermsOf({}, DEFAULT, contract));
+    expect(withheld).toEqual([
+      expect.objectContaining({ reason: 'foreign-party', id: 'c0001/redline/non-renewal-notice' }),
+    ]);
+    // With the contract's parties known, the same text is written in their names.
+    const parties = {
+      found: [],
+      us: { name: 'Bob', term: 'Franchisee' },
+      them: { name: 'Pretzel Time, Inc.', term: 'Pretzel Time' },
+    };
+    const named = vetRedlines([foreign], DEFAULT, contractTermsOf({ parties }, DEFAULT, contract));
+    expect(named.clauses[0]?.positions?.[0]?.redline?.edits[0]?.insert).toBe(
+      ' Pretzel Time shall remind Franchisee of the renewal date.',
+    );
+    const onFallback = clauseWith(
+      'c0001',
+      renewal,
+      'non-renewal-notice',
+      [
+        {
+          start: renewal.length,
+          end: renewal.length,
+          insert: ` ${'Franchisee may prevent renewal by written notice. '.repeat(3)}`,
+        },
+      ],
+      'fallback',
+      1,
+    );
+    const kept = vetRedlines([onFallback], DEFAULT, contractTermsOf({ parties }, DEFAULT, contract));
+    expect(kept.withheld).toEqual([expect.objectContaining({ reason: 'appended-to-acceptable' })]);
+    expect(kept.clauses[0]?.positions?.[0]?.redline).toBeUndefined();
+  });
+});
