@@ -157,9 +157,10 @@ export class JobDesk {
     const { url, fields } = await createPresignedPost(this.deps.s3, {
       Bucket: this.deps.intakeBucket,
       Key: key,
-      // Each field becomes an exact-match condition of the policy; the key is one as well.
+      // Each field becomes an exact-match condition of the policy. The key is named as one too,
+      // whatever the SDK would make of it: one form, one object, one job.
       Fields: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`x-amz-meta-${k}`, v])),
-      Conditions: [['content-length-range', 0, maxBytes]],
+      Conditions: [{ key }, ['content-length-range', 0, maxBytes]],
       Expires: this.deps.uploadUrlSeconds,
     });
     return {
