@@ -41,8 +41,11 @@ export {
   APP_API_CORS,
   type AppConnections,
   addinContentSecurityPolicy,
+  addinSignInContentSecurityPolicy,
   appContentSecurityPolicy,
   cognitoEndpoints,
-  OFFICE_FRAME_ANCESTORS,
+  OFFICE_TENANT,
+  OFFICE_WEB_HOSTS,
+  officeFrameAncestors,
 } from './shared/app-csp.js';
 export type { RuntimeConfig } from './shared/config.js';
