@@ -16,7 +16,6 @@ import {
   API_ROUTES,
   CALLER_RATE_PREFIX,
   type CallerBudgets,
-  DEFAULT_CALLER_BUDGETS,
   LANES,
   OWNER_INDEX,
   OWNER_SLOTS_PREFIX,
@@ -68,10 +67,10 @@ export interface StatusApiProps {
    */
   readonly rateLimit?: number;
   /**
-   * Each caller's budget of the costly routes, POST /quote and POST /jobs: requests at once
-   * (`burst`, 1-10000) and refilled per minute (`perMinute`, 0.1-60000), kept per caller in the
-   * state table; over it a caller gets 429 with Retry-After while others go on.
-   * @default quote 10 at once and 12 a minute, submit 30 at once and 60 a minute (DEFAULT_CALLER_BUDGETS)
+   * Each caller's budget of a route: requests at once (`burst`, 1-10000) and refilled per minute
+   * (`perMinute`, 0.1-60000), kept per caller in the state table; over it a caller gets 429 with
+   * Retry-After while others go on. Routes left out keep their defaults.
+   * @default DEFAULT_CALLER_BUDGETS (reads cheap, the approvals list, quotes and submissions dear)
    */
   readonly callerBudgets?: Partial<CallerBudgets>;
   /**
@@ -262,13 +261,12 @@ function principalEnvironment(
   };
 }
 
-/** Each caller's budgets of quote and submit, checked, as the handler reads them. */
+/** Each caller's budgets of the routes given, checked, as the handler reads them (the rest keep the defaults). */
 function callerBudgetEnvironment(
   scope: Construct,
   given: Partial<CallerBudgets> | undefined,
 ): Partial<Record<keyof ApiConfig, string>> {
-  const budgets = { ...DEFAULT_CALLER_BUDGETS, ...given };
-  for (const [route, budget] of Object.entries(budgets)) {
+  for (const [route, budget] of Object.entries(given ?? {})) {
     checkRange(scope, `StatusApi callerBudgets.${route}.burst`, budget.burst, { min: 1, max: 10_000 });
     checkRange(scope, `StatusApi callerBudgets.${route}.perMinute`, budget.perMinute, {
       min: 0.1,
@@ -276,12 +274,7 @@ function callerBudgetEnvironment(
       integer: false,
     });
   }
-  return {
-    QUOTE_BURST: String(budgets.quote.burst),
-    QUOTE_PER_MINUTE: String(budgets.quote.perMinute),
-    SUBMIT_BURST: String(budgets.submit.burst),
-    SUBMIT_PER_MINUTE: String(budgets.submit.perMinute),
-  };
+  return given && Object.keys(given).length > 0 ? { CALLER_BUDGETS: JSON.stringify(given) } : {};
 }
 
 /** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size. */

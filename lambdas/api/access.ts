@@ -113,6 +113,27 @@ export function sessionRefusal(
 }
 
 /**
+ * The name a caller's request budgets are kept under (caller-limits.ts): the person, however
+ * they sign. A person of the user pool by their `sub` (every identity-pool identity of theirs
+ * shares it), else the Cognito identity; an IAM user by its ARN; a session of a role the stack
+ * trusts to name its sessions (`sessionNamedRoles`: the name is the person's) by its session
+ * ARN; any other session (an administrator role's, named by whoever assumes it) by its role, so a
+ * fresh session name is not a fresh budget.
+ *
+ * @example
+ * rateKeyOf({ arn: 'arn:aws:sts::123456789012:assumed-role/Ops/any-name' }, []);
+ * // 'arn:aws:iam::123456789012:role/Ops'
+ */
+export function rateKeyOf(principal: Principal, sessionNamedRoles: readonly string[]): string {
+  if (principal.userPoolSignIn)
+    return `cognito-sub:${principal.userPoolSignIn.userPoolId}:${principal.userPoolSignIn.sub}`;
+  if (principal.cognitoIdentityId !== undefined) return ownerOf(principal);
+  const session = assumedRole(principal.arn);
+  if (!session || sessionNamedRoles.some((role) => isAdministrator(principal, role))) return principal.arn;
+  return `arn:${principal.arn.split(':')[1]}:iam::${session.account}:role/${session.role}`;
+}
+
+/**
  * Whether `owner` (as a job records it) names the caller. A Cognito caller is matched by
  * identity alone: the role session it signs with is every signed-in person's.
  */

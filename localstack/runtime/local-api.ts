@@ -411,8 +411,8 @@ export interface PipelineApiOptions {
   readonly credentials?: Readonly<Record<string, string>>;
   /** Browser origins allowed to call the API. @default none */
   readonly allowOrigin?: (origin: string) => boolean;
-  /** Each caller's budget of quote and submit, as the deployed API's. @default DEFAULT_CALLER_BUDGETS */
-  readonly callerBudgets?: CallerBudgets;
+  /** Each caller's budget of the routes given, the rest as the deployed API's. @default DEFAULT_CALLER_BUDGETS */
+  readonly callerBudgets?: Partial<CallerBudgets>;
   /**
    * Principals who may act on every job (`localCallerArn` of a key).
    * @default the emulator key's caller: on a local stack the person at the keyboard owns the
@@ -432,7 +432,10 @@ export interface PipelineApiOptions {
 /** As the deployed API: the trail names a person by their email, and their groups let them decide escalations. */
 function userPoolDeps(idp: CognitoIdentityProviderClient, userPoolId: string, log?: (line: string) => void) {
   const warn = (m: string, e: unknown) => log?.(`${m}: ${e}`);
-  return { people: userPoolLabels(idp, userPoolId, warn), groups: userPoolGroups(idp, userPoolId, warn) };
+  return {
+    people: userPoolLabels(idp, userPoolId, warn),
+    groups: userPoolGroups(idp, userPoolId, { log: warn }),
+  };
 }
 
 /**
