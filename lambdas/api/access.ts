@@ -8,8 +8,8 @@
  * `arn:aws:sts::…:assumed-role/<AuthenticatedRole>/CognitoIdentityCredentials` for all of
  * them), so for such a caller the owner is the person's Cognito identity, never the ARN.
  */
-import type { Actor } from '../core/jobs/index.js';
-import type { Job } from '../core/state/job.js';
+import type { Actor, ApproverView } from '../core/jobs/index.js';
+import { type Job, reviewOpen } from '../core/state/job.js';
 
 /** A user pool sign-in: the pool and the person's `sub` in it. */
 export interface UserPoolSignIn {
@@ -179,11 +179,13 @@ export function ownerNamesOf(principal: Principal): string[] {
 }
 
 /**
- * Whether a caller in `groups` may see a job they may not act on: its review waits for one of
- * those groups' decisions (`approverGroups`, set when a review holds an escalated finding).
+ * Whether a caller in `groups` may see a job they may not act on: its open review waits for one
+ * of those groups' decisions (`approverGroups`, set when a review holds an escalated finding).
+ * Once the review closes (decided, or out of time) the job is its owner's again: its status,
+ * findings and report.docx are no approver's to read, and the trail keeps what they decided.
  */
-export function approverOf(job: Pick<Job, 'approverGroups'>, groups: readonly string[]): boolean {
-  return (job.approverGroups ?? []).some((g) => groups.includes(g));
+export function approverOf(job: ApproverView, groups: readonly string[]): boolean {
+  return reviewOpen(job) && (job.approverGroups ?? []).some((g) => groups.includes(g));
 }
 
 /**
@@ -201,6 +203,8 @@ export function actorOf(
   return {
     name: ownerOf(principal),
     mayActOn: (job) => mayActOn(job, principal, administrators),
-    maySee: async (job) => (job.approverGroups?.length ?? 0) > 0 && approverOf(job, await groups()),
+    // The user pool is asked only about a job whose open review waits for some group.
+    maySee: async (job) =>
+      reviewOpen(job) && (job.approverGroups?.length ?? 0) > 0 && approverOf(job, await groups()),
   };
 }

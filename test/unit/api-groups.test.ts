@@ -128,6 +128,49 @@ describe('a group lookup the user pool does not answer', () => {
   });
 });
 
+describe("an approver's reads", () => {
+  const member = () => {
+    idpMock.on(ListUsersCommand).resolves({ Users: [{ Username: 'lee', Attributes: [] }] });
+    idpMock.on(AdminListGroupsForUserCommand).resolves({ Groups: [{ GroupName: 'legal-approvers' }] });
+  };
+  const job = {
+    ...awaiting,
+    lane: 'realtime',
+    bucket: 'intake',
+    key: 'incoming/s-1/msa.docx',
+    chunkCount: 1,
+    chunksTerminal: 1,
+    chunksDone: 1,
+    clauseCount: 3,
+    callsPlanned: 3,
+    costLimit: 1_000_000,
+    costSpent: 100,
+    createdAt: 'c',
+    updatedAt: 'u',
+  };
+
+  it('see the job while its review waits for their group, and not its report once the review has closed', async () => {
+    member();
+    ddb.on(GetCommand).resolves({ Item: job });
+    expect((await ask(`/jobs/${JOB}`)).status).toBe(200);
+    now += 60_000;
+    const closed = {
+      ...job,
+      status: 'completed',
+      reviewCompletedAt: '2026-01-15T12:00:00Z',
+      finalizedAt: '2026-01-15T12:00:01Z',
+      reportKey: `reports/${JOB}/report.json`,
+      htmlReportKey: `reports/${JOB}/report.html`,
+      docxReportKey: `reports/${JOB}/report.docx`,
+    };
+    ddb.on(GetCommand).resolves({ Item: closed });
+    for (const path of [`/jobs/${JOB}/report`, `/jobs/${JOB}`]) {
+      const refused = await ask(path);
+      expect([path, refused.status, refused.body.error]).toEqual([path, 404, 'JobUnknownError']);
+    }
+  });
+});
+
 describe('rateKeyOf', () => {
   it("names a person by their sub, a role's sessions by the role, and a session-named role's by the session", () => {
     const cognito = {

@@ -45,6 +45,16 @@ export function isPaused(job: Pick<Job, 'status' | 'pausedAt'> | undefined): boo
   return job?.status === 'paused' || (job?.status === 'queued' && job.pausedAt !== undefined);
 }
 
+/**
+ * True while a job's review waits for decisions: `awaiting_review`, neither closed by its last
+ * decision nor run out of time. The members of an approver group see a job only then.
+ */
+export function reviewOpen(
+  job: Pick<Job, 'status' | 'reviewCompletedAt' | 'reviewExpiredAt'> | undefined,
+): boolean {
+  return job?.status === 'awaiting_review' && !job.reviewCompletedAt && !job.reviewExpiredAt;
+}
+
 /** Which findings hold a job for a reviewer before its report is final. */
 export type ReviewGate = 'none' | 'critical' | 'high';
 
