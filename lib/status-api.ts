@@ -281,7 +281,7 @@ function callerBudgetEnvironment(
   return given && Object.keys(given).length > 0 ? { CALLER_BUDGETS: JSON.stringify(given) } : {};
 }
 
-/** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size. */
+/** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size, the most a ceiling may be. */
 function quoteEnvironment(props: StatusApiProps): Partial<Record<keyof ApiConfig, string>> {
   const models = props.models;
   const tuning = props.tuning;
@@ -294,5 +294,8 @@ function quoteEnvironment(props: StatusApiProps): Partial<Record<keyof ApiConfig
       ? { MAX_DOCUMENT_BYTES: String(tuning.maxDocumentBytes) }
       : {}),
     ...(tuning?.chunkClauses !== undefined ? { CHUNK_CLAUSES: String(tuning.chunkClauses) } : {}),
+    ...(tuning?.maxCostCeilingMicros !== undefined
+      ? { MAX_COST_CEILING_MICROS: String(tuning.maxCostCeilingMicros) }
+      : {}),
   };
 }

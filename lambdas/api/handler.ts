@@ -76,6 +76,7 @@ function ensureApi() {
       resultsBucket: config.RESULTS_BUCKET,
       defaultLane: config.DEFAULT_LANE,
       defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
+      maxCostLimit: config.MAX_COST_CEILING_MICROS,
       uploadUrlSeconds: config.UPLOAD_URL_SECONDS,
       reportUrlSeconds: config.REPORT_URL_SECONDS,
       administrators: config.ADMIN_PRINCIPALS,

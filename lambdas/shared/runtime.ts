@@ -180,6 +180,10 @@ export function intakeDeps(
     defaultLane: config.DEFAULT_LANE,
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
     ...(config.MAX_JOBS_PER_OWNER > 0 ? { maxJobsPerOwner: config.MAX_JOBS_PER_OWNER } : {}),
+    ...(config.DAILY_SPEND_PER_OWNER_MICROS > 0
+      ? { dailySpendPerOwnerMicros: config.DAILY_SPEND_PER_OWNER_MICROS }
+      : {}),
+    maxCostLimit: config.MAX_COST_CEILING_MICROS,
     models: panelModelsOf(config),
     ...(config.API_ROLE_ID ? { apiRoleId: config.API_ROLE_ID } : {}),
     ...(config.PLACEHOLDER_PRINCIPAL_ID ? { placeholderPrincipalId: config.PLACEHOLDER_PRINCIPAL_ID } : {}),

@@ -286,6 +286,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       resultsBucket: resources.resultsBucket,
       defaultLane: settings.defaultLane,
       defaultCostLimit: settings.defaultCostCeilingMicros,
+      maxCostLimit: settings.maxCostCeilingMicros,
       uploadUrlSeconds: 900,
       reportUrlSeconds: 900,
       administrators: [

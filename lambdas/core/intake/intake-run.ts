@@ -43,6 +43,14 @@ export interface IntakeDeps {
    */
   readonly maxJobsPerOwner?: number;
   /**
+   * Micro-dollars one owner's jobs started on a (UTC) day may spend together; a job whose start
+   * would pass it waits as `queued`, and one that could never fit is rejected
+   * (owner-spend.ts). @default no cap (absent or 0)
+   */
+  readonly dailySpendPerOwnerMicros?: number;
+  /** The most a job's ceiling may be, in micro-dollars (an upload asking for more is rejected). @default $100,000 */
+  readonly maxCostLimit?: number;
+  /**
    * The intake queue. When set, an S3 event is first put back on it as its owner's message
    * (owner-route.ts), so intake takes owners' uploads fairly; absent, events are taken in turn.
    */

@@ -108,6 +108,8 @@ export interface SubmitDefaults {
   readonly defaultCostLimit: number;
   /** The configured models (what a quote prices). @default the model table's primary and fallback */
   readonly models?: PanelModels;
+  /** The most a job's ceiling may be, micro-dollars (the stack's maximum). @default $100,000 */
+  readonly maxCostLimit?: number;
   /**
    * Where a named playbook is looked up (the stack's). @default none: a playbook's name is
    * checked for its form only, and intake refuses one the stack does not hold
@@ -169,6 +171,7 @@ export function readSubmission(
         lane: defaults.defaultLane,
         costLimit: defaults.defaultCostLimit,
         ...(defaults.models ? { models: defaults.models } : {}),
+        ...(defaults.maxCostLimit !== undefined ? { maxCostLimit: defaults.maxCostLimit } : {}),
       },
     );
     return { metadata: { ...metadata, analysts: options.analysts.join(',') }, options };
