@@ -9,6 +9,7 @@ import type { PanelModels } from '../analysts/index.js';
 import type { DocumentLimits } from '../documents/index.js';
 import type { Lane } from '../model.js';
 import type { LifecycleGuard } from '../model-lifecycle.js';
+import type { ShapeGuard } from '../model-shape-guard.js';
 import type { Jobs } from '../state/jobs.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { ownerOfUpload } from './submitter.js';
@@ -57,6 +58,11 @@ export interface IntakeDeps {
   readonly intakeQueueUrl?: string;
   /** Refuses jobs whose models Bedrock no longer serves (absent: not checked). */
   readonly lifecycle?: Pick<LifecycleGuard, 'check'>;
+  /**
+   * Refuses jobs whose models refused the request the workers send, as the stack's first intake
+   * asked and recorded it (model-shape-guard.ts). @default not checked
+   */
+  readonly shapes?: Pick<ShapeGuard, 'check'>;
   /**
    * How a parse the wall clock stopped (a busy machine, not a costly document) is tried again:
    * the intake message comes back after a backoff until its last receive, when the job is

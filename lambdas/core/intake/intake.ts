@@ -4,6 +4,7 @@ import { money } from '../../text/money.js';
 import { panelModelIds } from '../analysts/index.js';
 import { isDocumentRejectedError, isParseOvertimeError, parseDocumentBounded } from '../documents/index.js';
 import { blockingReason } from '../model-lifecycle.js';
+import { shapeRefusal } from '../model-shape-guard.js';
 import { jobPlaybookOf, type Playbook } from '../playbooks/index.js';
 import type { DocumentScreen } from '../screen/index.js';
 import { Claims } from '../state/claims.js';
@@ -217,8 +218,10 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
     await jobs.markRejected(jobId, playbook.refused, { rejection: playbook.rejection });
     return { outcome: 'rejected', jobId, reason: playbook.refused };
   }
+  const ids = panelModelIds(options.models);
   const unavailable =
-    deps.lifecycle && blockingReason(await deps.lifecycle.check(panelModelIds(options.models)));
+    (deps.lifecycle && blockingReason(await deps.lifecycle.check(ids))) ||
+    (deps.shapes && shapeRefusal(await deps.shapes.check(ids), options.models));
   if (unavailable) {
     await jobs.markRejected(jobId, unavailable, { rejection: 'model-unavailable' });
     return { outcome: 'rejected', jobId, reason: unavailable };
