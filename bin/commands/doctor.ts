@@ -26,8 +26,8 @@ Checks each model the analysts are configured to call: that Bedrock serves it in
 invoked the way Bedrock serves it (through an inference profile where it must be). Then it sends
 each model one real request of exactly the shape the workers send (a forced tool call, the
 model's thinking turned off where it thinks by default, no sampling parameters where it takes
-none, a prompt-cache point after the document's context; about 6,000 tokens, under a cent on
-Haiku, 3 cents on Sonnet), and says which endpoint served it, or, when Bedrock refuses it, the fix:
+none, a prompt-cache point after the document's context; some 31,000 characters, under a cent
+on Haiku, about four cents on Sonnet), and says which endpoint served it, or, when Bedrock refuses it, the fix:
 the fallback model, or the flag that switches the model. --local asks the local stack's Bedrock
 stand-in (--plan FILE: a stand-in plan patch, such as {"catalogue":{"refuse":
 {"anthropic.claude-haiku-5-5":["forced-tool"]}}}, to see a refusal); otherwise the deployed
