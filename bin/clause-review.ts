@@ -62,7 +62,7 @@ Usage:
   clause-review local down                   stop a 'local up' running in another terminal
   clause-review purge <job>                  delete an ended job's document (every version), work files, reports and items
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)
-  clause-review doctor [--local] [--model ID] check every configured Bedrock model: lifecycle, access, how it is invoked
+  clause-review doctor [--local] [--model ID] check every configured Bedrock model: lifecycle, access, how it is invoked, and one request of the workers' shape
   clause-review plan <file...> [--defaults]  time, cost and the binding limit of a batch at the account's quotas (plan --help)
   clause-review playbook validate|put|list|show
                                              the positions a contract is reviewed against (playbook --help)

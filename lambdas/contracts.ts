@@ -15,6 +15,7 @@ export {
   byRole,
   DEFAULT_CHUNK_CLAUSES,
   DEFAULT_COST_CEILING_MICROS,
+  DEFAULT_MAX_COST_CEILING_MICROS,
   isLane,
   keyed,
   LANE_CHOICES,
@@ -41,8 +42,11 @@ export {
   APP_API_CORS,
   type AppConnections,
   addinContentSecurityPolicy,
+  addinSignInContentSecurityPolicy,
   appContentSecurityPolicy,
   cognitoEndpoints,
-  OFFICE_FRAME_ANCESTORS,
+  OFFICE_TENANT,
+  OFFICE_WEB_HOSTS,
+  officeFrameAncestors,
 } from './shared/app-csp.js';
 export type { RuntimeConfig } from './shared/config.js';

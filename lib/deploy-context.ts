@@ -11,7 +11,10 @@
  * | `models` | JSON `{"primary":…,"fallback":…,"perAnalyst":{…}}` | lambdas/core/models.ts |
  * | `retentionDays` | days before S3 expires contracts, work files and reports, 1-3650 | 90 |
  * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
+ * | `officeTenants` | comma-separated Microsoft 365 tenant names whose SharePoint may frame the Word add-in | none |
  * | `defaultBudget` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_COST_CEILING_MICROS`) |
+ * | `maxBudget` | the most a job's ceiling may be in USD, 0.01-100000; more is refused | 1000 (`DEFAULT_MAX_COST_CEILING_MICROS`) |
+ * | `dailySpendPerOwner` | USD one owner's jobs started on a (UTC) day may spend together (0: no cap); more wait as `queued` | an hour of the primary model's token budget (`defaultDailySpendPerOwner`) |
  * | `maxJobsPerOwner` | most jobs of one owner running at once, 0-10000 (0: no cap); more wait as `queued` | the stack's capacity (`defaultMaxJobsPerOwner`: 10 with the default lanes) |
  * | `minReviewHours` | the shortest review window an upload may ask for, in hours, 0-720 | 1 (`DEFAULT_MIN_REVIEW_HOURS`) |
  * | `ownersDecideOwnEscalations` | `true` lets a job's owner (an administrator included) decide the escalations on it | `false` |
@@ -23,40 +26,21 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { LANE_CONSUMERS, LANES, type Lane } from '../lambdas/contracts.js';
-import { checkRange, EMAIL_ADDRESS } from './checks.js';
+import { LANE_CONSUMERS, LANES, type Lane, OFFICE_TENANT } from '../lambdas/contracts.js';
+import { EMAIL_ADDRESS } from './checks.js';
 import type { ClauseReviewStackProps } from './clause-review-stack.js';
-import { isValidationError, ValidationError } from './errors.js';
+import { type ContextReader, checkEach, DeployContextError, integerFlag, listFlag } from './deploy-flags.js';
+import { type MoneyFlags, moneyFlags } from './deploy-money-flags.js';
+import { isValidationError } from './errors.js';
 import { type ModelIds, resolveModelIds } from './model-access.js';
 import { checkModelBudgets, type ModelBudgets } from './model-budgets.js';
-import { describeRange, type NumberRange } from './number-range.js';
+import type { NumberRange } from './number-range.js';
 import { isTopologyError, topology } from './topology.js';
 
-/**
- * Raised when a context flag is malformed or out of range; the message names the flag. A
- * {@link ValidationError} scoped to the construct whose context held the flag (the app).
- */
-export class DeployContextError extends ValidationError {
-  override readonly name = 'DeployContextError';
-  constructor(
-    /** The flag, as it is passed to `-c`. */
-    readonly flag: string,
-    /** What was given. */
-    readonly value: unknown,
-    message: string,
-    options?: { cause?: unknown; scope?: IConstruct | undefined },
-  ) {
-    super('BadContextFlag', `-c ${flag}: ${message}`, options?.scope, options);
-  }
-}
-
-/** True for a {@link DeployContextError}. */
-export function isDeployContextError(error: unknown): error is DeployContextError {
-  return error instanceof DeployContextError;
-}
+export { type ContextReader, DeployContextError, isDeployContextError } from './deploy-flags.js';
 
 /** The stack settings a deployer chose; anything left out keeps the stack's default. */
-export interface DeployContext {
+export interface DeployContext extends MoneyFlags {
   readonly prefix: string;
   readonly alertEmails?: readonly string[];
   readonly administrators?: readonly string[];
@@ -64,8 +48,8 @@ export interface DeployContext {
   readonly modelIds?: ModelIds;
   readonly retentionDays?: number;
   readonly removalPolicy?: RemovalPolicy;
-  /** The default cost ceiling, in micro-dollars. */
-  readonly defaultCostCeilingMicros?: number;
+  /** Microsoft 365 tenants whose SharePoint may frame the Word add-in's task pane. */
+  readonly officeTenants?: readonly string[];
   /** Most jobs of one owner running at once (admission control). */
   readonly maxJobsPerOwner?: number;
   /** The shortest review window an upload may ask for, in hours. */
@@ -76,9 +60,6 @@ export interface DeployContext {
   readonly modelBudgets?: ModelBudgets;
   readonly laneConcurrency?: Readonly<Partial<Record<Lane, number>>>;
 }
-
-/** Reads one context key, as `app.node.tryGetContext` does. */
-export type ContextReader = (key: string) => unknown;
 
 /** The context flag of a lane's concurrency: `realtimeConcurrency`, `batchConcurrency`. */
 export const laneConcurrencyFlag = (lane: Lane): string => `${lane}Concurrency`;
@@ -102,7 +83,10 @@ export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
   'models',
   'retentionDays',
   'removalPolicy',
+  'officeTenants',
   'defaultBudget',
+  'maxBudget',
+  'dailySpendPerOwner',
   'maxJobsPerOwner',
   'minReviewHours',
   'ownersDecideOwnEscalations',
@@ -120,8 +104,6 @@ const REMOVAL_POLICIES: Readonly<Record<string, RemovalPolicy>> = {
 };
 /** Largest cap on one owner's running jobs (the runtime's MAX_JOBS_PER_OWNER takes as much). */
 const MAX_JOBS_PER_OWNER = 10_000;
-/** Largest default budget accepted, in dollars: the most an upload's own ceiling may say. */
-const MAX_BUDGET_USD = 100_000;
 
 /**
  * Reads and checks every flag; throws {@link DeployContextError} naming the first bad one,
@@ -134,7 +116,7 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
   const models = read('models');
   const retention = read('retentionDays');
   const removal = read('removalPolicy');
-  const budget = read('defaultBudget');
+  const tenants = listFlag(read, 'officeTenants', scope);
   const maxJobs = read('maxJobsPerOwner');
   const budgets = read('modelBudgets');
   const lanes = laneConcurrency(read, scope);
@@ -148,7 +130,18 @@ export function readDeployContext(read: ContextReader, scope?: IConstruct): Depl
       ? { retentionDays: integerFlag('retentionDays', retention, { min: 1, max: 3650 }, scope) }
       : {}),
     ...(removal !== undefined ? { removalPolicy: parseRemovalPolicy(removal, scope) } : {}),
-    ...(budget !== undefined ? { defaultCostCeilingMicros: parseBudget(budget, scope) } : {}),
+    ...(tenants
+      ? {
+          officeTenants: checkEach(
+            'officeTenants',
+            tenants,
+            OFFICE_TENANT,
+            'a SharePoint tenant name like contoso (contoso.sharepoint.com)',
+            scope,
+          ),
+        }
+      : {}),
+    ...moneyFlags(read, scope),
     ...(maxJobs !== undefined
       ? {
           maxJobsPerOwner: integerFlag(
@@ -207,66 +200,6 @@ function reviewFlags(
   };
 }
 
-/**
- * A comma-separated list (from `-c`) or a JSON array of strings (from cdk.json); undefined when
- * the flag is absent. Empty entries are refused, so a stray comma is not silently dropped.
- */
-function listFlag(read: ContextReader, flag: string, scope: IConstruct | undefined): string[] | undefined {
-  const value = read(flag);
-  if (value === undefined) return undefined;
-  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
-  if (!items || items.some((item) => typeof item !== 'string')) {
-    throw new DeployContextError(
-      flag,
-      value,
-      `must be a comma-separated list of strings; got ${JSON.stringify(value)}`,
-      { scope },
-    );
-  }
-  const trimmed = (items as string[]).map((item) => item.trim());
-  if (trimmed.length === 0 || trimmed.some((item) => item === '')) {
-    throw new DeployContextError(flag, value, `has an empty entry; got '${items.join(',')}'`, { scope });
-  }
-  return trimmed;
-}
-
-function checkEach(
-  flag: string,
-  items: string[],
-  pattern: RegExp,
-  what: string,
-  scope: IConstruct | undefined,
-): string[] {
-  for (const item of items) {
-    if (!pattern.test(item)) throw new DeployContextError(flag, item, `'${item}' is not ${what}`, { scope });
-  }
-  return items;
-}
-
-/**
- * An integer flag in a range, through the project's one range check (a flag is a literal, so
- * the check always applies); the error it throws becomes the cause of the flag's own.
- */
-function integerFlag(
-  flag: string,
-  value: unknown,
-  range: NumberRange,
-  scope: IConstruct | undefined,
-): number {
-  const text = String(value).trim();
-  const refuse = (got: string, cause?: unknown) =>
-    new DeployContextError(flag, value, `must be ${describeRange(range)}; got ${got}`, {
-      scope,
-      cause,
-    });
-  if (!/^-?\d+$/.test(text)) throw refuse(`'${text}'`);
-  try {
-    return checkRange(scope, `-c ${flag}`, Number(text), range);
-  } catch (error) {
-    throw refuse(text, error);
-  }
-}
-
 /** A prefix the topology accepts (resource names, bucket names and the stack name derive from it). */
 function parsePrefix(value: unknown, scope: IConstruct | undefined): string {
   const prefix = String(value);
@@ -290,32 +223,6 @@ function parseRemovalPolicy(value: unknown, scope: IConstruct | undefined): Remo
     );
   }
   return policy;
-}
-
-/**
- * A dollar amount (`20`, `2.5`, at most six decimals) as integer micro-dollars, converted on the
- * digits so no floating-point rounding enters money.
- */
-function parseBudget(value: unknown, scope: IConstruct | undefined): number {
-  const text = String(value).trim();
-  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(text);
-  const bad = (cause?: unknown) =>
-    new DeployContextError(
-      'defaultBudget',
-      value,
-      `must be dollars from 0.01 to ${MAX_BUDGET_USD} with at most six decimals, such as 20 or 2.5; got '${text}'`,
-      { cause, scope },
-    );
-  if (!match) throw bad();
-  const micros = Number(match[1]) * 1_000_000 + Number((match[2] ?? '').padEnd(6, '0'));
-  try {
-    return checkRange(scope, '-c defaultBudget (micro-dollars)', micros, {
-      min: 10_000,
-      max: MAX_BUDGET_USD * 1_000_000,
-    });
-  } catch (error) {
-    throw bad(error);
-  }
 }
 
 function parseModels(value: unknown, scope: IConstruct | undefined): ModelIds {
@@ -445,25 +352,24 @@ export function stackPropsOf(ctx: DeployContext): ClauseReviewStackProps {
     ...(ctx.modelIds ? { modelIds: ctx.modelIds } : {}),
     ...(ctx.retentionDays !== undefined ? { retentionDays: ctx.retentionDays } : {}),
     ...(ctx.removalPolicy !== undefined ? { removalPolicy: ctx.removalPolicy } : {}),
-    ...(ctx.defaultCostCeilingMicros !== undefined ||
-    ctx.maxJobsPerOwner !== undefined ||
-    ctx.modelBudgets !== undefined ||
-    ctx.minReviewHours !== undefined ||
-    ctx.ownersDecideOwnEscalations !== undefined
-      ? {
-          tuning: {
-            ...(ctx.defaultCostCeilingMicros !== undefined
-              ? { defaultCostCeilingMicros: ctx.defaultCostCeilingMicros }
-              : {}),
-            ...(ctx.maxJobsPerOwner !== undefined ? { maxJobsPerOwner: ctx.maxJobsPerOwner } : {}),
-            ...(ctx.modelBudgets !== undefined ? { modelBudgets: ctx.modelBudgets } : {}),
-            ...(ctx.minReviewHours !== undefined ? { minReviewHours: ctx.minReviewHours } : {}),
-            ...(ctx.ownersDecideOwnEscalations !== undefined
-              ? { ownersDecideOwnEscalations: ctx.ownersDecideOwnEscalations }
-              : {}),
-          },
-        }
-      : {}),
+    ...(ctx.officeTenants ? { officeTenants: ctx.officeTenants } : {}),
+    ...tuningOf(ctx),
     ...(ctx.laneConcurrency ? { laneConcurrency: ctx.laneConcurrency } : {}),
   };
+}
+
+/** The runtime tuning a deploy context sets, when it sets any. */
+function tuningOf(ctx: DeployContext): Pick<ClauseReviewStackProps, 'tuning'> {
+  const tuning = Object.fromEntries(
+    Object.entries({
+      defaultCostCeilingMicros: ctx.defaultCostCeilingMicros,
+      maxCostCeilingMicros: ctx.maxCostCeilingMicros,
+      dailySpendPerOwnerMicros: ctx.dailySpendPerOwnerMicros,
+      maxJobsPerOwner: ctx.maxJobsPerOwner,
+      modelBudgets: ctx.modelBudgets,
+      minReviewHours: ctx.minReviewHours,
+      ownersDecideOwnEscalations: ctx.ownersDecideOwnEscalations,
+    }).filter(([, v]) => v !== undefined),
+  );
+  return Object.keys(tuning).length > 0 ? { tuning } : {};
 }

@@ -4,6 +4,7 @@ import {
   LANE_COMPUTE,
   LANE_CONSUMERS,
   LANES,
+  modelSpec,
 } from '../lambdas/contracts.js';
 import type { Topology } from './topology.js';
 
@@ -51,4 +52,33 @@ export function defaultMaxJobsPerOwner(t: Topology, basis: OwnerCapBasis = {}): 
   if (basis.requestsPerMinute === undefined) return half;
   const callsPerChunk = (basis.chunkClauses ?? DEFAULT_CHUNK_CLAUSES) * ANALYSTS.length;
   return Math.max(1, Math.min(half, Math.floor(basis.requestsPerMinute / callsPerChunk)));
+}
+
+/**
+ * AWS's default quota of a Claude model's cross-Region profile in us-east-1, tokens per minute:
+ * the capacity plan's default too (bin/capacity/quotas.ts), from the quota table
+ * (https://docs.aws.amazon.com/general/latest/gr/bedrock.html#limits_bedrock).
+ */
+export const DEFAULT_TOKENS_PER_MINUTE = 5_000_000;
+
+/** Minutes of the primary model's whole budget one owner may spend a day: an hour. */
+export const OWNER_MINUTES_A_DAY = 60;
+
+/**
+ * The stack's default for `dailySpendPerOwner`, in micro-dollars: what an hour of the primary
+ * model at its tokens-per-minute budget costs (the `modelBudgets` flag's figure for it, else AWS's
+ * default quota). A quota token costs about the model's input price: Claude's output is priced
+ * five times its input and counts five times against the quota (the burndown). So one owner
+ * cannot spend more in a day than an hour of the whole account's capacity for that model would
+ * cost, and a deployer who raises the budget raises the cap with it.
+ *
+ * @example
+ * defaultDailySpendPerOwner('us.anthropic.claude-haiku-5-5'); // 33_000_000 ($33: 300M tokens at $0.11 a million)
+ */
+export function defaultDailySpendPerOwner(
+  primaryModelId: string,
+  tokensPerMinute: number = DEFAULT_TOKENS_PER_MINUTE,
+): number {
+  const perToken = modelSpec(primaryModelId).price.inputPer1k / 1000;
+  return Math.ceil(tokensPerMinute * OWNER_MINUTES_A_DAY * perToken);
 }

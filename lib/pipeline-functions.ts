@@ -303,7 +303,8 @@ export class PipelineFunctions extends Construct {
         }),
       );
     }
-    grantInvokeModels(this.workerFunction, this, models);
+    // Intake sends each model the workers' request once, the stack's day-one check (model-shape-guard.ts).
+    for (const f of [this.intakeFunction, this.workerFunction]) grantInvokeModels(f, this, models);
     for (const f of [this.intakeFunction, this.workerFunction]) grantModelLifecycleReads(f, this, models);
 
     const resultsPrefix = t.buckets.results.prefix;

@@ -14,12 +14,14 @@ import {
   APP_API_CORS,
   type AppConnections,
   addinContentSecurityPolicy,
+  addinSignInContentSecurityPolicy,
   appContentSecurityPolicy,
   cognitoEndpoints,
+  OFFICE_TENANT,
 } from '../lambdas/contracts.js';
 import { ADDIN_FILES, ADDIN_PATH, addinManifest } from './addin-manifest.js';
-import { bucketLogicalId } from './bucket-logical-id.js';
-import { checkRange } from './checks.js';
+import { checkPattern, checkRange } from './checks.js';
+import { acknowledgeDeploymentHandler } from './deployment-handler-findings.js';
 import { ValidationError } from './errors.js';
 
 /** A bucket the app reaches with presigned URLs. */
@@ -57,6 +59,13 @@ export interface ReviewerAppHostingProps {
   readonly logDays?: number;
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * The Microsoft 365 tenants whose SharePoint and OneDrive for work may frame the Word add-in's
+   * task pane in Word on the web (`contoso` for contoso.sharepoint.com and
+   * contoso-my.sharepoint.com). Office for the web's own hosts may always frame it.
+   * @default none: Word on the web shows the pane only for documents in personal OneDrive
+   */
+  readonly officeTenants?: readonly string[];
 }
 
 /**
@@ -74,6 +83,8 @@ export class ReviewerAppHosting extends Construct {
   readonly headers: cloudfront.ResponseHeadersPolicy;
   /** The Word add-in's headers (under `addin/`): the app's, but framed by Office's hosts. */
   readonly addinHeaders: cloudfront.ResponseHeadersPolicy;
+  /** The add-in's sign-in page's headers: office.js, and framed by nothing (Office opens it in a window). */
+  readonly addinSignInHeaders: cloudfront.ResponseHeadersPolicy;
   /** Sets the status API's CORS rule to the app's origin once both exist. */
   readonly apiCors: cr.AwsCustomResource;
   /** The copy of the app's files into the bucket, when files were given. */
@@ -109,6 +120,42 @@ export class ReviewerAppHosting extends Construct {
       lifecycleRules: [{ expiration: Duration.days(logDays) }],
     });
 
+    ({
+      headers: this.headers,
+      addinHeaders: this.addinHeaders,
+      addinSignInHeaders: this.addinSignInHeaders,
+    } = this.headerPolicies(props));
+    const files = {
+      origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+      cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+    };
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: 'clause-review reviewer app',
+      defaultRootObject: 'index.html',
+      defaultBehavior: { ...files, responseHeadersPolicy: this.headers },
+      // CloudFront takes the first pattern that matches, in this order.
+      additionalBehaviors: {
+        [`${ADDIN_PATH}${ADDIN_FILES.signIn}`]: { ...files, responseHeadersPolicy: this.addinSignInHeaders },
+        [`${ADDIN_PATH}*`]: { ...files, responseHeadersPolicy: this.addinHeaders },
+      },
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      enableLogging: true,
+      logBucket: logs,
+      logFilePrefix: 'cdn/',
+    });
+    this.apiCors = this.allowBrowser(props);
+    if (props.files) this.deploy(props.files, removalPolicy);
+    this.acknowledge();
+  }
+
+  /**
+   * The security headers of every answer: HSTS, nosniff and the referrer policy everywhere; the
+   * app's CSP and frame denial; the task pane's CSP, framed by Office's hosts (no X-Frame-Options,
+   * which cannot name them); the add-in's sign-in page's, framed by nothing.
+   */
+  private headerPolicies(props: ReviewerAppHostingProps) {
     const region = Aws.REGION;
     const suffix = Aws.URL_SUFFIX;
     // The stack's own API by its endpoint, never the region's execute-api hosts: the API's CORS
@@ -120,59 +167,50 @@ export class ReviewerAppHosting extends Construct {
       // The S3 client presigns virtual-hosted URLs on the regional endpoint.
       buckets: props.documentBuckets.map((b) => `https://${b.name}.s3.${region}.${suffix}`),
     };
-    const everyAnswer = {
-      strictTransportSecurity: {
-        accessControlMaxAge: Duration.days(365),
-        includeSubdomains: true,
-        override: true,
-      },
-      contentTypeOptions: { override: true },
-      referrerPolicy: {
-        referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
-        override: true,
-      },
-    };
-    this.headers = new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
-      comment: 'clause-review reviewer app: security headers on every answer',
-      securityHeadersBehavior: {
-        ...everyAnswer,
-        contentSecurityPolicy: {
-          contentSecurityPolicy: appContentSecurityPolicy(connections),
-          override: true,
+    const tenants = props.officeTenants ?? [];
+    for (const tenant of tenants) {
+      checkPattern(this, 'officeTenants', tenant, OFFICE_TENANT, 'name SharePoint tenants like contoso');
+    }
+    const policy = (id: string, comment: string, csp: string, denyFrames: boolean) =>
+      new cloudfront.ResponseHeadersPolicy(this, id, {
+        comment,
+        securityHeadersBehavior: {
+          strictTransportSecurity: {
+            accessControlMaxAge: Duration.days(365),
+            includeSubdomains: true,
+            override: true,
+          },
+          contentTypeOptions: { override: true },
+          referrerPolicy: {
+            referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+            override: true,
+          },
+          contentSecurityPolicy: { contentSecurityPolicy: csp, override: true },
+          ...(denyFrames
+            ? { frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true } }
+            : {}),
         },
-        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
-      },
-    });
-    // No X-Frame-Options here: it cannot name the Office hosts, and frame-ancestors does.
-    this.addinHeaders = new cloudfront.ResponseHeadersPolicy(this, 'AddinSecurityHeaders', {
-      comment: 'clause-review Word add-in: security headers, framed by Office hosts only',
-      securityHeadersBehavior: {
-        ...everyAnswer,
-        contentSecurityPolicy: {
-          contentSecurityPolicy: addinContentSecurityPolicy(connections),
-          override: true,
-        },
-      },
-    });
-    const files = {
-      origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
-      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-      allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
-      cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+      });
+    return {
+      headers: policy(
+        'SecurityHeaders',
+        'clause-review reviewer app: security headers on every answer',
+        appContentSecurityPolicy(connections),
+        true,
+      ),
+      addinHeaders: policy(
+        'AddinSecurityHeaders',
+        'clause-review Word add-in: security headers, framed by Office hosts only',
+        addinContentSecurityPolicy(connections, tenants),
+        false,
+      ),
+      addinSignInHeaders: policy(
+        'AddinSignInSecurityHeaders',
+        "clause-review Word add-in's sign-in page: office.js, never framed",
+        addinSignInContentSecurityPolicy(connections),
+        true,
+      ),
     };
-    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
-      comment: 'clause-review reviewer app',
-      defaultRootObject: 'index.html',
-      defaultBehavior: { ...files, responseHeadersPolicy: this.headers },
-      additionalBehaviors: { [`${ADDIN_PATH}*`]: { ...files, responseHeadersPolicy: this.addinHeaders } },
-      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
-      enableLogging: true,
-      logBucket: logs,
-      logFilePrefix: 'cdn/',
-    });
-    this.apiCors = this.allowBrowser(props);
-    if (props.files) this.deploy(props.files, removalPolicy);
-    this.acknowledge();
   }
 
   /** Copies the built app and its config.json into the bucket (a CloudFormation custom resource). */
@@ -327,45 +365,4 @@ export class ReviewerAppHosting extends Construct {
       },
     );
   }
-}
-
-/** cdk-nag's findings on aws-cdk-lib's own copy function, which runs only during deployment. */
-function acknowledgeDeploymentHandler(
-  scope: Construct,
-  deployment: s3deploy.BucketDeployment,
-  bucket: s3.IBucket,
-): void {
-  const stack = Stack.of(scope);
-  const handler = stack.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
-  const role = deployment.handlerRole;
-  const why =
-    "aws-cdk-lib's BucketDeployment function, invoked only by CloudFormation while deploying the app's files";
-  if (handler) {
-    Validations.of(handler).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason: `${why}; aws-cdk-lib chooses and updates its runtime (Python 3.13 in this version), not this stack.`,
-    });
-  }
-  Validations.of(role).acknowledge(
-    {
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      reason: `${why}: the AWS-managed AWSLambdaBasicExecutionRole policy only lets it write its own CloudWatch logs.`,
-    },
-    ...['s3:GetBucket*', 's3:GetObject*', 's3:List*', 's3:Abort*', 's3:DeleteObject*'].map((action) => ({
-      id: `AwsSolutions-IAM5[Action::${action}]`,
-      reason: `${why}: it reads the staged files from the CDK assets bucket and writes and prunes objects in the app's bucket only.`,
-    })),
-    {
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
-      reason: `${why}: it reads the staged app files, which CDK puts in its bootstrap assets bucket under content-hash keys.`,
-    },
-    {
-      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/*]`,
-      reason: `${why}: it replaces the app's files, whose names come from the build, in the app's own bucket.`,
-    },
-    {
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: `${why}: cloudfront:CreateInvalidation and GetInvalidation, so viewers get the new files at once; aws-cdk-lib grants them on '*'.`,
-    },
-  );
 }

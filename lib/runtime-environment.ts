@@ -9,12 +9,21 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
-import { isLane, keyed, LANE_CHOICES, LANES, QUEUE_ROLES, type RuntimeConfig } from '../lambdas/contracts.js';
+import {
+  DEFAULT_COST_CEILING_MICROS,
+  DEFAULT_MAX_COST_CEILING_MICROS,
+  isLane,
+  keyed,
+  LANE_CHOICES,
+  LANES,
+  QUEUE_ROLES,
+  type RuntimeConfig,
+} from '../lambdas/contracts.js';
 import { checkRange, type NumberRange } from './checks.js';
 import { ValidationError } from './errors.js';
 import type { ResolvedModelIds } from './model-access.js';
 import { checkModelBudgets, type ModelBudgets } from './model-budgets.js';
-import { defaultMaxJobsPerOwner, type OwnerCapBasis } from './owner-cap.js';
+import { defaultDailySpendPerOwner, defaultMaxJobsPerOwner, type OwnerCapBasis } from './owner-cap.js';
 import type { Lane, QueueRole, Topology } from './topology.js';
 
 /** A variable the runtime configuration reads. */
@@ -51,6 +60,19 @@ export interface RuntimeTuning {
    * raised on it. @default false: only another member of the approver group, or another administrator
    */
   readonly ownersDecideOwnEscalations?: boolean;
+  /**
+   * The most a job's ceiling may be, in micro-dollars (0.01-100000 dollars): a submission or
+   * upload asking for more is refused, naming it. @default the runtime's ($1,000,
+   * DEFAULT_MAX_COST_CEILING_MICROS)
+   */
+  readonly maxCostCeilingMicros?: number;
+  /**
+   * Micro-dollars one owner's jobs started on a (UTC) day may spend together, 0 for no cap; a
+   * job whose start would pass it waits as `queued`, one that never could is rejected.
+   * @default derived from the primary model's budget (`defaultDailySpendPerOwner`: an hour of
+   * its tokens-per-minute budget, or of AWS's default quota)
+   */
+  readonly dailySpendPerOwnerMicros?: number;
   /** Lane of a job whose upload names none. @default the runtime's ('realtime') */
   readonly defaultLane?: Lane;
   /** Model calls in flight at once inside one worker, 1-256. @default the runtime's (16) */
@@ -85,6 +107,17 @@ export function validateTuning(scope: IConstruct, tuning: RuntimeTuning, t: Topo
   const safe = Number.MAX_SAFE_INTEGER;
   check('maxDocumentBytes', tuning.maxDocumentBytes, { min: 1, max: safe });
   check('defaultCostCeilingMicros', tuning.defaultCostCeilingMicros, { min: 0, max: safe });
+  check('maxCostCeilingMicros', tuning.maxCostCeilingMicros, { min: 10_000, max: 100_000_000_000 });
+  check('dailySpendPerOwnerMicros', tuning.dailySpendPerOwnerMicros, { min: 0, max: safe });
+  const ceiling = tuning.defaultCostCeilingMicros ?? DEFAULT_COST_CEILING_MICROS;
+  const most = tuning.maxCostCeilingMicros ?? DEFAULT_MAX_COST_CEILING_MICROS;
+  if (ceiling > most) {
+    throw new ValidationError(
+      'BadValue',
+      `tuning.defaultCostCeilingMicros must be at most tuning.maxCostCeilingMicros (${most}); got ${ceiling}`,
+      scope,
+    );
+  }
   check('callConcurrency', tuning.callConcurrency, { min: 1, max: 256 });
   check('maxJobsPerOwner', tuning.maxJobsPerOwner, { min: 0, max: 10_000 });
   check('minReviewHours', tuning.minReviewHours, { min: 0, max: 720 });
@@ -154,6 +187,11 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
           ...(tuning.chunkClauses !== undefined ? { chunkClauses: tuning.chunkClauses } : {}),
           ...primaryRequestsPerMinute(tuning, r.models.primary),
         }),
+    ),
+    MAX_COST_CEILING_MICROS: tuning.maxCostCeilingMicros?.toString(),
+    DAILY_SPEND_PER_OWNER_MICROS: String(
+      tuning.dailySpendPerOwnerMicros ??
+        defaultDailySpendPerOwner(r.models.primary, tuning.modelBudgets?.[r.models.primary]?.tokensPerMinute),
     ),
     CALL_CONCURRENCY: tuning.callConcurrency?.toString(),
     LEASE_SECONDS: tuning.leaseSeconds?.toString(),

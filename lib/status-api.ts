@@ -1,36 +1,36 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ApiConfig } from '../lambdas/contracts.js';
-import {
-  API_ROUTES,
-  CALLER_RATE_PREFIX,
-  type CallerBudgets,
-  DEFAULT_CALLER_BUDGETS,
-  LANES,
-  OWNER_INDEX,
-  OWNER_SLOTS_PREFIX,
-  PLAYBOOK_KEY_PREFIX,
-  type QueueRole,
-  STATUS_INDEX,
-} from '../lambdas/contracts.js';
-import { bucketLogicalId } from './bucket-logical-id.js';
+import { API_ROUTES, type CallerBudgets, type QueueRole } from '../lambdas/contracts.js';
 import { checkFileExists, checkPattern, checkProjectRoot, checkRange } from './checks.js';
 import type { ResolvedModelIds } from './model-access.js';
-import { handlerFunction, WORK_PREFIX } from './pipeline-functions.js';
+import { handlerFunction } from './pipeline-functions.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { queueUrlsVariable, type RuntimeTuning } from './runtime-environment.js';
+import { grantStatusApiAccess } from './status-api-access.js';
 import type { Topology } from './topology.js';
+
+/** Requests a second the stage takes in the steady state unless told otherwise (`rateLimit`). */
+export const DEFAULT_STAGE_RATE = 20;
+
+/**
+ * The stage's throttle for a steady rate: bursts of twice it. The local API throttles with the
+ * same figures (localstack/runtime/stage-throttle.ts).
+ */
+export function stageThrottle(rateLimit: number = DEFAULT_STAGE_RATE) {
+  return { rateLimit, burstLimit: rateLimit * 2 };
+}
 
 /** Properties of {@link StatusApi}. */
 export interface StatusApiProps {
@@ -68,10 +68,10 @@ export interface StatusApiProps {
    */
   readonly rateLimit?: number;
   /**
-   * Each caller's budget of the costly routes, POST /quote and POST /jobs: requests at once
-   * (`burst`, 1-10000) and refilled per minute (`perMinute`, 0.1-60000), kept per caller in the
-   * state table; over it a caller gets 429 with Retry-After while others go on.
-   * @default quote 10 at once and 12 a minute, submit 30 at once and 60 a minute (DEFAULT_CALLER_BUDGETS)
+   * Each caller's budget of a route: requests at once (`burst`, 1-10000) and refilled per minute
+   * (`perMinute`, 0.1-60000), kept per caller in the state table; over it a caller gets 429 with
+   * Retry-After while others go on. Routes left out keep their defaults.
+   * @default DEFAULT_CALLER_BUDGETS (reads cheap, the approvals list, quotes and submissions dear)
    */
   readonly callerBudgets?: Partial<CallerBudgets>;
   /**
@@ -151,7 +151,10 @@ export class StatusApi extends Construct {
       props.reportUrlSeconds ?? 900,
       urlSeconds,
     );
-    const rate = checkRange(this, 'StatusApi rateLimit', props.rateLimit ?? 20, { min: 1, max: 10_000 });
+    const rate = checkRange(this, 'StatusApi rateLimit', props.rateLimit ?? DEFAULT_STAGE_RATE, {
+      min: 1,
+      max: 10_000,
+    });
     const projectRoot = props.projectRoot ?? PROJECT_ROOT;
     const entry = join(projectRoot, props.entry ?? 'lambdas/api/handler.ts');
     checkFileExists(this, 'StatusApi entry', entry, 'name an existing handler file');
@@ -200,7 +203,7 @@ export class StatusApi extends Construct {
     this.handler = fn;
     this.role = role;
 
-    grantAccess(role, props);
+    grantStatusApiAccess(role, props);
 
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention, removalPolicy });
     this.httpApi = new apigw.HttpApi(this, 'Api', {
@@ -212,7 +215,7 @@ export class StatusApi extends Construct {
       httpApi: this.httpApi,
       stageName: '$default',
       autoDeploy: true,
-      throttle: { rateLimit: rate, burstLimit: rate * 2 },
+      throttle: stageThrottle(rate),
       accessLogSettings: { destination: new apigw.LogGroupLogDestination(this.accessLogs) },
     });
     const integration = new HttpLambdaIntegration('Handler', this.handler);
@@ -266,13 +269,12 @@ function principalEnvironment(
   };
 }
 
-/** Each caller's budgets of quote and submit, checked, as the handler reads them. */
+/** Each caller's budgets of the routes given, checked, as the handler reads them (the rest keep the defaults). */
 function callerBudgetEnvironment(
   scope: Construct,
   given: Partial<CallerBudgets> | undefined,
 ): Partial<Record<keyof ApiConfig, string>> {
-  const budgets = { ...DEFAULT_CALLER_BUDGETS, ...given };
-  for (const [route, budget] of Object.entries(budgets)) {
+  for (const [route, budget] of Object.entries(given ?? {})) {
     checkRange(scope, `StatusApi callerBudgets.${route}.burst`, budget.burst, { min: 1, max: 10_000 });
     checkRange(scope, `StatusApi callerBudgets.${route}.perMinute`, budget.perMinute, {
       min: 0.1,
@@ -280,15 +282,10 @@ function callerBudgetEnvironment(
       integer: false,
     });
   }
-  return {
-    QUOTE_BURST: String(budgets.quote.burst),
-    QUOTE_PER_MINUTE: String(budgets.quote.perMinute),
-    SUBMIT_BURST: String(budgets.submit.burst),
-    SUBMIT_PER_MINUTE: String(budgets.submit.perMinute),
-  };
+  return given && Object.keys(given).length > 0 ? { CALLER_BUDGETS: JSON.stringify(given) } : {};
 }
 
-/** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size. */
+/** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size, the most a ceiling may be. */
 function quoteEnvironment(props: StatusApiProps): Partial<Record<keyof ApiConfig, string>> {
   const models = props.models;
   const tuning = props.tuning;
@@ -301,136 +298,8 @@ function quoteEnvironment(props: StatusApiProps): Partial<Record<keyof ApiConfig
       ? { MAX_DOCUMENT_BYTES: String(tuning.maxDocumentBytes) }
       : {}),
     ...(tuning?.chunkClauses !== undefined ? { CHUNK_CLAUSES: String(tuning.chunkClauses) } : {}),
+    ...(tuning?.maxCostCeilingMicros !== undefined
+      ? { MAX_COST_CEILING_MICROS: String(tuning.maxCostCeilingMicros) }
+      : {}),
   };
-}
-
-/**
- * What the API's role may do: job partitions only in the table; uploads under the intake
- * prefix and the listing that finds them; reports, held findings and (to resume) stored
- * documents in the results bucket; messages to the lanes and to finalize.
- */
-function grantAccess(role: iam.Role, props: StatusApiProps): void {
-  const t = props.topology;
-  grantTableAccess(role, props);
-  const intakePrefix = t.buckets.intake.prefix;
-  const resultsPrefix = t.buckets.results.prefix;
-  // A presigned upload (a POST policy) or URL carries the signer's permissions: PutObject lets
-  // callers upload under the intake prefix only, GetObject lets them download reports only.
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['s3:PutObject'],
-      resources: [props.intakeBucket.arnForObjects(`${intakePrefix}*`)],
-    }),
-  );
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['s3:GetObject'],
-      resources: [props.resultsBucket.arnForObjects(`${resultsPrefix}*`)],
-    }),
-  );
-  // Resume rebuilds the chunk messages of a paused job from its stored document. The API
-  // presigns report keys only, so no caller can reach these through a URL.
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['s3:GetObject'],
-      resources: [props.resultsBucket.arnForObjects(`${WORK_PREFIX}*`)],
-    }),
-  );
-  for (const queue of [...LANES, 'finalize'] as const) props.queues[queue].grantSendMessages(role);
-  // The decision trail names a person by the email their user pool holds: ListUsers (filtered
-  // by the caller's `sub`) on the stack's own pool. An escalated finding is decided by the
-  // members of its approver group: AdminListGroupsForUser of that person, asked at the moment
-  // they decide, so a removal from a group counts at once (a token's `cognito:groups` would
-  // last until it expires). Nothing else of the pool.
-  if (props.userPool) {
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['cognito-idp:ListUsers', 'cognito-idp:AdminListGroupsForUser'],
-        resources: [props.userPool.userPoolArn],
-      }),
-    );
-  }
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['s3:ListBucketVersions'],
-      resources: [props.intakeBucket.bucketArn],
-      conditions: { StringLike: { 's3:prefix': [`${intakePrefix}s-*`] } },
-    }),
-  );
-  for (const [bucket, prefix, what] of [
-    [props.intakeBucket, intakePrefix, 'presigns uploads'],
-    [props.resultsBucket, resultsPrefix, 'presigns report downloads and reads held findings'],
-    [props.resultsBucket, WORK_PREFIX, "reads a paused job's stored document to resume it"],
-  ] as const) {
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId(bucket)}.Arn>/${prefix}*]`,
-      reason:
-        `The status API ${what}: object-level S3 actions need an object ARN pattern, and this one is confined ` +
-        `to the '${prefix}' prefix of a bucket this stack owns; the keys (submission and job ids) exist only at run time.`,
-    });
-  }
-}
-
-/** What the API's role may do in the table: each kind of item by its partition keys, and two indexes. */
-function grantTableAccess(role: iam.Role, props: StatusApiProps): void {
-  // Job partitions only (partition keys JOB#…): GetItem for status; the conditional UpdateItems
-  // of cancel, pause and resume; Query of a job's checkpoints (resume) and review trail;
-  // PutItem of a reviewer's decision, appended to the trail.
-  // BatchGetItem reads the assessments of consolidated chunks for GET /jobs/{id}/findings?after=.
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: [
-        'dynamodb:GetItem',
-        'dynamodb:BatchGetItem',
-        'dynamodb:UpdateItem',
-        'dynamodb:Query',
-        'dynamodb:PutItem',
-      ],
-      resources: [props.table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['JOB#*'] } },
-    }),
-  );
-  // GET /jobs: a Query of the jobs-by-owner index, and of no other index. The index holds job
-  // items only; which owner's partition is read is the API's rule (the caller's own names).
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:Query'],
-      resources: [`${props.table.tableArn}/index/${OWNER_INDEX}`],
-    }),
-  );
-  // Admission control (docs/capacity.md): a cancel or pause of a job holding one of its owner's
-  // slots gives the slot back on the owner's item in the same transaction, then starts the
-  // owner's oldest queued job, found on the jobs-by-status index.
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:UpdateItem'],
-      resources: [props.table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${OWNER_SLOTS_PREFIX}*`] } },
-    }),
-  );
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:Query'],
-      resources: [`${props.table.tableArn}/index/${STATUS_INDEX}`],
-    }),
-  );
-  // Playbooks (partition keys PLAYBOOK#<name> and PLAYBOOKS): GetItem and Query to list and read
-  // them; PutItem for an administrator's put, a transaction of two conditional puts whose
-  // permission is PutItem's (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html).
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
-      resources: [props.table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PLAYBOOK_KEY_PREFIX}*`] } },
-    }),
-  );
-  // Each caller's budget of the costly routes: one conditional UpdateItem on the caller's own
-  // items (partition keys RATE#…), and nothing else of them.
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:UpdateItem'],
-      resources: [props.table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CALLER_RATE_PREFIX}*`] } },
-    }),
-  );
 }

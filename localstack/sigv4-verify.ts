@@ -136,12 +136,19 @@ export async function verifySigV4(
       return { ok: false, message: `signed header '${name}' is missing from the request` };
     headers[name] = value;
   }
+  // The canonical request is made of exactly the headers the caller signed, whichever they
+  // are: the signer adds no header of its own (applyChecksum off: curl, botocore and Postman
+  // send no x-amz-content-sha256 to execute-api, where the SDK's clients do), and leaves out none
+  // of them (signableHeaders: a `user-agent` a client chose to sign is signed), as the
+  // specification builds it from the SignedHeaders list
+  // (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html).
   const signer = new SignatureV4({
     credentials: { accessKeyId, secretAccessKey: secret },
     region,
     service,
     sha256: Sha256,
     uriEscapePath: true,
+    applyChecksum: false,
   });
   const host = headers.host ?? '';
   const signed = await signer.sign(
@@ -154,7 +161,7 @@ export async function verifySigV4(
       headers,
       body: request.body,
     },
-    { signingDate: signedAt },
+    { signingDate: signedAt, signableHeaders: new Set(signedHeaders) },
   );
   const expected = /Signature=([0-9a-f]{64})/.exec(String(signed.headers.authorization ?? ''))?.[1] ?? '';
   const same =

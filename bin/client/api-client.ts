@@ -97,6 +97,24 @@ export function send(
   });
 }
 
+/** Refusals for now a call waits out before it gives the refusal to its caller. */
+const RETRIES = 4;
+
+/** The longest `Retry-After` a call waits itself, in seconds. */
+const LONGEST_WAIT_SECONDS = 10;
+
+/**
+ * How long to wait before asking again: the answer's `Retry-After` (seconds), or a second for a
+ * 429 without one (API Gateway's throttle names none); undefined when the wait is too long to
+ * make unasked, or the 503 names none (a busy quote is the caller's to send again).
+ */
+function waitOf(r: ApiResponse): number | undefined {
+  const header = r.headers['retry-after'];
+  const seconds = header === undefined ? undefined : Number(Array.isArray(header) ? header[0] : header);
+  if (seconds === undefined || !Number.isFinite(seconds)) return r.status === 429 ? 1000 : undefined;
+  return seconds <= LONGEST_WAIT_SECONDS ? Math.max(0, seconds) * 1000 : undefined;
+}
+
 /**
  * A client of the status API that signs every request with SigV4 for `execute-api`, as API
  * Gateway's IAM authorization requires.
@@ -233,7 +251,15 @@ export class ApiClient {
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const r = await this.request(method, path, body);
+    let r = await this.request(method, path, body);
+    // A refusal for now (the caller's budget of the route, the stage's throttle, the user pool
+    // not answering) is waited out as it asks, a few times; a longer wait is the caller's to make.
+    for (let tries = 1; tries <= RETRIES && (r.status === 429 || r.status === 503); tries++) {
+      const wait = waitOf(r);
+      if (wait === undefined) break;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      r = await this.request(method, path, body);
+    }
     if (r.status >= 200 && r.status < 300) return r.body as T;
     const message = (r.body as { message?: string } | undefined)?.message ?? (r.text || `HTTP ${r.status}`);
     throw new ApiRequestError(message, r.status, r.body);

@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { isAnalystError, selectAnalysts, withPrimary } from '../../lambdas/core/analysts/index.js';
+import { DEFAULT_COST_CEILING_MICROS } from '../../lambdas/core/contracts.js';
 import { isDocumentRejectedError, parseDocument } from '../../lambdas/core/documents/index.js';
 import { type JobEstimate, quoteDocument } from '../../lambdas/core/intake/quote.js';
 import {
@@ -18,6 +19,7 @@ import {
   UnpricedModelError,
 } from '../../lambdas/core/models.js';
 import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
+import { DEFAULT_TOKENS_PER_MINUTE, defaultDailySpendPerOwner } from '../../lib/owner-cap.js';
 import {
   type Assumptions,
   type BatchPlan,
@@ -26,12 +28,13 @@ import {
   type LimitRow,
   planBatch,
 } from '../capacity/model.js';
+import { type OwnerDay, ownerDay } from '../capacity/owner-day.js';
 import { type AccountLimits, BEDROCK_QUOTAS, defaultLimits, readAccountLimits } from '../capacity/quotas.js';
 import { CliError, type CliIo } from './cli-error.js';
 
 export const PLAN_USAGE = `Usage: clause-review plan <file...> [--lane realtime|batch] [--call-seconds S]
-                          [--analysts a,b,…] [--model ID] [--full-panel] [--defaults] [--profile P]
-                          [--region R] [--json]
+                          [--analysts a,b,…] [--model ID] [--full-panel] [--daily-spend USD]
+                          [--defaults] [--profile P] [--region R] [--json]
 
 Plans a batch on a real account: per file the clauses, calls and quote (expected and worst
 case), then the time the batch needs under each limit (Bedrock tokens and requests per minute
@@ -39,7 +42,9 @@ per model, the calls the stack keeps in flight, DynamoDB's table throughput), th
 the cost, and what to raise. Quotas are read with Service Quotas (GetServiceQuota) with your
 credentials (--profile, --region); without credentials, or with --defaults, AWS's default quotas
 in us-east-1 are used. --call-seconds is the time one model call takes (default ${DEFAULT_ASSUMPTIONS.callSeconds}).
-The calls are those intake would ask: after the relevance screen, unless --full-panel.`;
+The calls are those intake would ask: after the relevance screen, unless --full-panel.
+It also shows the batch against one owner's daily spend cap: the stack's default (an hour of the
+primary model's tokens per minute, as read) or --daily-spend USD (0: none).`;
 
 const OPTIONS = {
   lane: { type: 'string' },
@@ -51,6 +56,7 @@ const OPTIONS = {
   profile: { type: 'string' },
   region: { type: 'string' },
   json: { type: 'boolean' },
+  'daily-spend': { type: 'string' },
 } as const;
 
 /** One file's estimate. */
@@ -158,6 +164,7 @@ export function printPlan(
   plan: BatchPlan,
   limits: AccountLimits,
   io: CliIo,
+  day?: OwnerDay,
 ): void {
   io.out(`Batch: ${plan.contracts} contract(s), ${plan.calls.toLocaleString('en-US')} model calls`);
   for (const f of files) {
@@ -183,6 +190,20 @@ export function printPlan(
   );
   io.out(
     `Raise first: ${raiseAdvice(binding)}.${next ? ` Then ${next.limit} binds at ${minutes(next.minutes)}.` : ''}`,
+  );
+  if (day) io.out(ownerDayLine(day));
+}
+
+/** The batch against one owner's daily spend cap, in words. */
+export function ownerDayLine(day: OwnerDay): string {
+  if (day.capMicros === 0) return "Owner's day: no daily spend cap (--daily-spend 0).";
+  return (
+    `Owner's day: ${usd(day.capMicros)} a day per owner (${day.capSource}). From one owner, this batch counts ` +
+    `${usd(day.boundsMicros)} as its jobs start (each at its worst case, up to the default ceiling; the largest ` +
+    `${usd(day.largestBoundMicros)}) and settles at what they spend: about ${day.days} day(s) of that owner's spending` +
+    (day.refused > 0
+      ? `; ${day.refused} job(s) could never start under the cap and would be refused (raise -c dailySpendPerOwner).`
+      : '.')
   );
 }
 
@@ -223,14 +244,45 @@ export async function planCommand(args: string[], io: CliIo): Promise<number> {
     DEFAULT_STACK,
     assume,
   );
+  const day = ownerDayOf(files, limits, values['daily-spend'], values.model?.trim() || PRIMARY_MODEL_ID);
   if (values.json)
     io.out(
       JSON.stringify(
-        { files: files.map((f) => ({ file: f.file, clauses: f.clauses, ...f.estimate })), limits, plan },
+        {
+          files: files.map((f) => ({ file: f.file, clauses: f.clauses, ...f.estimate })),
+          limits,
+          plan,
+          ownerDay: day,
+        },
         null,
         2,
       ),
     );
-  else printPlan(files, plan, limits, io);
+  else printPlan(files, plan, limits, io, day);
   return 0;
+}
+
+/** The batch against the cap given (`--daily-spend USD`), else the stack's default for the primary and its quota. */
+function ownerDayOf(
+  files: readonly PlannedFile[],
+  limits: AccountLimits,
+  given: string | undefined,
+  primary: string,
+): OwnerDay {
+  const estimates = files.map((f) => f.estimate);
+  if (given !== undefined) {
+    const dollars = Number(given);
+    if (!/^\d+(\.\d{1,6})?$/.test(given.trim()) || !Number.isFinite(dollars)) {
+      throw new CliError(`--daily-spend must be dollars a day, 0 for no cap, such as 50; got '${given}'`, 2);
+    }
+    return ownerDay(estimates, Math.round(dollars * 1_000_000), DEFAULT_COST_CEILING_MICROS, '--daily-spend');
+  }
+  const quota = limits.models[modelSpec(primary).foundationModelId];
+  const tpm = quota?.tokensPerMinute;
+  return ownerDay(
+    estimates,
+    defaultDailySpendPerOwner(primary, tpm),
+    DEFAULT_COST_CEILING_MICROS,
+    `the stack's default: an hour of ${primary} at ${(tpm ?? DEFAULT_TOKENS_PER_MINUTE).toLocaleString('en-US')} tokens/min; -c dailySpendPerOwner sets another`,
+  );
 }

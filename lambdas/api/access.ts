@@ -8,8 +8,8 @@
  * `arn:aws:sts::…:assumed-role/<AuthenticatedRole>/CognitoIdentityCredentials` for all of
  * them), so for such a caller the owner is the person's Cognito identity, never the ARN.
  */
-import type { Actor } from '../core/jobs/index.js';
-import type { Job } from '../core/state/job.js';
+import type { Actor, ApproverView } from '../core/jobs/index.js';
+import { type Job, reviewOpen } from '../core/state/job.js';
 
 /** A user pool sign-in: the pool and the person's `sub` in it. */
 export interface UserPoolSignIn {
@@ -113,6 +113,27 @@ export function sessionRefusal(
 }
 
 /**
+ * The name a caller's request budgets are kept under (caller-limits.ts): the person, however
+ * they sign. A person of the user pool by their `sub` (every identity-pool identity of theirs
+ * shares it), else the Cognito identity; an IAM user by its ARN; a session of a role the stack
+ * trusts to name its sessions (`sessionNamedRoles`: the name is the person's) by its session
+ * ARN; any other session (an administrator role's, named by whoever assumes it) by its role, so a
+ * fresh session name is not a fresh budget.
+ *
+ * @example
+ * rateKeyOf({ arn: 'arn:aws:sts::123456789012:assumed-role/Ops/any-name' }, []);
+ * // 'arn:aws:iam::123456789012:role/Ops'
+ */
+export function rateKeyOf(principal: Principal, sessionNamedRoles: readonly string[]): string {
+  if (principal.userPoolSignIn)
+    return `cognito-sub:${principal.userPoolSignIn.userPoolId}:${principal.userPoolSignIn.sub}`;
+  if (principal.cognitoIdentityId !== undefined) return ownerOf(principal);
+  const session = assumedRole(principal.arn);
+  if (!session || sessionNamedRoles.some((role) => isAdministrator(principal, role))) return principal.arn;
+  return `arn:${principal.arn.split(':')[1]}:iam::${session.account}:role/${session.role}`;
+}
+
+/**
  * Whether `owner` (as a job records it) names the caller. A Cognito caller is matched by
  * identity alone: the role session it signs with is every signed-in person's.
  */
@@ -163,11 +184,13 @@ export function ownerNamesOf(principal: Principal): string[] {
 }
 
 /**
- * Whether a caller in `groups` may see a job they may not act on: its review waits for one of
- * those groups' decisions (`approverGroups`, set when a review holds an escalated finding).
+ * Whether a caller in `groups` may see a job they may not act on: its open review waits for one
+ * of those groups' decisions (`approverGroups`, set when a review holds an escalated finding).
+ * Once the review closes (decided, or out of time) the job is its owner's again: its status,
+ * findings and report.docx are no approver's to read, and the trail keeps what they decided.
  */
-export function approverOf(job: Pick<Job, 'approverGroups'>, groups: readonly string[]): boolean {
-  return (job.approverGroups ?? []).some((g) => groups.includes(g));
+export function approverOf(job: ApproverView, groups: readonly string[]): boolean {
+  return reviewOpen(job) && (job.approverGroups ?? []).some((g) => groups.includes(g));
 }
 
 /**
@@ -185,6 +208,8 @@ export function actorOf(
   return {
     name: ownerOf(principal),
     mayActOn: (job) => mayActOn(job, principal, administrators),
-    maySee: async (job) => (job.approverGroups?.length ?? 0) > 0 && approverOf(job, await groups()),
+    // The user pool is asked only about a job whose open review waits for some group.
+    maySee: async (job) =>
+      reviewOpen(job) && (job.approverGroups?.length ?? 0) > 0 && approverOf(job, await groups()),
   };
 }

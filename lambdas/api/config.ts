@@ -5,7 +5,21 @@ import { MAX_REVIEW_HOURS } from '../core/intake/job-options.js';
 import { DEFAULT_MIN_REVIEW_HOURS } from '../core/state/job.js';
 import { panelModelsOf, QUOTE_CONFIG_SHAPE } from '../shared/config.js';
 import { keyedJson } from '../shared/keyed-json.js';
-import { type CallerBudgets, DEFAULT_CALLER_BUDGETS } from './caller-limits.js';
+import {
+  type CallerBudgets,
+  DEFAULT_CALLER_BUDGETS,
+  LIMITED_ROUTES,
+  type LimitedRoute,
+} from './caller-limits.js';
+
+/** Budgets by route: each at once 1-10000, and refilled 0.1-60000 a minute. */
+const callerBudgetsSchema = z.partialRecord(
+  z.enum(LIMITED_ROUTES as [LimitedRoute, ...LimitedRoute[]]),
+  z.strictObject({
+    burst: z.number().int().min(1).max(10_000),
+    perMinute: z.number().min(0.1).max(60_000),
+  }),
+);
 
 const schema = z.object({
   /** What POST /quote reads as intake does: the models it prices, the document limit, the chunk size. */
@@ -28,12 +42,21 @@ const schema = z.object({
   UPLOAD_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
   /** Lifetime of the presigned report URLs. */
   REPORT_URL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
-  /** Each caller's budget of POST /quote: requests at once, and refilled per minute. */
-  QUOTE_BURST: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_CALLER_BUDGETS.quote.burst),
-  QUOTE_PER_MINUTE: z.coerce.number().min(0.1).max(60_000).default(DEFAULT_CALLER_BUDGETS.quote.perMinute),
-  /** Each caller's budget of POST /jobs: requests at once, and refilled per minute. */
-  SUBMIT_BURST: z.coerce.number().int().min(1).max(10_000).default(DEFAULT_CALLER_BUDGETS.submit.burst),
-  SUBMIT_PER_MINUTE: z.coerce.number().min(0.1).max(60_000).default(DEFAULT_CALLER_BUDGETS.submit.perMinute),
+  /**
+   * Each caller's budgets of the routes whose budgets differ from DEFAULT_CALLER_BUDGETS, JSON:
+   * `{"quote": {"burst": 10, "perMinute": 12}}` (requests at once, and refilled per minute).
+   */
+  CALLER_BUDGETS: z
+    .string()
+    .default('{}')
+    .transform((s, ctx) => {
+      const parsed = callerBudgetsSchema.safeParse(safeJson(s));
+      if (parsed.success) return parsed.data as Partial<CallerBudgets>;
+      for (const issue of parsed.error.issues) {
+        ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || s}: ${issue.message}` });
+      }
+      return z.NEVER;
+    }),
   /**
    * Principals who may act on every job, as a JSON array of IAM ARNs (users, roles, sessions).
    * JSON rather than a comma list, because IAM names may contain commas.
@@ -79,12 +102,9 @@ function safeJson(s: string): unknown {
 /** Configuration of the status API handler. */
 export type ApiConfig = z.output<typeof schema>;
 
-/** The per-caller budgets a configuration sets. */
+/** The per-caller budgets a configuration sets: the defaults, with its own in their place. */
 export function callerBudgetsOf(config: ApiConfig): CallerBudgets {
-  return {
-    quote: { burst: config.QUOTE_BURST, perMinute: config.QUOTE_PER_MINUTE },
-    submit: { burst: config.SUBMIT_BURST, perMinute: config.SUBMIT_PER_MINUTE },
-  };
+  return { ...DEFAULT_CALLER_BUDGETS, ...config.CALLER_BUDGETS };
 }
 
 /** Names of the environment variables the API handler reads. */

@@ -100,9 +100,27 @@ export class UnprocessableDocumentError extends ApiError {
 
 /** The service is too busy to answer now; the same request may succeed shortly. */
 export class ServiceBusyError extends ApiError {
-  override readonly name = 'ServiceBusyError';
-  constructor(message: string) {
-    super(message, 503);
+  override readonly name: string = 'ServiceBusyError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, 503, options);
+  }
+}
+
+/**
+ * The user pool did not answer who the caller's groups are (throttled, or out of reach): the
+ * request is refused for now rather than answered as if the caller had no groups, which would
+ * lock every approver out. `retryAfterSeconds` says when to come back.
+ */
+export class GroupLookupError extends ServiceBusyError {
+  override readonly name = 'GroupLookupError';
+  constructor(
+    readonly retryAfterSeconds: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `the user pool did not answer which groups the caller is in; try again in ${retryAfterSeconds} s`,
+      options,
+    );
   }
 }
 
@@ -199,3 +217,11 @@ export const isTooManyRequestsError = guardOf(TooManyRequestsError);
 
 /** True for a caller whose role session cannot own jobs. */
 export const isUntrustedSessionError = guardOf(UntrustedSessionError);
+
+/** True for a refusal because the user pool did not answer the caller's groups. */
+export const isGroupLookupError = guardOf(GroupLookupError);
+
+/** The seconds an error tells the caller to wait before trying again, for `Retry-After`; undefined when it says none. */
+export function retryAfterOf(error: ApiError): number | undefined {
+  return isTooManyRequestsError(error) || isGroupLookupError(error) ? error.retryAfterSeconds : undefined;
+}

@@ -9,15 +9,15 @@ import { resendConflicts } from '../core/state/transact.js';
 import { clientConfig } from '../shared/aws-clients.js';
 import { panelModelsOf } from '../shared/config.js';
 import { callerOf, type IamAuthorizerContext } from './caller.js';
-import { CallerLimits } from './caller-limits.js';
+import { CallerLimits, limitedRouteOf } from './caller-limits.js';
 import { callerBudgetsOf, loadApiConfig } from './config.js';
 import {
   BadRequestError,
   isApiError,
   isBadRequestError,
-  isTooManyRequestsError,
   isUnprocessableDocumentError,
   PayloadTooLargeError,
+  retryAfterOf,
 } from './errors.js';
 import { HoldsApi } from './holds-api.js';
 import { JobsApi, type JobsApiDeps } from './jobs-api.js';
@@ -56,7 +56,7 @@ function userPool(
   userPoolId: string,
 ): Pick<JobsApiDeps, 'people' | 'groups'> {
   const log = (message: string, error: unknown) => logger.warn(message, { error: error as Error });
-  return { people: userPoolLabels(idp, userPoolId, log), groups: userPoolGroups(idp, userPoolId, log) };
+  return { people: userPoolLabels(idp, userPoolId, log), groups: userPoolGroups(idp, userPoolId, { log }) };
 }
 
 function ensureApi() {
@@ -78,6 +78,7 @@ function ensureApi() {
       defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
       minReviewHours: config.MIN_REVIEW_HOURS,
       ownersDecideOwnEscalations: config.OWNERS_DECIDE_OWN_ESCALATIONS === 'true',
+      maxCostLimit: config.MAX_COST_CEILING_MICROS,
       uploadUrlSeconds: config.UPLOAD_URL_SECONDS,
       reportUrlSeconds: config.REPORT_URL_SECONDS,
       administrators: config.ADMIN_PRINCIPALS,
@@ -164,11 +165,12 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
       ...Object.fromEntries(new URLSearchParams(event.rawQueryString ?? '')),
       ...event.queryStringParameters,
     };
+    await jobs.limit(caller, limitedRouteOf(r.name, query));
     switch (r.name) {
       case 'submit':
         return json(201, await jobs.submit(body(event, r.name), caller));
       case 'quote':
-        return json(200, await jobs.quote(body(event, r.name), caller));
+        return json(200, await jobs.quote(body(event, r.name)));
       case 'status':
         return json(200, await jobs.status(id, caller));
       case 'cancel':
@@ -201,6 +203,7 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
   } catch (error) {
     if (isApiError(error)) {
       logger.info('refused', { route: r.name, status: error.statusCode, reason: error.message });
+      const retryAfter = retryAfterOf(error);
       return json(
         error.statusCode,
         {
@@ -210,7 +213,7 @@ export async function handler(event: ApiEvent): Promise<APIGatewayProxyStructure
           ...(isUnprocessableDocumentError(error) ? { reason: error.reason } : {}),
         },
         // https://www.rfc-editor.org/rfc/rfc9110#field.retry-after
-        isTooManyRequestsError(error) ? { 'retry-after': String(error.retryAfterSeconds) } : {},
+        retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
       );
     }
     logger.error('failed', { route: r.name, error: error as Error });

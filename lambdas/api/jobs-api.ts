@@ -19,7 +19,7 @@ import {
   type Submission,
 } from '../core/jobs/index.js';
 import type { Job } from '../core/state/job.js';
-import { actorOf, ownerOf, type Principal, sessionRefusal } from './access.js';
+import { actorOf, type Principal, rateKeyOf, sessionRefusal } from './access.js';
 import type { CallerLimits, LimitedRoute } from './caller-limits.js';
 import {
   BadRequestError,
@@ -57,7 +57,7 @@ export type JobsApiDeps = JobDeskDeps & {
    */
   readonly groups?: PersonGroups;
   /**
-   * Each caller's budget of the costly routes (quote, submit).
+   * Each caller's budget of every route (caller-limits.ts).
    * @default none: only the stage's throttle bounds them
    */
   readonly callerLimits?: CallerLimits;
@@ -138,28 +138,31 @@ export class JobsApi {
     return asked;
   }
 
-  /** POST /jobs. @throws TooManyRequestsError, BadRequestError */
-  async submit(body: unknown, caller?: Principal): Promise<Submission> {
-    await this.spend(caller, 'submit');
+  /** POST /jobs. @throws BadRequestError */
+  submit(body: unknown, caller?: Principal): Promise<Submission> {
     return refusals(() => this.desk.submit(body, this.actor(caller)));
   }
 
   /**
    * POST /quote: the document priced as intake would, with no job recorded.
-   * @throws TooManyRequestsError, BadRequestError, UnprocessableDocumentError
+   * @throws BadRequestError, UnprocessableDocumentError
    */
-  async quote(body: unknown, caller?: Principal): Promise<QuoteView> {
-    await this.spend(caller, 'quote');
+  quote(body: unknown): Promise<QuoteView> {
     return refusals(() =>
       quoteRequest(body, { ...this.deps, playbooks: this.deps.playbooks ?? this.playbooks }),
     );
   }
 
-  /** One request of the caller's budget of a costly route, before any of its work. */
-  private async spend(caller: Principal | undefined, route: LimitedRoute): Promise<void> {
+  /**
+   * One request of the caller's budget of a route, before any of its work: the caller as a
+   * person ({@link rateKeyOf}), so a new session name is not a new budget.
+   * @throws TooManyRequestsError (429) when the caller's budget of the route is spent
+   */
+  async limit(caller: Principal | undefined, route: LimitedRoute): Promise<void> {
     // A request without a principal never passes API Gateway's IAM authorization; should one
     // arrive, all such share one budget.
-    await this.deps.callerLimits?.take(caller ? ownerOf(caller) : 'no-principal', route);
+    const key = caller ? rateKeyOf(caller, this.deps.sessionNamedRoles ?? []) : 'no-principal';
+    await this.deps.callerLimits?.take(key, route);
   }
 
   /** GET /jobs/{id}. @throws BadRequestError, JobUnknownError */

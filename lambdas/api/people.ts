@@ -25,6 +25,7 @@ import {
   type UserType,
 } from '@aws-sdk/client-cognito-identity-provider';
 import type { Principal, UserPoolSignIn } from './access.js';
+import { GroupLookupError } from './errors.js';
 
 const SIGN_IN =
   /^cognito-idp\.[a-z0-9-]+\.amazonaws\.com\/([\w-]+_[0-9A-Za-z]+):CognitoSignIn:([0-9a-fA-F-]{1,128})$/;
@@ -104,49 +105,99 @@ export function userPoolLabels(
   };
 }
 
-/** The user pool groups of the person behind a caller: empty when there is none, or none is known. */
+/** The user pool groups of the person behind a caller: empty when there is none. */
 export type PersonGroups = (caller: Principal) => Promise<readonly string[]>;
 
 /** Most groups read of one person: AdminListGroupsForUser's page limit, 60, times this. */
 const GROUP_PAGES = 10;
 
+/** How long a person's groups are kept: a person polling the approvals list asks the pool once in this. */
+export const GROUPS_KEPT_MS = 5_000;
+
+/** People whose groups are kept at once; the oldest go first past it. */
+const GROUPS_KEPT_PEOPLE = 1_000;
+
+/** Seconds a caller is told to wait when the pool did not answer (its throttling clears within seconds). */
+const LOOKUP_RETRY_SECONDS = 2;
+
+/** How {@link userPoolGroups} reads the pool, and what it reports. */
+export interface GroupLookupOptions {
+  readonly log?: (message: string, error: unknown) => void;
+  /** @default GROUPS_KEPT_MS */
+  readonly keepMs?: number;
+  readonly now?: () => number;
+}
+
+/** Every group of one user name, page by page. */
+async function groupsOfUser(
+  idp: CognitoIdentityProviderClient,
+  userPoolId: string,
+  username: string,
+): Promise<string[]> {
+  const groups: string[] = [];
+  let next: string | undefined;
+  for (let page = 0; page < GROUP_PAGES; page++) {
+    const r = await idp.send(
+      new AdminListGroupsForUserCommand({
+        UserPoolId: userPoolId,
+        Username: username,
+        Limit: 60,
+        ...(next ? { NextToken: next } : {}),
+      }),
+    );
+    for (const g of r.Groups ?? []) if (g.GroupName) groups.push(g.GroupName);
+    next = r.NextToken;
+    if (!next) break;
+  }
+  return groups;
+}
+
 /**
  * The groups of the person whose `sub` signed the request, from the stack's user pool: their user
  * name from ListUsers (filtered by the `sub`), then AdminListGroupsForUser
  * (https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_AdminListGroupsForUser.html).
- * Asked afresh each time, so a person removed from a group stops deciding for it at once; the ID
+ * Kept per `sub` for `keepMs` (a few seconds), so a person removed from a group stops deciding for
+ * it within seconds, and a caller polling the approvals list does not spend the account's
+ * user pool quotas (https://docs.aws.amazon.com/cognito/latest/developerguide/quotas.html); the ID
  * token's `cognito:groups` claim would hold until the token expires, and the API never sees the
  * token anyway (the app signs with identity-pool credentials). Empty for a caller of another pool
- * or none, and when the pool does not answer: a member is then refused, never someone let in.
+ * or none. When the pool does not answer (throttled, unreachable) nothing is kept and the lookup
+ * throws: an approver is told to come back, never answered as one without groups.
+ *
+ * @throws GroupLookupError (503, with the seconds to wait)
  */
 export function userPoolGroups(
   idp: CognitoIdentityProviderClient,
   userPoolId: string,
-  log: (message: string, error: unknown) => void = () => {},
+  options: GroupLookupOptions = {},
 ): PersonGroups {
-  return async (caller) => {
+  const keepMs = options.keepMs ?? GROUPS_KEPT_MS;
+  const now = options.now ?? Date.now;
+  const kept = new Map<string, { at: number; groups: Promise<readonly string[]> }>();
+  const lookUp = async (caller: Principal): Promise<readonly string[]> => {
     try {
       const found = await signedInUser(idp, userPoolId, caller);
-      if (!found?.user.Username) return [];
-      const groups: string[] = [];
-      let next: string | undefined;
-      for (let page = 0; page < GROUP_PAGES; page++) {
-        const r = await idp.send(
-          new AdminListGroupsForUserCommand({
-            UserPoolId: userPoolId,
-            Username: found.user.Username,
-            Limit: 60,
-            ...(next ? { NextToken: next } : {}),
-          }),
-        );
-        for (const g of r.Groups ?? []) if (g.GroupName) groups.push(g.GroupName);
-        next = r.NextToken;
-        if (!next) break;
-      }
-      return groups;
+      return found?.user.Username ? await groupsOfUser(idp, userPoolId, found.user.Username) : [];
     } catch (error) {
-      log(`could not read the groups of user ${caller.userPoolSignIn?.sub} in ${userPoolId}`, error);
-      return [];
+      options.log?.(
+        `could not read the groups of user ${caller.userPoolSignIn?.sub} in ${userPoolId}`,
+        error,
+      );
+      throw new GroupLookupError(LOOKUP_RETRY_SECONDS, { cause: error });
     }
+  };
+  return (caller) => {
+    const sub = caller.userPoolSignIn?.userPoolId === userPoolId ? caller.userPoolSignIn.sub : undefined;
+    if (!sub) return Promise.resolve([]);
+    const hit = kept.get(sub);
+    if (hit && now() - hit.at < keepMs) return hit.groups;
+    kept.delete(sub);
+    const groups = lookUp(caller);
+    kept.set(sub, { at: now(), groups });
+    groups.catch(() => {
+      if (kept.get(sub)?.groups === groups) kept.delete(sub);
+    });
+    if (kept.size > GROUPS_KEPT_PEOPLE) kept.delete(kept.keys().next().value as string);
+    return groups;
   };
 }

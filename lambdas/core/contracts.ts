@@ -60,5 +60,12 @@ export const byRole = <T>(value: (role: QueueRole) => T): Record<QueueRole, T> =
  */
 export const DEFAULT_COST_CEILING_MICROS = 20_000_000;
 
+/**
+ * The most a job's ceiling may be unless the stack says otherwise, in micro-dollars ($1,000):
+ * fifty times the default ceiling, above what the largest contract the document limits allow
+ * costs with the fallback model; a submission or upload asking for more is refused, naming it.
+ */
+export const DEFAULT_MAX_COST_CEILING_MICROS = 1_000_000_000;
+
 /** Clauses grouped into one chunk (one lane message) unless `CHUNK_CLAUSES` says otherwise. */
 export const DEFAULT_CHUNK_CLAUSES = 8;

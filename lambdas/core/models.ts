@@ -77,7 +77,8 @@ const EU = ['eu-central-1', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1
 const geographic = (usdPerMillion: number): number => Math.round(usdPerMillion * 11_000) / 10;
 
 /**
- * Claude Haiku 4.5: ACTIVE, "EOL no sooner than 10/1/2026" on its card; list prices $1 in, $5
+ * Claude Haiku 4.5: ACTIVE, "EOL no sooner than 10/1/2026" on its card (read 2026-12-01: the date
+ * has passed, no end-of-life date is set; `doctor` reads the live lifecycle); list prices $1 in, $5
  * out, $1.25 cache write, $0.10 cache read per million tokens (through `us.`/`eu.`: $1.10,
  * $5.50, $1.375, $0.11); cache checkpoints of at least 4,096 tokens
  * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-haiku-4-5.html,
@@ -201,8 +202,9 @@ export const PRIMARY_MODEL_ID = 'us.anthropic.claude-haiku-5-5';
 
 /**
  * Default fallback after repeated throttling of the primary: Claude Sonnet 4.6, the newest ACTIVE
- * Sonnet, a separate per-model quota with the same tool-use behaviour; it costs three times as
- * much, and the budget reserves its price for the calls that use it.
+ * Sonnet, a separate per-model quota with the same tool-use behaviour. Per token it costs thirty
+ * times the primary, Claude Haiku 5.5 (three times Haiku 4.5, the primary before): a fallback
+ * decision weighs that, and the budget reserves its price for the calls that use it.
  */
 export const FALLBACK_MODEL_ID = 'us.anthropic.claude-sonnet-4-6';
 

@@ -8,7 +8,7 @@ import { routedObject, routesFirst, routeToOwner } from '../core/intake/owner-ro
 import { objectsCreated } from '../core/intake/s3-event.js';
 import { applyRetryVisibility } from '../core/worker/disposition.js';
 import { loadConfig } from '../shared/config.js';
-import { createClients, intakeDeps, lifecycleGuard } from '../shared/runtime.js';
+import { createClients, intakeDeps, lifecycleGuard, shapeGuard } from '../shared/runtime.js';
 import { deliveryOf } from '../shared/sqs-records.js';
 
 const logger = new Logger({ serviceName: 'clause-review-intake' });
@@ -23,7 +23,11 @@ export function configureIntake(injected: IntakeDeps): void {
 function ensureDeps(): IntakeDeps {
   if (!deps) {
     const clients = createClients();
-    deps = intakeDeps(loadConfig(), clients, { lifecycle: lifecycleGuard(clients) });
+    const config = loadConfig();
+    // The first intake of the stack sends each model the workers' request once and records the
+    // answer; a job whose models refused it is rejected with the fix named.
+    const shapes = shapeGuard(config, clients, (message, fields) => logger.warn(message, fields));
+    deps = intakeDeps(config, clients, { lifecycle: lifecycleGuard(clients), shapes });
     warmParserThread();
   }
   return deps;

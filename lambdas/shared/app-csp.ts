@@ -8,19 +8,28 @@
  * and it loads no plugin and posts no form elsewhere
  * (https://www.w3.org/TR/CSP3/#directive-connect-src).
  *
- * The Word add-in's pages (the task pane and its sign-in dialog, under `addin/` on the app's
- * origin) reach the same places and have the same policy, except where Office needs otherwise:
- * - `frame-ancestors`: Office on the web shows the task pane in a frame of its own pages, so
- *   those hosts (and only those) may frame it; the app itself stays `'none'`. Microsoft documents
- *   no canonical list (https://github.com/OfficeDev/office-js/issues/1005); these are the hosts
- *   Word on the web runs under, every one of which is in the chain of frames above the pane
+ * The Word add-in's task pane (under `addin/` on the app's origin) reaches the same places and
+ * has the same policy, except where Office needs otherwise:
+ * - `frame-ancestors`: Word on the web shows the task pane in a frame of its own pages, and every
+ *   page in the chain of frames above the pane must be named
+ *   (https://www.w3.org/TR/CSP3/#directive-frame-ancestors). Microsoft documents no canonical
+ *   list (https://github.com/OfficeDev/office-js/issues/1005); the chain is Office for the web's
+ *   own frame (`*.officeapps.live.com`, or `word.cloud.microsoft`) under the page that opened the
+ *   document: a tenant's SharePoint or OneDrive for work (`<tenant>.sharepoint.com`,
+ *   `<tenant>-my.sharepoint.com`), or personal OneDrive (`onedrive.live.com`)
  *   (https://github.com/OfficeDev/office-js/issues/3342,
- *   https://github.com/OfficeDev/office-js-docs-pr/issues/4911). Desktop Word shows the pane in
- *   a web view of its own, not a frame.
- * - `script-src`: office.js comes from Microsoft's CDN, which Office requires, and it loads
- *   its host's scripts from there (and, in older hosts, the Microsoft Ajax library).
+ *   https://github.com/OfficeDev/office-js-docs-pr/issues/4911). Only the tenants the stack
+ *   names are let in: any tenant can put a page of its own on `*.sharepoint.com`, and such a page
+ *   could frame the pane under a person's session. Desktop Word shows the pane in a web view of its
+ *   own, not a frame.
+ * - `script-src`: office.js from Microsoft's CDN, which Office requires, and the scripts it loads
+ *   from there (and, in older hosts, the Microsoft Ajax library), each pinned to its path.
  * - `style-src 'unsafe-inline'`: office.js's host scripts set inline styles
  *   (https://github.com/OfficeDev/office-js/issues/1687); scripts stay without it.
+ *
+ * The add-in's sign-in page opens in Office's dialog, a window of its own and never a frame
+ * (host.ts asks for `displayInIframe: false`), so it has the pane's scripts and styles and the
+ * app's `frame-ancestors 'none'`.
  */
 
 /** Where the app may send requests, besides its own origin. */
@@ -43,24 +52,49 @@ export function cognitoEndpoints(region: string, urlSuffix = 'amazonaws.com'): s
   return [`https://cognito-idp.${region}.${urlSuffix}`, `https://cognito-identity.${region}.${urlSuffix}`];
 }
 
-/** The Office hosts that may frame the add-in's pages. */
-export const OFFICE_FRAME_ANCESTORS = [
-  // Word on the web's own frame.
+/**
+ * The hosts of Office for the web that may frame the task pane, whatever the tenant: Microsoft's
+ * own, where no tenant puts pages of its choosing.
+ */
+export const OFFICE_WEB_HOSTS = [
+  // Office for the web's frames (Word's editor and viewer).
   'https://*.officeapps.live.com',
-  // Documents in SharePoint and OneDrive for work or school.
-  'https://*.sharepoint.com',
+  // Word on the web's newer host.
+  'https://word.cloud.microsoft',
   // Documents in personal OneDrive.
   'https://onedrive.live.com',
-  'https://*.onedrive.live.com',
-  // Microsoft 365's own pages (office.com, and the newer *.cloud.microsoft hosts such as word.cloud.microsoft).
-  'https://*.office.com',
-  'https://*.cloud.microsoft',
 ] as const;
 
-/** Where office.js and the scripts it loads come from. */
+/** A SharePoint tenant's name, as it leads its hosts (`contoso` of contoso.sharepoint.com). */
+export const OFFICE_TENANT = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * Every host that may frame the task pane: {@link OFFICE_WEB_HOSTS}, and for each tenant named
+ * its SharePoint and its OneDrive for work.
+ *
+ * @example
+ * officeFrameAncestors(['contoso']); // [...OFFICE_WEB_HOSTS, 'https://contoso.sharepoint.com', 'https://contoso-my.sharepoint.com']
+ */
+export function officeFrameAncestors(tenants: readonly string[] = []): string[] {
+  for (const tenant of tenants) {
+    if (!OFFICE_TENANT.test(tenant))
+      throw new RangeError(
+        `'${tenant}' is not a SharePoint tenant name like contoso (lower-case letters, digits, '-')`,
+      );
+  }
+  return [
+    ...OFFICE_WEB_HOSTS,
+    ...tenants.flatMap((t) => [`https://${t}.sharepoint.com`, `https://${t}-my.sharepoint.com`]),
+  ];
+}
+
+/**
+ * Where office.js and the scripts it loads come from, each pinned to its path: the hosted
+ * office.js and what it loads beside it, and the Microsoft Ajax library older hosts load.
+ */
 export const OFFICE_SCRIPT_SOURCES = [
-  'https://appsforoffice.microsoft.com',
-  'https://ajax.aspnetcdn.com',
+  'https://appsforoffice.microsoft.com/lib/1/hosted/',
+  'https://ajax.aspnetcdn.com/ajax/3.5/MicrosoftAjax.js',
 ] as const;
 
 /** The sources a page's policy names beyond its own origin: what differs between the app and the add-in. */
@@ -98,14 +132,30 @@ export function appContentSecurityPolicy(connections: AppConnections): string {
 }
 
 /**
- * The Word add-in pages' policy: the app's connections, framed by Office's hosts only, with
- * office.js's scripts and inline styles.
+ * The Word add-in's task pane policy: the app's connections, framed by Office for the web and the
+ * named tenants' SharePoint only ({@link officeFrameAncestors}), with office.js's scripts and
+ * inline styles.
  */
-export function addinContentSecurityPolicy(connections: AppConnections): string {
+export function addinContentSecurityPolicy(
+  connections: AppConnections,
+  officeTenants: readonly string[] = [],
+): string {
   return contentSecurityPolicy(connections, {
     scripts: OFFICE_SCRIPT_SOURCES,
     styles: ["'unsafe-inline'"],
-    frameAncestors: OFFICE_FRAME_ANCESTORS,
+    frameAncestors: officeFrameAncestors(officeTenants),
+  });
+}
+
+/**
+ * The add-in's sign-in page policy: the pane's scripts and styles, and nothing may frame it
+ * (Office opens it in a window of its own).
+ */
+export function addinSignInContentSecurityPolicy(connections: AppConnections): string {
+  return contentSecurityPolicy(connections, {
+    scripts: OFFICE_SCRIPT_SOURCES,
+    styles: ["'unsafe-inline'"],
+    frameAncestors: [],
   });
 }
 

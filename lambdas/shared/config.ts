@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { checkPanelModels, type PanelModels } from '../core/analysts/index.js';
-import { DEFAULT_CHUNK_CLAUSES, DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
+import {
+  DEFAULT_CHUNK_CLAUSES,
+  DEFAULT_COST_CEILING_MICROS,
+  DEFAULT_MAX_COST_CEILING_MICROS,
+  LANES,
+  QUEUE_ROLES,
+} from '../core/contracts.js';
 import { MAX_REVIEW_HOURS } from '../core/intake/job-options.js';
 import { LANE_COMPUTE } from '../core/intake/lane-cost.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/models.js';
@@ -78,11 +84,24 @@ const schema = z.object({
   DEFAULT_LANE: z.enum(LANES).default(LANES[0]),
   /** The shortest review an upload may ask for, in hours (the stack's `minReviewHours`). */
   MIN_REVIEW_HOURS: z.coerce.number().min(0).max(MAX_REVIEW_HOURS).default(DEFAULT_MIN_REVIEW_HOURS),
+  /** The most a job's ceiling may be, in micro-dollars: an upload or submission asking for more is refused. */
+  MAX_COST_CEILING_MICROS: z.coerce
+    .number()
+    .int()
+    .min(10_000)
+    .max(100_000_000_000)
+    .default(DEFAULT_MAX_COST_CEILING_MICROS),
   /**
    * Most jobs of one owner running at once; intake records a job over it as `queued` until one
    * of the owner's jobs stops. 0: no cap.
    */
   MAX_JOBS_PER_OWNER: z.coerce.number().int().min(0).max(10_000).default(0),
+  /**
+   * Micro-dollars one owner's jobs started on a (UTC) day may spend together: a job whose start
+   * would pass it waits as `queued`, one that never could is rejected. 0: no cap (the stack
+   * always sets one, `defaultDailySpendPerOwner`).
+   */
+  DAILY_SPEND_PER_OWNER_MICROS: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
   /** Every analyst's primary model: an inference profile or foundation-model id with a price. */
   MODEL_ID: z.string().default(PRIMARY_MODEL_ID),
   /** Every analyst's model after repeated throttling of the primary (a separate quota). */
@@ -145,7 +164,8 @@ const schema = z.object({
 
 /**
  * The variables a quote reads as intake does (the models it prices, the document limit, the
- * chunk size), for the status API's own configuration to take the same checks.
+ * chunk size, the most a ceiling may be), for the status API's own configuration to take the
+ * same checks.
  */
 export const QUOTE_CONFIG_SHAPE = schema.pick({
   MODEL_ID: true,
@@ -153,6 +173,7 @@ export const QUOTE_CONFIG_SHAPE = schema.pick({
   ANALYST_MODELS: true,
   MAX_DOCUMENT_BYTES: true,
   CHUNK_CLAUSES: true,
+  MAX_COST_CEILING_MICROS: true,
 }).shape;
 
 /** The runtime configuration every handler and worker reads once at start. */

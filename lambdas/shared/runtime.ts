@@ -9,6 +9,7 @@ import { type PanelModels, panelModelIds } from '../core/analysts/index.js';
 import type { FinalizeDeps } from '../core/finalize/finalize.js';
 import type { IntakeDeps } from '../core/intake/intake.js';
 import { LifecycleGuard } from '../core/model-lifecycle.js';
+import { ShapeGuard } from '../core/model-shape-guard.js';
 import { ModelBudgets } from '../core/state/model-budgets.js';
 import { ModelLimits } from '../core/state/model-limits.js';
 import { resendConflicts } from '../core/state/transact.js';
@@ -85,6 +86,15 @@ export function createClients(
 /** The lifecycle guard of a process, on its control-plane client. */
 export function lifecycleGuard(clients: RuntimeClients): LifecycleGuard {
   return new LifecycleGuard(clients.bedrockControl, () => clients.bedrockControl.config.region());
+}
+
+/** The check of the workers' request against each model, asked once by the stack and recorded in its table. */
+export function shapeGuard(
+  config: RuntimeConfig,
+  clients: RuntimeClients,
+  log?: (message: string, fields: Record<string, unknown>) => void,
+): ShapeGuard {
+  return new ShapeGuard(clients.bedrock, clients.db, config.TABLE_NAME, panelModelsOf(config), Date.now, log);
 }
 
 /** Worker dependencies from the runtime configuration. */
@@ -181,6 +191,10 @@ export function intakeDeps(
     minReviewHours: config.MIN_REVIEW_HOURS,
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
     ...(config.MAX_JOBS_PER_OWNER > 0 ? { maxJobsPerOwner: config.MAX_JOBS_PER_OWNER } : {}),
+    ...(config.DAILY_SPEND_PER_OWNER_MICROS > 0
+      ? { dailySpendPerOwnerMicros: config.DAILY_SPEND_PER_OWNER_MICROS }
+      : {}),
+    maxCostLimit: config.MAX_COST_CEILING_MICROS,
     models: panelModelsOf(config),
     ...(config.API_ROLE_ID ? { apiRoleId: config.API_ROLE_ID } : {}),
     ...(config.PLACEHOLDER_PRINCIPAL_ID ? { placeholderPrincipalId: config.PLACEHOLDER_PRINCIPAL_ID } : {}),

@@ -46,7 +46,19 @@ export interface CataloguePlan {
   enforce: boolean;
   /** Lifecycle overrides by base model id, merged over the catalogue's own lifecycle. */
   lifecycle: Record<string, LifecycleOverride>;
+  /**
+   * Request shapes a model refuses, by base model id, beside its own rules (model-rules.ts):
+   * what an account where Bedrock serves the model otherwise would answer, for `doctor --local`
+   * and tests to see a refusal named and its fix.
+   */
+  refuse?: Record<string, RefusedShape[]>;
 }
+
+/** A request shape a plan can have a model refuse (see {@link CataloguePlan.refuse}). */
+export type RefusedShape = 'forced-tool' | 'cache-point';
+
+/** Every {@link RefusedShape}. */
+export const REFUSED_SHAPES: readonly RefusedShape[] = ['forced-tool', 'cache-point'];
 
 /** Capacity limits; absent means unlimited. Enforced per model id, as Bedrock quotas are. */
 export interface CapacityPlan {
@@ -96,7 +108,7 @@ export const DEFAULT_FAULT_PLAN: Readonly<FaultPlan> = Object.freeze<FaultPlan>(
   hang: { probability: 0 },
   stopReasons: {},
   modelOverrides: {},
-  catalogue: { enforce: true, lifecycle: {} },
+  catalogue: { enforce: true, lifecycle: {}, refuse: {} },
 });
 
 const probability = z.number().min(0).max(1);
@@ -167,6 +179,13 @@ const cataloguePatchSchema = z.strictObject({
   enforce: z.boolean().optional(),
   // null removes one model's override.
   lifecycle: z.record(z.string().min(1), lifecycleOverrideSchema.nullable()).optional(),
+  // A model's shapes replace its earlier ones; null (or an empty list) refuses none again.
+  refuse: z
+    .record(
+      z.string().min(1),
+      z.array(z.enum(REFUSED_SHAPES as [RefusedShape, ...RefusedShape[]])).nullable(),
+    )
+    .optional(),
 });
 
 const corePatchSchema = z.strictObject(corePatchShape);
@@ -185,8 +204,8 @@ export type FaultPlanCorePatch = z.infer<typeof corePatchSchema>;
  * A partial plan as accepted by `setPlan` and `PUT /_stand-in/plan`. Sections merge field by
  * field (`errorRates`, `capacity`, `malformed`, `hang`, `stopReasons`), `latency` is replaced
  * whole, `modelOverrides` merge per model id, `catalogue.lifecycle` merges per model id and
- * field; `null` clears a capacity limit, a hang duration, a model's override or a model's
- * lifecycle override; a `null` lifecycle field (e.g. `endOfLifeTime: null`) removes that field
+ * field, `catalogue.refuse` replaces a model's refused shapes; `null` clears a capacity limit, a
+ * hang duration, a model's override, a model's lifecycle override or its refused shapes; a `null` lifecycle field (e.g. `endOfLifeTime: null`) removes that field
  * from the catalogue's lifecycle.
  */
 export type FaultPlanPatch = z.infer<typeof planPatchSchema>;
@@ -237,7 +256,12 @@ function mergeCatalogue(base: CataloguePlan, patch: FaultPlanPatch['catalogue'])
     // A null field stays in the override: it clears that field of the catalogue's lifecycle.
     lifecycle[modelId] = { ...lifecycle[modelId], ...stripUndefined(override) } as LifecycleOverride;
   }
-  return { enforce: patch?.enforce ?? base.enforce, lifecycle };
+  const refuse: Record<string, RefusedShape[]> = { ...base.refuse };
+  for (const [modelId, shapes] of Object.entries(patch?.refuse ?? {})) {
+    if (shapes === null || shapes.length === 0) delete refuse[modelId];
+    else refuse[modelId] = [...new Set(shapes)];
+  }
+  return { enforce: patch?.enforce ?? base.enforce, lifecycle, refuse };
 }
 
 function stripUndefined<T extends object>(value: T | undefined): Partial<T> {

@@ -81,3 +81,25 @@ export function randomUuid(random: Random): string {
   const d = hex32(random.nextUint32());
   return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${c.slice(0, 4)}-${c.slice(4, 8)}${d}`;
 }
+
+/** True when any of `rates` is above zero. */
+export function hasRates(rates: Readonly<Record<string, number | undefined>>): boolean {
+  for (const key in rates) if (rates[key]) return true;
+  return false;
+}
+
+/** Picks an outcome from one uniform draw over cumulative probabilities, in a fixed order. */
+export function pick<K extends string>(
+  order: readonly K[],
+  rates: Partial<Record<K, number>>,
+  u: number,
+): K | undefined {
+  let cumulative = 0;
+  for (const key of order) {
+    const rate = rates[key];
+    if (!rate) continue;
+    cumulative += rate;
+    if (u < cumulative) return key;
+  }
+  return undefined;
+}

@@ -11,7 +11,6 @@ import {
   DEFAULT_REGION,
   effectiveLifecycle,
   type ModelLifecycle,
-  type ResolvedModel,
 } from './catalogue.js';
 import {
   estimatedTokens,
@@ -20,12 +19,10 @@ import {
   renderAnswerBody,
   withCacheUse,
 } from './converse-answer.js';
-import { type ConverseRequest, parseConverseRequest } from './converse-request.js';
 import {
   BEDROCK_ERROR_NAMES,
   type BedrockErrorName,
   bedrockError,
-  MODEL_MESSAGES,
   TOKEN_THROTTLE_MESSAGE,
   type WireError,
 } from './errors.js';
@@ -44,10 +41,10 @@ import {
 } from './fault-plan.js';
 import type { OfflineAnalystName } from './heuristic-types.js';
 import { sampleLatencyMs } from './latency.js';
-import { type Refusal, refuseRequest } from './model-rules.js';
 import { offlineAnalyst } from './offline-analysts.js';
-import { type CacheUse, cacheCheckpoints, hasCachePoints, PromptCache } from './prompt-cache.js';
-import { createRandom, type Random, randomUuid } from './random.js';
+import { type CacheUse, cacheCheckpoints, PromptCache } from './prompt-cache.js';
+import { createRandom, hasRates, pick, type Random, randomUuid } from './random.js';
+import { checkRequest } from './request-checks.js';
 
 /** The client side of one call, as the transport sees it. */
 export interface CallChannel {
@@ -94,27 +91,6 @@ export interface CallContext {
 const ID_STREAM_SALT = 0x5bd1e995;
 
 const TOOL_USE_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-function hasRates(rates: Readonly<Record<string, number | undefined>>): boolean {
-  for (const key in rates) if (rates[key]) return true;
-  return false;
-}
-
-/** Picks an outcome from one uniform draw over cumulative probabilities, in a fixed order. */
-function pick<K extends string>(
-  order: readonly K[],
-  rates: Partial<Record<K, number>>,
-  u: number,
-): K | undefined {
-  let cumulative = 0;
-  for (const key of order) {
-    const rate = rates[key];
-    if (!rate) continue;
-    cumulative += rate;
-    if (u < cumulative) return key;
-  }
-  return undefined;
-}
 
 /**
  * Plan, books and randomness of one stand-in.
@@ -253,7 +229,12 @@ export class StandInEngine {
     const started = context.arrivedAt ?? performance.now();
     const random = this.random.fork();
     const requestId = this.requestId();
-    const checked = this.checkRequest(rawModelId, body, context.region ?? DEFAULT_REGION);
+    const checked = checkRequest(rawModelId, body, {
+      region: context.region ?? DEFAULT_REGION,
+      catalogue: this.catalogue,
+      plan: this.plan.catalogue,
+      lifecycleOf: (model: CatalogueModel) => this.lifecycleOf(model),
+    });
     const { modelId } = checked;
     const fail = (name: BedrockErrorName, message?: string): WireResponse => {
       this.books.record({ modelId, outcome: name });
@@ -369,88 +350,6 @@ export class StandInEngine {
       fingerprint,
       malformed: answer.malformed,
     });
-  }
-
-  /**
-   * The checks before anything is drawn or admitted: the model id (decoded, then against the
-   * catalogue), the body, and the request against the model's rules. Returns the request to
-   * answer, or the refusal Bedrock would give.
-   */
-  private checkRequest(
-    rawModelId: string,
-    body: string,
-    region: string,
-  ):
-    | { ok: false; modelId: string; refusal: Refusal }
-    | {
-        ok: true;
-        modelId: string;
-        request: ConverseRequest;
-        resolved: ResolvedModel | undefined;
-        cachePoints: boolean;
-      } {
-    let modelId: string;
-    try {
-      modelId = decodeURIComponent(rawModelId);
-    } catch {
-      // Keep the raw id: it is still the best name for the books.
-      return {
-        ok: false,
-        modelId: rawModelId,
-        refusal: { name: 'ValidationException', message: MODEL_MESSAGES.invalidModelId },
-      };
-    }
-    if (modelId.length === 0) {
-      return {
-        ok: false,
-        modelId,
-        refusal: { name: 'ValidationException', message: MODEL_MESSAGES.invalidModelId },
-      };
-    }
-    const enforce = this.plan.catalogue.enforce;
-    const resolved = this.catalogue.resolve(modelId);
-    const modelRefusal = enforce ? this.refuseModel(resolved, region) : undefined;
-    if (modelRefusal) return { ok: false, modelId, refusal: modelRefusal };
-    const parsed = parseConverseRequest(body);
-    if (!parsed.ok)
-      return { ok: false, modelId, refusal: { name: 'ValidationException', message: parsed.message } };
-    const request = parsed.request;
-    const cachePoints = hasCachePoints(request);
-    const requestRefusal =
-      enforce && resolved ? refuseRequest(resolved.model, request, cachePoints) : undefined;
-    if (requestRefusal) return { ok: false, modelId, refusal: requestRefusal };
-    return { ok: true, modelId, request, resolved, cachePoints };
-  }
-
-  /**
-   * What Bedrock answers for a model id it will not serve, before reading the body:
-   * - unknown id, or a geographic profile the caller's region cannot use:
-   *   ValidationException "The provided model identifier is invalid."
-   *   (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html
-   *   lists each profile's source regions);
-   * - a model past end of life: ResourceNotFoundException "This model version has reached the
-   *   end of its life. ..." (https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html);
-   * - the base id (or foundation-model ARN) of a model without ON_DEMAND in
-   *   inferenceTypesSupported: ValidationException "Invocation of model ID ... with on-demand
-   *   throughput isn’t supported. ..." (https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-use.html).
-   */
-  private refuseModel(resolved: ResolvedModel | undefined, region: string): Refusal | undefined {
-    if (!resolved) return { name: 'ValidationException', message: MODEL_MESSAGES.invalidModelId };
-    const { model, viaProfile } = resolved;
-    if (this.lifecycleOf(model).status === 'EOL') {
-      return { name: 'ResourceNotFoundException', message: MODEL_MESSAGES.endOfLife };
-    }
-    if (viaProfile) {
-      const regions = model.profiles[viaProfile.geography] ?? [];
-      if (viaProfile.geography !== 'global' && !regions.includes(region)) {
-        return { name: 'ValidationException', message: MODEL_MESSAGES.invalidModelId };
-      }
-      return undefined;
-    }
-    if (!model.inferenceTypesSupported.includes('ON_DEMAND')) {
-      return { name: 'ValidationException', message: MODEL_MESSAGES.onDemandUnsupported(model.modelId) };
-    }
-    return undefined;
   }
 
   private toolUseId(): string {

@@ -1,26 +1,38 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type CallerBudgets, CallerLimits } from '../../lambdas/api/caller-limits.js';
 import { isApiError, PayloadTooLargeError } from '../../lambdas/api/errors.js';
 import { configureApi, handler, presigningS3Client } from '../../lambdas/api/handler.js';
 import type { JobsApiDeps } from '../../lambdas/api/jobs-api.js';
-import { checkRequestSize, MAX_HEADER_BYTES, maxBodyBytes } from '../../lambdas/api/limits.js';
+import { checkRequestSize, maxBodyBytes } from '../../lambdas/api/limits.js';
 import { userPoolGroups, userPoolLabels } from '../../lambdas/api/people.js';
-import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
-import { APP_API_CORS } from '../../lambdas/shared/app-csp.js';
+import { matchRoute } from '../../lambdas/api/routes.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { stageThrottle } from '../../lib/status-api.js';
 import { LOCAL_REGION } from '../aws-clients.js';
 import type { ProvisionedResources } from '../provision.js';
 import type { LocalSignIn } from '../sign-in.js';
 import { checkSigV4Headers, verifySigV4 } from '../sigv4-verify.js';
-import { cognitoCallerLookup, type TemporaryCaller, type TemporaryCallerLookup } from './cognito-callers.js';
+import { cognitoCallerLookup, type TemporaryCallerLookup } from './cognito-callers.js';
+import { localCallerArn, proxyEvent, sessionRefusal, temporaryCaller } from './gateway-event.js';
+import {
+  applyCors,
+  NODE_MAX_HEADER_SIZE,
+  queryOf,
+  readBody,
+  refuseMalformed,
+  reply,
+  replyEarly,
+  singleValued,
+} from './http-wire.js';
 import { LOCAL_RUN_DEFAULTS, type LocalRunSettings } from './local-env.js';
+import { StageThrottle, type StageThrottleSettings, THROTTLED } from './stage-throttle.js';
+
+export { localCallerArn } from './gateway-event.js';
 
 /** Options of {@link startLocalApi}. */
 export interface LocalApiOptions {
@@ -40,41 +52,15 @@ export interface LocalApiOptions {
   readonly port?: number;
   /** Browser origins allowed to call the API (the reviewer app's), as the API's CORS rule names them. @default none */
   readonly allowOrigin?: (origin: string) => boolean;
+  /**
+   * The stage's throttle: requests a second and the burst, over every caller, as API Gateway's
+   * stage throttles them (stage-throttle.ts). @default the deployed stage's (`stageThrottle()`:
+   * 20 a second, bursts of 40)
+   */
+  readonly throttle?: StageThrottleSettings;
+  /** The clock the stage's throttle refills by. @default Date.now */
+  readonly now?: () => number;
   readonly log?: (line: string) => void;
-}
-
-/**
- * CORS as API Gateway's HTTP API does it once configured (the stack's rule, APP_API_CORS): it answers a preflight OPTIONS
- * itself, without authorization or a route, and adds the CORS headers to every answer to an
- * allowed origin
- * (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html).
- * Returns true when the request was a preflight and has been answered.
- */
-function applyCors(
-  req: IncomingMessage,
-  res: ServerResponse,
-  allowOrigin: ((origin: string) => boolean) | undefined,
-): boolean {
-  const origin = req.headers.origin;
-  const allowed = origin !== undefined && allowOrigin?.(origin) === true;
-  if (allowed) {
-    res.setHeader('access-control-allow-origin', origin);
-    res.setHeader('vary', 'origin');
-  }
-  if (req.method !== 'OPTIONS' || req.headers['access-control-request-method'] === undefined) return false;
-  res.writeHead(
-    204,
-    allowed
-      ? {
-          'access-control-allow-methods': APP_API_CORS.allowMethods.join(','),
-          'access-control-allow-headers': APP_API_CORS.allowHeaders.join(','),
-          'access-control-max-age': String(APP_API_CORS.maxAgeSeconds),
-        }
-      : {},
-  );
-  res.end();
-  drain(req);
-  return true;
 }
 
 /** A running local status API. */
@@ -85,213 +71,74 @@ export interface LocalApi {
   close(): Promise<void>;
 }
 
-/** Bytes of an unwanted body drained after an early answer before the connection is dropped. */
-const MAX_DRAIN_BYTES = 32 * 1024 * 1024;
-
-/**
- * Node's own header limit, far above the API's so that the API's rule decides; a request past
- * this one is answered by the server's `clientError` handler, with the same 431.
- */
-const NODE_MAX_HEADER_SIZE = 256 * 1024;
-
-/** The body, up to `limit` bytes; undefined when it runs past (a body sent without a length). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        req.off('data', onData);
-        resolve(undefined);
-      } else chunks.push(c);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
+/** A request on its way in, once its route and sizes have passed. */
+interface Arriving {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly method: string;
+  readonly rawPath: string;
+  readonly query: Record<string, string | string[]>;
+  readonly headers: Record<string, string>;
+  readonly bodyLimit: number;
 }
 
 /**
- * Reads and discards what the caller still sends after an early answer, so the answer is not
- * lost to a connection reset; a caller that keeps sending past a bound is cut off.
+ * API Gateway's IAM authorization of a request: the signature's header part (and a temporary
+ * key's session token and expiry) before a byte of the body is read, then the body under its
+ * limit and the whole signature. Answers the refusal itself and returns undefined; else the
+ * caller and the body.
  */
-function drain(req: IncomingMessage): void {
-  let drained = 0;
-  req.on('data', (c: Buffer) => {
-    drained += c.length;
-    if (drained > MAX_DRAIN_BYTES) req.destroy();
-  });
-  req.resume();
-}
-
-function reply(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(text);
-}
-
-/** Answers before the body was read: the connection closes, and what is still coming is drained. */
-function replyEarly(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers = {},
-): void {
-  reply(res, status, body, { connection: 'close', ...headers });
-  drain(req);
-}
-
-/** The caller an access key stands for: an IAM user named after the key. */
-export function localCallerArn(accessKeyId: string): string {
-  return `arn:aws:iam::000000000000:user/${accessKeyId}`;
-}
-
-function singleValued(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
-  }
-  return out;
-}
-
-/** A URL's query parameters, a repeated one as a list (as SigV4 canonicalises them). */
-function queryOf(url: URL): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
-  for (const [k, v] of url.searchParams) {
-    const prev = query[k];
-    query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
-  return query;
-}
-
-/**
- * The event API Gateway's HTTP API hands a Lambda integration for a verified request
- * (payload format 2.0), with the IAM authorizer's caller: the access key that signed it.
- */
-function proxyEvent(r: {
-  req: IncomingMessage;
-  method: string;
-  url: URL;
-  rawPath: string;
-  headers: Record<string, string>;
-  matched: NonNullable<ReturnType<typeof matchRoute>>;
-  body: Buffer;
-  accessKeyId: string;
-  temporary: TemporaryCaller | undefined;
-}): APIGatewayProxyEventV2 & { requestContext: { authorizer: { iam: Record<string, unknown> } } } {
-  const { req, method, url, rawPath, headers, matched, body, accessKeyId, temporary } = r;
-  const now = new Date();
-  return {
-    version: '2.0',
-    routeKey: routeKey(matched.route),
-    rawPath,
-    rawQueryString: url.search.replace(/^\?/, ''),
-    headers,
-    ...(url.search ? { queryStringParameters: Object.fromEntries(url.searchParams) } : {}),
-    pathParameters: matched.pathParameters,
-    ...(body.length > 0 ? { body: body.toString('utf8') } : {}),
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: 'local',
-      http: {
-        method,
-        path: rawPath,
-        protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: randomUUID(),
-      routeKey: routeKey(matched.route),
-      stage: '$default',
-      time: now.toUTCString(),
-      timeEpoch: now.getTime(),
-      authorizer: {
-        iam: {
-          accessKey: accessKeyId,
-          accountId: '000000000000',
-          callerId: temporary?.userId ?? accessKeyId,
-          cognitoIdentity: temporary
-            ? {
-                amr: [...temporary.amr],
-                identityId: temporary.identityId,
-                identityPoolId: temporary.identityPoolId,
-              }
-            : null,
-          principalOrgId: 'local',
-          userArn: temporary?.arn ?? localCallerArn(accessKeyId),
-          userId: temporary?.userId ?? accessKeyId,
-        },
-      },
-    },
+async function authorize(
+  a: Arriving,
+  keys: {
+    readonly region: string;
+    readonly secrets: Readonly<Record<string, string>>;
+    readonly lookup?: TemporaryCallerLookup;
+    readonly log: (line: string) => void;
+  },
+) {
+  const { req, res, method, rawPath, query, headers, bodyLimit } = a;
+  const temporary = await temporaryCaller(headers, keys.secrets, keys.lookup);
+  const verifier = {
+    region: keys.region,
+    secretOf: (id: string) =>
+      keys.secrets[id] ?? (temporary?.key === id ? temporary.caller.secretAccessKey : undefined),
   };
-}
-
-/** The temporary key a request is signed with, when it is not one of the static keys. */
-async function temporaryCaller(
-  headers: Record<string, string>,
-  secrets: Readonly<Record<string, string>>,
-  lookup: TemporaryCallerLookup | undefined,
-): Promise<{ key: string; caller: TemporaryCaller } | undefined> {
-  const key = /Credential=([^/,\s]+)\//.exec(headers.authorization ?? '')?.[1];
-  if (!key || !lookup || secrets[key] !== undefined) return undefined;
-  const caller = await lookup(key);
-  return caller ? { key, caller } : undefined;
-}
-
-/**
- * Why API Gateway would refuse a request signed with a temporary key: without its session
- * token, or after the key expired (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_temp_use-resources.html).
- */
-function sessionRefusal(
-  caller: TemporaryCaller,
-  headers: Record<string, string>,
-): { message: string; type: string } | undefined {
-  const type = 'UnrecognizedClientException';
-  if (headers['x-amz-security-token'] !== caller.sessionToken)
-    return { message: 'The security token included in the request is invalid.', type };
-  if (Date.now() >= caller.expiresAt)
-    return { message: 'The security token included in the request is expired', type };
-  return undefined;
-}
-
-/**
- * Answers a request Node's parser refused, as API Gateway does: 431 for a request line and
- * headers over its limit, 400 for anything else it cannot read.
- */
-function refuseMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
+  const early = checkSigV4Headers({ method, path: rawPath, query, headers }, verifier);
+  const refusal = early.ok
+    ? temporary && sessionRefusal(temporary.caller, headers)
+    : { message: early.message, type: 'AccessDeniedException' };
+  if (refusal) {
+    keys.log(`local API: 403 ${method} ${rawPath}: ${refusal.message}`);
+    replyEarly(req, res, 403, { message: refusal.message }, { 'x-amzn-errortype': refusal.type });
+    return undefined;
   }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify(
-    tooLarge
-      ? {
-          error: 'HeadersTooLargeError',
-          message: `the request line and headers are over ${MAX_HEADER_BYTES} bytes`,
-        }
-      : { message: 'Bad Request' },
-  );
-  socket.end(
-    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
-      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  const body = await readBody(req, bodyLimit);
+  if (!body) {
+    const error = new PayloadTooLargeError(bodyLimit + 1, bodyLimit);
+    replyEarly(req, res, 413, {
+      error: error.name,
+      message: `the request body is over ${bodyLimit} bytes, the most the API reads`,
+    });
+    return undefined;
+  }
+  const verdict = await verifySigV4({ method, path: rawPath, query, headers, body }, verifier);
+  if (!verdict.ok) {
+    keys.log(`local API: 403 ${method} ${rawPath}: ${verdict.message}`);
+    reply(res, 403, { message: verdict.message }, { 'x-amzn-errortype': 'AccessDeniedException' });
+    return undefined;
+  }
+  return {
+    body,
+    accessKeyId: verdict.accessKeyId,
+    temporary: temporary?.key === verdict.accessKeyId ? temporary.caller : undefined,
+  };
 }
 
 /**
  * The status API on loopback, standing in for API Gateway's HTTP API with IAM authorization:
- * it refuses a request line and headers over 10240 bytes with 431 and a declared body over the
+ * it throttles every caller together as the stage does (429, `{"message":"Too Many Requests"}`),
+ * refuses a request line and headers over 10240 bytes with 431 and a declared body over the
  * API's limit with 413 before reading it, matches the routes the deployed API has, refuses
  * unsigned or wrongly signed requests with 403 (verifying SigV4 itself), and hands the rest to
  * the same Lambda handler as an APIGatewayProxyEventV2 (payload format 2.0). Each access key
@@ -303,6 +150,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     [EMULATOR_CREDENTIALS.accessKeyId]: EMULATOR_CREDENTIALS.secretAccessKey,
   };
   const log = options.log ?? (() => {});
+  const stage = new StageThrottle(options.throttle ?? stageThrottle(), options.now);
   configureApi(options.deps);
 
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
@@ -311,6 +159,10 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const rawPath = (req.url ?? '/').split('?')[0] ?? '/';
     const headers = singleValued(req);
     if (applyCors(req, res, options.allowOrigin)) return;
+    if (!stage.take()) {
+      log(`local API: 429 ${method} ${rawPath}: the stage's throttle`);
+      return replyEarly(req, res, THROTTLED.status, THROTTLED.body);
+    }
     // Sizes first, from the request line and the length header alone, then the route and the
     // signature's header part: nothing of the body is read for a request that will be refused.
     // The route is matched from the request line alone, so the body limit can be its own.
@@ -329,45 +181,12 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       return replyEarly(req, res, error.statusCode, { error: error.name, message: error.message });
     }
     if (!matched) return replyEarly(req, res, 404, { message: 'Not Found' });
-    const query = queryOf(url);
-    const temporary = await temporaryCaller(headers, secrets, options.temporaryCallers);
-    const verifier = {
-      region,
-      secretOf: (id: string) =>
-        secrets[id] ?? (temporary?.key === id ? temporary.caller.secretAccessKey : undefined),
-    };
-    const early = checkSigV4Headers({ method, path: rawPath, query, headers }, verifier);
-    const refusal = early.ok
-      ? temporary && sessionRefusal(temporary.caller, headers)
-      : { message: early.message, type: 'AccessDeniedException' };
-    if (refusal) {
-      log(`local API: 403 ${method} ${rawPath}: ${refusal.message}`);
-      return replyEarly(req, res, 403, { message: refusal.message }, { 'x-amzn-errortype': refusal.type });
-    }
-    const body = await readBody(req, bodyLimit);
-    if (!body) {
-      const error = new PayloadTooLargeError(bodyLimit + 1, bodyLimit);
-      return replyEarly(req, res, 413, {
-        error: error.name,
-        message: `the request body is over ${bodyLimit} bytes, the most the API reads`,
-      });
-    }
-    const verdict = await verifySigV4({ method, path: rawPath, query, headers, body }, verifier);
-    if (!verdict.ok) {
-      log(`local API: 403 ${method} ${rawPath}: ${verdict.message}`);
-      return reply(res, 403, { message: verdict.message }, { 'x-amzn-errortype': 'AccessDeniedException' });
-    }
-    const event = proxyEvent({
-      req,
-      method,
-      url,
-      rawPath,
-      headers,
-      matched,
-      body,
-      accessKeyId: verdict.accessKeyId,
-      temporary: temporary?.key === verdict.accessKeyId ? temporary.caller : undefined,
-    });
+    const signed = await authorize(
+      { req, res, method, rawPath, query: queryOf(url), headers, bodyLimit },
+      { region, secrets, log, ...(options.temporaryCallers ? { lookup: options.temporaryCallers } : {}) },
+    );
+    if (!signed) return;
+    const event = proxyEvent({ req, method, url, rawPath, headers, matched, ...signed });
     const result = (await handler(event)) as APIGatewayProxyStructuredResultV2;
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(result.headers ?? {})) out[k] = String(v);
@@ -411,8 +230,8 @@ export interface PipelineApiOptions {
   readonly credentials?: Readonly<Record<string, string>>;
   /** Browser origins allowed to call the API. @default none */
   readonly allowOrigin?: (origin: string) => boolean;
-  /** Each caller's budget of quote and submit, as the deployed API's. @default DEFAULT_CALLER_BUDGETS */
-  readonly callerBudgets?: CallerBudgets;
+  /** Each caller's budget of the routes given, the rest as the deployed API's. @default DEFAULT_CALLER_BUDGETS */
+  readonly callerBudgets?: Partial<CallerBudgets>;
   /**
    * Principals who may act on every job (`localCallerArn` of a key).
    * @default the emulator key's caller: on a local stack the person at the keyboard owns the
@@ -426,13 +245,18 @@ export interface PipelineApiOptions {
    * @default none
    */
   readonly signIn?: LocalSignIn;
+  /** The stage's throttle. @default the deployed stage's (`stageThrottle()`) */
+  readonly throttle?: StageThrottleSettings;
   readonly log?: (line: string) => void;
 }
 
 /** As the deployed API: the trail names a person by their email, and their groups let them decide escalations. */
 function userPoolDeps(idp: CognitoIdentityProviderClient, userPoolId: string, log?: (line: string) => void) {
   const warn = (m: string, e: unknown) => log?.(`${m}: ${e}`);
-  return { people: userPoolLabels(idp, userPoolId, warn), groups: userPoolGroups(idp, userPoolId, warn) };
+  return {
+    people: userPoolLabels(idp, userPoolId, warn),
+    groups: userPoolGroups(idp, userPoolId, { log: warn }),
+  };
 }
 
 /**
@@ -462,6 +286,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       resultsBucket: resources.resultsBucket,
       defaultLane: settings.defaultLane,
       defaultCostLimit: settings.defaultCostCeilingMicros,
+      maxCostLimit: settings.maxCostCeilingMicros,
       uploadUrlSeconds: 900,
       reportUrlSeconds: 900,
       administrators: [
@@ -481,6 +306,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.signIn ? { temporaryCallers: cognitoCallerLookup(options.awsEndpoint) } : {}),
     ...(options.allowOrigin ? { allowOrigin: options.allowOrigin } : {}),
+    ...(options.throttle ? { throttle: options.throttle } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
   return {

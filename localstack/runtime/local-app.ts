@@ -5,9 +5,10 @@ import { ANALYSTS } from '../../lambdas/core/analysts/registry.js';
 import {
   type AppConnections,
   addinContentSecurityPolicy,
+  addinSignInContentSecurityPolicy,
   appContentSecurityPolicy,
 } from '../../lambdas/shared/app-csp.js';
-import { ADDIN_PATH } from '../../lib/addin-manifest.js';
+import { ADDIN_FILES, ADDIN_PATH } from '../../lib/addin-manifest.js';
 
 /** A static file of a page this host serves (the reviewer app's, the add-in's). */
 export interface AppFile {
@@ -73,13 +74,20 @@ export function localAppConfig(apiUrl: string, region: string, cognito?: LocalCo
 /**
  * The security headers the hosted app is served with: the same policies (lambdas/shared/app-csp.ts).
  * The Word add-in's pages (under `addin/`) have the add-in's policy, which lets Office's hosts
- * frame them, and no X-Frame-Options, which cannot name those hosts.
+ * frame them, and no X-Frame-Options, which cannot name those hosts; its sign-in page, which
+ * Office opens in a window of its own, is framed by nothing.
  */
 function securityHeaders(connect: Omit<AppConnections, 'https'>, path: string): Record<string, string> {
   const connections = { ...connect, https: false };
-  const page: Record<string, string> = path.startsWith(ADDIN_PATH)
-    ? { 'content-security-policy': addinContentSecurityPolicy(connections) }
-    : { 'content-security-policy': appContentSecurityPolicy(connections), 'x-frame-options': 'DENY' };
+  const page: Record<string, string> =
+    path === `${ADDIN_PATH}${ADDIN_FILES.signIn}`
+      ? {
+          'content-security-policy': addinSignInContentSecurityPolicy(connections),
+          'x-frame-options': 'DENY',
+        }
+      : path.startsWith(ADDIN_PATH)
+        ? { 'content-security-policy': addinContentSecurityPolicy(connections) }
+        : { 'content-security-policy': appContentSecurityPolicy(connections), 'x-frame-options': 'DENY' };
   return {
     ...page,
     'x-content-type-options': 'nosniff',

@@ -1,5 +1,10 @@
-import { DEFAULT_COST_CEILING_MICROS, type Lane } from '../../lambdas/core/contracts.js';
-import { defaultMaxJobsPerOwner } from '../../lib/owner-cap.js';
+import {
+  DEFAULT_COST_CEILING_MICROS,
+  DEFAULT_MAX_COST_CEILING_MICROS,
+  type Lane,
+} from '../../lambdas/core/contracts.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { defaultDailySpendPerOwner, defaultMaxJobsPerOwner } from '../../lib/owner-cap.js';
 import { topology } from '../../lib/topology.js';
 import { LOCAL_REGION } from '../aws-clients.js';
 import type { ProvisionedResources } from '../provision.js';
@@ -16,6 +21,13 @@ export interface LocalRunSettings {
   readonly maxDocumentBytes: number;
   /** Most jobs of one owner running at once; 0: no cap (`MAX_JOBS_PER_OWNER`). @default the stack's */
   readonly maxJobsPerOwner: number;
+  /**
+   * Micro-dollars one owner's jobs started on a (UTC) day may spend; 0: no cap
+   * (`DAILY_SPEND_PER_OWNER_MICROS`). @default the stack's, for the default primary model
+   */
+  readonly dailySpendPerOwnerMicros: number;
+  /** The most a job's ceiling may be, micro-dollars (`MAX_COST_CEILING_MICROS`). @default the stack's */
+  readonly maxCostCeilingMicros: number;
   /**
    * The adaptive limiter's starting point per model. The realtime lane's invocations share
    * one process here (in Lambda each has its own), so it starts where they would together.
@@ -39,6 +51,8 @@ export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
   maxDocumentBytes: 10 * 1024 * 1024,
   // The cap a deployed stack gets by default, from the same topology.
   maxJobsPerOwner: defaultMaxJobsPerOwner(topology()),
+  dailySpendPerOwnerMicros: defaultDailySpendPerOwner(PRIMARY_MODEL_ID),
+  maxCostCeilingMicros: DEFAULT_MAX_COST_CEILING_MICROS,
   limiterInitial: 64,
   // A local run keeps the models within the budgets its own environment names, as a deployed stack does.
   ...(process.env.MODEL_BUDGETS ? { modelBudgets: process.env.MODEL_BUDGETS } : {}),
@@ -80,6 +94,8 @@ export function localEnvironment(
     DEFAULT_LANE: settings.defaultLane,
     MAX_DOCUMENT_BYTES: String(settings.maxDocumentBytes),
     MAX_JOBS_PER_OWNER: String(settings.maxJobsPerOwner),
+    DAILY_SPEND_PER_OWNER_MICROS: String(settings.dailySpendPerOwnerMicros),
+    MAX_COST_CEILING_MICROS: String(settings.maxCostCeilingMicros),
     LIMITER_INITIAL: String(settings.limiterInitial),
     ...(settings.limiterMax !== undefined ? { LIMITER_MAX: String(settings.limiterMax) } : {}),
     LIMITER_WINDOW_MS: '2000',

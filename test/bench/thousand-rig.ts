@@ -246,7 +246,9 @@ export async function startBenchStack(
     bedrockEndpoint: standIn.url,
     topology: stack.topology,
     resources: stack.resources,
-    settings: { ...LOCAL_RUN_DEFAULTS, limiterInitial: 10, maxJobsPerOwner },
+    // No daily spend cap: the hot owner's hundreds of jobs would pass a day's (an hour of the
+    // model's budget) and wait for the next, and the bench measures how owners share the lanes.
+    settings: { ...LOCAL_RUN_DEFAULTS, limiterInitial: 10, maxJobsPerOwner, dailySpendPerOwnerMicros: 0 },
     batchWorkers: 0,
     log,
   });

@@ -6,6 +6,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CategoryId } from '../../lambdas/core/analysts/categories.js';
+import { shapeOf } from '../../lambdas/core/finalize/redline-vetting.js';
 import { applyReview } from '../../lambdas/core/holds/apply.js';
 import {
   approverGroupsOf,
@@ -25,8 +26,8 @@ import {
   type Escalation,
   type PositionFinding,
   type ProposedRedline,
-  type RedlineSource,
   positionFindingId,
+  type RedlineSource,
   type RequiredClause,
   type RequiredClauseFinding,
   type Rung,
@@ -35,7 +36,6 @@ import {
 } from '../../lambdas/core/playbooks/index.js';
 import type { PlaybookReview, Report, ReportClause } from '../../lambdas/core/report-types.js';
 import { JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
-import { shapeOf } from '../../lambdas/core/finalize/redline-vetting.js';
 import { applyEdits, type RedlineEdit } from '../../lambdas/text/redline-edits.js';
 
 /** What a test says of one position a clause addresses. */

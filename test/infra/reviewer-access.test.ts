@@ -16,9 +16,11 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addinContentSecurityPolicy,
+  addinSignInContentSecurityPolicy,
   appContentSecurityPolicy,
   cognitoEndpoints,
-  OFFICE_FRAME_ANCESTORS,
+  OFFICE_WEB_HOSTS,
+  officeFrameAncestors,
 } from '../../lambdas/shared/app-csp.js';
 import { ClauseReviewStack } from '../../lib/clause-review-stack.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
@@ -55,6 +57,7 @@ beforeAll(() => {
   stack = new ClauseReviewStack(app, 'ClauseReview', {
     stackName: 'clause-review',
     administrators: ['arn:aws:iam::123456789012:role/Ops'],
+    officeTenants: ['contoso'],
   });
   const json = Template.fromStack(stack).toJSON();
   resources = json.Resources as Record<string, Resource>;
@@ -314,8 +317,14 @@ describe('the app hosting', () => {
     >;
     expect(config.DefaultCacheBehavior?.ViewerProtocolPolicy).toBe('redirect-to-https');
     expect(config.DefaultCacheBehavior?.AllowedMethods).toEqual(['GET', 'HEAD']);
-    // The one other behaviour: the Word add-in's pages, from the same origin, with their own headers.
+    // The two other behaviours: the Word add-in's sign-in page first (CloudFront takes the first
+    // pattern that matches), then its other pages, from the same origin, each with their own headers.
     expect(config.CacheBehaviors).toEqual([
+      expect.objectContaining({
+        PathPattern: 'addin/sign-in.html',
+        ViewerProtocolPolicy: 'redirect-to-https',
+        ResponseHeadersPolicyId: { Ref: idOf(stack.app.addinSignInHeaders) },
+      }),
       expect.objectContaining({
         PathPattern: 'addin/*',
         TargetOriginId: (config.DefaultCacheBehavior as Record<string, unknown>).TargetOriginId,
@@ -347,7 +356,7 @@ describe('the app hosting', () => {
   });
 
   it('answers with HSTS, a content security policy, nosniff, frame denial and a referrer policy', () => {
-    expect(ofType('AWS::CloudFront::ResponseHeadersPolicy')).toHaveLength(2);
+    expect(ofType('AWS::CloudFront::ResponseHeadersPolicy')).toHaveLength(3);
     const h = headersOf(stack.app.headers);
     expect(h.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 31_536_000, Override: true });
     expect(h.ContentTypeOptions).toEqual({ Override: true });
@@ -387,14 +396,20 @@ describe('the app hosting', () => {
     expect(h.FrameOptions).toBeUndefined();
     const csp = cspOf(h);
     // Built from the same connections as the app's: it calls what the app calls.
-    expect(csp).toBe(addinContentSecurityPolicy(stackConnections()));
+    expect(csp).toBe(addinContentSecurityPolicy(stackConnections(), ['contoso']));
     const connect = (c: string) => c.split('; ').find((d) => d.startsWith('connect-src'));
     expect(connect(csp)).toBe(connect(cspOf(app)));
     const ancestors = /frame-ancestors ([^;]+)/.exec(csp)?.[1]?.split(' ');
-    expect(ancestors).toEqual([...OFFICE_FRAME_ANCESTORS]);
-    expect(ancestors).toContain('https://*.officeapps.live.com');
+    // Office for the web's own hosts, and the named tenant's SharePoint: no other tenant's.
+    expect(ancestors).toEqual([
+      ...OFFICE_WEB_HOSTS,
+      'https://contoso.sharepoint.com',
+      'https://contoso-my.sharepoint.com',
+    ]);
+    expect(ancestors).not.toContain('https://*.sharepoint.com');
     expect(ancestors?.every((a) => a.startsWith('https://'))).toBe(true);
-    expect(csp).toMatch(/script-src 'self' https:\/\/appsforoffice\.microsoft\.com/);
+    // Scripts pinned to their paths on Microsoft's CDN.
+    expect(csp).toMatch(/script-src 'self' https:\/\/appsforoffice\.microsoft\.com\/lib\/1\/hosted\/ /);
     expect(csp).not.toMatch(/script-src[^;]*unsafe/);
     // It differs from the app's only where Office needs it to.
     const appDirectives = cspOf(app).split('; ');
@@ -404,6 +419,20 @@ describe('the app hosting', () => {
         .filter((d) => !appDirectives.includes(d))
         .map((d) => d.split(' ')[0]),
     ).toEqual(['script-src', 'style-src', 'frame-ancestors']);
+  });
+
+  it("frames the add-in's sign-in page nowhere: Office opens it in a window of its own", () => {
+    const h = headersOf(stack.app.addinSignInHeaders);
+    const csp = cspOf(h);
+    expect(csp).toBe(addinSignInContentSecurityPolicy(stackConnections()));
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(h.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
+    // office.js as the pane loads it.
+    expect(csp.split('; ').find((d) => d.startsWith('script-src'))).toBe(
+      cspOf(headersOf(stack.app.addinHeaders))
+        .split('; ')
+        .find((d) => d.startsWith('script-src')),
+    );
   });
 
   it("lets only the app's origin make CORS requests to the API and the document buckets (the add-in is on it)", () => {
@@ -474,10 +503,16 @@ describe('the app hosting', () => {
     const app = appContentSecurityPolicy(connections).split('; ');
     expect(addin).toContain(app.find((d) => d.startsWith('connect-src')));
     expect(addin).toContain(
-      "script-src 'self' https://appsforoffice.microsoft.com https://ajax.aspnetcdn.com",
+      "script-src 'self' https://appsforoffice.microsoft.com/lib/1/hosted/ https://ajax.aspnetcdn.com/ajax/3.5/MicrosoftAjax.js",
     );
     expect(addin).toContain("style-src 'self' 'unsafe-inline'");
-    expect(addin).toContain(`frame-ancestors ${OFFICE_FRAME_ANCESTORS.join(' ')}`);
+    expect(addin).toContain(`frame-ancestors ${OFFICE_WEB_HOSTS.join(' ')}`);
+    expect(officeFrameAncestors(['fabrikam'])).toEqual([
+      ...OFFICE_WEB_HOSTS,
+      'https://fabrikam.sharepoint.com',
+      'https://fabrikam-my.sharepoint.com',
+    ]);
+    expect(() => officeFrameAncestors(['*'])).toThrow(/'\*' is not a SharePoint tenant name/);
     expect(addin.at(-1)).toBe('upgrade-insecure-requests');
     expect(addinContentSecurityPolicy({ ...connections, https: false })).not.toContain(
       'upgrade-insecure-requests',

@@ -474,7 +474,7 @@ describe('Bedrock access', () => {
     ),
   ];
 
-  it('allows bedrock:InvokeModel on exactly the configured profiles and their models in the profile regions, for the worker and the batch task only', () => {
+  it('allows bedrock:InvokeModel on exactly the configured profiles and their models in the profile regions, for intake (its day-one check), the worker and the batch task only', () => {
     const bedrock = policies().flatMap((p) =>
       p.statements
         .filter((s) => asArray(s.Action).includes('bedrock:InvokeModel'))
@@ -482,6 +482,7 @@ describe('Bedrock access', () => {
     );
     expect(bedrock.flatMap((b) => b.roles).sort()).toEqual(
       [
+        `\${${idOf(stack.functions.intakeFunction.role as IConstruct)}}`,
         `\${${idOf(stack.functions.workerFunction.role as IConstruct)}}`,
         `\${${idOf(batchLane().taskDefinition.taskRole)}}`,
       ].sort(),

@@ -6,7 +6,7 @@
  * (without acting on it), finds it among the jobs waiting for their group, and decides it, and
  * the trail names them by `sub` and verified email.
  * The owner accepts, rejects and edits proposed redlines (through the CLI too), and the report
- * carries both trails once the review closes.
+ * carries both trails once the review closes, when the approvers no longer see the job.
  *
  * The review against a playbook (rungs, escalations, redlines) is put into the held review
  * where finalize puts it (`seedPlaybookHolds`, made by the gate's own `playbookHolds`), on a
@@ -347,8 +347,11 @@ describe('an escalated finding', () => {
       if (i > 600) throw new Error(`the report was never written: ${JSON.stringify(status)}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    // Lee decided on legal's finding: he may read the report of the job he decided.
-    const links = await lee.api.report(jobId);
+    // Lee decided on legal's finding while the review was open; once it closed, the job is its
+    // owner's again: not his to read, though the trail keeps his decision.
+    expect((await apiRefusal(lee.api.report(jobId))).status).toBe(404);
+    expect((await apiRefusal(lee.api.status(jobId))).status).toBe(404);
+    const links = await olga.api.report(jobId);
     const report = (await (await fetch(links.json.url)).json()) as Report;
     expect(report.review?.outcome).toBe('decided');
     expect(report.review?.trail).toContainEqual(

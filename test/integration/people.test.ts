@@ -3,7 +3,8 @@
  * pool through the real SDK client: the `sub` of a caller's user pool sign-in becomes the
  * person's email when the pool marks it verified (or their user name where they sign in by
  * one); an unverified address, a caller of another pool, an unknown `sub` and a pool that cannot
- * be reached give no label, so the trail names the `sub` alone.
+ * be reached give no label, so the trail names the `sub` alone. A person's groups are kept a few
+ * seconds; a pool that cannot be read refuses the request for now, never answering "no groups".
  */
 import {
   AdminAddUserToGroupCommand,
@@ -17,6 +18,7 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../lambdas/api/access.js';
+import { isGroupLookupError } from '../../lambdas/api/errors.js';
 import { userPoolGroups, userPoolLabels } from '../../lambdas/api/people.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
@@ -144,17 +146,23 @@ describe("the status API's groups of a signed-in person", () => {
     }
   }
 
-  it('reads every group of the person whose sub signed the request, as the pool holds them at that moment', async () => {
+  it('reads every group of the person whose sub signed the request, kept a few seconds per person', async () => {
     const people = await pool(true);
     const lee = await person(people, 'lee@example.com', 'lee@example.com');
-    const groups = userPoolGroups(idp, people);
+    let now = 1_000_000;
+    const groups = userPoolGroups(idp, people, { keepMs: 5000, now: () => now });
     expect(await groups(caller(people, lee))).toEqual([]);
     await addTo(people, 'lee@example.com', ['legal-approvers', 'commercial-approvers']);
+    // Within the few seconds a person's groups are kept, the pool is not asked again.
+    now += 4999;
+    expect(await groups(caller(people, lee))).toEqual([]);
+    now += 1;
     expect([...(await groups(caller(people, lee)))].sort()).toEqual([
       'commercial-approvers',
       'legal-approvers',
     ]);
-    // A removal counts at the next request: nothing is cached.
+    now += 5000;
+    // A removal counts once the person's groups are asked again.
     await idp.send(
       new AdminRemoveUserFromGroupCommand({
         UserPoolId: people,
@@ -166,10 +174,11 @@ describe("the status API's groups of a signed-in person", () => {
     // More groups than one page of AdminListGroupsForUser holds (60).
     const many = Array.from({ length: 65 }, (_, i) => `g-${String(i).padStart(2, '0')}`);
     await addTo(people, 'lee@example.com', many);
+    now += 5000;
     expect(await groups(caller(people, lee))).toHaveLength(66);
   });
 
-  it('gives no group for another pool, an unknown sub, a caller without a sign-in, or a pool it cannot read', async () => {
+  it('gives no group for another pool, an unknown sub or a caller without a sign-in', async () => {
     const people = await pool(true);
     const mo = await person(people, 'mo@example.com', 'mo@example.com');
     await addTo(people, 'mo@example.com', ['legal-approvers']);
@@ -177,10 +186,19 @@ describe("the status API's groups of a signed-in person", () => {
     expect(await groups(caller('us-east-1_Other1', mo))).toEqual([]);
     expect(await groups(caller(people, '00000000-0000-4000-8000-000000000000'))).toEqual([]);
     expect(await groups({ arn: 'arn:aws:iam::123456789012:user/alice' })).toEqual([]);
+  });
+
+  it('refuses for now, never answers "no groups", when it cannot read the pool, and keeps nothing of it', async () => {
+    const people = await pool(true);
+    const mo = await person(people, 'mo@example.com', 'mo@example.com');
     const logged: string[] = [];
-    expect(
-      await userPoolGroups(idp, 'us-east-1_Gone99', (m) => logged.push(m))(caller('us-east-1_Gone99', mo)),
-    ).toEqual([]);
+    const gone = userPoolGroups(idp, 'us-east-1_Gone99', { log: (m) => logged.push(m) });
+    const refusal = await gone(caller('us-east-1_Gone99', mo)).catch((e: unknown) => e);
+    expect(isGroupLookupError(refusal)).toBe(true);
+    expect(refusal).toMatchObject({ statusCode: 503, retryAfterSeconds: 2 });
     expect(logged).toEqual([`could not read the groups of user ${mo} in us-east-1_Gone99`]);
+    // Asked again, it asks the pool again rather than keeping the failure.
+    await expect(gone(caller('us-east-1_Gone99', mo))).rejects.toThrow(/did not answer/);
+    expect(logged).toHaveLength(2);
   });
 });

@@ -50,7 +50,7 @@ const holdDeps = (clients: { db: DynamoDBDocumentClient }) => ({
 });
 
 describe("the soak's slot trail", () => {
-  it('records a take, a fan-out, a queueing and a cancel with its give-back in the order they were made, and no refused take', async () => {
+  it('records a take with its start, a fan-out, a queueing and a cancel with its give-back in the order they were made, and no refused take', async () => {
     const owner = `arn:aws:iam::000000000000:user/trail-${run}`;
     const first = await newJob(owner);
     const second = await newJob(owner);
@@ -63,6 +63,7 @@ describe("the soak's slot trail", () => {
     const written = trail.entries.slice(from);
     expect(written.map((e) => [e.kind, e.jobId, e.outcome])).toEqual([
       ['take', first, 'ok'],
+      ['started', first, 'ok'],
       ['fanned-out', first, 'ok'],
       ['queued', second, 'ok'],
       ['release', first, 'ok'],

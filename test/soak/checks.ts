@@ -529,13 +529,14 @@ function balanceByRecords(entries: readonly SlotEntry[], byId: ReadonlyMap<strin
 }
 
 /**
- * Every job queued was started after (a take answered after the queueing was sent) or ended,
- * and none that had never run had its fan-out recorded after it was queued and before it started
- * or was cancelled.
+ * Every job queued was started after (a take, or a move to `running` without a slot where the
+ * daily spend cap alone held it, answered after the queueing was sent) or ended, and none that
+ * had never run had its fan-out recorded after it was queued and before it started or was
+ * cancelled.
  */
 function queuedByRecords(ok: readonly TrailEntry[], byId: ReadonlyMap<string, Job>): Violation[] {
   const out: Violation[] = [];
-  const takes = ok.filter((e) => e.kind === 'take');
+  const takes = ok.filter((e) => e.kind === 'take' || e.kind === 'started');
   for (const q of ok) {
     if (q.kind !== 'queued') continue;
     const job = byId.get(q.jobId);

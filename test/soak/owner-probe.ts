@@ -47,6 +47,10 @@ async function readAllFindings(
 }
 
 export async function startOwnerProbe(rig: Rig): Promise<OwnerProbe> {
+  // Every job is read by two callers one after another, hundreds of requests in a minute: the
+  // stage's throttle and each caller's budgets are the deployed API's concern (route-limits and
+  // local-api-gateway tests), so here they are set out of the probe's way.
+  const unhurried = { burst: 10_000, perMinute: 60_000 };
   const api: LocalApi = await startPipelineApi({
     awsEndpoint: rig.stack.awsEndpoint,
     db: rig.pipeline.clients.db,
@@ -54,6 +58,8 @@ export async function startOwnerProbe(rig: Rig): Promise<OwnerProbe> {
     credentials: Object.fromEntries(
       [EMULATOR_CREDENTIALS, STRANGER].map((c) => [c.accessKeyId, c.secretAccessKey]),
     ),
+    callerBudgets: { status: unhurried, report: unhurried, findings: unhurried },
+    throttle: { rateLimit: 10_000, burstLimit: 10_000 },
   });
   const admin = new ApiClient({ url: api.url, region: LOCAL_REGION, credentials: EMULATOR_CREDENTIALS });
   const stranger = new ApiClient({ url: api.url, region: LOCAL_REGION, credentials: STRANGER });

@@ -66,14 +66,19 @@ export interface Rig {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts the local stack and pipeline with the soak's faults, short timings and owner cap. */
+/**
+ * Starts the local stack and pipeline with the soak's faults, short timings and owner caps: at
+ * most `maxJobsPerOwner` running (0: no cap), and `dailySpendPerOwnerMicros` a day (0: no cap;
+ * the stack's default unless given).
+ */
 export async function startRig(
   seed: number,
   faults: Partial<FaultPlan>,
   deadline: number,
   random: () => number,
-  maxJobsPerOwner = 0,
+  caps: { readonly maxJobsPerOwner?: number; readonly dailySpendPerOwnerMicros?: number } = {},
 ): Promise<Rig> {
+  const maxJobsPerOwner = caps.maxJobsPerOwner ?? 0;
   const pipelineLog: string[] = [];
   const stack = await startLocalStack({ prefix: `soak${seed}`, seed, plan: faults });
   const pipeline = startLocalPipeline({
@@ -87,6 +92,7 @@ export async function startRig(
       modelTimeoutMs: 4000,
       redeliveryBackoffSeconds: [1, 2, 3],
       maxJobsPerOwner,
+      dailySpendPerOwnerMicros: caps.dailySpendPerOwnerMicros ?? LOCAL_RUN_DEFAULTS.dailySpendPerOwnerMicros,
     },
     batchWorkers: 2,
     sweepIntervalMs: 1000,

@@ -1,6 +1,6 @@
 /**
  * The soak's record of admission control: every write that took or gave back one of an owner's
- * slots, moved a job to `queued` or `cancelled`, or recorded a fan-out, as the pipeline's
+ * slots, moved a job to `queued`, `running` or `cancelled`, or recorded a fan-out, as the pipeline's
  * DynamoDB client sent them. Read from
  * the requests the client already makes (a middleware on the soak's side of the client, as the
  * benches watch theirs), nothing added to the pipeline's path. Every write that can change a slot
@@ -20,7 +20,12 @@ export type SlotWrite =
   /** A job's fan-out was recorded: every chunk message of it is out. */
   | { readonly kind: 'fanned-out'; readonly jobId: string }
   /** A job was cancelled (its chunks are then sent for workers to end, whoever sends them). */
-  | { readonly kind: 'cancelled'; readonly jobId: string };
+  | { readonly kind: 'cancelled'; readonly jobId: string }
+  /**
+   * A job moved to `running`: with a slot (beside its `take`), or without one where the stack
+   * caps an owner's daily spend alone.
+   */
+  | { readonly kind: 'started'; readonly jobId: string };
 
 /** One write with where it stands in the trail: its request and its answer, in one sequence. */
 export type TrailEntry = SlotWrite & {
@@ -106,6 +111,7 @@ export function slotWritesOf(input: unknown): SlotWrite[] {
   for (const change of statusChangesOf(input)) {
     if (change.to === 'queued') out.push({ kind: 'queued', jobId: change.jobId });
     if (change.to === 'cancelled') out.push({ kind: 'cancelled', jobId: change.jobId });
+    if (change.to === 'running') out.push({ kind: 'started', jobId: change.jobId });
   }
   for (const op of ops) {
     const job = jobOf(op);

@@ -8,7 +8,14 @@
  * slot held by an ended job, every queued job started or ended), and the stand-in's books to
  * "billed once" and "never over what was recorded".
  *
- *   npm run soak -- [--jobs 40] [--minutes 8] [--seed 1] [--concurrency 8] [--max-jobs-per-owner N] [--json]
+ *   npm run soak -- [--jobs 40] [--minutes 8] [--seed 1] [--concurrency 8] [--max-jobs-per-owner N]
+ *                   [--daily-spend-usd USD] [--json]
+ *
+ * Each owner's daily spend cap is the stack's default (`LOCAL_RUN_DEFAULTS`, $33 a day with the
+ * default models), or `--daily-spend-usd` (0: none): a job whose start would pass it waits
+ * `queued` and counts as admission's to start, as a job held by the owner's running jobs does.
+ * The soak's jobs count their worst cases (about $0.50 each, $1.40 at most, under their $50
+ * ceilings), so at the default cap its owners' days stay open and no job waits for the next.
  *
  * Contracts come from ../shared/corpus when it is there, else test/fixtures. Each job gets its
  * own title line, so its questions are its own in the stand-in's fingerprints. `--seed` replays
@@ -56,6 +63,8 @@ interface Options {
   readonly concurrency: number;
   /** Jobs one owner runs at once, the rest `queued` (0: no cap). */
   readonly maxJobsPerOwner: number;
+  /** Micro-dollars one owner's jobs started on a day may spend (0: no cap). */
+  readonly dailySpendPerOwnerMicros: number;
   readonly json: boolean;
 }
 
@@ -68,6 +77,7 @@ function options(argv: string[]): Options {
       seed: { type: 'string' },
       concurrency: { type: 'string' },
       'max-jobs-per-owner': { type: 'string' },
+      'daily-spend-usd': { type: 'string' },
       json: { type: 'boolean' },
     },
   });
@@ -81,7 +91,13 @@ function options(argv: string[]): Options {
   const maxJobsPerOwner = cap === undefined ? 0 : Number(cap);
   if (!(Number.isInteger(maxJobsPerOwner) && maxJobsPerOwner >= 0 && maxJobsPerOwner <= 10_000))
     throw new Error(`--max-jobs-per-owner must be a whole number from 0 (no cap) to 10000; got '${cap}'`);
+  const daily = values['daily-spend-usd'];
+  const dailySpendPerOwnerMicros =
+    daily === undefined
+      ? LOCAL_RUN_DEFAULTS.dailySpendPerOwnerMicros
+      : Math.round(num('daily-spend-usd', daily, 0, 0) * 1_000_000);
   return {
+    dailySpendPerOwnerMicros,
     jobs: num('jobs', values.jobs, 40, 1),
     minutes: num('minutes', values.minutes, 8, 0.5),
     seed: num('seed', values.seed, 1, 0),
@@ -95,7 +111,10 @@ function options(argv: string[]): Options {
 export async function runSoak(o: Options) {
   const random = seededRandom(o.seed);
   const plans = planJobs(o.jobs, soakContracts(), random);
-  const rig = await startRig(o.seed, SOAK_FAULTS, Date.now() + o.minutes * 60_000, random, o.maxJobsPerOwner);
+  const rig = await startRig(o.seed, SOAK_FAULTS, Date.now() + o.minutes * 60_000, random, {
+    maxJobsPerOwner: o.maxJobsPerOwner,
+    dailySpendPerOwnerMicros: o.dailySpendPerOwnerMicros,
+  });
   const owners = OWNER_SHARES.map((_, i) => soakOwner(i));
   const watch = startOwnerWatch(
     rig.stack.clients.documents,
@@ -129,6 +148,7 @@ export async function runSoak(o: Options) {
     jobs: plans.length,
     minutes: o.minutes,
     maxJobsPerOwner: o.maxJobsPerOwner,
+    dailySpendPerOwnerUsd: o.dailySpendPerOwnerMicros / 1_000_000,
     wallSeconds: Math.round(wallSeconds),
     violations: violations.length,
     endStates: perJob.endStates,

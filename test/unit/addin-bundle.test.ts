@@ -13,7 +13,11 @@ import { bundleAddin, DEV_BASE, iconPng, writeAddin } from '../../bin/addin-bund
 import { bundleApp } from '../../bin/app-bundle.js';
 import { addinCommand, manifestFromOutputs } from '../../bin/commands/addin.js';
 import { isCliError } from '../../bin/commands/cli-error.js';
-import { addinContentSecurityPolicy, appContentSecurityPolicy } from '../../lambdas/shared/app-csp.js';
+import {
+  addinContentSecurityPolicy,
+  addinSignInContentSecurityPolicy,
+  appContentSecurityPolicy,
+} from '../../lambdas/shared/app-csp.js';
 import { addinId } from '../../lib/addin-manifest.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { startLocalApp } from '../../localstack/runtime/local-app.js';
@@ -92,6 +96,13 @@ describe('the add-in on local up', () => {
       const csp = pane.headers.get('content-security-policy') ?? '';
       expect(csp).toBe(addinContentSecurityPolicy({ ...connect, https: false }));
       expect(csp).toMatch(/frame-ancestors https:\/\/\*\.officeapps\.live\.com /);
+      // The sign-in page opens in a window of its own: nothing may frame it.
+      const signIn = await fetch(`${app.url}addin/sign-in.html`);
+      expect(signIn.headers.get('content-security-policy')).toBe(
+        addinSignInContentSecurityPolicy({ ...connect, https: false }),
+      );
+      expect(signIn.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(signIn.headers.get('x-frame-options')).toBe('DENY');
       expect(csp).toMatch(/script-src 'self' https:\/\/appsforoffice\.microsoft\.com/);
       expect(csp).toContain("connect-src 'self' http://127.0.0.1:1 http://127.0.0.1:2");
       expect(pane.headers.get('x-frame-options')).toBeNull();

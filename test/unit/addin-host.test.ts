@@ -85,7 +85,61 @@ describe('readCompressed', () => {
 describe('openDialog', () => {
   const office = (
     open: (url: string, options: unknown, cb: (r: Office.AsyncResult<unknown>) => void) => void,
-  ) => ({ ...OFFICE_ENUMS, context: { ui: { displayDialogAsync: open } } }) as unknown as typeof Office;
+    dialogOrigin = true,
+  ) =>
+    ({
+      ...OFFICE_ENUMS,
+      context: {
+        ui: { displayDialogAsync: open },
+        requirements: { isSetSupported: (set: string) => set === 'DialogOrigin' && dialogOrigin },
+      },
+    }) as unknown as typeof Office;
+
+  /** A dialog opened on the sign-in page; `send` delivers a message as Office would. */
+  function opened(dialogOrigin = true) {
+    const handlers = new Map<string, (arg: unknown) => void>();
+    let closed = false;
+    const message = openDialog(
+      office(
+        (_url, _options, cb) =>
+          cb(
+            ok({
+              addEventHandler: (t: string, h: (a: unknown) => void) => handlers.set(t, h),
+              close: () => (closed = true),
+            }),
+          ),
+        dialogOrigin,
+      ),
+      'https://d1.cloudfront.net/addin/sign-in.html',
+    );
+    const settled = { value: undefined as string | undefined };
+    void message.then((m) => (settled.value = m));
+    return {
+      message,
+      settled,
+      closed: () => closed,
+      send: (m: string, origin: string | undefined) =>
+        handlers.get('dialogMessageReceived')?.({ message: m, origin }),
+    };
+  }
+
+  it("ignores a message from another origin than the sign-in page's, and takes the page's own", async () => {
+    const dialog = opened();
+    dialog.send('stolen', 'https://evil.example');
+    dialog.send('stolen', 'https://d1.cloudfront.net.evil.example');
+    dialog.send('no origin', undefined);
+    await new Promise((r) => setTimeout(r, 0));
+    expect([dialog.settled.value, dialog.closed()]).toEqual([undefined, false]);
+    dialog.send('signed in', 'https://d1.cloudfront.net');
+    expect(await dialog.message).toBe('signed in');
+    expect(dialog.closed()).toBe(true);
+  });
+
+  it('takes a message without an origin only from a client that names none (no DialogOrigin 1.1)', async () => {
+    const dialog = opened(false);
+    dialog.send('signed in', undefined);
+    expect(await dialog.message).toBe('signed in');
+  });
 
   it("resolves with the dialog's message and closes it; opens it in a window of its own", async () => {
     const handlers = new Map<string, (arg: unknown) => void>();
@@ -103,7 +157,7 @@ describe('openDialog', () => {
       }),
       'https://d1.cloudfront.net/addin/sign-in.html',
     );
-    handlers.get('dialogMessageReceived')?.({ message: 'hello' });
+    handlers.get('dialogMessageReceived')?.({ message: 'hello', origin: 'https://d1.cloudfront.net' });
     expect(await message).toBe('hello');
     expect(closed).toBe(true);
     expect(opened).toMatchObject({ displayInIframe: false });

@@ -118,11 +118,12 @@ describe('owners that are Cognito identities', () => {
     ]);
   });
 
-  it("let a member of a group a job's review waits for see it (not act on it), asking the groups only then", async () => {
-    const held = { owner: ownerOf(anna), approverGroups: ['legal-approvers'] };
+  it("let a member of a group a job's open review waits for see it (not act on it), asking the groups only then", async () => {
+    const open = { status: 'awaiting_review' as const };
+    const held = { ...open, owner: ownerOf(anna), approverGroups: ['legal-approvers'] };
     expect(approverOf(held, ['commercial-approvers', 'legal-approvers'])).toBe(true);
     expect(approverOf(held, ['commercial-approvers'])).toBe(false);
-    expect(approverOf({}, ['legal-approvers'])).toBe(false);
+    expect(approverOf(open, ['legal-approvers'])).toBe(false);
     let asked = 0;
     const ben = actorOf({ arn: SIGNED_IN, cognitoIdentityId: BEN }, [], async () => {
       asked++;
@@ -130,11 +131,31 @@ describe('owners that are Cognito identities', () => {
     });
     expect(ben?.mayActOn(held)).toBe(false);
     expect(await ben?.maySee?.(held)).toBe(true);
-    expect(await ben?.maySee?.({ approverGroups: ['commercial-approvers'] })).toBe(false);
+    expect(await ben?.maySee?.({ ...open, approverGroups: ['commercial-approvers'] })).toBe(false);
     expect(asked).toBe(2);
     // A job whose review waits for no group needs no question to the user pool.
-    expect(await ben?.maySee?.({})).toBe(false);
+    expect(await ben?.maySee?.(open)).toBe(false);
     expect(asked).toBe(2);
+  });
+
+  it('let an approver see a job no more once its review has closed, whichever way, nor ask the pool about it', async () => {
+    const groups = ['legal-approvers'];
+    let asked = 0;
+    const ben = actorOf({ arn: SIGNED_IN, cognitoIdentityId: BEN }, [], async () => {
+      asked++;
+      return groups;
+    });
+    const escalated = { owner: ownerOf(anna), approverGroups: groups };
+    const closed = [
+      { ...escalated, status: 'completed' as const, reviewCompletedAt: '2026-01-15T12:00:00Z' },
+      { ...escalated, status: 'awaiting_review' as const, reviewCompletedAt: '2026-01-15T12:00:00Z' },
+      { ...escalated, status: 'incomplete' as const, reviewExpiredAt: '2026-01-15T12:00:00Z' },
+      { ...escalated, status: 'cancelled' as const },
+    ];
+    for (const job of closed) {
+      expect([job, await ben?.maySee?.(job), approverOf(job, groups)]).toEqual([job, false, false]);
+    }
+    expect(asked).toBe(0);
   });
 
   it('let a session of the administrators role in to every job', () => {

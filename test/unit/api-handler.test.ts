@@ -217,6 +217,20 @@ describe('POST /jobs', () => {
     expect(ceiling.status).toBe(400);
     expect(ceiling.body.message).toMatch(/cost-ceiling-usd/);
   });
+
+  it("refuses a file name S3 would read as a wildcard, and names the upload's key exactly", async () => {
+    const wildcard = ['$', '{filename}'].join('');
+    for (const filename of [wildcard, `msa${wildcard}`, 'a{b}.txt', 'cost$.pdf']) {
+      const r = await call('POST', '/jobs', JSON.stringify({ filename }));
+      expect([filename, r.status]).toEqual([filename, 400]);
+      expect(r.body.message).toMatch(/filename: must not hold '\$', '\{' or '\}'/);
+    }
+    const r = await call('POST', '/jobs', JSON.stringify({ filename: 'msa (final).pdf' }));
+    const fields = (r.body.upload as { fields: Record<string, string> }).fields;
+    const conditions = policyOf(fields).conditions;
+    expect(conditions).toContainEqual({ key: 'incoming/s-00000000000000000001/msa (final).pdf' });
+    expect(conditions.filter((c) => Array.isArray(c) && c[0] === 'starts-with')).toEqual([]);
+  });
 });
 
 describe('GET /jobs/{id}', () => {

@@ -54,6 +54,25 @@ describe("the stand-in's per-model rules", () => {
     expect(refuseRequest(HAIKU_4_5, thinking, false)).toBeUndefined();
   });
 
+  it('refuses the shapes a plan names for a model, with the messages Bedrock gives them, and nothing else', () => {
+    // The workers' request: forced tool, thinking off, a cache point.
+    const workers = request();
+    expect(refuseRequest(HAIKU_5_5, workers, true)).toBeUndefined();
+    expect(refuseRequest(HAIKU_5_5, workers, true, ['forced-tool'])).toEqual({
+      name: 'ValidationException',
+      message:
+        'The model returned the following errors: Thinking may not be enabled when tool_choice forces tool use.',
+    });
+    expect(refuseRequest(HAIKU_5_5, workers, true, ['cache-point'])?.message).toMatch(
+      /^You invoked an unsupported model or your request did not allow prompt caching/,
+    );
+    // A request without the refused part is served.
+    expect(
+      refuseRequest(HAIKU_5_5, request({ toolConfig: { tools: [] } }), false, ['forced-tool']),
+    ).toBeUndefined();
+    expect(refuseRequest(HAIKU_5_5, workers, false, ['cache-point'])).toBeUndefined();
+  });
+
   it('counts Claude Haiku 5.5 tokens about 30 % higher than the Claude 4 generation', () => {
     expect(HAIKU_5_5.charsPerToken).toBeCloseTo(4 / 1.3);
     expect(HAIKU_4_5.charsPerToken ?? 4).toBe(4);

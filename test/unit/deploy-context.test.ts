@@ -156,6 +156,31 @@ describe('readDeployContext', () => {
     }
   });
 
+  it("reads the most a ceiling may be and an owner's daily spend cap, alone in the tuning they set", () => {
+    expect(stackPropsOf(read({ maxBudget: '250', dailySpendPerOwner: '40.5' }))).toEqual({
+      prefix: 'clause-review',
+      tuning: { maxCostCeilingMicros: 250_000_000, dailySpendPerOwnerMicros: 40_500_000 },
+    });
+    // 0: no daily cap.
+    expect(read({ dailySpendPerOwner: 0 }).dailySpendPerOwnerMicros).toBe(0);
+    expect(refusal({ maxBudget: '0' }, 'maxBudget').message).toContain('from 0.01 to 100000');
+    expect(refusal({ dailySpendPerOwner: '-5' }, 'dailySpendPerOwner').message).toContain("got '-5'");
+    // A default ceiling above the most a ceiling may be would refuse every upload that names none.
+    expect(refusal({ defaultBudget: '50', maxBudget: '20' }, 'defaultBudget').message).toBe(
+      '-c defaultBudget: must be at most -c maxBudget (20); got 50',
+    );
+  });
+
+  it('reads the tenants whose SharePoint may frame the add-in, and refuses a name that is not one', () => {
+    expect(stackPropsOf(read({ officeTenants: 'contoso,fabrikam' }))).toEqual({
+      prefix: 'clause-review',
+      officeTenants: ['contoso', 'fabrikam'],
+    });
+    expect(refusal({ officeTenants: '*.sharepoint.com' }, 'officeTenants').message).toBe(
+      "-c officeTenants: '*.sharepoint.com' is not a SharePoint tenant name like contoso (contoso.sharepoint.com)",
+    );
+  });
+
   it("reads a cap on one owner's running jobs from 1 to 10000, alone in the tuning it sets", () => {
     expect(read({ maxJobsPerOwner: 1 }).maxJobsPerOwner).toBe(1);
     expect(stackPropsOf(read({ maxJobsPerOwner: '10000' }))).toEqual({
@@ -239,7 +264,10 @@ describe('readDeployContext', () => {
       'models',
       'retentionDays',
       'removalPolicy',
+      'officeTenants',
       'defaultBudget',
+      'maxBudget',
+      'dailySpendPerOwner',
       'maxJobsPerOwner',
       'minReviewHours',
       'ownersDecideOwnEscalations',

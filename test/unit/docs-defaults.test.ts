@@ -7,11 +7,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_COST_CEILING_MICROS } from '../../lambdas/core/contracts.js';
+import {
+  DEFAULT_COST_CEILING_MICROS,
+  DEFAULT_MAX_COST_CEILING_MICROS,
+} from '../../lambdas/core/contracts.js';
 import { FALLBACK_MODEL_ID, MODELS, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { DEPLOY_CONTEXT_FLAGS } from '../../lib/deploy-context.js';
 import { DEFAULT_RETENTION_DAYS } from '../../lib/document-buckets.js';
-import { defaultMaxJobsPerOwner } from '../../lib/owner-cap.js';
+import { defaultDailySpendPerOwner, defaultMaxJobsPerOwner } from '../../lib/owner-cap.js';
 import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { topology } from '../../lib/topology.js';
 
@@ -81,6 +84,9 @@ describe('defaults stated in the docs', () => {
       retentionDays: String(DEFAULT_RETENTION_DAYS),
       removalPolicy: '`retain`',
       defaultBudget: String(CEILING_USD),
+      maxBudget: String(DEFAULT_MAX_COST_CEILING_MICROS / 1_000_000),
+      dailySpendPerOwner: String(defaultDailySpendPerOwner(PRIMARY_MODEL_ID) / 1_000_000),
+      officeTenants: 'none',
       maxJobsPerOwner: String(defaultMaxJobsPerOwner(t)),
       realtimeConcurrency: String(t.queues.realtime.maxConcurrency),
       batchConcurrency: String(t.queues.batch.maxConcurrency),

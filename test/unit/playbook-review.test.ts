@@ -433,7 +433,11 @@ describe('the quote of a review against a playbook', () => {
     // Taken as an NDA, as a submitter may say it is: read alone, it is a hosting agreement.
     const nda = quoteDocument(
       parsed,
-      { ...options, analysts: ['term-lifecycle', 'commercial-terms', 'liability-counsel'], contractType: 'nda' },
+      {
+        ...options,
+        analysts: ['term-lifecycle', 'commercial-terms', 'liability-counsel'],
+        contractType: 'nda',
+      },
       { playbook: NDA, fileName: SMALL },
     );
     expect(nda.panel).toMatchObject({

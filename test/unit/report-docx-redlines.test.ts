@@ -481,7 +481,9 @@ describe('redlines meeting the structures of a Word document', () => {
     );
     // A decided redline's changes are its decider's; an undecided one's are nobody's yet.
     const authors = new Set(changeMarks(xmlPart(out.bytes, 'word/document.xml')).map((m) => m.author));
-    expect(authors).toEqual(new Set(['Counsel', 'olga@example.com', changeAuthorOf(report.job.jobId, undefined)]));
+    expect(authors).toEqual(
+      new Set(['Counsel', 'olga@example.com', changeAuthorOf(report.job.jobId, undefined)]),
+    );
     expect(strictFailures(out.bytes)).toEqual({});
   });
 

@@ -1,3 +1,4 @@
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../bin/client/api-client.js';
 import { checkSigV4Headers, verifySigV4 } from '../../localstack/sigv4-verify.js';
@@ -103,5 +104,97 @@ describe('checkSigV4Headers', () => {
       ok: false,
       message: expect.stringMatching(/scoped to region 'us-east-1'/),
     });
+  });
+});
+
+/**
+ * A SigV4 signer written from AWS's own steps
+ * (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html), apart from the
+ * SDK's: it signs exactly the headers it is given (a `user-agent`, a `content-type`, no
+ * `x-amz-content-sha256`), as curl, botocore and Postman do.
+ */
+function specSigned(options: {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string>;
+  headers: Record<string, string>;
+  body?: string;
+  secret?: string;
+  at?: Date;
+}) {
+  const at = (options.at ?? new Date()).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+  const day = at.slice(0, 8);
+  const headers: Record<string, string> = { ...options.headers, 'x-amz-date': at };
+  const names = Object.keys(headers)
+    .map((h) => h.toLowerCase())
+    .sort();
+  const encode = (s: string) =>
+    encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const query = Object.entries(options.query ?? {})
+    .map(([k, v]) => `${encode(k)}=${encode(v)}`)
+    .sort()
+    .join('&');
+  const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+  const canonical = [
+    options.method,
+    options.path.split('/').map(encode).join('/'),
+    query,
+    names.map((n) => `${n}:${(headers[n] ?? '').trim()}\n`).join(''),
+    names.join(';'),
+    sha(options.body ?? ''),
+  ].join('\n');
+  const scope = `${day}/us-east-1/execute-api/aws4_request`;
+  const toSign = ['AWS4-HMAC-SHA256', at, scope, sha(canonical)].join('\n');
+  const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
+  let key = hmac(`AWS4${options.secret ?? 'secret'}`, day);
+  for (const part of ['us-east-1', 'execute-api', 'aws4_request']) key = hmac(key, part);
+  const signature = createHmac('sha256', key).update(toSign).digest('hex');
+  return {
+    method: options.method,
+    path: options.path,
+    query: options.query ?? {},
+    headers: {
+      ...headers,
+      authorization: `AWS4-HMAC-SHA256 Credential=AKID/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`,
+    },
+    body: Buffer.from(options.body ?? ''),
+  };
+}
+
+describe('verifySigV4 and signers other than the SDK', () => {
+  const host = '127.0.0.1:4010';
+
+  it('accepts a signature of exactly the headers the caller chose, with no payload hash header', async () => {
+    // As curl --aws-sigv4 signs a GET: host and x-amz-date only.
+    expect(await verify(specSigned({ method: 'GET', path: '/jobs', headers: { host } }))).toEqual({
+      ok: true,
+      accessKeyId: 'AKID',
+    });
+    // A header the SDK would leave unsigned (user-agent), a query, a body with its content type.
+    const posted = specSigned({
+      method: 'POST',
+      path: '/jobs',
+      query: { awaiting: 'approval', after: 'v1.a b' },
+      headers: { host, 'user-agent': 'Postman/11', 'content-type': 'application/json' },
+      body: '{"filename":"msa.pdf"}',
+    });
+    expect(await verify(posted)).toEqual({ ok: true, accessKeyId: 'AKID' });
+  });
+
+  it('refuses such a signature once anything it signed changed, or with the wrong secret', async () => {
+    const posted = specSigned({
+      method: 'POST',
+      path: '/jobs',
+      headers: { host, 'user-agent': 'Postman/11', 'content-type': 'application/json' },
+      body: '{"filename":"msa.pdf"}',
+    });
+    const mismatch = { ok: false, message: expect.stringMatching(/signature we calculated does not match/) };
+    expect(await verify({ ...posted, body: Buffer.from('{"filename":"nda.pdf"}') })).toMatchObject(mismatch);
+    expect(await verify({ ...posted, headers: { ...posted.headers, 'user-agent': 'curl/8' } })).toMatchObject(
+      mismatch,
+    );
+    expect(
+      await verify(specSigned({ method: 'GET', path: '/jobs', headers: { host }, secret: 'wrong' })),
+    ).toMatchObject(mismatch);
   });
 });

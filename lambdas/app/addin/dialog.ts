@@ -14,11 +14,19 @@ import { handOver } from './sign-in-message.js';
 
 const main = () => document.getElementById('main') as HTMLElement;
 
-/** Office's `messageParent`, once office.js is ready; undefined outside an Office dialog. */
+/**
+ * Office's `messageParent`, once office.js is ready; undefined outside an Office dialog. Where
+ * the client takes a target origin (DialogOrigin 1.1), the message is for the pane on this
+ * page's own origin and no other.
+ * https://learn.microsoft.com/javascript/api/office/office.dialogmessageoptions
+ */
 function messageParent(): ((message: string) => void) | undefined {
   const office = (globalThis as { Office?: typeof Office }).Office;
   const ui = office?.context?.ui;
-  return ui?.messageParent ? (message) => ui.messageParent(message) : undefined;
+  if (!ui?.messageParent) return undefined;
+  const targeted = office?.context?.requirements?.isSetSupported('DialogOrigin', '1.1') === true;
+  return (message) =>
+    targeted ? ui.messageParent(message, { targetOrigin: location.origin }) : ui.messageParent(message);
 }
 
 function start(config: AppConfig): void {

@@ -95,11 +95,27 @@ const DIALOG_ERRORS: Record<number, string> = {
 };
 
 /**
+ * Whether a dialog's message comes from the page the pane opened. A dialog may navigate to any
+ * HTTPS site once its first page has loaded, and any page in it may call `messageParent`
+ * (https://learn.microsoft.com/office/dev/add-ins/develop/dialog-best-practices), so the message
+ * counts only when Office names its origin as the sign-in page's own. A client without the
+ * DialogOrigin 1.1 requirement set names no origin
+ * (https://learn.microsoft.com/javascript/api/office/office.dialog): there the message is taken
+ * as the only one that client can deliver, that of the add-in's own domain.
+ */
+export function fromOwnPage(office: typeof Office, pageOrigin: string, origin: string | undefined): boolean {
+  if (origin !== undefined) return origin === pageOrigin;
+  return !office.context.requirements.isSetSupported('DialogOrigin', '1.1');
+}
+
+/**
  * Opens the sign-in page in Office's dialog (a window of its own, never an iframe: identity
- * pages refuse to be framed) and waits for its `messageParent`.
+ * pages refuse to be framed) and waits for its `messageParent`; a message from any other origin
+ * is ignored ({@link fromOwnPage}).
  * https://learn.microsoft.com/office/dev/add-ins/develop/auth-with-office-dialog-api
  */
 export function openDialog(office: typeof Office, url: string): Promise<string> {
+  const pageOrigin = new URL(url).origin;
   return new Promise((resolve, reject) => {
     office.context.ui.displayDialogAsync(url, { height: 70, width: 30, displayInIframe: false }, (opened) => {
       if (opened.status !== Office.AsyncResultStatus.Succeeded) {
@@ -110,8 +126,10 @@ export function openDialog(office: typeof Office, url: string): Promise<string> 
       }
       const dialog = opened.value;
       dialog.addEventHandler(Office.EventType.DialogMessageReceived, (arg) => {
+        const { message, origin } = arg as { message: string; origin: string | undefined };
+        if (!fromOwnPage(office, pageOrigin, origin)) return;
         dialog.close();
-        resolve((arg as { message: string }).message);
+        resolve(message);
       });
       dialog.addEventHandler(Office.EventType.DialogEventReceived, (arg) => {
         const code = (arg as { error: number }).error;

@@ -18,6 +18,7 @@ import { Claims } from '../state/claims.js';
 import type { Job } from '../state/job.js';
 import { JobHolds } from '../state/job-holds.js';
 import { Jobs } from '../state/jobs.js';
+import { OwnerSpend } from '../state/owner-spend.js';
 import { buildReport } from './build-report.js';
 import { type DocxOutcome, reportDocx, withDocxOutcome } from './docx-output.js';
 import { REPORT_CONTENT_TYPES } from './report-files.js';
@@ -40,9 +41,13 @@ export interface FinalizeDeps {
   readonly now?: () => number;
 }
 
-/** Starts the owner's next queued job, once the status change of a job that held a slot gave it back. */
+/**
+ * Starts the owner's next queued job, once the status change of a job that held a slot gave it
+ * back, or its spending settled for less than it counted on its owner's day.
+ */
 async function startNext(job: Job, deps: FinalizeDeps): Promise<void> {
-  if (deps.starter && job.holdsSlot) await startQueued(job.owner, { ...deps, ...deps.starter });
+  if (deps.starter && (job.holdsSlot || job.spendDay))
+    await startQueued(job.owner, { ...deps, ...deps.starter });
 }
 
 /** Where a job's reports go. */
@@ -74,6 +79,10 @@ export async function finalizeJob(
   const now = deps.now ?? Date.now;
   const jobs = new Jobs(deps.db, deps.tableName, now);
   const job = await jobs.get(jobId);
+  // Every chunk has ended: what the job spent is the ledger's figure from here on, in place of
+  // what it counted on its owner's day as it started (once; a repeat, or a retry after the
+  // report, settles nothing more).
+  await new OwnerSpend(deps.db, deps.tableName, now).settle(job);
   if (job.finalizedAt) return { finalized: false };
   const stored = await deps.s3.send(
     new GetObjectCommand({ Bucket: deps.resultsBucket, Key: documentKey(jobId) }),

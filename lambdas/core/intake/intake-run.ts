@@ -9,6 +9,7 @@ import type { PanelModels } from '../analysts/index.js';
 import type { DocumentLimits } from '../documents/index.js';
 import type { Lane } from '../model.js';
 import type { LifecycleGuard } from '../model-lifecycle.js';
+import type { ShapeGuard } from '../model-shape-guard.js';
 import type { Jobs } from '../state/jobs.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { ownerOfUpload } from './submitter.js';
@@ -45,12 +46,25 @@ export interface IntakeDeps {
    */
   readonly maxJobsPerOwner?: number;
   /**
+   * Micro-dollars one owner's jobs started on a (UTC) day may spend together; a job whose start
+   * would pass it waits as `queued`, and one that could never fit is rejected
+   * (owner-spend.ts). @default no cap (absent or 0)
+   */
+  readonly dailySpendPerOwnerMicros?: number;
+  /** The most a job's ceiling may be, in micro-dollars (an upload asking for more is rejected). @default $100,000 */
+  readonly maxCostLimit?: number;
+  /**
    * The intake queue. When set, an S3 event is first put back on it as its owner's message
    * (owner-route.ts), so intake takes owners' uploads fairly; absent, events are taken in turn.
    */
   readonly intakeQueueUrl?: string;
   /** Refuses jobs whose models Bedrock no longer serves (absent: not checked). */
   readonly lifecycle?: Pick<LifecycleGuard, 'check'>;
+  /**
+   * Refuses jobs whose models refused the request the workers send, as the stack's first intake
+   * asked and recorded it (model-shape-guard.ts). @default not checked
+   */
+  readonly shapes?: Pick<ShapeGuard, 'check'>;
   /**
    * How a parse the wall clock stopped (a busy machine, not a costly document) is tried again:
    * the intake message comes back after a backoff until its last receive, when the job is

@@ -9,14 +9,15 @@ import {
   readParties,
 } from '../documents/index.js';
 import { blockingReason } from '../model-lifecycle.js';
+import { shapeRefusal } from '../model-shape-guard.js';
 import { contractNamesOf, jobPlaybookOf, type Playbook, reviewedFor } from '../playbooks/index.js';
 import type { DocumentScreen } from '../screen/index.js';
 import { Claims } from '../state/claims.js';
 import type { CostQuote, Job, JobPlan } from '../state/job.js';
 import { recordJobPanel } from '../state/job-panel.js';
 import { Jobs } from '../state/jobs.js';
-import { OwnerSlots } from '../state/owner-slots.js';
-import { startQueued } from './admission.js';
+import { spendBoundOf } from '../state/owner-spend.js';
+import { admitFromIntake } from './admission.js';
 import { IntakeDeferredError } from './errors.js';
 import type { IntakeDeps, IntakeResult, IntakeRun } from './intake-run.js';
 import { ownerOf } from './intake-run.js';
@@ -137,6 +138,16 @@ export async function intakeObject(
     { analysts: options.analysts, ...panel, callsScreened: calls.screened, parties },
     now,
   );
+  const overDay = overDailyCap(quote, options, deps);
+  if (overDay) {
+    await jobs.markRejected(jobId, overDay, {
+      sha256: parsed.sha256,
+      bytes: parsed.bytes,
+      rejection: 'daily-spend-cap',
+      quote,
+    });
+    return { outcome: 'rejected', jobId, reason: overDay };
+  }
   if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${money(options.costLimit)} is below this job's expected cost ${money(quote.expectedMicros)} ` +
@@ -154,6 +165,24 @@ export async function intakeObject(
     return { outcome: 'rejected', jobId, reason };
   }
   return fanOut(run, options, parsed, { context, quote, calls, ...(screen ? { screen } : {}) });
+}
+
+/**
+ * Why a job can never start under its owner's daily spend cap, with the figures: the most it
+ * may spend (its ceiling, or its worst case when lower) is more than an owner may spend in a day.
+ * Undefined when there is no cap, or the job fits it.
+ */
+function overDailyCap(quote: CostQuote, options: JobOptions, deps: IntakeDeps): string | undefined {
+  const cap = deps.dailySpendPerOwnerMicros;
+  if (!cap) return undefined;
+  const bound = spendBoundOf({ costLimit: options.costLimit, quote });
+  if (bound <= cap) return undefined;
+  return (
+    `this job may spend up to ${money(bound)} (its ceiling ${money(options.costLimit)}, worst case ` +
+    `${money(quote.worstCaseMicros)}), more than the ${money(cap)} one owner's jobs may spend in a day ` +
+    `on this stack: upload it again with a ceiling of at most ${money(cap)} (cost-ceiling-usd) and ` +
+    'allow-partial=true, or ask for a higher cap (-c dailySpendPerOwner)'
+  );
 }
 
 /** A recorded job's options, and the content of the playbook it names. */
@@ -187,6 +216,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
       costLimit: deps.defaultCostLimit,
       models: deps.models,
       ...(deps.minReviewHours !== undefined ? { minReviewHours: deps.minReviewHours } : {}),
+      ...(deps.maxCostLimit !== undefined ? { maxCostLimit: deps.maxCostLimit } : {}),
     });
   } catch (error) {
     if (!isJobOptionError(error)) throw error;
@@ -215,8 +245,10 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
     await jobs.markRejected(jobId, playbook.refused, { rejection: playbook.rejection });
     return { outcome: 'rejected', jobId, reason: playbook.refused };
   }
+  const ids = panelModelIds(options.models);
   const unavailable =
-    deps.lifecycle && blockingReason(await deps.lifecycle.check(panelModelIds(options.models)));
+    (deps.lifecycle && blockingReason(await deps.lifecycle.check(ids))) ||
+    (deps.shapes && shapeRefusal(await deps.shapes.check(ids), options.models));
   if (unavailable) {
     await jobs.markRejected(jobId, unavailable, { rejection: 'model-unavailable' });
     return { outcome: 'rejected', jobId, reason: unavailable };
@@ -346,28 +378,18 @@ async function fanOut(
 }
 
 /**
- * Records the plan and lets the job start (`start`: its messages are to be sent), or, when its
- * owner already has `maxJobsPerOwner` jobs running, records it as `queued` (its document and
- * checkpoints stay where they are) and tries the owner's queue once, in case a slot was given
- * back meanwhile (`started`: that start sent its messages). A job cancelled meanwhile records
+ * Records the plan and lets the job start (`start`: its messages are to be sent), or records it
+ * `queued` while its owner is at a cap (`admitFromIntake`). A job cancelled meanwhile records
  * its plan all the same; one another intake of the same upload queued meanwhile stays `queued`.
  */
 async function admit(
-  { jobId, jobs, deps, now }: IntakeRun,
+  { jobs, deps, now }: IntakeRun,
   current: Job,
   plan: JobPlan,
 ): Promise<'start' | 'queued' | 'started'> {
-  const cap = deps.maxJobsPerOwner;
-  if (cap && current.owner && current.status === 'intake') {
-    const slots = new OwnerSlots(deps.db, deps.tableName, now);
-    const took = await slots.take(jobId, current.owner, 'intake', cap, { set: plan });
-    if (took.outcome === 'running') return 'start';
-    if (took.outcome === 'full' && (await slots.queue(jobId, current.owner, plan))) {
-      const started = await startQueued(current.owner, { ...deps, now });
-      return started.includes(jobId) ? 'started' : 'queued';
-    }
-  }
+  const admitted = await admitFromIntake(current, plan, deps, { ...deps, now });
+  if (admitted !== 'unadmitted') return admitted;
   // Another intake of the same upload may have started or queued it meanwhile (a take that
   // found the job moved, a queueing refused): a queued job's chunks wait for a slot.
-  return (await jobs.recordPlan(jobId, plan)) === 'queued' ? 'queued' : 'start';
+  return (await jobs.recordPlan(current.jobId, plan)) === 'queued' ? 'queued' : 'start';
 }

@@ -1,3 +1,4 @@
+import { money } from '../../text/money.js';
 import { checkPanelModels, type PanelModels, selectAnalysts, withPrimary } from '../analysts/index.js';
 import { isLane, LANE_CHOICES } from '../contracts.js';
 import { guardOf } from '../error-guard.js';
@@ -91,7 +92,13 @@ export const isJobOptionError = guardOf(JobOptionError);
 export function readJobOptions(
   metadata: Readonly<Record<string, string>>,
   tags: Readonly<Record<string, string>>,
-  defaults: { lane: Lane; costLimit: number; models?: PanelModels; minReviewHours?: number },
+  defaults: {
+    lane: Lane;
+    costLimit: number;
+    models?: PanelModels;
+    minReviewHours?: number;
+    maxCostLimit?: number;
+  },
 ): JobOptions {
   const pick = (name: string) => metadata[name] ?? tags[name];
   const laneRaw = pick('lane');
@@ -99,16 +106,8 @@ export function readJobOptions(
     throw new JobOptionError(`the 'lane' option must be ${LANE_CHOICES}; got '${laneRaw}'`);
   }
   const ceilingRaw = pick('cost-ceiling-usd');
-  let costLimit = defaults.costLimit;
-  if (ceilingRaw !== undefined) {
-    const usd = Number(ceilingRaw);
-    if (!/^\d+(\.\d+)?$/.test(ceilingRaw.trim()) || !Number.isFinite(usd) || usd <= 0 || usd > 100_000) {
-      throw new JobOptionError(
-        `the 'cost-ceiling-usd' option must be a number of dollars above 0 and at most 100000; got '${ceilingRaw}'`,
-      );
-    }
-    costLimit = Math.round(usd * 1_000_000);
-  }
+  const costLimit =
+    ceilingRaw === undefined ? defaults.costLimit : readCeiling(ceilingRaw, defaults.maxCostLimit);
   const analystsRaw = pick('analysts');
   let analysts: string[];
   try {
@@ -165,6 +164,30 @@ export function readJobOptions(
     allAnalysts: allRaw === 'true',
     fullPanel: fullRaw === 'true',
   };
+}
+
+/** The most a ceiling may be unless the stack says less: $100,000. */
+export const MAX_COST_LIMIT = 100_000_000_000;
+
+/**
+ * The `cost-ceiling-usd` option in micro-dollars: a positive decimal, at most the stack's maximum,
+ * which a refusal names.
+ */
+function readCeiling(raw: string, maxCostLimit = MAX_COST_LIMIT): number {
+  const usd = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !Number.isFinite(usd) || usd <= 0 || usd > 100_000) {
+    throw new JobOptionError(
+      `the 'cost-ceiling-usd' option must be a number of dollars above 0 and at most 100000; got '${raw}'`,
+    );
+  }
+  const micros = Math.round(usd * 1_000_000);
+  if (micros > maxCostLimit) {
+    throw new JobOptionError(
+      `the 'cost-ceiling-usd' option of ${money(micros)} is above this stack's maximum ceiling of ${money(maxCostLimit)} ` +
+        '(-c maxBudget); ask for at most that',
+    );
+  }
+  return micros;
 }
 
 /** A true|false option as given (lower case), or undefined when absent. */

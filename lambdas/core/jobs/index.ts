@@ -14,6 +14,7 @@ export {
 } from './errors.js';
 export {
   type Actor,
+  type ApproverView,
   JOB_ID,
   type JobAccess,
   JobDesk,

@@ -62,11 +62,15 @@ export interface Actor {
   mayActOn(job: Pick<Job, 'owner'>): boolean;
   /**
    * Whether they may see (not act on) a job they may not act on: a member of a group the job's
-   * review waits for (`approverGroups`) sees its status, findings and report, and decides what
-   * is escalated to their group. @default nobody
+   * open review waits for (`approverGroups`) sees its status and findings, and decides what is
+   * escalated to their group; once the review closes, only the trail keeps what they decided.
+   * @default nobody
    */
-  maySee?(job: Pick<Job, 'approverGroups'>): Promise<boolean>;
+  maySee?(job: ApproverView): Promise<boolean>;
 }
+
+/** What of a job says whether an approver may see it. */
+export type ApproverView = Pick<Job, 'approverGroups' | 'status' | 'reviewCompletedAt' | 'reviewExpiredAt'>;
 
 /**
  * What a request does with a job: `act` (cancel, pause, resume) is for its owner and the
@@ -157,9 +161,10 @@ export class JobDesk {
     const { url, fields } = await createPresignedPost(this.deps.s3, {
       Bucket: this.deps.intakeBucket,
       Key: key,
-      // Each field becomes an exact-match condition of the policy; the key is one as well.
+      // Each field becomes an exact-match condition of the policy. The key is named as one too,
+      // whatever the SDK would make of it: one form, one object, one job.
       Fields: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`x-amz-meta-${k}`, v])),
-      Conditions: [['content-length-range', 0, maxBytes]],
+      Conditions: [{ key }, ['content-length-range', 0, maxBytes]],
       Expires: this.deps.uploadUrlSeconds,
     });
     return {

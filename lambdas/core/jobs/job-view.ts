@@ -58,6 +58,8 @@ export interface JobView {
     };
   };
   readonly reason?: string;
+  /** While queued: why it waits, with the figures (its owner's running jobs, or its owner's day). */
+  readonly waitingFor?: string;
   /** Why a rejected job was refused, as a stable code (`too-large`, `too-complex`, …). */
   readonly rejection?: JobRejection;
   readonly createdAt?: string;
@@ -207,6 +209,7 @@ export function jobView(job: Job, submissionId?: string): JobView {
     },
     cost: costView(job),
     ...(job.reason ? { reason: job.reason } : {}),
+    ...(job.status === 'queued' && job.waitingFor ? { waitingFor: job.waitingFor } : {}),
     ...(job.rejection ? { rejection: job.rejection } : {}),
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,

@@ -29,13 +29,23 @@ import { InvalidJobRequestError } from './errors.js';
 
 /** The options of a submission: the body of POST /jobs, and of POST /quote beside the document. */
 export const submitOptionsShape = {
-  /** Name of the document; its extension tells intake the format. */
+  /**
+   * Name of the document; its extension tells intake the format. No `$`, `{` or `}`: a key
+   * ending in `${filename}` turns the presigned POST's key condition from an exact match into a
+   * `starts-with` (the SDK's createPresignedPost, after S3's own rule that the form's key may
+   * carry `${filename}`: https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html),
+   * and one form would then upload any number of objects under the submission's prefix.
+   */
   filename: z
     .string()
     .min(1)
     .max(200)
     .refine((s) => !/[/\\\p{Cc}]/u.test(s) && s !== '.' && s !== '..', {
       message: 'must be a plain file name without slashes or control characters',
+    })
+    .refine((s) => !/[${}]/.test(s), {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: S3's own variable, named in the message
+      message: "must not hold '$', '{' or '}' (S3 reads '${filename}' in an upload's key as a wildcard)",
     }),
   lane: z.enum(LANES).optional(),
   /** Cost ceiling in dollars. */
@@ -105,6 +115,8 @@ export interface SubmitDefaults {
   readonly models?: PanelModels;
   /** The shortest review a submission may ask for, in hours. @default DEFAULT_MIN_REVIEW_HOURS (1) */
   readonly minReviewHours?: number;
+  /** The most a job's ceiling may be, micro-dollars (the stack's maximum). @default $100,000 */
+  readonly maxCostLimit?: number;
   /**
    * Where a named playbook is looked up (the stack's). @default none: a playbook's name is
    * checked for its form only, and intake refuses one the stack does not hold
@@ -168,6 +180,7 @@ export function readSubmission(
         costLimit: defaults.defaultCostLimit,
         ...(defaults.models ? { models: defaults.models } : {}),
         ...(defaults.minReviewHours !== undefined ? { minReviewHours: defaults.minReviewHours } : {}),
+        ...(defaults.maxCostLimit !== undefined ? { maxCostLimit: defaults.maxCostLimit } : {}),
       },
     );
     return { metadata: { ...metadata, analysts: options.analysts.join(',') }, options };

@@ -141,8 +141,8 @@ const PLAIN_CAPITALS = new Set([
   'December',
 ]);
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const ROLE = new RegExp(`(\\b[Tt]he\\s+)?\\b(${ALL_ROLES.map(escape).join('|')})\\b('s|’s)?`, 'g');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const ROLE = new RegExp(`(\\b[Tt]he\\s+)?\\b(${ALL_ROLES.map(escapeRegExp).join('|')})\\b('s|’s)?`, 'g');
 
 /**
  * `text` with the contract's names for the two sides and its own terms.
@@ -232,14 +232,14 @@ export function termsOfText(
     uses(term) {
       let found = has.get(term);
       if (found === undefined) {
-        found = new RegExp(`\\b${escape(term)}\\b`).test(text);
+        found = new RegExp(`\\b${escapeRegExp(term)}\\b`).test(text);
         has.set(term, found);
       }
       return found;
     },
     takesArticle(term) {
-      const the = text.match(new RegExp(`\\bthe ${escape(term)}\\b`, 'g'))?.length ?? 0;
-      const all = text.match(new RegExp(`\\b${escape(term)}\\b`, 'g'))?.length ?? 0;
+      const the = text.match(new RegExp(`\\bthe ${escapeRegExp(term)}\\b`, 'g'))?.length ?? 0;
+      const all = text.match(new RegExp(`\\b${escapeRegExp(term)}\\b`, 'g'))?.length ?? 0;
       return the * 2 >= all;
     },
   };

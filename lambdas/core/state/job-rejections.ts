@@ -14,6 +14,8 @@ export const JOB_REJECTIONS = {
   'unknown-playbook': 'the upload names a playbook, or a version of one, that the stack does not hold',
   'parse-timeout-under-load':
     'the service was too busy to read the document on every try (it did not run out of its own processing time)',
+  'daily-spend-cap':
+    "the most the job may spend is more than its owner may spend in a day (the stack's daily spend cap per owner)",
 } as const satisfies Record<string, string>;
 
 /** Why a job was rejected: its document, or one of {@link JOB_REJECTIONS}. */

@@ -45,6 +45,16 @@ export function isPaused(job: Pick<Job, 'status' | 'pausedAt'> | undefined): boo
   return job?.status === 'paused' || (job?.status === 'queued' && job.pausedAt !== undefined);
 }
 
+/**
+ * True while a job's review waits for decisions: `awaiting_review`, neither closed by its last
+ * decision nor run out of time. The members of an approver group see a job only then.
+ */
+export function reviewOpen(
+  job: Pick<Job, 'status' | 'reviewCompletedAt' | 'reviewExpiredAt'> | undefined,
+): boolean {
+  return job?.status === 'awaiting_review' && !job.reviewCompletedAt && !job.reviewExpiredAt;
+}
+
 /** Which findings hold a job for a reviewer before its report is final. */
 export type ReviewGate = 'none' | 'critical' | 'high';
 
@@ -141,6 +151,22 @@ export interface Job {
   readonly queuedAt?: string;
   /** The job holds one of its owner's slots (owner-slots.ts): set as it starts, removed as it stops. */
   readonly holdsSlot?: boolean;
+  /**
+   * The owner's daily spend cap (micro-dollars) intake admitted the job against; absent: none.
+   * A start from the queue counts against it too (owner-spend.ts).
+   */
+  readonly spendCap?: number;
+  /** The job takes no slot when it starts: intake admitted it against a spend cap alone. */
+  readonly slotless?: boolean;
+  /** The UTC day (`yyyy-mm-dd`) whose spending the job counts on, from its start. */
+  readonly spendDay?: string;
+  /** What the job counted on its day as it started: the most it may spend (`spendBoundOf`). */
+  readonly spendBound?: number;
+  /** When its count was replaced by what it spent (`spendSettled`, the ledger's figure at its end). */
+  readonly spendSettledAt?: string;
+  readonly spendSettled?: number;
+  /** Why a queued job waits, with the figures (its owner's day spent, say); removed as it starts. */
+  readonly waitingFor?: string;
   /** Set when a chunk found no room left under the ceiling; no allotment is taken after it. */
   readonly budgetExceededAt?: string;
   /** Every chunk message has been sent; a repeated S3 event is then a no-op. */

@@ -11,9 +11,10 @@ import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } 
 import { isWriteRefused } from './errors.js';
 import type { Job, JobPlan } from './job.js';
 import { JOB_SK, jobPk, OWNER_SLOTS_SK, ownerSlotsPk, STATUS_INDEX, statusGsiPk } from './keys.js';
+import { chargedFields, type SpendCharge, spendChargeItem } from './owner-spend.js';
 import { queryAll } from './query-all.js';
 import { queuedSkPrefix, type StatusChangeFields, statusChange } from './status-change.js';
-import { refusable, transactLabelled } from './transact.js';
+import { type LabelledItem, refusable, transactLabelled } from './transact.js';
 
 /** A status change as {@link statusChange} builds it. */
 export type StatusUpdate = ReturnType<typeof statusChange>;
@@ -125,6 +126,11 @@ export type TakeOutcome =
   /** The owner has as many jobs running as its cap: nothing changed. */
   | { readonly outcome: 'full' }
   /**
+   * The job's bound would take its owner's day past the spend cap: nothing changed. `committed`
+   * is the day's figure as the refusal found it.
+   */
+  | { readonly outcome: 'over-spend'; readonly committed: number }
+  /**
    * The job was not in the status the move starts from (started, cancelled): nothing changed.
    * `job` is the job as it stood, sent with the refusal (absent: there is no such job).
    */
@@ -141,7 +147,9 @@ export class OwnerSlots {
   /**
    * Moves a job from `from` to `running` while its owner has fewer than `cap` jobs holding a
    * slot, taking one, in one transaction: of two starters, one starts it. Without `cap`, the cap
-   * intake last recorded on the owner's item applies (none: no cap).
+   * intake last recorded on the owner's item applies (none: no cap). With `admission.spend`, the
+   * same transaction adds the job's bound to its owner's day (owner-spend.ts), refused past the
+   * day's cap; with `admission.slot` false, it takes no slot (a stack with a spend cap alone).
    */
   async take(
     jobId: string,
@@ -149,11 +157,18 @@ export class OwnerSlots {
     from: 'intake' | 'queued' | 'paused',
     cap: number | undefined,
     change: StatusChangeFields = {},
+    admission: { readonly spend?: SpendCharge; readonly slot?: boolean } = {},
   ): Promise<TakeOutcome> {
     const at = new Date(this.now()).toISOString();
+    const slot = admission.slot !== false;
     const job = statusChange(jobId, [from], 'running', at, {
       ...change,
-      set: { ...change.set, holdsSlot: true },
+      set: {
+        ...change.set,
+        ...(slot ? { holdsSlot: true } : {}),
+        ...(admission.spend ? chargedFields(admission.spend) : {}),
+      },
+      remove: [...(change.remove ?? []), 'waitingFor'],
     });
     const room =
       cap === undefined
@@ -167,37 +182,47 @@ export class OwnerSlots {
             ConditionExpression: 'attribute_not_exists(#held) OR #held < :cap',
             ExpressionAttributeValues: { ':one': 1, ':cap': cap },
           };
+    const slots: LabelledItem<'slots'> = {
+      label: 'slots',
+      item: {
+        Update: {
+          TableName: this.tableName,
+          Key: ownerSlotsKey(owner),
+          ExpressionAttributeNames: { '#held': 'held', '#cap': 'cap' },
+          ...room,
+        },
+      },
+    };
     try {
       await transactLabelled(this.db, jobId, [
         {
           label: 'job',
           item: { Update: { TableName: this.tableName, Key: { pk: jobPk(jobId), sk: JOB_SK }, ...job } },
         },
-        {
-          label: 'slots',
-          item: {
-            Update: {
-              TableName: this.tableName,
-              Key: ownerSlotsKey(owner),
-              ExpressionAttributeNames: { '#held': 'held', '#cap': 'cap' },
-              ...room,
-            },
-          },
-        },
+        ...(slot ? [slots] : []),
+        ...(admission.spend ? [spendChargeItem(this.tableName, owner, admission.spend)] : []),
       ]);
       return { outcome: 'running' };
     } catch (error) {
       if (!isWriteRefused(error)) throw error;
       if (error.label === 'slots') return { outcome: 'full' };
+      if (error.label === 'spend')
+        return { outcome: 'over-spend', committed: Number(error.item?.committed ?? 0) };
       return { outcome: 'moved', ...(error.item ? { job: error.item as unknown as Job } : {}) };
     }
   }
 
   /**
-   * `intake` → `queued`: the job's plan is recorded and it waits for a slot of its owner; its
-   * document and checkpoints stay where intake put them. False when the job had left `intake`.
+   * `intake` → `queued`: the job's plan is recorded, with the caps it was admitted against and
+   * why it waits, and it waits for its owner; its document and checkpoints stay where intake put
+   * them. False when the job had left `intake`.
    */
-  async queue(jobId: string, owner: string, plan: JobPlan): Promise<boolean> {
+  async queue(
+    jobId: string,
+    owner: string,
+    plan: JobPlan,
+    admission: Pick<Job, 'spendCap' | 'slotless' | 'waitingFor'> = {},
+  ): Promise<boolean> {
     const at = new Date(this.now()).toISOString();
     try {
       await refusable(jobId, 'job', (returnOnRefusal) =>
@@ -206,7 +231,11 @@ export class OwnerSlots {
             ...returnOnRefusal,
             TableName: this.tableName,
             Key: { pk: jobPk(jobId), sk: JOB_SK },
-            ...statusChange(jobId, ['intake'], 'queued', at, { set: plan, stamp: ['queuedAt'], owner }),
+            ...statusChange(jobId, ['intake'], 'queued', at, {
+              set: { ...plan, ...admission },
+              stamp: ['queuedAt'],
+              owner,
+            }),
           }),
         ),
       );
@@ -214,6 +243,28 @@ export class OwnerSlots {
     } catch (error) {
       if (isWriteRefused(error)) return false;
       throw error;
+    }
+  }
+
+  /** Records why a queued job still waits (its owner's day, say); nothing when it has left `queued`. */
+  async noteWait(jobId: string, waitingFor: string): Promise<void> {
+    try {
+      await refusable(jobId, 'job', (returnOnRefusal) =>
+        this.db.send(
+          new UpdateCommand({
+            ...returnOnRefusal,
+            TableName: this.tableName,
+            Key: { pk: jobPk(jobId), sk: JOB_SK },
+            UpdateExpression: 'SET waitingFor = :w',
+            ConditionExpression:
+              '#status = :queued AND (attribute_not_exists(waitingFor) OR waitingFor <> :w)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':w': waitingFor, ':queued': 'queued' },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!isWriteRefused(error)) throw error;
     }
   }
 
