@@ -101,7 +101,9 @@ export async function startRig(
       finalizeQuietMs: 15_000,
     },
     log: (line) => {
-      if (pipelineLog.length < 2000) pipelineLog.push(line);
+      // The last lines are the ones a violation needs (a worker's dying words).
+      pipelineLog.push(line);
+      if (pipelineLog.length > 4000) pipelineLog.splice(0, 2000);
     },
   });
   const r = stack.resources;

@@ -438,10 +438,15 @@ async function checkRun(rig: Rig, recordedMicros: number, left: string | undefin
     });
   }
   for (const crash of chaos.tally.workerCrashes) {
+    const pid = crash.match(/^pid (\d+)/)?.[1];
     violations.push({
       jobId: '*',
       check: 'worker-exit',
       detail: `a batch worker ended on its own: ${crash}`,
+      evidence: rig.pipelineLog
+        .filter((line) => line.startsWith(`batch worker ${pid}:`))
+        .slice(-5)
+        .join(' | '),
     });
   }
   const dlqLeft = await chaos.triage();
