@@ -190,7 +190,27 @@ export function vetRedlines(
     });
     return { ...c, positions };
   });
-  return { clauses: onePerPosition(vetted), withheld };
+  return { clauses: onePerPosition(vetted).map((c) => (c.positions ? oneEditOnce(c) : c)), withheld };
+}
+
+/**
+ * One edit once per clause: where two positions of a clause propose the very same edits (one
+ * one-sided term made mutual answers both), the first keeps its redline and the other points to it.
+ */
+function oneEditOnce(c: ReportClause): ReportClause {
+  const seen = new Map<string, string>();
+  const positions = (c.positions ?? []).map((f) => {
+    if (!f.redline) return f;
+    const key = JSON.stringify(f.redline.edits);
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, f.redline.id);
+      return f;
+    }
+    const { redline: _, ...rest } = f;
+    return { ...rest, sharedRedline: first };
+  });
+  return { ...c, positions };
 }
 
 /** One redline per position: the best is kept, every other clause's finding points to it. */

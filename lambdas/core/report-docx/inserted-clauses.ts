@@ -1,9 +1,9 @@
 /**
  * A clause the playbook requires and the contract lacks, written once as a paragraph of its own,
  * where the playbook places it (after the paragraph its `placement` clause ends in, else after
- * the body's last paragraph), as a tracked insertion: its runs in `w:ins`, and its paragraph mark
- * inserted too (ECMA-376 Part 1, 17.13.5.16), so rejecting the change removes the paragraph and
- * leaves the document as it was, and accepting it keeps the clause. Never appended to another
+ * the body's last paragraph), as Word records a paragraph typed there: its runs in `w:ins`, and
+ * the paragraph mark before it inserted (ECMA-376 Part 1, 17.13.5.16), so rejecting the change
+ * leaves the document as it was and accepting it keeps the clause. Never appended to another
  * clause's paragraph.
  */
 import type { ReportClause } from '../report-types.js';
@@ -32,21 +32,62 @@ function lastParagraph(body: Element): Element | undefined {
   return last;
 }
 
-/** The paragraph properties of a new paragraph: `w:pPr` with an inserted paragraph mark. */
-function insertedMark(doc: Document, stamp: ChangeStamp): Element {
-  const pPr = wElement(doc, 'pPr');
-  const rPr = wElement(doc, 'rPr');
-  rPr.appendChild(
-    wElement(doc, 'ins', { id: String(stamp.nextId()), author: stamp.author, date: stamp.date }),
-  );
-  pPr.appendChild(rPr);
-  return pPr;
+/** A paragraph's `w:pPr`, if it has one. */
+function pPrOf(p: Element): Element | undefined {
+  for (let c = p.firstChild; c; c = c.nextSibling) if (isW(c, 'pPr')) return c as Element;
+  return undefined;
 }
 
-/** A new paragraph holding `text` as one inserted run. */
-function insertedParagraph(doc: Document, text: string, stamp: ChangeStamp): Element {
+/**
+ * The new paragraph's properties: the paragraph's it follows (its style, numbering and spacing),
+ * without its section break, run properties or tracked changes.
+ */
+function copiedProperties(from: Element): Element | undefined {
+  const pPr = pPrOf(from);
+  if (!pPr) return undefined;
+  const copy = pPr.cloneNode(true) as Element;
+  for (let c = copy.firstChild; c; ) {
+    const next = c.nextSibling;
+    if (isW(c, 'sectPr') || isW(c, 'rPr') || isW(c, 'pPrChange')) copy.removeChild(c);
+    c = next;
+  }
+  return copy;
+}
+
+/**
+ * Marks a paragraph's mark inserted (CT_ParaRPr: `w:ins` first), as Word records the paragraph
+ * mark typed to start a new paragraph after it. False when its mark is already a change.
+ */
+function markInserted(p: Element, stamp: ChangeStamp): boolean {
+  const doc = p.ownerDocument as Document;
+  let pPr = pPrOf(p);
+  if (!pPr) {
+    pPr = wElement(doc, 'pPr');
+    p.insertBefore(pPr, p.firstChild);
+  }
+  let rPr: Element | undefined;
+  let before: Node | null = null;
+  for (let c = pPr.firstChild; c; c = c.nextSibling) {
+    if (isW(c, 'rPr')) rPr = c as Element;
+    if (!before && (isW(c, 'sectPr') || isW(c, 'pPrChange'))) before = c;
+  }
+  if (!rPr) {
+    rPr = wElement(doc, 'rPr');
+    pPr.insertBefore(rPr, before);
+  }
+  for (let c = rPr.firstChild; c; c = c.nextSibling) if (isW(c, 'ins') || isW(c, 'del')) return false;
+  rPr.insertBefore(
+    wElement(doc, 'ins', { id: String(stamp.nextId()), author: stamp.author, date: stamp.date }),
+    rPr.firstChild,
+  );
+  return true;
+}
+
+/** A new paragraph holding `text` as one inserted run, with the properties of the one it follows. */
+function insertedParagraph(doc: Document, after: Element, text: string, stamp: ChangeStamp): Element {
   const p = wElement(doc, 'p');
-  p.appendChild(insertedMark(doc, stamp));
+  const pPr = copiedProperties(after);
+  if (pPr) p.appendChild(pPr);
   const ins = wElement(doc, 'ins', { id: String(stamp.nextId()), author: stamp.author, date: stamp.date });
   const r = wElement(doc, 'r');
   const t = wElement(doc, 't');
@@ -75,11 +116,16 @@ export function insertClauses(
     const after = insert.afterClauseId ? clauses.find((c) => c.id === insert.afterClauseId) : undefined;
     const anchor = (after ? paragraphAt(Math.max(0, after.end - 1)) : undefined) ?? lastParagraph(body);
     if (!anchor?.parentNode) continue;
-    const p = insertedParagraph(doc, insert.text, stampOf(insert));
     // After the anchor, and after any paragraphs already inserted after it, in order.
-    let at: Node = anchor;
-    while (at.nextSibling && [...written.values()].includes(at.nextSibling as Element)) at = at.nextSibling;
-    anchor.parentNode.insertBefore(p, at.nextSibling);
+    let at: Element = anchor;
+    while (at.nextSibling && [...written.values()].includes(at.nextSibling as Element))
+      at = at.nextSibling as Element;
+    const stamp = stampOf(insert);
+    // The mark that starts the new paragraph is the one before it: marked inserted, rejecting
+    // the change joins what it ends to the new (emptied) paragraph, as the document was.
+    if (!markInserted(at, stamp)) continue;
+    const p = insertedParagraph(doc, at, insert.text, stamp);
+    at.parentNode?.insertBefore(p, at.nextSibling);
     written.set(insert.id, p);
   }
   return written;
