@@ -179,15 +179,18 @@ const WORDING_MATCH = 0.3;
 const NOT_ACCEPTABLE_MATCH = 0.6;
 
 /**
- * Whether a clause's words read as one of a position's not-acceptable terms. A term that names
- * an absence ("No intellectual property indemnity") reads so only when the clause lacks what it
- * names; any other when the clause holds most of its words.
+ * Whether a clause's words read as one of a position's not-acceptable terms: it holds most of the
+ * term's words. A term that names an absence ("No intellectual property indemnity") is the whole
+ * contract's to show, never one clause's: a clause on something else lacks it too.
  */
 function readsAsNotAcceptable(term: string, clause: Set<string>): boolean {
-  const absence = /^(?:no|none|without|nothing)\b\s*(.*)$/i.exec(term.trim());
-  if (absence) return overlap(absence[1] ?? '', clause) < 0.5;
+  if (/^(?:no|none|without|nothing)\b/i.test(term.trim())) return false;
   return overlap(term, clause) >= NOT_ACCEPTABLE_MATCH;
 }
+
+/** Words that say a measured quantity is none at all: no notice, no cap. */
+const NONE_AT_ALL =
+  /\b(without\s+(?:prior\s+)?notice|at\s+any\s+time\s+without|unlimited|not\s+(?:be\s+)?limited|no\s+limit(?:ation)?\s+(?:on|of)|without\s+limit)\b/i;
 
 /** The rung by wording: the rung whose words the clause holds most of, or none. */
 function wordingRung(p: PositionData, segments: readonly Segment[]): { depth: number; why: string } {
@@ -291,10 +294,13 @@ export function judgePosition(
       why = `the clause states ${measured} (${measure.quantity}, ${measure.unit}); the playbook asks ${measure.direction} ${thresholdsOf(p)}, so it is ${rungName(depth)}`;
     }
   } else if (measure) {
-    // A position measured by a number, and the clause states none that can be compared (no cap,
-    // a redacted amount): no rung can be shown to be met.
+    // A position measured by a number, and the clause states none. Only words that mean the
+    // number is none at all ("without notice", "unlimited") put it below every rung; otherwise the
+    // clause is about something else near the topic, and the contract's other clauses (or the
+    // required clause's absence) decide.
+    if (!NONE_AT_ALL.test(segments.map((s) => s.text).join(' '))) return notAddressed;
     depth = 4;
-    why = `it states no ${measure.quantity} that can be compared with the playbook's (${measure.direction} ${thresholdsOf(p)} ${measure.unit})`;
+    why = `it sets no ${measure.quantity} at all, where the playbook asks ${measure.direction} ${thresholdsOf(p)} ${measure.unit}`;
   } else {
     ({ depth, why } = wordingRung(p, segments));
   }
