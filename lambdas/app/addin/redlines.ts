@@ -14,6 +14,10 @@ export interface PaneRedline {
   readonly clauseId: string;
   readonly edits: readonly RedlineEdit[];
   readonly decision?: { readonly status: string };
+  /** Where its words came from (`model`: drafted by the model), and the playbook's own language. */
+  readonly source?: 'playbook' | 'model';
+  readonly shape?: 'in-place' | 'appended';
+  readonly language?: string;
 }
 
 /** A clause that may carry positions with redlines (a review against a playbook). */

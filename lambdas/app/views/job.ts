@@ -1,6 +1,7 @@
 /** One job: status, cost, controls, the contract filling in live, its review and its reports. */
 
 import { dollars, money } from '../../text/money.js';
+import { coverageText, reviewedForText } from '../../text/review-terms.js';
 import type { JobView, PlaybookReview, ReportClause, ReportLinks } from '../api.js';
 import { announce, errorBox, h, when } from '../dom.js';
 import { JobFollower } from '../follow.js';
@@ -53,7 +54,25 @@ function summary(view: JobView): HTMLElement {
         ? `${view.playbook.title} (${view.playbook.name}@${view.playbook.version})`
         : 'the risk categories (no playbook)',
     ),
+    ...forWhom(view),
   );
+}
+
+/** Whose side a review against a playbook took, and whether the playbook covers the contract. */
+function forWhom(view: JobView): HTMLElement[] {
+  const text = reviewedForText(view.parties);
+  const coverage = view.playbook ? coverageText(view.contractType, view.playbook) : undefined;
+  return [
+    ...(text
+      ? [
+          h('dt', {}, 'Reviewed for'),
+          h('dd', { id: 'job-reviewed-for' }, text.replace(/^Reviewed for: /, '')),
+        ]
+      : []),
+    ...(coverage
+      ? [h('dt', {}, 'Contract type'), h('dd', { id: 'job-coverage', class: 'warn' }, coverage)]
+      : []),
+  ];
 }
 
 function controls(ctx: ViewContext, view: JobView, refresh: () => void): HTMLElement {

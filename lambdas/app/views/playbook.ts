@@ -17,6 +17,7 @@ import type {
 import { deciderText } from '../../text/decider.js';
 import type { RedlineEdit } from '../../text/redline-edits.js';
 import { checkRedlineEdits, editSegments, editsBetween, rungLabel } from '../../text/redline-text.js';
+import { shapeText, sourceText } from '../../text/review-terms.js';
 import type { AppApi } from '../api.js';
 import { announce, errorBox, h, when } from '../dom.js';
 
@@ -110,7 +111,9 @@ export function clausePositions(
               'div',
               { class: 'redline', 'data-redline': r.id },
               h('p', { class: 'small' }, 'Proposed language, to reach ', rungBadge(r.target), ':'),
+              redlineOrigin(r),
               redlineDiff(clause.text, edits),
+              r.source === 'model' ? playbookLanguage(r) : null,
               redlineDecided(r.decision),
             )
           : null,
@@ -206,6 +209,29 @@ export function redlineForm(jobId: string, r: ListedRedline, api: AppApi, done: 
   return form;
 }
 
+/**
+ * Where a redline's words came from and how it changes the clause, said in words (model-drafted
+ * language is never shown as if the playbook wrote it).
+ */
+function redlineOrigin(r: Pick<ProposedRedline, 'source' | 'shape'>): HTMLElement {
+  return h(
+    'p',
+    { class: `small rl-source rl-${r.source ?? 'playbook'}` },
+    r.source === 'model' ? h('strong', {}, `${sourceText(r.source)}.`) : `${sourceText(r.source)}.`,
+    ` ${shapeText(r.shape)}.`,
+  );
+}
+
+/** The playbook's own language for the rung a redline reaches, beside what is proposed. */
+function playbookLanguage(r: Pick<ProposedRedline, 'language' | 'target'>): HTMLElement {
+  return h(
+    'div',
+    { class: 'rl-lang' },
+    h('p', { class: 'small' }, "The playbook's language for ", rungBadge(r.target), ':'),
+    h('blockquote', { class: 'small' }, r.language),
+  );
+}
+
 /** A held redline: the clause's own text with the proposed language as tracked changes, and its form. */
 export function redlineItem(
   jobId: string,
@@ -233,7 +259,9 @@ export function redlineItem(
       { class: 'small muted' },
       'Proposed language, with the deleted text struck through and the inserted text underlined:',
     ),
+    redlineOrigin(r),
     redlineDiff(r.clause.text, edits),
+    playbookLanguage(r),
     d.status === 'proposed' ? null : redlineDecided(d),
     open && r.mayDecide && d.status === 'proposed' ? redlineForm(jobId, r, api, done) : null,
   );

@@ -1,7 +1,7 @@
 /** What a job looks like to the person who asked for it: GET /jobs/{id} and the report links. */
 
 import type { Lane } from '../model.js';
-import type { ContractType, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
+import type { ContractType, JobParties, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
 import type { Job, JobStatus, ReviewGate } from '../state/job.js';
 import type { JobRejection } from '../state/job-rejections.js';
 import { usd } from './submission.js';
@@ -29,6 +29,11 @@ export interface JobView {
   readonly contractType?: ContractType;
   /** With a playbook: the analysts it gave nothing to judge, not asked, and why. */
   readonly notAsked?: readonly NotAskedAnalyst[];
+  /**
+   * Once intake has read the contract: its parties as the preamble names them and, with a
+   * playbook, the one the review is for and how it was chosen (or why none could be).
+   */
+  readonly parties?: JobParties;
   readonly progress: {
     readonly chunksTerminal: number;
     readonly chunksDone: number;
@@ -199,6 +204,7 @@ export function jobView(job: Job, submissionId?: string): JobView {
     ...(job.playbook ? { playbook: job.playbook } : {}),
     ...(job.contractType ? { contractType: job.contractType } : {}),
     ...(job.notAsked ? { notAsked: job.notAsked } : {}),
+    ...(job.parties ? { parties: job.parties } : {}),
     progress: {
       chunksTerminal: job.chunksTerminal,
       chunksDone: job.chunksDone,
