@@ -30,7 +30,7 @@ const USAGE = `clause-review — failure-tolerant contract review
 Usage:
   clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
                        [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]]
-                       [--contract-type TYPE] [--all-analysts] [--full-panel] [--dry-run]
+                       [--contract-type TYPE] [--party NAME] [--all-analysts] [--full-panel] [--dry-run]
                                              upload a contract through the status API; prints the job id
                                              (--dry-run: print the signed request and where it would go; send nothing)
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
@@ -85,6 +85,8 @@ Options of review:
   --model ID                every analyst's primary model for this run (checked before upload: a retired model is refused)
   --playbook NAME[@VERSION] review against a playbook: a shipped one (default, nda), or a playbook file, put first
   --contract-type TYPE      the playbook's contract type whose topics apply (default: read from the title or file name)
+  --party NAME              with --playbook, the party the review is for, as the contract names it ("Franchisee", "Acme Inc.");
+                            default: the playbook's side matched to the contract's parties
   --all-analysts            with --playbook, ask every analyst, even one the playbook gives nothing to judge
   --full-panel              ask every analyst about every clause (default: the relevance screen first leaves out the analysts a clause cannot concern)
 
@@ -103,6 +105,7 @@ const REVIEW_OPTIONS = {
   model: { type: 'string' },
   playbook: { type: 'string' },
   'contract-type': { type: 'string' },
+  party: { type: 'string' },
   'all-analysts': { type: 'boolean' },
   'full-panel': { type: 'boolean' },
   'allow-partial': { type: 'boolean' },

@@ -134,6 +134,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     'review-hours': { type: 'string' },
     playbook: { type: 'string' },
     'contract-type': { type: 'string' },
+    party: { type: 'string' },
     'all-analysts': { type: 'boolean' },
     'full-panel': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
@@ -169,6 +170,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     ...review,
     ...(values.playbook ? { playbook: values.playbook } : {}),
     ...(values['contract-type'] ? { contractType: values['contract-type'] } : {}),
+    ...(values.party ? { party: values.party } : {}),
     ...(values['all-analysts'] ? { allAnalysts: true } : {}),
     ...(values['full-panel'] ? { fullPanel: true } : {}),
   };

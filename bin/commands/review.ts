@@ -13,6 +13,7 @@ import {
 } from '../../lambdas/core/contracts.js';
 import { sendFinalize } from '../../lambdas/core/finalize-queue.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
+import { metadataValue } from '../../lambdas/core/intake/job-options.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
 import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
 import {
@@ -264,6 +265,7 @@ async function upload(
         ...(model ? { model } : {}),
         ...(playbook ? { playbook: playbookRequestText(playbook) } : {}),
         ...(o.values['contract-type'] ? { 'contract-type': o.values['contract-type'] } : {}),
+        ...(o.values.party ? { party: metadataValue(o.values.party) } : {}),
         ...(o.values['all-analysts'] ? { 'all-analysts': 'true' } : {}),
         ...(o.values['full-panel'] ? { 'full-panel': 'true' } : {}),
         ...(o.values['allow-partial'] ? { 'allow-partial': 'true' } : {}),

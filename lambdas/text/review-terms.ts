@@ -56,7 +56,7 @@ export function coverageText(
   type: ContractTypeView | undefined,
   playbook: { readonly name: string },
 ): string | undefined {
-  if (!type || type.covered !== false) return undefined;
+  if (type?.covered !== false) return undefined;
   const label = type.kind?.label ?? `${type.type} contract`;
   const covers = type.covers?.length ? ` (it covers ${type.covers.join(', ')})` : '';
   return `This is a ${label}, which playbook '${playbook.name}' does not cover${covers}: only its general positions were applied, and no position written for another kind of contract proposes a change.`;

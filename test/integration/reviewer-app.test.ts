@@ -303,6 +303,17 @@ describe('the reviewer app on local up', () => {
       60_000,
     );
     expect(quote).toMatch(/Quote: \$\d+\.\d\d expected, \$\d+\.\d\d at worst\. Nothing has been spent\./);
+    // The quote read the contract's parties: whose side the review takes, in the contract's words,
+    // and each party offered in "Reviewed for", the inferred side left as the first choice.
+    expect(quote).toMatch(/Reviewed for: Company \(Kiromic, Inc\), inferred: /);
+    expect(
+      await read<string[]>(`[...document.querySelectorAll('#up-party option')].map((o) => o.textContent)`),
+    ).toEqual([
+      "the playbook's side: Company (Kiromic, Inc)",
+      'Company (Kiromic, Inc)',
+      'Consultant (Gianluca Rotino)',
+    ]);
+    expect(await read('document.querySelector("#up-party").value')).toBe('');
     expect(await seriousA11yViolations(page), 'upload form').toEqual([]);
 
     await page.click('#start-review');

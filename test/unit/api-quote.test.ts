@@ -142,6 +142,29 @@ describe('POST /quote', () => {
     expect(s3mock.calls()).toHaveLength(0);
   });
 
+  it('answers the parties it read, and refuses a party the contract does not have, naming those it has', async () => {
+    const r = await quote({ costCeilingUsd: 50 });
+    expect(r.status).toBe(200);
+    expect(r.body.parties).toEqual({
+      found: [
+        { name: 'TENNESSEE GAS PIPELINE COMPANY', defined: 'Transporter', side: 'supplier' },
+        { name: 'LOUISVILLE GAS AND ELECTRIC COMPANY', defined: 'Shipper', side: 'customer' },
+      ],
+    });
+    const named = await quote({ costCeilingUsd: 50, party: 'shipper' });
+    expect(named.body.parties).toMatchObject({
+      us: { name: 'LOUISVILLE GAS AND ELECTRIC COMPANY', term: 'Shipper' },
+      them: { name: 'TENNESSEE GAS PIPELINE COMPANY', term: 'Transporter' },
+      source: 'submitted',
+    });
+    const refused = await quote({ costCeilingUsd: 50, party: 'Franchisee' });
+    expect(refused.status).toBe(400);
+    expect(String(refused.body.message)).toContain(
+      "the 'party' option names 'Franchisee', a party this contract does not have: it names Transporter (TENNESSEE GAS PIPELINE COMPANY), Shipper (LOUISVILLE GAS AND ELECTRIC COMPANY)",
+    );
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
   it('by default prices only the calls the relevance screen keeps and counts the others; fullPanel prices them all', async () => {
     const full = await quote({ costCeilingUsd: 50, fullPanel: true });
     const r = await quote({ costCeilingUsd: 50 });

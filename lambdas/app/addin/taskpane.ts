@@ -18,7 +18,9 @@ import { reviewPanel } from '../views/review.js';
 import {
   ceilingInput,
   field,
+  fillParties,
   gateSelect,
+  partySelect,
   playbookSelect,
   quoteLines,
   tooLargeToQuote,
@@ -139,6 +141,7 @@ function reviewForm(
   start: (jobId: string, threshold: Risk) => void,
 ): HTMLFormElement {
   const playbook = playbookSelect(ctx.api, 'rv-playbook');
+  const party = partySelect('rv-party');
   const gate = gateSelect('rv-gate');
   const ceiling = ceilingInput('rv-ceiling');
   const threshold = thresholdSelect('rv-threshold');
@@ -153,6 +156,12 @@ function reviewForm(
       'rv-playbook',
       playbook,
       "Review against your team's positions, or the risk categories alone.",
+    ),
+    field(
+      'Reviewed for',
+      'rv-party',
+      party,
+      'With a playbook, the party whose side the review takes; a quote lists the parties the document names.',
     ),
     field(
       'Review gate',
@@ -181,6 +190,7 @@ function reviewForm(
       analysts: ctx.config.analysts.map((a) => a.id),
       ...(gate.value === 'high' || gate.value === 'critical' ? { gate: gate.value } : {}),
       ...(playbook.value ? { playbook: playbook.value } : {}),
+      ...(playbook.value && party.value ? { party: party.value } : {}),
     };
   };
   form.addEventListener('input', () => {
@@ -193,6 +203,7 @@ function reviewForm(
     try {
       const view = await ctx.api.quote({ ...request(), document: base64Of((await read()).slice().buffer) });
       quoteOut.dataset.expected = String(view.quote.expectedUsd);
+      fillParties(party, view.parties);
       quoteOut.replaceChildren(...quoteLines(view));
       announce(`Quote ready: ${money(view.quote.expectedMicros)} expected.`);
     } catch (error) {

@@ -78,10 +78,64 @@ export function playbookSelect(api: AppApi, id: string): HTMLSelectElement {
   return select;
 }
 
+/**
+ * Whose side the review takes: empty (the playbook's side, matched to the contract's parties)
+ * until a quote reads the parties, then each party the contract names, the inferred one chosen.
+ */
+export function partySelect(id: string): HTMLSelectElement {
+  return h(
+    'select',
+    { id, name: 'party', 'aria-describedby': `${id}-hint` },
+    h('option', { value: '' }, "the playbook's side, matched to the contract's parties"),
+  );
+}
+
+/**
+ * Fills a party select with the parties a quote read, keeping the choice made. The first option
+ * stays the playbook's side, labelled with the party it was matched to, so that an untouched
+ * choice is sent as no `party` and the report says the side was inferred.
+ */
+export function fillParties(select: HTMLSelectElement, parties: QuoteView['parties']): void {
+  const chosen = select.value;
+  const inferred = parties.source === 'inferred' ? parties.us : undefined;
+  select.replaceChildren(
+    h(
+      'option',
+      { value: '' },
+      inferred
+        ? `the playbook's side: ${inferred.term} (${inferred.name})`
+        : "the playbook's side, matched to the contract's parties",
+    ),
+  );
+  for (const p of parties.found) {
+    const value = p.defined ?? p.name;
+    select.append(h('option', { value }, p.defined ? `${p.defined} (${p.name})` : p.name));
+  }
+  select.value = [...select.options].some((o) => o.value === chosen) ? chosen : '';
+}
+
+/** The quote's line on the parties: whose side the review takes, or why it cannot tell. */
+function partiesLine(parties: QuoteView['parties'] | undefined): HTMLElement[] {
+  if (!parties) return [];
+  if (parties.us) {
+    const how = parties.source === 'inferred' ? `, inferred: ${parties.how}` : '';
+    return [
+      h('p', { class: 'quote-parties' }, `Reviewed for: ${parties.us.term} (${parties.us.name})${how}.`),
+    ];
+  }
+  if (parties.problem) {
+    return [h('p', { class: 'warning quote-parties' }, `Whose side: ${parties.problem}.`)];
+  }
+  return [];
+}
+
 /** The quote as shown before a review starts, with a warning when the ceiling is below it. */
-export function quoteLines(view: Pick<QuoteView, 'quote' | 'wouldStart' | 'options'>): HTMLElement[] {
+export function quoteLines(
+  view: Pick<QuoteView, 'quote' | 'wouldStart' | 'options'> & Partial<Pick<QuoteView, 'parties'>>,
+): HTMLElement[] {
   const { quote, wouldStart, options } = view;
   return [
+    ...partiesLine(view.parties),
     h(
       'p',
       { class: 'quote' },

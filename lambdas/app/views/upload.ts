@@ -12,7 +12,9 @@ import type { View, ViewContext } from './context.js';
 import {
   ceilingInput,
   field,
+  fillParties,
   gateSelect,
+  partySelect,
   playbookSelect,
   quoteLines,
   tooLargeToQuote,
@@ -41,6 +43,7 @@ interface UploadForm {
   readonly ceiling: HTMLInputElement;
   readonly gate: HTMLSelectElement;
   readonly playbook: HTMLSelectElement;
+  readonly party: HTMLSelectElement;
   readonly partial: HTMLInputElement;
   readonly fullPanel: HTMLInputElement;
   readonly analysts: HTMLInputElement[];
@@ -65,6 +68,7 @@ function buildForm(ctx: ViewContext): UploadForm {
   const ceiling = ceilingInput('up-ceiling');
   const gate = gateSelect('up-gate');
   const playbook = playbookSelect(ctx.api, 'up-playbook');
+  const party = partySelect('up-party');
   const partial = h('input', { id: 'up-partial', name: 'partial', type: 'checkbox' });
   const fullPanel = h('input', { id: 'up-full-panel', name: 'full-panel', type: 'checkbox' });
   const analysts = ctx.config.analysts.map((a) =>
@@ -87,6 +91,12 @@ function buildForm(ctx: ViewContext): UploadForm {
       'up-playbook',
       playbook,
       "Review against your team's positions, or the risk categories alone.",
+    ),
+    field(
+      'Reviewed for',
+      'up-party',
+      party,
+      'With a playbook, the party whose side the review takes; a quote lists the parties the contract names.',
     ),
     h(
       'div',
@@ -118,7 +128,7 @@ function buildForm(ctx: ViewContext): UploadForm {
       ),
     ),
   );
-  return { form, file, lane, ceiling, gate, playbook, partial, fullPanel, analysts };
+  return { form, file, lane, ceiling, gate, playbook, party, partial, fullPanel, analysts };
 }
 
 /** The request the form describes. @throws Error naming the field at fault */
@@ -135,6 +145,7 @@ function requestOf(f: UploadForm, file: File): SubmitRequest {
     analysts,
     ...(f.gate.value === 'high' || f.gate.value === 'critical' ? { gate: f.gate.value } : {}),
     ...(f.playbook.value ? { playbook: f.playbook.value } : {}),
+    ...(f.playbook.value && f.party.value ? { party: f.party.value } : {}),
     ...(f.partial.checked ? { allowPartial: true } : {}),
     ...(f.fullPanel.checked ? { fullPanel: true } : {}),
   };
@@ -170,6 +181,7 @@ export function uploadView(ctx: ViewContext): View {
         document: base64Of(await file.arrayBuffer()),
       });
       quoteOut.dataset.expected = String(view.quote.expectedUsd);
+      fillParties(f.party, view.parties);
       quoteOut.replaceChildren(...quoteLines(view));
       announce(`Quote ready: ${money(view.quote.expectedMicros)} expected.`);
     } catch (error) {

@@ -61,9 +61,33 @@ function readReviewHours(raw: string | undefined, floor = DEFAULT_MIN_REVIEW_HOU
 /** Longest name a `party` option may give: a party's name as a contract writes it. */
 export const MAX_PARTY_CHARS = 200;
 
-/** The `party` option: a name of 1-200 printable characters, or absent. */
+/**
+ * A metadata value as S3 carries it over REST: US-ASCII as it is, anything else as an RFC 2047
+ * encoded word, the form S3 itself returns non-ASCII metadata in
+ * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingMetadata.html#UserMetadata).
+ */
+export function metadataValue(text: string): string {
+  if (/^[\u0020-\u007e]*$/.test(text)) return text;
+  return `=?UTF-8?B?${Buffer.from(text, 'utf8').toString('base64')}?=`;
+}
+
+/** The text of a metadata value: an RFC 2047 encoded word (B or Q, UTF-8) decoded, else as it is. */
+export function metadataText(raw: string): string {
+  const word = raw.trim().match(/^=\?utf-8\?([bq])\?([^?]*)\?=$/i);
+  if (!word) return raw;
+  const [, encoding, body = ''] = word;
+  if (encoding?.toLowerCase() === 'b') return Buffer.from(body, 'base64').toString('utf8');
+  const bytes = body.replace(/_/g, ' ').replace(/=([0-9a-f]{2})/gi, (_, hex: string) => `%${hex}`);
+  try {
+    return decodeURIComponent(bytes);
+  } catch {
+    return raw;
+  }
+}
+
+/** The `party` option: a name of 1-200 printable characters (RFC 2047 encoded when not ASCII), or absent. */
 function readParty(raw: string | undefined): string | undefined {
-  const party = raw?.trim();
+  const party = raw === undefined ? undefined : metadataText(raw).trim();
   if (party === undefined || party === '') return undefined;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a party's name holds no control characters.
   if (party.length > MAX_PARTY_CHARS || /[\u0000-\u001f\u007f]/.test(party))

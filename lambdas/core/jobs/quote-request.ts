@@ -10,10 +10,17 @@ import {
   isDocumentRejectedError,
   isParseOvertimeError,
   parseDocumentBounded,
+  readParties,
 } from '../documents/index.js';
 import { ceilingCovers, quoteDocument } from '../intake/quote.js';
-import type { ContractType, NotAskedAnalyst } from '../playbooks/index.js';
-import { DocumentUnreadableError, QuoteBusyError } from './errors.js';
+import {
+  type ContractType,
+  contractNamesOf,
+  type JobParties,
+  type NotAskedAnalyst,
+  reviewedFor,
+} from '../playbooks/index.js';
+import { DocumentUnreadableError, InvalidJobRequestError, QuoteBusyError } from './errors.js';
 import { computeView } from './job-view.js';
 import {
   parseRequest,
@@ -64,6 +71,11 @@ export interface QuoteView {
   readonly callsScreened: number;
   /** The options a job would run with (the request's, or the defaults; with a playbook, the analysts it asks). */
   readonly options: SubmittedOptions;
+  /**
+   * The parties read from the preamble, as intake will record them; with a playbook, whose side
+   * the review would take (`us`), and `problem` when it cannot tell and asks for a `party`.
+   */
+  readonly parties: JobParties;
   /** With a playbook: the contract type its topics were taken for, and where it came from. */
   readonly contractType?: ContractType;
   /** With a playbook: the analysts it leaves out, and why (`--all-analysts` keeps them). */
@@ -138,10 +150,14 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
       { cause: error },
     );
   }
+  const parties = reviewedFor(readParties(parsed.text), options.party, content?.party, parsed.text);
+  if ('refused' in parties) {
+    throw new InvalidJobRequestError(`invalid quote request: ${parties.refused}`, [parties.refused]);
+  }
   const { quote, panel } = quoteDocument(
     parsed,
     options,
-    content ? { playbook: content, fileName: filename } : undefined,
+    content ? { playbook: content, fileName: filename, names: contractNamesOf(parties) } : undefined,
   );
   const analysts = panel?.analysts ?? options.analysts;
   const callsScreened = quote.screened?.calls ?? 0;
@@ -153,6 +169,7 @@ export async function quoteRequest(body: unknown, deps: QuoteDeps): Promise<Quot
     calls: parsed.clauses.length * analysts.length - callsScreened,
     callsScreened,
     options: submittedOptions({ ...options, analysts }, playbook),
+    parties,
     ...(panel?.contractType ? { contractType: panel.contractType } : {}),
     ...(panel && panel.notAsked.length > 0 ? { notAsked: panel.notAsked } : {}),
     quote: {

@@ -11,6 +11,7 @@ import {
   type JobOptions,
   MAX_PARTY_CHARS,
   MAX_REVIEW_HOURS,
+  metadataValue,
   readJobOptions,
 } from '../intake/job-options.js';
 import type { Lane } from '../model.js';
@@ -168,7 +169,7 @@ export function readSubmission(
   if (request.reviewHours !== undefined) metadata['review-hours'] = String(request.reviewHours);
   if (request.playbook !== undefined) metadata.playbook = request.playbook;
   if (request.contractType !== undefined) metadata['contract-type'] = request.contractType;
-  if (request.party !== undefined) metadata.party = request.party;
+  if (request.party !== undefined) metadata.party = metadataValue(request.party);
   if (request.allAnalysts) metadata['all-analysts'] = 'true';
   if (request.fullPanel !== undefined) metadata['full-panel'] = String(request.fullPanel);
   try {

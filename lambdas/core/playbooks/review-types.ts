@@ -13,6 +13,7 @@
 import type { RedlineEdit } from '../../text/redline-edits.js';
 import type { Rung } from '../../text/rung.js';
 import type { CategoryId } from '../analysts/categories.js';
+import type { ContractType } from './contract-type.js';
 import type { Importance, Unit } from './schema.js';
 
 export type { FallbackIndex, Rung, RungKind } from '../../text/rung.js';
@@ -304,9 +305,10 @@ export interface PlaybookReview {
   /**
    * The contract type the review took the playbook's topics for, and where it came from: the
    * submitter's `contractType`, detected from the contract's title, or the playbook's only
-   * type. Absent: no type was known, and every topic applied.
+   * type; the kind read and whether the playbook covers it. Absent: no type was known, and every
+   * topic applied.
    */
-  readonly contractType?: { readonly type: string; readonly source: 'submitted' | 'detected' | 'playbook' };
+  readonly contractType?: ContractType;
   /** Every position that applied, in playbook order (the rung is `not-addressed` where no clause deals with it). */
   readonly positions: readonly PositionSummary[];
   /** Required clauses found nowhere in the contract. */

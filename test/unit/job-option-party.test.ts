@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import {
+  isJobOptionError,
+  metadataText,
+  metadataValue,
+  readJobOptions,
+} from '../../lambdas/core/intake/job-options.js';
+import { readSubmission } from '../../lambdas/core/jobs/submission.js';
+
+const defaults = { lane: 'realtime', costLimit: 20_000_000 } as Parameters<typeof readJobOptions>[2];
+
+describe('the party option', () => {
+  it('carries a name that is not ASCII through S3 metadata as an RFC 2047 encoded word and back', () => {
+    const name = 'Société Générale S.A.';
+    const carried = metadataValue(name);
+    expect(carried).toMatch(/^=\?UTF-8\?B\?[A-Za-z0-9+/=]+\?=$/);
+    expect(metadataText(carried)).toBe(name);
+    expect(metadataValue('Mrs. Fields Inc.')).toBe('Mrs. Fields Inc.');
+    // S3 returns non-ASCII metadata Q-encoded as well.
+    expect(metadataText('=?UTF-8?Q?Soci=C3=A9t=C3=A9_G=C3=A9n=C3=A9rale?=')).toBe('Société Générale');
+  });
+
+  it('reads the party from upload metadata, decoded, and refuses one with control characters', () => {
+    expect(
+      readJobOptions({ playbook: 'default', party: metadataValue('Société Générale') }, {}, defaults),
+    ).toMatchObject({ party: 'Société Générale' });
+    expect(readJobOptions({ playbook: 'default', party: '  Franchisee ' }, {}, defaults)).toMatchObject({
+      party: 'Franchisee',
+    });
+    try {
+      readJobOptions({ playbook: 'default', party: metadataValue('Acme\u0007Inc') }, {}, defaults);
+      expect.unreachable();
+    } catch (error) {
+      expect(isJobOptionError(error)).toBe(true);
+      expect((error as Error).message).toMatch(/the 'party' option must be a party's name/);
+    }
+  });
+
+  it('puts a submission’s party on the upload as metadata S3 accepts', () => {
+    const submission = readSubmission({ playbook: 'default', party: 'Société Générale' }, {
+      defaultLane: 'realtime',
+      defaultCostLimit: 20_000_000,
+    } as Parameters<typeof readSubmission>[1]);
+    expect(submission.metadata.party).toBe(metadataValue('Société Générale'));
+  });
+});
