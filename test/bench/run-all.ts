@@ -6,13 +6,15 @@
  * what intake reads of a contract (parties, defined terms, kind) against CUAD's labels
  * (`agreement`, `facts`); a thousand small jobs from
  * ten owners, one of them hot (`thousand`, `--jobs N`, default 1,000), and a burst of tiny
- * uploads (`thousand-burst`, `--burst N`, default 5,000), both left out of a plain `npm run bench`
+ * uploads (`thousand-burst`, `--burst N`, default 5,000), and the development set reviewed with
+ * the default playbook (`redlines`), all three left out of a plain `npm run bench`
  * for their length. Figures only; nothing here asserts a time (machines are shared and noisy).
  * The stand-in's own throughput is measured by `npm run bench:standin`.
  *
  *   npm run bench [-- --only baseline,small,sample,largest,concurrent,cost,playbook,limiter,fleet,tpm,hostile,agreement,facts]
  *   npm run bench -- --only thousand [--jobs 1000] [--max-jobs-per-owner N]
  *   npm run bench -- --only thousand-burst [--burst 5000] [--max-jobs-per-owner N]
+ *   npm run bench -- --only redlines         the development set reviewed with the default playbook
  *
  * The crowd benches run with the stack's default owner cap unless `--max-jobs-per-owner` names
  * another (0: none).
@@ -34,6 +36,7 @@ import {
 } from './pipeline.js';
 import { formatPlainQueueBench, runPlainQueueBench } from './plain-queue.js';
 import { formatPlaybookQuotes, playbookQuotes, runPlaybookCostRun } from './playbook-cost.js';
+import { runRedlinesBench } from './redlines.js';
 import { formatThousand, runThousand, thousandOptions } from './thousand.js';
 import { BURST_DEFAULTS, formatBurst, runBurst } from './thousand-burst.js';
 import { CROWD_DEFAULTS } from './thousand-rig.js';
@@ -161,6 +164,15 @@ if (want('facts')) {
   console.log(
     (await runContractFactsBench()) ??
       'skipped: the development set (../shared/corpus/contracts) is not here',
+  );
+}
+
+if (named('redlines')) {
+  console.log(
+    '\n== redlines a lawyer keeps: the development set reviewed with --playbook default, read from report.json and report.docx',
+  );
+  console.log(
+    (await runRedlinesBench()) ?? 'skipped: the development set (../shared/corpus/contracts) is not here',
   );
 }
 
