@@ -3,6 +3,7 @@ import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
 import { docxRedlines, withDocxOutcome } from '../../lambdas/core/finalize/docx-output.js';
 import {
+  endOfTerms,
   judgedTopics,
   playbookReviewOf,
   positionFindings,
@@ -357,6 +358,27 @@ describe('position findings and the review over the contract', () => {
         { start: 0, end: 0, insert: '>' },
       ]),
     ).toBe('>aXYc');
+  });
+});
+
+describe('where a required clause with no placement of its own goes', () => {
+  it('after the last operative clause: before the signature block or the first exhibit, not after the exhibits', () => {
+    const clauses = [
+      '1. Services. Tadeo hosts the site.',
+      '2. Fees. Diplomat pays monthly.',
+      '3. Notices. In writing.',
+      'IN WITNESS WHEREOF, the parties have signed this Agreement.',
+      'EXHIBIT A\n\nHOSTING SERVICES',
+      '(a) Scope. Tadeo provides hosting.',
+    ].map((text) => ({ text }));
+    expect(endOfTerms(clauses)?.text).toBe('3. Notices. In writing.');
+    expect(endOfTerms(clauses.filter((c) => !c.text.startsWith('IN WITNESS')))?.text).toBe(
+      '3. Notices. In writing.',
+    );
+    // An exhibit named in the first half is a reference, not the start of the closing part.
+    const early = [{ text: 'Exhibit A: the fees.' }, { text: '2. Term.' }, { text: '3. Law.' }];
+    expect(endOfTerms(early)?.text).toBe('3. Law.');
+    expect(endOfTerms([])).toBeUndefined();
   });
 });
 

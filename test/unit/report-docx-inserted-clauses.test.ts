@@ -8,6 +8,7 @@ import { reportOf, xmlPart } from '../helpers/docx-report.js';
 import { strictFailures } from '../helpers/strict-xml.js';
 import { acceptChanges, changeMarks, rejectChanges } from '../helpers/tracked-changes.js';
 
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const PARAGRAPHS = [
   '1. Services. The Consultant provides the services.',
   '2. Fees. The Company pays the fees.',
@@ -36,13 +37,23 @@ describe('a required clause the contract lacks, in report.docx', () => {
       report: r,
       text: TEXT,
       original,
-      clauses: [{ id: 'document/playbook/limitation-of-liability', afterClauseId: 'c0002', text: CAP }],
+      clauses: [
+        {
+          id: 'document/playbook/limitation-of-liability',
+          afterClauseId: 'c0002',
+          heading: 'Limitation of Liability',
+          text: CAP,
+        },
+      ],
     });
     expect(out.inserted).toEqual(['document/playbook/limitation-of-liability']);
     expect(strictFailures(out.bytes)).toEqual({});
     const doc = xmlPart(out.bytes, 'word/document.xml');
-    // Its own paragraph, right after the fees clause: never appended to another clause.
-    expect(paragraphTexts(doc)).toEqual([PARAGRAPHS[0], PARAGRAPHS[1], CAP, PARAGRAPHS[2]]);
+    // Its own paragraph, right after the fees clause, under a bold heading: never appended to another clause.
+    const clause = `Limitation of Liability. ${CAP}`;
+    expect(paragraphTexts(doc)).toEqual([PARAGRAPHS[0], PARAGRAPHS[1], clause, PARAGRAPHS[2]]);
+    const heading = doc.getElementsByTagNameNS(W, 'b').item(0)?.parentNode?.parentNode;
+    expect(heading?.textContent).toBe('Limitation of Liability. ');
     const author = changeAuthorOf(r.job.jobId, undefined);
     expect(changeMarks(doc).map((m) => [m.kind, m.paragraphMark, m.author])).toEqual([
       ['ins', true, author],
@@ -53,7 +64,7 @@ describe('a required clause the contract lacks, in report.docx', () => {
     expect(paragraphTexts(rejected)).toEqual(paragraphTexts(xmlPart(original, 'word/document.xml')));
     const accepted = xmlPart(out.bytes, 'word/document.xml');
     acceptChanges(accepted, author);
-    expect(paragraphTexts(accepted)).toEqual([PARAGRAPHS[0], PARAGRAPHS[1], CAP, PARAGRAPHS[2]]);
+    expect(paragraphTexts(accepted)).toEqual([PARAGRAPHS[0], PARAGRAPHS[1], clause, PARAGRAPHS[2]]);
     expect(changeMarks(accepted)).toEqual([]);
     // Its comment says what it is and how to leave it out.
     const comments = xmlPart(out.bytes, 'word/comments.xml').documentElement.textContent ?? '';
@@ -104,7 +115,12 @@ describe('a required clause the contract lacks, in report.docx', () => {
         },
       }) as unknown as Report;
     expect(docxClauses(review())).toEqual([
-      { id: 'document/playbook/limitation-of-liability', afterClauseId: 'c0002', text: CAP },
+      {
+        id: 'document/playbook/limitation-of-liability',
+        afterClauseId: 'c0002',
+        heading: 'Limitation of Liability',
+        text: CAP,
+      },
     ]);
     expect(docxClauses(review('rejected'))[0]?.decidedBy).toBe('lee@example.com');
     expect(docxClauses(review('approved'))).toEqual([]);

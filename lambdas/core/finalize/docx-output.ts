@@ -44,6 +44,16 @@ export function docxRedlines(report: Pick<Report, 'clauses'>): DocxRedline[] {
   );
 }
 
+const MINOR_WORDS = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'in', 'of', 'on', 'or', 'the', 'to']);
+
+/** A required clause's heading, from its topic: `limitation-of-liability` → "Limitation of Liability". */
+export function headingOf(topic: string): string {
+  return topic
+    .split('-')
+    .map((w, i) => (i > 0 && MINOR_WORDS.has(w) ? w : w.charAt(0).toUpperCase() + w.slice(1)))
+    .join(' ');
+}
+
 /**
  * The required clauses report.docx inserts: every one the contract lacks, unless its approvers
  * accepted the contract without it; decided ones under the decider's name.
@@ -61,6 +71,7 @@ export function docxClauses(report: Pick<Report, 'playbookReview'>): DocxClauseI
         id: m.id,
         ...(m.placement.afterClauseId ? { afterClauseId: m.placement.afterClauseId } : {}),
         text: m.language,
+        heading: headingOf(m.topic),
         ...(decidedBy ? { decidedBy } : {}),
       },
     ];

@@ -135,6 +135,23 @@ function clauseName(c: Pick<ReportClause, 'label' | 'heading' | 'index'>): strin
   return name || `clause ${c.index + 1}`;
 }
 
+/**
+ * What opens the closing part of a contract: the signature block, or an exhibit, schedule or
+ * annex starting as a heading does (in capitals, or named and lettered alone on its line).
+ */
+const CLOSING =
+  /^(?:IN WITNESS WHEREOF|(?:EXHIBIT|SCHEDULE|ANNEX|APPENDIX|ATTACHMENT)\b|(?:Exhibit|Schedule|Annex|Appendix|Attachment)\s+[A-Z0-9][\w.-]*\s*(?:$|\n|[-–—:]))/;
+
+/**
+ * The last clause of the operative terms, where a required clause with no placement of its own
+ * goes: the one before the signature block or the first exhibit in the second half of the
+ * document, else the last clause.
+ */
+export function endOfTerms<C extends Pick<ReportClause, 'text'>>(clauses: readonly C[]): C | undefined {
+  const closing = clauses.findIndex((c, i) => i >= clauses.length / 2 && CLOSING.test(c.text.trimStart()));
+  return closing > 0 ? clauses[closing - 1] : clauses.at(-1);
+}
+
 /** Whether an analyst that covers the category (one of `coverers`) answered for the clause. */
 function assessedFor(clause: ReportClause, coverers: ReadonlySet<string>): boolean {
   if (clause.status === 'not-analysed') return false;
@@ -182,7 +199,9 @@ export function playbookReviewOf(
     .filter((r) => !addressed.has(r.topic))
     .map((r) => {
       const after = r.placement.after;
-      const last = after ? [...clauses].reverse().find((c) => (c.scores[after] ?? null) !== null) : undefined;
+      const last =
+        (after ? [...clauses].reverse().find((c) => (c.scores[after] ?? null) !== null) : undefined) ??
+        endOfTerms(clauses);
       const who = coverers(r.category);
       const unassessed = clauses.filter((c) => !assessedFor(c, who)).length;
       return {

@@ -18,6 +18,8 @@ export interface DocxClauseInsert {
   readonly afterClauseId?: string;
   /** The clause's language, in the contract's terms. */
   readonly text: string;
+  /** Its heading, written bold before the language ("Limitation of Liability."). */
+  readonly heading?: string;
   /** Who decided it must go in, by the name the trail shows; absent while undecided. */
   readonly decidedBy?: string;
 }
@@ -83,18 +85,33 @@ function markInserted(p: Element, stamp: ChangeStamp): boolean {
   return true;
 }
 
-/** A new paragraph holding `text` as one inserted run, with the properties of the one it follows. */
-function insertedParagraph(doc: Document, after: Element, text: string, stamp: ChangeStamp): Element {
-  const p = wElement(doc, 'p');
-  const pPr = copiedProperties(after);
-  if (pPr) p.appendChild(pPr);
-  const ins = wElement(doc, 'ins', { id: String(stamp.nextId()), author: stamp.author, date: stamp.date });
+/** An inserted run of `text`, bold for a heading. */
+function insertedRun(doc: Document, text: string, bold: boolean): Element {
   const r = wElement(doc, 'r');
+  if (bold) r.appendChild(wElement(doc, 'rPr')).appendChild(wElement(doc, 'b'));
   const t = wElement(doc, 't');
   t.setAttribute('xml:space', 'preserve');
   t.appendChild(doc.createTextNode(text));
   r.appendChild(t);
-  ins.appendChild(r);
+  return r;
+}
+
+/**
+ * A new paragraph holding the clause (its heading bold, then its language) as inserted runs,
+ * with the properties of the one it follows.
+ */
+function insertedParagraph(
+  doc: Document,
+  after: Element,
+  insert: Pick<DocxClauseInsert, 'text' | 'heading'>,
+  stamp: ChangeStamp,
+): Element {
+  const p = wElement(doc, 'p');
+  const pPr = copiedProperties(after);
+  if (pPr) p.appendChild(pPr);
+  const ins = wElement(doc, 'ins', { id: String(stamp.nextId()), author: stamp.author, date: stamp.date });
+  if (insert.heading) ins.appendChild(insertedRun(doc, `${insert.heading}. `, true));
+  ins.appendChild(insertedRun(doc, insert.text, false));
   p.appendChild(ins);
   return p;
 }
@@ -124,7 +141,7 @@ export function insertClauses(
     // The mark that starts the new paragraph is the one before it: marked inserted, rejecting
     // the change joins what it ends to the new (emptied) paragraph, as the document was.
     if (!markInserted(at, stamp)) continue;
-    const p = insertedParagraph(doc, at, insert.text, stamp);
+    const p = insertedParagraph(doc, at, insert, stamp);
     at.parentNode?.insertBefore(p, at.nextSibling);
     written.set(insert.id, p);
   }
