@@ -74,6 +74,30 @@ describe('a required clause the contract lacks, in report.docx', () => {
     expect(comments).toContain('Reject the change to leave the contract without it.');
   });
 
+  it('goes after the clause’s own words, not after a page number its text ends with', () => {
+    const paragraphs = [PARAGRAPHS[0] ?? '', PARAGRAPHS[1] ?? '', '- 2 -', PARAGRAPHS[2] ?? ''];
+    const text = paragraphs.join('\n');
+    const ends = [0, 1, 3].map((i) => paragraphs.slice(0, i + 1).join('\n').length);
+    const clauses = [
+      { id: 'c0001', index: 0, start: 0, end: ends[0] ?? 0 },
+      { id: 'c0002', index: 1, start: (ends[0] ?? 0) + 1, end: paragraphs.slice(0, 3).join('\n').length },
+      { id: 'c0003', index: 2, start: paragraphs.slice(0, 3).join('\n').length + 1, end: text.length },
+    ].map((c) => ({ ...c, text: text.slice(c.start, c.end) }));
+    const out = renderReportDocx({
+      report: reportOf(clauses, () => 0),
+      text,
+      original: buildDocx(paragraphs),
+      clauses: [{ id: 'document/playbook/limitation-of-liability', afterClauseId: 'c0002', text: CAP }],
+    });
+    expect(paragraphTexts(xmlPart(out.bytes, 'word/document.xml'))).toEqual([
+      PARAGRAPHS[0],
+      PARAGRAPHS[1],
+      CAP,
+      '- 2 -',
+      PARAGRAPHS[2],
+    ]);
+  });
+
   it('goes at the end when the playbook places it nowhere in particular, under its decider once decided', () => {
     const out = renderReportDocx({
       report: report(),

@@ -116,13 +116,22 @@ function insertedParagraph(
   return p;
 }
 
+/** Lines a page break left in a clause's text: a page number, alone ("- 9 -", "12"). */
+const TRAILING_PAGE_NUMBERS = /(?:\n[ \t]*(?:-\s*)?\d{1,4}(?:\s*-)?[ \t]*)+\s*$/;
+
+/** Where a clause's own words end: before any page number its text ends with. */
+function ownEnd(c: Pick<ReportClause, 'start' | 'end' | 'text'>): number {
+  const words = c.text.replace(TRAILING_PAGE_NUMBERS, '');
+  return words.trim() === '' ? c.end : c.start + words.length;
+}
+
 /**
  * Writes each required clause after its placement's paragraph. Returns the ids written and the
  * paragraphs written, by id, for their comments.
  */
 export function insertClauses(
   body: Element,
-  clauses: readonly Pick<ReportClause, 'id' | 'end'>[],
+  clauses: readonly Pick<ReportClause, 'id' | 'start' | 'end' | 'text'>[],
   inserts: readonly DocxClauseInsert[],
   paragraphAt: ParagraphAt,
   stampOf: (insert: DocxClauseInsert) => ChangeStamp,
@@ -131,7 +140,7 @@ export function insertClauses(
   const written = new Map<string, Element>();
   for (const insert of inserts) {
     const after = insert.afterClauseId ? clauses.find((c) => c.id === insert.afterClauseId) : undefined;
-    const anchor = (after ? paragraphAt(Math.max(0, after.end - 1)) : undefined) ?? lastParagraph(body);
+    const anchor = (after ? paragraphAt(Math.max(0, ownEnd(after) - 1)) : undefined) ?? lastParagraph(body);
     if (!anchor?.parentNode) continue;
     // After the anchor, and after any paragraphs already inserted after it, in order.
     let at: Element = anchor;
