@@ -101,9 +101,18 @@ function mutualEdit(clause: string, p: PositionData, at: Segment, names?: Reques
   if (!MUTUAL_STANDARD.test(p.standard.language)) return undefined;
   const one = onePartyTerm(at, names);
   if (!one) return undefined;
+  // A term the other party's failure triggers ("… if Bellicum fails to pay") is not made mutual
+  // by changing its subject: the rest of the sentence would still name one side.
+  const rest = at.text.slice(one.index + one[0].length);
+  const parties = [names?.us, names?.them, ...PARTY_WORDS].filter((n): n is string => n !== undefined);
+  if (parties.some((n) => new RegExp(`\\b${escapeRegExp(n)}\\b`).test(rest))) return undefined;
   const verb = (one[1] ?? '').replace(/\s+/g, ' ');
-  const insert =
+  const phrase =
     verb === 'may' ? 'Either party may' : verb === 'shall not' ? 'Neither party shall' : 'Each party shall';
+  // Mid-sentence ("Without prejudice to …, Miltenyi shall") it is not capitalised.
+  const before = at.text.slice(0, one.index).trim();
+  const insert =
+    before === '' || /[.:;]$/.test(before) ? phrase : phrase.charAt(0).toLowerCase() + phrase.slice(1);
   const start = at.start + one.index;
   const end = start + one[0].length;
   return { start, end, deleted: clause.slice(start, end), insert: inCaseOf(at.text, insert) };

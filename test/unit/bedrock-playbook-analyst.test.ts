@@ -149,6 +149,19 @@ describe('the stand-in judges a playbook’s positions from the clause’s words
     );
   });
 
+  it('leaves one-sided a term the other party’s failure triggers, and does not capitalise mid-sentence', () => {
+    const triggered =
+      'Without prejudice to any other remedy, Supplier shall not be liable for any indirect or consequential loss, including loss of profits, if Customer fails to pay on time.';
+    const { position } = judge('liability-counsel', 'consequential-loss', triggered);
+    expect(position?.redline?.edits ?? []).not.toContainEqual(
+      expect.objectContaining({ insert: expect.stringMatching(/party shall/i) }),
+    );
+    const mid =
+      'Without prejudice to any other remedy, Supplier shall not be liable for any indirect or consequential loss, including loss of profits.';
+    const after = judge('liability-counsel', 'consequential-loss', mid);
+    expect(after.position?.redline?.edits).toEqual([{ start: 39, end: 57, insert: 'neither party shall' }]);
+  });
+
   it('tempers a sole discretion in place, and names the parties as the request gives them', () => {
     const named = withPositions(ANALYSTS, {
       party: DEFAULT.party,
