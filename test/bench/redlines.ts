@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DOMParser } from '@xmldom/xmldom';
 import { strFromU8, unzipSync } from 'fflate';
+import { reportDirName } from '../../bin/commands/review.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import { changeMarks, rejectChanges, wordText } from '../helpers/tracked-changes.js';
 import { DEV_SET } from './contract-facts.js';
@@ -90,8 +91,13 @@ export function readRedlines(name: string, reportDir: string, contractText: stri
     let p: Node | null = m.element;
     while (p && (p as Element).localName !== 'p') p = p.parentNode;
     const para = p as Element;
-    const ownParagraph =
-      (para.getElementsByTagNameNS(W, 'pPr')[0]?.getElementsByTagNameNS(W, 'ins').length ?? 0) > 0;
+    // A paragraph of its own: nothing in it but inserted text (its mark or its neighbour's inserted).
+    const ownParagraph = Array.from(para.getElementsByTagNameNS(W, 't')).every((t) => {
+      for (let up: Node | null = t; up && up !== para; up = up.parentNode) {
+        if ((up as Element).localName === 'ins') return true;
+      }
+      return (t.textContent ?? '').trim() === '';
+    });
     const deletes = para.getElementsByTagNameNS(W, 'del').length > 0;
     if ((m.element.textContent ?? '').length >= 200 && !ownParagraph && !deletes) appended200++;
   }
@@ -112,7 +118,7 @@ export function readRedlines(name: string, reportDir: string, contractText: stri
     modelDrafted: redlines.filter((r) => r.source === 'model').length,
     withheld: review?.withheld?.length ?? 0,
     insertions: inserted.length,
-    requiredInserted: marks.filter((m) => m.kind === 'ins' && m.paragraphMark).length,
+    requiredInserted: review?.docx?.inserted?.length ?? 0,
     appended200,
     foreignRoles: [...foreign],
     repeats: long.length - new Set(long).size,
@@ -182,11 +188,12 @@ export async function runRedlinesBench(dir = process.env.CUAD_DEV_SET ?? DEV_SET
     );
     const wallSeconds = Math.round((Date.now() - started) / 1000);
     if (run.status === null) throw new Error(`the review was stopped by ${run.signal}`);
-    const dirs = readdirSync(out);
+    // The folders the command names, in the order it was given the files.
+    const used = new Set<string>();
     const rows = files.flatMap((f) => {
-      const base = f.replace(/\.txt$/, '');
-      const reportDir = dirs.find((d) => d === base || d.startsWith(base));
-      return reportDir ? [readRedlines(base, join(out, reportDir), readFileSync(join(dir, f), 'utf8'))] : [];
+      const reportDir = join(out, reportDirName(f, used));
+      if (!existsSync(join(reportDir, 'report.json'))) return [];
+      return [readRedlines(f.replace(/\.txt$/, ''), reportDir, readFileSync(join(dir, f), 'utf8'))];
     });
     if (rows.length < files.length) {
       return `${formatRedlines(rows, wallSeconds)}\n${files.length - rows.length} contract(s) wrote no report:\n${run.stdout.slice(-2000)}`;
