@@ -98,6 +98,9 @@ export function partiesText(parties: readonly Pick<JobParty, 'name' | 'defined'>
     .join(', ');
 }
 
+/** "once", "2 times". */
+const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
+
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** How often the contract has a party pay, and how often it has it provide, by its defined name. */
@@ -136,8 +139,8 @@ function buyerByObligations(
   if (Math.abs(lean) < 2) return undefined;
   const [buyer, seller, ob2, os] = lean > 0 ? [a, b, oa, ob] : [b, a, ob, oa];
   const deeds = [
-    ob2.pays > 0 ? `has ${termOf(buyer)} pay (${ob2.pays} times)` : '',
-    os.provides > 0 ? `has ${termOf(seller)} provide (${os.provides} times)` : '',
+    ob2.pays > 0 ? `has ${termOf(buyer)} pay (${times(ob2.pays)})` : '',
+    os.provides > 0 ? `has ${termOf(seller)} provide (${times(os.provides)})` : '',
   ].filter(Boolean);
   return { buyer, seller, why: `the contract ${deeds.join(' and ')}` };
 }
