@@ -1,0 +1,216 @@
+/**
+ * The other side's turn, judged and answered: their changes grouped as a reader sees them (an
+ * insertion with the deletion it replaces is one change), each clause they changed weighed before
+ * and after (`judge-clause.ts`), each change given the verdict of its clauses and our answer, and
+ * each of their comments a reply drawn from the verdict of the change in its clause or, with none,
+ * from the clause's findings.
+ */
+import type { RevisionChange, RevisionComment } from '../documents/index.js';
+import type { Position } from '../playbooks/schema.js';
+import type { ReportClause } from '../report-types.js';
+import { changesWords } from './before-clauses.js';
+import { type ClauseVerdict, judgeClause } from './judge-clause.js';
+import type {
+  ChangeVerdict,
+  Negotiation,
+  NegotiationChange,
+  NegotiationComment,
+} from './negotiation-types.js';
+
+/** What the other side's turn is judged from. */
+export interface NegotiationInput {
+  readonly changes: readonly RevisionChange[];
+  readonly comments: readonly RevisionComment[];
+  /** The report's clauses (as they read now), with their findings and positions. */
+  readonly clauses: readonly ReportClause[];
+  /** The clauses as they read before, judged as clauses of their own, by the contract's clause id. */
+  readonly before: ReadonlyMap<string, ReportClause>;
+  /** The playbook's positions judged for the contract, by topic; empty without a playbook. */
+  readonly positions: ReadonlyMap<string, Position>;
+  readonly against?: { readonly jobId?: string; readonly sha256?: string };
+  readonly omitted?: number;
+  /** Whether an author is us (an earlier report's changes and comments are not theirs). */
+  readonly ours: (author: string) => boolean;
+}
+
+const SEVERITY: readonly ChangeVerdict[] = ['accept', 'not-judged', 'counter', 'reject'];
+
+/** Their changes, in groups: an insertion with the deletion it replaces, every other change alone. */
+function groupsOf(changes: readonly RevisionChange[], ours: (author: string) => boolean): RevisionChange[][] {
+  const theirs = changes.filter((c) => !ours(c.author));
+  const replaced = new Set(theirs.flatMap((c) => (c.replaces ? [c.replaces] : [])));
+  const groups: RevisionChange[][] = [];
+  for (const c of theirs) {
+    if (replaced.has(c.id)) continue;
+    const deleted = c.replaces ? theirs.find((d) => d.id === c.replaces) : undefined;
+    groups.push(deleted ? [deleted, c] : [c]);
+  }
+  return groups;
+}
+
+const quoted = (s: string, max = 160) => `“${s.length > max ? `${s.slice(0, max - 1)}…` : s}”`;
+
+/** Our answer to a change, as the reply comment says it. */
+function answerOf(
+  v: Pick<NegotiationChange, 'verdict' | 'reason' | 'restore' | 'counter' | 'counterOn'>,
+): string {
+  switch (v.verdict) {
+    case 'accept':
+      return `Accept. ${v.reason}`;
+    case 'reject':
+      return `Reject. ${v.reason} ${v.restore ? `We ask that our text stand: ${quoted(v.restore)}.` : 'We ask that their text be struck.'}`;
+    case 'counter':
+      return v.counter
+        ? `Counter. ${v.reason} We propose, as our tracked change: ${quoted(v.counter.text, 400)}.`
+        : `Counter. ${v.reason} Our proposal is on change ${v.counterOn}.`;
+    default:
+      return `Not judged. ${v.reason}`;
+  }
+}
+
+/** The span of a clause's text the changes in it cover, in the clause's offsets. */
+function focusIn(clause: ReportClause | undefined, changes: readonly RevisionChange[]) {
+  if (!clause) return { start: 0, end: 0 };
+  const mine = changes.filter((c) => c.start !== undefined && c.clauseIds?.includes(clause.id));
+  const at = (p: number) => Math.min(Math.max(p - clause.start, 0), clause.text.length);
+  const start = Math.min(...mine.map((c) => at(c.start as number)));
+  const end = Math.max(...mine.map((c) => at(c.end ?? (c.start as number))));
+  return Number.isFinite(start)
+    ? { start, end: Math.max(start, end) }
+    : { start: 0, end: clause.text.length };
+}
+
+/** One group's change, before its verdict. */
+function describe(group: readonly RevisionChange[], id: string) {
+  const first = group[0] as RevisionChange;
+  const inserted = group.find((c) => c.kind === 'insertion' || c.kind === 'move');
+  const deleted = group.find((c) => c.kind === 'deletion');
+  const kind: NegotiationChange['kind'] = inserted && deleted ? 'replacement' : first.kind;
+  const spanned = inserted ?? first;
+  return {
+    id,
+    revisions: group.map((c) => c.id),
+    source: first.source,
+    kind,
+    author: (inserted ?? first).author,
+    ...(first.date ? { date: first.date } : {}),
+    ...(inserted ? { inserted: inserted.text } : {}),
+    ...(deleted ? { deleted: deleted.text } : {}),
+    ...(first.part && first.start === undefined ? { part: first.part } : {}),
+    ...(spanned.start !== undefined ? { start: spanned.start, end: spanned.end ?? spanned.start } : {}),
+    clauseIds: [...new Set(group.flatMap((c) => c.clauseIds ?? []))],
+  };
+}
+
+/**
+ * Judges and answers the other side's turn; undefined when it made no change and no comment.
+ * @example judgeNegotiation({ changes: doc.revisions.changes, comments, clauses: report.clauses, before, positions })
+ */
+export function judgeNegotiation(input: NegotiationInput): Negotiation | undefined {
+  const groups = groupsOf(input.changes, input.ours);
+  const theirComments = input.comments.filter((c) => !input.ours(c.author));
+  if (groups.length === 0 && theirComments.length === 0) return undefined;
+  const byId = new Map(input.clauses.map((c) => [c.id, c]));
+  const verdicts = new Map<string, ClauseVerdict>();
+  const verdictOf = (clauseId: string) => {
+    let v = verdicts.get(clauseId);
+    if (!v) {
+      const after = byId.get(clauseId);
+      const before = input.before.get(clauseId);
+      const existed = before !== undefined || !wholeInsertion(input.changes, clauseId, after);
+      v = judgeClause({ after, before, existed, focus: focusIn(after, input.changes) }, input.positions);
+      verdicts.set(clauseId, v);
+    }
+    return v;
+  };
+  const countered = new Map<string, string>();
+  const changes = groups.map((group, i) => {
+    const described = describe(group, `n${i + 1}`);
+    const words = group.some(changesWords);
+    const judged = words ? described.clauseIds.map(verdictOf) : [];
+    const v = judged.reduce<ClauseVerdict | undefined>(
+      (w, x) => (!w || SEVERITY.indexOf(x.verdict) > SEVERITY.indexOf(w.verdict) ? x : w),
+      undefined,
+    ) ?? {
+      verdict: group.every((c) => c.kind === 'formatting') ? ('accept' as const) : ('not-judged' as const),
+      reason: group.every((c) => c.kind === 'formatting')
+        ? 'Formatting only: the words are unchanged.'
+        : `It is in ${described.part ?? 'a part of the document'}, outside the clauses reviewed.`,
+    };
+    const own = v.counter && !countered.has(v.counter.clauseId);
+    if (v.counter && own) countered.set(v.counter.clauseId, described.id);
+    const { counter: _c, ...rest } = v;
+    const change = {
+      ...described,
+      ...rest,
+      ...(v.counter && own ? { counter: { id: `${described.id}/counter`, ...v.counter } } : {}),
+      ...(v.counter && !own ? { counterOn: countered.get(v.counter.clauseId) as string } : {}),
+    };
+    return { ...change, answer: answerOf(change) } as NegotiationChange;
+  });
+  const comments = theirComments.filter((c) => !c.parentId).map((c) => replyTo(c, changes, byId));
+  const count = (v: ChangeVerdict) => changes.filter((c) => c.verdict === v).length;
+  const sources = new Set(changes.map((c) => c.source));
+  return {
+    source: sources.size > 1 ? 'both' : sources.has('compared') ? 'compared' : 'tracked',
+    ...(input.against ? { against: input.against } : {}),
+    authors: [...new Set([...changes.map((c) => c.author), ...comments.map((c) => c.author)])],
+    summary: {
+      changes: changes.length,
+      accept: count('accept'),
+      reject: count('reject'),
+      counter: count('counter'),
+      notJudged: count('not-judged'),
+      comments: comments.length,
+    },
+    changes,
+    comments,
+    clausesBefore: input.before.size,
+    ...(input.omitted ? { omitted: input.omitted } : {}),
+  };
+}
+
+/** Whether the clause is all their insertion: nothing of it stood before. */
+function wholeInsertion(
+  changes: readonly RevisionChange[],
+  clauseId: string,
+  clause: ReportClause | undefined,
+): boolean {
+  if (!clause) return false;
+  const inserted = changes
+    .filter((c) => (c.kind === 'insertion' || c.kind === 'move') && c.clauseIds?.includes(clauseId))
+    .reduce((n, c) => n + Math.min(c.end ?? 0, clause.end) - Math.max(c.start ?? 0, clause.start), 0);
+  return inserted >= clause.text.trim().length;
+}
+
+/** A comment of theirs with the reply we propose. */
+function replyTo(
+  c: RevisionComment,
+  changes: readonly NegotiationChange[],
+  clauses: ReadonlyMap<string, ReportClause>,
+): NegotiationComment {
+  const clauseIds = c.clauseIds ?? [];
+  const near = changes.filter((x) => x.clauseIds.some((id) => clauseIds.includes(id)));
+  let reply: string;
+  const first = near[0];
+  if (first) reply = `On their change (${first.id}): ${first.answer}`;
+  else {
+    const clause = clauseIds.map((id) => clauses.get(id)).find((x) => x !== undefined);
+    const worst = [...(clause?.findings ?? [])].sort((x, y) => (y.score ?? 0) - (x.score ?? 0))[0];
+    reply =
+      clause && worst && (worst.score ?? 0) >= 2
+        ? `Noted. The clause is at ${clause.risk} risk for us: ${worst.rationale}`
+        : clause
+          ? 'Noted. We find no concern with this clause as it stands.'
+          : 'Noted. The comment is outside the clauses reviewed.';
+  }
+  return {
+    id: c.id,
+    author: c.author,
+    ...(c.date ? { date: c.date } : {}),
+    text: c.text,
+    clauseIds,
+    changes: near.map((x) => x.id),
+    reply,
+  };
+}
