@@ -20,6 +20,7 @@ import { JobHolds } from '../state/job-holds.js';
 import { Jobs } from '../state/jobs.js';
 import { buildReport } from './build-report.js';
 import { type DocxOutcome, reportDocx, withDocxOutcome } from './docx-output.js';
+import { withNegotiationDocx } from './negotiation-report.js';
 import { REPORT_CONTENT_TYPES } from './report-files.js';
 import { renderReportHtml } from './report-html.js';
 
@@ -99,7 +100,7 @@ export async function finalizeJob(
   if (review.kind === 'reviewed') report = review.report;
   const keys = reportKeys(deps.resultsPrefix, jobId);
   const docx = await reportDocx(deps.s3, job, doc, report);
-  report = withDocxOutcome(report, docx.outcome);
+  report = withNegotiationDocx(withDocxOutcome(report, docx.outcome), docx.outcome.negotiation);
   await Promise.all([
     deps.s3.send(
       new PutObjectCommand({

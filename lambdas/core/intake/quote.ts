@@ -30,6 +30,7 @@ import {
 import { type DocumentContext, findDocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
 import { costOf, tokensOf } from '../models.js';
+import { contractClauses, pairedScreen } from '../negotiation/index.js';
 import {
   type ContractType,
   contractTypeFor,
@@ -195,11 +196,12 @@ export function quoteDocument(
   against?: QuotedPlaybook,
 ): DocumentQuote {
   const { clauses } = document;
-  const context = findDocumentContext(document.text, clauses);
+  // The contract's own clauses make the context: a changed clause's text before (`b0007`) is judged, not read as context.
+  const context = findDocumentContext(document.text, contractClauses(clauses));
   const selection = withModels(selectAnalysts(options.analysts), options.models);
   const played = against && playbookOf(selection, against, options, context?.title);
   const asked = played?.analysts ?? selection;
-  const screen = options.fullPanel ? undefined : shippedScreen()?.screenDocument(clauses, asked);
+  const screen = options.fullPanel ? undefined : screenOf(clauses, asked);
   const estimate = estimateJob(
     clauses,
     asked,
@@ -249,6 +251,21 @@ export function quoteDocument(
       : {}),
     ...(screen ? { screen } : {}),
   };
+}
+
+/** The relevance screen of the clauses, a changed clause asked the same analysts before and after. */
+function screenOf(
+  clauses: readonly Clause[],
+  asked: readonly AnalystDefinition[],
+): DocumentScreen | undefined {
+  const screen = shippedScreen()?.screenDocument(clauses, asked);
+  return (
+    screen &&
+    pairedScreen(
+      screen.screened,
+      clauses.map((c) => c.id),
+    )
+  );
 }
 
 /** The panel a playbook leaves a selection, and the contract type its topics were taken for. */
