@@ -18,6 +18,7 @@ import type { Position } from '../../lambdas/core/playbooks/schema.js';
 import { claimsOurName } from '../../lambdas/core/report-docx/index.js';
 import type { PositionFinding, ReportClause, Risk } from '../../lambdas/core/report-types.js';
 import { applyEdits } from '../../lambdas/text/redline-edits.js';
+import { theirChangesLine } from '../../lambdas/text/their-changes.js';
 
 const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook as Playbook;
 const POSITIONS = new Map<string, Position>(DEFAULT.positions.map((p) => [p.topic, p]));
@@ -119,6 +120,43 @@ describe('a clause weighed before and after their change, against the default pl
       "Each party's total aggregate liability is limited to the fees paid in the eighteen (18) months before the claim.",
     );
     expect(v.reason).toContain('fallback 1 would do');
+  });
+
+  it('takes the unit in when the analysts’ edit changed the number alone: one (1) month becomes eighteen (18) months', () => {
+    const start = CAP_AFTER.indexOf('one (1)');
+    const redline = {
+      ...capRedline(CAP_AFTER),
+      edits: [{ start, end: start + 7, insert: 'twenty-four (24)' }],
+    };
+    const v = judgeClause(
+      {
+        before: clause('b0009', CAP_BEFORE, [{ topic: 'limitation-of-liability', rung: 'standard' }]),
+        after: clause('c0009', CAP_AFTER, [
+          { topic: 'limitation-of-liability', rung: 'not-acceptable', redline } as Finding,
+        ]),
+        existed: true,
+        focus,
+      },
+      POSITIONS,
+    );
+    expect(v.counter?.text).toContain('the eighteen (18) months before the claim');
+  });
+
+  it('rejects a term they brought in that we do not accept, rather than bargaining over it', () => {
+    const v = judgeClause(
+      {
+        before: clause('b0005', 'The Supplier may suspend the services on notice.', []),
+        after: clause(
+          'c0005',
+          'The Supplier may suspend the services in its sole discretion and without notice.',
+          [{ topic: 'termination-for-convenience', rung: 'not-acceptable' }],
+        ),
+        existed: true,
+        focus,
+      },
+      POSITIONS,
+    );
+    expect([v.verdict, v.counter]).toEqual(['reject', undefined]);
   });
 
   it('rejects the same cut when our text was already at the last fallback: nothing lies between', () => {
@@ -304,6 +342,70 @@ describe('their changes and comments, grouped and answered', () => {
     expect(negotiation?.comments[0]?.reply).toBe(`On their change (n1): ${n1?.answer}`);
   });
 
+  it('puts a clause’s counter-proposal on the change whose text it edits, the clause’s other change naming it', () => {
+    const after =
+      'The Agreement renews for five (5) years unless notice is given one hundred eighty (180) days before.';
+    const at = (s: string) => 100 + after.indexOf(s);
+    const notice = after.indexOf('one hundred eighty (180)');
+    const redline = {
+      ...capRedline(after),
+      clauseId: 'c0004',
+      topic: 'non-renewal-notice',
+      edits: [{ start: notice, end: notice + 24, insert: 'thirty (30)' }],
+    } as PositionFinding['redline'];
+    const n = judgeNegotiation({
+      changes: [
+        change({
+          id: 't1',
+          kind: 'deletion',
+          text: 'one year',
+          start: at('five'),
+          end: at('five'),
+          clauseIds: ['c0004'],
+        }),
+        change({
+          id: 't2',
+          kind: 'insertion',
+          text: 'five (5) years',
+          start: at('five'),
+          end: at('five') + 14,
+          clauseIds: ['c0004'],
+          replaces: 't1',
+        }),
+        change({
+          id: 't3',
+          kind: 'deletion',
+          text: 'thirty (30)',
+          start: at('one hundred'),
+          end: at('one hundred'),
+          clauseIds: ['c0004'],
+        }),
+        change({
+          id: 't4',
+          kind: 'insertion',
+          text: 'one hundred eighty (180)',
+          start: at('one hundred'),
+          end: at('one hundred') + 24,
+          clauseIds: ['c0004'],
+          replaces: 't3',
+        }),
+      ],
+      comments: [],
+      clauses: [clause('c0004', after, [{ topic: 'non-renewal-notice', rung: 'not-acceptable', redline }])],
+      before: new Map([
+        ['c0004', clause('b0004', 'was', [{ topic: 'non-renewal-notice', rung: 'standard' }])],
+      ]),
+      positions: POSITIONS,
+      ours: claimsOurName,
+    });
+    expect(n?.changes.map((c) => [c.id, c.verdict, c.counter?.id, c.counterOn])).toEqual([
+      ['n1', 'counter', undefined, 'n2'],
+      ['n2', 'counter', 'n2/counter', undefined],
+    ]);
+    expect(n?.changes[1]?.counter?.text).toContain('given sixty (60) days before');
+    expect(n?.changes[0]?.answer).toMatch(/Our proposal is on change n2\.$/);
+  });
+
   it('says nothing when the other side changed nothing and wrote nothing', () => {
     expect(
       judgeNegotiation({
@@ -315,6 +417,19 @@ describe('their changes and comments, grouped and answered', () => {
         ours: claimsOurName,
       }),
     ).toBeUndefined();
+  });
+});
+
+describe('the other side’s turn in one line', () => {
+  it('counts each answer, the changes not judged and their comments when there are any', () => {
+    expect(theirChangesLine({ changes: 3, accept: 1, reject: 1, counter: 1, notJudged: 0 })).toBe(
+      'Their changes: 3 — accept 1, reject 1, counter 1',
+    );
+    expect(
+      theirChangesLine({ changes: 2, accept: 0, reject: 1, counter: 0, notJudged: 1, comments: 2 }),
+    ).toBe(
+      'Their changes: 2 — accept 0, reject 1, counter 0, not judged 1; their comments: 2, each with a proposed reply',
+    );
   });
 });
 

@@ -81,9 +81,19 @@ function numberEdits(
   for (const e of redline.edits) {
     const insert = restateNumber(e.insert, to / from);
     if (insert === undefined || e.insert.length > 120) return undefined;
-    if (insert !== text.slice(e.start, e.end)) out.push({ start: e.start, end: e.end, insert });
+    const edit = withUnitNumber(text, { start: e.start, end: e.end, insert });
+    if (edit.insert !== text.slice(edit.start, edit.end)) out.push(edit);
   }
   return out.length > 0 ? out : undefined;
+}
+
+const UNIT = /^ (day|business day|week|month|year)(?![a-z])/i;
+
+/** An edit of a number whose unit follows it, the unit taken in too where the number is no longer one: "one (1) month" → "eighteen (18) months". */
+function withUnitNumber(text: string, edit: RedlineEdit): RedlineEdit {
+  const unit = UNIT.exec(text.slice(edit.end));
+  if (!unit || /^(one|1)\b|\(1\)$/i.test(edit.insert.trim())) return edit;
+  return { start: edit.start, end: edit.end + unit[0].length, insert: `${edit.insert}${unit[0]}s` };
 }
 
 /** Where the sentence holding `focus` starts and ends in the clause. */

@@ -9,8 +9,8 @@
  * - `counter`: a position falls past a fallback that lies between ours and theirs: the best such
  *   fallback is offered, as the smallest edit of their text.
  * - `reject`: a position falls below every rung we could still offer (not acceptable, with no
- *   fallback between), or, with no position falling, the clause's risk rises to medium or above:
- *   our text should stand.
+ *   fallback between), a term we do not accept is brought in where the clause had none, or, with
+ *   no position falling, the clause's risk rises to medium or above: our text should stand.
  */
 import type { Rung } from '../../text/rung.js';
 import type { FallbackIndex, PositionFinding } from '../playbooks/review-types.js';
@@ -86,7 +86,9 @@ function shiftsOf(sides: ClauseSides, positions: ReadonlyMap<string, Position>) 
     // A term taken out is as bad as one we do not accept; a new one counts only when we do not.
     const dA = depthOf(a) ?? (b.rung === 'not-addressed' ? 0 : 4);
     if (dA <= dB || (b.rung === 'not-addressed' && a.rung !== 'not-acceptable')) continue;
-    const between = position.fallbacks.findIndex((_, i) => i + 1 > dB && i + 1 < dA);
+    // A term they brought in that we do not accept is struck, not bargained over: there was none of ours to concede from.
+    const between =
+      b.rung === 'not-addressed' ? -1 : position.fallbacks.findIndex((_, i) => i + 1 > dB && i + 1 < dA);
     if (between >= 0) outcomes.push({ kind: 'counter', topic, offer: (between + 1) as FallbackIndex });
     else if (a.rung === 'fallback') {
       const approver = position.fallbacks[(a.fallback ?? 1) - 1]?.approver;

@@ -123,28 +123,26 @@ export function judgeNegotiation(input: NegotiationInput): Negotiation | undefin
     }
     return v;
   };
-  const countered = new Map<string, string>();
-  const changes = groups.map((group, i) => {
+  const judged = groups.map((group, i) => {
     const described = describe(group, `n${i + 1}`);
-    const words = group.some(changesWords);
-    const judged = words ? described.clauseIds.map(verdictOf) : [];
-    const v = judged.reduce<ClauseVerdict | undefined>(
+    const clauseVerdicts = group.some(changesWords) ? described.clauseIds.map(verdictOf) : [];
+    const worst = clauseVerdicts.reduce<ClauseVerdict | undefined>(
       (w, x) => (!w || SEVERITY.indexOf(x.verdict) > SEVERITY.indexOf(w.verdict) ? x : w),
       undefined,
-    ) ?? {
-      verdict: group.every((c) => c.kind === 'formatting') ? ('accept' as const) : ('not-judged' as const),
-      reason: group.every((c) => c.kind === 'formatting')
-        ? 'Formatting only: the words are unchanged.'
-        : `It is in ${described.part ?? 'a part of the document'}, outside the clauses reviewed.`,
-    };
-    const own = v.counter && !countered.has(v.counter.clauseId);
-    if (v.counter && own) countered.set(v.counter.clauseId, described.id);
-    const { counter: _c, ...rest } = v;
+    );
+    return { described, v: worst ?? unjudged(group, described.part) };
+  });
+  const owners = counterOwners(judged, byId);
+  const changes = judged.map(({ described, v }) => {
+    const { counter, ...rest } = v;
+    const owner = counter ? owners.get(counter.clauseId) : undefined;
     const change = {
       ...described,
       ...rest,
-      ...(v.counter && own ? { counter: { id: `${described.id}/counter`, ...v.counter } } : {}),
-      ...(v.counter && !own ? { counterOn: countered.get(v.counter.clauseId) as string } : {}),
+      ...(counter && owner === described.id
+        ? { counter: { id: `${described.id}/counter`, ...counter } }
+        : {}),
+      ...(counter && owner !== described.id ? { counterOn: owner as string } : {}),
     };
     return { ...change, answer: answerOf(change) } as NegotiationChange;
   });
@@ -168,6 +166,39 @@ export function judgeNegotiation(input: NegotiationInput): Negotiation | undefin
     clausesBefore: input.before.size,
     ...(input.omitted ? { omitted: input.omitted } : {}),
   };
+}
+
+/** The verdict of a change outside the clauses' words: formatting only, or another part. */
+function unjudged(group: readonly RevisionChange[], part: string | undefined): ClauseVerdict {
+  const formatting = group.every((c) => c.kind === 'formatting');
+  return formatting
+    ? { verdict: 'accept', reason: 'Formatting only: the words are unchanged.' }
+    : {
+        verdict: 'not-judged',
+        reason: `It is in ${part ?? 'a part of the document'}, outside the clauses reviewed.`,
+      };
+}
+
+/**
+ * Which change carries each clause's counter-proposal: the one whose text its edits touch (the
+ * renewal notice, not the renewal term, when the counter restates the notice), else the clause's first.
+ */
+function counterOwners(
+  judged: readonly { described: { id: string; start?: number; end?: number }; v: ClauseVerdict }[],
+  clauses: ReadonlyMap<string, ReportClause>,
+): Map<string, string> {
+  const owners = new Map<string, { id: string; touches: boolean }>();
+  for (const { described, v } of judged) {
+    const counter = v.counter;
+    if (!counter || described.start === undefined) continue;
+    const at = clauses.get(counter.clauseId)?.start ?? 0;
+    const [start, end] = [described.start, described.end ?? described.start];
+    const touches = counter.edits.some((e) => at + e.start <= end && at + e.end >= start);
+    const current = owners.get(counter.clauseId);
+    if (!current || (touches && !current.touches))
+      owners.set(counter.clauseId, { id: described.id, touches });
+  }
+  return new Map([...owners].map(([clauseId, o]) => [clauseId, o.id]));
 }
 
 /** Whether the clause is all their insertion: nothing of it stood before. */
