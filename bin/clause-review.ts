@@ -87,6 +87,7 @@ Options of review:
   --contract-type TYPE      the playbook's contract type whose topics apply (default: read from the title or file name)
   --all-analysts            with --playbook, ask every analyst, even one the playbook gives nothing to judge
   --full-panel              ask every analyst about every clause (default: the relevance screen first leaves out the analysts a clause cannot concern)
+  --against FILE|JOB_ID     the version the documents answer (ours): each is compared with it, their differences judged and answered
 
 Answers on the local stack come from the stand-in's offline learned analyst (trained on CUAD lawyer labels), not a legal-grade model.`;
 
@@ -106,6 +107,7 @@ const REVIEW_OPTIONS = {
   'all-analysts': { type: 'boolean' },
   'full-panel': { type: 'boolean' },
   'allow-partial': { type: 'boolean' },
+  against: { type: 'string' },
 } as const;
 
 async function main(argv: string[]): Promise<number> {
