@@ -30,8 +30,9 @@ const USAGE = `clause-review — failure-tolerant contract review
 Usage:
   clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
                        [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]]
-                       [--contract-type TYPE] [--all-analysts] [--full-panel] [--dry-run]
+                       [--contract-type TYPE] [--all-analysts] [--full-panel] [--against FILE|JOB_ID] [--dry-run]
                                              upload a contract through the status API; prints the job id
+                                             (--against: the version it answers, ours: an earlier job, or a file uploaded with it)
                                              (--dry-run: print the signed request and where it would go; send nothing)
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
   clause-review cancel <job>                 cancel a job that has not ended (paused or awaiting review included)

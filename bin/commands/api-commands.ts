@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import { isLane, LANE_CHOICES } from '../../lambdas/core/contracts.js';
-import { isApiRequestError, send, uploadDocument } from '../client/api-client.js';
+import { isApiRequestError, send, uploadDocument, uploadVersion } from '../client/api-client.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { writeConfined } from './confined-write.js';
 import { resolveTarget, TARGET_ARGS, type Target, type TargetOptions } from './target.js';
@@ -137,6 +137,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     'all-analysts': { type: 'boolean' },
     'full-panel': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
+    against: { type: 'string' },
   });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0)
@@ -160,6 +161,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     .map((s) => s.trim())
     .filter(Boolean);
   const review = reviewOptions(values.gate, values['review-hours']);
+  const against = againstOf(values.against);
   const request = {
     filename: basename(file),
     ...(lane ? { lane } : {}),
@@ -171,10 +173,12 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     ...(values['contract-type'] ? { contractType: values['contract-type'] } : {}),
     ...(values['all-analysts'] ? { allAnalysts: true } : {}),
     ...(values['full-panel'] ? { fullPanel: true } : {}),
+    ...against.request,
   };
   return withTarget(values, resolveWith, async (target) => {
     if (values['dry-run']) return dryRunSubmit(target, request, file, bytes.length, io);
     const submission = await target.api.submit(request);
+    if (against.bytes) await uploadVersion(submission, against.bytes);
     await uploadDocument(submission, bytes);
     // Until intake records the job, only the submission id resolves; wait a little for it, and
     // for the quote intake computes once it has read the document.
@@ -242,6 +246,24 @@ async function dryRunSubmit(target: Target, request: object, file: string, bytes
 export function waitsForPerson(view: JobView): boolean {
   if (view.status === 'paused') return true;
   return view.status === 'awaiting_review' && !view.review?.completedAt && !view.review?.expiredAt;
+}
+
+/**
+ * `--against FILE|JOB_ID`: the version the document answers, as the request names it (a job, or a
+ * file's name), with the file's bytes to upload first.
+ * @throws CliError when the file cannot be read
+ */
+function againstOf(given: string | undefined): {
+  request: { against?: string; againstFilename?: string };
+  bytes?: Buffer;
+} {
+  if (given === undefined) return { request: {} };
+  if (/^j-[0-9a-f]{20}$/.test(given)) return { request: { against: given } };
+  try {
+    return { request: { againstFilename: basename(given) }, bytes: readFileSync(given) };
+  } catch (error) {
+    throw new CliError(`--against: cannot read ${given}: ${(error as Error).message}`);
+  }
 }
 
 /** The review options of `submit` and `review`, checked. */

@@ -6,11 +6,16 @@
  * each change and answers it; the clean copy finds the same changes with the same verdicts.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ApiClient, uploadDocument, uploadVersion } from '../../bin/client/api-client.js';
 import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
 import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js';
 import type { Job } from '../../lambdas/core/state/job.js';
+import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
+import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { apiRefusal } from '../helpers/cli-target.js';
 import {
   commentEnd,
   commentStart,
@@ -194,5 +199,57 @@ describe('their answer as a clean copy, compared with our version', () => {
       'unknown-version',
       expect.stringContaining('incoming/against/nowhere.docx'),
     ]);
+  });
+});
+
+describe('a round submitted through the status API', () => {
+  // A caller who is not an administrator: an administrator may act on every job.
+  const caller = { accessKeyId: 'AKIDNEGOTIATOR', secretAccessKey: 'negotiator-secret' };
+  const api = async () => {
+    const local = await startPipelineApi({
+      awsEndpoint: h.stack.endpoint,
+      db: h.pipeline.clients.db,
+      resources: h.stack.resources,
+      credentials: { [caller.accessKeyId]: caller.secretAccessKey },
+      administrators: [localCallerArn(EMULATOR_CREDENTIALS.accessKeyId)],
+    });
+    afterAll(() => local.close());
+    return new ApiClient({ url: local.url, region: LOCAL_REGION, credentials: caller });
+  };
+  const client = api();
+  const submitted = async (filename: string, bytes: Uint8Array, more: object = {}) => {
+    const submission = await (await client).submit({ filename, ...more });
+    return { submission, versionId: await uploadDocument(submission, bytes) };
+  };
+
+  it('compares with an earlier job of the caller’s, and refuses one that is not theirs', async () => {
+    const c = await client;
+    const first = await submitted('ours-api.docx', plain(OURS));
+    const ourJob = await ended((await c.status(first.submission.submissionId)).jobId as string);
+    const refused = await apiRefusal(c.submit({ filename: 'theirs.docx', against: ours.jobId }));
+    expect([refused.status, refused.message]).toEqual([
+      400,
+      expect.stringContaining(`no job ${ours.jobId} of yours`),
+    ]);
+    const round = await submitted('their-clean-api.docx', plain(THEIRS), { against: ourJob.jobId });
+    expect(round.submission.upload.fields['x-amz-meta-against']).toBe(ourJob.jobId);
+    const job = await ended((await c.status(round.submission.submissionId)).jobId as string);
+    expect((await h.report(job)).negotiation?.summary.changes).toBe(4);
+  });
+
+  it('takes our version as a file through a second upload form, before the document', async () => {
+    const c = await client;
+    const submission = await c.submit({ filename: 'their-clean-api2.docx', againstFilename: 'ours v2.docx' });
+    expect(submission.against?.key).toBe(`${submission.key.replace(/[^/]+$/, '')}against/ours v2.docx`);
+    expect(submission.upload.fields['x-amz-meta-against']).toBe('file:ours v2.docx');
+    await uploadVersion(submission, plain(OURS));
+    await uploadDocument(submission, plain(THEIRS));
+    const job = await ended((await c.status(submission.submissionId)).jobId as string);
+    const n = (await h.report(job)).negotiation;
+    expect([n?.source, n?.summary.changes, n?.against]).toEqual(['compared', 4, { sha256: ours.sha256 }]);
+    const both = await apiRefusal(
+      c.submit({ filename: 'x.docx', against: ours.jobId, againstFilename: 'y.docx' }),
+    );
+    expect([both.status, both.message]).toEqual([400, expect.stringContaining('not both')]);
   });
 });
