@@ -11,6 +11,7 @@ import { ApiClient, uploadDocument, uploadVersion } from '../../bin/client/api-c
 import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
 import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js';
+import { encodeFindingsCursor, readLiveFindings } from '../../lambdas/core/live/index.js';
 import type { Job } from '../../lambdas/core/state/job.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
@@ -137,6 +138,27 @@ describe('their tracked answer', () => {
       [OTHER, 'One month of fees is our standard cap.', ['c0003'], ['n1']],
     ]);
     expect(n?.docx).toMatchObject({ replies: 4, threaded: 1 });
+  });
+
+  it('hands each change out live once the chunks of its clauses, before and after, are consolidated', async () => {
+    const deps = {
+      db: h.pipeline.clients.db,
+      s3,
+      tableName: h.stack.resources.tableName,
+      resultsBucket: h.stack.resources.resultsBucket,
+    };
+    const verdicts = (await h.report(theirTracked)).negotiation?.changes.map((c) => [
+      c.id,
+      c.verdict,
+      c.answer,
+    ]);
+    const first = await readLiveFindings(theirTracked, '', deps);
+    expect(first.clauses.map((c) => c.id)).toEqual(['c0001', 'c0002', 'c0003', 'c0004', 'c0005', 'c0006']);
+    expect(first.negotiation?.map((c) => [c.id, c.verdict, c.answer])).toEqual(verdicts);
+    expect((await readLiveFindings(theirTracked, first.cursor, deps)).negotiation).toBeUndefined();
+    // The contract's chunk read earlier: the chunk of the texts before completes every change.
+    const later = await readLiveFindings(theirTracked, encodeFindingsCursor(new Set([0])), deps);
+    expect([later.clauses.length, later.negotiation?.length]).toEqual([0, 4]);
   });
 
   it('writes report.docx with their changes and comment kept and our answers beside them', async () => {
