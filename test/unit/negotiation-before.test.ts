@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { normaliseText, parseDocument, splitClauses } from '../../lambdas/core/documents/index.js';
 import { storedClauses, withComparison } from '../../lambdas/core/intake/intake.js';
+import { quoteDocument } from '../../lambdas/core/intake/quote.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import {
   afterClauseId,
   beforeChunks,
@@ -79,6 +81,35 @@ describe('clauses as they read before the other side’s changes', () => {
       ['b0002', OURS[1]],
       ['b0003', OURS[2]],
     ]);
+  });
+
+  it('are priced by a quote of the document alone as intake prices them', async () => {
+    const doc = await parsed(
+      revisedDocx(
+        para(
+          run('1. Fees. The Customer shall pay each invoice within '),
+          del('thirty (30)'),
+          ins('ninety (90)'),
+          run(' days of receiving it.'),
+        ) + para(run(OURS[1] as string)),
+      ),
+    );
+    const options = {
+      analysts: ['liability-counsel', 'term-lifecycle'],
+      models: { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID },
+    };
+    const before = beforeClauses(doc.text, doc.clauses, doc.revisions ?? { changes: [] });
+    const planned = {
+      ...doc,
+      clauses: [...doc.clauses, ...before],
+      chunks: [...doc.chunks, ...beforeChunks(before, doc.chunks.length, {})],
+    };
+    const alone = quoteDocument(doc, options);
+    expect(alone.quote).toEqual(quoteDocument(planned, options).quote);
+    const { revisions: _r, ...untracked } = doc;
+    expect(alone.quote.expectedMicros).toBeGreaterThan(
+      quoteDocument(untracked, options).quote.expectedMicros,
+    );
   });
 
   it('are chunked after the contract’s chunks, and travel in chunk messages', () => {

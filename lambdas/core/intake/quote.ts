@@ -30,7 +30,7 @@ import {
 import { type DocumentContext, findDocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
 import { costOf, tokensOf } from '../models.js';
-import { contractClauses, pairedScreen } from '../negotiation/index.js';
+import { type ChangeRecord, contractClauses, pairedScreen, quotedClauses } from '../negotiation/index.js';
 import {
   type ContractType,
   contractTypeFor,
@@ -190,12 +190,14 @@ export function quoteDocument(
     readonly text: string;
     readonly clauses: readonly Clause[];
     readonly chunks: readonly unknown[];
+    /** A DOCX's own tracked changes: the clauses they alter are priced as they read before too. */
+    readonly revisions?: ChangeRecord;
   },
   options: Pick<JobOptions, 'analysts' | 'models'> &
     Partial<Pick<JobOptions, 'contractType' | 'allAnalysts' | 'fullPanel'>>,
   against?: QuotedPlaybook,
 ): DocumentQuote {
-  const { clauses } = document;
+  const { clauses, chunks } = quotedClauses(document);
   // The contract's own clauses make the context: a changed clause's text before (`b0007`) is judged, not read as context.
   const context = findDocumentContext(document.text, contractClauses(clauses));
   const selection = withModels(selectAnalysts(options.analysts), options.models);
@@ -230,7 +232,7 @@ export function quoteDocument(
         }
       : undefined;
   const calls = Object.values(estimate.loads).reduce((n, l) => n + l.calls, 0);
-  const compute = laneComputeCost(calls, document.chunks.length);
+  const compute = laneComputeCost(calls, chunks);
   return {
     context,
     ...estimate,

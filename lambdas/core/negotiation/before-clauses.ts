@@ -157,3 +157,24 @@ export function pairedScreen<S extends { readonly analystId: string }>(
 
 const isScreenedIn = (screened: Screened, clauseId: string, analystId: string) =>
   screened[clauseId]?.some((s) => s.analystId === analystId) ?? false;
+
+/**
+ * A read document's clauses with those its own tracked changes alter as they read before, as a
+ * quote counts them: intake adds them to the plan (with any comparison's), and a quote of the
+ * document alone (POST /quote, `clause-review plan`) must price the same calls. A document that
+ * has them already, or records no change, is as it is.
+ */
+export function quotedClauses(doc: {
+  readonly text: string;
+  readonly clauses: readonly Clause[];
+  readonly chunks: readonly unknown[];
+  readonly revisions?: ChangeRecord;
+}): { clauses: readonly Clause[]; chunks: number } {
+  if (!doc.revisions || doc.clauses.some((c) => isBeforeClause(c.id)))
+    return { clauses: doc.clauses, chunks: doc.chunks.length };
+  const before = beforeClauses(doc.text, doc.clauses, doc.revisions);
+  return {
+    clauses: [...doc.clauses, ...before],
+    chunks: doc.chunks.length + beforeChunks(before, doc.chunks.length, {}).length,
+  };
+}

@@ -23,6 +23,7 @@ export {
   contractClauses,
   isBeforeClause,
   pairedScreen,
+  quotedClauses,
 } from './before-clauses.js';
 export {
   canonicalWord,
