@@ -27,6 +27,7 @@ import type { ClauseIndex, Segment } from './clause-text.js';
 import type { AnalystRequest, OfflineAnalyst } from './heuristic-types.js';
 import type { SchemaNode } from './json-schema.js';
 import { HEURISTIC_ANALYST } from './offline-analysts.js';
+import { oneSidedWords } from './one-sided.js';
 import { conversion, type Mention, mentions, writeNumber, writeQuantity } from './playbook-measure.js';
 
 /** A rung as a playbook position's data gives it. */
@@ -436,6 +437,9 @@ export function judgePosition(
     why += '; it binds one party only where the playbook asks for a mutual term';
     numbered = undefined;
   }
+  const oneSided = oneSidedWords(segments, p);
+  if (oneSided)
+    [depth, why] = [4, `${why}; it lets a party act "${oneSided}", which no rung of the playbook allows`];
   const quotes = [at, ...segments.filter((s) => s !== at)]
     .slice(0, limits.maxQuotes)
     .map((s) =>

@@ -61,6 +61,13 @@ const depthOf = (r: Rung): number | undefined =>
 const rungOf = (f: PositionFinding | undefined): Rung =>
   f ? { rung: f.rung, ...(f.fallback !== undefined ? { fallback: f.fallback } : {}) } : NOT_ADDRESSED;
 
+/** The analysts' reason for a rung, cut at its first sentence (and 200 characters). */
+function firstSentence(reason: string): string {
+  const first = /^.*?[.;](?=\s|$)/.exec(reason)?.[0] ?? reason;
+  const cut = first.length > 200 ? `${first.slice(0, 199)}…` : first;
+  return cut.replace(/[.;]$/, '');
+}
+
 /** A rung as a reader says it. */
 export const rungWords = (r: Rung): string =>
   r.rung === 'fallback' ? `fallback ${r.fallback ?? 1}` : r.rung.replace('-', ' ');
@@ -155,7 +162,8 @@ export function judgeClause(sides: ClauseSides, positions: ReadonlyMap<string, P
   const base = { ...(shifts.length > 0 ? { shifts } : {}), risk, quotes };
   const said = (topic: string) => {
     const s = shifts.find((x) => x.topic === topic) as RungShift;
-    return `${topic}: ${rungWords(s.before)} before, ${rungWords(s.after)} now`;
+    const why = after.positions?.find((f) => f.topic === topic)?.reason;
+    return `${topic}: ${rungWords(s.before)} before, ${rungWords(s.after)} now${why ? ` (${firstSentence(why)})` : ''}`;
   };
   const rejected = outcomes.find((o) => o.kind === 'reject');
   const restore = sides.existed ? (before?.text ?? '') : '';
