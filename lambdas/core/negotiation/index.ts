@@ -8,6 +8,7 @@
 export {
   alignClauses,
   type ClauseAlignment,
+  MIN_IN_PLACE_SIMILARITY,
   MIN_SIMILARITY,
   type Passage,
   type PassagePair,
