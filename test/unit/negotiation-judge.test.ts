@@ -119,7 +119,9 @@ describe('a clause weighed before and after their change, against the default pl
     expect(v.counter?.text).toBe(
       "Each party's total aggregate liability is limited to the fees paid in the eighteen (18) months before the claim.",
     );
-    expect(v.reason).toContain('fallback 1 would do');
+    expect(v.reason).toContain(
+      'Fallback 1 would do: A mutual cap of one and a half times the annual charges.',
+    );
   });
 
   it('takes the unit in when the analysts’ edit changed the number alone: one (1) month becomes eighteen (18) months', () => {

@@ -80,6 +80,9 @@ describe('report.html with the other side’s turn', () => {
       /<del><span class="sr">\[deleted: <\/span>one \(1\) month<span class="sr">\]<\/span><\/del><ins><span class="sr">\[inserted: <\/span>eighteen \(18\) months/,
     );
     expect(section).toContain('<blockquote>One month is our standard cap.</blockquote>');
+    // A rejection asks for the words of ours they deleted; a counter quotes the sentence it edits.
+    expect(section).toContain('We ask that our words stand: “one year”.');
+    expect(section).toContain('We propose, as our tracked change: “…Each party&#39;s total liability');
     expect(section).toContain('Proposed reply:</span> On their change (n1): Counter.');
   });
 

@@ -63,7 +63,12 @@ const rungOf = (f: PositionFinding | undefined): Rung =>
 
 /** The analysts' reason for a rung, cut at its first sentence (and 200 characters). */
 function firstSentence(reason: string): string {
-  const first = /^.*?[.;](?=\s|$)/.exec(reason)?.[0] ?? reason;
+  // The rung is said already: "Not acceptable: the clause states 180…" reads from "the clause".
+  const bare = reason.replace(
+    /^(not acceptable|not addressed|the standard|standard|fallback \d)\s*[:.]\s*/i,
+    '',
+  );
+  const first = /^.*?[.;](?=\s|$)/.exec(bare)?.[0] ?? bare;
   const cut = first.length > 200 ? `${first.slice(0, 199)}…` : first;
   return cut.replace(/[.;]$/, '');
 }
@@ -179,7 +184,7 @@ export function judgeClause(sides: ClauseSides, positions: ReadonlyMap<string, P
     const finding = after.positions?.find((f) => f.topic === countered.topic);
     const counter = counterProposal(after, sides.focus, position, countered.offer, finding);
     const offered = position.fallbacks[countered.offer - 1]?.position ?? '';
-    const reason = `Worse for us (${said(countered.topic)}), but fallback ${countered.offer} would do: ${offered}`;
+    const reason = `Worse for us: ${said(countered.topic)}. Fallback ${countered.offer} would do: ${offered}`;
     if (counter) return { verdict: 'counter', reason, ...base, counter };
     return {
       verdict: 'reject',

@@ -48,24 +48,53 @@ function groupsOf(changes: readonly RevisionChange[], ours: (author: string) => 
   return groups;
 }
 
-const quoted = (s: string, max = 160) => `“${s.length > max ? `${s.slice(0, max - 1)}…` : s}”`;
+/** Text in quotation marks, cut at `max`, ending a sentence (no second full stop after one inside). */
+const quoted = (s: string, max = 160) => {
+  const q = `“${s.length > max ? `${s.slice(0, max - 1)}…` : s}”`;
+  return /[.!?…]”$/.test(q) ? q : `${q}.`;
+};
 
 /** Our answer to a change, as the reply comment says it. */
 function answerOf(
-  v: Pick<NegotiationChange, 'verdict' | 'reason' | 'restore' | 'counter' | 'counterOn'>,
+  v: Pick<
+    NegotiationChange,
+    'verdict' | 'reason' | 'restore' | 'counter' | 'counterOn' | 'deleted' | 'inserted'
+  >,
 ): string {
   switch (v.verdict) {
     case 'accept':
       return `Accept. ${v.reason}`;
-    case 'reject':
-      return `Reject. ${v.reason} ${v.restore ? `We ask that our text stand: ${quoted(v.restore)}.` : 'We ask that their text be struck.'}`;
+    case 'reject': {
+      // Their change undone: the words of ours they deleted stand, the words they inserted go.
+      const ask = v.deleted
+        ? `We ask that our words stand: ${quoted(v.deleted)}`
+        : v.inserted
+          ? `We ask that their insertion be struck: ${quoted(v.inserted)}`
+          : 'We ask that our text stand.';
+      return `Reject. ${v.reason} ${ask}`;
+    }
     case 'counter':
       return v.counter
-        ? `Counter. ${v.reason} We propose, as our tracked change: ${quoted(v.counter.text, 400)}.`
+        ? `Counter. ${v.reason} We propose, as our tracked change: ${quoted(counterWindow(v.counter), 300)}`
         : `Counter. ${v.reason} Our proposal is on change ${v.counterOn}.`;
     default:
       return `Not judged. ${v.reason}`;
   }
+}
+
+/** The counter-proposal's text around its edits, as far as the sentence they are in (an ellipsis where cut). */
+function counterWindow(counter: NonNullable<NegotiationChange['counter']>): string {
+  const sorted = [...counter.edits].sort((a, b) => a.start - b.start);
+  const first = sorted[0];
+  const last = sorted[sorted.length - 1];
+  if (!first || !last) return counter.text;
+  const shift = sorted.slice(0, -1).reduce((n, e) => n + e.insert.length - (e.end - e.start), 0);
+  const [from, to] = [first.start, last.start + shift + last.insert.length];
+  const dot = counter.text.lastIndexOf('. ', from);
+  const start = Math.max(dot >= 0 ? dot + 2 : 0, from - 120, 0);
+  const endStop = counter.text.indexOf('.', to);
+  const end = Math.min(counter.text.length, endStop < 0 ? counter.text.length : endStop + 1, to + 120);
+  return `${start > 0 ? '…' : ''}${counter.text.slice(start, end).trim()}${end < counter.text.length ? '…' : ''}`;
 }
 
 /** The span of a clause's text the changes in it cover, in the clause's offsets. */
