@@ -346,7 +346,7 @@ describe('their changes and comments, grouped and answered', () => {
 
   it('puts a clause’s counter-proposal on the change whose text it edits, the clause’s other change naming it', () => {
     const after =
-      'The Agreement renews for five (5) years unless notice is given one hundred eighty (180) days before.';
+      'Subject to the terms and conditions set out in this Agreement and in each schedule to it as amended from time to time, the Agreement renews for five (5) years unless notice is given one hundred eighty (180) days before.';
     const at = (s: string) => 100 + after.indexOf(s);
     const notice = after.indexOf('one hundred eighty (180)');
     const redline = {
@@ -406,6 +406,11 @@ describe('their changes and comments, grouped and answered', () => {
     ]);
     expect(n?.changes[1]?.counter?.text).toContain('given sixty (60) days before');
     expect(n?.changes[0]?.answer).toMatch(/Our proposal is on change n2\.$/);
+    // The answer quotes the counter's sentence; cut by length, it starts at a word.
+    const quote = /tracked change: “…(.+)”$/.exec(n?.changes[1]?.answer ?? '')?.[1] ?? '';
+    const text = n?.changes[1]?.counter?.text ?? '';
+    expect(quote).toContain('given sixty (60) days before.');
+    expect(text[text.indexOf(quote) - 1]).toBe(' ');
   });
 
   it('says nothing when the other side changed nothing and wrote nothing', () => {

@@ -91,7 +91,10 @@ function counterWindow(counter: NonNullable<NegotiationChange['counter']>): stri
   const shift = sorted.slice(0, -1).reduce((n, e) => n + e.insert.length - (e.end - e.start), 0);
   const [from, to] = [first.start, last.start + shift + last.insert.length];
   const dot = counter.text.lastIndexOf('. ', from);
-  const start = Math.max(dot >= 0 ? dot + 2 : 0, from - 120, 0);
+  let start = Math.max(dot >= 0 ? dot + 2 : 0, from - 120, 0);
+  // A window cut by length starts at a word.
+  if (start > 0 && start !== dot + 2 && /\S/.test(counter.text[start - 1] ?? ''))
+    start = counter.text.indexOf(' ', start) + 1 || start;
   const endStop = counter.text.indexOf('.', to);
   const end = Math.min(counter.text.length, endStop < 0 ? counter.text.length : endStop + 1, to + 120);
   return `${start > 0 ? '…' : ''}${counter.text.slice(start, end).trim()}${end < counter.text.length ? '…' : ''}`;
