@@ -142,12 +142,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0)
     throw new CliError('name exactly one contract file: clause-review submit <file>');
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
-  }
+  const bytes = fileBytes(file);
   const lane = values.lane;
   if (lane !== undefined && !isLane(lane)) {
     throw new CliError(`--lane must be ${LANE_CHOICES}; got '${lane}'`);
@@ -259,10 +254,15 @@ function againstOf(given: string | undefined): {
 } {
   if (given === undefined) return { request: {} };
   if (/^j-[0-9a-f]{20}$/.test(given)) return { request: { against: given } };
+  return { request: { againstFilename: basename(given) }, bytes: fileBytes(given, '--against: ') };
+}
+
+/** A file's bytes. @throws CliError naming the file and why it cannot be read */
+function fileBytes(file: string, what = ''): Buffer {
   try {
-    return { request: { againstFilename: basename(given) }, bytes: readFileSync(given) };
+    return readFileSync(file);
   } catch (error) {
-    throw new CliError(`--against: cannot read ${given}: ${(error as Error).message}`);
+    throw new CliError(`${what}cannot read ${file}: ${(error as Error).message}`);
   }
 }
 
