@@ -2,7 +2,8 @@
  * `npx clause-review review` on a round of a negotiation, start to finish on the embedded local
  * stack with the default playbook: a CUAD contract made into our version, their answer with three
  * changes tracked by Opposing Counsel and a comment, and their clean copy
- * (test/fixtures/negotiation/round.ts). The tracked answer's report lists each of their changes
+ * (test/fixtures/negotiation/round.ts), our version with a cap of two years' fees added at its end,
+ * which their answer lowers to one month's. The tracked answer's report lists each of their changes
  * with author, clause, verdict and reason; its report.docx keeps their markup under their name,
  * answers each change and threads a reply under their comment, and rejecting only our changes
  * gives their version back. The clean copy reviewed `--against` our version finds the same
@@ -36,7 +37,11 @@ const EDITS = [
     insert: 'within ten (10) days after receipt',
     comment: 'We need to be paid sooner.',
   },
+  { delete: 'the twenty-four (24) months', insert: 'the one (1) month' },
 ];
+/** The agreement has no cap of its own: ours adds one at the end, which their answer lowers. */
+const CAP =
+  "14. Limitation of Liability. Each party's total aggregate liability arising out of or in connection with this Agreement is limited to the fees paid or payable under this Agreement in the twenty-four (24) months before the claim.";
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
 const dir = mkdtempSync(join(tmpdir(), 'clause-review-round-'));
@@ -50,7 +55,7 @@ let clean: Awaited<ReturnType<typeof cli>>;
 let docs: ReturnType<typeof roundDocuments>;
 
 beforeAll(async () => {
-  const text = fixture(CONTRACT).toString('utf8');
+  const text = `${fixture(CONTRACT).toString('utf8').trimEnd()}\n${CAP}\n`;
   const first = (s: string) => text.indexOf(s) >= 0 && text.indexOf(s) === text.lastIndexOf(s);
   for (const e of EDITS)
     if (!first(e.delete)) throw new Error(`${CONTRACT} does not hold "${e.delete}" once`);
@@ -76,13 +81,21 @@ describe('clause-review review of their answer', () => {
   it('says what their changes came to, and lists each with author, clause, verdict and reason', () => {
     expect(tracked.code, tracked.stderr).toBe(0);
     expect(tracked.stdout).toMatch(
-      /their-answer\.docx: Their changes: 2 — accept \d, reject \d, counter \d; their comments: 1, each with a proposed reply \(by Opposing Counsel\)/,
+      /their-answer\.docx: Their changes: 3 — accept \d, reject \d, counter \d; their comments: 1, each with a proposed reply \(by Opposing Counsel\)/,
     );
     const n = reportOf('their-answer').negotiation;
     expect(n?.changes.map((c) => [c.author, c.kind, c.inserted])).toEqual([
       [OTHER, 'replacement', EDITS[0]?.insert],
       [OTHER, 'replacement', EDITS[1]?.insert],
+      [OTHER, 'replacement', EDITS[2]?.insert],
     ]);
+    // A cap lowered from two years' fees to a month's: below what the default playbook accepts.
+    const cap = n?.changes[2];
+    expect(['reject', 'counter']).toContain(cap?.verdict);
+    expect(cap?.shifts?.find((x) => x.topic === 'limitation-of-liability')).toMatchObject({
+      before: { rung: 'standard' },
+      after: { rung: 'not-acceptable' },
+    });
     for (const c of n?.changes ?? []) {
       expect(c.clauseIds).toHaveLength(1);
       expect(['accept', 'reject', 'counter']).toContain(c.verdict);
@@ -99,7 +112,7 @@ describe('clause-review review of their answer', () => {
       new DOMParser().parseFromString(strFromU8(unzipSync(bytes)[name] ?? new Uint8Array()), 'text/xml');
     const comments = strFromU8(unzipSync(docx)['word/comments.xml'] ?? new Uint8Array());
     expect(comments).toContain(`w:author="${OTHER}"`);
-    expect(comments.match(/Their replacement \(n\d/g)).toHaveLength(2);
+    expect(comments.match(/Their replacement \(n\d/g)).toHaveLength(3);
     expect(strFromU8(unzipSync(docx)['word/commentsExtended.xml'] ?? new Uint8Array())).toMatch(
       /w15:paraIdParent="[0-9A-F]{8}"/,
     );
