@@ -30,8 +30,9 @@ const USAGE = `clause-review — failure-tolerant contract review
 Usage:
   clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
                        [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]]
-                       [--contract-type TYPE] [--party NAME] [--all-analysts] [--full-panel] [--dry-run]
+                       [--contract-type TYPE] [--party NAME] [--all-analysts] [--full-panel] [--against FILE|JOB_ID] [--dry-run]
                                              upload a contract through the status API; prints the job id
+                                             (--against: the version it answers, ours: an earlier job, or a file uploaded with it)
                                              (--dry-run: print the signed request and where it would go; send nothing)
   clause-review status <job> [--watch]       status, progress bar, cost (a job id j-… or submission id s-…)
   clause-review cancel <job>                 cancel a job that has not ended (paused or awaiting review included)
@@ -89,6 +90,7 @@ Options of review:
                             default: the playbook's side matched to the contract's parties
   --all-analysts            with --playbook, ask every analyst, even one the playbook gives nothing to judge
   --full-panel              ask every analyst about every clause (default: the relevance screen first leaves out the analysts a clause cannot concern)
+  --against FILE|JOB_ID     the version the documents answer (ours): each is compared with it, their differences judged and answered
 
 Answers on the local stack come from the stand-in's offline learned analyst (trained on CUAD lawyer labels), not a legal-grade model.`;
 
@@ -109,6 +111,7 @@ const REVIEW_OPTIONS = {
   'all-analysts': { type: 'boolean' },
   'full-panel': { type: 'boolean' },
   'allow-partial': { type: 'boolean' },
+  against: { type: 'string' },
 } as const;
 
 async function main(argv: string[]): Promise<number> {

@@ -34,7 +34,7 @@ import { type MoneyFlags, moneyFlags } from './deploy-money-flags.js';
 import { isValidationError } from './errors.js';
 import { type ModelIds, resolveModelIds } from './model-access.js';
 import { checkModelBudgets, type ModelBudgets } from './model-budgets.js';
-import type { NumberRange } from './number-range.js';
+import { describeRange, type NumberRange, rangeViolation } from './number-range.js';
 import { isTopologyError, topology } from './topology.js';
 
 export { type ContextReader, DeployContextError, isDeployContextError } from './deploy-flags.js';
@@ -169,14 +169,12 @@ function reviewFlags(
   if (hours !== undefined) {
     const text = String(hours).trim();
     const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
-    if (!(value >= 0 && value <= 720))
+    if (rangeViolation('minReviewHours', value, { min: 0, max: 720, integer: false, unit: 'hours' }))
       throw new DeployContextError(
         'minReviewHours',
         hours,
-        `must be a number of hours from 0 to 720; got '${text}'`,
-        {
-          scope,
-        },
+        `must be ${describeRange({ min: 0, max: 720, integer: false, unit: 'hours' })}; got '${text}'`,
+        { scope },
       );
     minReviewHours = value;
   }

@@ -267,6 +267,21 @@ export class ApiClient {
 }
 
 /**
+ * Uploads our version, the one a submission's document answers, through its second presigned POST
+ * (`against`); before the document, so intake finds it. Does nothing for a submission with none.
+ * @throws ApiRequestError when the file is over the limit (not sent) or S3 refuses it
+ */
+export async function uploadVersion(submission: Submission, bytes: Uint8Array): Promise<void> {
+  if (!submission.against) return;
+  try {
+    await sendUpload(submission.against.upload, submission.against.key, bytes);
+  } catch (error) {
+    if (!isUploadRefusedError(error)) throw error;
+    throw new ApiRequestError(error.message, error.status, error.body);
+  }
+}
+
+/**
  * Uploads a document through a submission's presigned POST. Returns the version S3 gave the
  * upload.
  * @throws ApiRequestError when the document is over the limit (not sent) or S3 refuses it

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import { isLane, LANE_CHOICES } from '../../lambdas/core/contracts.js';
-import { isApiRequestError, send, uploadDocument } from '../client/api-client.js';
+import { isApiRequestError, send, uploadDocument, uploadVersion } from '../client/api-client.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { writeConfined } from './confined-write.js';
 import { resolveTarget, TARGET_ARGS, type Target, type TargetOptions } from './target.js';
@@ -138,16 +138,12 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     'all-analysts': { type: 'boolean' },
     'full-panel': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
+    against: { type: 'string' },
   });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0)
     throw new CliError('name exactly one contract file: clause-review submit <file>');
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
-  }
+  const bytes = fileBytes(file);
   const lane = values.lane;
   if (lane !== undefined && !isLane(lane)) {
     throw new CliError(`--lane must be ${LANE_CHOICES}; got '${lane}'`);
@@ -161,6 +157,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     .map((s) => s.trim())
     .filter(Boolean);
   const review = reviewOptions(values.gate, values['review-hours']);
+  const against = againstOf(values.against);
   const request = {
     filename: basename(file),
     ...(lane ? { lane } : {}),
@@ -173,10 +170,12 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     ...(values.party ? { party: values.party } : {}),
     ...(values['all-analysts'] ? { allAnalysts: true } : {}),
     ...(values['full-panel'] ? { fullPanel: true } : {}),
+    ...against.request,
   };
   return withTarget(values, resolveWith, async (target) => {
     if (values['dry-run']) return dryRunSubmit(target, request, file, bytes.length, io);
     const submission = await target.api.submit(request);
+    if (against.bytes) await uploadVersion(submission, against.bytes);
     await uploadDocument(submission, bytes);
     // Until intake records the job, only the submission id resolves; wait a little for it, and
     // for the quote intake computes once it has read the document.
@@ -244,6 +243,29 @@ async function dryRunSubmit(target: Target, request: object, file: string, bytes
 export function waitsForPerson(view: JobView): boolean {
   if (view.status === 'paused') return true;
   return view.status === 'awaiting_review' && !view.review?.completedAt && !view.review?.expiredAt;
+}
+
+/**
+ * `--against FILE|JOB_ID`: the version the document answers, as the request names it (a job, or a
+ * file's name), with the file's bytes to upload first.
+ * @throws CliError when the file cannot be read
+ */
+function againstOf(given: string | undefined): {
+  request: { against?: string; againstFilename?: string };
+  bytes?: Buffer;
+} {
+  if (given === undefined) return { request: {} };
+  if (/^j-[0-9a-f]{20}$/.test(given)) return { request: { against: given } };
+  return { request: { againstFilename: basename(given) }, bytes: fileBytes(given, '--against: ') };
+}
+
+/** A file's bytes. @throws CliError naming the file and why it cannot be read */
+function fileBytes(file: string, what = ''): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new CliError(`${what}cannot read ${file}: ${(error as Error).message}`);
+  }
 }
 
 /** The review options of `submit` and `review`, checked. */

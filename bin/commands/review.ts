@@ -1,17 +1,9 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { BedrockClient } from '@aws-sdk/client-bedrock';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { checkPanelModels } from '../../lambdas/core/analysts/index.js';
-import {
-  DEFAULT_COST_CEILING_MICROS,
-  isLane,
-  LANE_CHOICES,
-  LANE_CONSUMERS,
-  LANES,
-  type Lane,
-} from '../../lambdas/core/contracts.js';
-import { sendFinalize } from '../../lambdas/core/finalize-queue.js';
+import { DEFAULT_COST_CEILING_MICROS, isLane, LANE_CHOICES, LANES } from '../../lambdas/core/contracts.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { metadataValue } from '../../lambdas/core/intake/job-options.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
@@ -24,21 +16,18 @@ import {
   parsePlaybookRequest,
   playbookRequestText,
 } from '../../lambdas/core/playbooks/index.js';
-import type { Report } from '../../lambdas/core/report-types.js';
-import { type Job, TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
-import { JobHolds } from '../../lambdas/core/state/job-holds.js';
-import { Jobs } from '../../lambdas/core/state/jobs.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import { type JobProgress, readJobProgress } from '../../lambdas/core/state/progress.js';
 import { money } from '../../lambdas/text/money.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
-import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
 import { CliError } from './cli-error.js';
-import { writeConfined } from './confined-write.js';
 import { pause } from './pause.js';
 import { readPlaybookFile } from './playbook-commands.js';
+import { writeResults } from './review-results.js';
+import { againstBeforeUpload, closeHeldReview } from './review-round.js';
+import { type RunOptions, type Session, type Submitted, startSession } from './review-session.js';
+
+export { reportDirName } from './review-results.js';
 
 function fail(message: string): never {
   throw new CliError(message);
@@ -89,9 +78,10 @@ export async function review(files: string[], values: Record<string, string | un
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    const seed = num(values.seed, 'seed', 1);
     return await run(
       inputs,
-      { lane, budget, faultRate, workers, concurrency, latencyMs, timeoutS, outDir, values },
+      { lane, budget, faultRate, workers, concurrency, latencyMs, seed, timeoutS, outDir, values },
       interrupted.signal,
       () => signalled,
     );
@@ -99,40 +89,6 @@ export async function review(files: string[], values: Record<string, string | un
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-}
-
-interface RunOptions {
-  readonly lane: Lane;
-  readonly budget: number;
-  readonly faultRate: number;
-  readonly workers: number;
-  readonly concurrency: number;
-  readonly latencyMs: number;
-  readonly timeoutS: number;
-  readonly outDir: string;
-  readonly values: Record<string, string | undefined>;
-}
-
-/**
- * The folder a document's reports go to inside `--out`: its file name without the extension,
- * with anything but letters, digits, `.`, `_` and `-` replaced and no leading dots, so no name
- * (`...txt`, `../x`) can point outside `--out`; a second document of the same name (in any
- * letter case) gets `-2`.
- *
- * @example reportDirName('/tmp/../Master Agreement.docx', new Set()) // 'Master_Agreement'
- */
-export function reportDirName(file: string, used: Set<string>): string {
-  const stem = basename(file).replace(/\.[^.]*$/, '');
-  const clean =
-    stem
-      .replace(/[^A-Za-z0-9._-]+/g, '_')
-      .replace(/^[.]+/, '')
-      .slice(0, 120) || 'document';
-  // Compared without case: on macOS and Windows `Lease` and `lease` are one folder.
-  let name = clean;
-  for (let n = 2; used.has(name.toLowerCase()); n++) name = `${clean}-${n}`;
-  used.add(name.toLowerCase());
-  return name;
 }
 
 /**
@@ -172,19 +128,6 @@ async function playbookBeforeUpload({ stack, pipeline }: Session, given: string)
   }
 }
 
-/** The local stack and pipeline of one `review` run, and the jobs table they write. */
-interface Session {
-  readonly stack: LocalStack;
-  readonly pipeline: LocalPipeline;
-  readonly jobs: Jobs;
-}
-
-/** A document uploaded, and the job its upload makes. */
-interface Submitted {
-  readonly file: string;
-  readonly jobId: string;
-}
-
 async function run(
   inputs: { path: string; bytes: Buffer }[],
   o: RunOptions,
@@ -196,8 +139,9 @@ async function run(
     const model = o.values.model?.trim();
     if (model) await checkModelBeforeUpload(session.pipeline.clients.bedrockControl, model);
     const playbook = o.values.playbook ? await playbookBeforeUpload(session, o.values.playbook) : undefined;
+    const against = o.values.against ? await againstBeforeUpload(session, o.values.against) : undefined;
     const submitted: Submitted[] = [];
-    for (const input of inputs) submitted.push(await upload(session, input, o, model, playbook));
+    for (const input of inputs) submitted.push(await upload(session, input, o, { model, playbook, against }));
     const finished = await watch(session, submitted, Date.now() + o.timeoutS * 1000, interrupted);
     if (interrupted.aborted) {
       console.log(
@@ -216,42 +160,20 @@ async function run(
   }
 }
 
-/** Starts moto, the Bedrock stand-in (with the run's latency and faults) and the pipeline. */
-async function startSession(o: RunOptions): Promise<Session> {
-  console.log('starting the local stack (moto + Bedrock stand-in)…');
-  const { faultRate } = o;
-  const stack = await startLocalStack({
-    seed: num(o.values.seed, 'seed', 1),
-    plan: {
-      latency: { kind: 'fixed', ms: o.latencyMs },
-      errorRates: {
-        ThrottlingException: faultRate / 2,
-        ServiceUnavailableException: faultRate / 4,
-        InternalServerException: faultRate / 4,
-      },
-    },
-    log: (line) => console.log(line),
-  });
-  const pipeline = startLocalPipeline({
-    awsEndpoint: stack.awsEndpoint,
-    bedrockEndpoint: stack.bedrock.url,
-    topology: stack.topology,
-    resources: stack.resources,
-    settings: { ...LOCAL_RUN_DEFAULTS, callConcurrency: o.concurrency, defaultLane: o.lane },
-    batchWorkers: LANE_CONSUMERS[o.lane] === 'poller' ? Math.max(1, o.workers) : o.workers,
-    notice: offlineAnalystNotice(),
-    log: (line) => console.error(line),
-  });
-  return { stack, pipeline, jobs: new Jobs(pipeline.clients.db, stack.resources.tableName) };
+/** What every upload of the run carries besides the run's lane and ceiling. */
+interface UploadWith {
+  readonly model: string | undefined;
+  readonly playbook: JobPlaybook | undefined;
+  /** The version the documents answer (`against` metadata). */
+  readonly against: string | undefined;
 }
 
-/** Uploads one document to the intake bucket with the run's lane, ceiling, model and playbook. */
+/** Uploads one document to the intake bucket with the run's lane, ceiling, model, playbook and version answered. */
 async function upload(
   { stack, pipeline }: Session,
   input: { path: string; bytes: Buffer },
   o: RunOptions,
-  model: string | undefined,
-  playbook: JobPlaybook | undefined,
+  { model, playbook, against }: UploadWith,
 ): Promise<Submitted> {
   const key = `${stack.resources.intakePrefix}${basename(input.path)}`;
   const put = await pipeline.clients.s3.send(
@@ -269,6 +191,7 @@ async function upload(
         ...(o.values['all-analysts'] ? { 'all-analysts': 'true' } : {}),
         ...(o.values['full-panel'] ? { 'full-panel': 'true' } : {}),
         ...(o.values['allow-partial'] ? { 'allow-partial': 'true' } : {}),
+        ...(against ? { against } : {}),
       },
     }),
   );
@@ -311,21 +234,6 @@ async function watch(
 }
 
 /**
- * A job the playbook's escalations hold for approvers: on the embedded stack nobody signs in to
- * decide them, so its review closes at once, as a review past its deadline does, and the report
- * marks them unreviewed. `clause-review local up` keeps the stack for people to decide them.
- */
-async function closeUnattendedReview({ pipeline, stack }: Session, s: Submitted, job: Job): Promise<void> {
-  const { db, sqs } = pipeline.clients;
-  if (!(await new JobHolds(db, stack.resources.tableName).closeReview(job.jobId, 'expired'))) return;
-  await sendFinalize({ sqs, finalizeQueueUrl: stack.resources.queueUrls.finalize }, job.jobId);
-  const groups = job.approverGroups?.length ? ` (${job.approverGroups.join(', ')})` : '';
-  console.log(
-    `${basename(s.file)}: ${job.gatedFindings ?? 0} finding(s) wait for approvers${groups}; nobody decides on the embedded stack, so the report marks them unreviewed. 'clause-review local up' keeps a stack where people decide them in the reviewer app.`,
-  );
-}
-
-/**
  * One document's part of the progress line; notes a job that ended in `finished` and prints
  * its quote once. Chunks account what they spend to the job when they take more or end, so
  * while they run the job shows what they hold (their calls' worst cases) besides what is
@@ -339,10 +247,9 @@ async function progressOf(
 ): Promise<string> {
   const job = await jobs.find(s.jobId);
   if (!job) return `${basename(s.file)}: waiting for intake`;
+  const closed = await closeHeldReview({ jobs, pipeline, stack }, job);
+  if (closed) console.log(`${basename(s.file)}: ${closed}`);
   if (job.status === 'rejected' || job.finalizedAt) finished.set(s.jobId, job);
-  if (job.status === 'awaiting_review' && !job.reviewCompletedAt && !job.reviewExpiredAt) {
-    await closeUnattendedReview({ jobs, pipeline, stack }, s, job);
-  }
   if (job.quote && !quoted.has(s.jobId)) {
     quoted.add(s.jobId);
     const saved = job.quote.notAsked;
@@ -367,111 +274,4 @@ export function documentLine(file: string, job: Job, c: JobProgress['calls'] | u
   if (job.status === 'intake' && job.chunkCount === 0)
     return `${name}: intake · reading and planning the document`;
   return `${name}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled, ${c.screened} screened of ${c.planned}` : '-'} · cost ${money(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${money(job.costReserved)} held by running chunks` : ''} of ${money(job.costLimit)}`;
-}
-
-const RESULT_HEADER = [
-  'document',
-  'status',
-  'clauses',
-  'calls done/planned',
-  'failed / skipped / cancelled / screened',
-  'high+crit',
-  'cost',
-  'report',
-];
-
-/**
- * Writes the reports of the jobs that ended under `--out`, prints the results table, says
- * which jobs were still running at the timeout, and returns the exit code: 0 only when every
- * job completed.
- */
-async function writeResults(
-  session: Session,
-  submitted: readonly Submitted[],
-  finished: Map<string, Job>,
-  o: RunOptions,
-): Promise<number> {
-  mkdirSync(o.outDir, { recursive: true });
-  console.log('\nresults');
-  let exitCode = 0;
-  let written = 0;
-  const unfinished: string[] = [];
-  const used = new Set<string>();
-  const rows: string[][] = [RESULT_HEADER];
-  for (const s of submitted) {
-    const job = finished.get(s.jobId) ?? (await session.jobs.find(s.jobId));
-    const name = basename(s.file);
-    if (!job || !TERMINAL_STATUSES.includes(job.status) || (!job.finalizedAt && job.status !== 'rejected')) {
-      rows.push([name, job?.status ?? 'not started', '-', '-', '-', '-', '-', 'timed out']);
-      unfinished.push(
-        `  ${name} (job ${s.jobId}): ${job?.status ?? 'not started'}, chunks ${job?.chunksTerminal ?? 0}/${job?.chunkCount ?? '?'}`,
-      );
-      exitCode = 1;
-    } else if (job.status === 'rejected') {
-      rows.push([name, 'rejected', '-', '-', '-', '-', '-', job.reason ?? '']);
-      exitCode = 1;
-    } else {
-      const { row, completed } = await writeReport(session, s, job, o.outDir, used);
-      rows.push(row);
-      written++;
-      if (!completed) exitCode = 1;
-    }
-  }
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
-  if (written > 0) {
-    console.log(
-      `\n${written} report(s) written under ${o.outDir} (report.json, report.html and report.docx per document)`,
-    );
-  } else console.log('\nno report was written');
-  if (unfinished.length > 0) {
-    console.log(
-      `\ntimed out after ${o.timeoutS} s; these jobs were still running, and stop with the local stack:\n${unfinished.join('\n')}\nRun again with a longer --timeout (seconds) to let them finish.`,
-    );
-  }
-  return exitCode;
-}
-
-/** Copies one finalized job's report.json, report.html and report.docx under `outDir`; its results row. */
-async function writeReport(
-  { pipeline, stack }: Session,
-  s: Submitted,
-  job: Job,
-  outDir: string,
-  used: Set<string>,
-): Promise<{ row: string[]; completed: boolean }> {
-  const get = async (key: string) =>
-    (
-      await pipeline.clients.s3.send(
-        new GetObjectCommand({ Bucket: stack.resources.resultsBucket, Key: key }),
-      )
-    ).Body?.transformToString() ?? '';
-  const json = await get(job.reportKey ?? '');
-  const docx = job.docxReportKey
-    ? await (
-        await pipeline.clients.s3.send(
-          new GetObjectCommand({ Bucket: stack.resources.resultsBucket, Key: job.docxReportKey }),
-        )
-      ).Body?.transformToByteArray()
-    : undefined;
-  const [, htmlPath] = writeConfined(outDir, reportDirName(s.file, used), {
-    'report.json': json,
-    'report.html': await get(job.htmlReportKey ?? ''),
-    ...(docx ? { 'report.docx': docx } : {}),
-  });
-  const report = JSON.parse(json) as Report;
-  const c = report.coverage;
-  return {
-    row: [
-      basename(s.file).slice(0, 40),
-      report.job.status,
-      String(report.summary.clauses),
-      `${c.callsDone}/${c.callsPlanned}`,
-      `${c.callsFailed} / ${c.callsSkippedBudget} / ${c.callsCancelled} / ${c.callsScreened}`,
-      String(report.summary.riskCounts.high + report.summary.riskCounts.critical),
-      `${money(report.cost.spentMicros)} / ${money(report.cost.ceilingMicros)}`,
-      htmlPath ?? '',
-    ],
-    completed: report.job.status === 'completed',
-  };
 }

@@ -16,7 +16,7 @@ import type {
   SubmitRequest,
 } from '../core/jobs/index.js';
 import type { JobListView, JobSummary, LiveFindingsView } from '../core/live/index.js';
-import type { PlaybookReview, ReportClause } from '../core/report-types.js';
+import type { Negotiation, NegotiationChange, PlaybookReview, ReportClause } from '../core/report-types.js';
 import { WebSha256 } from './sha256-web.js';
 import { isUploadRefusedError, sendUpload } from './upload-form.js';
 
@@ -28,6 +28,8 @@ export type {
   JobSummary,
   JobView,
   LiveFindingsView,
+  Negotiation,
+  NegotiationChange,
   PlaybookList,
   PlaybookReview,
   QuoteRequest,
@@ -231,5 +233,24 @@ export async function uploadDocument(
       throw new AppApiError(error.message, error.status, { ...request, body: error.body });
     }
     throw new AppApiError('the upload did not reach the document bucket', 0, request, { cause: error });
+  }
+}
+
+/** Sends our version through a submission's second presigned POST (`against`); nothing when it has none. */
+export async function uploadVersion(
+  submission: Submission,
+  bytes: ArrayBuffer,
+  fetcher: typeof fetch = globalThis.fetch.bind(globalThis),
+): Promise<void> {
+  const against = submission.against;
+  if (!against) return;
+  try {
+    await sendUpload(against.upload, against.key, new Blob([bytes]), fetcher);
+  } catch (error) {
+    const request = { method: 'POST', path: against.key };
+    if (isUploadRefusedError(error)) {
+      throw new AppApiError(error.message, error.status, { ...request, body: error.body });
+    }
+    throw new AppApiError('our version did not reach the document bucket', 0, request, { cause: error });
   }
 }

@@ -3,7 +3,7 @@
  * do: its clauses page by page as chunks consolidate (`GET /jobs/{id}/findings?after=`), and its
  * review gate's findings whenever they change.
  */
-import type { AppApi, FindingsView, JobView, ReportClause } from './api.js';
+import type { AppApi, FindingsView, JobView, NegotiationChange, ReportClause } from './api.js';
 
 /** A job's findings as they come, read from where the last read stopped. */
 export class JobFollower {
@@ -19,11 +19,13 @@ export class JobFollower {
 
   /**
    * Reads the findings consolidated since the last read, page after page, handing each page's
-   * clauses to `each`; `stopped` ends it between pages.
+   * clauses to `each` and the other side's changes it completes to `changes`; `stopped` ends it
+   * between pages.
    */
   async readFindings(
     each: (clauses: readonly ReportClause[]) => void | Promise<void>,
     stopped: () => boolean = () => false,
+    changes?: (changes: readonly NegotiationChange[]) => void,
   ): Promise<void> {
     for (let more = true; more && !this.ended && !stopped(); ) {
       const page = await this.api.liveFindings(this.jobId, this.cursor);
@@ -31,6 +33,7 @@ export class JobFollower {
       more = page.more;
       this.ended = page.ended;
       if (page.clauses.length > 0) await each(page.clauses);
+      if (page.negotiation && changes) changes(page.negotiation);
     }
   }
 

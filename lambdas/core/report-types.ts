@@ -3,9 +3,19 @@
  * every field; money is integer micro-dollars, offsets index the normalised text. The shapes of
  * a review against a playbook are in core/playbooks/review-types.ts.
  */
-
+import type { Negotiation } from './negotiation/negotiation-types.js';
 import type { PlaybookReview, PositionFinding, RedlineDecisionRecord } from './playbooks/review-types.js';
 import type { JobParties } from './playbooks/reviewed-for.js';
+
+export type {
+  ChangeVerdict,
+  CounterProposal,
+  Negotiation,
+  NegotiationChange,
+  NegotiationComment,
+  NegotiationDocx,
+  RungShift,
+} from './negotiation/negotiation-types.js';
 
 export type {
   Escalation,
@@ -289,6 +299,8 @@ export interface Report {
   readonly review?: ReportReview;
   /** The review against the job's playbook (`job.playbook`): positions, missing clauses, escalations. */
   readonly playbookReview?: PlaybookReview;
+  /** The other side's changes and comments, each judged and answered; absent when the document has none. */
+  readonly negotiation?: Negotiation;
   /** Present when answers came from the local Bedrock stand-in rather than a real model. */
   readonly notice?: string;
 }

@@ -27,6 +27,7 @@ import type { ClauseIndex, Segment } from './clause-text.js';
 import type { AnalystRequest, OfflineAnalyst } from './heuristic-types.js';
 import type { SchemaNode } from './json-schema.js';
 import { HEURISTIC_ANALYST } from './offline-analysts.js';
+import { oneSidedWords } from './one-sided.js';
 import {
   overlap,
   ownStems,
@@ -314,6 +315,11 @@ export function judgePosition(
   } else if (depth < 4 && oneSided) {
     depth = depth + 1 > p.fallbacks.length ? 4 : depth + 1;
     why += '; it binds one party only where the playbook asks for a mutual term';
+    numbered = undefined;
+  }
+  const unbounded = oneSidedWords(segments, p);
+  if (unbounded) {
+    [depth, why] = [4, `${why}; it lets a party act "${unbounded}", which no rung of the playbook allows`];
     numbered = undefined;
   }
   const quotes = [at, ...segments.filter((s) => s !== at)]

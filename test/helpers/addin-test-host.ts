@@ -78,5 +78,14 @@ export function createTestHost(input: TestHostInput): AddinHost & { comments: Te
           why: 'the test host edits nothing',
         })),
     },
+    // The document's tracked changes are Word's: the test host decides none of them.
+    changes: {
+      support: () => ({ ok: false, why: 'the test host decides no tracked change' }),
+      decide: async (change) => ({
+        id: change.id,
+        done: false,
+        why: 'the test host decides no tracked change',
+      }),
+    },
   };
 }

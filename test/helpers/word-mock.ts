@@ -29,8 +29,18 @@ export interface ModelEdit {
   readonly trackingMode: string;
 }
 
+/** A tracked change of the model, as `Body.getTrackedChanges` gives it, and what was decided of it. */
+export interface ModelTrackedChange {
+  readonly author: string;
+  readonly type: 'Added' | 'Deleted' | 'Formatted';
+  readonly text: string;
+  decided?: 'accepted' | 'rejected';
+}
+
 /** Options of {@link wordMock}. */
 export interface WordMockOptions {
+  /** Tracked changes in the document (WordApi 1.6). */
+  readonly tracked?: readonly ModelTrackedChange[];
   /** Comments already in the document. */
   readonly comments?: readonly ModelComment[];
   /** Word refuses comments with this error code at the next sync (`NotAllowed`, `AccessDenied`). */
@@ -59,6 +69,7 @@ class WordError extends Error {
 export function wordMock(paragraphs: readonly string[], options: WordMockOptions = {}) {
   let body = paragraphs.join('\r');
   const comments: ModelComment[] = [...(options.comments ?? [])];
+  const tracked: ModelTrackedChange[] = (options.tracked ?? []).map((t) => ({ ...t }));
   const edits: ModelEdit[] = [];
   const created: Mock[] = [];
   let failure: WordError | undefined;
@@ -156,6 +167,23 @@ export function wordMock(paragraphs: readonly string[], options: WordMockOptions
         body: {
           paragraphs: { items: [] },
           getComments: () => mock({ items: comments.map((c) => ({ content: c.content })) }),
+          // A decided change leaves the collection, as Word's does.
+          getTrackedChanges: () =>
+            mock({
+              items: tracked
+                .filter((t) => !t.decided)
+                .map((t) => ({
+                  author: t.author,
+                  type: t.type,
+                  text: t.text,
+                  accept: () => {
+                    t.decided = 'accepted';
+                  },
+                  reject: () => {
+                    t.decided = 'rejected';
+                  },
+                })),
+            }),
         },
       },
     },
@@ -192,6 +220,8 @@ export function wordMock(paragraphs: readonly string[], options: WordMockOptions
     text: () => body,
     comments,
     edits,
+    /** The document's tracked changes, each with what was decided of it. */
+    tracked,
     /** The document's change tracking mode now. */
     trackingMode: () => String(context.document.changeTrackingMode),
   };

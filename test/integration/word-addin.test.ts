@@ -31,6 +31,7 @@ import {
 } from '../helpers/chromium.js';
 import { uniquePrefix } from '../helpers/local-aws.js';
 import { createPerson, type LocalUp, startLocalUp } from '../helpers/local-up.js';
+import { theirAnswer } from '../helpers/negotiation-round.js';
 import { fixture } from '../helpers/pipeline.js';
 import { freshCode } from '../helpers/totp.js';
 
@@ -180,15 +181,17 @@ async function signInThroughDialog(): Promise<string> {
   return sent;
 }
 
-/** Opens the task pane and starts it with the test's host; the pane then asks to sign in. */
-async function openPane(message: string): Promise<void> {
+/** Opens the task pane and starts it with the test's host (the contract, unless `open` gives another document); the pane then asks to sign in. */
+async function openPane(message: string, open?: Omit<TestHostInput, 'message'>): Promise<void> {
   await page.goto(`${state.appUrl}addin/taskpane.html`);
   // Outside Word, office.js finds no host: the pane says where it belongs and waits for one.
   await page.waitForSelector('#not-in-word');
   const input: TestHostInput = {
-    name: NAME,
-    docx: Buffer.from(buildDocx(paragraphs)).toString('base64'),
-    paragraphs: inWord,
+    ...(open ?? {
+      name: NAME,
+      docx: Buffer.from(buildDocx(paragraphs)).toString('base64'),
+      paragraphs: inWord,
+    }),
     message,
   };
   await read(
@@ -318,4 +321,39 @@ describe('the Word add-in on local up', () => {
     const ids = await read<string[]>('window.testHost.comments.map((c) => c.clauseId)');
     expect(new Set(ids).size).toBe(ids.length);
   }, 180_000);
+
+  it('lists the other side’s changes in a document they answered, each judged, and says where to decide them', async () => {
+    const message = await signInThroughDialog();
+    const answer = theirAnswer(true);
+    await openPane(message, {
+      name: 'Hosting agreement (their answer).docx',
+      docx: Buffer.from(answer).toString('base64'),
+      paragraphs: [
+        '1. Services. The Supplier provides the hosting services.',
+        "2. Liability. Each party's total liability is limited to the fees paid in the one (1) month before the claim.",
+        '3. Term. This Agreement renews for five (5) years at a time.',
+        '4. Suspension. The Supplier may suspend the services in its sole discretion and without notice.',
+      ],
+    });
+    await until(`document.querySelector('#rv-against')?.options.length >= 1`);
+    await page.click('#get-quote');
+    await until(`/Quote:/.test(document.querySelector('#quote')?.textContent ?? '')`, 60_000);
+    await page.click('#start-review');
+    await until(`document.querySelectorAll('#their-changes > li').length === 3`, 180_000);
+    const changes = await read<{ id: string; verdict: string; text: string }[]>(
+      `[...document.querySelectorAll('#their-changes > li')].map((li) => ({ id: li.dataset.change, verdict: li.dataset.verdict, text: li.textContent }))`,
+    );
+    expect(changes.map((c) => c.id)).toEqual(['n1', 'n2', 'n3']);
+    for (const c of changes) {
+      expect(['accept', 'reject', 'counter']).toContain(c.verdict);
+      expect(c.text).toContain('by Opposing Counsel');
+    }
+    expect(await read(`document.querySelector('#their-changes-line')?.textContent`)).toMatch(
+      /^Their changes: 3 — accept \d, reject \d, counter \d so far$/,
+    );
+    // The test host, like a Word without WordApi 1.6, decides no tracked change: the pane says so.
+    expect(await read(`document.querySelector('#decide-support')?.hidden`)).toBe(false);
+    expect(await read(`document.querySelectorAll('#their-changes [data-decide]').length`)).toBe(0);
+    expect(await seriousA11yViolations(page), 'their changes').toEqual([]);
+  }, 300_000);
 });

@@ -221,3 +221,42 @@ describe('numbers in clause text', () => {
     expect(writeQuantity(1, 'years', 'digits')).toBe('1 year');
   });
 });
+
+describe('the stand-in reads one-sided wording below every rung', () => {
+  const breach = (how: string) =>
+    `Either party may terminate this Agreement with immediate effect by written notice if the other party commits a material breach ${how}.`;
+
+  it('judges a termination for breach the other side made discretionary and unannounced not acceptable, naming the words', () => {
+    for (const offline of ['learned', 'heuristic'] as const) {
+      const was = judge(
+        'term-lifecycle',
+        'termination-for-breach',
+        breach('that is not remedied within thirty (30) days of written notice describing it'),
+        offline,
+      );
+      const now = judge(
+        'term-lifecycle',
+        'termination-for-breach',
+        breach('as that party determines in its sole discretion and without notice'),
+        offline,
+      );
+      expect(rungOf(was.position), offline).not.toBe('not-acceptable');
+      expect(rungOf(now.position), offline).toBe('not-acceptable');
+      expect(now.position?.reason, offline).toContain('"sole discretion"');
+    }
+  });
+
+  it('reads nothing one-sided where a rung of the position allows such words itself', async () => {
+    const { oneSidedWords } = await import('../../localstack/bedrock/one-sided.js');
+    const sentence = [{ text: 'The Customer may terminate at any time without notice.' }];
+    expect(
+      oneSidedWords(sentence, {
+        standard: { language: 'The Customer may end it without notice.' },
+        fallbacks: [],
+      }),
+    ).toBeUndefined();
+    expect(oneSidedWords(sentence, { standard: { language: 'On thirty days notice.' }, fallbacks: [] })).toBe(
+      'without notice',
+    );
+  });
+});

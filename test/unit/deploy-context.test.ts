@@ -245,7 +245,7 @@ describe('readDeployContext', () => {
       ownersDecideOwnEscalations: true,
     });
     expect(() => readDeployContext(read({ minReviewHours: '721' }))).toThrow(
-      "-c minReviewHours: must be a number of hours from 0 to 720; got '721'",
+      "-c minReviewHours: must be a number from 0 to 720 hours; got '721'",
     );
     expect(() => readDeployContext(read({ ownersDecideOwnEscalations: 'yes' }))).toThrow(
       "-c ownersDecideOwnEscalations: must be true or false; got 'yes'",

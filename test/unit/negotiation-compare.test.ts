@@ -217,3 +217,32 @@ describe('the Verizon service agreement (762 clauses) as a clean copy', () => {
     expect(alignment.pairs.every((p) => p.ours === p.theirs && p.same && !p.moved)).toBe(true);
   });
 });
+
+describe('a paragraph rewritten in place', () => {
+  it('is read as edited where it stands, not as one deleted and another inserted', () => {
+    const ours = [
+      '11.2 A party may terminate this Agreement on any of the following events:',
+      '(a) The other party materially breaches this Agreement and continues in such breach for thirty (30) days after the non-breaching party has given written notice thereof to the other party; or',
+      '(b) The other party is declared insolvent.',
+    ].join('\n\n');
+    const theirs = ours.replace(
+      'and continues in such breach for thirty (30) days after the non-breaching party has given written notice thereof to the other party',
+      ', as Todos determines in its sole discretion and without notice',
+    );
+    const r = compare(ours, theirs);
+    // Fewer than half their words shared, yet between the same two paragraphs: one pair, edited.
+    expect(r.alignment.pairs).toHaveLength(3);
+    expect(r.alignment.inserted).toEqual([]);
+    expect(r.changes.every((c) => c.kind === 'insertion' || c.kind === 'deletion')).toBe(true);
+    // The smallest word edit of the pair: the words the two share ("in", "notice") stay.
+    expect(r.changes.map(brief)).toEqual([
+      ['deletion', 'and continues'],
+      ['insertion', ', as Todos determines'],
+      [
+        'deletion',
+        'such breach for thirty (30) days after the non-breaching party has given written notice thereof to the other party;',
+      ],
+      ['insertion', 'its sole discretion and without notice;'],
+    ]);
+  });
+});

@@ -4,6 +4,13 @@
  * and the Word document the add-in writes comments and redlines into. In Word it is
  * {@link officeHost}, over Office.js; a test gives the pane one of its own.
  */
+
+import {
+  type ChangeDecision,
+  type DecidedChange,
+  type DecisionOutcome,
+  TheirChangesInWord,
+} from './their-changes.js';
 import type {
   ClauseComment,
   CommentOutcome,
@@ -27,6 +34,12 @@ export interface WordSide {
   ): Promise<RedlineOutcome[]>;
 }
 
+/** The other side's tracked changes in the open document, decided one change at a time. */
+export interface ChangesSide {
+  support(): CommentSupport;
+  decide(change: DecidedChange, decision: ChangeDecision): Promise<DecisionOutcome>;
+}
+
 /** Office, as the pane uses it. */
 export interface AddinHost {
   /** The open document's name (`msa.docx`), or a stand-in when Word gives none (a new document). */
@@ -39,6 +52,7 @@ export interface AddinHost {
    */
   openDialog(url: string): Promise<string>;
   readonly word: WordSide;
+  readonly changes: ChangesSide;
 }
 
 /** Slices of the document read at a time: Office allows up to 4 MB. */
@@ -155,5 +169,6 @@ export function officeHost(office: typeof Office, word: typeof Word): AddinHost 
     readDocument: () => readCompressed(office.context.document),
     openDialog: (url) => openDialog(office, url),
     word: doc,
+    changes: new TheirChangesInWord((batch) => word.run(batch), office.context.requirements),
   };
 }

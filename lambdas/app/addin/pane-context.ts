@@ -1,4 +1,4 @@
-/** What the Word add-in's task pane views share once someone has signed in. */
+/** What every view of the Word add-in's pane shares once the person is signed in. */
 import type { AppApi } from '../api.js';
 import type { AppConfig } from '../config.js';
 import type { AddinHost } from './host.js';

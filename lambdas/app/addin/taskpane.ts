@@ -25,11 +25,13 @@ import {
   quoteLines,
   tooLargeToQuote,
 } from '../views/review-options.js';
+import { roundFields } from '../views/round-options.js';
 import { atOrAbove } from './finding-comments.js';
-import { findingsPanel } from './findings-pane.js';
+import { findingsPanel } from './findings-panel.js';
 import type { AddinHost } from './host.js';
 import type { PaneContext } from './pane-context.js';
 import { isSignInEndedError, type PaneSession, readSignInMessage } from './sign-in-message.js';
+import { theirChangesPanel } from './their-changes-panel.js';
 
 const POLL_MS = 1500;
 /** Pages of GET /jobs looked through for an earlier review of the same file. */
@@ -145,6 +147,8 @@ function reviewForm(
   const gate = gateSelect('rv-gate');
   const ceiling = ceilingInput('rv-ceiling');
   const threshold = thresholdSelect('rv-threshold');
+  const round = roundFields(ctx.api, 'rv');
+  void round.refresh(ctx.host.documentName()).catch(() => undefined);
   const quoteOut = h('div', { id: 'quote', 'aria-live': 'polite' });
   const quoteButton = h('button', { type: 'button', id: 'get-quote' }, 'Get a quote');
   const startButton = h('button', { type: 'submit', id: 'start-review', disabled: true }, 'Start the review');
@@ -170,6 +174,7 @@ function reviewForm(
       'Findings at this risk wait for your decision before the report is final.',
     ),
     field('Cost ceiling (US dollars)', 'rv-ceiling', ceiling, 'The job never spends more than this.'),
+    round.element,
     field(
       'Comment on clauses at',
       'rv-threshold',
@@ -221,7 +226,14 @@ function reviewForm(
     quoteButton.disabled = true;
     quoteOut.append(h('p', {}, 'Sending the document…'));
     try {
-      const view = await submitAndWait(ctx.api, (await read()).slice().buffer, request());
+      const chosen = round.chosen();
+      const version = chosen.version ? await chosen.version.arrayBuffer() : undefined;
+      const view = await submitAndWait(
+        ctx.api,
+        (await read()).slice().buffer,
+        { ...request(), ...chosen.request },
+        version,
+      );
       start(view.jobId, threshold.value as Risk);
     } catch (error) {
       quoteOut.replaceChildren(errorBox(error));
@@ -257,6 +269,7 @@ function followJob(ctx: PaneContext, jobId: string, threshold: Risk): void {
   const status = h('p', { id: 'job-status', role: 'status', 'data-status': '' }, 'Starting…');
   const forWhom = h('p', { id: 'job-for-whom', class: 'small' });
   const findings = findingsPanel(ctx, jobId, threshold);
+  const theirs = theirChangesPanel(ctx);
   const review = h('div', { id: 'review' });
   const back = h('button', { type: 'button', class: 'link', id: 'back' }, 'Back to this document');
   back.addEventListener('click', () => ctx.show(documentView(ctx)));
@@ -266,6 +279,7 @@ function followJob(ctx: PaneContext, jobId: string, threshold: Risk): void {
     title,
     status,
     forWhom,
+    theirs.element,
     findings.element,
     review,
     h('p', {}, back),
@@ -280,6 +294,7 @@ function followJob(ctx: PaneContext, jobId: string, threshold: Risk): void {
         if (wanted.length > 0) await findings.add(wanted);
       },
       () => stopped,
+      (changes) => theirs.add(changes),
     );
   const readReview = async (view: JobView) => {
     const gated = await follower.reviewChanged(view);

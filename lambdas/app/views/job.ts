@@ -2,11 +2,12 @@
 
 import { dollars, money } from '../../text/money.js';
 import { coverageText, reviewedForText } from '../../text/review-terms.js';
-import type { JobView, PlaybookReview, ReportClause, ReportLinks } from '../api.js';
+import type { JobView, Negotiation, PlaybookReview, ReportClause, ReportLinks } from '../api.js';
 import { announce, errorBox, h, when } from '../dom.js';
 import { JobFollower } from '../follow.js';
 import type { View, ViewContext } from './context.js';
 import { contractPanel } from './contract.js';
+import { negotiationPanel } from './negotiation.js';
 import { reviewPanel } from './review.js';
 
 const POLL_MS = 1500;
@@ -108,10 +109,14 @@ function controls(ctx: ViewContext, view: JobView, refresh: () => void): HTMLEle
  */
 async function reportedClauses(
   url: string,
-): Promise<{ clauses: readonly ReportClause[]; playbookReview?: PlaybookReview }> {
+): Promise<{ clauses: readonly ReportClause[]; playbookReview?: PlaybookReview; negotiation?: Negotiation }> {
   const r = await fetch(url);
   if (!r.ok) throw new Error(`report.json could not be read (HTTP ${r.status})`);
-  return (await r.json()) as { clauses: readonly ReportClause[]; playbookReview?: PlaybookReview };
+  return (await r.json()) as {
+    clauses: readonly ReportClause[];
+    playbookReview?: PlaybookReview;
+    negotiation?: Negotiation;
+  };
 }
 
 async function downloads(
@@ -150,6 +155,7 @@ export function jobView(ctx: ViewContext, jobId: string): View {
   const review = h('div', { id: 'review' });
   const reports = h('div', { id: 'reports' });
   const contract = contractPanel();
+  const round = negotiationPanel();
   const element = h(
     'section',
     { 'aria-labelledby': 'job-title' },
@@ -157,6 +163,7 @@ export function jobView(ctx: ViewContext, jobId: string): View {
     head,
     bar,
     reports,
+    round.element,
     review,
     contract.element,
   );
@@ -183,6 +190,7 @@ export function jobView(ctx: ViewContext, jobId: string): View {
         await follower.readFindings(
           (clauses) => contract.add(clauses),
           () => stopped,
+          (changes) => round.add(changes),
         );
       await readReview(view);
       if (view.reportReady && reports.childElementCount === 0) {
@@ -190,11 +198,12 @@ export function jobView(ctx: ViewContext, jobId: string): View {
         // A reviewed job, or one reviewed against a playbook: the clauses as reported (decided,
         // with their positions and redlines) replace the panel's before the reports are offered,
         // so a report downloaded from the page never disagrees with the page.
+        const reported = await reportedClauses(d.links.json.url);
         if (view.review?.startedAt || view.playbook) {
-          const reported = await reportedClauses(d.links.json.url);
           contract.add(reported.clauses, true);
           contract.setPlaybook(reported.playbookReview);
         }
+        round.setReport(reported.negotiation, reported.clauses);
         reports.replaceChildren(d.element);
       }
       if (!(view.finished && follower.ended && view.reportReady))

@@ -19,6 +19,7 @@ import {
   quoteLines,
   tooLargeToQuote,
 } from './review-options.js';
+import { type RoundFields, roundFields } from './round-options.js';
 
 /**
  * The extensions the file picker offers: every one intake reads. Keyed by the format registry's
@@ -47,6 +48,7 @@ interface UploadForm {
   readonly partial: HTMLInputElement;
   readonly fullPanel: HTMLInputElement;
   readonly analysts: HTMLInputElement[];
+  readonly round: RoundFields;
 }
 
 function buildForm(ctx: ViewContext): UploadForm {
@@ -71,6 +73,9 @@ function buildForm(ctx: ViewContext): UploadForm {
   const party = partySelect('up-party');
   const partial = h('input', { id: 'up-partial', name: 'partial', type: 'checkbox' });
   const fullPanel = h('input', { id: 'up-full-panel', name: 'full-panel', type: 'checkbox' });
+  const round = roundFields(ctx.api, 'up');
+  file.addEventListener('change', () => void round.refresh(file.files?.[0]?.name).catch(() => undefined));
+  void round.refresh(undefined).catch(() => undefined);
   const analysts = ctx.config.analysts.map((a) =>
     h('input', { type: 'checkbox', name: 'analyst', value: a.id, id: `up-analyst-${a.id}`, checked: true }),
   );
@@ -78,6 +83,7 @@ function buildForm(ctx: ViewContext): UploadForm {
     'form',
     { class: 'upload', novalidate: true },
     field('Contract file', 'up-file', file),
+    round.element,
     field('Lane', 'up-lane', lane),
     field('Cost ceiling (US dollars)', 'up-ceiling', ceiling, 'The job never spends more than this.'),
     field(
@@ -128,7 +134,7 @@ function buildForm(ctx: ViewContext): UploadForm {
       ),
     ),
   );
-  return { form, file, lane, ceiling, gate, playbook, party, partial, fullPanel, analysts };
+  return { form, file, lane, ceiling, gate, playbook, party, partial, fullPanel, analysts, round };
 }
 
 /** The request the form describes. @throws Error naming the field at fault */
@@ -206,7 +212,10 @@ export function uploadView(ctx: ViewContext): View {
     busy(true);
     try {
       const file = chosen();
-      const view = await submitAndWait(ctx.api, await file.arrayBuffer(), requestOf(f, file));
+      const round = f.round.chosen();
+      const request = { ...requestOf(f, file), ...round.request };
+      const version = round.version ? await round.version.arrayBuffer() : undefined;
+      const view = await submitAndWait(ctx.api, await file.arrayBuffer(), request, version);
       ctx.submitted.unshift(view.jobId);
       ctx.go(`#/jobs/${view.jobId}`);
     } catch (error) {

@@ -6,16 +6,20 @@ import {
   type PositionVerdict,
 } from '../analysts/index.js';
 import type { StoredDocument } from '../intake/intake.js';
+import { isBeforeClause } from '../negotiation/index.js';
 import type { Playbook, PositionFinding } from '../playbooks/index.js';
 import type { Report, ReportClause, ReportFailedCall, ReportNotAsked, Risk } from '../report-types.js';
-import { isScreened } from '../screen/index.js';
 import type { CallOutcome } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/claims.js';
 import type { Job } from '../state/job.js';
 import { STAGES } from '../state/keys.js';
+import { classifyCalls } from './classify-calls.js';
+import { negotiationOf } from './negotiation-report.js';
 import { judgedTopics, playbookReviewOf, positionFindings } from './playbook-review.js';
 import { contractTermsOf, inContractTerms, vetRedlines } from './redline-vetting.js';
 import { screenedCalls, screenedPairs } from './screened-calls.js';
+
+export { classifyCalls } from './classify-calls.js';
 
 /** A clause's position findings from its panel verdicts. */
 type ToFindings = (
@@ -99,7 +103,7 @@ export function buildReport(
     toFindings = (clause, verdicts) => positionFindings(clause, verdicts, topics);
   }
   const read = reportClauses(doc, byChunk, toFindings);
-  const { unfinishedChunks } = read;
+  const { before, unfinishedChunks } = read;
   const vetted = against
     ? vetRedlines(read.clauses, against, contractTermsOf(job, against, doc.text))
     : undefined;
@@ -133,7 +137,8 @@ export function buildReport(
     clauses,
     chunks: reportChunks(doc, byChunk),
     coverage: coverageOf(job, checkpoints, ledger, calls, unfinishedChunks, {
-      clauses: clauses.length,
+      // The clauses judged as they read before their changes are asked as any clause is.
+      clauses: clauses.length + before.length,
       screened: doc.screened,
     }),
     cost: {
@@ -163,17 +168,23 @@ export function buildReport(
           ),
         }
       : {}),
+    ...negotiationOf(doc, clauses, before, against, job.contractType?.type),
     ...(notice ? { notice } : {}),
   };
 }
 
-/** Every clause in document order with what the panel found, and the chunks that did not finish. */
+/**
+ * Every clause in document order with what the panel found, the clauses the other side changed
+ * as they read before (judged as clauses of their own, not the contract's), and the chunks that
+ * did not finish.
+ */
 function reportClauses(
   doc: StoredDocument,
   byChunk: ByChunk,
   toFindings?: ToFindings,
-): { clauses: ReportClause[]; unfinishedChunks: Unfinished[] } {
+): { clauses: ReportClause[]; before: ReportClause[]; unfinishedChunks: Unfinished[] } {
   const clauses: ReportClause[] = [];
+  const before: ReportClause[] = [];
   const unfinishedChunks: Unfinished[] = [];
   const lastStage = STAGES[STAGES.length - 1] ?? 'consolidate';
   for (const chunk of doc.chunks) {
@@ -193,18 +204,13 @@ function reportClauses(
       });
     }
     for (const clause of chunk.clauses) {
-      clauses.push(
-        reportClause(
-          clause,
-          chunk.index,
-          assessments.find((x) => x.clauseId === clause.id),
-          doc.screened,
-          toFindings,
-        ),
+      const found = assessments.find((x) => x.clauseId === clause.id);
+      (isBeforeClause(clause.id) ? before : clauses).push(
+        reportClause(clause, chunk.index, found, doc.screened, toFindings),
       );
     }
   }
-  return { clauses, unfinishedChunks };
+  return { clauses, before, unfinishedChunks };
 }
 
 /**
@@ -355,74 +361,4 @@ function tokenTotals(ledger: readonly CallOutcome[]) {
     cacheReadInputTokens: sum((e) => e.cacheReadInputTokens),
     cacheWriteInputTokens: sum((e) => e.cacheWriteInputTokens),
   };
-}
-
-/**
- * Where every planned call of the job ended: answered, failed (with why), not started for the
- * ceiling or a cancel (the lists chunks record in one write), or not finished at all. Each
- * planned (clause, analyst) call is counted exactly once.
- */
-export function classifyCalls(
-  doc: Pick<StoredDocument, 'chunks' | 'screened'>,
-  analysts: readonly string[],
-  checkpoints: readonly Checkpoint[],
-  ledger: readonly CallOutcome[],
-): { done: number; skipped: number; cancelled: number; screened: number; failed: ReportFailedCall[] } {
-  const entries = new Map(ledger.map((e) => [`${e.chunk}#${e.clauseId}#${e.analystId}`, e]));
-  const unstarted = new Map<string, 'budget' | 'cancelled'>();
-  const cancelledChunks = new Set<number>();
-  for (const cp of checkpoints) {
-    if (cp.status === 'cancelled') cancelledChunks.add(cp.chunk);
-    for (const c of cp.unstarted?.calls ?? [])
-      unstarted.set(`${cp.chunk}#${c.clauseId}#${c.analystId}`, cp.unstarted?.reason ?? 'cancelled');
-  }
-  let done = 0;
-  let skipped = 0;
-  let cancelled = 0;
-  let screened = 0;
-  const failed: ReportFailedCall[] = [];
-  for (const chunk of doc.chunks) {
-    for (const clause of chunk.clauses) {
-      for (const analystId of analysts) {
-        if (isScreened(doc.screened, clause.id, analystId)) {
-          screened++;
-          continue;
-        }
-        const key = `${chunk.index}#${clause.id}#${analystId}`;
-        const e = entries.get(key);
-        if (e?.status === 'done') done++;
-        else if (e?.status === 'failed') {
-          failed.push({
-            chunk: chunk.index,
-            clauseId: clause.id,
-            analystId,
-            failureKind: e.failureKind ?? 'permanent',
-            errorClass: e.errorClass ?? 'unknown',
-            lastError: e.lastError ?? '',
-            attempts: e.attempts,
-          });
-        } else if (unstarted.get(key) === 'budget') skipped++;
-        else if (unstarted.has(key) || cancelledChunks.has(chunk.index)) cancelled++;
-        else if (e) {
-          // An entry that never ended (retryable, or an intent whose holder stopped).
-          failed.push({
-            chunk: chunk.index,
-            clauseId: clause.id,
-            analystId,
-            failureKind: 'not-finished',
-            errorClass: e.errorClass ?? 'unknown',
-            lastError: e.lastError ?? '',
-            attempts: e.attempts,
-          });
-        }
-        // A call with no entry at all was never run: counted in `callsNotRun`, and its chunk
-        // is named among the unfinished ones.
-      }
-    }
-  }
-  failed.sort(
-    (a, b) =>
-      a.chunk - b.chunk || a.clauseId.localeCompare(b.clauseId) || a.analystId.localeCompare(b.analystId),
-  );
-  return { done, skipped, cancelled, screened, failed };
 }

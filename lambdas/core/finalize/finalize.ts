@@ -21,6 +21,7 @@ import { Jobs } from '../state/jobs.js';
 import { OwnerSpend } from '../state/owner-spend.js';
 import { buildReport } from './build-report.js';
 import { type DocxOutcome, reportDocx, withDocxOutcome } from './docx-output.js';
+import { withNegotiationDocx } from './negotiation-report.js';
 import { REPORT_CONTENT_TYPES } from './report-files.js';
 import { renderReportHtml } from './report-html.js';
 
@@ -108,7 +109,7 @@ export async function finalizeJob(
   if (review.kind === 'reviewed') report = review.report;
   const keys = reportKeys(deps.resultsPrefix, jobId);
   const docx = await reportDocx(deps.s3, job, doc, report);
-  report = withDocxOutcome(report, docx.outcome);
+  report = withNegotiationDocx(withDocxOutcome(report, docx.outcome), docx.outcome.negotiation);
   await Promise.all([
     deps.s3.send(
       new PutObjectCommand({

@@ -36,6 +36,7 @@ import {
   scoreText,
   time,
 } from './report-html-kit.js';
+import { renderNegotiationSection } from './report-negotiation-html.js';
 import { clausePositionsHtml, renderPlaybookSection } from './report-playbook-html.js';
 import { findingReviewHtml, modelRiskHtml, renderReviewSection } from './report-review-html.js';
 
@@ -365,9 +366,10 @@ export function renderReportHtml(report: Report): string {
 <a class="sr" href="#findings">Skip to findings</a>
 ${renderHeader(ctx)}
 <nav aria-label="Sections" class="hint">Sections: ${
-    report.playbookReview ? '<a href="#playbook">Against the playbook</a> · ' : ''
-  }<a href="#summary">Summary</a> · ${report.review ? '<a href="#review">Reviewer decisions</a> · ' : ''}<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
+    report.negotiation ? '<a href="#negotiation">Their changes</a> · ' : ''
+  }${report.playbookReview ? '<a href="#playbook">Against the playbook</a> · ' : ''}<a href="#summary">Summary</a> · ${report.review ? '<a href="#review">Reviewer decisions</a> · ' : ''}<a href="#heatmap">Heat map</a> · <a href="#findings">Findings</a> · <a href="#coverage">Coverage and failures</a> · <a href="#cost">Cost</a></nav>
 <main>
+${renderNegotiationSection(report, anchorOf)}
 ${renderPlaybookSection(report, anchorOf)}
 ${renderSummary(ctx)}
 ${renderReviewSection(report)}

@@ -6,7 +6,7 @@
  * document as a change of theirs, beside any tracked changes the upload has of its own.
  */
 import type { Clause } from '../model.js';
-import { type CompareOptions, compareVersions } from '../negotiation/index.js';
+import { type CompareOptions, compareVersions, contractClauses } from '../negotiation/index.js';
 import { type AgainstVersion, type StoredDocument, storedClauses } from './stored-document.js';
 
 /** The version a document answers: its clauses, and which version they are. */
@@ -29,7 +29,7 @@ export function withComparison(
   earlier: EarlierVersion,
   options: CompareOptions,
 ): StoredDocument {
-  const { changes, omitted } = compareVersions(earlier.clauses, storedClauses(doc), options);
+  const { changes, omitted } = compareVersions(earlier.clauses, contractClauses(storedClauses(doc)), options);
   const revisions = doc.revisions ?? { changes: [], comments: [] };
   return {
     ...doc,

@@ -87,6 +87,11 @@ export type IntakeResult =
   | { readonly outcome: 'started'; readonly jobId: string; readonly chunks: number; readonly calls: number }
   | { readonly outcome: 'queued'; readonly jobId: string; readonly chunks: number; readonly calls: number }
   | { readonly outcome: 'duplicate'; readonly jobId: string }
+  /**
+   * A version uploaded beside another (`…/against/NAME`), for that upload's intake to compare
+   * with: no job is made of it (`jobId` is the one its event would name).
+   */
+  | { readonly outcome: 'version'; readonly jobId: string; readonly key: string }
   | { readonly outcome: 'rejected'; readonly jobId: string; readonly reason: string };
 
 /** One intake's fixed facts. */

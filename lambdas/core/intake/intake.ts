@@ -23,6 +23,7 @@ import type { IntakeDeps, IntakeResult, IntakeRun } from './intake-run.js';
 import { ownerOf } from './intake-run.js';
 import { jobIdFor } from './job-id.js';
 import { isJobOptionError, type JobOptions, readJobOptions } from './job-options.js';
+import { isVersionUpload, negotiationRound, type RoundDocument } from './negotiation-round.js';
 import { headUpload, type RoutedUpload } from './owner-route.js';
 import { ceilingCovers, quoteDocument } from './quote.js';
 import { readUpload, type Upload } from './read-upload.js';
@@ -78,6 +79,8 @@ export async function intakeObject(
 ): Promise<IntakeResult> {
   const now = deps.now ?? Date.now;
   const { ref: event, owner } = 'ref' in object ? object : { ref: object, owner: undefined };
+  // A version uploaded beside another, for it to be compared with: read by that upload's intake.
+  if (isVersionUpload(event.key)) return { outcome: 'version', jobId: jobIdFor(event), key: event.key };
   const ref = event.versionId ? event : (await headUpload(deps.s3, event)).ref;
   const jobId = jobIdFor(ref);
   const jobs = new Jobs(deps.db, deps.tableName, now);
@@ -101,7 +104,9 @@ export async function intakeObject(
   if ('outcome' in upload) return upload;
   const recorded = await recordJob(run, upload);
   if ('outcome' in recorded) return recorded;
-  const parsed = await parseUpload(run, upload);
+  const read = await parseUpload(run, upload);
+  if ('outcome' in read) return read;
+  const parsed = await negotiationRound(run, read, recorded.options.against, recorded.owner);
   if ('outcome' in parsed) return parsed;
   const parties = reviewedFor(
     readParties(parsed.text),
@@ -151,7 +156,7 @@ export async function intakeObject(
   if (!ceilingCovers(quote, options)) {
     const reason =
       `the cost ceiling ${money(options.costLimit)} is below this job's expected cost ${money(quote.expectedMicros)} ` +
-      `(worst case ${money(quote.worstCaseMicros)}; ${parsed.clauses.length} clauses × ${options.analysts.length} analysts` +
+      `(worst case ${money(quote.worstCaseMicros)}; ${clausesOf(parsed)} × ${options.analysts.length} analysts` +
       `${calls.screened > 0 ? `, ${calls.screened} pairs screened` : ''}): ` +
       `upload it again with a ceiling of at least ${money(quote.expectedMicros)} (cost-ceiling-usd), or with ` +
       `allow-partial=true to review as much as ${money(options.costLimit)} allows`;
@@ -185,10 +190,17 @@ function overDailyCap(quote: CostQuote, options: JobOptions, deps: IntakeDeps): 
   );
 }
 
-/** A recorded job's options, and the content of the playbook it names. */
+/** The clauses a quote counts: the contract's, and those judged as they read before their changes. */
+function clausesOf(doc: RoundDocument): string {
+  const before = doc.clauses.length - doc.contractClauses;
+  return `${doc.contractClauses} clauses${before > 0 ? ` and ${before} as they read before their changes` : ''}`;
+}
+
+/** A recorded job's options, the content of the playbook it names, and its owner. */
 interface Recorded {
   readonly options: JobOptions;
   readonly playbook?: Playbook;
+  readonly owner?: string;
 }
 
 /**
@@ -253,7 +265,11 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
     await jobs.markRejected(jobId, unavailable, { rejection: 'model-unavailable' });
     return { outcome: 'rejected', jobId, reason: unavailable };
   }
-  return { options, ...(playbook && 'stored' in playbook ? { playbook: playbook.stored.playbook } : {}) };
+  return {
+    options,
+    ...(playbook && 'stored' in playbook ? { playbook: playbook.stored.playbook } : {}),
+    ...(owner ? { owner } : {}),
+  };
 }
 
 type Parsed = Awaited<ReturnType<typeof parseDocumentBounded>>;
@@ -317,7 +333,7 @@ interface Plan {
 async function fanOut(
   run: IntakeRun,
   options: JobOptions,
-  parsed: Parsed,
+  parsed: RoundDocument,
   { context, quote, calls: { planned: calls }, screen }: Plan,
 ): Promise<IntakeResult> {
   const { jobId, jobs, deps, now } = run;
@@ -351,7 +367,7 @@ async function fanOut(
   if (current.status === 'intake' || (current.status === 'cancelled' && current.chunkCount === 0)) {
     const plan = {
       chunkCount: parsed.chunks.length,
-      clauseCount: parsed.clauses.length,
+      clauseCount: parsed.contractClauses,
       callsPlanned: calls,
       sha256: parsed.sha256,
       bytes: parsed.bytes,

@@ -40,7 +40,15 @@ export interface JobOptions {
    */
   /** Ask every analyst about every clause; false (the default): the relevance screen runs first. */
   readonly fullPanel: boolean;
+  /** The version this one answers, to compare it with: an earlier job, or a file uploaded beside it. */
+  readonly against?: AgainstRequest;
 }
+
+/**
+ * The version an upload answers: an earlier job of the same owner (`j-…`), or a file uploaded
+ * beside it (`file:NAME`: the object `against/NAME` in the upload's own folder).
+ */
+export type AgainstRequest = { readonly jobId: string } | { readonly file: string };
 
 /** Longest review deadline an upload may ask for: 30 days. */
 export const MAX_REVIEW_HOURS = 720;
@@ -111,7 +119,8 @@ export const isJobOptionError = guardOf(JobOptionError);
  * `allow-partial`, `gate` (none|critical|high), `review-hours`, `playbook` (`NAME` or
  * `NAME@VERSION`; whether the stack has it is intake's to check), `contract-type` (with a
  * playbook: one of its contract types, which intake checks), `all-analysts` and `full-panel`
- * (true|false) from metadata, falling back to tags, then defaults.
+ * (true|false) and `against` (`j-…` or `file:NAME`) from metadata, falling back to tags, then
+ * defaults.
  */
 export function readJobOptions(
   metadata: Readonly<Record<string, string>>,
@@ -174,6 +183,7 @@ export function readJobOptions(
   const party = readParty(pick('party'));
   const allRaw = readBoolean(pick, 'all-analysts');
   const fullRaw = readBoolean(pick, 'full-panel');
+  const against = readAgainst(pick('against'));
   return {
     lane: (laneRaw as Lane | undefined) ?? defaults.lane,
     costLimit,
@@ -187,6 +197,7 @@ export function readJobOptions(
     ...(party ? { party } : {}),
     allAnalysts: allRaw === 'true',
     fullPanel: fullRaw === 'true',
+    ...(against ? { against } : {}),
   };
 }
 
@@ -212,6 +223,19 @@ function readCeiling(raw: string, maxCostLimit = MAX_COST_LIMIT): number {
     );
   }
   return micros;
+}
+
+/** The `against` option: `j-` and 20 hex digits, or `file:` and a plain file name. */
+function readAgainst(raw: string | undefined): AgainstRequest | undefined {
+  const value = raw?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (/^j-[0-9a-f]{20}$/.test(value)) return { jobId: value };
+  const file = /^file:(.+)$/.exec(value)?.[1];
+  if (file !== undefined && file.length <= 200 && !/[/\\\p{Cc}]/u.test(file) && file !== '.' && file !== '..')
+    return { file };
+  throw new JobOptionError(
+    `the 'against' option names the version this one answers: an earlier job's id (j- and 20 hex digits) or file:NAME (a file uploaded beside it as against/NAME); got '${value}'`,
+  );
 }
 
 /** A true|false option as given (lower case), or undefined when absent. */

@@ -32,6 +32,7 @@ import type { ContractNames } from '../analysts/positions.js';
 import { type DocumentContext, findDocumentContext } from '../documents/document-context.js';
 import type { Clause } from '../model.js';
 import { costOf, tokensOf } from '../models.js';
+import { type ChangeRecord, contractClauses, pairedScreen, quotedClauses } from '../negotiation/index.js';
 import {
   type ContractType,
   contractTypeFor,
@@ -193,18 +194,21 @@ export function quoteDocument(
     readonly text: string;
     readonly clauses: readonly Clause[];
     readonly chunks: readonly unknown[];
+    /** A DOCX's own tracked changes: the clauses they alter are priced as they read before too. */
+    readonly revisions?: ChangeRecord;
   },
   options: Pick<JobOptions, 'analysts' | 'models'> &
     Partial<Pick<JobOptions, 'contractType' | 'allAnalysts' | 'fullPanel'>>,
   against?: QuotedPlaybook,
 ): DocumentQuote {
-  const { clauses } = document;
-  const context = findDocumentContext(document.text, clauses);
+  const { clauses, chunks } = quotedClauses(document);
+  // The contract's own clauses make the context: a changed clause's text before (`b0007`) is judged, not read as context.
+  const context = findDocumentContext(document.text, contractClauses(clauses));
   const selection = withModels(selectAnalysts(options.analysts), options.models);
   const played =
     against && playbookOf(selection, against, options, { text: document.text, title: context?.title });
   const asked = played?.analysts ?? selection;
-  const screen = options.fullPanel ? undefined : shippedScreen()?.screenDocument(clauses, asked);
+  const screen = options.fullPanel ? undefined : screenOf(clauses, asked);
   const estimate = estimateJob(
     clauses,
     asked,
@@ -233,7 +237,7 @@ export function quoteDocument(
         }
       : undefined;
   const calls = Object.values(estimate.loads).reduce((n, l) => n + l.calls, 0);
-  const compute = laneComputeCost(calls, document.chunks.length);
+  const compute = laneComputeCost(calls, chunks);
   return {
     context,
     ...estimate,
@@ -254,6 +258,21 @@ export function quoteDocument(
       : {}),
     ...(screen ? { screen } : {}),
   };
+}
+
+/** The relevance screen of the clauses, a changed clause asked the same analysts before and after. */
+function screenOf(
+  clauses: readonly Clause[],
+  asked: readonly AnalystDefinition[],
+): DocumentScreen | undefined {
+  const screen = shippedScreen()?.screenDocument(clauses, asked);
+  return (
+    screen &&
+    pairedScreen(
+      screen.screened,
+      clauses.map((c) => c.id),
+    )
+  );
 }
 
 /** The panel a playbook leaves a selection, and the contract type its topics were taken for. */

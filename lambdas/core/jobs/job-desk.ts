@@ -7,12 +7,13 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { REPORT_CONTENT_TYPES, type ReportKind } from '../finalize/report-files.js';
 import { cancelJob } from '../holds/pause.js';
 import { jobIdFor } from '../intake/job-id.js';
+import { isVersionUpload } from '../intake/negotiation-round.js';
 import { SUBMITTED_BY_METADATA } from '../intake/submitter.js';
 import type { Lane } from '../model.js';
 import { PlaybookStore } from '../playbooks/index.js';
 import type { Job } from '../state/job.js';
 import { Jobs } from '../state/jobs.js';
-import { InvalidJobRequestError, JobConflictError, JobNotFoundError } from './errors.js';
+import { InvalidJobRequestError, isJobNotFoundError, JobConflictError, JobNotFoundError } from './errors.js';
 import { type JobView, jobView, queuedView, type ReportLinks } from './job-view.js';
 import type { QuoteDeps } from './quote-request.js';
 import { attachmentDisposition, reportFilename } from './report-download.js';
@@ -99,6 +100,11 @@ export interface Submission {
   /** The options the job will run with (the request's, or the defaults). */
   readonly options: SubmittedOptions;
   readonly upload: UploadForm;
+  /**
+   * With `againstFilename`: where our version goes (`<submission>/against/<name>`), to upload
+   * before the document; intake compares the document with it and makes no job of it.
+   */
+  readonly against?: { readonly key: string; readonly upload: UploadForm };
 }
 
 /** A presigned POST upload: the form S3 accepts until `expiresAt`. */
@@ -154,9 +160,25 @@ export class JobDesk {
       readSubmission(request, this.deps),
       this.deps.playbooks ?? this.playbooks,
     );
+    if (request.against) await this.answered(request.against, actor);
     if (actor) metadata[SUBMITTED_BY_METADATA] = actor.name;
     const submissionId = this.deps.newSubmissionId?.() ?? `s-${randomBytes(10).toString('hex')}`;
     const key = `${this.deps.intakePrefix}${submissionId}/${request.filename}`;
+    const versionKey = request.againstFilename
+      ? `${this.deps.intakePrefix}${submissionId}/against/${request.againstFilename}`
+      : undefined;
+    return {
+      submissionId,
+      bucket: this.deps.intakeBucket,
+      key,
+      options: submittedOptions(options, playbook),
+      upload: await this.presign(key, metadata),
+      ...(versionKey ? { against: { key: versionKey, upload: await this.presign(versionKey, {}) } } : {}),
+    };
+  }
+
+  /** A presigned POST of one object: its key, every field and the body's length fixed by the policy. */
+  private async presign(key: string, metadata: Readonly<Record<string, string>>): Promise<UploadForm> {
     const maxBytes = this.deps.maxDocumentBytes;
     const { url, fields } = await createPresignedPost(this.deps.s3, {
       Bucket: this.deps.intakeBucket,
@@ -167,19 +189,33 @@ export class JobDesk {
       Conditions: [{ key }, ['content-length-range', 0, maxBytes]],
       Expires: this.deps.uploadUrlSeconds,
     });
-    return {
-      submissionId,
-      bucket: this.deps.intakeBucket,
-      key,
-      options: submittedOptions(options, playbook),
-      upload: {
-        method: 'POST',
-        url,
-        fields,
-        maxBytes,
-        expiresAt: new Date(this.now() + this.deps.uploadUrlSeconds * 1000).toISOString(),
-      },
-    };
+    const expiresAt = new Date(this.now() + this.deps.uploadUrlSeconds * 1000).toISOString();
+    return { method: 'POST', url, fields, maxBytes, expiresAt };
+  }
+
+  /**
+   * Checks that the job a submission answers is one the caller may act on, with a document to
+   * compare with (not rejected, not purged).
+   * @throws InvalidJobRequestError naming why not
+   */
+  private async answered(jobId: string, actor: Actor | undefined): Promise<void> {
+    let job: Job | undefined;
+    try {
+      job = await this.job(jobId, actor);
+    } catch (error) {
+      if (!isJobNotFoundError(error)) throw error;
+    }
+    const why = !job
+      ? `no job ${jobId} of yours`
+      : job.purgedAt
+        ? `job ${jobId} was purged`
+        : job.status === 'rejected'
+          ? `job ${jobId} was rejected and has no document`
+          : undefined;
+    if (why) {
+      const issue = `against: ${why} to compare the document with`;
+      throw new InvalidJobRequestError(`invalid submission: ${issue}`, [issue]);
+    }
   }
 
   /** Status and progress. @throws InvalidJobRequestError, JobNotFoundError */
@@ -292,8 +328,9 @@ export class JobDesk {
     const listed = await this.deps.s3.send(
       new ListObjectVersionsCommand({ Bucket: this.deps.intakeBucket, Prefix: prefix, MaxKeys: 100 }),
     );
+    // Our version uploaded beside the document (`against/NAME`) is compared with, never a job.
     const latest = (listed.Versions ?? [])
-      .filter((v) => v.Key && v.IsLatest !== false)
+      .filter((v) => v.Key && v.IsLatest !== false && !isVersionUpload(v.Key))
       .sort((a, b) => (b.LastModified?.getTime() ?? 0) - (a.LastModified?.getTime() ?? 0))[0];
     const unknown = () =>
       new JobNotFoundError(

@@ -83,8 +83,26 @@ export const submitOptionsShape = {
   fullPanel: z.boolean().optional(),
 } as const;
 
-/** The body of POST /jobs. */
-export const submitRequestSchema = z.object(submitOptionsShape).strict();
+/**
+ * The body of POST /jobs: the options, and the version the document answers, when it is a round
+ * of a negotiation: `against`, an earlier job of the caller's, or `againstFilename`, a file the
+ * answer's second upload form (`againstUpload`) takes, to be uploaded before the document.
+ */
+export const submitRequestSchema = z
+  .object({
+    ...submitOptionsShape,
+    against: z
+      .string()
+      .regex(/^j-[0-9a-f]{20}$/, { message: "must be an earlier job's id: j- and 20 hex digits" })
+      .optional(),
+    againstFilename: submitOptionsShape.filename.optional(),
+  })
+  .strict()
+  .refine((r) => r.against === undefined || r.againstFilename === undefined, {
+    message:
+      'name the version the document answers once: against (a job) or againstFilename (a file), not both',
+    path: ['against'],
+  });
 
 /** A validated POST /jobs body. */
 export type SubmitRequest = z.output<typeof submitRequestSchema>;
@@ -172,6 +190,8 @@ export function readSubmission(
   if (request.party !== undefined) metadata.party = metadataValue(request.party);
   if (request.allAnalysts) metadata['all-analysts'] = 'true';
   if (request.fullPanel !== undefined) metadata['full-panel'] = String(request.fullPanel);
+  if (request.against) metadata.against = request.against;
+  if (request.againstFilename) metadata.against = `file:${request.againstFilename}`;
   try {
     const options = readJobOptions(
       metadata,

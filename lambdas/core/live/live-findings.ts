@@ -4,16 +4,18 @@
  * and the stored document, never from the call ledger, and with no write.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ClauseAssessment } from '../analysts/index.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { reportClause } from '../finalize/build-report.js';
 import { readStoredDocument } from '../intake/stored-document.js';
+import { isBeforeClause, type NegotiationChange } from '../negotiation/index.js';
 import type { ReportClause } from '../report-types.js';
 import type { Job, JobStatus } from '../state/job.js';
-import { CHECKPOINT_PREFIX, checkpointSk, jobPk } from '../state/keys.js';
+import { CHECKPOINT_PREFIX, jobPk } from '../state/keys.js';
 import { queryAll } from '../state/query-all.js';
+import { readAssessments } from './assessments.js';
 import { decodeFindingsCursor, encodeFindingsCursor } from './cursor.js';
 import { LiveReadError } from './errors.js';
+import { liveNegotiation } from './live-negotiation.js';
 
 /** What a read of findings needs. */
 export interface LiveFindingsDeps {
@@ -42,6 +44,12 @@ export interface LiveFindingsView {
   };
   /** The clauses of chunks consolidated since the cursor, in document order, as report.json has them. */
   readonly clauses: readonly ReportClause[];
+  /**
+   * The other side's changes these chunks complete (every clause each falls in consolidated, as
+   * it reads now and as it read before), judged and answered as report.json's `negotiation` will
+   * have them; each once. Absent when none.
+   */
+  readonly negotiation?: readonly NegotiationChange[];
   /** Pass as `after=` to get what consolidates next. */
   readonly cursor: string;
   /** More consolidated chunks are waiting: read again at once. */
@@ -67,6 +75,8 @@ export async function readLiveFindings(
   const fresh = consolidated.filter((c) => !delivered.has(c));
   const clauses: ReportClause[] = [];
   const page: number[] = [];
+  const prior = new Set(delivered);
+  let negotiation: NegotiationChange[] = [];
   let more = false;
   if (fresh.length > 0) {
     const doc = await readStoredDocument(deps.s3, deps.resultsBucket, job.jobId);
@@ -87,7 +97,8 @@ export async function readLiveFindings(
       if (!chunk)
         throw new LiveReadError(`the stored document of job ${job.jobId} has no chunk ${index}`, job.jobId);
       const found = assessments.get(index) ?? [];
-      for (const clause of chunk.clauses) {
+      // A clause as it read before the other side's changes is judged, not the contract's: it comes as their change's verdict.
+      for (const clause of chunk.clauses.filter((c) => !isBeforeClause(c.id))) {
         clauses.push(
           reportClause(
             clause,
@@ -98,14 +109,16 @@ export async function readLiveFindings(
         );
       }
     }
+    for (const chunk of page) delivered.add(chunk);
+    if (doc.revisions) negotiation = await liveNegotiation(job, doc, prior, delivered, deps);
   }
-  for (const chunk of page) delivered.add(chunk);
   const all = delivered.size >= job.chunkCount && job.chunkCount > 0;
   return {
     jobId: job.jobId,
     status: job.status,
     chunks: { total: job.chunkCount, consolidated: consolidated.length, delivered: delivered.size },
     clauses,
+    ...(negotiation.length > 0 ? { negotiation } : {}),
     cursor: encodeFindingsCursor(delivered),
     more,
     ended: !more && (all || !MOVING.includes(job.status)),
@@ -130,48 +143,4 @@ async function consolidatedChunks(jobId: string, deps: LiveFindingsDeps): Promis
     .filter((i) => i.stage === 'consolidate' && i.status === 'done')
     .map((i) => i.chunk)
     .sort((a, b) => a - b);
-}
-
-/** BatchGetItem takes at most 100 keys. https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html */
-const BATCH_GET_KEYS = 100;
-/** Rounds of UnprocessedKeys before giving up; each waits a little longer. */
-const UNPROCESSED_ROUNDS = 8;
-
-/** The clause assessments consolidate stored on the checkpoints of `chunks`. */
-async function readAssessments(
-  jobId: string,
-  chunks: readonly number[],
-  deps: LiveFindingsDeps,
-): Promise<Map<number, ClauseAssessment[]>> {
-  const out = new Map<number, ClauseAssessment[]>();
-  for (let i = 0; i < chunks.length; i += BATCH_GET_KEYS) {
-    let keys: Record<string, unknown>[] = chunks
-      .slice(i, i + BATCH_GET_KEYS)
-      .map((c) => ({ pk: jobPk(jobId), sk: checkpointSk(c, 'consolidate') }));
-    for (let round = 0; keys.length > 0; round++) {
-      if (round >= UNPROCESSED_ROUNDS) {
-        throw new LiveReadError(`DynamoDB left ${keys.length} checkpoint(s) of job ${jobId} unread`, jobId);
-      }
-      if (round > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** round));
-      const r = await deps.db.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [deps.tableName]: {
-              Keys: keys,
-              ProjectionExpression: '#chunk, #result',
-              ExpressionAttributeNames: { '#chunk': 'chunk', '#result': 'result' },
-              ConsistentRead: true,
-            },
-          },
-        }),
-      );
-      for (const item of r.Responses?.[deps.tableName] ?? []) {
-        const { chunk, result } = item as { chunk: number; result?: string };
-        out.set(chunk, result ? (JSON.parse(result) as ClauseAssessment[]) : []);
-      }
-      // BatchGetItem may return part of the keys; the rest come back in UnprocessedKeys.
-      keys = (r.UnprocessedKeys?.[deps.tableName]?.Keys ?? []) as Record<string, unknown>[];
-    }
-  }
-  return out;
 }

@@ -55,6 +55,12 @@ export interface ClauseAlignment {
 
 /** Shared words, as a share of both passages' words, at which two passages are one changed. */
 export const MIN_SIMILARITY = 0.5;
+/**
+ * The share at which two passages left unpaired in the same place (between the same two pairs)
+ * are one changed: their place speaks for them, so a paragraph rewritten in half its words is
+ * read as edited, not as one deleted and another inserted.
+ */
+export const MIN_IN_PLACE_SIMILARITY = 0.25;
 /** A word in more passages than this is too common to find candidates by. */
 const COMMON_WORD = 60;
 /** Candidates scored per passage. */
@@ -102,6 +108,7 @@ export function alignClauses(ours: readonly Clause[], theirs: readonly Clause[])
     pairSame(a, b);
   }
   pairSimilar(a, b);
+  pairInPlace(a, b);
   const order = inOrder(b);
   const pairs: PassagePair[] = [];
   for (let t = 0; t < b.passages.length; t++) {
@@ -197,6 +204,33 @@ function pairSimilar(a: Side, b: Side): void {
     if ((a.paired[o] ?? -1) >= 0 || (b.paired[t] ?? -1) >= 0) continue;
     a.paired[o] = t;
     b.paired[t] = o;
+  }
+}
+
+/** The distinct words of a passage, its numbers left out. */
+const wordsOf = (side: Side, i: number) =>
+  new Set((side.tokens[i] ?? []).filter((t) => !t.label).map((t) => t.key));
+
+/**
+ * Pairs, in order, the passages still unpaired that stand in the same place on both sides (the
+ * same stretch between pairs) and share at least {@link MIN_IN_PLACE_SIMILARITY} of their words.
+ */
+function pairInPlace(a: Side, b: Side): void {
+  const gapA = gaps(a);
+  const gapB = gaps(b);
+  for (let t = 0; t < b.passages.length; t++) {
+    if ((b.paired[t] ?? -1) >= 0) continue;
+    const theirs = wordsOf(b, t);
+    for (let o = 0; o < a.passages.length; o++) {
+      if ((a.paired[o] ?? -1) >= 0 || gapA[o] !== gapB[t]) continue;
+      const ours = wordsOf(a, o);
+      let shared = 0;
+      for (const w of theirs) if (ours.has(w)) shared++;
+      if ((2 * shared) / Math.max(1, theirs.size + ours.size) < MIN_IN_PLACE_SIMILARITY) continue;
+      a.paired[o] = t;
+      b.paired[t] = o;
+      break;
+    }
   }
 }
 

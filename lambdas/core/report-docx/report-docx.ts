@@ -5,6 +5,7 @@
  * contract's text, commented and changed the same way.
  */
 
+import type { NegotiationDocx } from '../negotiation/negotiation-types.js';
 import type { RedlinedClause, UnplacedRedline } from '../playbooks/review-types.js';
 import type { Report } from '../report-types.js';
 import { after, before, commentMarks, type Placement, place } from './anchor.js';
@@ -15,6 +16,7 @@ import { plainDocument } from './generate.js';
 import { type DocxClauseInsert, insertClauses } from './inserted-clauses.js';
 import { DocxPackage, elements, isW, newXml, W_NS, wElement } from './ooxml.js';
 import { type DocxRedline, planRedlines } from './redlines.js';
+import { Answers } from './replies.js';
 import { alignText, documentAtoms, spanAtoms } from './text-map.js';
 import { type MarkedEdit, spanMarker, writeChange } from './tracked-changes.js';
 
@@ -52,6 +54,8 @@ export interface ReportDocx {
   readonly inserted: readonly string[];
   /** Comments and changes of the upload under this tool's name, relabelled as the original's. */
   readonly relabelled: number;
+  /** Our answers to the other side's changes and comments, when the report has any (`replies.ts`). */
+  readonly negotiation?: NegotiationDocx;
 }
 
 /** An annotation id (`w:id`) anywhere in a part. */
@@ -105,7 +109,12 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
   const { atoms, chars } = documentAtoms(body);
   const map = alignText(text, chars);
   const redlines = (input.redlines ?? []).filter((r) => r.decision !== 'rejected');
-  const plan = planRedlines(text, atoms, map, report.clauses, redlines);
+  const author = authorOf(jobId);
+  const date = report.timings.finalizedAt.replace(/\.\d+Z$/, 'Z');
+  const negotiation = report.negotiation ? { negotiation: report.negotiation } : {};
+  const answers = new Answers({ pkg, main, doc, comments, atoms, map, nextId, author, date, ...negotiation });
+  // Counter-proposals to the other side go first: a playbook redline that clashes with one is not placed.
+  const plan = planRedlines(text, atoms, map, report.clauses, [...answers.counters, ...redlines]);
   const mentions = new Map<string, RedlineMention[]>();
   for (const redline of redlines) {
     const unplaced = plan.notPlaced.find((u) => u.id === redline.id && u.clauseId === redline.clauseId);
@@ -114,9 +123,7 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
     mentions.set(redline.clauseId, list);
   }
 
-  const author = authorOf(jobId);
-  const date = report.timings.finalizedAt.replace(/\.\d+Z$/, 'Z');
-  const placements: Placement[] = [];
+  const placements: Placement[] = answers.placements();
   let written = 0;
   for (const clause of report.clauses) {
     const notes = mentions.get(clause.id) ?? [];
@@ -149,6 +156,7 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
   place(placements);
   let changes = 0;
   for (const edit of marked) changes += writeChange(edit, { author: edit.author, date, nextId }).length;
+  answers.finish();
   const inserted = writeInsertedClauses(
     { body, comments, report, atoms, map, jobId, date, nextId, author },
     input.clauses ?? [],
@@ -160,11 +168,12 @@ export function renderReportDocx(input: ReportDocxInput): ReportDocx {
   return {
     bytes: pkg.bytes(),
     source: input.original ? 'original' : 'generated',
-    comments: written,
-    redlines: { placed: plan.placed, notPlaced: plan.notPlaced, clauses: plan.clauses },
+    comments: written + answers.written,
+    redlines: answers.redlinesOf(plan),
     changes,
     inserted,
     relabelled,
+    ...answers.outcome(plan),
   };
 }
 

@@ -12,6 +12,8 @@ export const JOB_REJECTIONS = {
   'invalid-options': "the upload's options (metadata) are not valid",
   'model-unavailable': 'a model the job would use has reached end of life or is not offered in the region',
   'unknown-playbook': 'the upload names a playbook, or a version of one, that the stack does not hold',
+  'unknown-version':
+    "the upload names a version it answers (an earlier job, or a file beside it) that cannot be read, or is not its owner's",
   'parse-timeout-under-load':
     'the service was too busy to read the document on every try (it did not run out of its own processing time)',
   'daily-spend-cap':

@@ -3,7 +3,8 @@ import { LANES } from '../contracts.js';
 
 const clause = z.object({
   index: z.number().int().min(0),
-  id: z.string().regex(/^c\d{4,}$/),
+  // `c0007`: a clause of the contract; `b0007`: clause c0007 as it read before the other side's changes.
+  id: z.string().regex(/^[cb]\d{4,}$/),
   label: z.string().optional(),
   heading: z.string().optional(),
   start: z.number().int().min(0),
