@@ -123,27 +123,27 @@ export function progressLine(view: JobView, width = 24): string {
   );
 }
 
-/** `submit <file>`: presigned upload through the API; prints the job and submission ids. */
-export async function submitCommand(argv: string[], io: CliIo, resolveWith: TargetResolver = resolveTarget) {
-  const { values, positionals } = parse(argv, {
-    lane: { type: 'string' },
-    budget: { type: 'string' },
-    analysts: { type: 'string' },
-    'allow-partial': { type: 'boolean' },
-    gate: { type: 'string' },
-    'review-hours': { type: 'string' },
-    playbook: { type: 'string' },
-    'contract-type': { type: 'string' },
-    party: { type: 'string' },
-    'all-analysts': { type: 'boolean' },
-    'full-panel': { type: 'boolean' },
-    'dry-run': { type: 'boolean' },
-    against: { type: 'string' },
-  });
-  const [file, ...extra] = positionals;
-  if (!file || extra.length > 0)
-    throw new CliError('name exactly one contract file: clause-review submit <file>');
-  const bytes = fileBytes(file);
+/** `submit`'s flags. */
+const SUBMIT_FLAGS = {
+  lane: { type: 'string' },
+  budget: { type: 'string' },
+  analysts: { type: 'string' },
+  'allow-partial': { type: 'boolean' },
+  gate: { type: 'string' },
+  'review-hours': { type: 'string' },
+  playbook: { type: 'string' },
+  'contract-type': { type: 'string' },
+  party: { type: 'string' },
+  'all-analysts': { type: 'boolean' },
+  'full-panel': { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  against: { type: 'string' },
+} as const;
+
+type SubmitFlags = ReturnType<typeof parse<typeof SUBMIT_FLAGS>>['values'];
+
+/** The submission `submit`'s flags ask for, and the version it answers. @throws CliError naming the flag */
+function submitRequestOf(values: SubmitFlags, file: string) {
   const lane = values.lane;
   if (lane !== undefined && !isLane(lane)) {
     throw new CliError(`--lane must be ${LANE_CHOICES}; got '${lane}'`);
@@ -172,6 +172,17 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     ...(values['full-panel'] ? { fullPanel: true } : {}),
     ...against.request,
   };
+  return { request, against };
+}
+
+/** `submit <file>`: presigned upload through the API; prints the job and submission ids. */
+export async function submitCommand(argv: string[], io: CliIo, resolveWith: TargetResolver = resolveTarget) {
+  const { values, positionals } = parse(argv, SUBMIT_FLAGS);
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0)
+    throw new CliError('name exactly one contract file: clause-review submit <file>');
+  const bytes = fileBytes(file);
+  const { request, against } = submitRequestOf(values, file);
   return withTarget(values, resolveWith, async (target) => {
     if (values['dry-run']) return dryRunSubmit(target, request, file, bytes.length, io);
     const submission = await target.api.submit(request);

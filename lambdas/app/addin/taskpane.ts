@@ -20,8 +20,7 @@ import {
   field,
   fillParties,
   gateSelect,
-  partySelect,
-  playbookSelect,
+  playbookFields,
   quoteLines,
   tooLargeToQuote,
 } from '../views/review-options.js';
@@ -142,8 +141,7 @@ function reviewForm(
   read: () => Promise<Uint8Array>,
   start: (jobId: string, threshold: Risk) => void,
 ): HTMLFormElement {
-  const playbook = playbookSelect(ctx.api, 'rv-playbook');
-  const party = partySelect('rv-party');
+  const { playbook, party, elements } = playbookFields(ctx.api, 'rv');
   const gate = gateSelect('rv-gate');
   const ceiling = ceilingInput('rv-ceiling');
   const threshold = thresholdSelect('rv-threshold');
@@ -155,18 +153,7 @@ function reviewForm(
   const form = h(
     'form',
     { class: 'upload', novalidate: true },
-    field(
-      'Playbook',
-      'rv-playbook',
-      playbook,
-      "Review against your team's positions, or the risk categories alone.",
-    ),
-    field(
-      'Reviewed for',
-      'rv-party',
-      party,
-      'With a playbook, the party whose side the review takes; a quote lists the parties the document names.',
-    ),
+    ...elements,
     field(
       'Review gate',
       'rv-gate',

@@ -91,6 +91,30 @@ export function partySelect(id: string): HTMLSelectElement {
 }
 
 /**
+ * The playbook to review against and the party the review is for, each a labelled field, as the
+ * upload form and the add-in's pane both offer them (`<prefix>-playbook`, `<prefix>-party`).
+ */
+export function playbookFields(api: AppApi, prefix: string) {
+  const playbook = playbookSelect(api, `${prefix}-playbook`);
+  const party = partySelect(`${prefix}-party`);
+  const elements = [
+    field(
+      'Playbook',
+      `${prefix}-playbook`,
+      playbook,
+      "Review against your team's positions, or the risk categories alone.",
+    ),
+    field(
+      'Reviewed for',
+      `${prefix}-party`,
+      party,
+      'With a playbook, the party whose side the review takes; a quote lists the parties the contract names.',
+    ),
+  ];
+  return { playbook, party, elements };
+}
+
+/**
  * Fills a party select with the parties a quote read, keeping the choice made. The first option
  * stays the playbook's side, labelled with the party it was matched to, so that an untouched
  * choice is sent as no `party` and the report says the side was inferred.

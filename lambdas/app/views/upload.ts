@@ -14,8 +14,7 @@ import {
   field,
   fillParties,
   gateSelect,
-  partySelect,
-  playbookSelect,
+  playbookFields,
   quoteLines,
   tooLargeToQuote,
 } from './review-options.js';
@@ -69,8 +68,7 @@ function buildForm(ctx: ViewContext): UploadForm {
   );
   const ceiling = ceilingInput('up-ceiling');
   const gate = gateSelect('up-gate');
-  const playbook = playbookSelect(ctx.api, 'up-playbook');
-  const party = partySelect('up-party');
+  const { playbook, party, elements } = playbookFields(ctx.api, 'up');
   const partial = h('input', { id: 'up-partial', name: 'partial', type: 'checkbox' });
   const fullPanel = h('input', { id: 'up-full-panel', name: 'full-panel', type: 'checkbox' });
   const round = roundFields(ctx.api, 'up');
@@ -92,18 +90,7 @@ function buildForm(ctx: ViewContext): UploadForm {
       gate,
       'Findings at this risk wait for your decision before the report is final.',
     ),
-    field(
-      'Playbook',
-      'up-playbook',
-      playbook,
-      "Review against your team's positions, or the risk categories alone.",
-    ),
-    field(
-      'Reviewed for',
-      'up-party',
-      party,
-      'With a playbook, the party whose side the review takes; a quote lists the parties the contract names.',
-    ),
+    ...elements,
     h(
       'div',
       { class: 'field' },
