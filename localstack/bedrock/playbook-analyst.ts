@@ -189,9 +189,12 @@ function readsAsNotAcceptable(term: string, clause: Set<string>): boolean {
   return overlap(term, clause) >= NOT_ACCEPTABLE_MATCH;
 }
 
-/** Words that say a measured quantity is none at all: no notice, no cap. */
+/**
+ * Words that say a measured quantity is none at all: no notice, no cap. Not the drafting habits
+ * that only widen a list ("including, but not limited to", "including without limitation").
+ */
 const NONE_AT_ALL =
-  /\b(without\s+(?:prior\s+)?notice|at\s+any\s+time\s+without|unlimited|not\s+(?:be\s+)?limited|no\s+limit(?:ation)?\s+(?:on|of)|without\s+limit)\b/i;
+  /\b(without\s+(?:prior\s+)?notice|at\s+any\s+time\s+without|unlimited|not\s+(?:be\s+)?limited(?!\s+to\b)|no\s+limit(?:ation)?\s+(?:on|of)|without\s+limit\b(?!ation))/i;
 
 /** The rung by wording: the rung whose words the clause holds most of, or none. */
 function wordingRung(p: PositionData, segments: readonly Segment[]): { depth: number; why: string } {

@@ -101,6 +101,15 @@ describe('the stand-in judges a playbook’s positions from the clause’s words
     expect(judge('liability-counsel', 'limitation-of-liability', text).position).toBeUndefined();
   });
 
+  it('reads a measured topic below every rung only from words that say there is none, not from a list widened by habit', () => {
+    const widened =
+      'Such minimum pressure obligation is subject to the GT&C including, but not limited to, Article X; the ' +
+      'charges under this Agreement are those of Rate Schedule FT-A, including without limitation its surcharges.';
+    expect(judge('commercial-terms', 'price-increases', widened).position).toBeUndefined();
+    const none = 'The Supplier may increase its prices at any time without notice.';
+    expect(rungOf(judge('commercial-terms', 'price-increases', none).position)).toBe('not-acceptable');
+  });
+
   it('proposes a redline at real offsets of the clause, which brings the clause to the standard', () => {
     for (const [id, topic, text] of [
       ['term-lifecycle', 'non-renewal-notice', renewal('ninety (90) days')],
