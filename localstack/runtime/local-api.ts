@@ -287,6 +287,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       defaultLane: settings.defaultLane,
       defaultCostLimit: settings.defaultCostCeilingMicros,
       maxCostLimit: settings.maxCostCeilingMicros,
+      ...(settings.minReviewHours !== undefined ? { minReviewHours: settings.minReviewHours } : {}),
       uploadUrlSeconds: 900,
       reportUrlSeconds: 900,
       administrators: [

@@ -37,6 +37,8 @@ export interface LocalRunSettings {
   readonly limiterMax?: number;
   /** Per-model per-minute budgets, as `MODEL_BUDGETS` holds them (JSON). @default none: unlimited */
   readonly modelBudgets?: string;
+  /** The shortest review an upload may ask for, in hours (`MIN_REVIEW_HOURS`). @default the stack's, 1 */
+  readonly minReviewHours?: number;
 }
 
 /** Defaults for local runs: short leases and backoffs so that recovery is seen in seconds. */
@@ -103,5 +105,6 @@ export function localEnvironment(
     // local batch workers would mix their figures into tests that check PutMetricData.
     METRICS_FLUSH_SECONDS: '0',
     ...(settings.modelBudgets ? { MODEL_BUDGETS: settings.modelBudgets } : {}),
+    ...(settings.minReviewHours !== undefined ? { MIN_REVIEW_HOURS: String(settings.minReviewHours) } : {}),
   };
 }

@@ -23,6 +23,7 @@ import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { duplicateBilledCalls } from '../../localstack/bedrock/accounting.js';
 import { startPipelineApi } from '../../localstack/runtime/local-api.js';
+import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { subscribeToAlerts } from '../helpers/alerts.js';
 import { capture, localTarget } from '../helpers/cli-target.js';
 import { fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
@@ -30,15 +31,19 @@ import { fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
 /** A caller who owns none of these jobs and is no administrator. */
 const OTHER = { accessKeyId: 'AKIDNOTTHEOWNER', secretAccessKey: 'other-secret' };
 
-// Calls take 40 ms, so a pause lands while a medium contract's calls are running.
+// Calls take 40 ms, so a pause lands while a medium contract's calls are running. Reviews may
+// be as short as the test needs: a deadline of seconds, seen to pass.
+const settings = { ...LOCAL_RUN_DEFAULTS, minReviewHours: 0 };
 const h = await startHarness('holds', {
   plan: { latency: { kind: 'fixed', ms: 40 } },
   pipeline: { sweepIntervalMs: 300 },
+  settings,
 });
 const localApi = await startPipelineApi({
   awsEndpoint: h.stack.endpoint,
   db: h.pipeline.clients.db,
   resources: h.stack.resources,
+  settings,
   credentials: Object.fromEntries(
     [EMULATOR_CREDENTIALS, OTHER].map((c) => [c.accessKeyId, c.secretAccessKey]),
   ),
