@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { parseDocument } from '../../lambdas/core/documents/parse.js';
 import { type Playbook, shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
-import { applyEdits, authorOf, paragraphTexts } from '../../lambdas/core/report-docx/index.js';
+import { applyEdits, changeAuthorOf, paragraphTexts } from '../../lambdas/core/report-docx/index.js';
 import type { ProposedRedline, Report } from '../../lambdas/core/report-types.js';
 import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builders.js';
 import { runCli } from '../helpers/cli-run.js';
@@ -22,7 +22,10 @@ import { seededRandom } from '../helpers/random.js';
 import { strictFailures } from '../helpers/strict-xml.js';
 import { acceptChanges, changeMarks, rejectChanges, wordText } from '../helpers/tracked-changes.js';
 
-/** A consulting agreement of 39 clauses: the offline analyst finds positions below the standard in it. */
+/**
+ * A consulting agreement of 39 clauses, its termination on notice lengthened to 180 days: a
+ * position below every rung, which the review brings to the standard in place.
+ */
 const CONSULTING = 'KIROMICBIOPHARMA_INC_05_11_2020-EX-10_23-CONSULTING_AGREEMENT';
 const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook as Playbook;
 
@@ -35,6 +38,10 @@ const docx = buildStyledDocx(
   styledParagraphs(
     fixture(`${CONSULTING}.txt`)
       .toString('utf8')
+      .replace(
+        'may terminate this Agreement upon prior written notice',
+        "may terminate this Agreement upon one hundred and eighty (180) days' prior written notice",
+      )
       .split('\n')
       .filter((l) => l.trim() !== ''),
     seededRandom(35),
@@ -72,7 +79,12 @@ describe('npx clause-review review CONTRACT.docx --playbook default', () => {
     expect(report.job.status).toBe('completed');
     expect(report.job.playbook).toMatchObject({ name: 'default', title: DEFAULT.title });
     const review = report.playbookReview;
-    expect(review?.contractType).toEqual({ type: 'services', source: 'detected' });
+    expect(review?.contractType).toEqual({
+      type: 'services',
+      source: 'detected',
+      kind: { id: 'consulting', label: 'Consulting Agreement', from: 'title' },
+      covered: true,
+    });
     expect(review?.positions.map((p) => p.topic)).toEqual(
       DEFAULT.positions
         .filter((p) => !p.contractTypes || p.contractTypes.includes('services'))
@@ -98,7 +110,7 @@ describe('npx clause-review review CONTRACT.docx --playbook default', () => {
     const written = readFileSync(join(out, CONSULTING, 'report.docx'));
     expect(strictFailures(written)).toEqual({});
     const doc = xmlPart(written, 'word/document.xml');
-    const author = authorOf(report.job.jobId);
+    const author = changeAuthorOf(report.job.jobId, undefined);
     const marks = changeMarks(doc);
     expect(marks.length).toBeGreaterThanOrEqual(placed.length);
     const date = report.timings.finalizedAt.replace(/\.\d+Z$/, 'Z');
@@ -125,7 +137,18 @@ describe('npx clause-review review CONTRACT.docx --playbook default', () => {
     const { text } = await parseDocument(docx, { key: `${CONSULTING}.docx`, maxBytes: 1 << 22 });
     const byId = new Map(report.clauses.map((c) => [c.id, c]));
     const acceptedText = normaliseText(wordText(accepted));
-    expect(acceptedText).toBe(normaliseText(redlinedText(text, report, redlines, placed)));
+    // Each required clause missing went in whole, as a paragraph of its own; without them, the
+    // contract's own paragraphs with the placed redlines' edits made.
+    const inserted = report.playbookReview?.docx?.inserted ?? [];
+    expect(inserted.length).toBeGreaterThan(0);
+    let ownParagraphs = acceptedText.split('\n\n');
+    for (const id of inserted) {
+      const language = report.playbookReview?.missing.find((m) => m.id === id)?.language ?? '';
+      const at = ownParagraphs.findIndex((p) => p.endsWith(normaliseText(language)));
+      expect(at, id).toBeGreaterThanOrEqual(0);
+      ownParagraphs = ownParagraphs.filter((_, i) => i !== at);
+    }
+    expect(ownParagraphs.join('\n\n')).toBe(normaliseText(redlinedText(text, report, redlines, placed)));
     for (const r of redlines) expect(r.text).toBe(applyEdits(byId.get(r.clauseId)?.text ?? '', r.edits));
     // Each clause accepts to what report.json says: its one redline's text, or, where several
     // positions' redlines were placed in it, all of their edits made in playbook order.

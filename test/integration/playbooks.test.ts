@@ -23,6 +23,7 @@ import {
 } from '../../lambdas/core/playbooks/index.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import { PLAYBOOK_LIST_PK, playbookPk, playbookVersionSk } from '../../lambdas/core/state/keys.js';
+import type { Job } from '../../lambdas/core/state/job.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { apiRefusal, capture, localTarget } from '../helpers/cli-target.js';
@@ -55,6 +56,17 @@ const EDITED = readFileSync(join(DEFAULTS, 'default.yaml'), 'utf8').replace(
 );
 
 const errorOf = apiRefusal;
+
+/**
+ * A job's end, once an administrator who does not own it has approved what its review holds: a
+ * playbook's missing required clause escalates, and waits for its approvers whatever the gate.
+ */
+async function endApproved(jobId: string): Promise<Job> {
+  const ended = (j: Job) => Boolean(j.finalizedAt) || j.status === 'rejected';
+  const job = await h.until(jobId, (j) => ended(j) || j.status === 'awaiting_review', 90_000);
+  if (!ended(job)) await admin.decide(jobId, { allUndecided: true, verdict: 'approve' });
+  return h.waitForEnd(jobId);
+}
 
 async function until(id: string, done: (v: JobView) => boolean, timeoutMs = 90_000): Promise<JobView> {
   const deadline = Date.now() + timeoutMs;
@@ -210,6 +222,11 @@ describe('a job records its playbook', () => {
     expect(submission.options.playbook).toEqual(recorded);
     expect(submission.upload.fields['x-amz-meta-playbook']).toBe(`default@${latest.version}`);
     await uploadDocument(submission, fixture(SMALL));
+    // The hosting agreement has no limitation of liability: the playbook's escalation waits for
+    // its approvers even with the gate at none, and an administrator who does not own the job decides it.
+    const held = await until(submission.submissionId, (v) => v.status === 'awaiting_review');
+    expect(held.review?.approverGroups).toContain('legal-approvers');
+    await admin.decide(held.jobId, { allUndecided: true, verdict: 'approve' });
     const ended = await until(submission.submissionId, (v) => v.finished);
     expect(ended.status).toBe('completed');
     expect(ended.playbook).toEqual(recorded);
@@ -262,13 +279,15 @@ describe('a job records its playbook', () => {
 
 describe('intake takes the contract type and asks only the analysts the playbook gives something to judge', () => {
   it('leaves out an analyst with no position, records who and why, quotes the calls saved and accounts for them', async () => {
+    // Said to be an NDA: read as what it is, a hosting agreement, the NDA playbook would not cover it.
     const jobId = await h.upload(`pb-panel-${SMALL}`, fixture(SMALL), {
       playbook: 'nda',
+      'contract-type': 'nda',
       analysts: 'term-lifecycle,commercial-terms',
     });
-    const job = await h.waitForEnd(jobId);
+    const job = await endApproved(jobId);
     expect(job.status).toBe('completed');
-    expect(job.contractType).toEqual({ type: 'nda', source: 'playbook' });
+    expect(job.contractType).toEqual({ type: 'nda', source: 'submitted', covered: true });
     expect(job.analysts).toEqual(['term-lifecycle']);
     expect(job.notAsked).toEqual([
       {
@@ -287,19 +306,20 @@ describe('intake takes the contract type and asks only the analysts the playbook
       callsNotAsked: job.clauseCount,
       notAsked: [{ analystId: 'commercial-terms', reason: 'playbook', calls: job.clauseCount }],
     });
-    expect(report.playbookReview?.contractType).toEqual({ type: 'nda', source: 'playbook' });
+    expect(report.playbookReview?.contractType).toEqual(job.contractType);
     const view = await admin.status(jobId);
-    expect(view.contractType).toEqual({ type: 'nda', source: 'playbook' });
+    expect(view.contractType).toEqual(job.contractType);
     expect(view.notAsked?.map((n) => n.analystId)).toEqual(['commercial-terms']);
     expect(view.cost.quote?.notAsked?.calls).toBe(job.clauseCount);
 
-    const all = await h.waitForEnd(
+    const all = await endApproved(
       await h.upload(`pb-all-${SMALL}`, fixture(SMALL), {
         playbook: 'nda',
         analysts: 'term-lifecycle,commercial-terms',
         'all-analysts': 'true',
       }),
     );
+    expect(all.contractType).toMatchObject({ type: 'hosting', source: 'detected', covered: false, covers: ['nda'] });
     expect(all.analysts).toEqual(['term-lifecycle', 'commercial-terms']);
     expect(all.notAsked).toBeUndefined();
     expect(all.callsPlanned).toBe(2 * all.clauseCount);
@@ -344,6 +364,7 @@ describe('clause-review playbook', () => {
     const bad = join(scratch, 'bad.yaml');
     writeFileSync(good, EDITED);
     writeFileSync(bad, EDITED.replace('threshold: 60\n', 'threshold: sixty\n'));
+    const thresholdLine = EDITED.split('\n').findIndex((l) => l.endsWith('threshold: 60')) + 1;
     const io = capture();
     expect(await playbookCommand(['validate', good], io)).toBe(0);
     expect(io.stdout).toEqual([
@@ -355,7 +376,7 @@ describe('clause-review playbook', () => {
     expect(both.stdout).toHaveLength(1);
     expect(both.stderr).toEqual([
       'bad.yaml is not a valid playbook (1 problem):\n' +
-        '  bad.yaml:36:20: positions[0].fallbacks[0].threshold: must be a number; got "sixty"',
+        `  bad.yaml:${thresholdLine}:20: positions[0].fallbacks[0].threshold: must be a number; got "sixty"`,
     ]);
   });
 
