@@ -15,6 +15,7 @@ import { loadConfig } from '../../lambdas/shared/config.js';
 import { workerDeps } from '../../lambdas/shared/runtime.js';
 import type { Lane } from '../../lib/topology.js';
 import { type BedrockStandIn, type FaultPlan, startBedrockStandIn } from '../../localstack/bedrock/index.js';
+import type { OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { LOCAL_RUN_DEFAULTS, type LocalRunSettings } from '../../localstack/runtime/local-env.js';
 import {
@@ -75,6 +76,34 @@ export const SMALL = 'GALACTICOMMTECHNOLOGIESINC_11_07_1997-EX-10_46-WEB_HOSTING
 export const MEDIUM = 'KENTUCKYUTILITIESCO_03_25_2003-EX-10_65-TRANSPORTATION_AGREEMENT.txt';
 export const LARGE =
   'ParatekPharmaceuticalsInc_20170505_10-KA_EX-10_29_10323872_EX-10_29_Outsourcing_Agreement.txt';
+/** A consulting agreement of 39 clauses, for reviews against the default playbook. */
+export const CONSULTING = 'KIROMICBIOPHARMA_INC_05_11_2020-EX-10_23-CONSULTING_AGREEMENT.txt';
+
+/**
+ * The consulting agreement as the consultant's side might have marked it up: a ten-year term
+ * renewed unless stopped 120 days ahead, and 180 days' notice to terminate. Three terms below
+ * every rung of the default playbook for the company (the customer), two of them in one clause,
+ * each a number the review brings back to the standard in place.
+ */
+export function markedUpConsulting(): Buffer {
+  const edits: readonly [string, string][] = [
+    [
+      'will continue until termination as provided below',
+      'will continue for an initial term of ten (10) years. Thereafter it shall automatically renew for successive one (1) year terms unless either party gives written notice of non-renewal at least one hundred and twenty (120) days prior to the end of the then-current term, unless terminated earlier as provided below',
+    ],
+    [
+      'may terminate this Agreement upon prior written notice',
+      "may terminate this Agreement upon one hundred and eighty (180) days' prior written notice",
+    ],
+  ];
+  let text = fixture(CONSULTING).toString('utf8');
+  for (const [from, to] of edits) {
+    if (!text.includes(from)) throw new Error(`the consulting agreement no longer says '${from}'`);
+    text = text.replace(from, to);
+  }
+  return Buffer.from(text, 'utf8');
+}
+
 /** The largest contract (290 KB, 8,382 model calls): scale runs. */
 export const LARGEST = 'VerizonAbsLlc_20200123_8-K_EX-10_4_11952335_EX-10_4_Service_Agreement.txt';
 
@@ -104,16 +133,19 @@ export async function startHarness(
   label: string,
   options: {
     plan?: Partial<FaultPlan>;
+    /** The stand-in's offline analyst. @default 'heuristic' */
+    analyst?: OfflineAnalystName;
     settings?: Partial<LocalRunSettings>;
     pipeline?: Partial<LocalPipelineOptions>;
   } = {},
 ): Promise<PipelineHarness> {
   const stack = await provisionTestStack(label);
-  // The keyword heuristic answers here: these suites test the pipeline around the calls (faults,
-  // holds, gates), and its judgements are the ones they were written against.
+  // The keyword heuristic answers unless a suite asks otherwise: these suites test the pipeline
+  // around the calls (faults, holds, gates), and its judgements are the ones they were written
+  // against; a suite about a playbook's positions may ask for the learned reader the CLI uses.
   const bedrock = await startBedrockStandIn({
     seed: 7,
-    analyst: 'heuristic',
+    analyst: options.analyst ?? 'heuristic',
     ...(options.plan ? { plan: options.plan } : {}),
   });
   const pipeline = startLocalPipeline({

@@ -17,16 +17,13 @@ import { buildStyledDocx, styledParagraphs } from '../fixtures/documents/builder
 import { runCli } from '../helpers/cli-run.js';
 import { redlinedText, W, xmlPart } from '../helpers/docx-report.js';
 import { awsEndpoint } from '../helpers/local-aws.js';
-import { fixture, SMALL } from '../helpers/pipeline.js';
+import { CONSULTING as CONSULTING_TXT, fixture, markedUpConsulting, SMALL } from '../helpers/pipeline.js';
 import { seededRandom } from '../helpers/random.js';
 import { strictFailures } from '../helpers/strict-xml.js';
 import { acceptChanges, changeMarks, rejectChanges, wordText } from '../helpers/tracked-changes.js';
 
-/**
- * A consulting agreement of 39 clauses, its termination on notice lengthened to 180 days: a
- * position below every rung, which the review brings to the standard in place.
- */
-const CONSULTING = 'KIROMICBIOPHARMA_INC_05_11_2020-EX-10_23-CONSULTING_AGREEMENT';
+/** The consulting agreement as the other side marked it up: three terms below every rung. */
+const CONSULTING = CONSULTING_TXT.replace(/\.txt$/, '');
 const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook as Playbook;
 
 const dir = mkdtempSync(join(tmpdir(), 'clause-review-playbook-'));
@@ -36,12 +33,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The contract as Word would hold it: one paragraph per line, in runs cut mid-word with their own formatting. */
 const docx = buildStyledDocx(
   styledParagraphs(
-    fixture(`${CONSULTING}.txt`)
+    markedUpConsulting()
       .toString('utf8')
-      .replace(
-        'may terminate this Agreement upon prior written notice',
-        "may terminate this Agreement upon one hundred and eighty (180) days' prior written notice",
-      )
       .split('\n')
       .filter((l) => l.trim() !== ''),
     seededRandom(35),
