@@ -56,10 +56,11 @@ Usage:
                                              presigned links to report.json/html, or download them into DIR/<job>/
   clause-review review <file...> [options]   review contracts on the embedded local stack, start to finish
   clause-review local up [--prefix P] [--workers N] [--latency-ms MS] [--invocations N] [--analyst learned|heuristic]
-                       [--max-jobs-per-owner N] [--https-origin URL]
+                       [--max-jobs-per-owner N] [--https-origin URL] [--owners-decide-own-escalations]
                                              start moto + the Bedrock stand-in + the pipeline + the status API + the reviewer app (Ctrl-C stops);
                                              --max-jobs-per-owner N: an owner's jobs over N wait as 'queued' (default: the stack's, 10; 0: no cap);
-                                             --https-origin URL: an HTTPS proxy in front of the app, for Word (docs/word-addin.md)
+                                             --https-origin URL: an HTTPS proxy in front of the app, for Word (docs/word-addin.md);
+                                             --owners-decide-own-escalations: a team of one decides the escalations on its own jobs
   clause-review local down                   stop a 'local up' running in another terminal
   clause-review purge <job>                  delete an ended job's document (every version), work files, reports and items
   clause-review dlq ls|redrive|triage        dead letters: list, redrive, classify (clause-review dlq --help)

@@ -77,6 +77,7 @@ function upOptions(argv: string[]) {
       analyst: { type: 'string' },
       'max-jobs-per-owner': { type: 'string' },
       'https-origin': { type: 'string' },
+      'owners-decide-own-escalations': { type: 'boolean' },
     },
   });
   const workers = Number(values.workers ?? '1');
@@ -112,6 +113,7 @@ function upOptions(argv: string[]) {
     analyst,
     maxJobsPerOwner,
     httpsOrigin,
+    ownersDecideOwnEscalations: values['owners-decide-own-escalations'] === true,
   } as const;
 }
 
@@ -154,6 +156,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     db: pipeline.clients.db,
     resources: stack.resources,
     ...(signIn ? { signIn } : {}),
+    ...(values.ownersDecideOwnEscalations ? { ownersDecideOwnEscalations: true } : {}),
     allowOrigin: (origin) => appOrigins.has(origin),
     log: (l) => io.err(l),
   });

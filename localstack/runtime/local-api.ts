@@ -247,6 +247,11 @@ export interface PipelineApiOptions {
   readonly signIn?: LocalSignIn;
   /** The stage's throttle. @default the deployed stage's (`stageThrottle()`) */
   readonly throttle?: StageThrottleSettings;
+  /**
+   * Lets a job's owner decide the escalations its playbook raised, as `-c
+   * ownersDecideOwnEscalations=true` does a deployed stack's: a team of one. @default false
+   */
+  readonly ownersDecideOwnEscalations?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -288,6 +293,7 @@ export async function startPipelineApi(options: PipelineApiOptions): Promise<Loc
       defaultCostLimit: settings.defaultCostCeilingMicros,
       maxCostLimit: settings.maxCostCeilingMicros,
       ...(settings.minReviewHours !== undefined ? { minReviewHours: settings.minReviewHours } : {}),
+      ...(options.ownersDecideOwnEscalations ? { ownersDecideOwnEscalations: true } : {}),
       uploadUrlSeconds: 900,
       reportUrlSeconds: 900,
       administrators: [

@@ -14,8 +14,8 @@ import type { Delivery, WorkerDeps } from '../../lambdas/core/worker/process-chu
 import { loadConfig } from '../../lambdas/shared/config.js';
 import { workerDeps } from '../../lambdas/shared/runtime.js';
 import type { Lane } from '../../lib/topology.js';
-import { type BedrockStandIn, type FaultPlan, startBedrockStandIn } from '../../localstack/bedrock/index.js';
 import type { OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';
+import { type BedrockStandIn, type FaultPlan, startBedrockStandIn } from '../../localstack/bedrock/index.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { LOCAL_RUN_DEFAULTS, type LocalRunSettings } from '../../localstack/runtime/local-env.js';
 import {

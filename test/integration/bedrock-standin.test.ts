@@ -479,8 +479,9 @@ describe('capacity', () => {
     expect(error).toBeInstanceOf(ThrottlingException);
     expect(error.message).toBe('Too many tokens, please wait before trying again.');
 
-    // Calls in flight hold their reservations: two fit at once, the other three are refused.
-    plan({ capacity: { tokensPerMinute: 2 * reserve }, latency: { kind: 'fixed', ms: 50 } });
+    // Calls in flight hold their reservations: two fit at once, the other three are refused. Each
+    // takes a second, so all five arrive while the first two are in flight, however loaded the machine.
+    plan({ capacity: { tokensPerMinute: 2 * reserve }, latency: { kind: 'fixed', ms: 1000 } });
     const five = await settle(
       Array.from({ length: 5 }, () => h2.send(new ConverseCommand(converseInput(clause(0))))),
     );

@@ -213,8 +213,10 @@ describe('an escalated finding', () => {
       const inGroup = await apiRefusal(olga.api.decide(jobId, { findings: [legalId], verdict: 'approve' }));
       expect(inGroup.status).toBe(403);
       expect(inGroup.body).toMatchObject({ error: 'OwnEscalationRefusedError' });
-      const listed = (await olga.api.findings(jobId)).escalations.find((e) => e.id === legalId);
-      expect(listed?.mayDecide).toBe(false);
+      const seen = await olga.api.findings(jobId);
+      expect(seen.escalations.find((e) => e.id === legalId)?.mayDecide).toBe(false);
+      // The view says why, so the reviewer app can: she submitted it.
+      expect(seen.ownJob).toBe(true);
     } finally {
       await stack.idp.send(new AdminRemoveUserFromGroupCommand(group));
     }

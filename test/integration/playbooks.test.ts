@@ -22,8 +22,8 @@ import {
   shippedPlaybooks,
 } from '../../lambdas/core/playbooks/index.js';
 import type { Report } from '../../lambdas/core/report-types.js';
-import { PLAYBOOK_LIST_PK, playbookPk, playbookVersionSk } from '../../lambdas/core/state/keys.js';
 import type { Job } from '../../lambdas/core/state/job.js';
+import { PLAYBOOK_LIST_PK, playbookPk, playbookVersionSk } from '../../lambdas/core/state/keys.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { localCallerArn, startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { apiRefusal, capture, localTarget } from '../helpers/cli-target.js';
@@ -319,7 +319,12 @@ describe('intake takes the contract type and asks only the analysts the playbook
         'all-analysts': 'true',
       }),
     );
-    expect(all.contractType).toMatchObject({ type: 'hosting', source: 'detected', covered: false, covers: ['nda'] });
+    expect(all.contractType).toMatchObject({
+      type: 'hosting',
+      source: 'detected',
+      covered: false,
+      covers: ['nda'],
+    });
     expect(all.analysts).toEqual(['term-lifecycle', 'commercial-terms']);
     expect(all.notAsked).toBeUndefined();
     expect(all.callsPlanned).toBe(2 * all.clauseCount);

@@ -70,6 +70,9 @@ beforeAll(async () => {
     '1000',
     '--invocations',
     '1',
+    // A team of one: the person who submits also approves for the groups (the refusal otherwise
+    // is escalations.test.ts's).
+    '--owners-decide-own-escalations',
   ]);
   state = up.state;
   // LocalStack's community build serves no Cognito, and local up then offers the emulator's keys.

@@ -312,6 +312,10 @@ function escalationForm(jobId: string, e: ListedEscalation, api: AppApi, done: (
   return form;
 }
 
+/** Why the submitter sees no form: an escalation is for someone else to accept the risk. */
+const ownJobNote =
+  ': you submitted this job, so another member of the group or another administrator decides it';
+
 /** A held escalation: what the clause reaches, who must decide it, and their form. */
 export function escalationItem(
   jobId: string,
@@ -319,6 +323,7 @@ export function escalationItem(
   api: AppApi,
   open: boolean,
   done: () => void,
+  ownJob = false,
 ): HTMLElement {
   return h(
     'li',
@@ -349,7 +354,7 @@ export function escalationItem(
       'p',
       { class: 'escalation' },
       `For the ${e.escalation.group} group to decide`,
-      e.mayDecide || e.decision ? '' : ' (you are not in it)',
+      e.mayDecide || e.decision ? '' : ownJob ? ownJobNote : ' (you are not in it)',
     ),
     e.decision
       ? h(

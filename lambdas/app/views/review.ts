@@ -227,7 +227,7 @@ function heldLists(jobId: string, view: FindingsView, api: AppApi, open: boolean
           h(
             'ul',
             { class: 'gated-list', id: 'escalations' },
-            ...escalations.map((e) => escalationItem(jobId, e, api, open, changed)),
+            ...escalations.map((e) => escalationItem(jobId, e, api, open, changed, view.ownJob === true)),
           ),
         )
       : null,

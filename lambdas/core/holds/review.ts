@@ -130,6 +130,11 @@ export interface FindingsView {
   readonly redlines: readonly ListedRedline[];
   /** Held findings, escalations and redlines with no decision yet. */
   readonly undecided: number;
+  /**
+   * True when the caller submitted the job and the stack keeps owners from deciding its
+   * escalations: another member of the group, or another administrator, decides them.
+   */
+  readonly ownJob?: true;
 }
 
 /** What a job's review holds, or once its report is written, what the report has to show. */
@@ -228,6 +233,7 @@ export async function listFindings(
     escalations,
     redlines,
     undecided: 'held' in items && items.held ? undecidedCount(items.held, trail, redlineTrail) : 0,
+    ...(rights.ownJob ? { ownJob: true as const } : {}),
   };
 }
 
