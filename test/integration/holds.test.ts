@@ -143,7 +143,9 @@ describe('pause and resume', () => {
     expect(duplicateBilledCalls(accounting)).toEqual([]);
     expect(Object.keys(accounting.successes)).toHaveLength(report.coverage.callsDone);
     expect(await refusal(api.resume(jobId))).toBe(409);
-  });
+    // Two whole runs of a 52-clause contract with a pause between: on LocalStack, beside the
+    // rest of the suite on two cores, that has taken more than the default minute.
+  }, 180_000);
 
   it('cancels a paused job: its unfinished chunks end cancelled and every call is accounted for', async () => {
     const jobId = await submit(MEDIUM);
