@@ -245,6 +245,47 @@ describe('the redlines the pipeline puts to the reviewer', () => {
     expect(kept.clauses[0]?.positions?.[0]?.redline).toBeUndefined();
   });
 
+  it('keeps the playbook’s appended language out of a contract of a type it does not cover, and its in-place edits in', () => {
+    const at = renewal.indexOf('ninety (90)');
+    const appended = clauseWith('c0001', renewal, 'non-renewal-notice', [
+      {
+        start: renewal.length,
+        end: renewal.length,
+        insert: ` ${'Either party may prevent renewal by written notice. '.repeat(5)}`,
+      },
+    ]);
+    const inPlace = clauseWith('c0002', renewal, 'initial-term', [
+      { start: at, end: at + 11, insert: 'thirty (30)' },
+    ]);
+    const franchise = {
+      type: 'franchise',
+      source: 'detected' as const,
+      kind: { id: 'franchise', label: 'Franchise Agreement', from: 'title' as const },
+      covered: false,
+      covers: ['services', 'supply', 'licence'],
+    };
+    const terms = contractTermsOf({}, DEFAULT, `${FRANCHISE} ${renewal}`);
+    const { clauses, withheld } = vetRedlines([appended, inPlace], DEFAULT, terms, franchise);
+    expect(withheld).toEqual([
+      {
+        id: 'c0001/redline/non-renewal-notice',
+        clauseId: 'c0001',
+        topic: 'non-renewal-notice',
+        reason: 'appended-to-uncovered-type',
+        detail:
+          "the playbook's language is written for services, supply, licence contracts, not a franchise agreement; only an edit of the clause's own words would be proposed",
+      },
+    ]);
+    expect(clauses[1]?.positions?.[0]?.redline).toMatchObject({ shape: 'in-place' });
+    // The same appended language on a contract the playbook covers stays.
+    const covered = vetRedlines([appended], DEFAULT, terms, {
+      type: 'services',
+      source: 'detected',
+      covered: true,
+    });
+    expect(covered.withheld).toEqual([]);
+  });
+
   it('labels language a contract talked the model into as the model’s, with the playbook’s own beside it', () => {
     // The contract's text asks whoever reviews it for inserted language; a model that obeys
     // proposes it. The pipeline cannot tell obedience from drafting, and need not: language that

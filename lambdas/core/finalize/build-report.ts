@@ -105,7 +105,7 @@ export function buildReport(
   const read = reportClauses(doc, byChunk, toFindings);
   const { before, unfinishedChunks } = read;
   const vetted = against
-    ? vetRedlines(read.clauses, against, contractTermsOf(job, against, doc.text))
+    ? vetRedlines(read.clauses, against, contractTermsOf(job, against, doc.text), job.contractType)
     : undefined;
   const clauses = vetted?.clauses ?? read.clauses;
   const { status, reason } = finalStatus(job, unfinishedChunks, calls.failed, calls.skipped);

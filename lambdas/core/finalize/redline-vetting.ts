@@ -9,6 +9,7 @@
 import { applyEdits, type RedlineEdit } from '../../text/redline-edits.js';
 import {
   type ContractTerms,
+  type ContractType,
   type PlaybookReview,
   type PositionFinding,
   type ProposedRedline,
@@ -153,6 +154,26 @@ function appendedToAcceptable(
   };
 }
 
+/**
+ * A redline that would append the playbook's language to a contract the playbook was not written
+ * for (`contractType.covered` false), withheld instead: only edits of the clause's own words go in.
+ */
+function appendedToUncovered(
+  r: ProposedRedline | WithheldRedline,
+  contractType: ContractType | undefined,
+): ProposedRedline | WithheldRedline {
+  if (isWithheld(r) || r.shape !== 'appended' || contractType?.covered !== false) return r;
+  const kind = contractType.kind?.label.toLowerCase() ?? `${contractType.type} contract`;
+  const covers = contractType.covers?.join(', ');
+  return {
+    id: r.id,
+    clauseId: r.clauseId,
+    topic: r.topic,
+    reason: 'appended-to-uncovered-type',
+    detail: `the playbook's language is written for ${covers ? `${covers} contracts` : 'other contracts'}, not a ${kind}; only an edit of the clause's own words would be proposed`,
+  };
+}
+
 const depth = (f: PositionFinding) =>
   f.rung === 'standard' ? 0 : f.rung === 'fallback' ? (f.fallback ?? 1) : 4;
 
@@ -170,19 +191,24 @@ function better(a: { f: PositionFinding; at: number }, b: { f: PositionFinding; 
 /**
  * The clauses with their redlines vetted, and the redlines withheld. `terms` are the contract's
  * (absent when its parties could not be read: the playbook's words stay, and any redline whose
- * text names a role the contract does not use is withheld all the same, `terms` or not).
+ * text names a role the contract does not use is withheld all the same, `terms` or not);
+ * `contractType` the type the review took, whose `covered: false` keeps appended language out.
  */
 export function vetRedlines(
   clauses: readonly ReportClause[],
   playbook: Playbook,
   terms: ContractTerms | undefined,
+  contractType?: ContractType,
 ): { clauses: ReportClause[]; withheld: WithheldRedline[] } {
   const withheld: WithheldRedline[] = [];
   const vetted = clauses.map((c) => {
     if (!c.positions?.some((p) => p.redline)) return c;
     const positions = c.positions.map((f) => {
       if (!f.redline) return f;
-      const r = appendedToAcceptable(f, vetOne(c, f.redline, playbook, terms));
+      const r = appendedToUncovered(
+        appendedToAcceptable(f, vetOne(c, f.redline, playbook, terms)),
+        contractType,
+      );
       if (!isWithheld(r)) return { ...f, redline: r };
       withheld.push(r);
       const { redline: _, ...rest } = f;

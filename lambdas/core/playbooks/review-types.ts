@@ -265,7 +265,13 @@ export type WithheldReason =
    * It would append the standard's language to a clause that already reaches a fallback: a
    * rung the team accepts, which a reader keeps rather than bolt the standard onto.
    */
-  | 'appended-to-acceptable';
+  | 'appended-to-acceptable'
+  /**
+   * It would append the playbook's language to a contract of a type the playbook does not cover:
+   * words written for another kind of deal, which a reader of this one would not keep. An edit
+   * of the clause's own words (a number, a phrase) is still proposed.
+   */
+  | 'appended-to-uncovered-type';
 
 /** A redline an analyst proposed that the review withheld, and why. */
 export interface WithheldRedline {
