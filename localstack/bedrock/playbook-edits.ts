@@ -101,9 +101,10 @@ function mutualEdit(clause: string, p: PositionData, at: Segment, names?: Reques
   if (!MUTUAL_STANDARD.test(p.standard.language)) return undefined;
   const one = onePartyTerm(at, names);
   if (!one) return undefined;
-  // A term the other party's failure triggers ("… if Bellicum fails to pay") is not made mutual
-  // by changing its subject: the rest of the sentence would still name one side.
-  const rest = at.text.slice(one.index + one[0].length);
+  // A term the other party's failure triggers ("… if Bellicum fails to pay", "If Pretzel Time
+  // breaches …, Franchisee may terminate") is not made mutual by changing its subject: the rest
+  // of the sentence, before the subject or after it, would still name one side.
+  const rest = at.text.slice(0, one.index) + at.text.slice(one.index + one[0].length);
   const parties = [names?.us, names?.them, ...PARTY_WORDS].filter((n): n is string => n !== undefined);
   if (parties.some((n) => new RegExp(`\\b${escapeRegExp(n)}\\b`).test(rest))) return undefined;
   const verb = (one[1] ?? '').replace(/\s+/g, ' ');

@@ -165,6 +165,12 @@ describe('the stand-in judges a playbook’s positions from the clause’s words
     expect(position?.redline?.edits ?? []).not.toContainEqual(
       expect.objectContaining({ insert: expect.stringMatching(/party shall/i) }),
     );
+    // The trigger before the subject: the other side's breach gives us the right, not both.
+    const before =
+      'If Supplier fails to cure a material breach within thirty (30) days after written notice, Customer shall not be liable for any indirect or consequential loss.';
+    expect(
+      judge('liability-counsel', 'consequential-loss', before).position?.redline?.edits ?? [],
+    ).not.toContainEqual(expect.objectContaining({ insert: expect.stringMatching(/party shall/i) }));
     const mid =
       'Without prejudice to any other remedy, Supplier shall not be liable for any indirect or consequential loss, including loss of profits.';
     const after = judge('liability-counsel', 'consequential-loss', mid);
