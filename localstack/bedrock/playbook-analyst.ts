@@ -33,13 +33,14 @@ import {
   ownStems,
   type PositionData,
   type PositionReply,
+  type RequestNames,
   requestNames,
   requestPositions,
   stem,
   stems,
   topicStems,
 } from './playbook-data.js';
-import { onePartyHolds, type RequestNames, redlineOf } from './playbook-edits.js';
+import { onePartyHolds, redlineOf } from './playbook-edits.js';
 import { conversion, type Mention, mentions } from './playbook-measure.js';
 
 export { type PositionData, type PositionReply, requestPositions } from './playbook-data.js';

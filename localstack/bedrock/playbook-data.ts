@@ -1,10 +1,15 @@
-import type { RequestNames } from './playbook-edits.js';
-
 /**
  * A playbook's positions as a request carries them, and the words the stand-in reads a position
  * and a clause by: the positions' JSON block, the contract's names for the two sides, and light
  * word stems.
  */
+
+/** The contract's names for the side the review is for and the other, as the request gives them. */
+export interface RequestNames {
+  readonly us: string;
+  readonly them?: string;
+}
+
 /** A rung as a playbook position's data gives it. */
 interface RungData {
   readonly position: string;

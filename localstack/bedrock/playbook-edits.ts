@@ -9,14 +9,8 @@
  * text names the parties as the request says the contract names them. Deterministic.
  */
 import type { Segment } from './clause-text.js';
-import type { PositionData, PositionReply } from './playbook-data.js';
+import type { PositionData, PositionReply, RequestNames } from './playbook-data.js';
 import { conversion, type Mention, writeNumber, writeQuantity } from './playbook-measure.js';
-
-/** The contract's names for the side the review is for and the other, as the request gives them. */
-export interface RequestNames {
-  readonly us: string;
-  readonly them?: string;
-}
 
 type Edit = NonNullable<PositionReply['redline']>['edits'][number];
 
