@@ -8,14 +8,13 @@
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { type CallerBudgets, CallerLimits } from '../../lambdas/api/caller-limits.js';
 import { configureApi, handler, presigningS3Client } from '../../lambdas/api/handler.js';
-import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { askApi, iamCaller } from '../helpers/api-event.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
 import { ownerJobMaker } from '../helpers/owner-jobs.js';
 
@@ -64,25 +63,8 @@ const jobId = await ownerJobMaker(new Jobs(db, r.tableName), 'rl')(ANA);
 
 /** What the handler answers `caller` for `method path?query`. */
 async function ask(caller: string, method: string, path: string, query = '', body?: string) {
-  const matched = matchRoute(method, path);
-  const event = {
-    version: '2.0',
-    routeKey: matched ? routeKey(matched.route) : '$default',
-    rawPath: path,
-    rawQueryString: query,
-    headers: {},
-    ...(query ? { queryStringParameters: Object.fromEntries(new URLSearchParams(query)) } : {}),
-    pathParameters: matched?.pathParameters ?? {},
-    ...(body !== undefined ? { body } : {}),
-    isBase64Encoded: false,
-    requestContext: {
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
-      routeKey: '',
-      authorizer: { iam: { userArn: caller, userId: caller.split('/').at(-1) } },
-    },
-  } as unknown as APIGatewayProxyEventV2;
-  const answer = (await handler(event)) as APIGatewayProxyStructuredResultV2;
-  return { status: answer.statusCode, retryAfter: answer.headers?.['retry-after'], body: answer.body };
+  const r = await askApi(handler, { method, path, query, body, authorizer: iamCaller(caller) });
+  return { status: r.status, retryAfter: r.headers['retry-after'], body: r.raw };
 }
 
 /** The statuses of `n` requests in a row. */

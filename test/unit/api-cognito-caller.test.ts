@@ -2,7 +2,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -16,7 +15,7 @@ import {
 import { callerOf, type IamAuthorizerContext } from '../../lambdas/api/caller.js';
 import { configureApi, handler } from '../../lambdas/api/handler.js';
 import { userPoolSignInOf } from '../../lambdas/api/people.js';
-import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
+import { askApi } from '../helpers/api-event.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 // Every person signed in through the identity pool signs with a session of the same role.
@@ -212,27 +211,7 @@ describe('the handler with Cognito callers', () => {
   beforeEach(() => ddb.reset());
 
   async function call(method: string, path: string, context: IamAuthorizerContext, body?: string) {
-    const matched = matchRoute(method, path);
-    const event = {
-      version: '2.0',
-      routeKey: matched ? routeKey(matched.route) : '$default',
-      rawPath: path,
-      rawQueryString: '',
-      headers: {},
-      ...(matched ? { pathParameters: matched.pathParameters } : {}),
-      ...(body !== undefined ? { body } : {}),
-      isBase64Encoded: false,
-      requestContext: {
-        http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
-        requestId: 'r',
-        routeKey: '',
-        stage: '$default',
-        timeEpoch: NOW,
-        authorizer: context,
-      },
-    } as unknown as APIGatewayProxyEventV2;
-    const r = (await handler(event)) as APIGatewayProxyStructuredResultV2;
-    return { status: r.statusCode, body: JSON.parse(r.body ?? '{}') as Record<string, unknown> };
+    return askApi(handler, { method, path, body, authorizer: context, timeEpoch: NOW });
   }
 
   it("signs the person's identity into the upload as its submitter", async () => {

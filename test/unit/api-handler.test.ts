@@ -33,9 +33,10 @@ import {
 } from '../../lambdas/api/errors.js';
 import { configureApi, handler } from '../../lambdas/api/handler.js';
 import { checkRequestSize, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../lambdas/api/limits.js';
-import { API_ROUTES, matchRoute, routeKey } from '../../lambdas/api/routes.js';
+import { API_ROUTES, matchRoute } from '../../lambdas/api/routes.js';
 import { jobIdFor } from '../../lambdas/core/intake/intake.js';
 import { submitterOf } from '../../lambdas/core/intake/submitter.js';
+import { apiEvent, iamCaller } from '../helpers/api-event.js';
 
 function errorOf(fn: () => void): unknown {
   try {
@@ -100,30 +101,7 @@ beforeEach(() => {
 });
 
 function event(method: string, path: string, body?: string, caller = ALICE): APIGatewayProxyEventV2 {
-  const matched = matchRoute(method, path);
-  return {
-    version: '2.0',
-    routeKey: matched ? routeKey(matched.route) : '$default',
-    rawPath: path,
-    rawQueryString: '',
-    headers: {},
-    ...(matched ? { pathParameters: matched.pathParameters } : {}),
-    ...(body !== undefined ? { body } : {}),
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '1',
-      apiId: 'a',
-      domainName: 'd',
-      domainPrefix: 'd',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
-      requestId: 'r',
-      routeKey: '',
-      stage: '$default',
-      time: '',
-      timeEpoch: NOW,
-      authorizer: { iam: { userArn: caller, userId: caller.split('/').at(-1) } },
-    } as APIGatewayProxyEventV2['requestContext'],
-  };
+  return apiEvent({ method, path, body, authorizer: iamCaller(caller), timeEpoch: NOW });
 }
 
 async function call(

@@ -2,7 +2,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -16,6 +15,7 @@ import { configureApi, handler } from '../../lambdas/api/handler.js';
 import { MAX_BODY_BYTES, MAX_PLAYBOOK_BODY_BYTES, maxBodyBytes } from '../../lambdas/api/limits.js';
 import { matchRoute } from '../../lambdas/api/routes.js';
 import { MAX_PLAYBOOK_SOURCE_BYTES } from '../../lambdas/core/playbooks/index.js';
+import { askApi } from '../helpers/api-event.js';
 
 const ADMIN = 'arn:aws:iam::123456789012:user/admin';
 const REVIEWER = 'arn:aws:iam::123456789012:user/reviewer';
@@ -40,27 +40,13 @@ configureApi({
   resultsPrefix: 'reports/',
 });
 
-function event(method: 'GET' | 'POST', path: string, caller: string | undefined, body?: unknown) {
-  const matched = matchRoute(method, path);
-  return {
-    version: '2.0',
-    routeKey: matched ? `${method} ${matched.route.path}` : '$default',
-    rawPath: path,
-    rawQueryString: '',
-    headers: {},
-    pathParameters: matched?.pathParameters,
+function call(method: 'GET' | 'POST', path: string, caller: string | undefined, body?: unknown) {
+  return askApi(handler, {
+    method,
+    path,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    isBase64Encoded: false,
-    requestContext: {
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
-      authorizer: caller ? { iam: { userArn: caller, userId: 'AIDA1' } } : undefined,
-    },
-  } as unknown as APIGatewayProxyEventV2;
-}
-
-async function call(method: 'GET' | 'POST', path: string, caller: string | undefined, body?: unknown) {
-  const r = (await handler(event(method, path, caller, body) as never)) as APIGatewayProxyStructuredResultV2;
-  return { status: r.statusCode, body: JSON.parse(String(r.body)) as Record<string, unknown> };
+    ...(caller ? { authorizer: { iam: { userArn: caller, userId: 'AIDA1' } } } : {}),
+  });
 }
 
 beforeEach(() => ddb.reset());

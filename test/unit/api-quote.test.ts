@@ -8,7 +8,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { actorOf } from '../../lambdas/api/access.js';
@@ -21,7 +20,6 @@ import {
 import { configureApi, handler } from '../../lambdas/api/handler.js';
 import { refusals } from '../../lambdas/api/jobs-api.js';
 import { MAX_BODY_BYTES, MAX_QUOTE_BODY_BYTES, maxBodyBytes } from '../../lambdas/api/limits.js';
-import { matchRoute, routeKey } from '../../lambdas/api/routes.js';
 import { ANALYSTS, selectAnalysts, withModels } from '../../lambdas/core/analysts/index.js';
 import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
@@ -45,6 +43,7 @@ import {
 } from '../../lambdas/core/jobs/index.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { shippedScreen } from '../../lambdas/core/screen/index.js';
+import { askApi, iamCaller } from '../helpers/api-event.js';
 
 const ALICE = 'arn:aws:iam::123456789012:user/alice';
 const FILE = 'KENTUCKYUTILITIESCO_03_25_2003-EX-10_65-TRANSPORTATION_AGREEMENT.txt';
@@ -80,22 +79,7 @@ beforeEach(() => {
 });
 
 async function post(path: string, body: string) {
-  const matched = matchRoute('POST', path);
-  const event = {
-    version: '2.0',
-    routeKey: matched ? routeKey(matched.route) : '$default',
-    rawPath: path,
-    rawQueryString: '',
-    headers: {},
-    body,
-    isBase64Encoded: false,
-    requestContext: {
-      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
-      authorizer: { iam: { userArn: ALICE, userId: 'AIDAALICE' } },
-    },
-  } as unknown as APIGatewayProxyEventV2;
-  const r = (await handler(event)) as APIGatewayProxyStructuredResultV2;
-  return { status: r.statusCode, body: JSON.parse(r.body ?? '{}') as Record<string, unknown> };
+  return askApi(handler, { method: 'POST', path, body, authorizer: iamCaller(ALICE) });
 }
 
 const quote = (fields: Record<string, unknown>) =>
