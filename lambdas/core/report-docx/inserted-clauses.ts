@@ -7,7 +7,7 @@
  * clause's paragraph.
  */
 import type { ReportClause } from '../report-types.js';
-import { isW, wElement } from './ooxml.js';
+import { isW, paragraphMarkProperties, wElement } from './ooxml.js';
 import type { ChangeStamp } from './tracked-changes.js';
 
 /** A required clause to insert. */
@@ -62,21 +62,7 @@ function copiedProperties(from: Element): Element | undefined {
  */
 function markInserted(p: Element, stamp: ChangeStamp): boolean {
   const doc = p.ownerDocument as Document;
-  let pPr = pPrOf(p);
-  if (!pPr) {
-    pPr = wElement(doc, 'pPr');
-    p.insertBefore(pPr, p.firstChild);
-  }
-  let rPr: Element | undefined;
-  let before: Node | null = null;
-  for (let c = pPr.firstChild; c; c = c.nextSibling) {
-    if (isW(c, 'rPr')) rPr = c as Element;
-    if (!before && (isW(c, 'sectPr') || isW(c, 'pPrChange'))) before = c;
-  }
-  if (!rPr) {
-    rPr = wElement(doc, 'rPr');
-    pPr.insertBefore(rPr, before);
-  }
+  const rPr = paragraphMarkProperties(p);
   for (let c = rPr.firstChild; c; c = c.nextSibling) if (isW(c, 'ins') || isW(c, 'del')) return false;
   rPr.insertBefore(
     wElement(doc, 'ins', { id: String(stamp.nextId()), author: stamp.author, date: stamp.date }),

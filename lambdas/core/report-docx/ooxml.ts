@@ -8,7 +8,7 @@
  */
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
-import { elements, parsePart, W_NS } from '../wordml/index.js';
+import { elements, isW, parsePart, W_NS } from '../wordml/index.js';
 import { DocxPackageError } from './errors.js';
 import { needsSanitizing, sanitizeTree } from './xml-text.js';
 
@@ -193,4 +193,25 @@ export function wElement(
   const el = doc.createElementNS(W_NS, `${prefix}:${local}`);
   for (const [k, v] of Object.entries(attrs)) el.setAttributeNS(W_NS, `${prefix}:${k}`, v);
   return el;
+}
+
+/**
+ * A paragraph's mark properties (`w:pPr/w:rPr`), created where CT_PPr puts them (before
+ * `w:sectPr` and `w:pPrChange`) when the paragraph has none: where a tracked change to the
+ * paragraph mark itself is recorded (ECMA-376 Part 1, 17.13.5.16 and 17.13.5.15).
+ */
+export function paragraphMarkProperties(p: Element): Element {
+  const doc = p.ownerDocument as Document;
+  let pPr: Element | undefined;
+  for (let c = p.firstChild; c && !pPr; c = c.nextSibling) if (isW(c, 'pPr')) pPr = c as Element;
+  if (!pPr) {
+    pPr = wElement(doc, 'pPr');
+    p.insertBefore(pPr, p.firstChild);
+  }
+  let before: Node | null = null;
+  for (let c = pPr.firstChild; c; c = c.nextSibling) {
+    if (isW(c, 'rPr')) return c as Element;
+    if (!before && (isW(c, 'sectPr') || isW(c, 'pPrChange'))) before = c;
+  }
+  return pPr.insertBefore(wElement(doc, 'rPr'), before);
 }

@@ -10,7 +10,7 @@
  * The span's ends are marked with two placeholder elements first (placed among the comments'
  * markers by `anchor.ts`), and the runs between them are the span's.
  */
-import { isW, wElement } from './ooxml.js';
+import { isW, paragraphMarkProperties, wElement } from './ooxml.js';
 
 const MARK_NS = 'urn:clause-review:report-docx:mark';
 
@@ -88,22 +88,7 @@ function changeElement(doc: Document, local: 'ins' | 'del', stamp: ChangeStamp):
 /** Marks a paragraph's mark deleted, so accepting the change joins the paragraph to the next. */
 function deleteParagraphMark(p: Element, stamp: ChangeStamp): Element | undefined {
   const doc = p.ownerDocument as Document;
-  let pPr: Element | undefined;
-  for (let c = p.firstChild; c; c = c.nextSibling) if (isW(c, 'pPr')) pPr = c as Element;
-  if (!pPr) {
-    pPr = wElement(doc, 'pPr');
-    p.insertBefore(pPr, p.firstChild);
-  }
-  let rPr: Element | undefined;
-  let after: Node | null = null;
-  for (let c = pPr.firstChild; c; c = c.nextSibling) {
-    if (isW(c, 'rPr')) rPr = c as Element;
-    if (!after && (isW(c, 'sectPr') || isW(c, 'pPrChange'))) after = c;
-  }
-  if (!rPr) {
-    rPr = wElement(doc, 'rPr');
-    pPr.insertBefore(rPr, after);
-  }
+  const rPr = paragraphMarkProperties(p);
   // CT_ParaRPr: w:ins, w:del, ... in that order.
   let at: Node | null = rPr.firstChild;
   while (at && at.nodeType !== 1) at = at.nextSibling;
