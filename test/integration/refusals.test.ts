@@ -10,7 +10,7 @@ import { Claims } from '../../lambdas/core/state/claims.js';
 import { isLeaseLostError, isWriteRefused } from '../../lambdas/core/state/errors.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
-import { refusable, transactLabelled } from '../../lambdas/core/state/transact.js';
+import { conditionHeld, refusable, transactLabelled } from '../../lambdas/core/state/transact.js';
 import { provisionTestStack } from '../helpers/local-aws.js';
 
 const stack = await provisionTestStack('refusals');
@@ -115,5 +115,35 @@ describe('a refused conditional write', () => {
       .move(stale, { spent: 0, release: 0, take: 100 }, { costLimit: 1_000_000 })
       .catch((e: unknown) => e);
     expect(isLeaseLostError(lost)).toBe(true);
+  });
+});
+
+describe('a conditional write whose caller needs only whether it happened', () => {
+  it('is true when its condition held and wrote, false when refused and wrote nothing', async () => {
+    await runningJob('j-held');
+    const setLimit = (limit: number, wanted: string) => () =>
+      db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { pk: jobPk('j-held'), sk: JOB_SK },
+          UpdateExpression: 'SET costLimit = :limit',
+          ConditionExpression: '#status = :wanted',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':limit': limit, ':wanted': wanted },
+        }),
+      );
+    expect(await conditionHeld(setLimit(2_000_000, 'running'))).toBe(true);
+    expect(await conditionHeld(setLimit(3, 'paused'))).toBe(false);
+    expect((await jobs.find('j-held'))?.costLimit).toBe(2_000_000);
+    // Anything but a refused condition is the caller's to see.
+    const invalid = () =>
+      db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { pk: jobPk('j-held'), sk: JOB_SK },
+          UpdateExpression: 'SET costLimit = :undefined',
+        }),
+      );
+    await expect(conditionHeld(invalid)).rejects.toMatchObject({ name: 'ValidationException' });
   });
 });

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from '../state/errors.js';
 import { queryAll } from '../state/query-all.js';
+import { conditionHeld } from '../state/transact.js';
 
 /** What triage decided about a dead letter. */
 export type TriageDecision = 'redriven' | 'dead' | 'discarded' | 'kept';
@@ -78,8 +78,8 @@ export class DeadLetterRecords {
 
   /** Claims the escalation of the hour `at` falls in; true once per clock hour. */
   async claimEscalation(at: string, count: number): Promise<boolean> {
-    try {
-      await this.db.send(
+    return conditionHeld(() =>
+      this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -92,11 +92,7 @@ export class DeadLetterRecords {
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 }

@@ -5,8 +5,8 @@
  * claim that never recorded (its intake died) is taken over after a while.
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from './errors.js';
 import { modelLimitPk } from './keys.js';
+import { conditionHeld } from './transact.js';
 
 /** Sort key of a model's recorded shape check. */
 export const MODEL_SHAPE_SK = 'SHAPE';
@@ -56,8 +56,8 @@ export class ModelShapes {
    */
   async claim(modelId: string, shape: string): Promise<boolean> {
     const now = this.now();
-    try {
-      await this.db.send(
+    return conditionHeld(() =>
+      this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -77,12 +77,8 @@ export class ModelShapes {
             ':stale': new Date(now - RECHECK_MS).toISOString(),
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   /** Records the answer of a claimed check. */

@@ -14,7 +14,7 @@ import { JOB_SK, jobPk, OWNER_SLOTS_SK, ownerSlotsPk, STATUS_INDEX, statusGsiPk 
 import { chargedFields, type SpendCharge, spendChargeItem } from './owner-spend.js';
 import { queryAll } from './query-all.js';
 import { queuedSkPrefix, type StatusChangeFields, statusChange } from './status-change.js';
-import { type LabelledItem, refusable, transactLabelled } from './transact.js';
+import { conditionHeld, type LabelledItem, refusable, transactLabelled } from './transact.js';
 
 /** A status change as {@link statusChange} builds it. */
 export type StatusUpdate = ReturnType<typeof statusChange>;
@@ -224,48 +224,35 @@ export class OwnerSlots {
     admission: Pick<Job, 'spendCap' | 'slotless' | 'waitingFor'> = {},
   ): Promise<boolean> {
     const at = new Date(this.now()).toISOString();
-    try {
-      await refusable(jobId, 'job', (returnOnRefusal) =>
-        this.db.send(
-          new UpdateCommand({
-            ...returnOnRefusal,
-            TableName: this.tableName,
-            Key: { pk: jobPk(jobId), sk: JOB_SK },
-            ...statusChange(jobId, ['intake'], 'queued', at, {
-              set: { ...plan, ...admission },
-              stamp: ['queuedAt'],
-              owner,
-            }),
+    return conditionHeld(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: JOB_SK },
+          ...statusChange(jobId, ['intake'], 'queued', at, {
+            set: { ...plan, ...admission },
+            stamp: ['queuedAt'],
+            owner,
           }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (isWriteRefused(error)) return false;
-      throw error;
-    }
+        }),
+      ),
+    );
   }
 
   /** Records why a queued job still waits (its owner's day, say); nothing when it has left `queued`. */
   async noteWait(jobId: string, waitingFor: string): Promise<void> {
-    try {
-      await refusable(jobId, 'job', (returnOnRefusal) =>
-        this.db.send(
-          new UpdateCommand({
-            ...returnOnRefusal,
-            TableName: this.tableName,
-            Key: { pk: jobPk(jobId), sk: JOB_SK },
-            UpdateExpression: 'SET waitingFor = :w',
-            ConditionExpression:
-              '#status = :queued AND (attribute_not_exists(waitingFor) OR waitingFor <> :w)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':w': waitingFor, ':queued': 'queued' },
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!isWriteRefused(error)) throw error;
-    }
+    await conditionHeld(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: JOB_SK },
+          UpdateExpression: 'SET waitingFor = :w',
+          ConditionExpression: '#status = :queued AND (attribute_not_exists(waitingFor) OR waitingFor <> :w)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':w': waitingFor, ':queued': 'queued' },
+        }),
+      ),
+    );
   }
 
   /** Jobs holding a slot of the owner, as its item counts them. */

@@ -5,7 +5,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { isTransactionConflict, WriteRefusedError } from './errors.js';
+import { isConditionFailure, isTransactionConflict, WriteRefusedError } from './errors.js';
 
 /** Sends of one request before a conflict is given up on and thrown. */
 const CONFLICT_ATTEMPTS = 6;
@@ -107,6 +107,21 @@ function refusalOf<Label extends string>(
     return { label: labelled.label, item: reason.Item ? unmarshall(reason.Item) : undefined };
   }
   return undefined;
+}
+
+/**
+ * Sends one conditional write for a caller that needs only whether it happened: false when its
+ * condition refused it (the item had moved on), conflicts resent as {@link retryConflicts} does,
+ * anything else thrown.
+ */
+export async function conditionHeld(send: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await retryConflicts(send);
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /**
