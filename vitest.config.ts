@@ -32,6 +32,7 @@ export default defineConfig({
           // are loaded once per worker rather than once per file, which was most of their time.
           // They start no server and leave no state behind (client mocks are reset per suite).
           isolate: false,
+          setupFiles: ['test/helpers/unit-setup.ts'],
         },
       },
       {

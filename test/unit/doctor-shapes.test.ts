@@ -8,17 +8,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../bin/commands/cli-error.js';
 import { doctorCommand } from '../../bin/commands/doctor.js';
 import { describeShape, shapeProbeRequest } from '../../lambdas/core/model-shape.js';
 import { DEFAULT_FAULT_PLAN, mergeFaultPlan, parseFaultPlanPatch } from '../../localstack/bedrock/index.js';
-
-// Unit files share a worker's modules (isolate: false), and a handler test's
-// mockClient(BedrockRuntimeClient) may still stand on the prototype's send: doctor must reach
-// its own stand-in, so the stub of a file before this one is taken off.
-beforeAll(() => (BedrockRuntimeClient.prototype.send as { restore?: () => void }).restore?.());
 
 const dir = mkdtempSync(join(tmpdir(), 'clause-review-doctor-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
