@@ -1,4 +1,3 @@
-import { readDecisionRequest } from '../core/holds/decision-request.js';
 import {
   isDecisionError,
   isHoldStateError,
@@ -7,7 +6,7 @@ import {
 } from '../core/holds/errors.js';
 import { pauseJob, resumeJob } from '../core/holds/pause.js';
 import { type DecisionRights, decisionRights } from '../core/holds/playbook-holds.js';
-import { decideRedlines, type RedlineOutcome, readRedlineRequest } from '../core/holds/redline-decisions.js';
+import { decideRedlines, type RedlineOutcome } from '../core/holds/redline-decisions.js';
 import {
   type DecidingPerson,
   type DecisionOutcome,
@@ -15,6 +14,8 @@ import {
   type FindingsView,
   listFindings,
 } from '../core/holds/review.js';
+import { readDecisionRequest } from '../core/jobs/decision-request.js';
+import { readRedlineRequest } from '../core/jobs/redline-request.js';
 import type { Job } from '../core/state/job.js';
 import { isAdministratorOf, mayActOn, ownerOf, ownsJob, type Principal } from './access.js';
 import {
@@ -25,8 +26,8 @@ import {
 } from './errors.js';
 import { type JobsApi, type JobsApiDeps, type JobView, refusals } from './jobs-api.js';
 
-export { type DecisionBody, decisionRequestSchema } from '../core/holds/decision-request.js';
-export { type RedlineBody, redlineRequestSchema } from '../core/holds/redline-decisions.js';
+export { type DecisionBody, decisionRequestSchema } from '../core/jobs/decision-request.js';
+export { type RedlineBody, redlineRequestSchema } from '../core/jobs/redline-request.js';
 
 /** What POST /jobs/{id}/decisions answers. */
 export interface DecisionResponse {

@@ -3,19 +3,10 @@
  * every field; money is integer micro-dollars, offsets index the normalised text. The shapes of
  * a review against a playbook are in core/playbooks/review-types.ts.
  */
-import type { Negotiation } from './negotiation/negotiation-types.js';
+
 import type { PlaybookReview, PositionFinding, RedlineDecisionRecord } from './playbooks/review-types.js';
 import type { JobParties } from './playbooks/reviewed-for.js';
-
-export type {
-  ChangeVerdict,
-  CounterProposal,
-  Negotiation,
-  NegotiationChange,
-  NegotiationComment,
-  NegotiationDocx,
-  RungShift,
-} from './negotiation/negotiation-types.js';
+import type { Negotiation } from './records/negotiation.js';
 
 export type {
   Escalation,
@@ -34,6 +25,15 @@ export type {
   Rung,
   RungKind,
 } from './playbooks/review-types.js';
+export type {
+  ChangeVerdict,
+  CounterProposal,
+  Negotiation,
+  NegotiationChange,
+  NegotiationComment,
+  NegotiationDocx,
+  RungShift,
+} from './records/negotiation.js';
 
 /** Risk of a clause, from its category scores. */
 export type Risk = 'none' | 'low' | 'medium' | 'high' | 'critical';

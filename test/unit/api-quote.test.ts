@@ -23,8 +23,8 @@ import { MAX_BODY_BYTES, MAX_QUOTE_BODY_BYTES, maxBodyBytes } from '../../lambda
 import { ANALYSTS, selectAnalysts, withModels } from '../../lambdas/core/analysts/index.js';
 import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
-import { readDecisionRequest } from '../../lambdas/core/holds/decision-request.js';
 import { ceilingCovers, quoteJob } from '../../lambdas/core/intake/quote.js';
+import { readDecisionRequest } from '../../lambdas/core/jobs/decision-request.js';
 import {
   DocumentUnreadableError,
   InvalidJobRequestError,

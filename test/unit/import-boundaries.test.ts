@@ -77,16 +77,34 @@ function circlesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 }
 
 /**
- * The floors of the job's life in lambdas/core/, top first: a folder (or file) imports only its
- * own floor and those below. The stages that end or tidy a job stand over the ones that hold and
- * admit it; both send finalize through the finalize queue; everything rests on the state table.
+ * The floors of lambdas/core/, top first: a room (folder, or file of its own) imports only its
+ * own floor and those below. The requests people make stand over what they read while a job runs,
+ * over the stages that end or tidy a job, over those that hold and admit it; those rest on the
+ * work a job does (the worker, the negotiation's reading, report.docx), the playbooks and the
+ * state table, on the records every stage shares, on reading documents, and on the ground floor
+ * of names and guards that import nothing of the pipeline.
  */
 const FLOORS: readonly (readonly string[])[] = [
+  ['jobs'],
+  ['live'],
   ['finalize', 'sweeper', 'dlq', 'purge'],
   ['holds', 'intake'],
-  ['finalize-queue'],
-  ['state'],
+  ['worker', 'negotiation', 'report-docx', 'report-types'],
+  ['playbooks', 'finalize-queue', 'model-shape-guard'],
+  ['state', 'screen', 'model-shape'],
+  ['analysts', 'records'],
+  ['documents', 'metrics'],
+  ['model', 'model-lifecycle'],
+  ['contracts', 'error-guard', 'json-bytes', 'models', 'wordml'],
 ];
+
+/** The rooms of lambdas/core/ that stand on no floor of {@link FLOORS}. */
+function unfenced(): string[] {
+  const rooms = readdirSync(join(ROOT, 'lambdas/core'), { withFileTypes: true })
+    .filter((e) => e.isDirectory() || (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')))
+    .map((e) => e.name.replace(/\.ts$/, ''));
+  return rooms.filter((room) => !FLOORS.some((floor) => floor.includes(room)));
+}
 
 /** The imports in `graph` from a floor of {@link FLOORS} up to a higher one. */
 function upwardOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
@@ -144,6 +162,10 @@ describe('import boundaries', () => {
 
   it('no file of the job pipeline imports a folder on a higher floor of it', () => {
     expect(upwardOf(graphOf('lambdas/core'))).toEqual([]);
+  });
+
+  it('puts every room of the job pipeline on a floor', () => {
+    expect(unfenced()).toEqual([]);
   });
 
   it('finds an import back up a floor, a type-only one too, and lets one down or across pass', () => {

@@ -8,8 +8,8 @@
 import { applyEdits, editsClash, type RedlineEdit } from '../../text/redline-edits.js';
 import type { FallbackIndex, PositionFinding } from '../playbooks/review-types.js';
 import type { Position } from '../playbooks/schema.js';
+import type { CounterProposal } from '../records/negotiation.js';
 import { tokensOf } from './clause-tokens.js';
-import type { CounterProposal } from './negotiation-types.js';
 import { restateNumber } from './restate-number.js';
 import { diffWords } from './word-diff.js';
 

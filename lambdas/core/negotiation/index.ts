@@ -5,6 +5,17 @@
  * changed as they read before, for the analysts to judge beside the clauses as they read now; and
  * each change weighed and answered (accept, reject, or a fallback countered).
  */
+
+export type {
+  ChangeVerdict,
+  CounterProposal,
+  Negotiation,
+  NegotiationChange,
+  NegotiationComment,
+  NegotiationDocx,
+  RiskRise,
+  RungShift,
+} from '../records/negotiation.js';
 export {
   alignClauses,
   type ClauseAlignment,
@@ -38,15 +49,5 @@ export { type CompareOptions, compareVersions, type VersionComparison } from './
 export { counterProposal, type Focus, languageEdits } from './counter.js';
 export { judgeNegotiation, type NegotiationInput } from './judge.js';
 export { type ClauseSides, type ClauseVerdict, judgeClause, rungWords } from './judge-clause.js';
-export type {
-  ChangeVerdict,
-  CounterProposal,
-  Negotiation,
-  NegotiationChange,
-  NegotiationComment,
-  NegotiationDocx,
-  RiskRise,
-  RungShift,
-} from './negotiation-types.js';
 export { numberWords, restateNumber, wordsValue } from './restate-number.js';
 export { diffWords, type Hunk, MAX_EDITS } from './word-diff.js';

@@ -15,9 +15,9 @@
 import type { Rung } from '../../text/rung.js';
 import type { FallbackIndex, PositionFinding } from '../playbooks/review-types.js';
 import type { Position } from '../playbooks/schema.js';
+import type { ChangeVerdict, CounterProposal, RiskRise, RungShift } from '../records/negotiation.js';
 import type { ReportClause, Risk } from '../report-types.js';
 import { counterProposal, type Focus } from './counter.js';
-import type { ChangeVerdict, CounterProposal, RiskRise, RungShift } from './negotiation-types.js';
 
 /** A clause's verdict, shared by the changes in it. */
 export interface ClauseVerdict {

@@ -7,15 +7,15 @@
  */
 import type { RevisionChange, RevisionComment } from '../documents/index.js';
 import type { Position } from '../playbooks/schema.js';
-import type { ReportClause } from '../report-types.js';
-import { changesWords } from './before-clauses.js';
-import { type ClauseVerdict, judgeClause } from './judge-clause.js';
 import type {
   ChangeVerdict,
   Negotiation,
   NegotiationChange,
   NegotiationComment,
-} from './negotiation-types.js';
+} from '../records/negotiation.js';
+import type { ReportClause } from '../report-types.js';
+import { changesWords } from './before-clauses.js';
+import { type ClauseVerdict, judgeClause } from './judge-clause.js';
 
 /** What the other side's turn is judged from. */
 export interface NegotiationInput {

@@ -8,26 +8,10 @@
  * and says so.
  */
 import { type ContractKindReading, readContractKind } from '../documents/index.js';
+import type { ContractType } from '../records/job-terms.js';
 import type { Playbook } from './schema.js';
 
-/** A contract type, where it came from, and whether the playbook covers it. */
-export interface ContractType {
-  readonly type: string;
-  readonly source: 'submitted' | 'detected' | 'playbook';
-  /** The kind the contract was read as, and where ("Franchise Agreement", from the title). */
-  readonly kind?: {
-    readonly id: string;
-    readonly label: string;
-    readonly from: 'title' | 'body' | 'file-name';
-  };
-  /**
-   * False when the playbook lists no such type: only its general topics apply. Absent on jobs
-   * recorded before coverage was read, which took every type as covered.
-   */
-  readonly covered?: boolean;
-  /** The playbook's own types, when it does not cover this one: what it is written for. */
-  readonly covers?: readonly string[];
-}
+export type { ContractType };
 
 /** The type of the shipped playbooks each kind of contract belongs to, where one does. */
 const TYPE_OF_KIND: Readonly<Record<string, string>> = {

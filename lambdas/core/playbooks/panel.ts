@@ -13,15 +13,12 @@ import {
   withPositions,
 } from '../analysts/index.js';
 import type { ContractNames } from '../analysts/positions.js';
+import type { NotAskedAnalyst } from '../records/job-terms.js';
 import type { Playbook, Position, RequiredClause } from './schema.js';
-import { topicsFor } from './schema.js';
 
-/** An analyst the playbook gives nothing to judge, and why it was not asked. */
-export interface NotAskedAnalyst {
-  readonly analystId: string;
-  readonly reason: 'playbook';
-  readonly detail: string;
-}
+export type { NotAskedAnalyst };
+
+import { topicsFor } from './schema.js';
 
 /** What a playbook makes of a panel. */
 export interface PlaybookPanel {

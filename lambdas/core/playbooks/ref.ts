@@ -2,25 +2,15 @@
  * How a job, an upload's metadata and the CLI name a playbook: `NAME` (its latest version) or
  * `NAME@VERSION`; and what a job records once the name is resolved: name, version and hash.
  */
+import type { JobPlaybook, PlaybookRef } from '../records/job-terms.js';
 import { PlaybookRefError } from './errors.js';
+
+export type { JobPlaybook, PlaybookRef };
 
 /** A playbook as a submission names it: a version, or none for the latest. */
 export interface PlaybookRequest {
   readonly name: string;
   readonly version?: number;
-}
-
-/** A resolved playbook: the exact content a job was reviewed against. */
-export interface PlaybookRef {
-  readonly name: string;
-  readonly version: number;
-  /** sha256 (hex) of the playbook's canonical JSON. */
-  readonly sha256: string;
-}
-
-/** What a job records of its playbook: the reference, and the title a report shows. */
-export interface JobPlaybook extends PlaybookRef {
-  readonly title: string;
 }
 
 const REF = /^([a-z0-9]+(?:-[a-z0-9]+)*)(?:@([1-9][0-9]{0,8}))?$/;

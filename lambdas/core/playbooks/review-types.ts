@@ -13,10 +13,12 @@
 import type { RedlineEdit } from '../../text/redline-edits.js';
 import type { Rung } from '../../text/rung.js';
 import type { CategoryId } from '../analysts/categories.js';
-import type { ContractType } from './contract-type.js';
+import type { ContractType } from '../records/job-terms.js';
+import type { UnplacedRedline } from '../records/redline-placement.js';
 import type { Importance, Unit } from './schema.js';
 
 export type { FallbackIndex, Rung, RungKind } from '../../text/rung.js';
+export type { UnplacedReason, UnplacedRedline } from '../records/redline-placement.js';
 
 /** A passage of the clause the rung rests on, located as findings' quotes are. */
 export interface PositionQuote {
@@ -230,31 +232,6 @@ export interface PositionSummary extends Rung {
   readonly question: string;
   /** The clauses that address it, each with the rung it reaches, in document order. */
   readonly clauses: readonly (Rung & { readonly clauseId: string })[];
-}
-
-/** Why a redline was not written. */
-export type UnplacedReason =
-  /** No clause of the report has the redline's clause id. */
-  | 'unknown-clause'
-  /** The clause's text in the report is not the document's text at the clause's offsets. */
-  | 'clause-text'
-  /** An edit's offsets are not whole numbers within the clause's text, start before end. */
-  | 'offsets'
-  /** An edit deletes text another edit already placed deletes, or inserts inside its deletion. */
-  | 'overlap'
-  /** The document does not hold the edit's text where the clause's text puts it. */
-  | 'not-in-document'
-  /** The edit would cross a table cell, a text box, a section break or a block around paragraphs. */
-  | 'structure';
-
-/** A redline not written, and why: listed in the writer's result so the report can say so. */
-export interface UnplacedRedline {
-  readonly id: string;
-  readonly clauseId: string;
-  /** The edit at fault, as its index in the redline's `edits`; absent when the whole redline is. */
-  readonly edit?: number;
-  readonly reason: UnplacedReason;
-  readonly detail: string;
 }
 
 /** Why a proposed redline was not put to the reviewer. */

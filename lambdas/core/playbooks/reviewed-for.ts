@@ -8,36 +8,9 @@
  */
 import type { ContractNames } from '../analysts/positions.js';
 import type { ContractParty, PartiesReading, PartySide } from '../documents/index.js';
-import type { Party } from './schema.js';
+import type { JobParties, JobParty, Party } from '../records/job-terms.js';
 
-/** A party as the contract names it, read from its preamble. */
-export interface JobParty {
-  /** As the contract writes it: "Kiromic BioPharma, Inc.". */
-  readonly name: string;
-  /** The name the contract uses for it after the preamble: "Company", "Franchisee". */
-  readonly defined?: string;
-  /** The side its name reads as: `customer`, `supplier`, `franchisee`, … (`other` when it says none). */
-  readonly side?: string;
-}
-
-/**
- * The contract's parties and whose side a review against a playbook takes: `us` the party the
- * review is for, `them` the other, each by the name the contract uses for it (`term`).
- */
-export interface JobParties {
-  /** Every party intake read, in the contract's order. */
-  readonly found: readonly JobParty[];
-  /** Why the parties could not be read (none, or only one). */
-  readonly problem?: string;
-  readonly us?: { readonly name: string; readonly term: string };
-  readonly them?: { readonly name: string; readonly term: string };
-  /** `submitted`: the job named its party; `inferred`: the playbook's side was matched to a party. */
-  readonly source?: 'submitted' | 'inferred';
-  /** How `us` was chosen, in plain words, for the report. */
-  readonly how?: string;
-  /** The side the playbook takes (`customer`), for which `us` was chosen; absent without a playbook. */
-  readonly side?: Party;
-}
+export type { JobParties, JobParty };
 
 /** The sides of a contract each playbook side plays: the buyer's for a customer playbook. */
 const PLAYS: Readonly<Record<Party, readonly PartySide[]>> = {

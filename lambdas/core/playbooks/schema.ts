@@ -12,18 +12,9 @@
  */
 import { z } from 'zod';
 import { CATEGORIES, type CategoryId } from '../analysts/categories.js';
+import { PARTIES, type Party } from '../records/job-terms.js';
 
-/** Which side of the contract the playbook takes. */
-export const PARTIES = [
-  'customer',
-  'supplier',
-  'licensee',
-  'licensor',
-  'discloser',
-  'recipient',
-  'mutual',
-] as const;
-export type Party = (typeof PARTIES)[number];
+export { PARTIES, type Party };
 
 /** How much a position matters, as LegalOn-style alerts rank it. */
 export const IMPORTANCES = ['high', 'medium', 'low'] as const;

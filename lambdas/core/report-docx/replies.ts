@@ -12,7 +12,7 @@
  *   as Word does when one reviewer types inside another's, so a lawyer may accept theirs, reject
  *   theirs, or accept ours, and rejecting only ours gives back their version exactly.
  */
-import type { Negotiation, NegotiationChange, NegotiationDocx } from '../negotiation/negotiation-types.js';
+import type { Negotiation, NegotiationChange, NegotiationDocx } from '../records/negotiation.js';
 import type { Report } from '../report-types.js';
 import { after, before, commentMarks, type Placement } from './anchor.js';
 import { CommentThreads, ignorable, lastParaId, paraIdsAfterExisting, W14_NS } from './comment-threads.js';

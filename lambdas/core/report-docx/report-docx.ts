@@ -5,8 +5,8 @@
  * contract's text, commented and changed the same way.
  */
 
-import type { NegotiationDocx } from '../negotiation/negotiation-types.js';
 import type { RedlinedClause, UnplacedRedline } from '../playbooks/review-types.js';
+import type { NegotiationDocx } from '../records/negotiation.js';
 import type { Report } from '../report-types.js';
 import { after, before, commentMarks, type Placement, place } from './anchor.js';
 import { authorOf, changeAuthorOf, hasAuthors, relabelOurName } from './authors.js';

@@ -5,7 +5,7 @@
 import type { PanelModels } from '../analysts/panel-models.js';
 import type { Lane } from '../contracts.js';
 import type { DocumentFormat } from '../documents/formats.js';
-import type { ContractType, JobParties, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
+import type { ContractType, JobParties, JobPlaybook, NotAskedAnalyst } from '../records/job-terms.js';
 import { JobNotFoundError } from './errors.js';
 import type { JobRejection } from './job-rejections.js';
 

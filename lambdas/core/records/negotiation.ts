@@ -6,7 +6,7 @@
 import type { RedlineEdit } from '../../text/redline-edits.js';
 import type { Rung } from '../../text/rung.js';
 import type { RevisionSource } from '../documents/index.js';
-import type { UnplacedRedline } from '../playbooks/review-types.js';
+import type { UnplacedRedline } from './redline-placement.js';
 
 /**
  * What we answer a change: `accept` (no worse for us, or no worse than a fallback the playbook

@@ -3,8 +3,8 @@
  * named findings, or on every undecided one.
  */
 import { z } from 'zod';
-import { parseRequest } from '../jobs/index.js';
-import { type DecisionRequest, MAX_NOTE_CHARS } from './review.js';
+import { type DecisionRequest, MAX_NOTE_CHARS } from '../holds/review.js';
+import { parseRequest } from './submission.js';
 
 /** The body of POST /jobs/{id}/decisions. */
 export const decisionRequestSchema = z
