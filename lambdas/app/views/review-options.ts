@@ -4,6 +4,7 @@
  * before anything is spent.
  */
 
+import { DEFAULT_COST_CEILING_MICROS } from '../../core/contracts.js';
 import { dollars, money } from '../../text/money.js';
 import { type AppApi, isAppApiError, type QuoteView } from '../api.js';
 import { h } from '../dom.js';
@@ -27,7 +28,8 @@ export function ceilingInput(id: string): HTMLInputElement {
     type: 'number',
     min: '0.01',
     step: '0.01',
-    value: '5',
+    // The ceiling the server gives a job that names none.
+    value: String(DEFAULT_COST_CEILING_MICROS / 1_000_000),
     required: true,
     'aria-describedby': `${id}-hint`,
   });
