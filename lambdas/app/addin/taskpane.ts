@@ -8,11 +8,11 @@
 import type { Risk } from '../../core/report-types.js';
 import { money } from '../../text/money.js';
 import { coverageText, reviewedForText } from '../../text/review-terms.js';
-import { AppApi, base64Of, type JobSummary, type JobView, type SubmitRequest } from '../api.js';
+import { AppApi, base64Of, type JobSummary, type SubmitRequest } from '../api.js';
 import { RISKS } from '../clauses.js';
 import type { AppConfig } from '../config.js';
 import { announce, describeError, errorBox, h } from '../dom.js';
-import { JobFollower } from '../follow.js';
+import { followJob as follow } from '../follow.js';
 import { submitAndWait } from '../submit.js';
 import { reviewPanel } from '../views/review.js';
 import {
@@ -32,7 +32,6 @@ import type { PaneContext } from './pane-context.js';
 import { isSignInEndedError, type PaneSession, readSignInMessage } from './sign-in-message.js';
 import { theirChangesPanel } from './their-changes-panel.js';
 
-const POLL_MS = 1500;
 /** Pages of GET /jobs looked through for an earlier review of the same file. */
 const PAGES_SEARCHED = 4;
 
@@ -271,27 +270,8 @@ function followJob(ctx: PaneContext, jobId: string, threshold: Risk): void {
     review,
     h('p', {}, back),
   );
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const follower = new JobFollower(ctx.api, jobId);
-  const readFindings = () =>
-    follower.readFindings(
-      async (clauses) => {
-        const wanted = clauses.filter((c) => c.findings.length > 0 && atOrAbove(c, threshold));
-        if (wanted.length > 0) await findings.add(wanted);
-      },
-      () => stopped,
-      (changes) => theirs.add(changes),
-    );
-  const readReview = async (view: JobView) => {
-    const gated = await follower.reviewChanged(view);
-    if (gated) review.replaceChildren(reviewPanel(jobId, gated, ctx.api, () => void tick()));
-  };
-  const tick = async () => {
-    clearTimeout(timer);
-    try {
-      const view = await ctx.api.status(jobId);
-      if (stopped) return;
+  const following = follow(ctx.api, jobId, {
+    shown(view) {
       title.textContent = view.document.key.split('/').at(-1) ?? jobId;
       const p = view.progress;
       status.dataset.status = view.status;
@@ -302,20 +282,23 @@ function followJob(ctx: PaneContext, jobId: string, threshold: Risk): void {
       ]
         .filter(Boolean)
         .join(' ');
-      if (view.status !== 'queued' && view.status !== 'intake') await readFindings();
-      await readReview(view);
-      if (!(view.finished && follower.ended)) timer = setTimeout(() => void tick(), POLL_MS);
-    } catch (error) {
-      if (isSignInEndedError(error)) return ctx.signOut(describeError(error));
+    },
+    async clauses(clauses) {
+      const wanted = clauses.filter((c) => c.findings.length > 0 && atOrAbove(c, threshold));
+      if (wanted.length > 0) await findings.add(wanted);
+    },
+    changes: (changes) => theirs.add(changes),
+    review: (gated, again) => review.replaceChildren(reviewPanel(jobId, gated, ctx.api, again)),
+    failed(error) {
+      if (isSignInEndedError(error)) {
+        ctx.signOut(describeError(error));
+        return false;
+      }
       status.replaceChildren(errorBox(error));
-      if (!stopped) timer = setTimeout(() => void tick(), POLL_MS * 2);
-    }
-  };
-  ctx.show(element, () => {
-    stopped = true;
-    clearTimeout(timer);
+      return true;
+    },
   });
-  void tick();
+  ctx.show(element, following.stop);
 }
 
 /** Starts the pane in `main`, with the signed-in person and Sign out in `header`. */

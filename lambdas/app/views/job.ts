@@ -4,13 +4,12 @@ import { dollars, money } from '../../text/money.js';
 import { coverageText, reviewedForText } from '../../text/review-terms.js';
 import type { JobView, Negotiation, PlaybookReview, ReportClause, ReportLinks } from '../api.js';
 import { announce, errorBox, h, when } from '../dom.js';
-import { JobFollower } from '../follow.js';
+import { followJob } from '../follow.js';
 import type { View, ViewContext } from './context.js';
 import { contractPanel } from './contract.js';
 import { negotiationPanel } from './negotiation.js';
 import { reviewPanel } from './review.js';
 
-const POLL_MS = 1500;
 const ENDED = new Set(['completed', 'incomplete', 'cancelled', 'budget_exceeded', 'rejected']);
 
 function summary(view: JobView): HTMLElement {
@@ -167,58 +166,39 @@ export function jobView(ctx: ViewContext, jobId: string): View {
     review,
     contract.element,
   );
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let shownStatus = '';
-  const follower = new JobFollower(ctx.api, jobId);
-  const readReview = async (view: JobView) => {
-    const findings = await follower.reviewChanged(view);
-    if (findings) review.replaceChildren(reviewPanel(jobId, findings, ctx.api, () => void tick()));
-  };
-  const tick = async () => {
-    clearTimeout(timer);
-    try {
-      const view = await ctx.api.status(jobId);
-      if (stopped) return;
+  const following = followJob(ctx.api, jobId, {
+    shown(view) {
       title.textContent = view.document.key.split('/').at(-1) ?? jobId;
       head.replaceChildren(summary(view));
       if (view.status !== shownStatus) {
         shownStatus = view.status;
-        bar.replaceChildren(controls(ctx, view, () => void tick()));
+        bar.replaceChildren(controls(ctx, view, () => following.again()));
       }
-      if (view.status !== 'queued' && view.status !== 'intake')
-        await follower.readFindings(
-          (clauses) => contract.add(clauses),
-          () => stopped,
-          (changes) => round.add(changes),
-        );
-      await readReview(view);
-      if (view.reportReady && reports.childElementCount === 0) {
-        const d = await downloads(ctx, jobId);
-        // A reviewed job, or one reviewed against a playbook: the clauses as reported (decided,
-        // with their positions and redlines) replace the panel's before the reports are offered,
-        // so a report downloaded from the page never disagrees with the page.
-        const reported = await reportedClauses(d.links.json.url);
-        if (view.review?.startedAt || view.playbook) {
-          contract.add(reported.clauses, true);
-          contract.setPlaybook(reported.playbookReview);
-        }
-        round.setReport(reported.negotiation, reported.clauses);
-        reports.replaceChildren(d.element);
-      }
-      if (!(view.finished && follower.ended && view.reportReady))
-        timer = setTimeout(() => void tick(), POLL_MS);
-    } catch (error) {
-      bar.replaceChildren(errorBox(error));
-      if (!stopped) timer = setTimeout(() => void tick(), POLL_MS * 2);
-    }
-  };
-  void tick();
-  return {
-    element,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
     },
-  };
+    clauses: (clauses) => contract.add(clauses),
+    changes: (changes) => round.add(changes),
+    review: (findings, again) => review.replaceChildren(reviewPanel(jobId, findings, ctx.api, again)),
+    async settled(view) {
+      if (!view.reportReady) return false;
+      if (reports.childElementCount > 0) return true;
+      const d = await downloads(ctx, jobId);
+      // A reviewed job, or one reviewed against a playbook: the clauses as reported (decided,
+      // with their positions and redlines) replace the panel's before the reports are offered,
+      // so a report downloaded from the page never disagrees with the page.
+      const reported = await reportedClauses(d.links.json.url);
+      if (view.review?.startedAt || view.playbook) {
+        contract.add(reported.clauses, true);
+        contract.setPlaybook(reported.playbookReview);
+      }
+      round.setReport(reported.negotiation, reported.clauses);
+      reports.replaceChildren(d.element);
+      return true;
+    },
+    failed(error) {
+      bar.replaceChildren(errorBox(error));
+      return true;
+    },
+  });
+  return { element, stop: following.stop };
 }
