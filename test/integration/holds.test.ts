@@ -59,6 +59,7 @@ const api = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials
 const other = new ApiClient({ url: localApi.url, region: LOCAL_REGION, credentials: OTHER });
 const target = localTarget(h, api);
 
+// Each wait for a job's state gives it 120 s; a test's own time covers the waits it makes.
 async function until(id: string, done: (v: JobView) => boolean, timeoutMs = 120_000): Promise<JobView> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -168,14 +169,14 @@ describe('pause and resume', () => {
     const after = h.bedrock.accounting().successes;
     const twice = Object.entries(after).filter(([fp, e]) => e.count - (before.successes[fp]?.count ?? 0) > 1);
     expect(twice).toEqual([]);
-  });
+  }, 180_000);
 
   it('answers 404 to a caller who does not own the job', async () => {
     const jobId = await submit(SMALL);
     expect(await refusal(other.pause(jobId))).toBe(404);
     expect(await refusal(other.resume(jobId))).toBe(404);
     await until(jobId, (v) => v.finished);
-  });
+  }, 180_000);
 });
 
 describe('the review gate', () => {
@@ -286,7 +287,7 @@ describe('the review gate', () => {
     expect(html).toContain(note);
     // Decisions after the review closed are refused.
     expect(await refusal(api.decide(jobId, { allUndecided: true, verdict: 'approve' }))).toBe(409);
-  });
+  }, 300_000);
 
   it('alerts when the review deadline passes, and writes the report with the findings unreviewed', async () => {
     await alerts.take();
@@ -305,5 +306,5 @@ describe('the review gate', () => {
     const alert = sent.find((a) => a.context.jobId === jobId);
     expect(alert?.subject).toMatch(/passed its deadline/);
     expect(alert?.context).toMatchObject({ event: 'review-expired', gate: 'high' });
-  });
+  }, 180_000);
 });
