@@ -5,7 +5,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { checkPanelModels } from '../../lambdas/core/analysts/index.js';
 import { DEFAULT_COST_CEILING_MICROS, isLane, LANE_CHOICES, LANES } from '../../lambdas/core/contracts.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
-import { metadataValue } from '../../lambdas/core/intake/job-options.js';
+import { submissionMetadata } from '../../lambdas/core/jobs/index.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
 import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
 import {
@@ -182,16 +182,22 @@ async function upload(
       Key: key,
       Body: input.bytes,
       Metadata: {
-        lane: o.lane,
-        'cost-ceiling-usd': String(o.budget),
+        ...submissionMetadata(
+          {
+            lane: o.lane,
+            costCeilingUsd: o.budget,
+            ...(playbook ? { playbook: playbookRequestText(playbook) } : {}),
+            ...(o.values['contract-type'] ? { contractType: o.values['contract-type'] } : {}),
+            ...(o.values.party ? { party: o.values.party } : {}),
+            ...(o.values['all-analysts'] ? { allAnalysts: true } : {}),
+            ...(o.values['full-panel'] ? { fullPanel: true } : {}),
+            ...(o.values['allow-partial'] ? { allowPartial: true } : {}),
+            ...(against ? { against } : {}),
+          },
+          { defaultLane: o.lane, defaultCostLimit: o.budget * 1_000_000 },
+        ),
+        // The model is the local run's own choice; a deployed stack's comes from its settings.
         ...(model ? { model } : {}),
-        ...(playbook ? { playbook: playbookRequestText(playbook) } : {}),
-        ...(o.values['contract-type'] ? { 'contract-type': o.values['contract-type'] } : {}),
-        ...(o.values.party ? { party: metadataValue(o.values.party) } : {}),
-        ...(o.values['all-analysts'] ? { 'all-analysts': 'true' } : {}),
-        ...(o.values['full-panel'] ? { 'full-panel': 'true' } : {}),
-        ...(o.values['allow-partial'] ? { 'allow-partial': 'true' } : {}),
-        ...(against ? { against } : {}),
       },
     }),
   );

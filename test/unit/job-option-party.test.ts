@@ -5,7 +5,7 @@ import {
   metadataValue,
   readJobOptions,
 } from '../../lambdas/core/intake/job-options.js';
-import { readSubmission } from '../../lambdas/core/jobs/submission.js';
+import { readSubmission, submissionMetadata } from '../../lambdas/core/jobs/submission.js';
 
 const defaults = { lane: 'realtime', costLimit: 20_000_000 } as Parameters<typeof readJobOptions>[2];
 
@@ -42,5 +42,41 @@ describe('the party option', () => {
       defaultCostLimit: 20_000_000,
     } as Parameters<typeof readSubmission>[1]);
     expect(submission.metadata.party).toBe(metadataValue('Société Générale'));
+  });
+});
+
+describe('the upload metadata of a request', () => {
+  it('is written once for every way in, and intake reads back what was asked', () => {
+    const metadata = submissionMetadata(
+      {
+        lane: 'batch',
+        costCeilingUsd: 2.5,
+        playbook: 'default@2',
+        contractType: 'supply',
+        party: 'Société Générale',
+        allAnalysts: true,
+        fullPanel: true,
+        allowPartial: true,
+        against: 'file:our-version.docx',
+      },
+      { defaultLane: 'realtime', defaultCostLimit: 20_000_000 },
+    );
+    expect(metadata).toMatchObject({ 'cost-ceiling-usd': '2.5', against: 'file:our-version.docx' });
+    expect(Object.values(metadata).every((v) => /^[\x20-\x7e]*$/.test(v))).toBe(true);
+    expect(readJobOptions(metadata, {}, defaults)).toMatchObject({
+      lane: 'batch',
+      costLimit: 2_500_000,
+      playbook: { name: 'default', version: 2 },
+      contractType: 'supply',
+      party: 'Société Générale',
+      allAnalysts: true,
+      fullPanel: true,
+      allowPartial: true,
+    });
+    // What a request leaves out, the stack's defaults fill in.
+    expect(submissionMetadata({}, { defaultLane: 'realtime', defaultCostLimit: 20_000_000 })).toEqual({
+      lane: 'realtime',
+      'cost-ceiling-usd': '20',
+    });
   });
 });

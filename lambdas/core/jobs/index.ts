@@ -39,5 +39,6 @@ export {
   readSubmission,
   type SubmitRequest,
   type SubmittedOptions,
+  submissionMetadata,
   submitRequestSchema,
 } from './submission.js';

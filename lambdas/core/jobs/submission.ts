@@ -169,14 +169,14 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: unknown, what
 }
 
 /**
- * The upload metadata a validated request comes to, read back as intake will read it.
- * @throws InvalidJobRequestError when intake would refuse an option
+ * The upload metadata a request comes to, as intake reads it: the one writer of it, for POST
+ * /jobs and POST /quote as for the CLI's own uploads. `against` is an earlier job's id or, as
+ * intake also reads it, `file:NAME`.
  */
-export function readSubmission(
-  request: Omit<SubmitRequest, 'filename'>,
-  defaults: SubmitDefaults,
-  what = 'submission',
-): ReadSubmission {
+export function submissionMetadata(
+  request: Omit<SubmitRequest, 'filename' | 'against'> & { readonly against?: string },
+  defaults: Pick<SubmitDefaults, 'defaultLane' | 'defaultCostLimit'>,
+): Record<string, string> {
   const metadata: Record<string, string> = {
     lane: request.lane ?? defaults.defaultLane,
     'cost-ceiling-usd': String(request.costCeilingUsd ?? usd(defaults.defaultCostLimit)),
@@ -192,6 +192,19 @@ export function readSubmission(
   if (request.fullPanel !== undefined) metadata['full-panel'] = String(request.fullPanel);
   if (request.against) metadata.against = request.against;
   if (request.againstFilename) metadata.against = `file:${request.againstFilename}`;
+  return metadata;
+}
+
+/**
+ * The upload metadata a validated request comes to, read back as intake will read it.
+ * @throws InvalidJobRequestError when intake would refuse an option
+ */
+export function readSubmission(
+  request: Omit<SubmitRequest, 'filename'>,
+  defaults: SubmitDefaults,
+  what = 'submission',
+): ReadSubmission {
+  const metadata = submissionMetadata(request, defaults);
   try {
     const options = readJobOptions(
       metadata,
