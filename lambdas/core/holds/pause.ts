@@ -1,24 +1,13 @@
-import type { S3Client } from '@aws-sdk/client-s3';
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Lane } from '../contracts.js';
 import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize-queue.js';
-import { sendUnfinished, startQueued } from '../intake/admission.js';
+import { type JobPlaces, sendUnfinished, startQueued } from '../intake/admission.js';
 import type { Job } from '../state/job.js';
 import { JobHolds } from '../state/job-holds.js';
 import { Jobs } from '../state/jobs.js';
 import { HoldStateError } from './errors.js';
 
-/** What pause, resume and cancel need: the table, the stored documents and the queues. */
-export interface HoldDeps {
-  readonly db: DynamoDBDocumentClient;
-  readonly s3: S3Client;
-  readonly sqs: SQSClient;
-  readonly tableName: string;
-  readonly resultsBucket: string;
-  readonly laneQueueUrls: Readonly<Record<Lane, string>>;
+/** What pause, resume and cancel need: where the job lives, and the finalize queue. */
+export interface HoldDeps extends JobPlaces {
   readonly finalizeQueueUrl: string;
-  readonly now?: () => number;
 }
 
 /**

@@ -13,20 +13,27 @@ import { type SpendCharge, spendBoundOf, spendDayOf, spendWait } from '../state/
 import { StageRecovery } from '../state/stage-recovery.js';
 import { chunkMessagesOf, readStoredDocument, sendChunkMessages } from './stored-document.js';
 
-/** What starting a queued job needs: the table, the stored documents and the lane queues. */
-export interface StartDeps {
+/**
+ * Where a job's state lives, as the stages that take it in, start it and hold it reach it: the
+ * table, the stored documents and the lane queues, and the clock.
+ */
+export interface JobPlaces {
   readonly db: DynamoDBDocumentClient;
   readonly s3: S3Client;
   readonly sqs: SQSClient;
   readonly tableName: string;
   readonly resultsBucket: string;
   readonly laneQueueUrls: Readonly<Record<Lane, string>>;
+  readonly now?: () => number;
+}
+
+/** What starting a queued job needs. */
+export interface StartDeps extends JobPlaces {
   /**
    * Where a resumed job whose chunks all ended during its pause is sent for its report; without
    * it the sweeper sends it (its rule for a job whose chunks are all terminal).
    */
   readonly finalizeQueueUrl?: string;
-  readonly now?: () => number;
 }
 
 /** Queued jobs one call looks at: more than an owner's cap frees at once. */

@@ -1,27 +1,15 @@
-/**
- * What one intake of an upload needs and works with, and what becomes of it: the dependencies,
- * the run's fixed facts, its result, and the owner it records.
- */
-import type { S3Client } from '@aws-sdk/client-s3';
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PanelModels } from '../analysts/index.js';
 import type { DocumentLimits } from '../documents/index.js';
 import type { Lane } from '../model.js';
 import type { LifecycleGuard } from '../model-lifecycle.js';
 import type { ShapeGuard } from '../model-shape-guard.js';
 import type { Jobs } from '../state/jobs.js';
+import type { JobPlaces } from './admission.js';
 import type { S3ObjectRef } from './s3-event.js';
 import { ownerOfUpload } from './submitter.js';
 
-/** What intake needs. */
-export interface IntakeDeps {
-  readonly db: DynamoDBDocumentClient;
-  readonly s3: S3Client;
-  readonly sqs: SQSClient;
-  readonly tableName: string;
-  readonly resultsBucket: string;
-  readonly laneQueueUrls: Readonly<Record<Lane, string>>;
+/** What intake needs: where the job lives, and how it reads, plans and admits an upload. */
+export interface IntakeDeps extends JobPlaces {
   readonly chunkClauses: number;
   readonly maxDocumentBytes: number;
   /** Bounds of the parse (CPU time, wall clock, heap, pages, inflated bytes). @default DEFAULT_DOCUMENT_LIMITS */
@@ -71,7 +59,6 @@ export interface IntakeDeps {
    * rejected as `parse-timeout-under-load`. @default no retry: rejected at once
    */
   readonly parseRetry?: ParseRetry;
-  readonly now?: () => number;
 }
 
 /** How intake retries a parse the machine was too busy for. */
