@@ -54,11 +54,7 @@ export const byLane = <T>(value: (lane: Lane) => T): Record<Lane, T> => keyed(LA
 /** One value per queue role. */
 export const byRole = <T>(value: (role: QueueRole) => T): Record<QueueRole, T> => keyed(QUEUE_ROLES, value);
 
-/**
- * Cost ceiling of a job whose upload names none, in micro-dollars ($20): intake, the status API,
- * the local ground and the CLI's `--budget` default all read it here.
- */
-export const DEFAULT_COST_CEILING_MICROS = 20_000_000;
+export { DEFAULT_COST_CEILING_MICROS } from '../text/money.js';
 
 /**
  * The most a job's ceiling may be unless the stack says otherwise, in micro-dollars ($1,000):

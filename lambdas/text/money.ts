@@ -1,4 +1,11 @@
 /**
+ * Cost ceiling of a job whose upload names none, in micro-dollars ($20): intake, the status API,
+ * the local ground, the CLI's `--budget` default and the app's and the add-in's ceiling field
+ * all read it here.
+ */
+export const DEFAULT_COST_CEILING_MICROS = 20_000_000;
+
+/**
  * Micro-dollars as a person reads them: cents from a cent up (`$12.40`), four decimals below a
  * cent (`$0.0041`), where a small contract's whole review now lands, and six below a hundredth of
  * a cent (`$0.000012`), so a ceiling or a quote of a fraction of a cent is never shown as `$0.00`.

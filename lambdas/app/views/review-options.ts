@@ -4,8 +4,7 @@
  * before anything is spent.
  */
 
-import { DEFAULT_COST_CEILING_MICROS } from '../../core/contracts.js';
-import { dollars, money } from '../../text/money.js';
+import { DEFAULT_COST_CEILING_MICROS, dollars, money } from '../../text/money.js';
 import { type AppApi, isAppApiError, type QuoteView } from '../api.js';
 import { h } from '../dom.js';
 
