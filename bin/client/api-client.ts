@@ -1,6 +1,5 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { z } from 'zod';
 import type {
   DecisionBody,
@@ -22,6 +21,7 @@ import type {
   PutPlaybookView,
   putPlaybookRequestSchema,
 } from '../../lambdas/api/playbooks-api.js';
+import { ApiSigner, type SignedRequest } from '../../lambdas/app/signed-request.js';
 import { isUploadRefusedError, sendUpload } from '../../lambdas/app/upload-form.js';
 import type { FindingsView } from '../../lambdas/core/holds/review.js';
 import type { JobListView, LiveFindingsView } from '../../lambdas/core/live/index.js';
@@ -124,44 +124,22 @@ function waitOf(r: ApiResponse): number | undefined {
  * const { submissionId, upload } = await api.submit({ filename: 'msa.pdf', lane: 'batch' });
  */
 export class ApiClient {
-  private readonly base: URL;
-  private readonly signer: SignatureV4;
+  private readonly signer: ApiSigner;
 
   constructor(options: ApiClientOptions) {
-    this.base = new URL(options.url.endsWith('/') ? options.url : `${options.url}/`);
-    this.signer = new SignatureV4({
-      credentials: options.credentials,
-      region: options.region,
-      service: 'execute-api',
-      sha256: Sha256,
-      uriEscapePath: true,
-    });
+    this.signer = new ApiSigner({ ...options, sha256: Sha256 });
   }
 
   /** Signs a request without sending it: the URL, the headers to send as they are, and the body. */
-  async sign(
-    method: 'GET' | 'POST',
-    path: string,
-    body?: unknown,
-  ): Promise<{ url: URL; headers: Record<string, string>; payload: string | undefined }> {
-    const url = new URL(path.replace(/^\//, ''), this.base);
+  sign(method: 'GET' | 'POST', path: string, body?: unknown): Promise<SignedRequest> {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-    const headers: Record<string, string> = { host: url.host };
-    if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(payload));
-    }
-    const signed = await this.signer.sign({
+    return this.signer.sign(
       method,
-      protocol: url.protocol,
-      hostname: url.hostname,
-      ...(url.port ? { port: Number(url.port) } : {}),
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      headers,
-      ...(payload !== undefined ? { body: payload } : {}),
-    });
-    return { url, headers: signed.headers as Record<string, string>, payload };
+      path,
+      payload,
+      {},
+      payload === undefined ? {} : { 'content-length': String(Buffer.byteLength(payload)) },
+    );
   }
 
   /** Sends a signed request; returns whatever status came back. */

@@ -3,7 +3,6 @@
  * `execute-api` (API Gateway's IAM authorization), as the CLI signs them, with credentials from
  * the sign-in seam (session.ts). The one module that knows routes and answer shapes.
  */
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { DecisionBody, DecisionResponse, RedlineBody, RedlineResponse } from '../api/holds-api.js';
 import type { PlaybookList } from '../api/playbooks-api.js';
 import type { FindingsView } from '../core/holds/review.js';
@@ -18,6 +17,7 @@ import type {
 import type { JobListView, JobSummary, LiveFindingsView } from '../core/live/index.js';
 import type { Negotiation, NegotiationChange, PlaybookReview, ReportClause } from '../core/report-types.js';
 import { WebSha256 } from './sha256-web.js';
+import { ApiSigner } from './signed-request.js';
 import { isUploadRefusedError, sendUpload } from './upload-form.js';
 
 export type {
@@ -79,18 +79,12 @@ export interface AppApiOptions {
 /** The status API's routes, signed. */
 export class AppApi {
   private readonly base: URL;
-  private readonly signer: SignatureV4;
+  private readonly signer: ApiSigner;
   private readonly fetch: typeof fetch;
 
   constructor(options: AppApiOptions) {
-    this.base = new URL(options.url.endsWith('/') ? options.url : `${options.url}/`);
-    this.signer = new SignatureV4({
-      credentials: options.credentials,
-      region: options.region,
-      service: 'execute-api',
-      sha256: WebSha256,
-      uriEscapePath: true,
-    });
+    this.signer = new ApiSigner({ ...options, sha256: WebSha256 });
+    this.base = this.signer.base;
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
@@ -160,24 +154,9 @@ export class AppApi {
     body?: unknown,
     query: Record<string, string> = {},
   ): Promise<T> {
-    const url = new URL(path, this.base);
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const signed = await this.signer.sign({
-      method,
-      protocol: url.protocol,
-      hostname: url.hostname,
-      ...(url.port ? { port: Number(url.port) } : {}),
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      headers: {
-        host: url.host,
-        ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(payload !== undefined ? { body: payload } : {}),
-    });
+    const { url, headers: signedHeaders, payload } = await this.signer.sign(method, path, body, query);
     // A browser sets Host itself (to the value signed); fetch refuses to be given it.
-    const { host: _host, ...headers } = signed.headers;
+    const { host: _host, ...headers } = signedHeaders;
     let response: Response;
     try {
       response = await this.fetch(url, {
