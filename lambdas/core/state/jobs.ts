@@ -4,7 +4,7 @@ import { type Job, type JobPlan, type JobStatus, type NewJob, refusedJob } from 
 import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk } from './keys.js';
 import { sendReleasingChange } from './owner-slots.js';
 import { statusChange, statusIndex } from './status-change.js';
-import { refusable, retryConflicts } from './transact.js';
+import { conditionHeld, refusable } from './transact.js';
 
 /** The owner index's keys, written once with the job: the owner and creation time never change. */
 function ownerIndex(owner: string | undefined, at: string, jobId: string) {
@@ -237,24 +237,18 @@ export class Jobs {
     values: Record<string, unknown> = {},
     touch = false,
   ): Promise<boolean> {
-    try {
-      await retryConflicts(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { pk: jobPk(jobId), sk: JOB_SK },
-            UpdateExpression: `SET ${field} = :at${touch ? ', updatedAt = :at' : ''}`,
-            ConditionExpression: `attribute_not_exists(${field}) AND ${condition}`,
-            ...(condition.includes('#status') ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
-            ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString(), ...values },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionHeld(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: JOB_SK },
+          UpdateExpression: `SET ${field} = :at${touch ? ', updatedAt = :at' : ''}`,
+          ConditionExpression: `attribute_not_exists(${field}) AND ${condition}`,
+          ...(condition.includes('#status') ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+          ExpressionAttributeValues: { ':at': new Date(this.now()).toISOString(), ...values },
+        }),
+      ),
+    );
   }
 
   /**
@@ -319,27 +313,21 @@ export class Jobs {
    * caller saw, so concurrent sweepers send it once per period. Returns false otherwise.
    */
   async recordFinalizeResend(jobId: string, seen: string | undefined): Promise<boolean> {
-    try {
-      await retryConflicts(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { pk: jobPk(jobId), sk: JOB_SK },
-            UpdateExpression: 'SET finalizeResentAt = :at',
-            ConditionExpression: `attribute_exists(finalizeEnqueuedAt) AND attribute_not_exists(finalizedAt) AND ${
-              seen === undefined ? 'attribute_not_exists(finalizeResentAt)' : 'finalizeResentAt = :seen'
-            }`,
-            ExpressionAttributeValues: {
-              ':at': new Date(this.now()).toISOString(),
-              ...(seen === undefined ? {} : { ':seen': seen }),
-            },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionHeld(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: jobPk(jobId), sk: JOB_SK },
+          UpdateExpression: 'SET finalizeResentAt = :at',
+          ConditionExpression: `attribute_exists(finalizeEnqueuedAt) AND attribute_not_exists(finalizedAt) AND ${
+            seen === undefined ? 'attribute_not_exists(finalizeResentAt)' : 'finalizeResentAt = :seen'
+          }`,
+          ExpressionAttributeValues: {
+            ':at': new Date(this.now()).toISOString(),
+            ...(seen === undefined ? {} : { ':seen': seen }),
+          },
+        }),
+      ),
+    );
   }
 }
