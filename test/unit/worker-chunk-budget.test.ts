@@ -89,8 +89,54 @@ describe('ChunkBudget', () => {
     const f = fakeJob(10_000, { costCommitted: 6_000, costReserved: 6_000 });
     const { b } = budget(f, { callsLeft: 48 });
     expect(await b.reserve(100)).toEqual({ ok: true });
-    // The first ask (4,800) did not fit in 4,000; the second asks a quarter of it.
+    // The job as read at claim time shows 4,000 of room: the first ask is a quarter of it.
     expect(f.moves).toEqual([{ spent: 0, release: 0, take: 1_000 }]);
+    expect(f.allotments.move).toHaveBeenCalledOnce();
+  });
+
+  it('takes a share of the room the job showed at claim, not all its calls need, in its first take', async () => {
+    const f = fakeJob(100_000, { costCommitted: 20_000, costReserved: 20_000 });
+    const { b } = budget(f, { callsLeft: 48 });
+    expect(await b.reserve(1_000)).toEqual({ ok: true });
+    // 48 calls' worth (48,000) would fit in the 80,000 left, but leave little for other chunks.
+    expect(f.moves).toEqual([{ spent: 0, release: 0, take: 20_000 }]);
+  });
+
+  it('waits for its own calls in flight to free their reservations before asking the job again', async () => {
+    // Room for 2,000 more: this chunk takes it all for four calls of 500.
+    const f = fakeJob(8_000, { costCommitted: 6_000, costReserved: 6_000 });
+    const clock = { t: 0 };
+    const { b, markBudgetExceeded } = budget(f, { callsLeft: 10, clock });
+    for (let i = 0; i < 4; i++) expect(await b.reserve(500)).toEqual({ ok: true });
+    let fifth: unknown;
+    const pending = b.reserve(500).then((r) => (fifth = r));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(fifth).toBeUndefined();
+    // Each answered call frees most of its reservation: two of them make room for the fifth.
+    b.settle(500, 100);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(fifth).toBeUndefined();
+    b.settle(500, 100);
+    await pending;
+    expect(fifth).toEqual({ ok: true });
+    // Nothing was given back to the job and taken again, nobody slept, no ceiling was recorded.
+    expect(f.moves).toEqual([{ spent: 0, release: 0, take: 2_000 }]);
+    expect(clock.t).toBe(0);
+    expect(markBudgetExceeded).not.toHaveBeenCalled();
+  });
+
+  it('reports the ceiling at once when its own give-back leaves no room and nobody else holds any', async () => {
+    const f = fakeJob(1_000);
+    const clock = { t: 0 };
+    const { b, markBudgetExceeded } = budget(f, { callsLeft: 1, clock });
+    expect(await b.reserve(600)).toEqual({ ok: true });
+    b.settle(600, 500);
+    // 100 held unused and 400 of room: not enough for another 600, and what the job counts
+    // reserved was this chunk's own allotment, so there is nobody to wait for.
+    expect(await b.reserve(600)).toEqual({ ok: false, why: 'budget' });
+    expect(markBudgetExceeded).toHaveBeenCalledOnce();
+    expect(clock.t).toBe(0);
+    expect(f.job).toMatchObject({ costSpent: 500, costReserved: 0, costCommitted: 500 });
   });
 
   it("takes four calls' worth near the ceiling while the room has it, not one call at a time", async () => {

@@ -4,6 +4,10 @@ import { isPaused, type Job } from '../state/job.js';
 
 /** How many `contendedWaitMs` a chunk waits at most for room other chunks hold. */
 const CONTENDED_WAITS = 4;
+/** The first pause before asking the job again for room other chunks hold, doubled each time. */
+const POLL_FIRST_MS = 100;
+/** The longest such pause (before jitter). */
+const POLL_CAP_MS = 2_000;
 
 /** Why a chunk cannot reserve more: the ceiling is reached, or the job stopped running. */
 export type BudgetRefusal = 'budget' | 'paused' | 'stopped';
@@ -12,7 +16,7 @@ export type BudgetRefusal = 'budget' | 'paused' | 'stopped';
 export interface ChunkBudgetOptions {
   readonly allotments: Allotments;
   readonly lease: Lease;
-  readonly job: Pick<Job, 'jobId' | 'costLimit' | 'budgetExceededAt'>;
+  readonly job: Pick<Job, 'jobId' | 'costLimit' | 'budgetExceededAt'> & { readonly costCommitted?: number };
   /** Records the reached ceiling on the job. */
   readonly markBudgetExceeded: () => Promise<void>;
   /** Calls of this chunk that may still reserve (each call's first attempt). */
@@ -39,10 +43,16 @@ export interface ChunkBudgetOptions {
  * for the whole chunk), first accounting what it spent so far. What is left returns when the
  * lease ends ({@link ChunkBudget.closing}).
  *
- * A take asks for the worst case of the chunk's next calls, at most `callsPerAllotment`, and
- * once the room left is known, at most a quarter of it (but four calls' worth if the room has
- * that), so that the chunks running at once share what is left under the ceiling instead of
- * the first ones taking it all.
+ * A take asks for the worst case of the chunk's next calls, at most `callsPerAllotment`, and at
+ * most a quarter of the room left (as the job showed it at claim, then as the job's refusals
+ * show it), but four calls' worth if the room has that, so that the chunks running at once
+ * share what is left under the ceiling instead of the first ones taking it all.
+ *
+ * Near the ceiling, a chunk refused room waits first for its own calls in flight (an answered
+ * call frees most of its worst case for the next one, with no write), then gives back what it
+ * holds unused and waits, asking less and less often, for room other chunks hold. The ceiling
+ * is recorded when what is spent leaves no room for the call, when nobody else holds any, or
+ * after four `contendedWaitMs` without a reservation.
  */
 export class ChunkBudget {
   /** Allotment held: taken, less released, less spent already accounted to the job. */
@@ -53,6 +63,9 @@ export class ChunkBudget {
   private spent = 0;
   private refused: BudgetRefusal | undefined;
   private topUp: Promise<void> | undefined;
+  /** When the chunk first found the room short, since its last reservation. */
+  private shortSince: number | undefined;
+  private settleWaiters: (() => void)[] = [];
 
   constructor(private readonly o: ChunkBudgetOptions) {
     // The job as read at claim time already records the ceiling: no take can succeed, so none
@@ -69,6 +82,7 @@ export class ChunkBudget {
       if (this.refused) return { ok: false, why: this.refused };
       if (this.held - this.used >= estimate) {
         this.used += estimate;
+        this.shortSince = undefined;
         return { ok: true };
       }
       this.topUp ??= this.take(estimate, signal).finally(() => {
@@ -83,6 +97,7 @@ export class ChunkBudget {
   settle(estimate: number, actual: number): void {
     this.used += actual - estimate;
     this.spent += actual;
+    this.wakeSettleWaiters();
   }
 
   /** Micro-dollars reserved by attempts whose outcome is not yet known. */
@@ -93,6 +108,7 @@ export class ChunkBudget {
   /** An attempt that was not billed (refused, throttled, failed): its reservation is free again. */
   release(estimate: number): void {
     this.used -= estimate;
+    this.wakeSettleWaiters();
   }
 
   /** The move that returns everything the lease holds (every call has settled by then). */
@@ -109,9 +125,11 @@ export class ChunkBudget {
 
   private async take(estimate: number, signal?: AbortSignal): Promise<void> {
     const o = this.o;
-    const since = o.now();
-    let room = Number.POSITIVE_INFINITY;
-    for (;;) {
+    this.shortSince ??= o.now();
+    // The job as read at claim time tells the room left, so that the first take is a share of
+    // it too (it may be stale: the write's condition is what holds the ceiling).
+    let room = o.job.costCommitted === undefined ? Number.POSITIVE_INFINITY : o.job.costLimit - o.job.costCommitted;
+    for (let polls = 0; ; ) {
       // The chunk's next calls, but within a share of the room left, and never less than a few
       // calls' worth while the room allows: near the ceiling, takes of one call at a time would
       // cost a job-item write per call.
@@ -136,29 +154,59 @@ export class ChunkBudget {
       }
       room = job.costLimit - job.costCommitted;
       if (room >= estimate) continue;
-      // Room is short. Give back what this chunk holds unused, so that chunks waiting on one
-      // another cannot all sit on small remainders.
-      const unused = this.held - this.used;
-      if (unused > 0 || this.spent > 0) {
-        const giveBack = await this.giveBack(Math.max(0, unused));
+      // Room is short. This chunk's own calls in flight settle far below their reservations and
+      // free what the next call needs without a write: wait for one of them first.
+      if (this.reserved > 0) {
+        await this.nextSettle(signal);
+        return;
+      }
+      // Give back what this chunk holds unused, so that chunks waiting on one another cannot all
+      // sit on small remainders.
+      const heldAtRead = this.held;
+      let spent = job.costSpent;
+      if (this.held > this.used || this.spent > 0) {
+        const giveBack = await this.giveBack(this.held - this.used);
         room += giveBack.release;
+        spent += giveBack.spent;
         if (room >= estimate) continue;
       }
       // The ceiling is reached when the money already spent leaves no room for this call, or
       // when nobody else holds any: other chunks' allotments are mostly reservations of calls
       // in flight, which settle far below them and come back as those chunks end.
-      const heldByOthers = job.costReserved - this.held > 0;
-      const spentOut = job.costSpent + estimate > job.costLimit;
-      const waited = o.now() - since;
+      const heldByOthers = job.costReserved - heldAtRead > 0;
+      const spentOut = spent + estimate > job.costLimit;
+      const waited = o.now() - this.shortSince;
       if (!heldByOthers || spentOut || waited > CONTENDED_WAITS * o.contendedWaitMs || signal?.aborted) {
         await o.markBudgetExceeded();
         this.refused = 'budget';
         return;
       }
-      // Other chunks' allotments hold the room: they return what they do not spend.
-      await o.sleep(100 + Math.floor(o.random() * 400), signal);
+      // Other chunks' allotments hold the room: they return what they do not spend. The job is
+      // asked again soon at first, then less often, so that many waiting chunks do not crowd
+      // the job's item with refused writes.
+      const pause = Math.min(POLL_CAP_MS, POLL_FIRST_MS * 2 ** polls++);
+      await o.sleep(pause + Math.floor(o.random() * pause), signal);
       room = Number.POSITIVE_INFINITY;
     }
+  }
+
+  /** Resolves when one of this chunk's attempts settles or is released, or on `signal`. */
+  private nextSettle(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.settleWaiters.push(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private wakeSettleWaiters(): void {
+    const waiters = this.settleWaiters;
+    this.settleWaiters = [];
+    for (const w of waiters) w();
   }
 
   /**
