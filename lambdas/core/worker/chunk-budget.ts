@@ -128,7 +128,8 @@ export class ChunkBudget {
     this.shortSince ??= o.now();
     // The job as read at claim time tells the room left, so that the first take is a share of
     // it too (it may be stale: the write's condition is what holds the ceiling).
-    let room = o.job.costCommitted === undefined ? Number.POSITIVE_INFINITY : o.job.costLimit - o.job.costCommitted;
+    let room =
+      o.job.costCommitted === undefined ? Number.POSITIVE_INFINITY : o.job.costLimit - o.job.costCommitted;
     for (let polls = 0; ; ) {
       // The chunk's next calls, but within a share of the room left, and never less than a few
       // calls' worth while the room allows: near the ceiling, takes of one call at a time would
