@@ -1,7 +1,7 @@
 /**
  * CDK app: one clause-review stack. `npx cdk synth` / `npx cdk deploy`, with the deployer's
  * settings as context flags (`-c alertEmails=ops@example.com -c administrators=arn:… -c
- * retentionDays=30 -c removalPolicy=destroy -c defaultBudget=20 -c realtimeConcurrency=20 …`;
+ * retentionDays=30 -c removalPolicy=destroy -c defaultCeiling=20 -c realtimeConcurrency=20 …`;
  * every flag and its check is in lib/deploy-context.ts, and `-c nag=false` skips the cdk-nag
  * AwsSolutions checks). The account and region come from the CLI's credentials when there are
  * any; without them the stack is environment-agnostic and still synthesizes.

@@ -28,7 +28,7 @@ import { resolveTarget, splitTargetArgs, TARGET_USAGE } from './commands/target.
 const USAGE = `clause-review — failure-tolerant contract review
 
 Usage:
-  clause-review submit <file> [--lane ${LANES.join('|')}] [--budget USD] [--analysts a,b,…] [--allow-partial]
+  clause-review submit <file> [--lane ${LANES.join('|')}] [--ceiling USD] [--analysts a,b,…] [--allow-partial]
                        [--gate none|critical|high] [--review-hours H] [--playbook NAME[@VERSION]]
                        [--contract-type TYPE] [--party NAME] [--all-analysts] [--full-panel] [--against FILE|JOB_ID] [--dry-run]
                                              upload a contract through the status API; prints the job id
@@ -75,7 +75,8 @@ ${TARGET_USAGE}
 
 Options of review:
   --lane ${LANES.join('|').padEnd(18)} processing lane (default realtime: Lambda handlers; batch: Fargate-style worker processes)
-  --budget USD              cost ceiling per document in dollars (default 20; a ceiling below the quote is refused)
+  --ceiling USD             cost ceiling per document in dollars (default 20; a ceiling below the quote is refused;
+                            --budget, its earlier name, is still read)
   --fault-rate R            share of model calls the stand-in fails with transient errors (default 0)
   --workers N               batch-lane worker processes (default 2)
   --concurrency N           model calls in flight per worker (default 8)
@@ -83,7 +84,7 @@ Options of review:
   --seed N                  seed of the stand-in's fault plan (default 1)
   --out DIR                 where reports go (default ./reports)
   --timeout S               give up waiting after S seconds (default 1800)
-  --allow-partial           run even when --budget is below the quote's expected cost, up to the ceiling
+  --allow-partial           run even when --ceiling is below the quote's expected cost, up to the ceiling
   --model ID                every analyst's primary model for this run (checked before upload: a retired model is refused)
   --playbook NAME[@VERSION] review against a playbook: a shipped one (default, nda), or a playbook file, put first
   --contract-type TYPE      the playbook's contract type whose topics apply (default: read from the title or file name)
@@ -97,6 +98,7 @@ Answers on the local stack come from the stand-in's offline learned analyst (tra
 
 const REVIEW_OPTIONS = {
   lane: { type: 'string' },
+  ceiling: { type: 'string' },
   budget: { type: 'string' },
   'fault-rate': { type: 'string' },
   workers: { type: 'string' },

@@ -13,9 +13,9 @@ export { ANALYSTS, checkPanelModels, type ModelChoice, panelModelIds } from './c
 export {
   byLane,
   byRole,
+  DEFAULT_CEILING_MICROS,
   DEFAULT_CHUNK_CLAUSES,
-  DEFAULT_COST_CEILING_MICROS,
-  DEFAULT_MAX_COST_CEILING_MICROS,
+  DEFAULT_MAX_CEILING_MICROS,
   isLane,
   keyed,
   LANE_CHOICES,

@@ -12,8 +12,8 @@
  * | `retentionDays` | days before S3 expires contracts, work files and reports, 1-3650 | 90 |
  * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
  * | `officeTenants` | comma-separated Microsoft 365 tenant names whose SharePoint may frame the Word add-in | none |
- * | `defaultBudget` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_COST_CEILING_MICROS`) |
- * | `maxBudget` | the most a job's ceiling may be in USD, 0.01-100000; more is refused | 1000 (`DEFAULT_MAX_COST_CEILING_MICROS`) |
+ * | `defaultCeiling` | ceiling in USD of a job whose upload names none, 0.01-100000 | 20 (`DEFAULT_CEILING_MICROS`) |
+ * | `maxCeiling` | the most a job's ceiling may be in USD, 0.01-100000; more is refused | 1000 (`DEFAULT_MAX_CEILING_MICROS`) |
  * | `dailySpendPerOwner` | USD one owner's jobs started on a (UTC) day may spend together (0: no cap); more wait as `queued` | an hour of the primary model's token budget (`defaultDailySpendPerOwner`) |
  * | `maxJobsPerOwner` | most jobs of one owner running at once, 0-10000 (0: no cap); more wait as `queued` | the stack's capacity (`defaultMaxJobsPerOwner`: 10 with the default lanes) |
  * | `minReviewHours` | the shortest review window an upload may ask for, in hours, 0-720 | 1 (`DEFAULT_MIN_REVIEW_HOURS`) |
@@ -84,8 +84,8 @@ export const DEPLOY_CONTEXT_FLAGS: readonly string[] = [
   'retentionDays',
   'removalPolicy',
   'officeTenants',
-  'defaultBudget',
-  'maxBudget',
+  'defaultCeiling',
+  'maxCeiling',
   'dailySpendPerOwner',
   'maxJobsPerOwner',
   'minReviewHours',
@@ -360,8 +360,8 @@ export function stackPropsOf(ctx: DeployContext): ClauseReviewStackProps {
 function tuningOf(ctx: DeployContext): Pick<ClauseReviewStackProps, 'tuning'> {
   const tuning = Object.fromEntries(
     Object.entries({
-      defaultCostCeilingMicros: ctx.defaultCostCeilingMicros,
-      maxCostCeilingMicros: ctx.maxCostCeilingMicros,
+      defaultCeilingMicros: ctx.defaultCeilingMicros,
+      maxCeilingMicros: ctx.maxCeilingMicros,
       dailySpendPerOwnerMicros: ctx.dailySpendPerOwnerMicros,
       maxJobsPerOwner: ctx.maxJobsPerOwner,
       modelBudgets: ctx.modelBudgets,

@@ -10,8 +10,8 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import {
-  DEFAULT_COST_CEILING_MICROS,
-  DEFAULT_MAX_COST_CEILING_MICROS,
+  DEFAULT_CEILING_MICROS,
+  DEFAULT_MAX_CEILING_MICROS,
   isLane,
   keyed,
   LANE_CHOICES,
@@ -42,7 +42,7 @@ export interface RuntimeTuning {
   /** Largest document accepted at intake, in bytes. @default the runtime's (10 MiB) */
   readonly maxDocumentBytes?: number;
   /** Cost ceiling of a job whose upload names none, in micro-dollars. @default the runtime's ($20) */
-  readonly defaultCostCeilingMicros?: number;
+  readonly defaultCeilingMicros?: number;
   /**
    * Most jobs of one owner running at once, 0-10000 (0: no cap); intake records a job over it as
    * `queued` until one of the owner's jobs stops. @default derived from the stack's capacity
@@ -63,9 +63,9 @@ export interface RuntimeTuning {
   /**
    * The most a job's ceiling may be, in micro-dollars (0.01-100000 dollars): a submission or
    * upload asking for more is refused, naming it. @default the runtime's ($1,000,
-   * DEFAULT_MAX_COST_CEILING_MICROS)
+   * DEFAULT_MAX_CEILING_MICROS)
    */
-  readonly maxCostCeilingMicros?: number;
+  readonly maxCeilingMicros?: number;
   /**
    * Micro-dollars one owner's jobs started on a (UTC) day may spend together, 0 for no cap; a
    * job whose start would pass it waits as `queued`, one that never could is rejected.
@@ -106,15 +106,15 @@ export function validateTuning(scope: IConstruct, tuning: RuntimeTuning, t: Topo
   // Past 2^53 an integer no longer survives the trip through an environment variable.
   const safe = Number.MAX_SAFE_INTEGER;
   check('maxDocumentBytes', tuning.maxDocumentBytes, { min: 1, max: safe });
-  check('defaultCostCeilingMicros', tuning.defaultCostCeilingMicros, { min: 0, max: safe });
-  check('maxCostCeilingMicros', tuning.maxCostCeilingMicros, { min: 10_000, max: 100_000_000_000 });
+  check('defaultCeilingMicros', tuning.defaultCeilingMicros, { min: 0, max: safe });
+  check('maxCeilingMicros', tuning.maxCeilingMicros, { min: 10_000, max: 100_000_000_000 });
   check('dailySpendPerOwnerMicros', tuning.dailySpendPerOwnerMicros, { min: 0, max: safe });
-  const ceiling = tuning.defaultCostCeilingMicros ?? DEFAULT_COST_CEILING_MICROS;
-  const most = tuning.maxCostCeilingMicros ?? DEFAULT_MAX_COST_CEILING_MICROS;
+  const ceiling = tuning.defaultCeilingMicros ?? DEFAULT_CEILING_MICROS;
+  const most = tuning.maxCeilingMicros ?? DEFAULT_MAX_CEILING_MICROS;
   if (ceiling > most) {
     throw new ValidationError(
       'BadValue',
-      `tuning.defaultCostCeilingMicros must be at most tuning.maxCostCeilingMicros (${most}); got ${ceiling}`,
+      `tuning.defaultCeilingMicros must be at most tuning.maxCeilingMicros (${most}); got ${ceiling}`,
       scope,
     );
   }
@@ -178,7 +178,7 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
   const optional: RuntimeEnvironment = {
     CHUNK_CLAUSES: tuning.chunkClauses?.toString(),
     MAX_DOCUMENT_BYTES: tuning.maxDocumentBytes?.toString(),
-    DEFAULT_COST_CEILING_MICROS: tuning.defaultCostCeilingMicros?.toString(),
+    DEFAULT_CEILING_MICROS: tuning.defaultCeilingMicros?.toString(),
     DEFAULT_LANE: tuning.defaultLane,
     MIN_REVIEW_HOURS: tuning.minReviewHours?.toString(),
     MAX_JOBS_PER_OWNER: String(
@@ -188,7 +188,7 @@ export function runtimeEnvironment(r: RuntimeResources): Record<string, string> 
           ...primaryRequestsPerMinute(tuning, r.models.primary),
         }),
     ),
-    MAX_COST_CEILING_MICROS: tuning.maxCostCeilingMicros?.toString(),
+    MAX_CEILING_MICROS: tuning.maxCeilingMicros?.toString(),
     DAILY_SPEND_PER_OWNER_MICROS: String(
       tuning.dailySpendPerOwnerMicros ??
         defaultDailySpendPerOwner(r.models.primary, tuning.modelBudgets?.[r.models.primary]?.tokensPerMinute),

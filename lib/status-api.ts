@@ -176,8 +176,8 @@ export class StatusApi extends Construct {
       ...(props.userPool ? { USER_POOL_ID: props.userPool.userPoolId } : {}),
       ...(props.tuning?.defaultLane ? { DEFAULT_LANE: props.tuning.defaultLane } : {}),
       ...quoteEnvironment(props),
-      ...(props.tuning?.defaultCostCeilingMicros !== undefined
-        ? { DEFAULT_COST_CEILING_MICROS: String(props.tuning.defaultCostCeilingMicros) }
+      ...(props.tuning?.defaultCeilingMicros !== undefined
+        ? { DEFAULT_CEILING_MICROS: String(props.tuning.defaultCeilingMicros) }
         : {}),
       ...(props.tuning?.minReviewHours !== undefined
         ? { MIN_REVIEW_HOURS: String(props.tuning.minReviewHours) }
@@ -298,8 +298,8 @@ function quoteEnvironment(props: StatusApiProps): Partial<Record<keyof ApiConfig
       ? { MAX_DOCUMENT_BYTES: String(tuning.maxDocumentBytes) }
       : {}),
     ...(tuning?.chunkClauses !== undefined ? { CHUNK_CLAUSES: String(tuning.chunkClauses) } : {}),
-    ...(tuning?.maxCostCeilingMicros !== undefined
-      ? { MAX_COST_CEILING_MICROS: String(tuning.maxCostCeilingMicros) }
+    ...(tuning?.maxCeilingMicros !== undefined
+      ? { MAX_CEILING_MICROS: String(tuning.maxCeilingMicros) }
       : {}),
   };
 }

@@ -38,7 +38,7 @@ export function ownerDay(
   ceilingMicros: number,
   capSource: string,
 ): OwnerDay {
-  const bounds = estimates.map((e) => spendBoundOf({ costLimit: ceilingMicros, quote: e.quote }));
+  const bounds = estimates.map((e) => spendBoundOf({ ceilingMicros, quote: e.quote }));
   const expected = estimates.reduce((s, e) => s + Math.min(e.quote.expectedMicros, ceilingMicros), 0);
   return {
     capMicros,

@@ -126,6 +126,8 @@ export function progressLine(view: JobView, width = 24): string {
 /** `submit`'s flags. */
 const SUBMIT_FLAGS = {
   lane: { type: 'string' },
+  ceiling: { type: 'string' },
+  /** `--ceiling`'s name before, still read for one release. */
   budget: { type: 'string' },
   analysts: { type: 'string' },
   'allow-partial': { type: 'boolean' },
@@ -148,9 +150,11 @@ function submitRequestOf(values: SubmitFlags, file: string) {
   if (lane !== undefined && !isLane(lane)) {
     throw new CliError(`--lane must be ${LANE_CHOICES}; got '${lane}'`);
   }
-  const budget = values.budget === undefined ? undefined : Number(values.budget);
-  if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) {
-    throw new CliError(`--budget must be a number of dollars above 0; got '${values.budget}'`);
+  const [flag, given] =
+    values.ceiling !== undefined ? ['ceiling', values.ceiling] : ['budget', values.budget];
+  const ceiling = given === undefined ? undefined : Number(given);
+  if (ceiling !== undefined && !(Number.isFinite(ceiling) && ceiling > 0)) {
+    throw new CliError(`--${flag} must be a number of dollars above 0; got '${given}'`);
   }
   const analysts = values.analysts
     ?.split(',')
@@ -161,7 +165,7 @@ function submitRequestOf(values: SubmitFlags, file: string) {
   const request = {
     filename: basename(file),
     ...(lane ? { lane } : {}),
-    ...(budget !== undefined ? { costCeilingUsd: budget } : {}),
+    ...(ceiling !== undefined ? { ceilingUsd: ceiling } : {}),
     ...(analysts ? { analysts } : {}),
     ...(values['allow-partial'] ? { allowPartial: true } : {}),
     ...review,
@@ -199,7 +203,7 @@ export async function submitCommand(argv: string[], io: CliIo, resolveWith: Targ
     const flag = target.kind === 'local' ? ' --local' : '';
     io.err(
       `uploaded ${file} → s3://${submission.bucket}/${submission.key} ` +
-        `(lane ${submission.options.lane}, ceiling ${money(submission.options.costCeilingUsd)}, ` +
+        `(lane ${submission.options.lane}, ceiling ${money(submission.options.ceilingUsd)}, ` +
         `${submission.options.analysts.length} analysts` +
         `${submission.options.playbook ? `, playbook ${submission.options.playbook.name}@${submission.options.playbook.version}` : ''})`,
     );

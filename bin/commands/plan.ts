@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { isAnalystError, selectAnalysts, withPrimary } from '../../lambdas/core/analysts/index.js';
-import { DEFAULT_COST_CEILING_MICROS } from '../../lambdas/core/contracts.js';
+import { DEFAULT_CEILING_MICROS } from '../../lambdas/core/contracts.js';
 import { isDocumentRejectedError, parseDocument } from '../../lambdas/core/documents/index.js';
 import { type JobEstimate, quoteDocument } from '../../lambdas/core/intake/quote.js';
 import {
@@ -275,14 +275,14 @@ function ownerDayOf(
     if (!/^\d+(\.\d{1,6})?$/.test(given.trim()) || !Number.isFinite(dollars)) {
       throw new CliError(`--daily-spend must be dollars a day, 0 for no cap, such as 50; got '${given}'`, 2);
     }
-    return ownerDay(estimates, Math.round(dollars * 1_000_000), DEFAULT_COST_CEILING_MICROS, '--daily-spend');
+    return ownerDay(estimates, Math.round(dollars * 1_000_000), DEFAULT_CEILING_MICROS, '--daily-spend');
   }
   const quota = limits.models[modelSpec(primary).foundationModelId];
   const tpm = quota?.tokensPerMinute;
   return ownerDay(
     estimates,
     defaultDailySpendPerOwner(primary, tpm),
-    DEFAULT_COST_CEILING_MICROS,
+    DEFAULT_CEILING_MICROS,
     `the stack's default: an hour of ${primary} at ${(tpm ?? DEFAULT_TOKENS_PER_MINUTE).toLocaleString('en-US')} tokens/min; -c dailySpendPerOwner sets another`,
   );
 }

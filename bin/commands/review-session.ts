@@ -12,7 +12,7 @@ import { type LocalStack, startLocalStack } from '../../localstack/runtime/local
 /** What a `review` run was asked for. */
 export interface RunOptions {
   readonly lane: Lane;
-  readonly budget: number;
+  readonly ceilingUsd: number;
   readonly faultRate: number;
   readonly workers: number;
   readonly concurrency: number;

@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { BedrockClient } from '@aws-sdk/client-bedrock';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { checkPanelModels } from '../../lambdas/core/analysts/index.js';
-import { DEFAULT_COST_CEILING_MICROS, isLane, LANE_CHOICES, LANES } from '../../lambdas/core/contracts.js';
+import { DEFAULT_CEILING_MICROS, isLane, LANE_CHOICES, LANES } from '../../lambdas/core/contracts.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { submissionMetadata } from '../../lambdas/core/jobs/index.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
@@ -45,7 +45,10 @@ export async function review(files: string[], values: Record<string, string | un
   if (files.length === 0) fail('name at least one contract file to review');
   const lane = values.lane ?? LANES[0];
   if (!isLane(lane)) fail(`--lane must be ${LANE_CHOICES}; got '${lane}'`);
-  const budget = num(values.budget, 'budget', DEFAULT_COST_CEILING_MICROS / 1_000_000);
+  const ceilingUsd =
+    values.ceiling !== undefined || values.budget === undefined
+      ? num(values.ceiling, 'ceiling', DEFAULT_CEILING_MICROS / 1_000_000)
+      : num(values.budget, 'budget', DEFAULT_CEILING_MICROS / 1_000_000);
   const faultRate = num(values['fault-rate'], 'fault-rate', 0);
   if (faultRate > 1) fail(`--fault-rate must be between 0 and 1; got ${faultRate}`);
   const workers = num(values.workers, 'workers', 2, 0);
@@ -81,7 +84,7 @@ export async function review(files: string[], values: Record<string, string | un
     const seed = num(values.seed, 'seed', 1);
     return await run(
       inputs,
-      { lane, budget, faultRate, workers, concurrency, latencyMs, seed, timeoutS, outDir, values },
+      { lane, ceilingUsd, faultRate, workers, concurrency, latencyMs, seed, timeoutS, outDir, values },
       interrupted.signal,
       () => signalled,
     );
@@ -185,7 +188,7 @@ async function upload(
         ...submissionMetadata(
           {
             lane: o.lane,
-            costCeilingUsd: o.budget,
+            ceilingUsd: o.ceilingUsd,
             ...(playbook ? { playbook: playbookRequestText(playbook) } : {}),
             ...(o.values['contract-type'] ? { contractType: o.values['contract-type'] } : {}),
             ...(o.values.party ? { party: o.values.party } : {}),
@@ -194,7 +197,7 @@ async function upload(
             ...(o.values['allow-partial'] ? { allowPartial: true } : {}),
             ...(against ? { against } : {}),
           },
-          { defaultLane: o.lane, defaultCostLimit: o.budget * 1_000_000 },
+          { defaultLane: o.lane, defaultCeilingMicros: Math.round(o.ceilingUsd * 1_000_000) },
         ),
         // The model is the local run's own choice; a deployed stack's comes from its settings.
         ...(model ? { model } : {}),
@@ -261,7 +264,7 @@ async function progressOf(
     const saved = job.quote.notAsked;
     const screened = job.quote.screened;
     console.log(
-      `${basename(s.file)}: quote ${money(job.quote.expectedMicros)} expected, ${money(job.quote.worstCaseMicros)} at worst, ceiling ${money(job.costLimit)} (${job.callsPlanned - (screened?.calls ?? 0)} calls` +
+      `${basename(s.file)}: quote ${money(job.quote.expectedMicros)} expected, ${money(job.quote.worstCaseMicros)} at worst, ceiling ${money(job.ceilingMicros)} (${job.callsPlanned - (screened?.calls ?? 0)} calls` +
         `${screened ? `; the relevance screen saves ${screened.calls} calls, ${money(screened.expectedMicros)} expected` : ''}` +
         `${saved ? `; the playbook saves ${saved.calls} calls, ${money(saved.expectedMicros)} expected` : ''})` +
         `${job.quote.compute ? `; compute besides: ${money(job.quote.compute.realtime)} on Lambda (realtime), ${money(job.quote.compute.batch)} on Fargate (batch)` : ''}`,
@@ -279,5 +282,5 @@ export function documentLine(file: string, job: Job, c: JobProgress['calls'] | u
   const name = basename(file).slice(0, 40);
   if (job.status === 'intake' && job.chunkCount === 0)
     return `${name}: intake · reading and planning the document`;
-  return `${name}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled, ${c.screened} screened of ${c.planned}` : '-'} · cost ${money(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${money(job.costReserved)} held by running chunks` : ''} of ${money(job.costLimit)}`;
+  return `${name}: ${job.status} · chunks ${job.chunksTerminal}/${job.chunkCount} · calls ${c ? `${c.done} done, ${c.failed} failed, ${c.skipped} skipped, ${c.cancelled} cancelled, ${c.screened} screened of ${c.planned}` : '-'} · cost ${money(job.costSpent)} accounted${job.costReserved > 0 ? ` + ${money(job.costReserved)} held by running chunks` : ''} of ${money(job.ceilingMicros)}`;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkPanelModels } from '../core/analysts/index.js';
-import { DEFAULT_COST_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
+import { DEFAULT_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
 import { MAX_REVIEW_HOURS } from '../core/intake/job-options.js';
 import { DEFAULT_MIN_REVIEW_HOURS } from '../core/state/job.js';
 import { panelModelsOf, QUOTE_CONFIG_SHAPE } from '../shared/config.js';
@@ -33,7 +33,7 @@ const schema = z.object({
   QUEUE_URLS: keyedJson(QUEUE_ROLES, z.string().url()),
   /** Lane and ceiling a submission gets when it names none: the same defaults intake applies. */
   DEFAULT_LANE: z.enum(LANES).default(LANES[0]),
-  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(DEFAULT_COST_CEILING_MICROS),
+  DEFAULT_CEILING_MICROS: z.coerce.number().int().min(0).default(DEFAULT_CEILING_MICROS),
   /** The shortest review a submission may ask for, in hours (the stack's `minReviewHours`). */
   MIN_REVIEW_HOURS: z.coerce.number().min(0).max(MAX_REVIEW_HOURS).default(DEFAULT_MIN_REVIEW_HOURS),
   /** `true` lets a job's owner (an administrator included) decide the escalations on it. */

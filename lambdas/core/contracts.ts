@@ -54,14 +54,14 @@ export const byLane = <T>(value: (lane: Lane) => T): Record<Lane, T> => keyed(LA
 /** One value per queue role. */
 export const byRole = <T>(value: (role: QueueRole) => T): Record<QueueRole, T> => keyed(QUEUE_ROLES, value);
 
-export { DEFAULT_COST_CEILING_MICROS } from '../text/money.js';
+export { DEFAULT_CEILING_MICROS } from '../text/money.js';
 
 /**
  * The most a job's ceiling may be unless the stack says otherwise, in micro-dollars ($1,000):
  * fifty times the default ceiling, above what the largest contract the document limits allow
  * costs with the fallback model; a submission or upload asking for more is refused, naming it.
  */
-export const DEFAULT_MAX_COST_CEILING_MICROS = 1_000_000_000;
+export const DEFAULT_MAX_CEILING_MICROS = 1_000_000_000;
 
 /** Clauses grouped into one chunk (one lane message) unless `CHUNK_CLAUSES` says otherwise. */
 export const DEFAULT_CHUNK_CLAUSES = 8;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { checkPanelModels, type PanelModels } from '../core/analysts/index.js';
 import {
+  DEFAULT_CEILING_MICROS,
   DEFAULT_CHUNK_CLAUSES,
-  DEFAULT_COST_CEILING_MICROS,
-  DEFAULT_MAX_COST_CEILING_MICROS,
+  DEFAULT_MAX_CEILING_MICROS,
   LANES,
   QUEUE_ROLES,
 } from '../core/contracts.js';
@@ -80,17 +80,17 @@ const schema = z.object({
     .min(1)
     .default(10 * 1024 * 1024),
   /** Cost ceiling of a job when its upload names none, in micro-dollars ($20: the README sample is quoted at about $6). */
-  DEFAULT_COST_CEILING_MICROS: z.coerce.number().int().min(0).default(DEFAULT_COST_CEILING_MICROS),
+  DEFAULT_CEILING_MICROS: z.coerce.number().int().min(0).default(DEFAULT_CEILING_MICROS),
   DEFAULT_LANE: z.enum(LANES).default(LANES[0]),
   /** The shortest review an upload may ask for, in hours (the stack's `minReviewHours`). */
   MIN_REVIEW_HOURS: z.coerce.number().min(0).max(MAX_REVIEW_HOURS).default(DEFAULT_MIN_REVIEW_HOURS),
   /** The most a job's ceiling may be, in micro-dollars: an upload or submission asking for more is refused. */
-  MAX_COST_CEILING_MICROS: z.coerce
+  MAX_CEILING_MICROS: z.coerce
     .number()
     .int()
     .min(10_000)
     .max(100_000_000_000)
-    .default(DEFAULT_MAX_COST_CEILING_MICROS),
+    .default(DEFAULT_MAX_CEILING_MICROS),
   /**
    * Most jobs of one owner running at once; intake records a job over it as `queued` until one
    * of the owner's jobs stops. 0: no cap.
@@ -173,7 +173,7 @@ export const QUOTE_CONFIG_SHAPE = schema.pick({
   ANALYST_MODELS: true,
   MAX_DOCUMENT_BYTES: true,
   CHUNK_CLAUSES: true,
-  MAX_COST_CEILING_MICROS: true,
+  MAX_CEILING_MICROS: true,
 }).shape;
 
 /** The runtime configuration every handler and worker reads once at start. */

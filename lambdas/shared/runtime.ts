@@ -186,7 +186,7 @@ export function intakeDeps(
       maxReceiveCount: config.INTAKE_MAX_RECEIVE_COUNT,
       backoffSeconds: config.REDELIVERY_BACKOFF_SECONDS,
     },
-    defaultCostLimit: config.DEFAULT_COST_CEILING_MICROS,
+    defaultCeilingMicros: config.DEFAULT_CEILING_MICROS,
     defaultLane: config.DEFAULT_LANE,
     minReviewHours: config.MIN_REVIEW_HOURS,
     jobDeadlineSeconds: config.JOB_DEADLINE_SECONDS,
@@ -194,7 +194,7 @@ export function intakeDeps(
     ...(config.DAILY_SPEND_PER_OWNER_MICROS > 0
       ? { dailySpendPerOwnerMicros: config.DAILY_SPEND_PER_OWNER_MICROS }
       : {}),
-    maxCostLimit: config.MAX_COST_CEILING_MICROS,
+    maxCeilingMicros: config.MAX_CEILING_MICROS,
     models: panelModelsOf(config),
     ...(config.API_ROLE_ID ? { apiRoleId: config.API_ROLE_ID } : {}),
     ...(config.PLACEHOLDER_PRINCIPAL_ID ? { placeholderPrincipalId: config.PLACEHOLDER_PRINCIPAL_ID } : {}),

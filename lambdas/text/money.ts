@@ -1,9 +1,9 @@
 /**
  * Cost ceiling of a job whose upload names none, in micro-dollars ($20): intake, the status API,
- * the local ground, the CLI's `--budget` default and the app's and the add-in's ceiling field
+ * the local ground, the CLI's `--ceiling` default and the app's and the add-in's ceiling field
  * all read it here.
  */
-export const DEFAULT_COST_CEILING_MICROS = 20_000_000;
+export const DEFAULT_CEILING_MICROS = 20_000_000;
 
 /**
  * Micro-dollars as a person reads them: cents from a cent up (`$12.40`), four decimals below a

@@ -1,6 +1,6 @@
 import {
-  DEFAULT_COST_CEILING_MICROS,
-  DEFAULT_MAX_COST_CEILING_MICROS,
+  DEFAULT_CEILING_MICROS,
+  DEFAULT_MAX_CEILING_MICROS,
   type Lane,
 } from '../../lambdas/core/contracts.js';
 import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
@@ -16,7 +16,7 @@ export interface LocalRunSettings {
   readonly leaseSeconds: number;
   readonly redeliveryBackoffSeconds: readonly number[];
   readonly modelTimeoutMs: number;
-  readonly defaultCostCeilingMicros: number;
+  readonly defaultCeilingMicros: number;
   readonly defaultLane: Lane;
   readonly maxDocumentBytes: number;
   /** Most jobs of one owner running at once; 0: no cap (`MAX_JOBS_PER_OWNER`). @default the stack's */
@@ -26,8 +26,8 @@ export interface LocalRunSettings {
    * (`DAILY_SPEND_PER_OWNER_MICROS`). @default the stack's, for the default primary model
    */
   readonly dailySpendPerOwnerMicros: number;
-  /** The most a job's ceiling may be, micro-dollars (`MAX_COST_CEILING_MICROS`). @default the stack's */
-  readonly maxCostCeilingMicros: number;
+  /** The most a job's ceiling may be, micro-dollars (`MAX_CEILING_MICROS`). @default the stack's */
+  readonly maxCeilingMicros: number;
   /**
    * The adaptive limiter's starting point per model. The realtime lane's invocations share
    * one process here (in Lambda each has its own), so it starts where they would together.
@@ -48,13 +48,13 @@ export const LOCAL_RUN_DEFAULTS: LocalRunSettings = {
   leaseSeconds: 20,
   redeliveryBackoffSeconds: [1, 2, 4],
   modelTimeoutMs: 15_000,
-  defaultCostCeilingMicros: DEFAULT_COST_CEILING_MICROS,
+  defaultCeilingMicros: DEFAULT_CEILING_MICROS,
   defaultLane: 'realtime',
   maxDocumentBytes: 10 * 1024 * 1024,
   // The cap a deployed stack gets by default, from the same topology.
   maxJobsPerOwner: defaultMaxJobsPerOwner(topology()),
   dailySpendPerOwnerMicros: defaultDailySpendPerOwner(PRIMARY_MODEL_ID),
-  maxCostCeilingMicros: DEFAULT_MAX_COST_CEILING_MICROS,
+  maxCeilingMicros: DEFAULT_MAX_CEILING_MICROS,
   limiterInitial: 64,
   // A local run keeps the models within the budgets its own environment names, as a deployed stack does.
   ...(process.env.MODEL_BUDGETS ? { modelBudgets: process.env.MODEL_BUDGETS } : {}),
@@ -92,12 +92,12 @@ export function localEnvironment(
     LEASE_SECONDS: String(settings.leaseSeconds),
     REDELIVERY_BACKOFF_SECONDS: settings.redeliveryBackoffSeconds.join(','),
     MODEL_TIMEOUT_MS: String(settings.modelTimeoutMs),
-    DEFAULT_COST_CEILING_MICROS: String(settings.defaultCostCeilingMicros),
+    DEFAULT_CEILING_MICROS: String(settings.defaultCeilingMicros),
     DEFAULT_LANE: settings.defaultLane,
     MAX_DOCUMENT_BYTES: String(settings.maxDocumentBytes),
     MAX_JOBS_PER_OWNER: String(settings.maxJobsPerOwner),
     DAILY_SPEND_PER_OWNER_MICROS: String(settings.dailySpendPerOwnerMicros),
-    MAX_COST_CEILING_MICROS: String(settings.maxCostCeilingMicros),
+    MAX_CEILING_MICROS: String(settings.maxCeilingMicros),
     LIMITER_INITIAL: String(settings.limiterInitial),
     ...(settings.limiterMax !== undefined ? { LIMITER_MAX: String(settings.limiterMax) } : {}),
     LIMITER_WINDOW_MS: '2000',

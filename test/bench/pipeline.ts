@@ -267,7 +267,7 @@ export async function runPipelineBench(options: PipelineBenchOptions): Promise<P
             Key: key,
             Body: readFileSync(file),
             // A ceiling every bench job stays under: the bench measures throughput, not the ceiling.
-            Metadata: { 'cost-ceiling-usd': '100' },
+            Metadata: { 'ceiling-usd': '100' },
           }),
         );
         return jobIdOfPut(stack.resources.intakeBucket, key, put);

@@ -177,7 +177,7 @@ export async function runRedlinesBench(dir = process.env.CUAD_DEV_SET ?? DEV_SET
         ...files.map((f) => join(dir, f)),
         '--playbook',
         'default',
-        '--budget',
+        '--ceiling',
         '100',
         '--out',
         out,

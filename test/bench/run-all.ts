@@ -103,7 +103,7 @@ if (want('cost')) {
       ['Haiku 5.5, relevance screen (the defaults)', {}],
     ] as const) {
       const run = await runCostBench(file, (line) => console.error(line), {
-        'cost-ceiling-usd': '100',
+        'ceiling-usd': '100',
         ...metadata,
       });
       runs.push({ contract, lever, run });

@@ -285,7 +285,7 @@ export async function uploadAs(
       Bucket: r.intakeBucket,
       Key: key,
       Body: text,
-      Metadata: { 'submitted-by': ownerArn(owner), 'cost-ceiling-usd': '5', lane: 'realtime' },
+      Metadata: { 'submitted-by': ownerArn(owner), 'ceiling-usd': '5', lane: 'realtime' },
     }),
   );
   return jobIdOfPut(r.intakeBucket, key, put);

@@ -43,7 +43,7 @@ export function oneCallJob(overrides: Partial<Job> = {}): Job {
     callsPlanned: 1,
     chunksTerminal: 0,
     chunksDone: 0,
-    costLimit: 5_000_000,
+    ceilingMicros: 5_000_000,
     costCommitted: 0,
     costReserved: 0,
     costSpent: 0,

@@ -31,7 +31,7 @@ export function ownerJobMaker(jobs: Jobs, label: string): (owner: string) => Pro
       bucket: 'b',
       key: `k${n}`,
       analysts: ['liability-counsel'],
-      costLimit: 1_000_000,
+      ceilingMicros: 1_000_000,
       deadline: Date.now() + 3_600_000,
     });
     return jobId;

@@ -62,7 +62,7 @@ describe('the CDK app with the deployer context flags', () => {
       models: '{"primary":"eu.anthropic.claude-haiku-4-5-20251001-v1:0"}',
       retentionDays: '30',
       removalPolicy: 'destroy',
-      defaultBudget: '7.5',
+      defaultCeiling: '7.5',
       maxJobsPerOwner: '2',
       modelBudgets: '{"eu.anthropic.claude-haiku-4-5-20251001-v1:0":{"tokensPerMinute":3000000}}',
       realtimeConcurrency: '50',
@@ -143,9 +143,9 @@ describe('the CDK app with the deployer context flags', () => {
     expect(protection(plain)).toBe(true);
   });
 
-  it('-c defaultBudget sets the default ceiling of the handlers and the status API', () => {
+  it('-c defaultCeiling sets the default ceiling of the handlers and the status API', () => {
     const ceilings = (resources: Record<string, Resource>) =>
-      new Set([...environments(resources).values()].map((env) => env.DEFAULT_COST_CEILING_MICROS));
+      new Set([...environments(resources).values()].map((env) => env.DEFAULT_CEILING_MICROS));
     const set = ceilings(flagged);
     expect(set.has('7500000')).toBe(true);
     // Every pipeline function and the API carry it; only aws-cdk-lib's helpers do not.
@@ -204,7 +204,7 @@ describe('the CDK app refuses a bad flag before building anything', () => {
     ['models', '{not json'],
     ['retentionDays', '0'],
     ['removalPolicy', 'snapshot'],
-    ['defaultBudget', '0'],
+    ['defaultCeiling', '0'],
     ['realtimeConcurrency', '1'],
     ['batchConcurrency', '101'],
   ])('-c %s=%s', (flag, value) => {

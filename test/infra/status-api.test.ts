@@ -71,7 +71,7 @@ beforeAll(() => {
     queues,
     tuning: {
       defaultLane: 'batch',
-      defaultCostCeilingMicros: 2_000_000,
+      defaultCeilingMicros: 2_000_000,
       maxDocumentBytes: 5_000_000,
       chunkClauses: 6,
     },
@@ -130,7 +130,7 @@ describe('StatusApi', () => {
     }
     expect(env.INTAKE_PREFIX).toBe(t.buckets.intake.prefix);
     expect(env.DEFAULT_LANE).toBe('batch');
-    expect(env.DEFAULT_COST_CEILING_MICROS).toBe('2000000');
+    expect(env.DEFAULT_CEILING_MICROS).toBe('2000000');
     // POST /quote prices with the models and reads with the limits intake has.
     const config = loadApiConfig({
       ...(env as Record<string, string>),

@@ -21,7 +21,7 @@ async function newJob(jobId: string): Promise<void> {
     bucket: 'b',
     key: 'k',
     analysts: ['liability-counsel'],
-    costLimit: 1_000_000,
+    ceilingMicros: 1_000_000,
     deadline: Date.now() + 600_000,
   });
 }

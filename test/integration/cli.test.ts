@@ -47,7 +47,9 @@ describe('submit, status, report', () => {
     const file = join(scratch, SMALL);
     writeFileSync(file, fixture(SMALL));
     const io = capture();
-    expect(await submitCommand([file, '--lane', 'realtime', '--budget', '3', '--local'], io, target)).toBe(0);
+    expect(await submitCommand([file, '--lane', 'realtime', '--ceiling', '3', '--local'], io, target)).toBe(
+      0,
+    );
     const jobId = /^job (j-[0-9a-f]{20}) \(submission s-[0-9a-f]{20}\)$/.exec(io.stdout[0] ?? '')?.[1];
     expect(jobId, io.stdout.join('\n')).toBeDefined();
     expect(io.stderr.join('\n')).toMatch(/lane realtime, ceiling \$3\.00, 11 analysts/);
@@ -88,11 +90,12 @@ describe('submit, status, report', () => {
       );
     const before = (await listed()).KeyCount;
     const io = capture();
+    // --budget, --ceiling's earlier name, is still read.
     expect(await submitCommand([file, '--lane', 'batch', '--budget', '2', '--dry-run'], io, target)).toBe(0);
     const out = io.stdout.join('\n');
     expect(out).toMatch(/^dry run on the local stack: nothing sent/);
     expect(out).toContain(
-      `would POST ${new URL('jobs', localApi.url).href} {"filename":"dry-${SMALL}","lane":"batch","costCeilingUsd":2}`,
+      `would POST ${new URL('jobs', localApi.url).href} {"filename":"dry-${SMALL}","lane":"batch","ceilingUsd":2}`,
     );
     expect(out).toMatch(
       /signed: AWS4-HMAC-SHA256 Credential=\w+\/\d{8}\/us-east-1\/execute-api\/aws4_request/,

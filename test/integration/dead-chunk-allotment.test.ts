@@ -40,7 +40,7 @@ async function runningJob(jobId: string, calls: number): Promise<void> {
     bucket: 'b',
     key: 'k',
     analysts: ANALYSTS.slice(0, calls).map((a) => a.id),
-    costLimit: 1_000_000,
+    ceilingMicros: 1_000_000,
     deadline: clock.t + 600_000,
   });
   await claims.createAll(jobId, 1);
@@ -61,7 +61,7 @@ async function heldChunk(jobId: string): Promise<Lease> {
   if (!claimed.won) throw new Error('claim lost');
   const { lease } = claimed;
   expect(
-    await allotments.move(lease, { spent: 0, release: 0, take: 50_000 }, { costLimit: 1_000_000 }),
+    await allotments.move(lease, { spent: 0, release: 0, take: 50_000 }, { ceilingMicros: 1_000_000 }),
   ).toEqual({ ok: true });
   // Three calls: one answered (cost 1,200), one in flight (reserved 4,000), one not started.
   const call = (analystId: string) => ({
@@ -136,7 +136,7 @@ describe('a chunk marked dead without its holder', () => {
     });
     // The holder, still running, tries to hand back what it has: its lease is gone.
     await expect(
-      allotments.move(lease, { spent: 1_200, release: 48_800, take: 0 }, { costLimit: 1_000_000 }),
+      allotments.move(lease, { spent: 1_200, release: 48_800, take: 0 }, { ceilingMicros: 1_000_000 }),
     ).rejects.toMatchObject({ name: 'LeaseLostError' });
     expect((await money('j-deadline')).reserved).toBe(0);
   });
@@ -151,7 +151,11 @@ describe('a chunk marked dead without its holder', () => {
     const reading = await claims.list(jobId);
     // ... then the slow holder, its claim not yet taken by anyone, takes an allotment ...
     expect(
-      await allotments.move(claimed.lease, { spent: 0, release: 0, take: 30_000 }, { costLimit: 1_000_000 }),
+      await allotments.move(
+        claimed.lease,
+        { spent: 0, release: 0, take: 30_000 },
+        { ceilingMicros: 1_000_000 },
+      ),
     ).toEqual({ ok: true });
     // ... and triage writes on what it read: refused, so the money is not stranded.
     const stale = new StageRecovery(db, table, now, { list: async () => reading });

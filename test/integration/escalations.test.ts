@@ -65,7 +65,7 @@ async function heldJobOf(p: Person): Promise<string> {
   const submission = await p.api.submit({
     filename: HELD,
     lane: 'realtime',
-    costCeilingUsd: 5,
+    ceilingUsd: 5,
     gate: 'high',
     playbook: 'default',
     analysts: ['liability-counsel', 'ip-counsel', 'term-lifecycle', 'risk-transfer'],
@@ -134,7 +134,7 @@ describe('a job reviewed against a playbook with no gate', () => {
     const submission = await owner.api.submit({
       filename: HELD,
       lane: 'realtime',
-      costCeilingUsd: 5,
+      ceilingUsd: 5,
       playbook: 'default',
       analysts: ['liability-counsel', 'ip-counsel', 'term-lifecycle', 'risk-transfer'],
     });

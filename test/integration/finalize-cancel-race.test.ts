@@ -26,7 +26,7 @@ it('finalizes a job cancelled while its report was being written, as cancelled',
     bucket: r.intakeBucket,
     key: 'incoming/race.txt',
     analysts: ['liability-counsel'],
-    costLimit: 1_000_000,
+    ceilingMicros: 1_000_000,
     deadline: Date.now() + 3_600_000,
   });
   const doc: StoredDocument = {

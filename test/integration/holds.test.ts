@@ -75,7 +75,7 @@ async function submit(name: string, ...flags: string[]): Promise<string> {
   const file = join(scratch, name);
   writeFileSync(file, fixture(name));
   const io = capture();
-  expect(await submitCommand([file, '--lane', 'realtime', '--budget', '20', ...flags], io, target)).toBe(0);
+  expect(await submitCommand([file, '--lane', 'realtime', '--ceiling', '20', ...flags], io, target)).toBe(0);
   const jobId = /job (j-[0-9a-f]{20})/.exec(io.stdout.join('\n'))?.[1];
   if (!jobId) throw new Error(`submit printed no job id: ${io.stdout.join('\n')}`);
   return jobId;

@@ -37,7 +37,7 @@ describe('intake of hostile documents', () => {
     expect(accepted.length).toBeGreaterThan(0);
     for (const c of accepted) {
       const jobId = await h.upload(c.key, c.build(), {
-        'cost-ceiling-usd': '0.01',
+        'ceiling-usd': '0.01',
         'allow-partial': 'false',
       });
       const job = await h.waitForEnd(jobId, 60_000);

@@ -107,7 +107,7 @@ describe('intake of bad input', () => {
   });
 
   it('refuses a ceiling below the quote, naming the amount needed, and keeps the quote on the job', async () => {
-    const jobId = await h.upload('under-quote.txt', fixture(SMALL), { 'cost-ceiling-usd': '0.0001' });
+    const jobId = await h.upload('under-quote.txt', fixture(SMALL), { 'ceiling-usd': '0.0001' });
     const job = await h.waitForEnd(jobId, 30_000);
     expect(job.status).toBe('rejected');
     expect(job.rejection).toBe('budget-below-quote');
@@ -248,7 +248,7 @@ describe('the submitter of a direct upload', () => {
 describe('a ceiling below the quote, on purpose', () => {
   it('runs a ceiling below the quote with allow-partial, and records the quote', async () => {
     const jobId = await h.upload('partial.txt', fixture(SMALL), {
-      'cost-ceiling-usd': '0.0005',
+      'ceiling-usd': '0.0005',
       'allow-partial': 'true',
     });
     const job = await h.waitForEnd(jobId, 60_000);
@@ -274,7 +274,7 @@ describe('a job cancelled while intake reads it', () => {
       bucket: 'b',
       key: 'k',
       analysts: [],
-      costLimit: 1_000_000,
+      ceilingMicros: 1_000_000,
       deadline: Date.now() + 60_000,
     };
     await h.jobs.createIfAbsent({ ...base, jobId: 'j-cancelled-in-intake' });

@@ -57,7 +57,7 @@ async function until(id: string, done: (v: JobView) => boolean, client = api): P
 
 /** Submits a fixture through the API as `client`; returns the job id once intake has read it. */
 async function submit(client: ApiClient, name: string): Promise<string> {
-  const submission = await client.submit({ filename: name, lane: 'realtime', costCeilingUsd: 20 });
+  const submission = await client.submit({ filename: name, lane: 'realtime', ceilingUsd: 20 });
   await uploadDocument(submission, fixture(name));
   for (const deadline = Date.now() + 30_000; ; ) {
     try {

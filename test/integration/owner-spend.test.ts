@@ -36,7 +36,7 @@ const MAX_CEILING = 5_000_000;
 // Calls take 300 ms, so the first job still runs when the second reaches intake.
 const h = await startHarness('spendcap', {
   plan: { latency: { kind: 'fixed', ms: 300 } },
-  settings: { maxJobsPerOwner: 0, dailySpendPerOwnerMicros: cap, maxCostCeilingMicros: MAX_CEILING },
+  settings: { maxJobsPerOwner: 0, dailySpendPerOwnerMicros: cap, maxCeilingMicros: MAX_CEILING },
   pipeline: { sweepIntervalMs: 1000 },
 });
 const ANN = 'arn:aws:iam::000000000000:user/ann';
@@ -47,7 +47,7 @@ const spend = new OwnerSpend(h.pipeline.clients.db, h.stack.resources.tableName)
 const upload = (name: string, owner: string, micros = CEILING, analysts: string[] | 'all' = ANALYSTS) =>
   h.upload(`${name}-${SMALL}`, source, {
     [SUBMITTED_BY_METADATA]: owner,
-    'cost-ceiling-usd': (micros / 1_000_000).toFixed(6),
+    'ceiling-usd': (micros / 1_000_000).toFixed(6),
     ...(analysts === 'all' ? {} : { analysts: analysts.join(',') }),
   });
 

@@ -69,7 +69,7 @@ describe('a cost ceiling below what the job needs', () => {
     h.bedrock.resetAccounting();
     const ceilingUsd = Number(((perCall * 572 * 0.35) / 1_000_000).toFixed(6));
     const jobId = await h.upload(`budget-${MEDIUM}`, fixture(MEDIUM), {
-      'cost-ceiling-usd': String(ceilingUsd),
+      'ceiling-usd': String(ceilingUsd),
       // Below the quote on purpose: without this, intake refuses it (budget-below-quote).
       'allow-partial': 'true',
     });
@@ -78,7 +78,7 @@ describe('a cost ceiling below what the job needs', () => {
     const job = await h.waitForEnd(jobId, 240_000);
     const ceiling = Math.round(ceilingUsd * 1_000_000);
 
-    expect(job.costLimit).toBe(ceiling);
+    expect(job.ceilingMicros).toBe(ceiling);
     expect(job.status).toBe('budget_exceeded');
     expect(job.costSpent).toBeLessThanOrEqual(ceiling);
     expect(job.costCommitted).toBeLessThanOrEqual(ceiling);

@@ -23,7 +23,7 @@ describe('a contract of more than 8,000 calls whose ceiling is reached early', (
     const perCall = quote.expectedMicros / (doc.clauses.length * ANALYSTS.length);
     const ceilingUsd = Number(((perCall * 1200) / 1_000_000).toFixed(6));
     const jobId = await h.upload(`scale-${LARGEST}`, fixture(LARGEST), {
-      'cost-ceiling-usd': String(ceilingUsd),
+      'ceiling-usd': String(ceilingUsd),
       // Below the quote on purpose: without this, intake refuses it (budget-below-quote).
       'allow-partial': 'true',
     });

@@ -191,7 +191,7 @@ describe('purge', () => {
       bucket: intakeBucket,
       key: `${h.stack.resources.intakePrefix}running.txt`,
       analysts: ['deal-balance'],
-      costLimit: 1_000_000,
+      ceilingMicros: 1_000_000,
       deadline: Date.now() + 60_000,
     });
     await s3.send(new PutObjectCommand({ Bucket: resultsBucket, Key: documentKey(jobId), Body: '{}' }));

@@ -89,7 +89,7 @@ const submit = (name: string, owner: string) =>
           `${i + 1}. Term ${i + 1}. Either party may end this Agreement on ${i + 30} days written notice.`,
       ),
     ].join('\n\n'),
-    { 'submitted-by': owner, 'cost-ceiling-usd': '5' },
+    { 'submitted-by': owner, 'ceiling-usd': '5' },
   );
 
 const holdDeps = (clients: Pick<typeof h.pipeline.clients, 'db' | 's3' | 'sqs'>) => ({

@@ -27,7 +27,7 @@ async function runningJob(jobId: string): Promise<void> {
     bucket: 'b',
     key: 'k',
     analysts: ['liability-counsel'],
-    costLimit: 1_000_000,
+    ceilingMicros: 1_000_000,
     deadline: Date.now() + 600_000,
   });
   await claims.createAll(jobId, 1);
@@ -49,7 +49,7 @@ describe('a refused conditional write', () => {
         new UpdateCommand({
           TableName: table,
           Key: { pk: jobPk('j-single'), sk: JOB_SK },
-          UpdateExpression: 'SET costLimit = :limit',
+          UpdateExpression: 'SET ceilingMicros = :limit',
           ConditionExpression: '#status = :paused',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':limit': 1, ':paused': 'paused' },
@@ -60,7 +60,7 @@ describe('a refused conditional write', () => {
     expect(isWriteRefused(error)).toBe(true);
     expect(error).toMatchObject({
       label: 'job',
-      item: { jobId: 'j-single', status: 'running', costLimit: 1_000_000 },
+      item: { jobId: 'j-single', status: 'running', ceilingMicros: 1_000_000 },
     });
   });
 
@@ -107,12 +107,12 @@ describe('a refused conditional write', () => {
     const refused = await allotments.move(
       claimed.lease,
       { spent: 0, release: 0, take: 100 },
-      { costLimit: 1_000_000 },
+      { ceilingMicros: 1_000_000 },
     );
     expect(refused).toMatchObject({ ok: false, job: { jobId: 'j-move', status: 'cancelled' } });
     const stale = { ...claimed.lease, fence: claimed.lease.fence + 1 };
     const lost = await allotments
-      .move(stale, { spent: 0, release: 0, take: 100 }, { costLimit: 1_000_000 })
+      .move(stale, { spent: 0, release: 0, take: 100 }, { ceilingMicros: 1_000_000 })
       .catch((e: unknown) => e);
     expect(isLeaseLostError(lost)).toBe(true);
   });
@@ -126,7 +126,7 @@ describe('a conditional write whose caller needs only whether it happened', () =
         new UpdateCommand({
           TableName: table,
           Key: { pk: jobPk('j-held'), sk: JOB_SK },
-          UpdateExpression: 'SET costLimit = :limit',
+          UpdateExpression: 'SET ceilingMicros = :limit',
           ConditionExpression: '#status = :wanted',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':limit': limit, ':wanted': wanted },
@@ -134,14 +134,14 @@ describe('a conditional write whose caller needs only whether it happened', () =
       );
     expect(await conditionHeld(setLimit(2_000_000, 'running'))).toBe(true);
     expect(await conditionHeld(setLimit(3, 'paused'))).toBe(false);
-    expect((await jobs.find('j-held'))?.costLimit).toBe(2_000_000);
+    expect((await jobs.find('j-held'))?.ceilingMicros).toBe(2_000_000);
     // Anything but a refused condition is the caller's to see.
     const invalid = () =>
       db.send(
         new UpdateCommand({
           TableName: table,
           Key: { pk: jobPk('j-held'), sk: JOB_SK },
-          UpdateExpression: 'SET costLimit = :undefined',
+          UpdateExpression: 'SET ceilingMicros = :undefined',
         }),
       );
     await expect(conditionHeld(invalid)).rejects.toMatchObject({ name: 'ValidationException' });

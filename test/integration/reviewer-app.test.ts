@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LocalState } from '../../bin/commands/local-state.js';
-import { DEFAULT_COST_CEILING_MICROS } from '../../lambdas/core/contracts.js';
+import { DEFAULT_CEILING_MICROS } from '../../lambdas/core/contracts.js';
 import type { Clause } from '../../lambdas/core/model.js';
 import { shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
 import { emulatorClients } from '../../localstack/aws-clients.js';
@@ -287,7 +287,7 @@ describe('the reviewer app on local up', () => {
     ).toEqual(['up-file', 'solid']);
     // The ceiling the form offers is the one the server gives a job that names none.
     expect(await read('document.querySelector("#up-ceiling").value')).toBe(
-      String(DEFAULT_COST_CEILING_MICROS / 1_000_000),
+      String(DEFAULT_CEILING_MICROS / 1_000_000),
     );
     const file = join(scratch, CONTRACT);
     writeFileSync(file, fixture(CONTRACT));

@@ -50,7 +50,7 @@ configureApi({
   laneQueueUrls: r.queueUrls,
   finalizeQueueUrl: r.queueUrls.finalize,
   defaultLane: 'realtime',
-  defaultCostLimit: 1_000_000,
+  defaultCeilingMicros: 1_000_000,
   uploadUrlSeconds: 900,
   reportUrlSeconds: 900,
   maxDocumentBytes: 1024 * 1024,

@@ -72,7 +72,7 @@ async function statusOf(p: Person, id: string): Promise<number> {
 }
 
 async function jobOf(p: Person): Promise<JobView> {
-  const submission = await p.api.submit({ filename: SMALL, lane: 'realtime', costCeilingUsd: 1 });
+  const submission = await p.api.submit({ filename: SMALL, lane: 'realtime', ceilingUsd: 1 });
   expect(submission.upload.fields['x-amz-meta-submitted-by']).toBe(`cognito-identity:${p.identityId}`);
   await uploadDocument(submission, fixture(SMALL));
   const deadline = Date.now() + 60_000;
@@ -195,7 +195,7 @@ async function heldJobOf(p: Person): Promise<{ jobId: string; gated: string[] }>
   const submission = await p.api.submit({
     filename: HELD,
     lane: 'realtime',
-    costCeilingUsd: 5,
+    ceilingUsd: 5,
     gate: 'high',
     analysts: ['liability-counsel', 'ip-counsel', 'term-lifecycle', 'risk-transfer'],
   });

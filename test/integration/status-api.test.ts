@@ -57,7 +57,7 @@ describe('a submission through the API', () => {
     const submission = await api.submit({
       filename: SMALL,
       lane: 'realtime',
-      costCeilingUsd: 2.5,
+      ceilingUsd: 2.5,
       analysts,
     });
     expect(submission.submissionId).toMatch(/^s-[0-9a-f]{20}$/);
@@ -66,7 +66,7 @@ describe('a submission through the API', () => {
     expect(submission.upload.fields).toMatchObject({
       key: submission.key,
       'x-amz-meta-lane': 'realtime',
-      'x-amz-meta-cost-ceiling-usd': '2.5',
+      'x-amz-meta-ceiling-usd': '2.5',
       'x-amz-meta-analysts': analysts.join(','),
       'x-amz-meta-submitted-by': localCallerArn(EMULATOR_CREDENTIALS.accessKeyId),
     });
@@ -139,7 +139,7 @@ describe('a submission through the API', () => {
     // The harness runs no batch-lane worker, so a batch job stays running until cancelled.
     const submission = await api.submit({ filename: `cancel-${SMALL}`, lane: 'batch' });
     expect(submission.options.lane).toBe('batch');
-    expect(submission.options.costCeilingUsd).toBe(20);
+    expect(submission.options.ceilingUsd).toBe(20);
     expect(submission.options.analysts).toHaveLength(11);
     await uploadDocument(submission, fixture(SMALL));
     const running = await until(submission.submissionId, (v) => v.status === 'running');
@@ -270,7 +270,7 @@ describe('a quote through the API', () => {
       filename: SMALL,
       document: fixture(SMALL).toString('base64'),
       analysts,
-      costCeilingUsd: 0.000001,
+      ceilingUsd: 0.000001,
     });
     expect(quoted).toMatchObject({
       filename: SMALL,
@@ -285,7 +285,7 @@ describe('a quote through the API', () => {
 
     // The way a quote was learned before: a submission intake refuses for its ceiling, keeping
     // its quote on a rejected job. The two quotes are the same.
-    const submission = await api.submit({ filename: SMALL, analysts, costCeilingUsd: 0.000001 });
+    const submission = await api.submit({ filename: SMALL, analysts, ceilingUsd: 0.000001 });
     await uploadDocument(submission, fixture(SMALL));
     const rejected = await until(submission.submissionId, (v) => v.status === 'rejected');
     expect(rejected.reason).toMatch(/below this job's expected cost/);
@@ -389,14 +389,14 @@ describe('refusals', () => {
   });
 
   it('answers a malformed submission with 400 and the reason', async () => {
-    const r = await errorOf(api.submit({ filename: 'x/y.txt', lane: 'slow' as 'batch', costCeilingUsd: -1 }));
+    const r = await errorOf(api.submit({ filename: 'x/y.txt', lane: 'slow' as 'batch', ceilingUsd: -1 }));
     expect(r.status).toBe(400);
     const issues = (r.body as { issues: string[] }).issues;
     expect(issues).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^filename: must be a plain file name/),
         expect.stringMatching(/^lane: /),
-        expect.stringMatching(/^costCeilingUsd: /),
+        expect.stringMatching(/^ceilingUsd: /),
       ]),
     );
     const analysts = await errorOf(api.submit({ filename: 'a.txt', analysts: ['astrologer'] }));

@@ -63,7 +63,7 @@ async function nearlySpentJob(jobId: string): Promise<void> {
     bucket: 'b',
     key: 'k',
     analysts: ANALYST_IDS,
-    costLimit: LIMIT,
+    ceilingMicros: LIMIT,
     deadline: clock.t + 86_400_000,
   });
   await claims.createAll(jobId, 2);
@@ -78,7 +78,7 @@ async function nearlySpentJob(jobId: string): Promise<void> {
   await jobs.markFannedOut(jobId);
   const other = await claims.claim(jobId, 1, 'analyze', 'worker-other', 86_400_000);
   if (!other.won) throw new Error('claim lost');
-  await allotments.move(other.lease, { spent: 0, release: 0, take: 7_500 }, { costLimit: LIMIT });
+  await allotments.move(other.lease, { spent: 0, release: 0, take: 7_500 }, { ceilingMicros: LIMIT });
 }
 
 /** The chunk's two calls, as its holder's window of intents writes them. */
@@ -289,7 +289,7 @@ describe('a takeover of a chunk whose holder may still be answering', () => {
     const claimed = await claims.claim(jobId, 0, 'analyze', 'worker-a', LEASE_MS);
     if (!claimed.won) throw new Error('claim lost');
     const owner = leaseOwner(claimed.lease);
-    await allotments.move(claimed.lease, { spent: 0, release: 0, take: 2_000 }, { costLimit: LIMIT });
+    await allotments.move(claimed.lease, { spent: 0, release: 0, take: 2_000 }, { ceilingMicros: LIMIT });
     const refs = calls(jobId);
     await ledger.writeIntents(refs.map((call) => ({ call, owner, reservation: 900 })));
     return { lease: claimed.lease, owner, calls: refs };
@@ -363,9 +363,9 @@ describe('a move that would take an allotment below zero', () => {
     await nearlySpentJob(jobId);
     const claimed = await claims.claim(jobId, 0, 'analyze', 'worker-a', LEASE_MS);
     if (!claimed.won) throw new Error('claim lost');
-    await allotments.move(claimed.lease, { spent: 0, release: 0, take: 300 }, { costLimit: LIMIT });
+    await allotments.move(claimed.lease, { spent: 0, release: 0, take: 300 }, { ceilingMicros: LIMIT });
     const error = await allotments
-      .move(claimed.lease, { spent: 390, release: 0, take: 0 }, { costLimit: LIMIT })
+      .move(claimed.lease, { spent: 390, release: 0, take: 0 }, { ceilingMicros: LIMIT })
       .catch((e) => e);
     expect(isAllotmentOverdrawnError(error)).toBe(true);
     expect(error).toMatchObject({ held: 300, wanted: 390 });

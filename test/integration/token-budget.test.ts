@@ -177,7 +177,7 @@ describe('a model budget on the state table', () => {
         attempts: 1,
         expiresAt: clock.t,
       },
-      job: { jobId: 'j', costLimit: 1_000_000 },
+      job: { jobId: 'j', ceilingMicros: 1_000_000 },
       markBudgetExceeded: async () => {},
       callsLeft: () => 1,
       contendedWaitMs: 1_000,

@@ -137,8 +137,8 @@ export function checkJob(f: JobFacts): Violation[] {
     if (!job.reason) v('named', `${job.status} in intake without a reason`);
     return out;
   }
-  if (job.costSpent > job.costLimit)
-    v('ceiling', `spent ${job.costSpent} µ$ over the ceiling ${job.costLimit} µ$`);
+  if (job.costSpent > job.ceilingMicros)
+    v('ceiling', `spent ${job.costSpent} µ$ over the ceiling ${job.ceilingMicros} µ$`);
   if (job.costReserved !== 0) v('allotments', `job still holds ${job.costReserved} µ$ of allotments`);
   for (const cp of f.checkpoints) {
     if ((cp.allotment ?? 0) !== 0)

@@ -167,12 +167,12 @@ async function upload(rig: Rig, t: Tracked): Promise<S3ObjectRef & { size: numbe
   // The owner as the status API signs it into an upload it presigns (moto's events name no uploader).
   const metadata: Record<string, string> = {
     lane: plan.lane,
-    'cost-ceiling-usd': '50',
+    'ceiling-usd': '50',
     [SUBMITTED_BY_METADATA]: soakOwner(plan.owner),
   };
   if (plan.analysts) metadata.analysts = plan.analysts.join(',');
   if (plan.tightCeilingUsd) {
-    metadata['cost-ceiling-usd'] = plan.tightCeilingUsd.toFixed(4);
+    metadata['ceiling-usd'] = plan.tightCeilingUsd.toFixed(4);
     metadata['allow-partial'] = 'true';
   }
   if (plan.gate) metadata.gate = plan.gate;

@@ -79,7 +79,7 @@ configureApi({
   intakePrefix: 'incoming/',
   resultsBucket: 'results-bucket',
   defaultLane: 'realtime',
-  defaultCostLimit: 5_000_000,
+  defaultCeilingMicros: 5_000_000,
   uploadUrlSeconds: 600,
   reportUrlSeconds: 300,
   maxDocumentBytes: MAX_DOCUMENT_BYTES,
@@ -131,7 +131,7 @@ const running = {
   chunksDone: 4,
   clauseCount: 80,
   callsPlanned: 880,
-  costLimit: 5_000_000,
+  ceilingMicros: 5_000_000,
   costSpent: 1_250_000,
   costReserved: 10_000,
   createdAt: 'c',
@@ -153,13 +153,13 @@ describe('routes', () => {
 
 describe('POST /jobs', () => {
   it('presigns a POST under the submission prefix whose policy fixes the options and bounds the length', async () => {
-    const r = await call('POST', '/jobs', JSON.stringify({ filename: 'msa.pdf', costCeilingUsd: 1.5 }));
+    const r = await call('POST', '/jobs', JSON.stringify({ filename: 'msa.pdf', ceilingUsd: 1.5 }));
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
       submissionId: 's-00000000000000000001',
       bucket: 'intake-bucket',
       key: 'incoming/s-00000000000000000001/msa.pdf',
-      options: { lane: 'realtime', costCeilingUsd: 1.5 },
+      options: { lane: 'realtime', ceilingUsd: 1.5 },
       upload: {
         method: 'POST',
         maxBytes: MAX_DOCUMENT_BYTES,
@@ -171,7 +171,7 @@ describe('POST /jobs', () => {
     expect(upload.fields).toMatchObject({
       key: 'incoming/s-00000000000000000001/msa.pdf',
       'x-amz-meta-lane': 'realtime',
-      'x-amz-meta-cost-ceiling-usd': '1.5',
+      'x-amz-meta-ceiling-usd': '1.5',
       'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
     });
     expect(upload.fields['x-amz-meta-analysts']?.split(',')).toHaveLength(11);
@@ -191,9 +191,9 @@ describe('POST /jobs', () => {
     const unknown = await call('POST', '/jobs', JSON.stringify({ filename: 'a.txt', colour: 'red' }));
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toMatch(/colour/);
-    const ceiling = await call('POST', '/jobs', JSON.stringify({ filename: 'a.txt', costCeilingUsd: 1e-9 }));
+    const ceiling = await call('POST', '/jobs', JSON.stringify({ filename: 'a.txt', ceilingUsd: 1e-9 }));
     expect(ceiling.status).toBe(400);
-    expect(ceiling.body.message).toMatch(/cost-ceiling-usd/);
+    expect(ceiling.body.message).toMatch(/ceiling-usd/);
   });
 
   it("refuses a file name S3 would read as a wildcard, and names the upload's key exactly", async () => {

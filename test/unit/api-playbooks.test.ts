@@ -29,7 +29,7 @@ configureApi({
   intakePrefix: 'incoming/',
   resultsBucket: 'results',
   defaultLane: 'realtime',
-  defaultCostLimit: 5_000_000,
+  defaultCeilingMicros: 5_000_000,
   uploadUrlSeconds: 600,
   maxDocumentBytes: 10 * 1024 * 1024,
   reportUrlSeconds: 300,

@@ -61,7 +61,7 @@ configureApi({
   intakePrefix: 'incoming/',
   resultsBucket: 'results-bucket',
   defaultLane: 'realtime',
-  defaultCostLimit: 5_000_000,
+  defaultCeilingMicros: 5_000_000,
   uploadUrlSeconds: 600,
   reportUrlSeconds: 300,
   sqs: new SQSClient({ region: 'us-east-1' }),
@@ -96,7 +96,7 @@ describe('POST /quote', () => {
   it('prices the document with the configured models as intake does, and records nothing', async () => {
     const r = await quote({
       analysts: ['ip-counsel', 'liability-counsel'],
-      costCeilingUsd: 50,
+      ceilingUsd: 50,
       fullPanel: true,
     });
     const expected = await intakeQuote(['ip-counsel', 'liability-counsel']);
@@ -109,7 +109,7 @@ describe('POST /quote', () => {
       calls: expected.parsed.clauses.length * 2,
       options: {
         lane: 'realtime',
-        costCeilingUsd: 50,
+        ceilingUsd: 50,
         analysts: ['liability-counsel', 'ip-counsel'],
         fullPanel: true,
       },
@@ -127,7 +127,7 @@ describe('POST /quote', () => {
   });
 
   it('answers the parties it read, and refuses a party the contract does not have, naming those it has', async () => {
-    const r = await quote({ costCeilingUsd: 50 });
+    const r = await quote({ ceilingUsd: 50 });
     expect(r.status).toBe(200);
     expect(r.body.parties).toEqual({
       found: [
@@ -135,13 +135,13 @@ describe('POST /quote', () => {
         { name: 'LOUISVILLE GAS AND ELECTRIC COMPANY', defined: 'Shipper', side: 'customer' },
       ],
     });
-    const named = await quote({ costCeilingUsd: 50, party: 'shipper' });
+    const named = await quote({ ceilingUsd: 50, party: 'shipper' });
     expect(named.body.parties).toMatchObject({
       us: { name: 'LOUISVILLE GAS AND ELECTRIC COMPANY', term: 'Shipper' },
       them: { name: 'TENNESSEE GAS PIPELINE COMPANY', term: 'Transporter' },
       source: 'submitted',
     });
-    const refused = await quote({ costCeilingUsd: 50, party: 'Franchisee' });
+    const refused = await quote({ ceilingUsd: 50, party: 'Franchisee' });
     expect(refused.status).toBe(400);
     expect(String(refused.body.message)).toContain(
       "the 'party' option names 'Franchisee', a party this contract does not have: it names Transporter (TENNESSEE GAS PIPELINE COMPANY), Shipper (LOUISVILLE GAS AND ELECTRIC COMPANY)",
@@ -150,9 +150,9 @@ describe('POST /quote', () => {
   });
 
   it('by default prices only the calls the relevance screen keeps and counts the others; fullPanel prices them all', async () => {
-    const full = await quote({ costCeilingUsd: 50, fullPanel: true });
-    const r = await quote({ costCeilingUsd: 50 });
-    expect((await quote({ costCeilingUsd: 50, fullPanel: false })).body).toEqual(r.body);
+    const full = await quote({ ceilingUsd: 50, fullPanel: true });
+    const r = await quote({ ceilingUsd: 50 });
+    expect((await quote({ ceilingUsd: 50, fullPanel: false })).body).toEqual(r.body);
     const { parsed } = await intakeQuote(undefined);
     const screen = shippedScreen()?.screenDocument(parsed.clauses, ANALYSTS);
     expect(screen?.calls).toBeGreaterThan(0);
@@ -177,14 +177,14 @@ describe('POST /quote', () => {
   it('says intake would refuse a ceiling below the expected cost, unless allowPartial', async () => {
     const all = await intakeQuote(undefined);
     const below = (all.quote.expectedMicros - 1) / 1e6;
-    const refused = await quote({ costCeilingUsd: below, fullPanel: true });
+    const refused = await quote({ ceilingUsd: below, fullPanel: true });
     expect(refused.status).toBe(200);
     expect(refused.body.wouldStart).toBe(false);
     expect((refused.body.options as { analysts: string[] }).analysts).toHaveLength(11);
     expect((refused.body.quote as { expectedMicros: number }).expectedMicros).toBe(all.quote.expectedMicros);
-    expect(
-      (await quote({ costCeilingUsd: below, allowPartial: true, fullPanel: true })).body.wouldStart,
-    ).toBe(true);
+    expect((await quote({ ceilingUsd: below, allowPartial: true, fullPanel: true })).body.wouldStart).toBe(
+      true,
+    );
   });
 
   it('answers 400 for a bad body, 422 for a document intake would refuse, 413 over its own limit', async () => {
@@ -231,9 +231,9 @@ describe('POST /quote', () => {
 describe('ceilingCovers, the rule intake and POST /quote both apply', () => {
   it('covers a quote up to and at the ceiling, and past it only when a partial review is allowed', () => {
     const quote = { expectedMicros: 500_000 };
-    expect(ceilingCovers(quote, { costLimit: 500_000, allowPartial: false })).toBe(true);
-    expect(ceilingCovers(quote, { costLimit: 499_999, allowPartial: false })).toBe(false);
-    expect(ceilingCovers(quote, { costLimit: 499_999, allowPartial: true })).toBe(true);
+    expect(ceilingCovers(quote, { ceilingMicros: 500_000, allowPartial: false })).toBe(true);
+    expect(ceilingCovers(quote, { ceilingMicros: 499_999, allowPartial: false })).toBe(false);
+    expect(ceilingCovers(quote, { ceilingMicros: 499_999, allowPartial: true })).toBe(true);
   });
 });
 
@@ -316,7 +316,7 @@ describe('the core job requests and the caller', () => {
     const slow = { filename: 'slow.txt', document: Buffer.from('1. '.repeat(200_000)).toString('base64') };
     const deps = {
       defaultLane: 'realtime' as const,
-      defaultCostLimit: 5_000_000,
+      defaultCeilingMicros: 5_000_000,
       // A wall clock CPU time cannot outrun: the parse is stopped with its CPU time unused.
       quoteLimits: { ...QUOTE_DOCUMENT_LIMITS, parseCpuMs: 60_000, parseWallMs: 1 },
     };

@@ -43,7 +43,7 @@ describe('readDeployContext', () => {
       models: '{"primary":"eu.anthropic.claude-haiku-4-5-20251001-v1:0"}',
       retentionDays: '30',
       removalPolicy: 'destroy',
-      defaultBudget: '2.5',
+      defaultCeiling: '2.5',
       maxJobsPerOwner: '3',
       realtimeConcurrency: '50',
       batchConcurrency: '8',
@@ -58,12 +58,12 @@ describe('readDeployContext', () => {
       modelIds: { primary: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0' },
       retentionDays: 30,
       removalPolicy: RemovalPolicy.DESTROY,
-      defaultCostCeilingMicros: 2_500_000,
+      defaultCeilingMicros: 2_500_000,
       maxJobsPerOwner: 3,
       laneConcurrency: { realtime: 50, batch: 8 },
     });
     expect(stackPropsOf(ctx)).toMatchObject({
-      tuning: { defaultCostCeilingMicros: 2_500_000, maxJobsPerOwner: 3 },
+      tuning: { defaultCeilingMicros: 2_500_000, maxJobsPerOwner: 3 },
       laneConcurrency: { realtime: 50, batch: 8 },
       removalPolicy: RemovalPolicy.DESTROY,
     });
@@ -76,7 +76,7 @@ describe('readDeployContext', () => {
       models: { fallback: 'us.anthropic.claude-sonnet-4-6' },
       retentionDays: 3650,
       removalPolicy: 'RETAIN',
-      defaultBudget: 20,
+      defaultCeiling: 20,
       realtimeConcurrency: 2,
     });
     expect(ctx.alertEmails).toEqual(['ops@example.com']);
@@ -84,14 +84,14 @@ describe('readDeployContext', () => {
     expect(ctx.modelIds).toEqual({ fallback: 'us.anthropic.claude-sonnet-4-6' });
     expect(ctx.retentionDays).toBe(3650);
     expect(ctx.removalPolicy).toBe(RemovalPolicy.RETAIN);
-    expect(ctx.defaultCostCeilingMicros).toBe(20_000_000);
+    expect(ctx.defaultCeilingMicros).toBe(20_000_000);
     expect(ctx.laneConcurrency).toEqual({ realtime: 2 });
   });
 
   it('converts dollars to micro-dollars on the digits', () => {
-    expect(read({ defaultBudget: '0.01' }).defaultCostCeilingMicros).toBe(10_000);
-    expect(read({ defaultBudget: '0.123456' }).defaultCostCeilingMicros).toBe(123_456);
-    expect(read({ defaultBudget: '100000' }).defaultCostCeilingMicros).toBe(100_000_000_000);
+    expect(read({ defaultCeiling: '0.01' }).defaultCeilingMicros).toBe(10_000);
+    expect(read({ defaultCeiling: '0.123456' }).defaultCeilingMicros).toBe(123_456);
+    expect(read({ defaultCeiling: '100000' }).defaultCeilingMicros).toBe(100_000_000_000);
   });
 
   it('refuses a malformed email, naming alertEmails', () => {
@@ -150,24 +150,34 @@ describe('readDeployContext', () => {
     );
   });
 
-  it('refuses a default budget that is not dollars from 0.01 to 100000', () => {
+  it("still reads the ceiling flags' earlier names, defaultBudget and maxBudget, and names them in a refusal", () => {
+    expect(read({ defaultBudget: '7.5', maxBudget: '250' })).toMatchObject({
+      defaultCeilingMicros: 7_500_000,
+      maxCeilingMicros: 250_000_000,
+    });
+    // The new name wins over the old when both are given.
+    expect(read({ defaultCeiling: '3', defaultBudget: '7.5' }).defaultCeilingMicros).toBe(3_000_000);
+    expect(refusal({ defaultBudget: 'twenty' }, 'defaultBudget').message).toContain("got 'twenty'");
+  });
+
+  it('refuses a default ceiling that is not dollars from 0.01 to 100000', () => {
     for (const bad of ['0', '0.009', '100000.01', '-1', '$20', '2.1234567', 'twenty']) {
-      expect(refusal({ defaultBudget: bad }, 'defaultBudget').message).toContain(`got '${bad}'`);
+      expect(refusal({ defaultCeiling: bad }, 'defaultCeiling').message).toContain(`got '${bad}'`);
     }
   });
 
   it("reads the most a ceiling may be and an owner's daily spend cap, alone in the tuning they set", () => {
-    expect(stackPropsOf(read({ maxBudget: '250', dailySpendPerOwner: '40.5' }))).toEqual({
+    expect(stackPropsOf(read({ maxCeiling: '250', dailySpendPerOwner: '40.5' }))).toEqual({
       prefix: 'clause-review',
-      tuning: { maxCostCeilingMicros: 250_000_000, dailySpendPerOwnerMicros: 40_500_000 },
+      tuning: { maxCeilingMicros: 250_000_000, dailySpendPerOwnerMicros: 40_500_000 },
     });
     // 0: no daily cap.
     expect(read({ dailySpendPerOwner: 0 }).dailySpendPerOwnerMicros).toBe(0);
-    expect(refusal({ maxBudget: '0' }, 'maxBudget').message).toContain('from 0.01 to 100000');
+    expect(refusal({ maxCeiling: '0' }, 'maxCeiling').message).toContain('from 0.01 to 100000');
     expect(refusal({ dailySpendPerOwner: '-5' }, 'dailySpendPerOwner').message).toContain("got '-5'");
     // A default ceiling above the most a ceiling may be would refuse every upload that names none.
-    expect(refusal({ defaultBudget: '50', maxBudget: '20' }, 'defaultBudget').message).toBe(
-      '-c defaultBudget: must be at most -c maxBudget (20); got 50',
+    expect(refusal({ defaultCeiling: '50', maxCeiling: '20' }, 'defaultCeiling').message).toBe(
+      '-c defaultCeiling: must be at most -c maxCeiling (20); got 50',
     );
   });
 
@@ -265,8 +275,8 @@ describe('readDeployContext', () => {
       'retentionDays',
       'removalPolicy',
       'officeTenants',
-      'defaultBudget',
-      'maxBudget',
+      'defaultCeiling',
+      'maxCeiling',
       'dailySpendPerOwner',
       'maxJobsPerOwner',
       'minReviewHours',

@@ -7,10 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_COST_CEILING_MICROS,
-  DEFAULT_MAX_COST_CEILING_MICROS,
-} from '../../lambdas/core/contracts.js';
+import { DEFAULT_CEILING_MICROS, DEFAULT_MAX_CEILING_MICROS } from '../../lambdas/core/contracts.js';
 import { FALLBACK_MODEL_ID, MODELS, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { DEPLOY_CONTEXT_FLAGS } from '../../lib/deploy-context.js';
 import { DEFAULT_RETENTION_DAYS } from '../../lib/document-buckets.js';
@@ -33,7 +30,7 @@ const TEXTS: Record<string, string> = {
   ),
   'bin/clause-review.ts': read('bin/clause-review.ts'),
 };
-const CEILING_USD = DEFAULT_COST_CEILING_MICROS / 1_000_000;
+const CEILING_USD = DEFAULT_CEILING_MICROS / 1_000_000;
 
 /** The first group of every match of `pattern` in `text`. */
 function claims(text: string, pattern: RegExp): string[] {
@@ -44,7 +41,7 @@ function claims(text: string, pattern: RegExp): string[] {
 function ceilingClaims(text: string): string[] {
   return [
     ...claims(text, /default (?:cost )?ceiling(?: of| is)? \(?\$(\d+(?:\.\d+)?)/gi),
-    ...claims(text, /--budget USD`?[^\n]*?\(default \$?(\d+(?:\.\d+)?)/g),
+    ...claims(text, /--ceiling USD`?[^\n]*?\(default \$?(\d+(?:\.\d+)?)/g),
   ];
 }
 
@@ -56,8 +53,8 @@ function deployFlagDefaults(text: string): Map<string, string> {
 
 describe('defaults stated in the docs', () => {
   it('finds a wrong default ceiling, as docs/api.md once said $5 against $20', () => {
-    expect(ceilingClaims("| `costCeilingUsd` | number | the stack's default ceiling ($5) |")).toEqual(['5']);
-    expect(ceilingClaims('--budget USD              cost ceiling (default 5; …)')).toEqual(['5']);
+    expect(ceilingClaims("| `ceilingUsd` | number | the stack's default ceiling ($5) |")).toEqual(['5']);
+    expect(ceilingClaims('--ceiling USD              cost ceiling (default 5; …)')).toEqual(['5']);
     expect(deployFlagDefaults('| `-c retentionDays=N` | days (1-3650) | 30 |').get('retentionDays')).toBe(
       '30',
     );
@@ -83,8 +80,8 @@ describe('defaults stated in the docs', () => {
       administrators: 'none',
       retentionDays: String(DEFAULT_RETENTION_DAYS),
       removalPolicy: '`retain`',
-      defaultBudget: String(CEILING_USD),
-      maxBudget: String(DEFAULT_MAX_COST_CEILING_MICROS / 1_000_000),
+      defaultCeiling: String(CEILING_USD),
+      maxCeiling: String(DEFAULT_MAX_CEILING_MICROS / 1_000_000),
       dailySpendPerOwner: String(defaultDailySpendPerOwner(PRIMARY_MODEL_ID) / 1_000_000),
       officeTenants: 'none',
       maxJobsPerOwner: String(defaultMaxJobsPerOwner(t)),

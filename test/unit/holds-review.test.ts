@@ -211,7 +211,7 @@ describe('chunkMessagesOf', () => {
 });
 
 describe('review options of an upload', () => {
-  const defaults = { lane: 'realtime' as const, costLimit: 1_000_000 };
+  const defaults = { lane: 'realtime' as const, ceilingMicros: 1_000_000 };
 
   it('reads gate and review-hours, with no gate and 72 hours by default', () => {
     expect(readJobOptions({}, {}, defaults)).toMatchObject({ gate: 'none', reviewHours: 72 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { isJobOptionError, readJobOptions } from '../../lambdas/core/intake/job-options.js';
 import { isVersionUpload, versionKeyOf } from '../../lambdas/core/intake/negotiation-round.js';
 
-const defaults = { lane: 'realtime' as const, costLimit: 1_000_000 };
+const defaults = { lane: 'realtime' as const, ceilingMicros: 1_000_000 };
 const read = (against: string) => readJobOptions({ against }, {}, defaults).against;
 
 describe('the version an upload answers', () => {

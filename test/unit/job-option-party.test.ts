@@ -7,7 +7,7 @@ import {
 } from '../../lambdas/core/intake/job-options.js';
 import { readSubmission, submissionMetadata } from '../../lambdas/core/jobs/submission.js';
 
-const defaults = { lane: 'realtime', costLimit: 20_000_000 } as Parameters<typeof readJobOptions>[2];
+const defaults = { lane: 'realtime', ceilingMicros: 20_000_000 } as Parameters<typeof readJobOptions>[2];
 
 describe('the party option', () => {
   it('carries a name that is not ASCII through S3 metadata as an RFC 2047 encoded word and back', () => {
@@ -39,7 +39,7 @@ describe('the party option', () => {
   it('puts a submission’s party on the upload as metadata S3 accepts', () => {
     const submission = readSubmission({ playbook: 'default', party: 'Société Générale' }, {
       defaultLane: 'realtime',
-      defaultCostLimit: 20_000_000,
+      defaultCeilingMicros: 20_000_000,
     } as Parameters<typeof readSubmission>[1]);
     expect(submission.metadata.party).toBe(metadataValue('Société Générale'));
   });
@@ -50,7 +50,7 @@ describe('the upload metadata of a request', () => {
     const metadata = submissionMetadata(
       {
         lane: 'batch',
-        costCeilingUsd: 2.5,
+        ceilingUsd: 2.5,
         playbook: 'default@2',
         contractType: 'supply',
         party: 'Société Générale',
@@ -59,13 +59,13 @@ describe('the upload metadata of a request', () => {
         allowPartial: true,
         against: 'file:our-version.docx',
       },
-      { defaultLane: 'realtime', defaultCostLimit: 20_000_000 },
+      { defaultLane: 'realtime', defaultCeilingMicros: 20_000_000 },
     );
-    expect(metadata).toMatchObject({ 'cost-ceiling-usd': '2.5', against: 'file:our-version.docx' });
+    expect(metadata).toMatchObject({ 'ceiling-usd': '2.5', against: 'file:our-version.docx' });
     expect(Object.values(metadata).every((v) => /^[\x20-\x7e]*$/.test(v))).toBe(true);
     expect(readJobOptions(metadata, {}, defaults)).toMatchObject({
       lane: 'batch',
-      costLimit: 2_500_000,
+      ceilingMicros: 2_500_000,
       playbook: { name: 'default', version: 2 },
       contractType: 'supply',
       party: 'Société Générale',
@@ -74,9 +74,25 @@ describe('the upload metadata of a request', () => {
       allowPartial: true,
     });
     // What a request leaves out, the stack's defaults fill in.
-    expect(submissionMetadata({}, { defaultLane: 'realtime', defaultCostLimit: 20_000_000 })).toEqual({
+    expect(submissionMetadata({}, { defaultLane: 'realtime', defaultCeilingMicros: 20_000_000 })).toEqual({
       lane: 'realtime',
-      'cost-ceiling-usd': '20',
+      'ceiling-usd': '20',
     });
+  });
+
+  it("still reads the ceiling's earlier names: costCeilingUsd in a request, cost-ceiling-usd in metadata", () => {
+    const metadata = submissionMetadata(
+      { costCeilingUsd: 4 },
+      { defaultLane: 'realtime', defaultCeilingMicros: 20_000_000 },
+    );
+    expect(metadata).toEqual({ lane: 'realtime', 'ceiling-usd': '4' });
+    expect(readJobOptions({ 'cost-ceiling-usd': '3.5' }, {}, defaults).ceilingMicros).toBe(3_500_000);
+    // The current name wins; a bad value under the old one is refused under that name.
+    expect(
+      readJobOptions({ 'ceiling-usd': '1', 'cost-ceiling-usd': '3.5' }, {}, defaults).ceilingMicros,
+    ).toBe(1_000_000);
+    expect(() => readJobOptions({ 'cost-ceiling-usd': 'lots' }, {}, defaults)).toThrow(
+      "the 'cost-ceiling-usd' option must be a number of dollars",
+    );
   });
 });

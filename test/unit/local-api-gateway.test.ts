@@ -34,7 +34,7 @@ beforeAll(async () => {
       intakePrefix: 'incoming/',
       resultsBucket: 'results',
       defaultLane: 'realtime',
-      defaultCostLimit: 1_000_000,
+      defaultCeilingMicros: 1_000_000,
       uploadUrlSeconds: 600,
       reportUrlSeconds: 600,
       maxDocumentBytes: 1024,

@@ -206,7 +206,7 @@ describe('the runtime configuration of models', () => {
   it("lets an upload's model option replace the primary of one job, and refuses an unpriced one", () => {
     const defaults = {
       lane: 'realtime' as const,
-      costLimit: 1,
+      ceilingMicros: 1,
       models: { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID },
     };
     expect(readJobOptions({ model: FALLBACK_MODEL_ID }, {}, defaults).models.primary).toBe(FALLBACK_MODEL_ID);

@@ -231,7 +231,7 @@ describe('screened pairs through the job', () => {
   });
 
   it('screens unless a job asks for the full panel', () => {
-    const defaults = { lane: 'realtime' as const, costLimit: 1_000_000 };
+    const defaults = { lane: 'realtime' as const, ceilingMicros: 1_000_000 };
     expect(readJobOptions({}, {}, defaults).fullPanel).toBe(false);
     expect(readJobOptions({ 'full-panel': 'False' }, {}, defaults).fullPanel).toBe(false);
     expect(readJobOptions({ 'full-panel': 'TRUE' }, {}, defaults).fullPanel).toBe(true);
@@ -245,7 +245,7 @@ describe('screened pairs through the job', () => {
     expect(isJobOptionError(error) && error.message).toBe(
       "the 'full-panel' option must be 'true' or 'false'; got 'maybe'",
     );
-    const submitDefaults = { defaultLane: 'realtime' as const, defaultCostLimit: 1_000_000 };
+    const submitDefaults = { defaultLane: 'realtime' as const, defaultCeilingMicros: 1_000_000 };
     const fullJob = readSubmission({ fullPanel: true }, submitDefaults);
     expect(fullJob.metadata['full-panel']).toBe('true');
     expect(fullJob.options.fullPanel).toBe(true);

@@ -35,7 +35,7 @@ function job(over: Partial<Job> = {}): Job {
     callsPlanned: 4,
     chunksTerminal: 1,
     chunksDone: 1,
-    costLimit: 1000,
+    ceilingMicros: 1000,
     costCommitted: 400,
     costReserved: 0,
     costSpent: 400,

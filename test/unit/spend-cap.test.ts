@@ -15,15 +15,15 @@ import { DEFAULT_TOKENS_PER_MINUTE, defaultDailySpendPerOwner } from '../../lib/
 
 const defaults = {
   defaultLane: 'realtime' as const,
-  defaultCostLimit: 20_000_000,
-  maxCostLimit: 1_000_000_000,
+  defaultCeilingMicros: 20_000_000,
+  maxCeilingMicros: 1_000_000_000,
 };
 
 describe('the most a ceiling may be', () => {
   it("refuses a submission over the stack's maximum, naming it, and takes one at it", () => {
     const refusal = (() => {
       try {
-        readSubmission({ costCeilingUsd: 1000.01 }, defaults);
+        readSubmission({ ceilingUsd: 1000.01 }, defaults);
       } catch (error) {
         return error;
       }
@@ -31,12 +31,13 @@ describe('the most a ceiling may be', () => {
     })();
     expect(isInvalidJobRequestError(refusal)).toBe(true);
     expect((refusal as Error).message).toBe(
-      "invalid submission: the 'cost-ceiling-usd' option of $1000.01 is above this stack's maximum ceiling of $1000.00 (-c maxBudget); ask for at most that",
+      "invalid submission: the 'ceiling-usd' option of $1000.01 is above this stack's maximum ceiling of $1000.00 (-c maxCeiling); ask for at most that",
     );
-    expect(readSubmission({ costCeilingUsd: 1000 }, defaults).options.costLimit).toBe(1_000_000_000);
+    expect(readSubmission({ ceilingUsd: 1000 }, defaults).options.ceilingMicros).toBe(1_000_000_000);
     // Without a maximum of the stack's own, $100,000 still bounds it.
     expect(
-      readSubmission({ costCeilingUsd: 100_000 }, { ...defaults, maxCostLimit: undefined }).options.costLimit,
+      readSubmission({ ceilingUsd: 100_000 }, { ...defaults, maxCeilingMicros: undefined }).options
+        .ceilingMicros,
     ).toBe(100_000_000_000);
   });
 });
@@ -44,9 +45,9 @@ describe('the most a ceiling may be', () => {
 describe("what a job counts on its owner's day", () => {
   it('is the lower of its ceiling and its worst case, on the UTC day it starts', () => {
     const quote = { expectedMicros: 100, worstCaseMicros: 900 };
-    expect(spendBoundOf({ costLimit: 20_000_000, quote })).toBe(900);
-    expect(spendBoundOf({ costLimit: 500, quote })).toBe(500);
-    expect(spendBoundOf({ costLimit: 700 })).toBe(700);
+    expect(spendBoundOf({ ceilingMicros: 20_000_000, quote })).toBe(900);
+    expect(spendBoundOf({ ceilingMicros: 500, quote })).toBe(500);
+    expect(spendBoundOf({ ceilingMicros: 700 })).toBe(700);
     expect(spendDayOf(Date.UTC(2026, 11, 31, 23, 59, 59))).toBe('2026-12-31');
     expect(spendDayOf(Date.UTC(2027, 0, 1, 0, 0, 0))).toBe('2027-01-01');
     expect(spendWait(31_900_000, 33_000_000, 2_400_000)).toBe(

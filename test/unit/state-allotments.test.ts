@@ -29,7 +29,7 @@ const lease: Lease = {
   attempts: 2,
   expiresAt: NOW + 60_000,
 };
-const JOB = { costLimit: 1_000_000 };
+const JOB = { ceilingMicros: 1_000_000 };
 
 function cancelled(codes: string[]): TransactionCanceledException {
   return new TransactionCanceledException({

@@ -21,7 +21,7 @@ const newJob: NewJob = {
   bucket: 'intake',
   key: 'contracts/msa.pdf',
   analysts: ['liability-counsel'],
-  costLimit: 2_000_000,
+  ceilingMicros: 2_000_000,
   deadline: NOW + 3_600_000,
 };
 
@@ -42,6 +42,16 @@ describe('Jobs.find and get', () => {
       Key: { pk: 'JOB#job-1', sk: 'JOB' },
       ConsistentRead: true,
     });
+  });
+
+  it("reads a record written under the ceiling's earlier name, costLimit, as ceilingMicros", async () => {
+    ddb.on(GetCommand).resolves({ Item: { jobId: 'job-1', status: 'running', costLimit: 5_000_000 } });
+    const job = await jobs.find('job-1');
+    expect(job?.ceilingMicros).toBe(5_000_000);
+    expect(job).not.toHaveProperty('costLimit');
+    // A record with the current name is read as it is.
+    ddb.on(GetCommand).resolves({ Item: { jobId: 'job-1', status: 'running', ceilingMicros: 7 } });
+    expect((await jobs.find('job-1'))?.ceilingMicros).toBe(7);
   });
 
   it('find gives undefined and get throws JobNotFoundError for an unknown job', async () => {

@@ -30,7 +30,7 @@ function job(over: Partial<Job> = {}): Job {
     callsPlanned: 44,
     chunksTerminal: 0,
     chunksDone: 0,
-    costLimit: 1,
+    ceilingMicros: 1,
     costCommitted: 0,
     costReserved: 0,
     costSpent: 0,

@@ -25,7 +25,7 @@ function budget(): ChunkBudget {
   return new ChunkBudget({
     allotments: new Allotments(db, 'table'),
     lease,
-    job: { jobId: 'job-1', costLimit: 1_000_000 },
+    job: { jobId: 'job-1', ceilingMicros: 1_000_000 },
     markBudgetExceeded: async () => {},
     callsLeft: () => 1,
     contendedWaitMs: 1_000,

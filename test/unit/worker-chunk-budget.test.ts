@@ -11,7 +11,7 @@ function fakeJob(limit: number, init: Partial<Job> = {}) {
   const job = {
     jobId: 'job-1',
     status: 'running',
-    costLimit: limit,
+    ceilingMicros: limit,
     costCommitted: 0,
     costReserved: 0,
     costSpent: 0,

@@ -177,7 +177,7 @@ function reviewForm(
     return {
       filename: ctx.host.documentName(),
       lane: 'realtime',
-      costCeilingUsd: usd,
+      ceilingUsd: usd,
       analysts: ctx.config.analysts.map((a) => a.id),
       ...(gate.value === 'high' || gate.value === 'critical' ? { gate: gate.value } : {}),
       ...(playbook.value ? { playbook: playbook.value } : {}),

@@ -4,7 +4,7 @@
  * before anything is spent.
  */
 
-import { DEFAULT_COST_CEILING_MICROS, dollars, money } from '../../text/money.js';
+import { DEFAULT_CEILING_MICROS, dollars, money } from '../../text/money.js';
 import { type AppApi, isAppApiError, type QuoteView } from '../api.js';
 import { h } from '../dom.js';
 
@@ -28,7 +28,7 @@ export function ceilingInput(id: string): HTMLInputElement {
     min: '0.01',
     step: '0.01',
     // The ceiling the server gives a job that names none.
-    value: String(DEFAULT_COST_CEILING_MICROS / 1_000_000),
+    value: String(DEFAULT_CEILING_MICROS / 1_000_000),
     required: true,
     'aria-describedby': `${id}-hint`,
   });
@@ -191,7 +191,7 @@ export function quoteLines(
           h(
             'p',
             { class: 'warning' },
-            `The ceiling ${dollars(options.costCeilingUsd)} is below the quote: raise it, or tick "review as much as the ceiling allows".`,
+            `The ceiling ${dollars(options.ceilingUsd)} is below the quote: raise it, or tick "review as much as the ceiling allows".`,
           ),
         ]
       : []),

@@ -134,7 +134,7 @@ function requestOf(f: UploadForm, file: File): SubmitRequest {
   return {
     filename: file.name,
     lane: f.lane.value === 'batch' ? 'batch' : 'realtime',
-    costCeilingUsd: ceiling,
+    ceilingUsd: ceiling,
     analysts,
     ...(f.gate.value === 'high' || f.gate.value === 'critical' ? { gate: f.gate.value } : {}),
     ...(f.playbook.value ? { playbook: f.playbook.value } : {}),

@@ -41,7 +41,7 @@ export function finalStatus(
   if (budget > 0 || job.budgetExceededAt) {
     return {
       status: 'budget_exceeded',
-      reason: `${budget} call(s) were not started because the cost ceiling of $${(job.costLimit / 1e6).toFixed(4)} would have been exceeded`,
+      reason: `${budget} call(s) were not started because the cost ceiling of $${(job.ceilingMicros / 1e6).toFixed(4)} would have been exceeded`,
     };
   }
   const failed = failedCalls;
@@ -142,7 +142,7 @@ export function buildReport(
       screened: doc.screened,
     }),
     cost: {
-      ceilingMicros: job.costLimit,
+      ceilingMicros: job.ceilingMicros,
       spentMicros: job.costSpent,
       reservedMicros: job.costReserved,
       committedMicros: job.costCommitted,

@@ -76,7 +76,7 @@ export async function admitFromIntake(
   const spend = spendCap
     ? {
         day: spendDayOf(now()),
-        bound: spendBoundOf({ costLimit: job.costLimit, quote: plan.quote }),
+        bound: spendBoundOf({ ceilingMicros: job.ceilingMicros, quote: plan.quote }),
         cap: spendCap,
       }
     : undefined;

@@ -14,7 +14,7 @@ export interface IntakeDeps extends JobPlaces {
   readonly maxDocumentBytes: number;
   /** Bounds of the parse (CPU time, wall clock, heap, pages, inflated bytes). @default DEFAULT_DOCUMENT_LIMITS */
   readonly documentLimits?: DocumentLimits;
-  readonly defaultCostLimit: number;
+  readonly defaultCeilingMicros: number;
   readonly defaultLane: Lane;
   /** The shortest review an upload may ask for, in hours. @default DEFAULT_MIN_REVIEW_HOURS (1) */
   readonly minReviewHours?: number;
@@ -40,7 +40,7 @@ export interface IntakeDeps extends JobPlaces {
    */
   readonly dailySpendPerOwnerMicros?: number;
   /** The most a job's ceiling may be, in micro-dollars (an upload asking for more is rejected). @default $100,000 */
-  readonly maxCostLimit?: number;
+  readonly maxCeilingMicros?: number;
   /**
    * The intake queue. When set, an S3 event is first put back on it as its owner's message
    * (owner-route.ts), so intake takes owners' uploads fairly; absent, events are taken in turn.

@@ -155,11 +155,11 @@ export async function intakeObject(
   }
   if (!ceilingCovers(quote, options)) {
     const reason =
-      `the cost ceiling ${money(options.costLimit)} is below this job's expected cost ${money(quote.expectedMicros)} ` +
+      `the cost ceiling ${money(options.ceilingMicros)} is below this job's expected cost ${money(quote.expectedMicros)} ` +
       `(worst case ${money(quote.worstCaseMicros)}; ${clausesOf(parsed)} × ${options.analysts.length} analysts` +
       `${calls.screened > 0 ? `, ${calls.screened} pairs screened` : ''}): ` +
-      `upload it again with a ceiling of at least ${money(quote.expectedMicros)} (cost-ceiling-usd), or with ` +
-      `allow-partial=true to review as much as ${money(options.costLimit)} allows`;
+      `upload it again with a ceiling of at least ${money(quote.expectedMicros)} (ceiling-usd), or with ` +
+      `allow-partial=true to review as much as ${money(options.ceilingMicros)} allows`;
     await jobs.markRejected(jobId, reason, {
       sha256: parsed.sha256,
       bytes: parsed.bytes,
@@ -180,12 +180,12 @@ export async function intakeObject(
 function overDailyCap(quote: CostQuote, options: JobOptions, deps: IntakeDeps): string | undefined {
   const cap = deps.dailySpendPerOwnerMicros;
   if (!cap) return undefined;
-  const bound = spendBoundOf({ costLimit: options.costLimit, quote });
+  const bound = spendBoundOf({ ceilingMicros: options.ceilingMicros, quote });
   if (bound <= cap) return undefined;
   return (
-    `this job may spend up to ${money(bound)} (its ceiling ${money(options.costLimit)}, worst case ` +
+    `this job may spend up to ${money(bound)} (its ceiling ${money(options.ceilingMicros)}, worst case ` +
     `${money(quote.worstCaseMicros)}), more than the ${money(cap)} one owner's jobs may spend in a day ` +
-    `on this stack: upload it again with a ceiling of at most ${money(cap)} (cost-ceiling-usd) and ` +
+    `on this stack: upload it again with a ceiling of at most ${money(cap)} (ceiling-usd) and ` +
     'allow-partial=true, or ask for a higher cap (-c dailySpendPerOwner)'
   );
 }
@@ -225,10 +225,10 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
   try {
     options = readJobOptions(metadata, tags, {
       lane: deps.defaultLane,
-      costLimit: deps.defaultCostLimit,
+      ceilingMicros: deps.defaultCeilingMicros,
       models: deps.models,
       ...(deps.minReviewHours !== undefined ? { minReviewHours: deps.minReviewHours } : {}),
-      ...(deps.maxCostLimit !== undefined ? { maxCostLimit: deps.maxCostLimit } : {}),
+      ...(deps.maxCeilingMicros !== undefined ? { maxCeilingMicros: deps.maxCeilingMicros } : {}),
     });
   } catch (error) {
     if (!isJobOptionError(error)) throw error;
@@ -236,7 +236,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
       ...base,
       lane: deps.defaultLane,
       analysts: [],
-      costLimit: deps.defaultCostLimit,
+      ceilingMicros: deps.defaultCeilingMicros,
     });
     await jobs.markRejected(jobId, error.message, { rejection: 'invalid-options' });
     return { outcome: 'rejected', jobId, reason: error.message };
@@ -246,7 +246,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
     ...base,
     lane: options.lane,
     analysts: options.analysts,
-    costLimit: options.costLimit,
+    ceilingMicros: options.ceilingMicros,
     models: options.models,
     ...(options.gate !== 'none' ? { gate: options.gate } : {}),
     // A playbook's escalations are held whatever the gate: their review window counts too.

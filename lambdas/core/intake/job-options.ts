@@ -16,7 +16,7 @@ import {
 export interface JobOptions {
   readonly lane: Lane;
   /** Cost ceiling, micro-dollars. */
-  readonly costLimit: number;
+  readonly ceilingMicros: number;
   readonly analysts: readonly string[];
   /** The configured models, with the upload's `model` as every analyst's primary when given. */
   readonly models: PanelModels;
@@ -114,7 +114,7 @@ export class JobOptionError extends Error {
 export const isJobOptionError = guardOf(JobOptionError);
 
 /**
- * Reads `lane` (realtime|batch), `cost-ceiling-usd` (a positive decimal), `analysts` (a
+ * Reads `lane` (realtime|batch), `ceiling-usd` (a positive decimal), `analysts` (a
  * comma-separated list of analyst ids), `model` (every analyst's primary model for this job),
  * `allow-partial`, `gate` (none|critical|high), `review-hours`, `playbook` (`NAME` or
  * `NAME@VERSION`; whether the stack has it is intake's to check), `contract-type` (with a
@@ -127,10 +127,10 @@ export function readJobOptions(
   tags: Readonly<Record<string, string>>,
   defaults: {
     lane: Lane;
-    costLimit: number;
+    ceilingMicros: number;
     models?: PanelModels;
     minReviewHours?: number;
-    maxCostLimit?: number;
+    maxCeilingMicros?: number;
   },
 ): JobOptions {
   const pick = (name: string) => metadata[name] ?? tags[name];
@@ -138,9 +138,16 @@ export function readJobOptions(
   if (laneRaw !== undefined && !isLane(laneRaw)) {
     throw new JobOptionError(`the 'lane' option must be ${LANE_CHOICES}; got '${laneRaw}'`);
   }
-  const ceilingRaw = pick('cost-ceiling-usd');
-  const costLimit =
-    ceilingRaw === undefined ? defaults.costLimit : readCeiling(ceilingRaw, defaults.maxCostLimit);
+  // `cost-ceiling-usd`, the option's earlier name, is still read for one release.
+  const ceilingKey =
+    pick('ceiling-usd') === undefined && pick('cost-ceiling-usd') !== undefined
+      ? 'cost-ceiling-usd'
+      : 'ceiling-usd';
+  const ceilingRaw = pick(ceilingKey);
+  const ceilingMicros =
+    ceilingRaw === undefined
+      ? defaults.ceilingMicros
+      : readCeiling(ceilingKey, ceilingRaw, defaults.maxCeilingMicros);
   const analystsRaw = pick('analysts');
   let analysts: string[];
   try {
@@ -186,7 +193,7 @@ export function readJobOptions(
   const against = readAgainst(pick('against'));
   return {
     lane: (laneRaw as Lane | undefined) ?? defaults.lane,
-    costLimit,
+    ceilingMicros,
     analysts,
     models,
     allowPartial: partialRaw === 'true',
@@ -202,24 +209,24 @@ export function readJobOptions(
 }
 
 /** The most a ceiling may be unless the stack says less: $100,000. */
-export const MAX_COST_LIMIT = 100_000_000_000;
+export const HIGHEST_CEILING_MICROS = 100_000_000_000;
 
 /**
- * The `cost-ceiling-usd` option in micro-dollars: a positive decimal, at most the stack's maximum,
+ * The `ceiling-usd` option in micro-dollars: a positive decimal, at most the stack's maximum,
  * which a refusal names.
  */
-function readCeiling(raw: string, maxCostLimit = MAX_COST_LIMIT): number {
+function readCeiling(key: string, raw: string, maxCeilingMicros = HIGHEST_CEILING_MICROS): number {
   const usd = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !Number.isFinite(usd) || usd <= 0 || usd > 100_000) {
     throw new JobOptionError(
-      `the 'cost-ceiling-usd' option must be a number of dollars above 0 and at most 100000; got '${raw}'`,
+      `the '${key}' option must be a number of dollars above 0 and at most 100000; got '${raw}'`,
     );
   }
   const micros = Math.round(usd * 1_000_000);
-  if (micros > maxCostLimit) {
+  if (micros > maxCeilingMicros) {
     throw new JobOptionError(
-      `the 'cost-ceiling-usd' option of ${money(micros)} is above this stack's maximum ceiling of ${money(maxCostLimit)} ` +
-        '(-c maxBudget); ask for at most that',
+      `the '${key}' option of ${money(micros)} is above this stack's maximum ceiling of ${money(maxCeilingMicros)} ` +
+        '(-c maxCeiling); ask for at most that',
     );
   }
   return micros;

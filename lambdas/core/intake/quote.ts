@@ -176,9 +176,9 @@ export interface QuotedPlaybook {
  */
 export function ceilingCovers(
   quote: Pick<CostQuote, 'expectedMicros'>,
-  options: Pick<JobOptions, 'costLimit' | 'allowPartial'>,
+  options: Pick<JobOptions, 'ceilingMicros' | 'allowPartial'>,
 ): boolean {
-  return quote.expectedMicros <= options.costLimit || options.allowPartial;
+  return quote.expectedMicros <= options.ceilingMicros || options.allowPartial;
 }
 
 /**

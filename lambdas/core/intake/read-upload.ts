@@ -80,7 +80,7 @@ async function rejectUnread(
     bucket: ref.bucket,
     key: ref.key,
     analysts: [],
-    costLimit: deps.defaultCostLimit,
+    ceilingMicros: deps.defaultCeilingMicros,
     deadline: now() + deps.jobDeadlineSeconds * 1000,
     ...(ref.versionId ? { versionId: ref.versionId } : {}),
     ...(ref.etag ? { etag: ref.etag } : {}),

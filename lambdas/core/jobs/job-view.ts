@@ -169,9 +169,9 @@ function costView(job: Job): JobView['cost'] {
   return {
     spentMicros: job.costSpent,
     reservedMicros: job.costReserved,
-    ceilingMicros: job.costLimit,
+    ceilingMicros: job.ceilingMicros,
     spentUsd: usd(job.costSpent),
-    ceilingUsd: usd(job.costLimit),
+    ceilingUsd: usd(job.ceilingMicros),
     ...(job.quote
       ? {
           quote: {

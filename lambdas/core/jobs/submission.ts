@@ -50,6 +50,8 @@ export const submitOptionsShape = {
     }),
   lane: z.enum(LANES).optional(),
   /** Cost ceiling in dollars. */
+  ceilingUsd: z.number().positive().max(100_000).optional(),
+  /** The ceiling's name before `ceilingUsd`, still accepted for one release (docs/api.md). */
   costCeilingUsd: z.number().positive().max(100_000).optional(),
   /**
    * Analyst ids, each checked on its own: they travel to intake as one comma-separated
@@ -110,7 +112,7 @@ export type SubmitRequest = z.output<typeof submitRequestSchema>;
 /** The options a job will run with, as POST /jobs and POST /quote answer them. */
 export interface SubmittedOptions {
   readonly lane: Lane;
-  readonly costCeilingUsd: number;
+  readonly ceilingUsd: number;
   readonly analysts: string[];
   readonly gate: ReviewGate;
   /** The playbook the job is reviewed against, as resolved when it was asked for. */
@@ -129,13 +131,13 @@ export interface SubmittedOptions {
 export interface SubmitDefaults {
   readonly defaultLane: Lane;
   /** Micro-dollars. */
-  readonly defaultCostLimit: number;
+  readonly defaultCeilingMicros: number;
   /** The configured models (what a quote prices). @default the model table's primary and fallback */
   readonly models?: PanelModels;
   /** The shortest review a submission may ask for, in hours. @default DEFAULT_MIN_REVIEW_HOURS (1) */
   readonly minReviewHours?: number;
   /** The most a job's ceiling may be, micro-dollars (the stack's maximum). @default $100,000 */
-  readonly maxCostLimit?: number;
+  readonly maxCeilingMicros?: number;
   /**
    * Where a named playbook is looked up (the stack's). @default none: a playbook's name is
    * checked for its form only, and intake refuses one the stack does not hold
@@ -175,11 +177,11 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: unknown, what
  */
 export function submissionMetadata(
   request: Omit<SubmitRequest, 'filename' | 'against'> & { readonly against?: string },
-  defaults: Pick<SubmitDefaults, 'defaultLane' | 'defaultCostLimit'>,
+  defaults: Pick<SubmitDefaults, 'defaultLane' | 'defaultCeilingMicros'>,
 ): Record<string, string> {
   const metadata: Record<string, string> = {
     lane: request.lane ?? defaults.defaultLane,
-    'cost-ceiling-usd': String(request.costCeilingUsd ?? usd(defaults.defaultCostLimit)),
+    'ceiling-usd': String(request.ceilingUsd ?? request.costCeilingUsd ?? usd(defaults.defaultCeilingMicros)),
   };
   if (request.analysts) metadata.analysts = request.analysts.join(',');
   if (request.allowPartial) metadata['allow-partial'] = 'true';
@@ -211,10 +213,10 @@ export function readSubmission(
       {},
       {
         lane: defaults.defaultLane,
-        costLimit: defaults.defaultCostLimit,
+        ceilingMicros: defaults.defaultCeilingMicros,
         ...(defaults.models ? { models: defaults.models } : {}),
         ...(defaults.minReviewHours !== undefined ? { minReviewHours: defaults.minReviewHours } : {}),
-        ...(defaults.maxCostLimit !== undefined ? { maxCostLimit: defaults.maxCostLimit } : {}),
+        ...(defaults.maxCeilingMicros !== undefined ? { maxCeilingMicros: defaults.maxCeilingMicros } : {}),
       },
     );
     return { metadata: { ...metadata, analysts: options.analysts.join(',') }, options };
@@ -265,7 +267,7 @@ export async function pinPlaybook(
 export function submittedOptions(options: JobOptions, playbook?: JobPlaybook): SubmittedOptions {
   return {
     lane: options.lane,
-    costCeilingUsd: usd(options.costLimit),
+    ceilingUsd: usd(options.ceilingMicros),
     analysts: [...options.analysts],
     gate: options.gate,
     ...(playbook ? { playbook } : {}),

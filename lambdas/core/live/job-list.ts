@@ -4,7 +4,7 @@
  * records its caller's ARN; a direct S3 upload records the uploader's principal id).
  */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Job, JobStatus } from '../state/job.js';
+import { type Job, type JobStatus, jobFromItem } from '../state/job.js';
 import { OWNER_INDEX, ownerGsiPk, STATUS_INDEX, statusGsiPk } from '../state/keys.js';
 import { queryAll } from '../state/query-all.js';
 import { CursorError } from './errors.js';
@@ -65,7 +65,7 @@ const summaryOf = (job: Job): JobSummary => ({
   updatedAt: job.updatedAt,
   chunks: { total: job.chunkCount, done: job.chunksDone },
   clauses: job.clauseCount,
-  cost: { spentMicros: job.costSpent, ceilingMicros: job.costLimit },
+  cost: { spentMicros: job.costSpent, ceilingMicros: job.ceilingMicros },
   ...(job.gate && job.gate !== 'none' ? { gate: job.gate } : {}),
   ...(job.reason ? { reason: job.reason } : {}),
   ...(job.approverGroups?.length ? { approverGroups: job.approverGroups } : {}),
@@ -108,7 +108,12 @@ export async function listAwaitingApproval(
     },
     APPROVALS_MAX,
   );
-  return { jobs: jobs.filter((j) => !j.reviewCompletedAt && !j.reviewExpiredAt).map(summaryOf) };
+  return {
+    jobs: jobs
+      .map(jobFromItem)
+      .filter((j) => !j.reviewCompletedAt && !j.reviewExpiredAt)
+      .map(summaryOf),
+  };
 }
 
 /**
@@ -139,7 +144,7 @@ export async function listJobs(
           Limit: limit + 1,
         }),
       );
-      return (r.Items ?? []) as (Job & { gsi2sk: string })[];
+      return ((r.Items ?? []) as (Job & { gsi2sk: string })[]).map(jobFromItem);
     }),
   );
   const merged = pages.flat().sort((a, b) => (a.gsi2sk < b.gsi2sk ? 1 : a.gsi2sk > b.gsi2sk ? -1 : 0));

@@ -3,7 +3,7 @@ import { type AbandonedSpend, abandonedReturn } from './abandoned.js';
 import type { LedgerEntry } from './call-ledger.js';
 import { type Checkpoint, fenceCondition, type Lease, leaseOwner } from './claims.js';
 import { AllotmentOverdrawnError, isWriteRefused, LeaseLostError } from './errors.js';
-import type { Job } from './job.js';
+import { type Job, jobFromItem } from './job.js';
 import { checkpointSk, JOB_SK, jobPk } from './keys.js';
 import { transactLabelled } from './transact.js';
 
@@ -65,7 +65,7 @@ export class Allotments {
    * without a read); throws LeaseLostError when the lease is gone, and
    * AllotmentOverdrawnError when the lease is held but the allotment is short of the move.
    */
-  async move(lease: Lease, move: AllotmentMove, job: Pick<Job, 'costLimit'>): Promise<MoveResult> {
+  async move(lease: Lease, move: AllotmentMove, job: Pick<Job, 'ceilingMicros'>): Promise<MoveResult> {
     const delta = move.take - move.release - move.spent;
     if (move.take === 0 && move.release === 0 && move.spent === 0) return { ok: true };
     const asks = move.take > 0;
@@ -98,7 +98,9 @@ export class Allotments {
             ':committed': move.take - move.release,
             ':delta': delta,
             ':spent': move.spent,
-            ...(asks ? { ':running': 'running', ':room': job.costLimit - (move.take - move.release) } : {}),
+            ...(asks
+              ? { ':running': 'running', ':room': job.ceilingMicros - (move.take - move.release) }
+              : {}),
           },
         },
       });
@@ -106,7 +108,7 @@ export class Allotments {
     } catch (error) {
       // The job as it stood when it refused: the caller tells a cancel from a full budget.
       if (isWriteRefused(error) && error.label === 'job')
-        return { ok: false, job: error.item as Job | undefined };
+        return { ok: false, job: error.item && jobFromItem(error.item as unknown as Job) };
       throw error;
     }
   }

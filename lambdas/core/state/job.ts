@@ -133,7 +133,7 @@ export interface Job {
   /** Chunks in a terminal state (done, cancelled or dead). */
   readonly chunksTerminal: number;
   readonly chunksDone: number;
-  readonly costLimit: number;
+  readonly ceilingMicros: number;
   /** Spent plus the allotments chunks hold: what the ceiling is checked against. */
   readonly costCommitted: number;
   /** Allotments held by chunk leases and not yet returned. */
@@ -216,9 +216,23 @@ export type JobPlan = Pick<
   Partial<Pick<Job, 'quote'>>;
 
 /** What intake knows when it creates a job. */
-export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'costLimit' | 'deadline'> &
+export type NewJob = Pick<
+  Job,
+  'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' | 'ceilingMicros' | 'deadline'
+> &
   Partial<Pick<Job, 'versionId' | 'etag' | 'sha256' | 'bytes' | 'format' | 'models' | 'owner' | 'gate'>> &
   Partial<Pick<Job, 'reviewHours' | 'playbook' | 'contractType'>>;
+
+/**
+ * A job item as read from the table. An item written before the ceiling had one name holds it
+ * as `costLimit`; it is read as `ceilingMicros`, so that jobs in flight across the deploy that
+ * renamed it keep their ceiling (read for one release).
+ */
+export function jobFromItem<T extends object | undefined>(item: T): T {
+  if (!item || !('costLimit' in item) || 'ceilingMicros' in item) return item;
+  const { costLimit, ...rest } = item as T & { costLimit: unknown };
+  return { ...rest, ceilingMicros: costLimit } as unknown as T;
+}
 
 /**
  * The job a refused write sent back (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`), so no
@@ -227,5 +241,5 @@ export type NewJob = Pick<Job, 'jobId' | 'lane' | 'bucket' | 'key' | 'analysts' 
  */
 export function refusedJob(jobId: string, item: object | undefined): Job {
   if (!item) throw new JobNotFoundError(jobId);
-  return item as Job;
+  return jobFromItem(item as Job);
 }

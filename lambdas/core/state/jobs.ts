@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, isWriteRefused, JobNotFoundError } from './errors.js';
-import { type Job, type JobPlan, type JobStatus, type NewJob, refusedJob } from './job.js';
+import { type Job, type JobPlan, type JobStatus, jobFromItem, type NewJob, refusedJob } from './job.js';
 import { JOB_SK, jobPk, ownerGsiPk, ownerGsiSk } from './keys.js';
 import { sendReleasingChange } from './owner-slots.js';
 import { statusChange, statusIndex } from './status-change.js';
@@ -28,7 +28,7 @@ export class Jobs {
         ConsistentRead: true,
       }),
     );
-    return r.Item as Job | undefined;
+    return r.Item && jobFromItem(r.Item as Job);
   }
 
   /**

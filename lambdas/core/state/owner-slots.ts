@@ -9,7 +9,7 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isWriteRefused } from './errors.js';
-import type { Job, JobPlan } from './job.js';
+import { type Job, type JobPlan, jobFromItem } from './job.js';
 import { JOB_SK, jobPk, OWNER_SLOTS_SK, ownerSlotsPk, STATUS_INDEX, statusGsiPk } from './keys.js';
 import { chargedFields, type SpendCharge, spendChargeItem } from './owner-spend.js';
 import { queryAll } from './query-all.js';
@@ -66,7 +66,7 @@ export async function sendReleasingChange(
           }),
         ),
       );
-      return { job: r.Attributes as Job, gaveBackSlot: false };
+      return { job: jobFromItem(r.Attributes as Job), gaveBackSlot: false };
     } catch (error) {
       if (!isWriteRefused(error) || !holdsSlot(error.item) || round >= 2) throw error;
       try {
@@ -116,7 +116,7 @@ async function releaseWith(
     },
   ]);
   const r = await db.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
-  return r.Item as Job;
+  return jobFromItem(r.Item as Job);
 }
 
 /** What a try to take a slot came to. */
@@ -208,7 +208,7 @@ export class OwnerSlots {
       if (error.label === 'slots') return { outcome: 'full' };
       if (error.label === 'spend')
         return { outcome: 'over-spend', committed: Number(error.item?.committed ?? 0) };
-      return { outcome: 'moved', ...(error.item ? { job: error.item as unknown as Job } : {}) };
+      return { outcome: 'moved', ...(error.item ? { job: jobFromItem(error.item as unknown as Job) } : {}) };
     }
   }
 

@@ -36,8 +36,8 @@ const expiresOf = (day: string) =>
  * The most a job may spend: its ceiling, or its quote's worst case when that is lower (a job
  * stops at its ceiling, and cannot spend more than every planned call at its worst).
  */
-export function spendBoundOf(job: Pick<Job, 'costLimit' | 'quote'>): number {
-  return Math.min(job.costLimit, job.quote?.worstCaseMicros ?? job.costLimit);
+export function spendBoundOf(job: Pick<Job, 'ceilingMicros' | 'quote'>): number {
+  return Math.min(job.ceilingMicros, job.quote?.worstCaseMicros ?? job.ceilingMicros);
 }
 
 /** What a start adds to its owner's day: the day, the job's bound, and the cap it must stay within. */

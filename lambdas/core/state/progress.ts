@@ -22,7 +22,7 @@ export interface JobProgress {
     readonly screened: number;
   };
   readonly costSpent: number;
-  readonly costLimit: number;
+  readonly ceilingMicros: number;
 }
 
 /**
@@ -69,6 +69,6 @@ export async function readJobProgress(
     chunksTerminal: job.chunksTerminal,
     calls,
     costSpent: job.costSpent,
-    costLimit: job.costLimit,
+    ceilingMicros: job.ceilingMicros,
   };
 }

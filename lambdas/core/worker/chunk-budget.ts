@@ -16,7 +16,9 @@ export type BudgetRefusal = 'budget' | 'paused' | 'stopped';
 export interface ChunkBudgetOptions {
   readonly allotments: Allotments;
   readonly lease: Lease;
-  readonly job: Pick<Job, 'jobId' | 'costLimit' | 'budgetExceededAt'> & { readonly costCommitted?: number };
+  readonly job: Pick<Job, 'jobId' | 'ceilingMicros' | 'budgetExceededAt'> & {
+    readonly costCommitted?: number;
+  };
   /** Records the reached ceiling on the job. */
   readonly markBudgetExceeded: () => Promise<void>;
   /** Calls of this chunk that may still reserve (each call's first attempt). */
@@ -129,7 +131,9 @@ export class ChunkBudget {
     // The job as read at claim time tells the room left, so that the first take is a share of
     // it too (it may be stale: the write's condition is what holds the ceiling).
     let room =
-      o.job.costCommitted === undefined ? Number.POSITIVE_INFINITY : o.job.costLimit - o.job.costCommitted;
+      o.job.costCommitted === undefined
+        ? Number.POSITIVE_INFINITY
+        : o.job.ceilingMicros - o.job.costCommitted;
     for (let polls = 0; ; ) {
       // The chunk's next calls, but within a share of the room left, and never less than a few
       // calls' worth while the room allows: near the ceiling, takes of one call at a time would
@@ -153,7 +157,7 @@ export class ChunkBudget {
         this.refused = 'budget';
         return;
       }
-      room = job.costLimit - job.costCommitted;
+      room = job.ceilingMicros - job.costCommitted;
       if (room >= estimate) continue;
       // Room is short. This chunk's own calls in flight settle far below their reservations and
       // free what the next call needs without a write: wait for one of them first.
@@ -175,7 +179,7 @@ export class ChunkBudget {
       // when nobody else holds any: other chunks' allotments are mostly reservations of calls
       // in flight, which settle far below them and come back as those chunks end.
       const heldByOthers = job.costReserved - heldAtRead > 0;
-      const spentOut = spent + estimate > job.costLimit;
+      const spentOut = spent + estimate > job.ceilingMicros;
       const waited = o.now() - this.shortSince;
       if (!heldByOthers || spentOut || waited > CONTENDED_WAITS * o.contendedWaitMs || signal?.aborted) {
         await o.markBudgetExceeded();
