@@ -4,8 +4,8 @@ import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.
 import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { allowAppOrigin, startLocalApp } from '../../localstack/runtime/local-app.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { startLocalRun } from '../../localstack/runtime/local-run.js';
+import type { LocalStack } from '../../localstack/runtime/local-stack.js';
 import { isSignInProvisionError, type LocalSignIn, provisionSignIn } from '../../localstack/sign-in.js';
 import { bundleAddin } from '../addin-bundle.js';
 import { bundleApp } from '../app-bundle.js';
@@ -132,23 +132,22 @@ async function up(argv: string[], io: CliIo): Promise<number> {
     );
   }
   const { workers } = values;
-  const stack = await startLocalStack({
-    ...(values.prefix ? { prefix: values.prefix } : {}),
-    ...(values.latencyMs > 0 ? { plan: { latency: { kind: 'fixed', ms: values.latencyMs } } } : {}),
-    analyst: values.analyst,
-    log: (l) => io.err(l),
-  });
-  const pipeline = startLocalPipeline({
-    awsEndpoint: stack.awsEndpoint,
-    bedrockEndpoint: stack.bedrock.url,
-    topology: stack.topology,
-    resources: stack.resources,
-    settings: { ...LOCAL_RUN_DEFAULTS, maxJobsPerOwner: values.maxJobsPerOwner },
-    batchWorkers: workers,
-    ...(values.invocations ? { realtimeConcurrency: values.invocations } : {}),
-    notice: offlineAnalystNotice(values.analyst),
-    log: (l) => io.err(l),
-  });
+  const run = await startLocalRun(
+    {
+      ...(values.prefix ? { prefix: values.prefix } : {}),
+      ...(values.latencyMs > 0 ? { plan: { latency: { kind: 'fixed', ms: values.latencyMs } } } : {}),
+      analyst: values.analyst,
+      log: (l) => io.err(l),
+    },
+    {
+      settings: { ...LOCAL_RUN_DEFAULTS, maxJobsPerOwner: values.maxJobsPerOwner },
+      batchWorkers: workers,
+      ...(values.invocations ? { realtimeConcurrency: values.invocations } : {}),
+      notice: offlineAnalystNotice(values.analyst),
+      log: (l) => io.err(l),
+    },
+  );
+  const { stack, pipeline } = run;
   const signIn = await localSignIn(stack.awsEndpoint, stack.topology.prefix, io);
   const appOrigins = new Set<string>();
   const api = await startPipelineApi({
@@ -201,8 +200,7 @@ async function up(argv: string[], io: CliIo): Promise<number> {
   try {
     await app.close();
     await api.close();
-    await pipeline.stop();
-    await stack.stop();
+    await run.stop();
   } finally {
     removeLocalState(process.pid, file);
   }

@@ -6,8 +6,9 @@ import { LANE_CONSUMERS, type Lane } from '../../lambdas/core/contracts.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
+import type { LocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import { startLocalRun } from '../../localstack/runtime/local-run.js';
+import type { LocalStack } from '../../localstack/runtime/local-stack.js';
 
 /** What a `review` run was asked for. */
 export interface RunOptions {
@@ -41,27 +42,25 @@ export interface Submitted {
 export async function startSession(o: RunOptions): Promise<Session> {
   console.log('starting the local stack (moto + Bedrock stand-in)…');
   const { faultRate } = o;
-  const stack = await startLocalStack({
-    seed: o.seed,
-    plan: {
-      latency: { kind: 'fixed', ms: o.latencyMs },
-      errorRates: {
-        ThrottlingException: faultRate / 2,
-        ServiceUnavailableException: faultRate / 4,
-        InternalServerException: faultRate / 4,
+  const { stack, pipeline } = await startLocalRun(
+    {
+      seed: o.seed,
+      plan: {
+        latency: { kind: 'fixed', ms: o.latencyMs },
+        errorRates: {
+          ThrottlingException: faultRate / 2,
+          ServiceUnavailableException: faultRate / 4,
+          InternalServerException: faultRate / 4,
+        },
       },
+      log: (line) => console.log(line),
     },
-    log: (line) => console.log(line),
-  });
-  const pipeline = startLocalPipeline({
-    awsEndpoint: stack.awsEndpoint,
-    bedrockEndpoint: stack.bedrock.url,
-    topology: stack.topology,
-    resources: stack.resources,
-    settings: { ...LOCAL_RUN_DEFAULTS, callConcurrency: o.concurrency, defaultLane: o.lane },
-    batchWorkers: LANE_CONSUMERS[o.lane] === 'poller' ? Math.max(1, o.workers) : o.workers,
-    notice: offlineAnalystNotice(),
-    log: (line) => console.error(line),
-  });
+    {
+      settings: { ...LOCAL_RUN_DEFAULTS, callConcurrency: o.concurrency, defaultLane: o.lane },
+      batchWorkers: LANE_CONSUMERS[o.lane] === 'poller' ? Math.max(1, o.workers) : o.workers,
+      notice: offlineAnalystNotice(),
+      log: (line) => console.error(line),
+    },
+  );
   return { stack, pipeline, jobs: new Jobs(pipeline.clients.db, stack.resources.tableName) };
 }

@@ -23,8 +23,7 @@ import { MODEL_PRICES, PRIMARY_MODEL_ID, tokensOf } from '../../lambdas/core/mod
 import type { Report } from '../../lambdas/core/report-types.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import { startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { startLocalStack } from '../../localstack/runtime/local-stack.js';
+import { startLocalRun } from '../../localstack/runtime/local-run.js';
 
 /** The figures of one cost run. */
 export interface CostBenchResult {
@@ -52,16 +51,8 @@ export async function runCostBench(
   log: (line: string) => void = () => {},
   metadata: Readonly<Record<string, string>> = {},
 ): Promise<CostBenchResult & { readonly report: Report }> {
-  const stack = await startLocalStack({});
-  const pipeline = startLocalPipeline({
-    awsEndpoint: stack.awsEndpoint,
-    bedrockEndpoint: stack.bedrock.url,
-    topology: stack.topology,
-    resources: stack.resources,
-    settings: LOCAL_RUN_DEFAULTS,
-    batchWorkers: 0,
-    log,
-  });
+  const run = await startLocalRun({}, { settings: LOCAL_RUN_DEFAULTS, batchWorkers: 0, log });
+  const { stack, pipeline } = run;
   try {
     const key = `${stack.resources.intakePrefix}${basename(file)}`;
     const bytes = readFileSync(file);
@@ -123,8 +114,7 @@ export async function runCostBench(
       },
     };
   } finally {
-    await pipeline.stop();
-    await stack.stop();
+    await run.stop();
   }
 }
 

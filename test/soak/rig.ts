@@ -23,8 +23,9 @@ import { Jobs } from '../../lambdas/core/state/jobs.js';
 import type { FaultPlan } from '../../localstack/bedrock/index.js';
 import type { ProvisionedResources } from '../../localstack/provision.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import { type LocalPipeline, startLocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { type LocalStack, startLocalStack } from '../../localstack/runtime/local-stack.js';
+import type { LocalPipeline } from '../../localstack/runtime/local-pipeline.js';
+import { startLocalRun } from '../../localstack/runtime/local-run.js';
+import type { LocalStack } from '../../localstack/runtime/local-stack.js';
 import { type ConflictCounter, countConflicts } from '../helpers/conflict-counter.js';
 import { Chaos } from './chaos.js';
 import type { DeathPoint } from './mortal.js';
@@ -80,32 +81,31 @@ export async function startRig(
 ): Promise<Rig> {
   const maxJobsPerOwner = caps.maxJobsPerOwner ?? 0;
   const pipelineLog: string[] = [];
-  const stack = await startLocalStack({ prefix: `soak${seed}`, seed, plan: faults });
-  const pipeline = startLocalPipeline({
-    awsEndpoint: stack.awsEndpoint,
-    bedrockEndpoint: stack.bedrock.url,
-    topology: stack.topology,
-    resources: stack.resources,
-    settings: {
-      ...LOCAL_RUN_DEFAULTS,
-      leaseSeconds: 8,
-      modelTimeoutMs: 4000,
-      redeliveryBackoffSeconds: [1, 2, 3],
-      maxJobsPerOwner,
-      dailySpendPerOwnerMicros: caps.dailySpendPerOwnerMicros ?? LOCAL_RUN_DEFAULTS.dailySpendPerOwnerMicros,
+  const { stack, pipeline } = await startLocalRun(
+    { prefix: `soak${seed}`, seed, plan: faults },
+    {
+      settings: {
+        ...LOCAL_RUN_DEFAULTS,
+        leaseSeconds: 8,
+        modelTimeoutMs: 4000,
+        redeliveryBackoffSeconds: [1, 2, 3],
+        maxJobsPerOwner,
+        dailySpendPerOwnerMicros:
+          caps.dailySpendPerOwnerMicros ?? LOCAL_RUN_DEFAULTS.dailySpendPerOwnerMicros,
+      },
+      batchWorkers: 2,
+      sweepIntervalMs: 1000,
+      sweepRules: {
+        quietMs: byLane(() => 25_000),
+        finalizeQuietMs: 15_000,
+      },
+      log: (line) => {
+        // The last lines are the ones a violation needs (a worker's dying words).
+        pipelineLog.push(line);
+        if (pipelineLog.length > 4000) pipelineLog.splice(0, 2000);
+      },
     },
-    batchWorkers: 2,
-    sweepIntervalMs: 1000,
-    sweepRules: {
-      quietMs: byLane(() => 25_000),
-      finalizeQuietMs: 15_000,
-    },
-    log: (line) => {
-      // The last lines are the ones a violation needs (a worker's dying words).
-      pipelineLog.push(line);
-      if (pipelineLog.length > 4000) pipelineLog.splice(0, 2000);
-    },
-  });
+  );
   const r = stack.resources;
   const { db, sqs, s3 } = pipeline.clients;
   // Before the first upload, so that no slot write goes unrecorded.
