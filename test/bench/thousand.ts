@@ -26,7 +26,7 @@ import { costOfTotals } from '../../lambdas/core/models.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { checkJob, type Violation } from '../soak/checks.js';
-import { factsOf } from '../soak/soak.js';
+import { factsOf } from '../soak/end-checks.js';
 import { startGroundProbe } from './ground-probe.js';
 import {
   firstFindingMs,

@@ -7,7 +7,7 @@ import { ApiClient, isApiRequestError } from '../../bin/client/api-client.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { type LocalApi, startPipelineApi } from '../../localstack/runtime/local-api.js';
-import type { OwnerAnswer } from './checks.js';
+import type { OwnerAnswer } from './owner-checks.js';
 import type { Rig } from './rig.js';
 
 const STRANGER = { accessKeyId: 'AKIDSOAKSTRANGER', secretAccessKey: 'stranger-secret' };

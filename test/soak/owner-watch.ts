@@ -9,7 +9,8 @@ import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynam
 import { OWNER_SLOTS_PREFIX, STATUS_INDEX, statusGsiPk } from '../../lambdas/core/state/keys.js';
 import { ownerSlotsKey } from '../../lambdas/core/state/owner-slots.js';
 import { queryAll } from '../../lambdas/core/state/query-all.js';
-import { checkOwnerSample, type OwnerSample, type OwnerSlotsRead, type Violation } from './checks.js';
+import type { Violation } from './checks.js';
+import { checkOwnerSample, type OwnerSample, type OwnerSlotsRead } from './owner-checks.js';
 
 /** What the watch keeps. */
 export interface OwnerWatch {

@@ -24,31 +24,13 @@
  */
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js';
-import { costOfTotals } from '../../lambdas/core/models.js';
-import type { Report } from '../../lambdas/core/report-types.js';
-import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
-import { Claims } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/job.js';
-import type { Jobs } from '../../lambdas/core/state/jobs.js';
-import type { RuntimeClients } from '../../lambdas/shared/runtime.js';
-import type { ProvisionedResources } from '../../localstack/provision.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { seededRandom } from '../helpers/random.js';
-import {
-  checkAdmission,
-  checkJob,
-  checkOwnerSeparation,
-  checkRepeats,
-  checkSpend,
-  freeSlotWaits,
-  type JobFacts,
-  p99,
-  peakSlots,
-  type Violation,
-} from './checks.js';
-import { type OwnerProbe, startOwnerProbe } from './owner-probe.js';
+import { p99 } from './checks.js';
+import { checkJobs, checkRun } from './end-checks.js';
+import { checkAdmission, freeSlotWaits, peakSlots } from './owner-checks.js';
+import { startOwnerProbe } from './owner-probe.js';
 import { type OwnerWatch, startOwnerWatch } from './owner-watch.js';
 import { OWNER_SHARES, planJobs, SOAK_FAULTS, soakContracts, soakOwner } from './plan.js';
 import { pauseAndResume, type Rig, runJob, sleep, startRig, type Tracked } from './rig.js';
@@ -323,147 +305,6 @@ async function drive(
   const left = await chaos.quiesce();
   await chaos.triage();
   return { left, fullPauses };
-}
-
-/** Every job held to the promises (checks.ts), with the run's tallies from the reports and the jobs as they ended. */
-async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: OwnerProbe) {
-  const violations: Violation[] = [];
-  const ended: Job[] = [];
-  const endStates: Record<string, number> = {};
-  const rejections: Record<string, number> = {};
-  const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, screened: 0, notRun: 0 };
-  let redeliveries = 0;
-  let recordedMicros = 0;
-  const uploadToReport: number[] = [];
-  for (const t of tracked) {
-    if (!t.jobId) {
-      violations.push({
-        jobId: `plan ${t.plan.index}`,
-        check: 'terminal',
-        detail: 'never started within the time bound',
-      });
-      continue;
-    }
-    for (const e of t.actionErrors) violations.push({ jobId: t.jobId, check: 'action', detail: e });
-    const facts = await factsOf(
-      { clients: rig.pipeline.clients, resources: rig.resources, jobs: rig.jobs },
-      t.jobId,
-      t.cancelled,
-    );
-    violations.push(...checkJob(facts));
-    const { job, report } = facts;
-    if (job) ended.push(job);
-    // The clauses findings-as-they-happen can give: those of the chunks that consolidated.
-    const readable = report?.chunks
-      .filter((c) => c.stages.consolidate?.status === 'done')
-      .reduce((n, c) => n + c.clauseIds.length, 0);
-    violations.push(...checkOwnerSeparation(t.jobId, await probe.answers(t.jobId), readable));
-    const state = job?.status ?? 'missing';
-    endStates[state] = (endStates[state] ?? 0) + 1;
-    if (job?.rejection) rejections[job.rejection] = (rejections[job.rejection] ?? 0) + 1;
-    recordedMicros += job?.costSpent ?? 0;
-    if (report) {
-      const c = report.coverage;
-      calls.planned += c.callsPlanned;
-      calls.done += c.callsDone;
-      calls.failed += c.callsFailed;
-      calls.skipped += c.callsSkippedBudget;
-      calls.cancelled += c.callsCancelled;
-      calls.screened += c.callsScreened;
-      calls.notRun += c.callsNotRun;
-      redeliveries += c.redeliveries;
-      if (job?.finalizedAt && t.uploadedAt) uploadToReport.push(Date.parse(job.finalizedAt) - t.uploadedAt);
-    }
-  }
-  return { violations, endStates, rejections, calls, redeliveries, recordedMicros, uploadToReport, ended };
-}
-
-/** Where {@link factsOf} reads: the clients, the stack's resources and its jobs. */
-export interface FactsSource {
-  readonly clients: Pick<RuntimeClients, 'db' | 's3'>;
-  readonly resources: ProvisionedResources;
-  readonly jobs: Jobs;
-}
-
-/** What the table and the results bucket hold about one job at the end. */
-export async function factsOf(at: FactsSource, jobId: string, cancelled: boolean): Promise<JobFacts> {
-  const { db, s3 } = at.clients;
-  const r = at.resources;
-  const job = await at.jobs.find(jobId);
-  let report: Report | undefined;
-  if (job?.reportKey) {
-    const object = await s3.send(new GetObjectCommand({ Bucket: r.resultsBucket, Key: job.reportKey }));
-    report = JSON.parse((await object.Body?.transformToString()) ?? '{}') as Report;
-  }
-  const doc =
-    job && job.status !== 'rejected'
-      ? await readStoredDocument(s3, r.resultsBucket, jobId).catch(() => undefined)
-      : undefined;
-  return {
-    jobId,
-    job,
-    ...(report ? { report } : {}),
-    ...(doc ? { doc } : {}),
-    checkpoints: job ? await new Claims(db, r.tableName).list(jobId) : [],
-    ledger: job ? await new CallLedger(db, r.tableName).forJob(jobId) : [],
-    cancelled,
-  };
-}
-
-/**
- * The run against the stand-in's books: no question answered twice beyond what the deaths
- * could have had in flight, the bill at most the recorded spend, no worker that ended on its
- * own, and nothing left in flight or in a DLQ.
- */
-async function checkRun(rig: Rig, recordedMicros: number, left: string | undefined) {
-  const { chaos } = rig;
-  const books = rig.stack.bedrock.accounting();
-  let billedMicros = 0;
-  for (const [modelId, byOutcome] of Object.entries(books.byModel)) {
-    const ok = byOutcome.success;
-    if (ok) billedMicros += costOfTotals(modelId, { ...ok, ...books.cache[modelId] });
-  }
-  // A worker's death can lose the answers of the calls it had in flight: at most its chunks'
-  // concurrency each (a batch worker runs 2 chunks at once).
-  const bound =
-    (chaos.tally.workerKills * 2 + chaos.tally.dyingInvocations) * LOCAL_RUN_DEFAULTS.callConcurrency;
-  const repeats = checkRepeats(books.successes, bound);
-  const violations: Violation[] = [...repeats.violations, ...checkSpend(billedMicros, recordedMicros)];
-  if (left) {
-    violations.push({
-      jobId: '*',
-      check: 'triaged',
-      detail: 'work messages still on the queues past their visibility timeouts after the last job ended',
-      evidence: left,
-    });
-  }
-  for (const crash of chaos.tally.workerCrashes) {
-    const pid = crash.match(/^pid (\d+)/)?.[1];
-    violations.push({
-      jobId: '*',
-      check: 'worker-exit',
-      detail: `a batch worker ended on its own: ${crash}`,
-      evidence: rig.pipelineLog
-        .filter((line) => line.startsWith(`batch worker ${pid}:`))
-        .slice(-5)
-        .join(' | '),
-    });
-  }
-  const dlqLeft = await chaos.triage();
-  if (dlqLeft.seen > 0) {
-    violations.push({
-      jobId: '*',
-      check: 'triaged',
-      detail: `${dlqLeft.seen} dead letter(s) left after the last triage`,
-    });
-  }
-  return {
-    violations,
-    billedMicros,
-    remade: repeats.repeated,
-    remadeBound: bound,
-    modelRequests: books.totals.calls,
-  };
 }
 
 function printTable(s: Awaited<ReturnType<typeof runSoak>>): void {

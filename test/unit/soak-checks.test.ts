@@ -3,20 +3,15 @@ import type { Report } from '../../lambdas/core/report-types.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/job.js';
 import { seededRandom } from '../helpers/random.js';
+import { checkJob, checkRepeats, checkSpend, type JobFacts, p99, standing } from '../soak/checks.js';
 import {
   checkAdmission,
-  checkJob,
   checkOwnerSample,
   checkOwnerSeparation,
-  checkRepeats,
-  checkSpend,
   freeSlotWaits,
-  type JobFacts,
   type OwnerSample,
-  p99,
   peakSlots,
-  standing,
-} from '../soak/checks.js';
+} from '../soak/owner-checks.js';
 import { OWNER_SHARES, planJobs } from '../soak/plan.js';
 import type { TrailEntry } from '../soak/slot-trail.js';
 
