@@ -17,7 +17,6 @@ export {
   type CacheField,
   Catalogue,
   type CatalogueModel,
-  DEFAULT_CATALOGUE,
   DEFAULT_REGION,
   effectiveLifecycle,
   foundationModelArn,
@@ -32,6 +31,7 @@ export {
   type ResolvedModel,
   STAND_IN_ACCOUNT,
 } from './catalogue.js';
+export { DEFAULT_CATALOGUE } from './catalogue-models.js';
 export { type CatalogueView, controlPlane, regionOfAuthorization } from './control-plane.js';
 export {
   CONTENT_FILTERED_TEXT,

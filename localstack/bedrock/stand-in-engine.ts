@@ -12,6 +12,7 @@ import {
   effectiveLifecycle,
   type ModelLifecycle,
 } from './catalogue.js';
+import { DEFAULT_CATALOGUE } from './catalogue-models.js';
 import {
   estimatedTokens,
   finishAnswer,
@@ -125,7 +126,7 @@ export class StandInEngine {
     this.ids = createRandom(this.seed ^ ID_STREAM_SALT);
     this.baseNow = options.now;
     this.now = () => (this.baseNow ?? Date.now)() + this.clockOffsetMs;
-    this.catalogue = options.catalogue ?? new Catalogue();
+    this.catalogue = options.catalogue ?? new Catalogue(DEFAULT_CATALOGUE);
     this.promptCache = new PromptCache(this.now);
     this.plan = mergeFaultPlan(DEFAULT_FAULT_PLAN, parseFaultPlanPatch(options.plan ?? {}));
   }

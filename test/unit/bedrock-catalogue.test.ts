@@ -6,9 +6,10 @@ import {
   foundationModelArn,
   inferenceProfileArn,
 } from '../../localstack/bedrock/catalogue.js';
+import { DEFAULT_CATALOGUE } from '../../localstack/bedrock/catalogue-models.js';
 
 const HAIKU_45 = 'anthropic.claude-haiku-4-5-20251001-v1:0';
-const catalogue = new Catalogue();
+const catalogue = new Catalogue(DEFAULT_CATALOGUE);
 
 function entry(modelId: string): CatalogueModel {
   const model = catalogue.model(modelId);

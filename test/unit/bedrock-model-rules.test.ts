@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CATALOGUE } from '../../localstack/bedrock/catalogue.js';
+import { DEFAULT_CATALOGUE } from '../../localstack/bedrock/catalogue-models.js';
 import type { ConverseRequest } from '../../localstack/bedrock/converse-request.js';
 import { refuseRequest } from '../../localstack/bedrock/model-rules.js';
 
