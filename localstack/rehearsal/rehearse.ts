@@ -14,7 +14,7 @@ import { PutBucketNotificationConfigurationCommand, PutObjectCommand, S3Client }
 import { startBedrockStandIn } from '../bedrock/index.js';
 import { startLocalStackServer } from '../localstack-server.js';
 import { PROJECT_ROOT } from '../python-venv.js';
-import { type CheckResult, checkDeployment, checkRetained, type RetainedResource } from './checks.js';
+import { checkDeployment, checkRetained, type RetainedResource } from './checks.js';
 import { localStackResourceProviders, RehearsalError, whyNotCreated } from './coverage.js';
 import {
   createStack,
@@ -26,6 +26,7 @@ import {
   stackOutputs,
   stackResources,
 } from './deploy.js';
+import type { CheckResult } from './template-read.js';
 import {
   type RemovedResource,
   type Replacement,
