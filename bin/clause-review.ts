@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { LANES } from '../lambdas/core/contracts.js';
 import { isLocalStackError } from '../localstack/errors.js';
 import { ADDIN_USAGE, addinCommand } from './commands/addin.js';
-import { cancelCommand, reportCommand, statusCommand, submitCommand } from './commands/api-commands.js';
+import { cancelCommand, reportCommand, statusCommand } from './commands/api-commands.js';
 import { CliError, isCliError, PROCESS_IO } from './commands/cli-error.js';
 import { dlqCommand } from './commands/dlq.js';
 import { DOCTOR_USAGE, doctorCommand } from './commands/doctor.js';
@@ -23,6 +23,7 @@ import { PLAN_USAGE, planCommand } from './commands/plan.js';
 import { PLAYBOOK_USAGE, playbookCommand } from './commands/playbook-commands.js';
 import { PURGE_USAGE, purgeCommand } from './commands/purge.js';
 import { review } from './commands/review.js';
+import { submitCommand } from './commands/submit-command.js';
 import { resolveTarget, splitTargetArgs, TARGET_USAGE } from './commands/target.js';
 
 const USAGE = `clause-review — failure-tolerant contract review

@@ -9,14 +9,10 @@ import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../bin/client/api-client.js';
-import {
-  cancelCommand,
-  reportCommand,
-  statusCommand,
-  submitCommand,
-} from '../../bin/commands/api-commands.js';
+import { cancelCommand, reportCommand, statusCommand } from '../../bin/commands/api-commands.js';
 import { isCliError } from '../../bin/commands/cli-error.js';
 import type { LocalState } from '../../bin/commands/local-state.js';
+import { submitCommand } from '../../bin/commands/submit-command.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';

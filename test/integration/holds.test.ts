@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, isApiRequestError } from '../../bin/client/api-client.js';
-import { statusCommand, submitCommand } from '../../bin/commands/api-commands.js';
+import { statusCommand } from '../../bin/commands/api-commands.js';
 import {
   decideCommand,
   findingsCommand,
   pauseCommand,
   resumeCommand,
 } from '../../bin/commands/hold-commands.js';
+import { submitCommand } from '../../bin/commands/submit-command.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import { riskFromScores } from '../../lambdas/core/analysts/consolidate.js';
 import type { Score } from '../../lambdas/core/analysts/tool-schema.js';

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, send, uploadDocument } from '../../bin/client/api-client.js';
-import { submitCommand } from '../../bin/commands/api-commands.js';
 import { isCliError } from '../../bin/commands/cli-error.js';
 import { playbookCommand } from '../../bin/commands/playbook-commands.js';
+import { submitCommand } from '../../bin/commands/submit-command.js';
 import type { JobView } from '../../lambdas/api/jobs-api.js';
 import {
   isPlaybookCorruptError,
