@@ -23,8 +23,10 @@ export function classifyCalls(
   const entries = new Map(ledger.map((e) => [`${e.chunk}#${e.clauseId}#${e.analystId}`, e]));
   const unstarted = new Map<string, 'budget' | 'cancelled'>();
   const cancelledChunks = new Set<number>();
+  const analyzed = new Map<number, Checkpoint>();
   for (const cp of checkpoints) {
     if (cp.status === 'cancelled') cancelledChunks.add(cp.chunk);
+    if (cp.stage === 'analyze') analyzed.set(cp.chunk, cp);
     for (const c of cp.unstarted?.calls ?? [])
       unstarted.set(`${cp.chunk}#${c.clauseId}#${c.analystId}`, cp.unstarted?.reason ?? 'cancelled');
   }
@@ -62,8 +64,8 @@ export function classifyCalls(
             clauseId: clause.id,
             analystId,
             failureKind: 'not-finished',
-            errorClass: e.errorClass ?? 'unknown',
-            lastError: e.lastError ?? '',
+            errorClass: e.errorClass ?? analyzed.get(chunk.index)?.errorClass ?? 'unknown',
+            lastError: e.lastError ?? unfinishedReason(analyzed.get(chunk.index)),
             attempts: e.attempts,
           });
         }
@@ -77,4 +79,13 @@ export function classifyCalls(
       a.chunk - b.chunk || a.clauseId.localeCompare(b.clauseId) || a.analystId.localeCompare(b.analystId),
   );
   return { done, skipped, cancelled, screened, failed };
+}
+
+/**
+ * Why a call that never ended did not: its chunk's last error (a chunk that gave up names what
+ * stopped it), else the state its chunk ended in with the call still open.
+ */
+function unfinishedReason(cp: Checkpoint | undefined): string {
+  if (cp?.lastError) return `its chunk stopped: ${cp.lastError}`;
+  return cp ? `its chunk ended ${cp.status} with this call still open` : 'its chunk was never analyzed';
 }
