@@ -3,13 +3,10 @@ export { type DeadLetter, REDRIVES_ATTRIBUTE } from './dead-letter-queue.js';
 export { type DeadLetterRecord, DeadLetterRecords, dlqPk, type TriageDecision } from './records.js';
 export {
   type DeadLetterRow,
-  type DeadLetterView,
-  type DlqDeps,
   isMoveTaskUnsupported,
   listDeadLetters,
   type RedriveFilter,
   type RedriveResult,
   redriveDeadLetters,
-  type TriageSummary,
-  triageDeadLetters,
-} from './triage.js';
+} from './redrive.js';
+export { type DeadLetterView, type DlqDeps, type TriageSummary, triageDeadLetters } from './triage.js';
