@@ -1,3 +1,7 @@
+/**
+ * `submit <file>`: the CLI's flags turned into a POST /jobs request, the document uploaded
+ * through the presigned form the API answers, or with --dry-run the signed request shown.
+ */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isLane, LANE_CHOICES } from '../../lambdas/core/contracts.js';

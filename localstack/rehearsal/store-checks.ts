@@ -1,3 +1,7 @@
+/**
+ * The deployed queues, table and buckets read back through SQS, DynamoDB and S3, each compared
+ * with what the template asks for.
+ */
 import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { GetBucketNotificationConfigurationCommand, GetBucketVersioningCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';

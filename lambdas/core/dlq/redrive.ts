@@ -1,3 +1,7 @@
+/**
+ * What an operator does with the DLQs by hand: `dlq ls` (every dead letter, classified, nothing
+ * changed) and `dlq redrive` (messages moved back to their source queues).
+ */
 import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import { QUEUE_ROLES, type QueueRole } from '../contracts.js';
 import type { ErrorClass } from '../state/claims.js';
