@@ -1,3 +1,4 @@
+import { type DecidingPerson, type DecisionOutcome, decide } from '../core/holds/decide.js';
 import {
   isDecisionError,
   isHoldStateError,
@@ -7,13 +8,7 @@ import {
 import { pauseJob, resumeJob } from '../core/holds/pause.js';
 import { type DecisionRights, decisionRights } from '../core/holds/playbook-holds.js';
 import { decideRedlines, type RedlineOutcome } from '../core/holds/redline-decisions.js';
-import {
-  type DecidingPerson,
-  type DecisionOutcome,
-  decide,
-  type FindingsView,
-  listFindings,
-} from '../core/holds/review.js';
+import { type FindingsView, listFindings } from '../core/holds/review.js';
 import { readDecisionRequest } from '../core/jobs/decision-request.js';
 import { readRedlineRequest } from '../core/jobs/redline-request.js';
 import type { Job } from '../core/state/job.js';

@@ -7,9 +7,10 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import { decide } from '../../lambdas/core/holds/decide.js';
 import { decisionRights } from '../../lambdas/core/holds/playbook-holds.js';
 import { decideRedlines } from '../../lambdas/core/holds/redline-decisions.js';
-import { decide, readHeldFindings } from '../../lambdas/core/holds/review.js';
+import { readHeldFindings } from '../../lambdas/core/holds/review.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import { xmlPart } from '../helpers/docx-report.js';
 import { CONSULTING, markedUpConsulting, startHarness } from '../helpers/pipeline.js';

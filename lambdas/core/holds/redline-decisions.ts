@@ -8,18 +8,11 @@ import type { RedlineEdit } from '../../text/redline-edits.js';
 import { checkRedlineEdits } from '../../text/redline-text.js';
 import type { RedlineDecisionRecord } from '../playbooks/index.js';
 import type { Job } from '../state/job.js';
+import { type DecidingPerson, deciderFields, MAX_NOTE_CHARS } from './decide.js';
 import { DecisionError, NotYoursToDecideError } from './errors.js';
 import type { DecisionRights } from './playbook-holds.js';
 import { RedlineTrail } from './redline-trail.js';
-import {
-  checkOpen,
-  closeIfDecided,
-  type DecidingPerson,
-  deciderFields,
-  MAX_NOTE_CHARS,
-  type ReviewDeps,
-  readHeldFindings,
-} from './review.js';
+import { checkOpen, closeIfDecided, type ReviewDeps, readHeldFindings } from './review.js';
 
 /** What a reviewer does with a redline. */
 export type RedlineVerb = 'accept' | 'reject' | 'edit';

@@ -3,7 +3,7 @@
  * named findings, or on every undecided one.
  */
 import { z } from 'zod';
-import { type DecisionRequest, MAX_NOTE_CHARS } from '../holds/review.js';
+import { type DecisionRequest, MAX_NOTE_CHARS } from '../holds/decide.js';
 import { parseRequest } from './submission.js';
 
 /** The body of POST /jobs/{id}/decisions. */

@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { MAX_INSERT_CHARS, MAX_REDLINE_EDITS } from '../../text/redline-text.js';
+import { MAX_NOTE_CHARS } from '../holds/decide.js';
 import type { RedlineRequest } from '../holds/redline-decisions.js';
-import { MAX_NOTE_CHARS } from '../holds/review.js';
 import { parseRequest } from './submission.js';
 
 const edit = z
