@@ -21,7 +21,7 @@ import { firstInput, idempotencyKey } from '../../lambdas/core/worker/call.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
-import type { AnalyzeDeps, PlannedCall } from '../../lambdas/core/worker/stages/analyze.js';
+import type { AnalyzeDeps, PlannedCall } from '../../lambdas/core/worker/stages/chunk-calls.js';
 
 export const TABLE = 'state-table';
 export const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);

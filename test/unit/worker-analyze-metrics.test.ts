@@ -43,11 +43,8 @@ import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';
-import {
-  type AnalyzeDeps,
-  type AnalyzeResult,
-  analyzeStage,
-} from '../../lambdas/core/worker/stages/analyze.js';
+import { type AnalyzeResult, analyzeStage } from '../../lambdas/core/worker/stages/analyze.js';
+import type { AnalyzeDeps } from '../../lambdas/core/worker/stages/chunk-calls.js';
 import { loadConfig } from '../../lambdas/shared/config.js';
 import { type RuntimeClients, workerDeps } from '../../lambdas/shared/runtime.js';
 import { queueUrlsVariable } from '../helpers/deployed-env.js';

@@ -26,7 +26,7 @@ import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
 import { type CallResult, makeCall } from '../../lambdas/core/worker/call.js';
 import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
-import { chunkCalls } from '../../lambdas/core/worker/stages/analyze.js';
+import { chunkCalls } from '../../lambdas/core/worker/stages/chunk-calls.js';
 import {
   analyzeDeps,
   clause,

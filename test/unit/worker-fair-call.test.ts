@@ -25,7 +25,7 @@ import type { Job } from '../../lambdas/core/state/job.js';
 import { makeCall } from '../../lambdas/core/worker/call.js';
 import { ChunkStop } from '../../lambdas/core/worker/chunk-stop.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
-import { chunkCalls } from '../../lambdas/core/worker/stages/analyze.js';
+import { chunkCalls } from '../../lambdas/core/worker/stages/chunk-calls.js';
 import {
   analyzeDeps,
   clause,

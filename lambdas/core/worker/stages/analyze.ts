@@ -1,10 +1,8 @@
 import type { ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
-import { type AnalystDefinition, buildConverseInput } from '../../analysts/index.js';
+import type { AnalystDefinition } from '../../analysts/index.js';
 import type { DocumentContext } from '../../documents/document-context.js';
-import type { Clause, Lane } from '../../model.js';
-import type { Allotments } from '../../state/allotments.js';
-import { type CallRef, type Intent, isFinalFor, type LedgerEntry } from '../../state/call-ledger.js';
-import type { BooksBreach } from '../../state/chunk-books.js';
+import type { Clause } from '../../model.js';
+import { type CallRef, isFinalFor, type LedgerEntry } from '../../state/call-ledger.js';
 import {
   type CallCounts,
   type Checkpoint,
@@ -14,57 +12,11 @@ import {
 } from '../../state/claims.js';
 import { isAllotmentOverdrawnError, isLeaseLostError } from '../../state/errors.js';
 import type { Job } from '../../state/job.js';
-import type { Jobs } from '../../state/jobs.js';
 import { callSk } from '../../state/keys.js';
 import { takeOver } from '../../state/takeover.js';
-import {
-  type CallDeps,
-  type CallResult,
-  type ChunkCalls,
-  firstInput,
-  idempotencyKeyOf,
-  makeCall,
-} from '../call.js';
-import { ChunkBudget } from '../chunk-budget.js';
+import { type CallResult, firstInput, idempotencyKeyOf, makeCall } from '../call.js';
 import { type ChunkStop, type StopReason, unstartedReason } from '../chunk-stop.js';
-import { IntentWindow } from '../intent-window.js';
-import type { JobGate } from '../job-gate.js';
-import type { Semaphore } from '../semaphore.js';
-import { worstCaseCost } from '../worst-case.js';
-
-/** What the analyze stage needs beyond a call's dependencies. */
-export interface AnalyzeDeps extends CallDeps {
-  readonly jobs: Jobs;
-  readonly allotments: Allotments;
-  /** Bounds the calls of this chunk in flight at once. */
-  readonly semaphore: Semaphore;
-  readonly lane: Lane;
-  /** This job's call-start gate, shared with the process's other chunks of the job. */
-  readonly gate: JobGate;
-  /**
-   * A call starts only while the lease has at least this long left: a margin for clock skew
-   * between workers. @default a tenth of the lease, at most 1 s
-   */
-  readonly leaseMarginMs?: number;
-  /** Called once every call of the chunk has started (or been given up). */
-  readonly onDraining?: () => void;
-  /** The relevance screen: per clause id, the analysts not asked about it (the chunk message's). */
-  readonly screened?: Readonly<Record<string, readonly string[]>>;
-  /** Given the stage's call counts, which change as calls end. */
-  readonly onCounts?: (counts: CallCounts) => void;
-  /** Told of a breach of the chunk's money books (an overdraw), to be logged and counted. */
-  readonly onBreach?: (breach: BooksBreach) => void;
-}
-
-/** One (clause × analyst) call of a chunk. */
-export interface PlannedCall {
-  readonly ref: CallRef;
-  readonly clause: Clause;
-  readonly analyst: AnalystDefinition;
-  /** The first attempt's request, built once for the key, the intent's worst case and the call. */
-  readonly input: ConverseCommandInput;
-  readonly prior: LedgerEntry | undefined;
-}
+import { type AnalyzeDeps, chunkCalls, overdrawBreach, type PlannedCall } from './chunk-calls.js';
 
 /** How the analyze stage ended. A stage never throws to stop: it returns why it stopped. */
 export type AnalyzeResult =
@@ -138,11 +90,6 @@ export async function analyzeStage(
     throw error;
   }
   return tally.result(stop.reason);
-}
-
-/** An overdraw, as a breach of the chunk's books. */
-function overdrawBreach(lease: Lease, detail: string): BooksBreach {
-  return { kind: 'overdraw', jobId: lease.jobId, chunk: lease.chunk, detail };
 }
 
 /**
@@ -288,63 +235,6 @@ class LazyCall implements PlannedCall {
   }
 }
 
-/** What the chunk's calls share: its budget, gate, intents and stop signal. */
-export function chunkCalls(
-  job: Job,
-  lease: Lease,
-  planned: readonly PlannedCall[],
-  deps: AnalyzeDeps,
-  stop: ChunkStop,
-): ChunkCalls & { callEnded(): void; intentWritten(index: number): boolean } {
-  const owner = leaseOwner(lease);
-  const window = new IntentWindow(deps.ledger, planned.length, (index): Intent => {
-    const p = planned[index] as PlannedCall;
-    return {
-      call: p.ref,
-      owner,
-      reservation: intentReservation(p, deps),
-      ...(p.prior ? { prior: p.prior } : {}),
-    };
-  });
-  let callsLeft = planned.length;
-  return {
-    owner,
-    lane: deps.lane,
-    tenant: { owner: job.owner ?? '', job: job.jobId },
-    budget: new ChunkBudget({
-      allotments: deps.allotments,
-      lease,
-      job,
-      markBudgetExceeded: () => deps.jobs.markBudgetExceeded(job.jobId),
-      callsLeft: () => callsLeft,
-      // What the chunk's calls in flight need, twice over: answered calls free their
-      // reservations for the next ones, so a chunk rarely needs a second take.
-      callsPerAllotment: 2 * deps.semaphore.limit,
-      contendedWaitMs: deps.backoff.totalCapMs,
-      onOverdraw: (overdrawn, move) =>
-        deps.onBreach?.(
-          overdrawBreach(
-            lease,
-            `spent ${move.spent} µ$ with ${overdrawn} µ$ more than the allotment held; the excess was committed on the job`,
-          ),
-        ),
-      now: deps.now,
-      sleep: deps.sleep,
-      random: deps.random,
-    }),
-    gate: deps.gate,
-    // The lease must outlast a call's start by a margin, or a new holder could take over
-    // before this holder's intent is visible to it.
-    leaseHeld: () => lease.expiresAt - deps.now() >= (deps.leaseMarginMs ?? 1000),
-    intentOf: (index) => window.ensure(index),
-    stop,
-    callEnded() {
-      callsLeft--;
-    },
-    intentWritten: (index) => window.asked(index),
-  };
-}
-
 /** Runs the planned calls with bounded concurrency; a failure that is not a lost lease is thrown. */
 async function runCalls(
   planned: readonly PlannedCall[],
@@ -383,27 +273,4 @@ async function runCalls(
   );
   const crashed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (crashed && !chunk.stop.endsRequests) throw crashed.reason;
-}
-
-/**
- * The worst case an intent records: the first attempt on the pricier of the analyst's two
- * models, since throttles may move the call to its fallback without another write.
- */
-function intentReservation(p: PlannedCall, deps: CallDeps): number {
-  let worst = 0;
-  for (const modelId of new Set([p.analyst.modelId, p.analyst.fallbackModelId])) {
-    try {
-      const input =
-        modelId === p.analyst.modelId
-          ? p.input
-          : buildConverseInput(p.analyst, p.clause, {
-              modelId,
-              ...(deps.context ? { context: deps.context } : {}),
-            });
-      worst = Math.max(worst, worstCaseCost(input, modelId, p.analyst.maxTokens, deps.prices));
-    } catch {
-      // An unpriced model fails its call before any request; it needs no reservation.
-    }
-  }
-  return worst;
 }
