@@ -1,6 +1,7 @@
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
+import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
 import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
 import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
@@ -14,6 +15,18 @@ const h = await startHarness('recovery', {
   pipeline: { batchWorkers: 0 },
 });
 const { sqs, db } = h.pipeline.clients;
+
+/** Whether a chunk of the job being analyzed has calls answered in the ledger and calls still open. */
+async function holdsAnsweredAndOpen(jobId: string): Promise<boolean> {
+  const ledger = new CallLedger(db, h.stack.resources.tableName);
+  for (const cp of await new Claims(db, h.stack.resources.tableName).list(jobId)) {
+    if (cp.stage !== 'analyze' || cp.status !== 'running') continue;
+    const entries = [...(await ledger.forChunk(jobId, cp.chunk)).values()];
+    if (entries.some((e) => e.status === 'done') && entries.some((e) => e.status === 'in-flight'))
+      return true;
+  }
+  return false;
+}
 
 function successes(): number {
   return Object.values(h.bedrock.accounting().successes).reduce((n, s) => n + s.count, 0);
@@ -60,20 +73,36 @@ describe('a chunk message delivered twice at once', () => {
 
 describe('a batch worker killed mid-chunk', () => {
   it('loses its lease to another worker, which finishes the job without billing a call twice', async () => {
-    // Latencies spread from 50 ms to 3 s, so that each chunk the victim holds has answers
-    // settled and calls still open whenever it dies.
-    h.bedrock.setPlan({ latency: { kind: 'uniform', minMs: 50, maxMs: 3000 } });
     const callsBefore = h.bedrock.accounting().totals.calls;
-    // The full panel: chunks of 88 calls, so the victim always dies holding answered and open ones.
+    // The full panel: chunks of 33 calls, 16 of them in flight at once.
     const jobId = await h.upload(`kill-${MEDIUM}`, fixture(MEDIUM), { lane: 'batch', 'full-panel': 'true' });
     const victim = h.pipeline.addBatchWorker();
-    await h.untilCalls((n) => n >= callsBefore + 60);
 
-    // Then every new call waits on the model, and once every earlier call has been answered
-    // and settled, the victim is killed without warning (no SIGTERM drain): the calls it has
-    // open were never answered, so none of them can be billed twice.
-    h.bedrock.setPlan({ latency: { kind: 'fixed', ms: 8000 } });
-    await new Promise((r) => setTimeout(r, 3500));
+    // The victim is killed only while a chunk it holds has answers settled in the ledger and
+    // calls still open, so that the survivor has answers to reuse and calls to make again.
+    // Each round lets calls run (latencies from 50 ms to 3 s), then makes every new call wait
+    // 8 s on the model; 3.5 s later every earlier call has been answered and settled, and none
+    // of the waiting ones can have been: the victim's open calls were never answered, so none
+    // of them can be billed twice. A chunk whose last calls had all started before the switch
+    // ends meanwhile, and the victim may then hold only a chunk it began after it: the round
+    // is tried again once its waiting calls have been answered (12 s after the switch).
+    let asked = callsBefore;
+    let rounds = 0;
+    for (let round = 1; ; round++) {
+      rounds = round;
+      h.bedrock.setPlan({ latency: { kind: 'uniform', minMs: 50, maxMs: 3000 } });
+      asked += 60;
+      await h.untilCalls((n) => n >= asked);
+      h.bedrock.setPlan({ latency: { kind: 'fixed', ms: 8000 } });
+      const switched = Date.now();
+      await new Promise((r) => setTimeout(r, 3500));
+      if (await holdsAnsweredAndOpen(jobId)) break;
+      if (round === 4)
+        throw new Error(`the victim never held a chunk with answered and open calls in ${round} rounds`);
+      await new Promise((r) => setTimeout(r, Math.max(0, switched + 12_000 - Date.now())));
+      asked = h.bedrock.accounting().totals.calls;
+    }
+    console.log(`the victim killed in round ${rounds} of the kill's setup`);
     const cut = new Promise((r) => victim.once('exit', r));
     victim.kill('SIGKILL');
     await cut;
@@ -105,5 +134,6 @@ describe('a batch worker killed mid-chunk', () => {
     // Some chunk was claimed more than once: the survivor took over a lease.
     const checkpoints = await new Claims(db, h.stack.resources.tableName).list(jobId);
     expect(Math.max(...checkpoints.map((c) => c.attempts ?? 0))).toBeGreaterThan(1);
-  }, 180_000);
+    // Up to four rounds of about 16 s to reach the kill, then the 120 s wait for the end.
+  }, 300_000);
 });
