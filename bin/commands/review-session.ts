@@ -6,9 +6,7 @@ import { LANE_CONSUMERS, type Lane } from '../../lambdas/core/contracts.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import type { LocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { startLocalRun } from '../../localstack/runtime/local-run.js';
-import type { LocalStack } from '../../localstack/runtime/local-stack.js';
+import { type LocalRun, startLocalRun } from '../../localstack/runtime/local-run.js';
 
 /** What a `review` run was asked for. */
 export interface RunOptions {
@@ -26,9 +24,7 @@ export interface RunOptions {
 }
 
 /** The local stack and pipeline of one `review` run, and the jobs table they write. */
-export interface Session {
-  readonly stack: LocalStack;
-  readonly pipeline: LocalPipeline;
+export interface Session extends LocalRun {
   readonly jobs: Jobs;
 }
 
@@ -42,7 +38,7 @@ export interface Submitted {
 export async function startSession(o: RunOptions): Promise<Session> {
   console.log('starting the local stack (moto + Bedrock stand-in)…');
   const { faultRate } = o;
-  const { stack, pipeline } = await startLocalRun(
+  const run = await startLocalRun(
     {
       seed: o.seed,
       plan: {
@@ -62,5 +58,5 @@ export async function startSession(o: RunOptions): Promise<Session> {
       log: (line) => console.error(line),
     },
   );
-  return { stack, pipeline, jobs: new Jobs(pipeline.clients.db, stack.resources.tableName) };
+  return { ...run, jobs: new Jobs(run.pipeline.clients.db, run.stack.resources.tableName) };
 }

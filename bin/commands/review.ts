@@ -20,6 +20,7 @@ import type { Job } from '../../lambdas/core/state/job.js';
 import { type JobProgress, readJobProgress } from '../../lambdas/core/state/progress.js';
 import { money } from '../../lambdas/text/money.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
+import { ceilingFlag } from './ceiling-flag.js';
 import { CliError } from './cli-error.js';
 import { pause } from './pause.js';
 import { readPlaybookFile } from './playbook-commands.js';
@@ -45,10 +46,8 @@ export async function review(files: string[], values: Record<string, string | un
   if (files.length === 0) fail('name at least one contract file to review');
   const lane = values.lane ?? LANES[0];
   if (!isLane(lane)) fail(`--lane must be ${LANE_CHOICES}; got '${lane}'`);
-  const ceilingUsd =
-    values.ceiling !== undefined || values.budget === undefined
-      ? num(values.ceiling, 'ceiling', DEFAULT_CEILING_MICROS / 1_000_000)
-      : num(values.budget, 'budget', DEFAULT_CEILING_MICROS / 1_000_000);
+  const ceiling = ceilingFlag(values);
+  const ceilingUsd = num(ceiling.given, ceiling.flag, DEFAULT_CEILING_MICROS / 1_000_000);
   const faultRate = num(values['fault-rate'], 'fault-rate', 0);
   if (faultRate > 1) fail(`--fault-rate must be between 0 and 1; got ${faultRate}`);
   const workers = num(values.workers, 'workers', 2, 0);
@@ -158,8 +157,7 @@ async function run(
     }
     return await writeResults(session, submitted, finished, o);
   } finally {
-    await session.pipeline.stop();
-    await session.stack.stop();
+    await session.stop();
   }
 }
 
@@ -249,14 +247,15 @@ async function watch(
  * accounted.
  */
 async function progressOf(
-  { jobs, pipeline, stack }: Session,
+  session: Session,
   s: Submitted,
   finished: Map<string, Job>,
   quoted: Set<string>,
 ): Promise<string> {
+  const { jobs, pipeline, stack } = session;
   const job = await jobs.find(s.jobId);
   if (!job) return `${basename(s.file)}: waiting for intake`;
-  const closed = await closeHeldReview({ jobs, pipeline, stack }, job);
+  const closed = await closeHeldReview(session, job);
   if (closed) console.log(`${basename(s.file)}: ${closed}`);
   if (job.status === 'rejected' || job.finalizedAt) finished.set(s.jobId, job);
   if (job.quote && !quoted.has(s.jobId)) {

@@ -8,6 +8,7 @@ import { isLane, LANE_CHOICES } from '../../lambdas/core/contracts.js';
 import { dollars } from '../../lambdas/text/money.js';
 import { uploadDocument, uploadVersion } from '../client/api-client.js';
 import { awaitsIntake, parse, type TargetResolver, withTarget } from './api-commands.js';
+import { ceilingFlag } from './ceiling-flag.js';
 import { CliError, type CliIo } from './cli-error.js';
 import { resolveTarget, type Target } from './target.js';
 
@@ -38,8 +39,7 @@ function submitRequestOf(values: SubmitFlags, file: string) {
   if (lane !== undefined && !isLane(lane)) {
     throw new CliError(`--lane must be ${LANE_CHOICES}; got '${lane}'`);
   }
-  const [flag, given] =
-    values.ceiling !== undefined ? ['ceiling', values.ceiling] : ['budget', values.budget];
+  const { flag, given } = ceilingFlag(values);
   const ceiling = given === undefined ? undefined : Number(given);
   if (ceiling !== undefined && !(Number.isFinite(ceiling) && ceiling > 0)) {
     throw new CliError(`--${flag} must be a number of dollars above 0; got '${given}'`);

@@ -23,9 +23,7 @@ import { Jobs } from '../../lambdas/core/state/jobs.js';
 import type { FaultPlan } from '../../localstack/bedrock/index.js';
 import type { ProvisionedResources } from '../../localstack/provision.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import type { LocalPipeline } from '../../localstack/runtime/local-pipeline.js';
-import { startLocalRun } from '../../localstack/runtime/local-run.js';
-import type { LocalStack } from '../../localstack/runtime/local-stack.js';
+import { type LocalRun, startLocalRun } from '../../localstack/runtime/local-run.js';
 import { type ConflictCounter, countConflicts } from '../helpers/conflict-counter.js';
 import { Chaos } from './chaos.js';
 import type { DeathPoint } from './mortal.js';
@@ -47,9 +45,7 @@ export interface Tracked {
 }
 
 /** Everything a soak run drives and reads. */
-export interface Rig {
-  readonly stack: LocalStack;
-  readonly pipeline: LocalPipeline;
+export interface Rig extends LocalRun {
   readonly resources: ProvisionedResources;
   readonly jobs: Jobs;
   readonly chaos: Chaos;
@@ -81,7 +77,7 @@ export async function startRig(
 ): Promise<Rig> {
   const maxJobsPerOwner = caps.maxJobsPerOwner ?? 0;
   const pipelineLog: string[] = [];
-  const { stack, pipeline } = await startLocalRun(
+  const run = await startLocalRun(
     { prefix: `soak${seed}`, seed, plan: faults },
     {
       settings: {
@@ -106,6 +102,7 @@ export async function startRig(
       },
     },
   );
+  const { stack, pipeline } = run;
   const r = stack.resources;
   const { db, sqs, s3 } = pipeline.clients;
   // Before the first upload, so that no slot write goes unrecorded.
@@ -142,8 +139,7 @@ export async function startRig(
     finalizeQueueUrl: r.queueUrls.finalize,
   };
   return {
-    stack,
-    pipeline,
+    ...run,
     resources: r,
     jobs: new Jobs(db, r.tableName),
     chaos: new Chaos(pipeline, r, dlqDeps, holdDeps, random),

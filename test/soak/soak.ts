@@ -170,8 +170,7 @@ export async function runSoak(o: Options) {
     uploadToReportP99Seconds: Math.round(p99(perJob.uploadToReport) / 100) / 10,
     violationList: violations.slice(0, 200).map((v) => ({ ...v, seed: o.seed })),
   };
-  await rig.pipeline.stop();
-  await rig.stack.stop();
+  await rig.stop();
   return summary;
 }
 
