@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { costOfTotals } from '../../lambdas/core/models.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
-import { checkJob, type Violation } from '../soak/checks.js';
+import { addCoverage, checkJob, emptyCallTally, type Violation } from '../soak/checks.js';
 import { factsOf } from '../soak/end-checks.js';
 import { startGroundProbe } from './ground-probe.js';
 import {
@@ -170,7 +170,7 @@ async function account(b: BenchStack, tracked: readonly Tracked[]) {
   };
   const violations: Violation[] = [];
   const statuses: Record<string, number> = {};
-  const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, screened: 0, notRun: 0 };
+  const calls = emptyCallTally();
   const checkpoints = new Map<string, Checkpoint[]>();
   const owners = new Map<string, { jobs: number; recorded: number[]; first: number[]; report: number[] }>();
   let recordedMicros = 0;
@@ -189,13 +189,7 @@ async function account(b: BenchStack, tracked: readonly Tracked[]) {
     recordedMicros += f.job?.costSpent ?? 0;
     const c = f.report?.coverage;
     if (c) {
-      calls.planned += c.callsPlanned;
-      calls.done += c.callsDone;
-      calls.failed += c.callsFailed;
-      calls.skipped += c.callsSkippedBudget;
-      calls.cancelled += c.callsCancelled;
-      calls.screened += c.callsScreened;
-      calls.notRun += c.callsNotRun;
+      addCoverage(calls, c);
     }
     checkpoints.set(t.jobId, [...f.checkpoints]);
     for (const key of [String(t.upload.owner), ...(t.upload.owner === 0 ? [] : ['quiet'])]) {

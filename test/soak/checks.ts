@@ -294,6 +294,39 @@ export function checkSpend(billedMicros: number, recordedMicros: number): Violat
     : [];
 }
 
+/** Calls of many jobs by where they ended, as their reports' coverage counts them. */
+export interface CallTally {
+  planned: number;
+  done: number;
+  failed: number;
+  skipped: number;
+  cancelled: number;
+  screened: number;
+  notRun: number;
+}
+
+/** A tally with nothing counted yet. */
+export const emptyCallTally = (): CallTally => ({
+  planned: 0,
+  done: 0,
+  failed: 0,
+  skipped: 0,
+  cancelled: 0,
+  screened: 0,
+  notRun: 0,
+});
+
+/** Adds one report's coverage to `tally`. */
+export function addCoverage(tally: CallTally, c: Report['coverage']): void {
+  tally.planned += c.callsPlanned;
+  tally.done += c.callsDone;
+  tally.failed += c.callsFailed;
+  tally.skipped += c.callsSkippedBudget;
+  tally.cancelled += c.callsCancelled;
+  tally.screened += c.callsScreened;
+  tally.notRun += c.callsNotRun;
+}
+
 /** The 99th percentile (nearest rank) of some durations. */
 export function p99(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;

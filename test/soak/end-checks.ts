@@ -13,7 +13,15 @@ import type { Jobs } from '../../lambdas/core/state/jobs.js';
 import type { RuntimeClients } from '../../lambdas/shared/runtime.js';
 import type { ProvisionedResources } from '../../localstack/provision.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
-import { checkJob, checkRepeats, checkSpend, type JobFacts, type Violation } from './checks.js';
+import {
+  addCoverage,
+  checkJob,
+  checkRepeats,
+  checkSpend,
+  emptyCallTally,
+  type JobFacts,
+  type Violation,
+} from './checks.js';
 import { checkOwnerSeparation } from './owner-checks.js';
 import type { OwnerProbe } from './owner-probe.js';
 import type { Rig, Tracked } from './rig.js';
@@ -24,7 +32,7 @@ export async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: Ow
   const ended: Job[] = [];
   const endStates: Record<string, number> = {};
   const rejections: Record<string, number> = {};
-  const calls = { planned: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, screened: 0, notRun: 0 };
+  const calls = emptyCallTally();
   let redeliveries = 0;
   let recordedMicros = 0;
   const uploadToReport: number[] = [];
@@ -57,13 +65,7 @@ export async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: Ow
     recordedMicros += job?.costSpent ?? 0;
     if (report) {
       const c = report.coverage;
-      calls.planned += c.callsPlanned;
-      calls.done += c.callsDone;
-      calls.failed += c.callsFailed;
-      calls.skipped += c.callsSkippedBudget;
-      calls.cancelled += c.callsCancelled;
-      calls.screened += c.callsScreened;
-      calls.notRun += c.callsNotRun;
+      addCoverage(calls, c);
       redeliveries += c.redeliveries;
       if (job?.finalizedAt && t.uploadedAt) uploadToReport.push(Date.parse(job.finalizedAt) - t.uploadedAt);
     }

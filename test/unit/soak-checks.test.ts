@@ -3,7 +3,16 @@ import type { Report } from '../../lambdas/core/report-types.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/job.js';
 import { seededRandom } from '../helpers/random.js';
-import { checkJob, checkRepeats, checkSpend, type JobFacts, p99, standing } from '../soak/checks.js';
+import {
+  addCoverage,
+  checkJob,
+  checkRepeats,
+  checkSpend,
+  emptyCallTally,
+  type JobFacts,
+  p99,
+  standing,
+} from '../soak/checks.js';
 import {
   checkAdmission,
   checkOwnerSample,
@@ -574,5 +583,31 @@ describe('checkOwnerSeparation', () => {
     expect(
       checkOwnerSeparation('j-1', [{ route: findings, as: 'administrator', status: 500 }], 4),
     ).toHaveLength(1);
+  });
+});
+
+describe('addCoverage', () => {
+  it('adds each report coverage count to its place in the tally', () => {
+    const tally = emptyCallTally();
+    const coverage = {
+      callsPlanned: 10,
+      callsDone: 4,
+      callsFailed: 1,
+      callsSkippedBudget: 2,
+      callsCancelled: 1,
+      callsScreened: 2,
+      callsNotRun: 0,
+    } as Report['coverage'];
+    addCoverage(tally, coverage);
+    addCoverage(tally, coverage);
+    expect(tally).toEqual({
+      planned: 20,
+      done: 8,
+      failed: 2,
+      skipped: 4,
+      cancelled: 2,
+      screened: 4,
+      notRun: 0,
+    });
   });
 });
