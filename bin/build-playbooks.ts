@@ -5,7 +5,7 @@
  *
  *   npm run build:playbooks
  *
- * test/unit/playbooks-generated.test.ts fails when either is older than what it is made from.
+ * test/unit/playbooks/generated.test.ts fails when either is older than what it is made from.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@
  *
  *   npm run build:assets
  *
- * test/unit/report-assets.test.ts fails when the generated module is older than the assets.
+ * test/unit/finalize/report-assets.test.ts fails when the generated module is older than the assets.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

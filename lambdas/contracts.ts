@@ -2,7 +2,7 @@
  * What the infrastructure (`lib/`) and the runtime must agree on, in one place: lanes and queue
  * roles, the status API's routes and environment, the runtime's environment, metric names, the
  * model table and panel, and the sweeper's timing rules. `lib/` imports from `lambdas/` only
- * through this module (test/unit/import-boundaries.test.ts fails otherwise), so what the stack
+ * through this module (test/unit/rules/import-boundaries.test.ts fails otherwise), so what the stack
  * builds and what the handlers read cannot drift, and the runtime never imports `lib/`.
  */
 

@@ -5,7 +5,7 @@
  * needs (job id, chunk, analyst) as readonly fields: it needs a constructor only to take that
  * context or to write its message. The name is written out, not taken from the class, because
  * the handlers are bundled minified, which renames classes, and the name is what logs, metrics
- * and the status API's answers carry (test/unit/error-classes.test.ts holds both).
+ * and the status API's answers carry (test/unit/core/error-classes.test.ts holds both).
  *
  * @example
  * export class HoldError extends Error {

@@ -33,7 +33,7 @@ export const queuedSkPrefix = (owner: string) => `${owner}#`;
  * The expression of one conditional status change of a job item: `to` from one of `from`, the
  * status index (`gsi1pk`, `gsi1sk`) and `updatedAt` moved along, and `change` applied. Every
  * status change (start, cancel, finish, pause, resume, review) is built here, and a new job's
- * index keys by {@link statusIndex}; `test/unit/status-writes.test.ts` fails on any other.
+ * index keys by {@link statusIndex}; `test/unit/rules/status-writes.test.ts` fails on any other.
  */
 export function statusChange(
   jobId: string,
