@@ -17,6 +17,7 @@
 import { byLane, LANES, type Lane } from '../contracts.js';
 import { isThrottle } from './error-class.js';
 import { type FairKey, FairQueue, FairShares, type FairWaiter } from './fair-queue.js';
+import { LimitRule } from './limit-rule.js';
 import type {
   AcquireOptions,
   AdaptiveLimiterOptions,
@@ -60,12 +61,6 @@ interface WindowState {
 
 const defaultClassify = (error: unknown): CallClass => (isThrottle(error) ? 'throttle' : 'other');
 
-function checkInteger(name: string, value: number, least: number): void {
-  if (!Number.isInteger(value) || value < least) {
-    throw new RangeError(`limiter ${name} must be an integer ≥ ${least}; got ${value}`);
-  }
-}
-
 function p99(latencies: number[]): number | undefined {
   if (latencies.length === 0) return undefined;
   const sorted = [...latencies].sort((a, b) => a - b);
@@ -77,34 +72,20 @@ function p99(latencies: number[]): number | undefined {
  * comment for the rules.
  */
 export class AdaptiveLimiter {
-  private readonly min: number;
-  private readonly max: number;
-  private readonly increase: number;
-  private readonly decreaseFactor: number;
   private readonly windowMs: number;
   private readonly decreaseOn: 'window' | 'throttle';
-  private readonly approach: 'probe' | 'aimd';
-  private readonly probeWindows: number;
-  private readonly p99TargetMs: number;
   private readonly agingMs: number;
   private readonly now: () => number;
   private readonly name: string | undefined;
   private readonly onWindow: ((snapshot: WindowSnapshot) => void) | undefined;
+  private readonly rule: LimitRule;
 
-  private current: number;
   private inUse = 0;
   // Permits in use per owner and job, which the lanes' fair queues share.
   private readonly shares = new FairShares();
   private readonly queues = byLane(() => new FairQueue<Waiter>(this.shares));
   // Bumped by every decrease; a permit remembers the epoch it was granted in.
   private epoch = 0;
-  // 'probe': the limit at which the last counted throttle came, the steps down left before a
-  // throttle cuts, and the clean windows spent at one below that limit since.
-  private throttledAt: number | undefined;
-  private stepsLeft = 1;
-  private cleanNearCeiling = 0;
-  // Probes refused in a row at the same limit: each doubles the clean windows before the next.
-  private failedProbes = 0;
   // Set while the limit is being read from elsewhere (see waitFor): nothing is granted.
   private pending: Promise<void> | undefined;
   private windowStart: number;
@@ -122,38 +103,15 @@ export class AdaptiveLimiter {
   private lastWindow: WindowSnapshot | undefined;
 
   constructor(options: AdaptiveLimiterOptions = {}) {
-    this.min = options.min ?? 1;
-    this.max = options.max ?? 200;
-    this.current = options.initial ?? 10;
-    this.increase = options.increase ?? 5;
-    this.decreaseFactor = options.decreaseFactor ?? 0.7;
+    this.rule = new LimitRule(options);
     this.windowMs = options.windowMs ?? 5000;
     this.decreaseOn = options.decreaseOn ?? 'throttle';
-    this.approach = options.approach ?? 'probe';
-    this.probeWindows = options.probeWindows ?? 3;
-    this.p99TargetMs = options.p99TargetMs ?? Number.POSITIVE_INFINITY;
     this.agingMs = options.agingMs ?? 10_000;
     this.now = options.now ?? (() => performance.now());
     this.name = options.name;
     this.onWindow = options.onWindow;
-
-    checkInteger('min', this.min, 1);
-    checkInteger('max', this.max, this.min);
-    checkInteger('increase', this.increase, 1);
-    checkInteger('probeWindows', this.probeWindows, 1);
-    if (!Number.isInteger(this.current) || this.current < this.min || this.current > this.max) {
-      throw new RangeError(
-        `limiter initial must be an integer in [${this.min}, ${this.max}]; got ${this.current}`,
-      );
-    }
-    if (!(this.decreaseFactor > 0 && this.decreaseFactor < 1)) {
-      throw new RangeError(`limiter decreaseFactor must be in (0, 1); got ${this.decreaseFactor}`);
-    }
     if (!(this.windowMs > 0 && Number.isFinite(this.windowMs))) {
       throw new RangeError(`limiter windowMs must be a finite number > 0; got ${this.windowMs}`);
-    }
-    if (!(this.p99TargetMs > 0)) {
-      throw new RangeError(`limiter p99TargetMs must be > 0; got ${this.p99TargetMs}`);
     }
     if (!(this.agingMs >= 0 && Number.isFinite(this.agingMs))) {
       throw new RangeError(`limiter agingMs must be a finite number ≥ 0; got ${this.agingMs}`);
@@ -165,7 +123,7 @@ export class AdaptiveLimiter {
 
   /** Permits that may be in use at once, as of the last evaluated window. */
   get limit(): number {
-    return this.current;
+    return this.rule.current;
   }
 
   /** Permits in use. */
@@ -203,7 +161,7 @@ export class AdaptiveLimiter {
     this.tick();
     const arrivedAt = this.now();
     const key = { owner: options.owner ?? '', job: options.job ?? '' };
-    if (!this.pending && this.waiting === 0 && this.inUse < this.current) {
+    if (!this.pending && this.waiting === 0 && this.inUse < this.rule.current) {
       return Promise.resolve(this.grant(lane, arrivedAt, key));
     }
     return new Promise<Permit>((resolve, reject) => {
@@ -245,12 +203,9 @@ export class AdaptiveLimiter {
    * with it, and a lower limit starts a new epoch: throttles of calls granted above it are stale.
    */
   rebase(limit: number): void {
-    const next = Math.min(this.max, Math.max(this.min, Math.round(limit)));
-    const delta = next - this.current;
+    const delta = this.rule.rebase(limit);
     if (delta === 0) return;
-    if (this.throttledAt !== undefined) this.throttledAt += delta;
     if (delta < 0) this.epoch++;
-    this.current = next;
     this.pump();
   }
 
@@ -272,7 +227,7 @@ export class AdaptiveLimiter {
   stats(): LimiterStats {
     return {
       ...(this.name !== undefined ? { name: this.name } : {}),
-      limit: this.current,
+      limit: this.rule.current,
       active: this.inUse,
       waiting: byLane((lane) => this.queues[lane].length),
       windows: this.totals.windows,
@@ -294,7 +249,7 @@ export class AdaptiveLimiter {
       staleThrottles: 0,
       latencies: [],
       peakActive: this.inUse,
-      limitAtStart: this.current,
+      limitAtStart: this.rule.current,
     };
   }
 
@@ -362,7 +317,7 @@ export class AdaptiveLimiter {
 
   private pump(): void {
     if (!this.pending) {
-      for (let next = this.head(); next && this.inUse < this.current; next = this.head()) {
+      for (let next = this.head(); next && this.inUse < this.rule.current; next = this.head()) {
         this.queues[next.lane].shift();
         if (LANES.some((lane) => ranksAhead(lane, next.lane) && this.queues[lane].length > 0)) {
           this.totals.agedBatchGrants++;
@@ -394,70 +349,23 @@ export class AdaptiveLimiter {
   }
 
   private decrease(): void {
-    if (this.approach === 'probe') {
-      // A throttle at the very limit the last one met is a probe the model refused again.
-      this.failedProbes =
-        this.throttledAt === this.current ? Math.min(MAX_PROBE_DOUBLINGS, this.failedProbes + 1) : 0;
-      this.throttledAt = this.current;
-      this.cleanNearCeiling = 0;
-    }
-    if (this.approach === 'probe' && this.stepsLeft > 0) {
-      this.stepsLeft--;
-      this.current = Math.max(this.min, this.current - 1);
-    } else {
-      this.current = Math.max(this.min, Math.floor(this.current * this.decreaseFactor));
-    }
+    this.rule.cut();
     this.epoch++;
     this.totals.decreases++;
   }
 
-  /** The limit after a clean, saturated window below `max`. */
-  private grown(before: number): number {
-    const ceiling = this.throttledAt === undefined ? undefined : this.throttledAt - 1;
-    if (this.approach === 'aimd' || ceiling === undefined) return before + this.increase;
-    if (before >= ceiling + this.increase) {
-      // Probes have gone well past the last throttle: the model takes more now. Grow as at first.
-      this.throttledAt = undefined;
-      return before + this.increase;
-    }
-    if (before < ceiling)
-      return Math.min(ceiling, before + Math.max(this.increase, Math.ceil((ceiling - before) / 2)));
-    // A clean window above the limit that met the throttle: the last probe passed.
-    if (before > ceiling) this.failedProbes = 0;
-    // At the most the model took: probe one above it now and then, less often after each probe
-    // the model refused (each costs a throttle, and on Bedrock a backoff and quota).
-    this.cleanNearCeiling++;
-    if (this.cleanNearCeiling < this.probeWindows * 2 ** this.failedProbes) return before;
-    this.cleanNearCeiling = 0;
-    return before + 1;
-  }
-
   private evaluate(window: WindowState, endedAt: number): void {
-    const before = this.current;
+    const before = this.rule.current;
     const latency = p99(window.latencies);
     let decision: WindowDecision;
     if (window.throttles > 0) {
       decision = { action: 'decrease', reason: 'throttled' };
       if (this.decreaseOn === 'window') this.decrease();
-    } else if (latency === undefined) {
-      decision = { action: 'hold', reason: 'no-successes' };
-    } else if (latency >= this.p99TargetMs) {
-      decision = { action: 'hold', reason: 'latency' };
-    } else if (window.peakActive < before) {
-      decision = { action: 'hold', reason: 'unsaturated' };
-    } else if (before >= this.max) {
-      decision = { action: 'hold', reason: 'at-bound' };
     } else {
-      const grown = Math.min(this.max, this.grown(before));
-      if (grown > before) {
-        decision = { action: 'increase', reason: 'clean' };
-        this.current = grown;
-        this.totals.increases++;
-      } else decision = { action: 'hold', reason: 'probing' };
+      decision = this.rule.judge(latency, window.peakActive);
+      if (decision.action === 'increase') this.totals.increases++;
     }
-    // A throttle in the next window may undo, one permit at a time, what this one added (or one
-    // permit, when it added nothing); past that it cuts.
-    this.stepsLeft = Math.max(1, this.current - before);
+    this.rule.closed(before);
     this.totals.windows++;
     const snapshot: WindowSnapshot = {
       ...(this.name !== undefined ? { name: this.name } : {}),
@@ -470,16 +378,13 @@ export class AdaptiveLimiter {
       ...(latency !== undefined ? { p99Ms: latency } : {}),
       peakActive: window.peakActive,
       limitBefore: window.limitAtStart,
-      limitAfter: this.current,
+      limitAfter: this.rule.current,
       decision,
     };
     this.lastWindow = snapshot;
     this.onWindow?.(snapshot);
   }
 }
-
-/** Probes refused in a row stretch the wait before the next to at most 2^this × probeWindows windows. */
-const MAX_PROBE_DOUBLINGS = 5;
 
 /** True when `lane` is served before `other` (it comes earlier in `LANES`). */
 function ranksAhead(lane: Lane, other: Lane): boolean {
