@@ -17,7 +17,7 @@ import type { Lease } from '../../lambdas/core/state/claims.js';
 import type { Job } from '../../lambdas/core/state/job.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { DEFAULT_BACKOFF } from '../../lambdas/core/worker/backoff.js';
-import { firstInput, idempotencyKey } from '../../lambdas/core/worker/call.js';
+import { firstInput, idempotencyKey } from '../../lambdas/core/worker/call-key.js';
 import { JobGate } from '../../lambdas/core/worker/job-gate.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { Semaphore } from '../../lambdas/core/worker/semaphore.js';

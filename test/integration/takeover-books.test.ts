@@ -27,7 +27,7 @@ import { checkpointSk, JOB_SK, jobPk } from '../../lambdas/core/state/keys.js';
 import { StageRecovery } from '../../lambdas/core/state/stage-recovery.js';
 import { takeOver } from '../../lambdas/core/state/takeover.js';
 import { decide, sweepRules } from '../../lambdas/core/sweeper/rules.js';
-import { idempotencyKey } from '../../lambdas/core/worker/call.js';
+import { idempotencyKey } from '../../lambdas/core/worker/call-key.js';
 import { ChunkBudget } from '../../lambdas/core/worker/chunk-budget.js';
 import { processChunk, type WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
 import { topology } from '../../lib/topology.js';

@@ -1,129 +1,30 @@
-import { createHash } from 'node:crypto';
+/**
+ * One model call, from its reservation to its settled ledger entry, with its retries (makeCall).
+ * Its inputs and result are call-types.ts; its identity call-key.ts.
+ */
 import { setImmediate } from 'node:timers/promises';
 import {
-  type BedrockRuntimeClient,
   ConverseCommand,
   type ConverseCommandInput,
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import {
   type AnalystAnswer,
-  type AnalystDefinition,
   buildConverseInput,
   isAnswerValidationError,
   parseAnswer,
 } from '../analysts/index.js';
-import type { DocumentContext } from '../documents/document-context.js';
-import type { PipelineMetrics } from '../metrics/index.js';
-import type { Clause, Lane } from '../model.js';
-import { costOf, type ModelPrice, quotaTokens } from '../models.js';
-import type { CallFailureKind, CallLedger, CallRef, LedgerEntry, Settlement } from '../state/call-ledger.js';
-import type { UnstartedReason } from '../state/claims.js';
+import { costOf, quotaTokens } from '../models.js';
+import type { Settlement } from '../state/call-ledger.js';
 import { isPaused } from '../state/job.js';
 import { AttemptScope } from './attempt-scope.js';
-import { type BackoffPolicy, fullJitterDelay, mayRetry } from './backoff.js';
-import type { BudgetRefusal, ChunkBudget } from './chunk-budget.js';
-import { type ChunkStop, type StopReason, unstartedReason } from './chunk-stop.js';
+import { fullJitterDelay, mayRetry } from './backoff.js';
+import type { CallContext, CallResult, ChunkCalls } from './call-types.js';
+import type { BudgetRefusal } from './chunk-budget.js';
+import { type StopReason, unstartedReason } from './chunk-stop.js';
 import { classifyCallError, describeError, isThrottle } from './error-class.js';
-import type { FairKey } from './fair-queue.js';
 import type { GateReading, JobGate } from './job-gate.js';
-import type { LimiterRegistry } from './limiter-registry.js';
-import type { TokenBudgets } from './token-budget.js';
 import { worstCaseCost, worstCaseInputTokens } from './worst-case.js';
-
-/** What every call of a process shares. */
-export interface CallDeps {
-  readonly bedrock: BedrockRuntimeClient;
-  /** The contract's shared context (title, parties, definitions), the prompt's cacheable prefix. */
-  readonly context?: DocumentContext;
-  readonly ledger: CallLedger;
-  /** Adaptive concurrency per model, shared by every chunk of the process. */
-  readonly limiters?: LimiterRegistry;
-  /** Tokens- and requests-per-minute budgets per model, shared with every process. @default none */
-  readonly budgets?: TokenBudgets;
-  readonly backoff: BackoffPolicy;
-  readonly prices: Readonly<Record<string, ModelPrice>>;
-  readonly modelTimeoutMs: number;
-  readonly random: () => number;
-  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly now: () => number;
-  /** Called once per model request that is sent. */
-  readonly onCallStart?: (call: CallRef, modelId: string) => void;
-  /** Told about every request and every call's outcome. @default none */
-  readonly metrics?: PipelineMetrics;
-}
-
-/** What a chunk's calls share: its budget, status gate and intents, and its stop signal. */
-export interface ChunkCalls {
-  readonly owner: string;
-  readonly lane: Lane;
-  /** The job's owner and id, whose fair share of a model's permits the calls wait for. */
-  readonly tenant: FairKey;
-  readonly budget: ChunkBudget;
-  readonly gate: JobGate;
-  /** False once the lease is too close to its end for a call to start under it. */
-  readonly leaseHeld: () => boolean;
-  /** Resolves once the intent of the call at this position is written. */
-  readonly intentOf: (index: number) => Promise<void>;
-  /** The run's one stop signal: no further call starts once it is aborted, with its reason. */
-  readonly stop: ChunkStop;
-}
-
-/** The inputs of one call, bundled. */
-export interface CallContext {
-  readonly call: CallRef;
-  /** Position among the chunk's calls to make (for its intent). */
-  readonly index: number;
-  readonly clause: Clause;
-  readonly analyst: AnalystDefinition;
-  /** The first attempt's request, when the caller built it already ({@link firstInput}). */
-  readonly input?: ConverseCommandInput;
-  readonly prior: LedgerEntry | undefined;
-  readonly chunk: ChunkCalls;
-  readonly deps: CallDeps;
-}
-
-/** How a call ended, and the model of its last attempt. */
-export type CallResult = { readonly modelId: string; readonly retries: number } & (
-  | { readonly kind: 'done'; readonly result: string }
-  | { readonly kind: 'failed'; readonly failureKind: CallFailureKind }
-  | { readonly kind: 'exhausted'; readonly error: string }
-  | { readonly kind: 'unstarted'; readonly reason: UnstartedReason | 'paused' }
-  | { readonly kind: 'lease-lost' }
-);
-
-/**
- * The call-ledger idempotency key: a hash of the request itself (prompt text, clause,
- * tool schema, parameters, primary model), so any change to the prompt is a different call and
- * can never reuse an old answer.
- */
-export function idempotencyKey(
-  analyst: AnalystDefinition,
-  clause: Clause,
-  context?: DocumentContext,
-): string {
-  return idempotencyKeyOf(analyst, firstInput(analyst, clause, context));
-}
-
-/** The request of a call's first attempt: on the analyst's own model, without a repair. */
-export function firstInput(
-  analyst: AnalystDefinition,
-  clause: Clause,
-  context?: DocumentContext,
-): ConverseCommandInput {
-  return buildConverseInput(analyst, clause, {
-    modelId: analyst.modelId,
-    ...(context ? { context } : {}),
-  });
-}
-
-/** {@link idempotencyKey} of a first attempt's request already built ({@link firstInput}). */
-export function idempotencyKeyOf(analyst: AnalystDefinition, input: ConverseCommandInput): string {
-  return createHash('sha256')
-    .update(JSON.stringify([analyst.id, input]))
-    .digest('hex')
-    .slice(0, 32);
-}
 
 function answerText(output: ConverseCommandOutput): string {
   const blocks = output.output?.message?.content ?? [];

@@ -21,7 +21,7 @@ import {
   shippedPlaybooks,
 } from '../../../lambdas/core/playbooks/index.js';
 import { applyEdits } from '../../../lambdas/core/report-docx/index.js';
-import { idempotencyKey } from '../../../lambdas/core/worker/call.js';
+import { idempotencyKey } from '../../../lambdas/core/worker/call-key.js';
 
 const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook as Playbook;
 const NDA = shippedPlaybooks().find((p) => p.playbook.name === 'nda')?.playbook as Playbook;

@@ -19,7 +19,7 @@ import {
 import { analystsOf, SPECS } from '../../../lambdas/core/analysts/registry.js';
 import type { Clause } from '../../../lambdas/core/model.js';
 import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
-import { idempotencyKey } from '../../../lambdas/core/worker/call.js';
+import { idempotencyKey } from '../../../lambdas/core/worker/call-key.js';
 
 /** The 41 CUAD categories, copied from the corpus README table (not from the code under test). */
 const CUAD_41 = [

@@ -38,7 +38,7 @@ import type { Job } from '../../../lambdas/core/state/job.js';
 import { Jobs } from '../../../lambdas/core/state/jobs.js';
 import { callSk } from '../../../lambdas/core/state/keys.js';
 import { DEFAULT_BACKOFF } from '../../../lambdas/core/worker/backoff.js';
-import { idempotencyKey } from '../../../lambdas/core/worker/call.js';
+import { idempotencyKey } from '../../../lambdas/core/worker/call-key.js';
 import { ChunkStop } from '../../../lambdas/core/worker/chunk-stop.js';
 import { JobGate } from '../../../lambdas/core/worker/job-gate.js';
 import { processChunk } from '../../../lambdas/core/worker/process-chunk.js';

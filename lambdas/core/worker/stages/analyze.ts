@@ -14,7 +14,9 @@ import { isAllotmentOverdrawnError, isLeaseLostError } from '../../state/errors.
 import type { Job } from '../../state/job.js';
 import { callSk } from '../../state/keys.js';
 import { takeOver } from '../../state/takeover.js';
-import { type CallResult, firstInput, idempotencyKeyOf, makeCall } from '../call.js';
+import { makeCall } from '../call.js';
+import { firstInput, idempotencyKeyOf } from '../call-key.js';
+import type { CallResult } from '../call-types.js';
 import { type ChunkStop, type StopReason, unstartedReason } from '../chunk-stop.js';
 import { type AnalyzeDeps, chunkCalls, overdrawBreach, type PlannedCall } from './chunk-calls.js';
 

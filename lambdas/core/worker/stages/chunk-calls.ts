@@ -12,7 +12,7 @@ import type { BooksBreach } from '../../state/chunk-books.js';
 import { type CallCounts, type Lease, leaseOwner } from '../../state/claims.js';
 import type { Job } from '../../state/job.js';
 import type { Jobs } from '../../state/jobs.js';
-import type { CallDeps, ChunkCalls } from '../call.js';
+import type { CallDeps, ChunkCalls } from '../call-types.js';
 import { ChunkBudget } from '../chunk-budget.js';
 import type { ChunkStop } from '../chunk-stop.js';
 import { IntentWindow } from '../intent-window.js';
