@@ -65,7 +65,7 @@ export async function writeResults(
   const rows: string[][] = [RESULT_HEADER];
   const rounds: string[] = [];
   for (const s of submitted) {
-    const job = finished.get(s.jobId) ?? (await session.jobs.find(s.jobId));
+    const job = finished.get(s.jobId) ?? (await session.stores.jobs.find(s.jobId));
     const name = basename(s.file);
     if (!job || !TERMINAL_STATUSES.includes(job.status) || (!job.finalizedAt && job.status !== 'rejected')) {
       rows.push([name, job?.status ?? 'not started', '-', '-', '-', '-', '-', 'timed out']);

@@ -10,7 +10,6 @@ import { basename } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { sendFinalize } from '../../lambdas/core/finalize-queue.js';
 import type { Job } from '../../lambdas/core/state/job.js';
-import { JobHolds } from '../../lambdas/core/state/job-holds.js';
 import { CliError } from './cli-error.js';
 import type { Session } from './review-session.js';
 
@@ -24,7 +23,7 @@ const JOB_ID = /^j-[0-9a-f]{20}$/;
  * @throws CliError when the file cannot be read, or the job is not in this run's stack
  */
 export async function againstBeforeUpload(
-  { stack, pipeline, jobs }: Session,
+  { stack, pipeline, stores: { jobs } }: Session,
   given: string,
 ): Promise<string> {
   if (JOB_ID.test(given)) {
@@ -56,10 +55,12 @@ export async function againstBeforeUpload(
  * embedded stack has no approver groups and no second person, so nobody else could. Returns a
  * line to print when it closed one.
  */
-export async function closeHeldReview({ stack, pipeline }: Session, job: Job): Promise<string | undefined> {
+export async function closeHeldReview(
+  { stack, pipeline, stores }: Session,
+  job: Job,
+): Promise<string | undefined> {
   if (job.status !== 'awaiting_review' || job.reviewCompletedAt || job.reviewExpiredAt) return undefined;
-  const holds = new JobHolds(pipeline.clients.db, stack.resources.tableName);
-  if (!(await holds.closeReview(job.jobId, 'expired'))) return undefined;
+  if (!(await stores.holds.closeReview(job.jobId, 'expired'))) return undefined;
   await sendFinalize(
     { sqs: pipeline.clients.sqs, finalizeQueueUrl: stack.resources.queueUrls.finalize },
     job.jobId,

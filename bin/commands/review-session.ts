@@ -3,7 +3,7 @@
  * pipeline it starts, and the documents it uploaded.
  */
 import { LANE_CONSUMERS, type Lane } from '../../lambdas/core/contracts.js';
-import { Jobs } from '../../lambdas/core/state/jobs.js';
+import { type Stores, storesOf } from '../../lambdas/core/stores.js';
 import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { type LocalRun, startLocalRun } from '../../localstack/runtime/local-run.js';
@@ -25,7 +25,8 @@ export interface RunOptions {
 
 /** The local stack and pipeline of one `review` run, and the jobs table they write. */
 export interface Session extends LocalRun {
-  readonly jobs: Jobs;
+  /** The embedded stack's state-table stores, built once for the session. */
+  readonly stores: Stores;
 }
 
 /** A document uploaded, and the job its upload makes. */
@@ -58,5 +59,8 @@ export async function startSession(o: RunOptions): Promise<Session> {
       log: (line) => console.error(line),
     },
   );
-  return { ...run, jobs: new Jobs(run.pipeline.clients.db, run.stack.resources.tableName) };
+  return {
+    ...run,
+    stores: storesOf({ db: run.pipeline.clients.db, tableName: run.stack.resources.tableName }),
+  };
 }

@@ -12,7 +12,6 @@ import {
   isPlaybookError,
   type JobPlaybook,
   jobPlaybookOf,
-  PlaybookStore,
   parsePlaybookRequest,
   playbookRequestText,
 } from '../../lambdas/core/playbooks/index.js';
@@ -113,8 +112,8 @@ async function checkModelBeforeUpload(bedrock: BedrockClient, model: string): Pr
  * (`default`, `nda`; NAME or NAME@VERSION), or a playbook file, validated and put first as an
  * administrator would. Refused with the reason when it is neither.
  */
-async function playbookBeforeUpload({ stack, pipeline }: Session, given: string): Promise<JobPlaybook> {
-  const store = new PlaybookStore(pipeline.clients.db, stack.resources.tableName);
+async function playbookBeforeUpload({ stores }: Session, given: string): Promise<JobPlaybook> {
+  const store = stores.playbooks;
   try {
     const asFile = /\.(ya?ml|json)$/i.test(given) && existsSync(given);
     const playbook = asFile
@@ -150,7 +149,7 @@ async function run(
         `\nstopped by ${signalled()}: no report was written. Jobs still running were stopped with the local stack:`,
       );
       for (const s of submitted) {
-        const job = finished.get(s.jobId) ?? (await session.jobs.find(s.jobId));
+        const job = finished.get(s.jobId) ?? (await session.stores.jobs.find(s.jobId));
         console.log(`  ${basename(s.file)} (job ${s.jobId}): ${job?.status ?? 'not started'}`);
       }
       return signalled() === 'SIGTERM' ? 143 : 130;
@@ -252,7 +251,11 @@ async function progressOf(
   finished: Map<string, Job>,
   quoted: Set<string>,
 ): Promise<string> {
-  const { jobs, pipeline, stack } = session;
+  const {
+    stores: { jobs },
+    pipeline,
+    stack,
+  } = session;
   const job = await jobs.find(s.jobId);
   if (!job) return `${basename(s.file)}: waiting for intake`;
   const closed = await closeHeldReview(session, job);

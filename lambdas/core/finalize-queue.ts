@@ -5,7 +5,7 @@
  */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Jobs } from './state/jobs.js';
+import { storesOf } from './stores.js';
 
 /** Where finalize messages go, and the table that says whether a job is ready for one. */
 export interface FinalizeQueueDeps {
@@ -29,7 +29,7 @@ export async function sendFinalize(deps: Pick<FinalizeQueueDeps, 'sqs' | 'finali
  * the message; every other caller, and every repeat, does nothing. Returns true when it sent.
  */
 export async function enqueueFinalizeIfComplete(deps: FinalizeQueueDeps, jobId: string): Promise<boolean> {
-  const jobs = new Jobs(deps.db, deps.tableName, deps.now ?? Date.now);
+  const { jobs } = storesOf(deps);
   const job = await jobs.find(jobId);
   if (!job || job.chunksTerminal < job.chunkCount) return false;
   if (!(await jobs.claimFinalize(jobId))) return false;

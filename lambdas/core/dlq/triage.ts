@@ -4,11 +4,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isLane, QUEUE_ROLES, type QueueRole } from '../contracts.js';
 import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
 import { isChunkTerminal } from '../state/checkpoint.js';
-import { type Checkpoint, Claims, type ErrorClass } from '../state/claims.js';
+import type { Checkpoint, ErrorClass } from '../state/claims.js';
 import type { Job } from '../state/job.js';
-import { Jobs } from '../state/jobs.js';
 import { STAGES } from '../state/keys.js';
 import { StageRecovery } from '../state/stage-recovery.js';
+import { storesOf } from '../stores.js';
 import { chunkMessageSchema, finalizeMessageSchema } from '../worker/chunk-message.js';
 import { type Classification, callNamedIn, classifyDeadLetter } from './classify.js';
 import { type DeadLetter, moveBack, receiveAll, redrivesOf, release, remove } from './dead-letter-queue.js';
@@ -64,7 +64,6 @@ function parseJson(body: string): unknown {
 
 /** Reads what the state table knows about a dead letter and classifies it. */
 export async function enrich(deps: DlqDeps, queue: QueueRole, message: DeadLetter): Promise<DeadLetterView> {
-  const now = deps.now ?? Date.now;
   const body = parseJson(message.body);
   let jobId: string | undefined;
   let chunk: number | undefined;
@@ -80,13 +79,11 @@ export async function enrich(deps: DlqDeps, queue: QueueRole, message: DeadLette
   } else {
     wellFormed = typeof body === 'object' && body !== null;
   }
-  const job = jobId ? await new Jobs(deps.db, deps.tableName, now).find(jobId) : undefined;
+  const job = jobId ? await storesOf(deps).jobs.find(jobId) : undefined;
   let checkpoint: Checkpoint | undefined;
   let chunkTerminal = false;
   if (job && chunk !== undefined) {
-    const stages = (await new Claims(deps.db, deps.tableName, now).list(job.jobId)).filter(
-      (c) => c.chunk === chunk,
-    );
+    const stages = (await storesOf(deps).claims.list(job.jobId)).filter((c) => c.chunk === chunk);
     chunkTerminal = isChunkTerminal(stages);
     checkpoint = STAGES.map((s) => stages.find((c) => c.stage === s)).find((c) => c && c.status !== 'done');
   }

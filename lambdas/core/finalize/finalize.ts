@@ -10,15 +10,13 @@ import { RedlineTrail } from '../holds/redline-trail.js';
 import { type HeldFindings, heldCount, readHeldFindings, storeHeldFindings } from '../holds/review.js';
 import { startQueued } from '../intake/admission.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
-import { jobPlaybookContent, type Playbook, PlaybookStore } from '../playbooks/index.js';
+import { jobPlaybookContent, type Playbook } from '../playbooks/index.js';
 import type { Report } from '../report-types.js';
-import { CallLedger, type CallOutcome, outcomeOf } from '../state/call-ledger.js';
+import { type CallLedger, type CallOutcome, outcomeOf } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/checkpoint.js';
-import { Claims } from '../state/claims.js';
 import type { Job } from '../state/job.js';
-import { JobHolds } from '../state/job-holds.js';
-import { Jobs } from '../state/jobs.js';
 import { OwnerSpend } from '../state/owner-spend.js';
+import { storesOf } from '../stores.js';
 import { buildReport } from './build-report.js';
 import { type DocxOutcome, reportDocx, withDocxOutcome } from './docx-output.js';
 import { withNegotiationDocx } from './negotiation-report.js';
@@ -78,7 +76,7 @@ export async function finalizeJob(
   awaitingReview?: number;
 }> {
   const now = deps.now ?? Date.now;
-  const jobs = new Jobs(deps.db, deps.tableName, now);
+  const { jobs, claims, ledger: callLedger } = storesOf(deps);
   const job = await jobs.get(jobId);
   // Every chunk has ended: what the job spent is the ledger's figure from here on, in place of
   // what it counted on its owner's day as it started (once; a repeat, or a retry after the
@@ -89,8 +87,8 @@ export async function finalizeJob(
     new GetObjectCommand({ Bucket: deps.resultsBucket, Key: documentKey(jobId) }),
   );
   const doc = JSON.parse((await stored.Body?.transformToString()) ?? '{}') as StoredDocument;
-  const checkpoints = await new Claims(deps.db, deps.tableName, now).list(jobId);
-  const ledger = await callOutcomes(jobId, doc, checkpoints, new CallLedger(deps.db, deps.tableName, now));
+  const checkpoints = await claims.list(jobId);
+  const ledger = await callOutcomes(jobId, doc, checkpoints, callLedger);
   const finalizedAt = new Date(now()).toISOString();
   let report = buildReport(
     job,
@@ -160,7 +158,7 @@ export async function finalizeJob(
 /** The content of a job's playbook, as its content hash names it; undefined without a playbook. */
 async function playbookOf(job: Job, deps: FinalizeDeps): Promise<Playbook | undefined> {
   if (!job.playbook) return undefined;
-  return jobPlaybookContent(new PlaybookStore(deps.db, deps.tableName), job.playbook);
+  return jobPlaybookContent(storesOf(deps).playbooks, job.playbook);
 }
 
 /** Chunk ledgers read at once for chunks whose checkpoints do not carry their outcomes. */
@@ -211,7 +209,6 @@ type ReviewStep =
  * or cancelled) gets its report with the decisions applied.
  */
 async function reviewStep(job: Job, report: Report, deps: FinalizeDeps): Promise<ReviewStep> {
-  const now = deps.now ?? Date.now;
   if (job.reviewStartedAt) {
     const open = job.status === 'awaiting_review' && !job.reviewCompletedAt && !job.reviewExpiredAt;
     if (open) return { kind: 'hold', held: job.gatedFindings ?? 0 };
@@ -238,11 +235,7 @@ async function reviewStep(job: Job, report: Report, deps: FinalizeDeps): Promise
   const count = heldCount(held);
   if (count === 0) return { kind: 'none' };
   await storeHeldFindings(deps, job.jobId, held);
-  const flip = await new JobHolds(deps.db, deps.tableName, now).awaitReview(
-    job,
-    count,
-    approverGroupsOf(escalations),
-  );
+  const flip = await storesOf(deps).holds.awaitReview(job, count, approverGroupsOf(escalations));
   // Not changed: a repeated finalize found the review open already, or a cancel got there
   // first; that job's finalize is sent again by the sweeper and reports it as cancelled.
   return { kind: 'hold', held: flip.changed ? count : 0 };

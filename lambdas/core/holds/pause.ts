@@ -1,8 +1,7 @@
 import { enqueueFinalizeIfComplete, sendFinalize } from '../finalize-queue.js';
 import { type JobPlaces, sendUnfinished, startQueued } from '../intake/admission.js';
 import type { Job } from '../state/job.js';
-import { JobHolds } from '../state/job-holds.js';
-import { Jobs } from '../state/jobs.js';
+import { storesOf } from '../stores.js';
 import { HoldStateError } from './errors.js';
 
 /** What pause, resume and cancel need: where the job lives, and the finalize queue. */
@@ -17,7 +16,7 @@ export interface HoldDeps extends JobPlaces {
  * @throws HoldStateError when the job is not running
  */
 export async function pauseJob(jobId: string, by: string, deps: HoldDeps): Promise<Job> {
-  const flip = await new JobHolds(deps.db, deps.tableName, deps.now).pause(jobId, by);
+  const flip = await storesOf(deps).holds.pause(jobId, by);
   if (flip.changed) {
     // The pause gave back the job's slot: the owner's next queued job may start.
     if (flip.gaveBackSlot) await startQueued(flip.job.owner, deps);
@@ -44,7 +43,7 @@ export async function pauseJob(jobId: string, by: string, deps: HoldDeps): Promi
  * @throws HoldStateError when the job is not paused
  */
 export async function resumeJob(jobId: string, deps: HoldDeps): Promise<{ job: Job; chunksSent: number }> {
-  const flip = await new JobHolds(deps.db, deps.tableName, deps.now).resume(jobId);
+  const flip = await storesOf(deps).holds.resume(jobId);
   if (!flip.changed) {
     throw new HoldStateError(
       `job ${jobId} is ${flip.job.status}, not paused; there is nothing to resume`,
@@ -73,7 +72,7 @@ export async function cancelJob(
   reason: string,
   deps: HoldDeps,
 ): Promise<{ cancelled: boolean; job: Job }> {
-  const result = await new Jobs(deps.db, deps.tableName, deps.now).cancel(jobId, reason);
+  const result = await storesOf(deps).jobs.cancel(jobId, reason);
   if (!result.cancelled) return result;
   // The item as the cancel left it tells what it was: a pause leaves `pausedAt` until a resume
   // removes it, and a review starts only after finalize was claimed.

@@ -5,7 +5,7 @@ import { sendFinalize } from '../finalize-queue.js';
 import type { RedlineDecision, RedlineDecisionRecord } from '../playbooks/index.js';
 import type { Report } from '../report-types.js';
 import type { Job, ReviewGate } from '../state/job.js';
-import { JobHolds } from '../state/job-holds.js';
+import { storesOf } from '../stores.js';
 import { type Decision, latestDecisions, ReviewTrail } from './decisions.js';
 import { HoldStateError } from './errors.js';
 import { type GatedFinding, gatedFindings, significantFindings } from './findings.js';
@@ -268,10 +268,7 @@ export async function closeIfDecided(
   const undecided = undecidedCount(held, trail, redlineTrail);
   let reviewClosed = false;
   if (undecided === 0) {
-    reviewClosed = await new JobHolds(deps.db, deps.tableName, deps.now ?? Date.now).closeReview(
-      job.jobId,
-      'completed',
-    );
+    reviewClosed = await storesOf(deps).holds.closeReview(job.jobId, 'completed');
     if (reviewClosed) await sendFinalize(deps, job.jobId);
   }
   return { undecided, reviewClosed };

@@ -4,13 +4,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Lane } from '../contracts.js';
 import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
 import { unfinishedChunks } from '../state/checkpoint.js';
-import { Claims } from '../state/claims.js';
 import type { Job, JobPlan } from '../state/job.js';
 import { pauseEnd } from '../state/job-holds.js';
-import { Jobs } from '../state/jobs.js';
 import { OwnerSlots } from '../state/owner-slots.js';
 import { type SpendCharge, spendBoundOf, spendDayOf, spendWait } from '../state/owner-spend.js';
 import { StageRecovery } from '../state/stage-recovery.js';
+import { storesOf } from '../stores.js';
 import { chunkMessagesOf, readStoredDocument, sendChunkMessages } from './stored-document.js';
 
 /**
@@ -117,7 +116,7 @@ export async function startQueued(owner: string | undefined, deps: StartDeps): P
   if (!owner) return [];
   const now = deps.now ?? Date.now;
   const slots = new OwnerSlots(deps.db, deps.tableName, now);
-  const jobs = new Jobs(deps.db, deps.tableName, now);
+  const { jobs } = storesOf(deps);
   const started: string[] = [];
   for (const jobId of await slots.queued(owner, LOOK_AT)) {
     const job = await jobs.find(jobId);
@@ -165,7 +164,7 @@ async function sendAll(job: Job, deps: StartDeps): Promise<void> {
  * cancel of a paused job), once per observed state of its live stage.
  */
 export async function sendUnfinished(job: Job, deps: StartDeps): Promise<number> {
-  const claims = new Claims(deps.db, deps.tableName, deps.now);
+  const { claims } = storesOf(deps);
   const live = unfinishedChunks(job, await claims.list(job.jobId)).flatMap((u) => (u.live ? [u.live] : []));
   if (live.length === 0) return 0;
   const doc = await readStoredDocument(deps.s3, deps.resultsBucket, job.jobId);

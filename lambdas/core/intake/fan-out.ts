@@ -4,8 +4,8 @@
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { DocumentScreen } from '../screen/index.js';
-import { Claims } from '../state/claims.js';
 import type { CostQuote, Job, JobPlan } from '../state/job.js';
+import { storesOf } from '../stores.js';
 import { admitFromIntake } from './admission.js';
 import type { IntakeResult, IntakeRun } from './intake-run.js';
 import type { JobOptions } from './job-options.js';
@@ -28,7 +28,7 @@ export async function fanOut(
   parsed: RoundDocument,
   { context, quote, calls: { planned: calls }, screen }: Plan,
 ): Promise<IntakeResult> {
-  const { jobId, jobs, deps, now } = run;
+  const { jobId, jobs, deps } = run;
   const stored: StoredDocument = {
     jobId,
     format: parsed.format,
@@ -51,7 +51,7 @@ export async function fanOut(
         ContentType: 'application/json',
       }),
     ),
-    new Claims(deps.db, deps.tableName, now).createAll(jobId, parsed.chunks.length),
+    storesOf(deps).claims.createAll(jobId, parsed.chunks.length),
     jobs.get(jobId),
   ]);
   // A job cancelled while it was read still records its plan: its report accounts for every

@@ -13,7 +13,6 @@ import { shapeRefusal } from '../model-shape-guard.js';
 import { contractNamesOf, jobPlaybookOf, type Playbook, reviewedFor } from '../playbooks/index.js';
 import type { CostQuote } from '../state/job.js';
 import { recordJobPanel } from '../state/job-panel.js';
-import { Jobs } from '../state/jobs.js';
 import { spendBoundOf } from '../state/owner-spend.js';
 import { IntakeDeferredError } from './errors.js';
 import { fanOut } from './fan-out.js';
@@ -39,6 +38,8 @@ export {
   type StoredRevisions,
   storedClauses,
 } from './stored-document.js';
+
+import { storesOf } from '../stores.js';
 
 async function readTags(s3: S3Client, ref: S3ObjectRef): Promise<Record<string, string>> {
   try {
@@ -80,7 +81,7 @@ export async function intakeObject(
   if (isVersionUpload(event.key)) return { outcome: 'version', jobId: jobIdFor(event), key: event.key };
   const ref = event.versionId ? event : (await headUpload(deps.s3, event)).ref;
   const jobId = jobIdFor(ref);
-  const jobs = new Jobs(deps.db, deps.tableName, now);
+  const { jobs } = storesOf(deps);
   const existing = await jobs.find(jobId);
   if (
     existing &&
@@ -238,7 +239,7 @@ async function recordJob(run: IntakeRun, { object }: Upload): Promise<Recorded |
     await jobs.markRejected(jobId, error.message, { rejection: 'invalid-options' });
     return { outcome: 'rejected', jobId, reason: error.message };
   }
-  const playbook = await uploadPlaybook(deps, now, options);
+  const playbook = await uploadPlaybook(deps, options);
   await jobs.createIfAbsent({
     ...base,
     lane: options.lane,

@@ -4,25 +4,20 @@
  * (`unknown-playbook`), or a contract type the playbook does not list (`invalid-options`).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  contractTypeIssue,
-  isPlaybookNotFoundError,
-  PlaybookStore,
-  type StoredPlaybook,
-} from '../playbooks/index.js';
+import { contractTypeIssue, isPlaybookNotFoundError, type StoredPlaybook } from '../playbooks/index.js';
 import type { JobRejection } from '../state/job-rejections.js';
+import { storesOf } from '../stores.js';
 import type { JobOptions } from './job-options.js';
 
 /** The stored playbook, or the refusal; undefined for an upload that names none. */
 export async function uploadPlaybook(
   deps: { readonly db: DynamoDBDocumentClient; readonly tableName: string },
-  now: () => number,
   options: Pick<JobOptions, 'playbook' | 'contractType'>,
 ): Promise<{ stored: StoredPlaybook } | { refused: string; rejection: JobRejection } | undefined> {
   if (!options.playbook) return undefined;
   let stored: StoredPlaybook;
   try {
-    stored = await new PlaybookStore(deps.db, deps.tableName, { now }).get(options.playbook);
+    stored = await storesOf(deps).playbooks.get(options.playbook);
   } catch (error) {
     if (!isPlaybookNotFoundError(error)) throw error;
     return { refused: `the 'playbook' option is not valid: ${error.message}`, rejection: 'unknown-playbook' };

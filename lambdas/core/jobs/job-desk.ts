@@ -10,9 +10,10 @@ import { jobIdFor } from '../intake/job-id.js';
 import { isVersionUpload } from '../intake/negotiation-round.js';
 import { SUBMITTED_BY_METADATA } from '../intake/submitter.js';
 import type { Lane } from '../model.js';
-import { PlaybookStore } from '../playbooks/index.js';
+import type { PlaybookStore } from '../playbooks/index.js';
 import type { Job } from '../state/job.js';
-import { Jobs } from '../state/jobs.js';
+import type { Jobs } from '../state/jobs.js';
+import { storesOf } from '../stores.js';
 import { InvalidJobRequestError, isJobNotFoundError, JobConflictError, JobNotFoundError } from './errors.js';
 import { type JobView, jobView, queuedView, type ReportLinks } from './job-view.js';
 import type { QuoteDeps } from './quote-request.js';
@@ -145,8 +146,8 @@ export class JobDesk {
 
   constructor(private readonly deps: JobDeskDeps) {
     this.now = deps.now ?? Date.now;
-    this.jobs = new Jobs(deps.db, deps.tableName, this.now);
-    this.playbooks = new PlaybookStore(deps.db, deps.tableName, { now: this.now });
+    this.jobs = storesOf(deps).jobs;
+    this.playbooks = storesOf(deps).playbooks;
   }
 
   /**

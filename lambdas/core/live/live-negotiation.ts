@@ -10,9 +10,10 @@ import { negotiationOf } from '../finalize/negotiation-report.js';
 import { judgedTopics, positionFindings } from '../finalize/playbook-review.js';
 import type { StoredDocument } from '../intake/stored-document.js';
 import { beforeClauseId, isBeforeClause, type NegotiationChange } from '../negotiation/index.js';
-import { jobPlaybookContent, PlaybookStore } from '../playbooks/index.js';
+import { jobPlaybookContent } from '../playbooks/index.js';
 import type { ReportClause } from '../report-types.js';
 import type { Job } from '../state/job.js';
+import { storesOf } from '../stores.js';
 import { readAssessments } from './assessments.js';
 
 /** The chunks a change needs consolidated: those of its clauses, and of their texts before. */
@@ -44,7 +45,7 @@ export async function liveNegotiation(
   const chunks = [...new Set(completed.flatMap((c) => neededChunks(doc, c)))];
   const assessments = await readAssessments(job.jobId, chunks, deps);
   const playbook = job.playbook
-    ? await jobPlaybookContent(new PlaybookStore(deps.db, deps.tableName), job.playbook)
+    ? await jobPlaybookContent(storesOf(deps).playbooks, job.playbook)
     : undefined;
   const topics = playbook ? judgedTopics(playbook, job.contractType?.type) : undefined;
   const clauses: ReportClause[] = [];

@@ -3,9 +3,9 @@ import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@
 import { documentKey } from '../intake/intake.js';
 import { JobNotFoundError } from '../state/errors.js';
 import type { Job } from '../state/job.js';
-import { Jobs } from '../state/jobs.js';
 import { JOB_SK, jobPk } from '../state/keys.js';
 import { queryAll } from '../state/query-all.js';
+import { storesOf } from '../stores.js';
 import { JobNotEndedError, PurgeIncompleteError } from './errors.js';
 
 /** What purge works on. */
@@ -169,7 +169,7 @@ async function uploadVersions(s3: S3Client, job: Job): Promise<{ mine: Listed[];
  */
 export async function purgeJob(jobId: string, deps: PurgeDeps): Promise<PurgeResult> {
   const now = deps.now ?? Date.now;
-  const job = await new Jobs(deps.db, deps.tableName, now).find(jobId);
+  const job = await storesOf(deps).jobs.find(jobId);
   if (!job) throw new JobNotFoundError(jobId);
   if (job.status !== 'rejected' && !job.finalizedAt) throw new JobNotEndedError(jobId, job.status);
 

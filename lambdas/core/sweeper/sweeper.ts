@@ -8,14 +8,12 @@ import { startQueued } from '../intake/admission.js';
 import { messageGroupOf } from '../intake/message-group.js';
 import { chunkMessagesOf, readStoredDocument } from '../intake/stored-document.js';
 import type { PipelineMetrics } from '../metrics/index.js';
-import { Claims } from '../state/claims.js';
 import type { Job } from '../state/job.js';
-import { JobHolds } from '../state/job-holds.js';
-import { Jobs } from '../state/jobs.js';
 import { statusGsiPk } from '../state/keys.js';
 import { OwnerSlots } from '../state/owner-slots.js';
 import { queryAll } from '../state/query-all.js';
 import { StageRecovery } from '../state/stage-recovery.js';
+import { storesOf } from '../stores.js';
 import { decide, type SweepRules } from './rules.js';
 
 /** What the sweeper needs. */
@@ -69,8 +67,7 @@ async function jobsIn(deps: SweeperDeps, status: string): Promise<string[]> {
 export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: SweepSummary): Promise<void> {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? (() => {});
-  const jobs = new Jobs(deps.db, deps.tableName, now);
-  const claims = new Claims(deps.db, deps.tableName, now);
+  const { jobs, claims, holds } = storesOf(deps);
   const recovery = new StageRecovery(deps.db, deps.tableName, now, claims);
   const job = await jobs.find(jobId);
   if (!job) return;
@@ -116,7 +113,7 @@ export async function sweepJob(jobId: string, deps: SweeperDeps, summary?: Sweep
         break;
       }
       case 'review-expired': {
-        if (!(await new JobHolds(deps.db, deps.tableName, now).closeReview(jobId, 'expired'))) break;
+        if (!(await holds.closeReview(jobId, 'expired'))) break;
         await alertExpiredReview(deps, job, action.deadline);
         await sendFinalize(deps, jobId);
         summary?.reviewsExpired.push(jobId);

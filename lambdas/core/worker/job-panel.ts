@@ -5,8 +5,9 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AnalystDefinition, withPositions } from '../analysts/index.js';
-import { contractNamesOf, jobPlaybookContent, PlaybookStore, positionBriefs } from '../playbooks/index.js';
+import { contractNamesOf, jobPlaybookContent, positionBriefs } from '../playbooks/index.js';
 import type { Job } from '../state/job.js';
+import { storesOf } from '../stores.js';
 
 /** Gives the panel of a job its playbook's positions; the panel as it was without a playbook. */
 export async function withJobPlaybook(
@@ -15,7 +16,7 @@ export async function withJobPlaybook(
   deps: { readonly db: DynamoDBDocumentClient; readonly tableName: string },
 ): Promise<readonly AnalystDefinition[]> {
   if (!job.playbook) return panel;
-  const playbook = await jobPlaybookContent(new PlaybookStore(deps.db, deps.tableName), job.playbook);
+  const playbook = await jobPlaybookContent(storesOf(deps).playbooks, job.playbook);
   return withPositions(panel, {
     party: playbook.party,
     positions: positionBriefs(playbook, job.contractType?.type),

@@ -9,14 +9,14 @@ import { FALLBACK_MODEL_ID, MODEL_PRICES, type ModelPrice, PRIMARY_MODEL_ID } fr
 
 const DEFAULT_PANEL_MODELS: PanelModels = { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID };
 
-import { Allotments } from '../state/allotments.js';
-import { CallLedger, type CallRef, outcomeOf } from '../state/call-ledger.js';
+import { type CallRef, outcomeOf } from '../state/call-ledger.js';
 import { isChunkTerminal } from '../state/checkpoint.js';
-import { type CallCounts, type Checkpoint, Claims, type Lease } from '../state/claims.js';
+import type { CallCounts, Checkpoint, Claims, Lease } from '../state/claims.js';
 import { isAllotmentOverdrawnError, isLeaseLostError } from '../state/errors.js';
 import { isPaused, type Job } from '../state/job.js';
-import { Jobs } from '../state/jobs.js';
+import type { Jobs } from '../state/jobs.js';
 import { STAGES, type Stage } from '../state/keys.js';
+import { type Stores, storesOf } from '../stores.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
 import { checkChunkBooks, reportBreaches } from './chunk-books-check.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
@@ -92,14 +92,6 @@ function gatesOf(deps: WorkerDeps, jobs: Jobs): JobGates {
   return gates;
 }
 
-/** The state-table views one delivery works through. */
-interface Tables {
-  readonly jobs: Jobs;
-  readonly claims: Claims;
-  readonly ledger: CallLedger;
-  readonly allotments: Allotments;
-}
-
 /** The heartbeat of a stage held under `lease`, started (see {@link Heartbeat}). */
 function startHeartbeat(
   deps: WorkerDeps,
@@ -139,7 +131,7 @@ type Claimed =
  * case its holder died; it is never deleted while another worker may depend on it.
  */
 async function claimStage(
-  t: Tables,
+  t: Stores,
   deps: WorkerDeps,
   message: ChunkMessage,
   stage: Stage,
@@ -182,12 +174,7 @@ export async function processChunk(
   if ('action' in parsed) return parsed;
   const message = parsed;
   const now = deps.now ?? Date.now;
-  const t: Tables = {
-    jobs: new Jobs(deps.db, deps.tableName, now),
-    claims: new Claims(deps.db, deps.tableName, now),
-    ledger: new CallLedger(deps.db, deps.tableName, now),
-    allotments: new Allotments(deps.db, deps.tableName, now),
-  };
+  const t = storesOf(deps);
   const job = await t.jobs.find(message.jobId);
   if (!job) return { action: 'retry', reason: `job ${message.jobId} not found` };
   // A paused job's chunks are sent again when it is resumed.
@@ -254,7 +241,7 @@ interface StageRun {
   readonly delivery: Delivery;
   readonly deps: WorkerDeps;
   readonly hooks: ChunkHooks;
-  readonly t: Tables;
+  readonly t: Stores;
   readonly message: ChunkMessage;
 }
 
@@ -355,7 +342,7 @@ async function runAnalyze(
   checkpoint: Checkpoint,
   message: ChunkMessage,
   deps: WorkerDeps,
-  t: Tables,
+  t: Stores,
   stop: ChunkStop,
   hooks: ChunkHooks,
 ): Promise<AnalyzeResult> {
@@ -403,7 +390,7 @@ async function runAnalyze(
 
 /** If the claim is in fact still ours, free it so the next delivery need not wait it out. */
 async function leaseLost(
-  t: Tables,
+  t: Stores,
   lease: Lease,
   reason: string,
 ): Promise<{ action: 'retry'; reason: string }> {

@@ -90,7 +90,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['finalize', 'sweeper', 'dlq', 'purge'],
   ['holds', 'intake'],
   ['worker', 'negotiation', 'report-docx', 'report-types'],
-  ['playbooks', 'finalize-queue', 'model-shape-guard'],
+  ['playbooks', 'finalize-queue', 'model-shape-guard', 'stores'],
   ['state', 'screen', 'model-shape'],
   ['analysts', 'records'],
   ['documents', 'metrics'],
