@@ -43,3 +43,17 @@ export function mayRetry(
 ): boolean {
   return retriesDone < policy.maxRetries && elapsedMs + delayMs <= policy.totalCapMs;
 }
+
+/** The wait before a retry: `ms`, or less when `signal` aborts (the chunk stopped), never rejecting. */
+export function backoffSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,3 +1,7 @@
+/**
+ * A chunk delivery through its stages (analyze, then consolidate), each under a fenced lease
+ * with its heartbeat; what becomes of the message is the returned disposition (disposition.ts).
+ */
 import { setMaxListeners } from 'node:events';
 import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -7,8 +11,6 @@ import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
 import type { PipelineMetrics } from '../metrics/index.js';
 import { FALLBACK_MODEL_ID, MODEL_PRICES, type ModelPrice, PRIMARY_MODEL_ID } from '../models.js';
 
-const DEFAULT_PANEL_MODELS: PanelModels = { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID };
-
 import { type CallRef, outcomeOf } from '../state/call-ledger.js';
 import { isChunkTerminal } from '../state/checkpoint.js';
 import type { CallCounts, Checkpoint, Claims, Lease } from '../state/claims.js';
@@ -17,7 +19,7 @@ import { isPaused, type Job } from '../state/job.js';
 import type { Jobs } from '../state/jobs.js';
 import { STAGES, type Stage } from '../state/keys.js';
 import { type Stores, storesOf } from '../stores.js';
-import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
+import { type BackoffPolicy, backoffSleep, DEFAULT_BACKOFF } from './backoff.js';
 import { checkChunkBooks, reportBreaches } from './chunk-books-check.js';
 import { type ChunkMessage, chunkMessageSchema } from './chunk-message.js';
 import { ChunkStop } from './chunk-stop.js';
@@ -65,19 +67,6 @@ export interface WorkerDeps {
   readonly budgets?: TokenBudgets;
   /** Where calls, chunks and limiter windows are reported. @default none (no metrics) */
   readonly metrics?: PipelineMetrics;
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Each process's job gates, shared by the chunks it runs at once (deps are built once per process). */
@@ -330,6 +319,9 @@ async function consolidateUnderLease(run: StageRun, held: HeldStage): Promise<Di
   return undefined;
 }
 
+/** The models of a job that records none and a process configured with none. */
+const DEFAULT_PANEL_MODELS: PanelModels = { primary: PRIMARY_MODEL_ID, fallback: FALLBACK_MODEL_ID };
+
 /** The job's analysts with the models the job was started with (the process's for older jobs). */
 function panelOf(job: Job, deps: WorkerDeps): readonly AnalystDefinition[] {
   return withModels(selectAnalysts([...job.analysts]), job.models ?? deps.models ?? DEFAULT_PANEL_MODELS);
@@ -376,7 +368,7 @@ async function runAnalyze(
       prices: deps.prices ?? MODEL_PRICES,
       modelTimeoutMs: deps.modelTimeoutMs,
       random: deps.random ?? Math.random,
-      sleep: deps.sleep ?? abortableSleep,
+      sleep: deps.sleep ?? backoffSleep,
       now: deps.now ?? Date.now,
       ...(deps.onCallStart ? { onCallStart: deps.onCallStart } : {}),
       ...(deps.metrics ? { metrics: deps.metrics } : {}),

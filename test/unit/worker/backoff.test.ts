@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type BackoffPolicy,
+  backoffSleep,
   DEFAULT_BACKOFF,
   fullJitterDelay,
   mayRetry,
@@ -118,5 +119,35 @@ describe('seededRandom', () => {
       const x = r();
       expect(x >= 0 && x < 1).toBe(true);
     }
+  });
+});
+
+describe('backoffSleep', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('waits the delay, and ends at once when the chunk stops, removing its listener', async () => {
+    vi.useFakeTimers();
+    let done = false;
+    void backoffSleep(1000).then(() => {
+      done = true;
+    });
+    await vi.advanceTimersByTimeAsync(999);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(done).toBe(true);
+
+    const stop = new AbortController();
+    const remove = vi.spyOn(stop.signal, 'removeEventListener');
+    const waiting = backoffSleep(60_000, stop.signal);
+    stop.abort();
+    await waiting;
+    expect(remove).toHaveBeenCalledWith('abort', expect.any(Function));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('does not wait at all once the chunk has stopped', async () => {
+    vi.useFakeTimers();
+    await backoffSleep(60_000, AbortSignal.abort());
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
