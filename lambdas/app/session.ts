@@ -4,7 +4,8 @@
  * memory only: a reload asks again, and nothing long-lived is stored in the browser.
  */
 import type { Credentials } from './api.js';
-import { isCognitoError, startSignIn } from './cognito.js';
+import { startSignIn } from './cognito.js';
+import { isCognitoError } from './cognito-types.js';
 import type { SignInConfig } from './config.js';
 import { mapStep, type SignInStep as Step } from './sign-in-step.js';
 

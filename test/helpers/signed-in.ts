@@ -18,7 +18,8 @@ import {
   CognitoIdentityProviderClient,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { ApiClient } from '../../bin/client/api-client.js';
-import { type UserPoolTokens, userPoolSignIn } from '../../lambdas/app/cognito.js';
+import type { UserPoolTokens } from '../../lambdas/app/cognito-types.js';
+import { userPoolSignIn } from '../../lambdas/app/user-pool.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { topology } from '../../lib/topology.js';
 import { type EmulatorClients, emulatorClients, LOCAL_REGION } from '../../localstack/aws-clients.js';

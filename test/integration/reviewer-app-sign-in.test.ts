@@ -11,8 +11,8 @@
  * SRP, auth-flow and revocation model (localstack/moto_cognito_auth.py).
  */
 import { describe, expect, it } from 'vitest';
-import { userPoolSignIn } from '../../lambdas/app/cognito.js';
 import { isSignInError, type SignInStep, signIn } from '../../lambdas/app/session.js';
+import { userPoolSignIn } from '../../lambdas/app/user-pool.js';
 import { motoEndpoint, uniquePrefix } from '../helpers/local-aws.js';
 import { base32Bytes, freshCode, totp } from '../helpers/totp.js';
 
