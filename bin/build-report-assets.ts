@@ -15,10 +15,17 @@ const FINALIZE = join(fileURLToPath(new URL('..', import.meta.url)), 'lambdas', 
 
 /** Where the assets are, and the module they become. */
 export const REPORT_ASSETS = {
-  /** The page and its overview; the clauses, findings and print layout; the review and playbook. */
-  css: ['report.css', 'report-clauses.css', 'report-review.css', 'report-negotiation.css'].map((f) =>
-    join(FINALIZE, 'assets', f),
-  ),
+  /**
+   * The page and its overview; the heat map and the findings filters; the clauses, findings and
+   * print layout; the review and playbook; the other side's turn. Joined in this order.
+   */
+  css: [
+    'report.css',
+    'report-heatmap.css',
+    'report-clauses.css',
+    'report-review.css',
+    'report-negotiation.css',
+  ].map((f) => join(FINALIZE, 'assets', f)),
   script: join(FINALIZE, 'assets', 'report.js'),
   module: join(FINALIZE, 'report-assets.generated.ts'),
 } as const;
