@@ -10,7 +10,7 @@ import { RedlineTrail } from '../holds/redline-trail.js';
 import { type HeldFindings, heldCount, readHeldFindings, storeHeldFindings } from '../holds/review.js';
 import { startQueued } from '../intake/admission.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
-import { jobPlaybookContent, type Playbook } from '../playbooks/index.js';
+import type { Playbook } from '../playbooks/index.js';
 import type { Report } from '../report-types.js';
 import { type CallLedger, type CallOutcome, outcomeOf } from '../state/call-ledger.js';
 import type { Checkpoint } from '../state/checkpoint.js';
@@ -158,7 +158,7 @@ export async function finalizeJob(
 /** The content of a job's playbook, as its content hash names it; undefined without a playbook. */
 async function playbookOf(job: Job, deps: FinalizeDeps): Promise<Playbook | undefined> {
   if (!job.playbook) return undefined;
-  return jobPlaybookContent(storesOf(deps).playbooks, job.playbook);
+  return storesOf(deps).playbooks.forJob(job.playbook);
 }
 
 /** Chunk ledgers read at once for chunks whose checkpoints do not carry their outcomes. */

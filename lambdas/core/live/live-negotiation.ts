@@ -10,7 +10,6 @@ import { negotiationOf } from '../finalize/negotiation-report.js';
 import { judgedTopics, positionFindings } from '../finalize/playbook-review.js';
 import type { StoredDocument } from '../intake/stored-document.js';
 import { beforeClauseId, isBeforeClause, type NegotiationChange } from '../negotiation/index.js';
-import { jobPlaybookContent } from '../playbooks/index.js';
 import type { ReportClause } from '../report-types.js';
 import type { Job } from '../state/job.js';
 import { storesOf } from '../stores.js';
@@ -44,9 +43,7 @@ export async function liveNegotiation(
   if (completed.length === 0) return [];
   const chunks = [...new Set(completed.flatMap((c) => neededChunks(doc, c)))];
   const assessments = await readAssessments(job.jobId, chunks, deps);
-  const playbook = job.playbook
-    ? await jobPlaybookContent(storesOf(deps).playbooks, job.playbook)
-    : undefined;
+  const playbook = job.playbook ? await storesOf(deps).playbooks.forJob(job.playbook) : undefined;
   const topics = playbook ? judgedTopics(playbook, job.contractType?.type) : undefined;
   const clauses: ReportClause[] = [];
   const earlier: ReportClause[] = [];

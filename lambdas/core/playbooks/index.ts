@@ -27,7 +27,6 @@ export {
   PlaybookNotFoundError,
   PlaybookRefError,
 } from './errors.js';
-export { jobPlaybookContent } from './job-playbook.js';
 export {
   applicableTopics,
   type NotAskedAnalyst,

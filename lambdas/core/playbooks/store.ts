@@ -20,7 +20,7 @@ import { transactWrite } from '../state/transact.js';
 import { sha256Hex } from './canonical.js';
 import { PlaybookCorruptError, PlaybookNotFoundError } from './errors.js';
 import type { ParsedPlaybook } from './parse.js';
-import type { JobPlaybook, PlaybookRequest } from './ref.js';
+import type { JobPlaybook, PlaybookRef, PlaybookRequest } from './ref.js';
 import { type Party, type Playbook, playbookSchema } from './schema.js';
 import { shippedPlaybooks } from './shipped.js';
 
@@ -85,6 +85,10 @@ export function jobPlaybookOf(version: PlaybookVersion): JobPlaybook {
   return { name: version.name, version: version.version, sha256: version.sha256, title: version.title };
 }
 
+/** Playbook versions a process keeps at once, by hash (PlaybookStore.forJob). */
+const KEPT = 32;
+const kept = new Map<string, Promise<Playbook>>();
+
 /** Reads and writes a stack's playbooks. */
 export class PlaybookStore {
   private readonly now: () => number;
@@ -126,6 +130,31 @@ export class PlaybookStore {
     });
     if (items.length === 0) throw await this.unknown(name);
     return items.map(summaryOf);
+  }
+
+  /**
+   * The content of the playbook a job records, read back by name and version and checked against
+   * the sha256 the job recorded, so a job is always judged against exactly what it was quoted
+   * with. A version never changes once put, so the process keeps what it read by its hash: the
+   * worker's every chunk, finalize and the live view read it once.
+   * @throws PlaybookNotFoundError when the version is gone (purged by hand)
+   * @throws PlaybookCorruptError when the stored version's hash is not the one the job recorded
+   */
+  forJob(ref: PlaybookRef): Promise<Playbook> {
+    let content = kept.get(ref.sha256);
+    if (!content) {
+      content = (async () => {
+        const stored = await this.get({ name: ref.name, version: ref.version });
+        if (stored.sha256 !== ref.sha256)
+          throw new PlaybookCorruptError(ref.name, ref.version, ref.sha256, stored.sha256);
+        return stored.playbook;
+      })();
+      if (kept.size >= KEPT) kept.delete(kept.keys().next().value as string);
+      kept.set(ref.sha256, content);
+      // A failed read is tried again by the next caller.
+      content.catch(() => kept.delete(ref.sha256));
+    }
+    return content;
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AnalystDefinition, withPositions } from '../analysts/index.js';
-import { contractNamesOf, jobPlaybookContent, positionBriefs } from '../playbooks/index.js';
+import { contractNamesOf, positionBriefs } from '../playbooks/index.js';
 import type { Job } from '../state/job.js';
 import { storesOf } from '../stores.js';
 
@@ -16,7 +16,7 @@ export async function withJobPlaybook(
   deps: { readonly db: DynamoDBDocumentClient; readonly tableName: string },
 ): Promise<readonly AnalystDefinition[]> {
   if (!job.playbook) return panel;
-  const playbook = await jobPlaybookContent(storesOf(deps).playbooks, job.playbook);
+  const playbook = await storesOf(deps).playbooks.forJob(job.playbook);
   return withPositions(panel, {
     party: playbook.party,
     positions: positionBriefs(playbook, job.contractType?.type),
