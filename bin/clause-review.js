@@ -14,4 +14,4 @@ register();
 // with its progress lines on stdout: it shows their warnings and errors only, unless the
 // caller sets POWERTOOLS_LOG_LEVEL (read when the handlers load, so before the import).
 if (process.argv[2] === 'review') process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-await import('./clause-review.ts');
+await import('./clause-review');

@@ -3,7 +3,7 @@
  */
 
 import { parseArgs } from 'node:util';
-import { LANES } from '../lambdas/core/contracts.js';
+import { LANES } from '../lambdas/core/lanes-and-limits.js';
 import { isLocalStackError } from '../localstack/errors.js';
 import { ADDIN_USAGE, addinCommand } from './commands/addin.js';
 import { cancelCommand, reportCommand, statusCommand } from './commands/api-commands.js';

@@ -16,7 +16,7 @@ import {
   type Lane,
   lanesConsumedBy,
   METRICS_NAMESPACE,
-} from '../lambdas/contracts.js';
+} from '../lambdas/stack-interface.js';
 import { checkFileExists, checkRange } from './checks.js';
 import { ValidationError } from './errors.js';
 import {
@@ -40,7 +40,7 @@ export interface BatchLaneServiceProps extends PipelineResourcesProps {
   readonly lane?: Lane;
   /**
    * The Bedrock models the worker may call.
-   * @default the primary and fallback of lambdas/core/models.ts
+   * @default the primary and fallback of lambdas/core/model-catalogue.ts
    */
   readonly modelIds?: ModelIds;
   /**

@@ -5,7 +5,7 @@
 import type { RemovalPolicy, StackProps } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import type { Lane } from '../lambdas/contracts.js';
+import type { Lane } from '../lambdas/stack-interface.js';
 import type { ModelIds } from './model-access.js';
 import type { PipelineEntries, PipelineMemory } from './pipeline-functions.js';
 import type { RuntimeTuning } from './runtime-environment.js';
@@ -50,7 +50,7 @@ export interface ClauseReviewStackProps extends StackProps {
   readonly bucketSuffix?: string;
   /**
    * The Bedrock models the analysts call.
-   * @default the primary and fallback of lambdas/core/models.ts
+   * @default the primary and fallback of lambdas/core/model-catalogue.ts
    */
   readonly modelIds?: ModelIds;
   /**

@@ -3,7 +3,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct, IConstruct } from 'constructs';
-import { ANALYSTS, type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/contracts.js';
+import { ANALYSTS, type Lane, lanesConsumedBy, panelModelIds } from '../lambdas/stack-interface.js';
 import { AlertsTopic } from './alerts-topic.js';
 import { BatchLaneService, type BatchLaneServiceProps } from './batch-lane-service.js';
 import { checkPattern, EMAIL_ADDRESS } from './checks.js';

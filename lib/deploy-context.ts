@@ -8,7 +8,7 @@
  * | `alertEmails` | comma-separated email addresses subscribed to the alerts topic | none |
  * | `administrators` | comma-separated IAM or STS ARNs that may act on every job | none |
  * | `sessionNamedRoles` | comma-separated IAM role ARNs whose sessions may own jobs (their names are not the caller's choice: IAM Identity Center's, or fixed by the trust policy) | none |
- * | `models` | JSON `{"primary":…,"fallback":…,"perAnalyst":{…}}` | lambdas/core/models.ts |
+ * | `models` | JSON `{"primary":…,"fallback":…,"perAnalyst":{…}}` | lambdas/core/model-catalogue.ts |
  * | `retentionDays` | days before S3 expires contracts, work files and reports, 1-3650 | 90 |
  * | `removalPolicy` | `retain` or `destroy`: what deleting the stack does to its data | `retain` |
  * | `officeTenants` | comma-separated Microsoft 365 tenant names whose SharePoint may frame the Word add-in | none |
@@ -26,7 +26,7 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { LANE_CONSUMERS, LANES, type Lane, OFFICE_TENANT } from '../lambdas/contracts.js';
+import { LANE_CONSUMERS, LANES, type Lane, OFFICE_TENANT } from '../lambdas/stack-interface.js';
 import { EMAIL_ADDRESS } from './checks.js';
 import type { ClauseReviewStackProps } from './clause-review-stack.js';
 import { type ContextReader, checkEach, DeployContextError, integerFlag, listFlag } from './deploy-flags.js';

@@ -12,14 +12,14 @@ import {
   modelSpec,
   PRIMARY_MODEL_ID,
   panelModelIds,
-} from '../lambdas/contracts.js';
+} from '../lambdas/stack-interface.js';
 import { UnscopedValidationError, ValidationError } from './errors.js';
 
 /** The analysts' models: the primary, the fallback used after repeated throttling, per-analyst overrides. */
 export interface ModelIds {
-  /** @default PRIMARY_MODEL_ID of lambdas/core/models.ts (Claude Haiku 4.5, US profile) */
+  /** @default PRIMARY_MODEL_ID of lambdas/core/model-catalogue.ts (Claude Haiku 4.5, US profile) */
   readonly primary?: string;
-  /** @default FALLBACK_MODEL_ID of lambdas/core/models.ts (Claude Sonnet 4.6, US profile) */
+  /** @default FALLBACK_MODEL_ID of lambdas/core/model-catalogue.ts (Claude Sonnet 4.6, US profile) */
   readonly fallback?: string;
   /** Models of single analysts, by analyst id, over the two above. */
   readonly perAnalyst?: Readonly<Record<string, Partial<ModelChoice>>>;
@@ -45,7 +45,7 @@ export function resolveModelIds(ids: ModelIds = {}, scope?: IConstruct): Resolve
   try {
     checkPanelModels(resolved);
   } catch (error) {
-    const message = `modelIds: ${(error as Error).message}. Choose priced ids such as '${PRIMARY_MODEL_ID}' (priced: ${Object.keys(MODEL_PRICES).join(', ')}), or add the model's prices to lambdas/core/models.ts`;
+    const message = `modelIds: ${(error as Error).message}. Choose priced ids such as '${PRIMARY_MODEL_ID}' (priced: ${Object.keys(MODEL_PRICES).join(', ')}), or add the model's prices to lambdas/core/model-catalogue.ts`;
     throw scope
       ? new ValidationError('BadModelIds', message, scope, { cause: error })
       : new UnscopedValidationError('BadModelIds', message, { cause: error });

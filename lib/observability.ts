@@ -5,7 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
-import { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from '../lambdas/contracts.js';
+import { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from '../lambdas/stack-interface.js';
 import { checkRange } from './checks.js';
 import { DeadLetterAlarms } from './dead-letter-alarms.js';
 import { ValidationError } from './errors.js';

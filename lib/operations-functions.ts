@@ -11,7 +11,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { LANES, sweepRules } from '../lambdas/contracts.js';
+import { LANES, sweepRules } from '../lambdas/stack-interface.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkProjectRoot, checkRange } from './checks.js';
 import { type ModelIds, resolveModelIds } from './model-access.js';
@@ -51,7 +51,7 @@ export interface OperationsFunctionsProps extends PipelineResourcesProps {
   readonly removalPolicy?: RemovalPolicy;
   /**
    * The analysts' models, named in the environment like every other handler's.
-   * @default the primary and fallback of lambdas/core/models.ts
+   * @default the primary and fallback of lambdas/core/model-catalogue.ts
    */
   readonly modelIds?: ModelIds;
 }

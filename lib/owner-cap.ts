@@ -5,7 +5,7 @@ import {
   LANE_CONSUMERS,
   LANES,
   modelSpec,
-} from '../lambdas/contracts.js';
+} from '../lambdas/stack-interface.js';
 import type { Topology } from './topology.js';
 
 /** Chunks one poller task works on at once when its service names none (`POLLER_CONCURRENCY`). */

@@ -7,7 +7,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, type IConstruct } from 'constructs';
-import { LANE_COMPUTE, LANES, lanesConsumedBy, STATUS_INDEX } from '../lambdas/contracts.js';
+import { LANE_COMPUTE, LANES, lanesConsumedBy, STATUS_INDEX } from '../lambdas/stack-interface.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { checkFileExists, checkProjectRoot, checkRange } from './checks.js';
 import {
@@ -49,7 +49,7 @@ export interface PipelineMemory {
 export interface PipelineFunctionsProps extends PipelineResourcesProps {
   /**
    * The Bedrock models the worker may call.
-   * @default the primary and fallback of lambdas/core/models.ts
+   * @default the primary and fallback of lambdas/core/model-catalogue.ts
    */
   readonly modelIds?: ModelIds;
   /**

@@ -18,7 +18,7 @@ import {
   appContentSecurityPolicy,
   cognitoEndpoints,
   OFFICE_TENANT,
-} from '../lambdas/contracts.js';
+} from '../lambdas/stack-interface.js';
 import { ADDIN_FILES, ADDIN_PATH, addinManifest } from './addin-manifest.js';
 import { checkPattern, checkRange } from './checks.js';
 import { acknowledgeDeploymentHandler } from './deployment-handler-findings.js';

@@ -3,7 +3,7 @@ import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { ADMINISTRATORS_GROUP, shippedApproverGroups } from '../lambdas/contracts.js';
+import { ADMINISTRATORS_GROUP, shippedApproverGroups } from '../lambdas/stack-interface.js';
 import { checkPattern } from './checks.js';
 
 /** The user pool group whose members may act on every job. */

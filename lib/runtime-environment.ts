@@ -18,7 +18,7 @@ import {
   LANES,
   QUEUE_ROLES,
   type RuntimeConfig,
-} from '../lambdas/contracts.js';
+} from '../lambdas/stack-interface.js';
 import { checkRange, type NumberRange } from './checks.js';
 import { ValidationError } from './errors.js';
 import type { ResolvedModelIds } from './model-access.js';

@@ -6,7 +6,7 @@
  * Plain data and pure functions: no aws-cdk-lib import, so the CLI loads it cheaply.
  */
 
-import { byRole } from '../lambdas/contracts.js';
+import { byRole } from '../lambdas/stack-interface.js';
 import type { QueueRole } from './topology.js';
 
 /** A stack's resources by name, as the local provisioner creates them and a deployed stack's outputs give them. */

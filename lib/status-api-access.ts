@@ -17,7 +17,7 @@ import {
   OWNER_SLOTS_PREFIX,
   PLAYBOOK_KEY_PREFIX,
   STATUS_INDEX,
-} from '../lambdas/contracts.js';
+} from '../lambdas/stack-interface.js';
 import { bucketLogicalId } from './bucket-logical-id.js';
 import { WORK_PREFIX } from './pipeline-functions.js';
 import type { QueueRole, Topology } from './topology.js';

@@ -11,8 +11,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { ApiConfig } from '../lambdas/contracts.js';
-import { API_ROUTES, type CallerBudgets, type QueueRole } from '../lambdas/contracts.js';
+import type { ApiConfig } from '../lambdas/stack-interface.js';
+import { API_ROUTES, type CallerBudgets, type QueueRole } from '../lambdas/stack-interface.js';
 import { checkFileExists, checkPattern, checkProjectRoot, checkRange } from './checks.js';
 import type { ResolvedModelIds } from './model-access.js';
 import { handlerFunction } from './pipeline-functions.js';
@@ -49,7 +49,7 @@ export interface StatusApiProps {
   readonly tuning?: RuntimeTuning;
   /**
    * The analysts' models, which POST /quote prices as intake does.
-   * @default the primary and fallback of lambdas/core/models.ts
+   * @default the primary and fallback of lambdas/core/model-catalogue.ts
    */
   readonly models?: ResolvedModelIds;
   /**

@@ -16,7 +16,7 @@ import {
   OWNER_INDEX,
   QUEUE_ROLES,
   type QueueRole,
-} from '../lambdas/contracts.js';
+} from '../lambdas/stack-interface.js';
 import { ValidationError } from './errors.js';
 import { describeRange, type NumberRange, rangeViolation } from './number-range.js';
 

@@ -1,7 +1,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
-import { byRole } from '../lambdas/contracts.js';
+import { byRole } from '../lambdas/stack-interface.js';
 import { checkPattern, checkRange, type NumberRange } from './checks.js';
 import { ValidationError } from './errors.js';
 import { QUEUE_ROLES, type QueueRole, type QueueSettings } from './topology.js';

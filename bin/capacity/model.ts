@@ -2,7 +2,7 @@
  * The capacity model: how long a batch of contracts takes on a real account, which limit binds
  * first, and what it costs. Every figure of load and money comes from the quote's own walk over
  * the requests (`estimateJob`, lambdas/core/intake/quote.ts), priced by the one price table
- * (lambdas/core/models.ts); this file adds only the limits and the arithmetic of rates.
+ * (lambdas/core/model-catalogue.ts); this file adds only the limits and the arithmetic of rates.
  *
  * Each limit is a rate; the batch needs, under each one alone, its load divided by that rate.
  * The limits act at once, so the batch takes as long as the slowest of them allows (steady
@@ -11,7 +11,7 @@
 
 import { CALL_SECONDS, COMPUTE_PRICES, LANE_COMPUTE } from '../../lambdas/core/intake/lane-cost.js';
 import type { JobEstimate, ModelLoad } from '../../lambdas/core/intake/quote.js';
-import { modelSpec } from '../../lambdas/core/models.js';
+import { modelSpec } from '../../lambdas/core/model-catalogue.js';
 import { topology } from '../../lib/topology.js';
 import type { AccountLimits } from './quotas.js';
 

@@ -9,15 +9,15 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { isAnalystError, selectAnalysts, withPrimary } from '../../lambdas/core/analysts/index.js';
-import { DEFAULT_CEILING_MICROS } from '../../lambdas/core/contracts.js';
 import { isDocumentRejectedError, parseDocument } from '../../lambdas/core/documents/index.js';
 import { type JobEstimate, quoteDocument } from '../../lambdas/core/intake/quote.js';
+import { DEFAULT_CEILING_MICROS } from '../../lambdas/core/lanes-and-limits.js';
 import {
   FALLBACK_MODEL_ID,
   modelSpec,
   PRIMARY_MODEL_ID,
   UnpricedModelError,
-} from '../../lambdas/core/models.js';
+} from '../../lambdas/core/model-catalogue.js';
 import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
 import { DEFAULT_TOKENS_PER_MINUTE, defaultDailySpendPerOwner } from '../../lib/owner-cap.js';
 import {

@@ -2,7 +2,7 @@
  * One `review` run's local stack: the options it runs with, moto, the Bedrock stand-in and the
  * pipeline it starts, and the documents it uploaded.
  */
-import { LANE_CONSUMERS, type Lane } from '../../lambdas/core/contracts.js';
+import { LANE_CONSUMERS, type Lane } from '../../lambdas/core/lanes-and-limits.js';
 import { type Stores, storesOf } from '../../lambdas/core/stores.js';
 import { offlineAnalystNotice } from '../../localstack/bedrock/offline-analysts.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';

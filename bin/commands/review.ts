@@ -3,11 +3,11 @@ import { basename, resolve } from 'node:path';
 import type { BedrockClient } from '@aws-sdk/client-bedrock';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { checkPanelModels } from '../../lambdas/core/analysts/index.js';
-import { DEFAULT_CEILING_MICROS, isLane, LANE_CHOICES, LANES } from '../../lambdas/core/contracts.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { submissionMetadata } from '../../lambdas/core/jobs/index.js';
+import { DEFAULT_CEILING_MICROS, isLane, LANE_CHOICES, LANES } from '../../lambdas/core/lanes-and-limits.js';
+import { FALLBACK_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { checkModels } from '../../lambdas/core/model-lifecycle.js';
-import { FALLBACK_MODEL_ID } from '../../lambdas/core/models.js';
 import {
   isPlaybookError,
   type JobPlaybook,

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { isLane, LANE_CHOICES } from '../../lambdas/core/contracts.js';
+import { isLane, LANE_CHOICES } from '../../lambdas/core/lanes-and-limits.js';
 import { dollars } from '../../lambdas/text/money.js';
 import { uploadDocument, uploadVersion } from '../client/api-client.js';
 import { awaitsIntake, parse, type TargetResolver, withTarget } from './api-commands.js';

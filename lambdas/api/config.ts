@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkPanelModels } from '../core/analysts/index.js';
-import { DEFAULT_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/contracts.js';
 import { MAX_REVIEW_HOURS } from '../core/intake/job-options.js';
+import { DEFAULT_CEILING_MICROS, LANES, QUEUE_ROLES } from '../core/lanes-and-limits.js';
 import { DEFAULT_MIN_REVIEW_HOURS } from '../core/state/job.js';
 import { panelModelsOf, QUOTE_CONFIG_SHAPE } from '../shared/config.js';
 import { keyedJson } from '../shared/keyed-json.js';

@@ -4,7 +4,7 @@
  * chunks in progress finish.
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { isLane, LANE_CHOICES } from '../core/contracts.js';
+import { isLane, LANE_CHOICES } from '../core/lanes-and-limits.js';
 import { PutMetricDataMetrics } from '../core/metrics/index.js';
 import { runPoller } from '../core/worker/poller.js';
 import { loadConfig, panelModelsOf } from '../shared/config.js';

@@ -14,7 +14,7 @@ import {
   GetFoundationModelCommand,
   GetInferenceProfileCommand,
 } from '@aws-sdk/client-bedrock';
-import { MODELS, PRIMARY_MODEL_ID } from './models.js';
+import { MODELS, PRIMARY_MODEL_ID } from './model-catalogue.js';
 
 /** What the guard found about one model. */
 export type LifecycleState = 'ACTIVE' | 'LEGACY' | 'END_OF_LIFE' | 'INACCESSIBLE' | 'UNSUPPORTED';
@@ -41,7 +41,7 @@ const messageOf = (error: unknown) => (error as Error).message ?? String(error);
 
 function replacementFor(modelId: string): string {
   return modelId === PRIMARY_MODEL_ID
-    ? 'choose another model from the Bedrock model catalogue and add its prices to lambdas/core/models.ts'
+    ? 'choose another model from the Bedrock model catalogue and add its prices to lambdas/core/model-catalogue.ts'
     : `use an active model such as '${PRIMARY_MODEL_ID}' (the default primary)`;
 }
 
@@ -110,7 +110,7 @@ export async function checkModel(
       modelId,
       state: 'UNSUPPORTED',
       level: 'error',
-      message: `'${modelId}' is not in the price table of models known to support Converse with tool use; add it with its prices to lambdas/core/models.ts`,
+      message: `'${modelId}' is not in the price table of models known to support Converse with tool use; add it with its prices to lambdas/core/model-catalogue.ts`,
     };
   }
   const eol = details.modelLifecycle?.endOfLifeTime;

@@ -14,9 +14,9 @@ import {
   type ConverseCommandInput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { analystById, buildConverseInput } from './analysts/index.js';
+import type { Clause } from './clause.js';
 import type { DocumentContext } from './documents/document-context.js';
-import type { Clause } from './model.js';
-import { MODELS } from './models.js';
+import { MODELS } from './model-catalogue.js';
 
 /** What became of one model's probe. */
 export interface ShapeVerdict {
@@ -149,7 +149,7 @@ export function shapeFix(
   const other = served.includes(panel.fallback) && role === 'primary' ? panel.fallback : served[0];
   const key = role === 'fallback' ? 'fallback' : 'primary';
   if (!other) {
-    return `choose another model for the ${role} from lambdas/core/models.ts and deploy with -c models='{"${key}":"…"}', then run doctor again`;
+    return `choose another model for the ${role} from lambdas/core/model-catalogue.ts and deploy with -c models='{"${key}":"…"}', then run doctor again`;
   }
   // A fallback made the primary is paid for on every call: say what that costs.
   const ratio =

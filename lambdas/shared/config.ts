@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { checkPanelModels, type PanelModels } from '../core/analysts/index.js';
+import { MAX_REVIEW_HOURS } from '../core/intake/job-options.js';
+import { LANE_COMPUTE } from '../core/intake/lane-cost.js';
 import {
   DEFAULT_CEILING_MICROS,
   DEFAULT_CHUNK_CLAUSES,
   DEFAULT_MAX_CEILING_MICROS,
   LANES,
   QUEUE_ROLES,
-} from '../core/contracts.js';
-import { MAX_REVIEW_HOURS } from '../core/intake/job-options.js';
-import { LANE_COMPUTE } from '../core/intake/lane-cost.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/models.js';
+} from '../core/lanes-and-limits.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../core/model-catalogue.js';
 import { DEFAULT_MIN_REVIEW_HOURS } from '../core/state/job.js';
 import { keyedJson } from './keyed-json.js';
 

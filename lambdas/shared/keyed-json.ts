@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { keyed } from '../core/contracts.js';
+import { keyed } from '../core/lanes-and-limits.js';
 
 /**
  * An environment variable holding one value per key as a JSON object, e.g. `QUEUE_URLS` =

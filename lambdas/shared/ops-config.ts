@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LANES, QUEUE_ROLES, type QueueRole } from '../core/contracts.js';
+import { LANES, QUEUE_ROLES, type QueueRole } from '../core/lanes-and-limits.js';
 import { ConfigError, loadConfig, type RuntimeConfig } from './config.js';
 import { keyedJson } from './keyed-json.js';
 

@@ -1,6 +1,6 @@
 import { SNSClient } from '@aws-sdk/client-sns';
-import { byLane } from '../core/contracts.js';
 import type { DlqDeps } from '../core/dlq/index.js';
+import { byLane } from '../core/lanes-and-limits.js';
 import type { SweeperDeps } from '../core/sweeper/index.js';
 import { clientConfig } from './aws-clients.js';
 import { type OperationsConfig, queuesOf } from './ops-config.js';

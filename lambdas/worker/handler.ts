@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { LANES } from '../core/contracts.js';
+import { LANES } from '../core/lanes-and-limits.js';
 import { EmfMetrics } from '../core/metrics/index.js';
 import { applyRetryVisibility } from '../core/worker/disposition.js';
 import { processChunk, type WorkerDeps } from '../core/worker/process-chunk.js';

@@ -33,7 +33,7 @@ export const DEFAULT_CATALOGUE: readonly CatalogueModel[] = [
   {
     // Claude Haiku 5.5 (2026-10-07): profiles only (global, us, eu; au and jp are not modelled),
     // caching from 512 tokens, no sampling parameters, adaptive thinking unless disabled, a
-    // tokenizer that counts about 30 % more tokens (sources in lambdas/core/models.ts).
+    // tokenizer that counts about 30 % more tokens (sources in lambdas/core/model-catalogue.ts).
     modelId: 'anthropic.claude-haiku-5-5',
     modelName: 'Claude Haiku 5.5',
     providerName: 'Anthropic',

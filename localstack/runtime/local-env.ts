@@ -2,8 +2,8 @@ import {
   DEFAULT_CEILING_MICROS,
   DEFAULT_MAX_CEILING_MICROS,
   type Lane,
-} from '../../lambdas/core/contracts.js';
-import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+} from '../../lambdas/core/lanes-and-limits.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { defaultDailySpendPerOwner, defaultMaxJobsPerOwner } from '../../lib/owner-cap.js';
 import { topology } from '../../lib/topology.js';
 import { LOCAL_REGION } from '../aws-clients.js';

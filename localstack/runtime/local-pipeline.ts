@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { LANES, type Lane, lanesConsumedBy, type QueueRole } from '../../lambdas/core/contracts.js';
 import type { IntakeDeps } from '../../lambdas/core/intake/intake.js';
+import { LANES, type Lane, lanesConsumedBy, type QueueRole } from '../../lambdas/core/lanes-and-limits.js';
 import { LifecycleGuard } from '../../lambdas/core/model-lifecycle.js';
 import { type SweeperDeps, type SweepRules, sweep, sweepRules } from '../../lambdas/core/sweeper/index.js';
 import type { WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import type { ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
 import { CATEGORIES, CATEGORY_IDS, type CategoryId } from '../../lambdas/core/analysts/categories.js';
 import { ANALYSTS, buildConverseInput, parseAnswer } from '../../lambdas/core/analysts/index.js';
-import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { type RelevanceScreen, shippedModel, shippedScreen } from '../../lambdas/core/screen/index.js';
 import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
 import type { AnalystRequest, OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';

@@ -19,7 +19,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ANALYSTS, buildConverseInput, inputChars } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
-import { MODEL_PRICES, PRIMARY_MODEL_ID, tokensOf } from '../../lambdas/core/models.js';
+import { MODEL_PRICES, PRIMARY_MODEL_ID, tokensOf } from '../../lambdas/core/model-catalogue.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';

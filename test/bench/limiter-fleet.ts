@@ -19,7 +19,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { ModelLimits } from '../../lambdas/core/state/model-limits.js';
 import { LimiterRegistry } from '../../lambdas/core/worker/limiter-registry.js';
 import { SharedLimits } from '../../lambdas/core/worker/shared-limits.js';

@@ -30,8 +30,8 @@ import {
   type ConverseCommandInput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { ANALYSTS, buildConverseInput } from '../../lambdas/core/analysts/index.js';
-import type { Clause, Lane } from '../../lambdas/core/model.js';
-import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import type { Clause, Lane } from '../../lambdas/core/clause.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { isThrottle } from '../../lambdas/core/worker/error-class.js';
 import { AdaptiveLimiter, type WindowSnapshot } from '../../lambdas/core/worker/limiter.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';

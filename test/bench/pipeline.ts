@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { parseDocumentBounded } from '../../lambdas/core/documents/index.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
-import { PRIMARY_MODEL_ID as LOCAL_RUN_PRIMARY_MODEL } from '../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID as LOCAL_RUN_PRIMARY_MODEL } from '../../lambdas/core/model-catalogue.js';
 import type { Job } from '../../lambdas/core/state/job.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import type { AccountingSnapshot } from '../../localstack/bedrock/index.js';

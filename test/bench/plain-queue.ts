@@ -12,7 +12,7 @@ import { ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { ANALYSTS, buildConverseInput } from '../../lambdas/core/analysts/index.js';
 import { findDocumentContext } from '../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
-import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { createClients } from '../../lambdas/shared/runtime.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';

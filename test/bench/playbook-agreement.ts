@@ -19,7 +19,7 @@ import {
   parseAnswer,
   withPositions,
 } from '../../lambdas/core/analysts/index.js';
-import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { type Playbook, positionBriefs, shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
 import { analyze } from '../../localstack/bedrock/heuristic-analyst.js';
 import type { AnalystRequest, OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';

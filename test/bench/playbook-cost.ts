@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import { ANALYST_IDS } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import { quoteDocument } from '../../lambdas/core/intake/quote.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { type Playbook, shippedPlaybooks } from '../../lambdas/core/playbooks/index.js';
 import { runCostBench } from './cost.js';
 

@@ -22,7 +22,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { costOfTotals } from '../../lambdas/core/models.js';
+import { costOfTotals } from '../../lambdas/core/model-catalogue.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import { addCoverage, checkJob, emptyCallTally, type Violation } from '../soak/checks.js';

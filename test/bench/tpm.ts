@@ -28,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { ConverseCommand, type ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import { ANALYSTS, buildConverseInput } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
-import { PRIMARY_MODEL_ID, quotaTokens } from '../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID, quotaTokens } from '../../lambdas/core/model-catalogue.js';
 import { ModelBudgets } from '../../lambdas/core/state/model-budgets.js';
 import { isThrottle } from '../../lambdas/core/worker/error-class.js';
 import { TokenBudgets } from '../../lambdas/core/worker/token-budget.js';

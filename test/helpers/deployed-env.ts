@@ -1,4 +1,4 @@
-import { byRole } from '../../lambdas/core/contracts.js';
+import { byRole } from '../../lambdas/core/lanes-and-limits.js';
 
 /** `QUEUE_URLS` as a test environment holds it: one URL per queue role under `base`. */
 export function queueUrlsVariable(base = 'https://sqs.us-east-1.amazonaws.com/1'): string {

@@ -9,8 +9,8 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AnalystDefinition, analystById } from '../../lambdas/core/analysts/index.js';
-import type { Clause } from '../../lambdas/core/model.js';
-import { MODEL_PRICES } from '../../lambdas/core/models.js';
+import type { Clause } from '../../lambdas/core/clause.js';
+import { MODEL_PRICES } from '../../lambdas/core/model-catalogue.js';
 import { Allotments } from '../../lambdas/core/state/allotments.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import type { Lease } from '../../lambdas/core/state/claims.js';

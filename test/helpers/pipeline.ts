@@ -6,7 +6,7 @@ import { afterAll, expect } from 'vitest';
 import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
 import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
-import { costOfTotals } from '../../lambdas/core/models.js';
+import { costOfTotals } from '../../lambdas/core/model-catalogue.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import type { Job } from '../../lambdas/core/state/job.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';

@@ -6,6 +6,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CategoryId } from '../../lambdas/core/analysts/categories.js';
+import type { Clause } from '../../lambdas/core/clause.js';
 import { shapeOf } from '../../lambdas/core/finalize/redline-vetting.js';
 import { applyReview } from '../../lambdas/core/holds/apply.js';
 import {
@@ -21,7 +22,6 @@ import {
   storeHeldFindings,
 } from '../../lambdas/core/holds/review.js';
 import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js';
-import type { Clause } from '../../lambdas/core/model.js';
 import {
   type Escalation,
   type PositionFinding,

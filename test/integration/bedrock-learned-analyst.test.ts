@@ -10,8 +10,8 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analystById, buildConverseInput, parseAnswer } from '../../lambdas/core/analysts/index.js';
-import type { Clause } from '../../lambdas/core/model.js';
-import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import type { Clause } from '../../lambdas/core/clause.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LEARNED_LABEL, STAND_IN_LABEL } from '../../localstack/bedrock/heuristic-types.js';
 import { type BedrockStandIn, startBedrockStandIn } from '../../localstack/bedrock/index.js';

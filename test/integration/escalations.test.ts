@@ -25,7 +25,7 @@ import { uploadDocument } from '../../bin/client/api-client.js';
 import { findingsCommand, redlineCommand } from '../../bin/commands/hold-commands.js';
 import { jobsCommand } from '../../bin/commands/live-commands.js';
 import type { Target } from '../../bin/commands/target.js';
-import type { Clause } from '../../lambdas/core/model.js';
+import type { Clause } from '../../lambdas/core/clause.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import { applyEdits } from '../../lambdas/text/redline-edits.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';

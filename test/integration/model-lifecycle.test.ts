@@ -5,13 +5,13 @@
  */
 import { BedrockClient } from '@aws-sdk/client-bedrock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import {
   blockingReason,
   checkModel,
   checkModels,
   LifecycleGuard,
 } from '../../lambdas/core/model-lifecycle.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { type BedrockStandIn, startBedrockStandIn } from '../../localstack/bedrock/index.js';
 

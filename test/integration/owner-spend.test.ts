@@ -11,7 +11,7 @@ import { selectAnalysts } from '../../lambdas/core/analysts/index.js';
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import { quoteDocument } from '../../lambdas/core/intake/quote.js';
 import { SUBMITTED_BY_METADATA } from '../../lambdas/core/intake/submitter.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { OwnerSpend, spendDayOf } from '../../lambdas/core/state/owner-spend.js';
 import { money } from '../../lambdas/text/money.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';

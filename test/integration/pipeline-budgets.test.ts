@@ -4,7 +4,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { MODEL_BUDGET_SK, modelLimitPk } from '../../lambdas/core/state/keys.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
 

@@ -8,9 +8,9 @@
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANALYSTS, analystById, buildConverseInput, parseAnswer } from '../../lambdas/core/analysts/index.js';
+import type { Clause } from '../../lambdas/core/clause.js';
 import type { DocumentContext } from '../../lambdas/core/documents/document-context.js';
-import type { Clause } from '../../lambdas/core/model.js';
-import { PRIMARY_MODEL_ID } from '../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID } from '../../lambdas/core/model-catalogue.js';
 import { type BedrockStandIn, startBedrockStandIn } from '../../localstack/bedrock/index.js';
 import { INJECTIONS } from '../fixtures/injections.js';
 

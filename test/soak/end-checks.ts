@@ -4,7 +4,7 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { readStoredDocument } from '../../lambdas/core/intake/stored-document.js';
-import { costOfTotals } from '../../lambdas/core/models.js';
+import { costOfTotals } from '../../lambdas/core/model-catalogue.js';
 import type { Report } from '../../lambdas/core/report-types.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';

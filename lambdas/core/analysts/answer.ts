@@ -9,7 +9,7 @@
 
 import type { ContentBlock, ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
 import type { z } from 'zod';
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 import type { CategoryId } from './categories.js';
 import { AnswerValidationError, excerpt } from './errors.js';
 import { locateQuote } from './locate-quote.js';

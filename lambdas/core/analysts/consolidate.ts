@@ -5,7 +5,7 @@
  * order they arrive in, so a redelivered chunk consolidates to the same report.
  */
 
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 import type { AnalystAnswer } from './answer.js';
 import { CATEGORY_IDS, type CategoryId } from './categories.js';
 import { AnalystError } from './errors.js';

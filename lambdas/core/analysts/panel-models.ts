@@ -5,7 +5,7 @@
  * stores the resolved choice on the job, and the worker calls what the job says. A job keeps
  * the models it was quoted and checked with even if the deployment changes under it.
  */
-import { modelSpec } from '../models.js';
+import { modelSpec } from '../model-catalogue.js';
 import { UnknownAnalystError } from './errors.js';
 import { ANALYST_IDS, type AnalystDefinition } from './registry.js';
 

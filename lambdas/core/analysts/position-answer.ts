@@ -10,7 +10,7 @@
 import type { RedlineEdit } from '../../text/redline-edits.js';
 import { checkRedlineEdits } from '../../text/redline-text.js';
 import type { FallbackIndex, Rung } from '../../text/rung.js';
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 import { excerpt } from './errors.js';
 import { locateQuote } from './locate-quote.js';
 import { type AnalystPlaybook, type RungValue, rungDepth } from './positions.js';

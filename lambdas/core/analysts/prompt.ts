@@ -12,9 +12,9 @@
 
 import { createHash } from 'node:crypto';
 import type { ContentBlock, ConverseCommandInput, Message } from '@aws-sdk/client-bedrock-runtime';
+import type { Clause } from '../clause.js';
 import type { DocumentContext } from '../documents/document-context.js';
-import type { Clause } from '../model.js';
-import { charsPerTokenOf, MODELS } from '../models.js';
+import { charsPerTokenOf, MODELS } from '../model-catalogue.js';
 import { categoryById } from './categories.js';
 import { type AnalystPlaybook, orderedPosition } from './positions.js';
 import type { AnalystDefinition } from './registry.js';

@@ -11,7 +11,7 @@
  * and a change to one analyst leaves the others' keys alone.
  */
 
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../model-catalogue.js';
 import type { CategoryId } from './categories.js';
 import { AnalystError, UnknownAnalystError } from './errors.js';
 import type { AnalystPlaybook } from './positions.js';

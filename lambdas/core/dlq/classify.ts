@@ -1,4 +1,4 @@
-import type { QueueRole } from '../contracts.js';
+import type { QueueRole } from '../lanes-and-limits.js';
 import type { Checkpoint, ErrorClass } from '../state/claims.js';
 import type { Job } from '../state/job.js';
 

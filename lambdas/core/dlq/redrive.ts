@@ -3,7 +3,7 @@
  * changed) and `dlq redrive` (messages moved back to their source queues).
  */
 import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
-import { QUEUE_ROLES, type QueueRole } from '../contracts.js';
+import { QUEUE_ROLES, type QueueRole } from '../lanes-and-limits.js';
 import type { ErrorClass } from '../state/claims.js';
 import { StageRecovery } from '../state/stage-recovery.js';
 import { moveBack, receiveAll, release } from './dead-letter-queue.js';

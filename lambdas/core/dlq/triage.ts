@@ -1,8 +1,8 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isLane, QUEUE_ROLES, type QueueRole } from '../contracts.js';
 import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
+import { isLane, QUEUE_ROLES, type QueueRole } from '../lanes-and-limits.js';
 import { isChunkTerminal } from '../state/checkpoint.js';
 import type { Checkpoint, ErrorClass } from '../state/claims.js';
 import type { Job } from '../state/job.js';

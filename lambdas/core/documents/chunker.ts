@@ -1,4 +1,4 @@
-import type { Chunk, Clause } from '../model.js';
+import type { Chunk, Clause } from '../clause.js';
 
 /** Size bounds of a chunk, the unit of work one worker invocation handles. */
 export interface ChunkOptions {

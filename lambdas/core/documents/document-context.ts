@@ -5,7 +5,7 @@
  * easy to misjudge. The context goes into every call of a job as one shared block, which is
  * also what makes it cheap: it is the cacheable prefix of the prompt.
  */
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 
 /** The shared context of one contract. */
 export interface DocumentContext {

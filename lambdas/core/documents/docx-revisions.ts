@@ -12,7 +12,7 @@
  * edits by the limit on characters), whatever the document holds.
  */
 import { unzipSync } from 'fflate';
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 import { alignText, documentAtoms, parsePart, W_NS } from '../wordml/index.js';
 import { checkZipInflation } from './inflate-guard.js';
 import type { DocumentLimits } from './limits.js';

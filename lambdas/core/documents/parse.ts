@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Chunk, Clause } from '../model.js';
+import type { Chunk, Clause } from '../clause.js';
 import { type ChunkOptions, chunkClauses } from './chunker.js';
 import { detectFormat } from './detect-format.js';
 import { readDocxRevisions } from './docx-revisions.js';

@@ -4,7 +4,7 @@
  * clauses it falls in, replies threaded under the comments they answer, and the lists bounded.
  */
 import type { RedlineEdit } from '../../text/redline-edits.js';
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 import { type CommentEntry, readComments, readThreads } from './docx-comments.js';
 import { type LoggedChange, loggedText } from './revision-log.js';
 import {

@@ -1,4 +1,4 @@
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 import { type Boundary, findBoundaries, type Line } from './clause-boundaries.js';
 import { findPageArtefacts } from './page-artefacts.js';
 import { type Span, splitLongSpan } from './split-long-span.js';

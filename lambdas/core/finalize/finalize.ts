@@ -1,7 +1,6 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Lane } from '../contracts.js';
 import { applyReview } from '../holds/apply.js';
 import { ReviewTrail } from '../holds/decisions.js';
 import { gatedFindings } from '../holds/findings.js';
@@ -10,6 +9,7 @@ import { RedlineTrail } from '../holds/redline-trail.js';
 import { type HeldFindings, heldCount, readHeldFindings, storeHeldFindings } from '../holds/review.js';
 import { startQueued } from '../intake/admission.js';
 import { documentKey, type StoredDocument } from '../intake/intake.js';
+import type { Lane } from '../lanes-and-limits.js';
 import type { Playbook } from '../playbooks/index.js';
 import type { Report } from '../report-types.js';
 import { type CallLedger, type CallOutcome, outcomeOf } from '../state/call-ledger.js';

@@ -7,7 +7,7 @@
  */
 
 import type { PositionVerdict } from '../analysts/index.js';
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 import {
   ADMINISTRATORS_GROUP,
   applicableTopics,

@@ -1,8 +1,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Lane } from '../contracts.js';
 import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
+import type { Lane } from '../lanes-and-limits.js';
 import { unfinishedChunks } from '../state/checkpoint.js';
 import type { Job, JobPlan } from '../state/job.js';
 import { pauseEnd } from '../state/job-holds.js';

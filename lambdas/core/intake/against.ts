@@ -5,7 +5,7 @@
  * `(await parseDocumentBounded(bytes, …)).clauses`), each difference is recorded on the stored
  * document as a change of theirs, beside any tracked changes the upload has of its own.
  */
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 import { type CompareOptions, compareVersions, contractClauses } from '../negotiation/index.js';
 import { type AgainstVersion, type StoredDocument, storedClauses } from './stored-document.js';
 

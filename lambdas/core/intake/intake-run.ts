@@ -1,6 +1,6 @@
 import type { PanelModels } from '../analysts/index.js';
+import type { Lane } from '../clause.js';
 import type { DocumentLimits } from '../documents/index.js';
-import type { Lane } from '../model.js';
 import type { LifecycleGuard } from '../model-lifecycle.js';
 import type { ShapeGuard } from '../model-shape-guard.js';
 import type { Jobs } from '../state/jobs.js';

@@ -1,9 +1,9 @@
 import { money } from '../../text/money.js';
 import { checkPanelModels, type PanelModels, selectAnalysts, withPrimary } from '../analysts/index.js';
-import { isLane, LANE_CHOICES } from '../contracts.js';
+import type { Lane } from '../clause.js';
 import { guardOf } from '../error-guard.js';
-import type { Lane } from '../model.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../models.js';
+import { isLane, LANE_CHOICES } from '../lanes-and-limits.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../model-catalogue.js';
 import { isPlaybookRefError, type PlaybookRequest, parsePlaybookRequest } from '../playbooks/index.js';
 import {
   DEFAULT_MIN_REVIEW_HOURS,

@@ -7,13 +7,13 @@
  * those calls as any other.
  */
 import { GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
+import type { Clause } from '../clause.js';
 import {
   isDocumentRejectedError,
   isParseOvertimeError,
   type ParsedDocument,
   parseDocumentBounded,
 } from '../documents/index.js';
-import type { Clause } from '../model.js';
 import { beforeChunks, beforeClauses, contractClauses } from '../negotiation/index.js';
 import { type EarlierVersion, withComparison } from './against.js';
 import type { IntakeResult, IntakeRun } from './intake-run.js';

@@ -29,9 +29,9 @@ import {
   withModels,
 } from '../analysts/index.js';
 import type { ContractNames } from '../analysts/positions.js';
+import type { Clause } from '../clause.js';
 import { type DocumentContext, findDocumentContext } from '../documents/document-context.js';
-import type { Clause } from '../model.js';
-import { costOf, tokensOf } from '../models.js';
+import { costOf, tokensOf } from '../model-catalogue.js';
 import { type ChangeRecord, contractClauses, pairedScreen, quotedClauses } from '../negotiation/index.js';
 import {
   type ContractType,

@@ -1,9 +1,9 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Chunk, Clause, Lane } from '../clause.js';
 import type { DocumentContext } from '../documents/document-context.js';
 import { findDocumentContext } from '../documents/document-context.js';
 import type { DocumentRevisions } from '../documents/index.js';
-import type { Chunk, Clause, Lane } from '../model.js';
 import type { ScreenedAnalyst } from '../screen/index.js';
 import type { ChunkMessage } from '../worker/chunk-message.js';
 import { messageGroupOf } from './message-group.js';

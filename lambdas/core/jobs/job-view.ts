@@ -1,6 +1,6 @@
 /** What a job looks like to the person who asked for it: GET /jobs/{id} and the report links. */
 
-import type { Lane } from '../model.js';
+import type { Lane } from '../clause.js';
 import type { ContractType, JobParties, JobPlaybook, NotAskedAnalyst } from '../playbooks/index.js';
 import type { Job, JobStatus, ReviewGate } from '../state/job.js';
 import type { JobRejection } from '../state/job-rejections.js';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ANALYST_IDS, type PanelModels } from '../analysts/index.js';
-import { LANES } from '../contracts.js';
+import type { Lane } from '../clause.js';
 import {
   isJobOptionError,
   type JobOptions,
@@ -14,7 +14,7 @@ import {
   metadataValue,
   readJobOptions,
 } from '../intake/job-options.js';
-import type { Lane } from '../model.js';
+import { LANES } from '../lanes-and-limits.js';
 import {
   contractTypeIssue,
   isPlaybookNotFoundError,

@@ -10,7 +10,7 @@
  * can compute alone). `P99Latency` is the adaptive limiter's own window p99, per process: what
  * the AIMD decision saw. The dashboard shows both; alarms should use p99(CallLatency).
  */
-import type { Lane } from '../model.js';
+import type { Lane } from '../clause.js';
 
 /** CloudWatch namespace of every clause-review metric. */
 export const METRICS_NAMESPACE = 'ClauseReview';

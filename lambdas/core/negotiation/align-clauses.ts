@@ -9,7 +9,7 @@
  * an index of the rarer words, never by comparing every paragraph with every other). Pairs out
  * of order are moves: the longest run in order (a longest increasing subsequence) stays.
  */
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 import {
   clauseKey,
   labelCore,

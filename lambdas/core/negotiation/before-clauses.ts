@@ -11,8 +11,8 @@
  * the contract's.
  */
 import { applyEdits, type RedlineEdit } from '../../text/redline-edits.js';
+import type { Chunk, Clause } from '../clause.js';
 import { chunkClauses, type RevisionChange, spanBefore, textBefore } from '../documents/index.js';
-import type { Chunk, Clause } from '../model.js';
 
 /** A clause id of the contract (`c0007`) or of a clause as it read before (`b0007`). */
 const BEFORE_ID = /^b(\d{4,})$/;

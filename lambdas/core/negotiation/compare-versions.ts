@@ -8,8 +8,9 @@
  * and quote styles are no change. Words are diffed only inside a pair, never across the whole
  * document.
  */
+
+import type { Clause } from '../clause.js';
 import { boundedText, clauseIdsAt, MAX_CHANGES, type RevisionChange } from '../documents/index.js';
-import type { Clause } from '../model.js';
 import { alignClauses, type ClauseAlignment, type Passage } from './align-clauses.js';
 import { tokensOf } from './clause-tokens.js';
 import { diffWords } from './word-diff.js';

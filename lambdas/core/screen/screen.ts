@@ -13,7 +13,7 @@
  * The same code runs in intake deployed and locally, from the weights in the bundle.
  */
 import type { CategoryId } from '../analysts/categories.js';
-import type { Clause } from '../model.js';
+import type { Clause } from '../clause.js';
 import { featuresOf, type LearnedModel, probability, riskIndex, shippedModel } from './learned-model.js';
 import { segmentClause } from './sentences.js';
 

@@ -3,8 +3,8 @@
  * jobs.ts so that a module needing only the shape imports no DynamoDB code.
  */
 import type { PanelModels } from '../analysts/panel-models.js';
-import type { Lane } from '../contracts.js';
 import type { DocumentFormat } from '../documents/formats.js';
+import type { Lane } from '../lanes-and-limits.js';
 import type { ContractType, JobParties, JobPlaybook, NotAskedAnalyst } from '../records/job-terms.js';
 import { JobNotFoundError } from './errors.js';
 import type { JobRejection } from './job-rejections.js';

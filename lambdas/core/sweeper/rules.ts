@@ -1,4 +1,4 @@
-import { byLane, type Lane, type QueueRole } from '../contracts.js';
+import { byLane, type Lane, type QueueRole } from '../lanes-and-limits.js';
 
 /** What the sweep rules read from the topology (lib/topology.ts's `Topology` has it). */
 export interface SweepTopology {

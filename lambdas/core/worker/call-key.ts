@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import { type AnalystDefinition, buildConverseInput } from '../analysts/index.js';
+import type { Clause } from '../clause.js';
 import type { DocumentContext } from '../documents/document-context.js';
-import type { Clause } from '../model.js';
 
 /**
  * The call-ledger idempotency key: a hash of the request itself (prompt text, clause,

@@ -4,10 +4,10 @@
  */
 import type { BedrockRuntimeClient, ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import type { AnalystDefinition } from '../analysts/index.js';
+import type { Clause, Lane } from '../clause.js';
 import type { DocumentContext } from '../documents/document-context.js';
 import type { PipelineMetrics } from '../metrics/index.js';
-import type { Clause, Lane } from '../model.js';
-import type { ModelPrice } from '../models.js';
+import type { ModelPrice } from '../model-catalogue.js';
 import type { CallFailureKind, CallLedger, CallRef, LedgerEntry } from '../state/call-ledger.js';
 import type { UnstartedReason } from '../state/claims.js';
 import type { BackoffPolicy } from './backoff.js';

@@ -14,7 +14,7 @@ import {
   isAnswerValidationError,
   parseAnswer,
 } from '../analysts/index.js';
-import { costOf, quotaTokens } from '../models.js';
+import { costOf, quotaTokens } from '../model-catalogue.js';
 import type { Settlement } from '../state/call-ledger.js';
 import { isPaused } from '../state/job.js';
 import { AttemptScope } from './attempt-scope.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LANES } from '../contracts.js';
+import { LANES } from '../lanes-and-limits.js';
 
 const clause = z.object({
   index: z.number().int().min(0),

@@ -1,5 +1,5 @@
 /** The public shapes of the adaptive limiter (limiter.ts): options, permits, windows and stats. */
-import type { Lane } from '../model.js';
+import type { Lane } from '../clause.js';
 
 /** How a finished call bears on the limit. */
 export type CallClass = 'throttle' | 'other';

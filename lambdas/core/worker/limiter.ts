@@ -14,7 +14,7 @@
  *   .run(() => bedrock.send(new ConverseCommand(input)), { lane: job.lane, owner: job.owner, job: job.jobId });
  * ```
  */
-import { byLane, LANES, type Lane } from '../contracts.js';
+import { byLane, LANES, type Lane } from '../lanes-and-limits.js';
 import { isThrottle } from './error-class.js';
 import { type FairKey, FairQueue, FairShares, type FairWaiter } from './fair-queue.js';
 import { LimitRule } from './limit-rule.js';

@@ -9,7 +9,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AnalystDefinition, type PanelModels, selectAnalysts, withModels } from '../analysts/index.js';
 import { enqueueFinalizeIfComplete } from '../finalize-queue.js';
 import type { PipelineMetrics } from '../metrics/index.js';
-import { FALLBACK_MODEL_ID, MODEL_PRICES, type ModelPrice, PRIMARY_MODEL_ID } from '../models.js';
+import { FALLBACK_MODEL_ID, MODEL_PRICES, type ModelPrice, PRIMARY_MODEL_ID } from '../model-catalogue.js';
 
 import { type CallRef, outcomeOf } from '../state/call-ledger.js';
 import { isChunkTerminal } from '../state/checkpoint.js';
@@ -26,8 +26,8 @@ import { ChunkStop } from './chunk-stop.js';
 import { type Delivery, type Disposition, redeliveryDelay } from './disposition.js';
 import { Heartbeat, messageHoldSeconds } from './heartbeat.js';
 import { JobGates } from './job-gate.js';
-import { withJobPlaybook } from './job-panel.js';
 import type { LimiterRegistry } from './limiter-registry.js';
+import { withJobPlaybook } from './panel-positions.js';
 import { Semaphore } from './semaphore.js';
 import { type AnalyzeResult, analyzeStage } from './stages/analyze.js';
 import { consolidateChunk } from './stages/consolidate.js';

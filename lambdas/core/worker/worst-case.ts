@@ -4,7 +4,7 @@
  */
 import type { ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import { jsonBytes } from '../json-bytes.js';
-import { costOf, type ModelPrice } from '../models.js';
+import { costOf, type ModelPrice } from '../model-catalogue.js';
 
 /** Upper bound of a call's input tokens: a token is at least one byte of what is sent. */
 export function worstCaseInputTokens(input: ConverseCommandInput): number {

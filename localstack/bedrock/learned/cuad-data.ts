@@ -7,8 +7,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATEGORIES, type CategoryId } from '../../../lambdas/core/analysts/categories.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
 import { parseDocument } from '../../../lambdas/core/documents/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
 
 /** One clause of a labelled contract. */
 export interface LabelledClause {

@@ -7,7 +7,7 @@ import {
   locateQuote,
   parseAnswer,
 } from '../../../lambdas/core/analysts/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
 
 /** Section 8.8 of the Airspan distributor agreement (CUAD), byte for byte: note the runs of six spaces. */
 const CLAUSE_TEXT =

@@ -10,7 +10,7 @@ import {
   riskFromScores,
   type Score,
 } from '../../../lambdas/core/analysts/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
 
 /** Section 13.6 of the Airspan distributor agreement (CUAD), byte for byte. */
 const TEXT =

@@ -18,7 +18,7 @@ import {
   quotaTokens,
   tokensOf,
   UnpricedModelError,
-} from '../../../lambdas/core/models.js';
+} from '../../../lambdas/core/model-catalogue.js';
 import { ConfigError, loadConfig, panelModelsOf } from '../../../lambdas/shared/config.js';
 import { queueUrlsVariable } from '../../helpers/deployed-env.js';
 

@@ -11,8 +11,8 @@ import {
   type RawPositionAnswer,
   withPositions,
 } from '../../../lambdas/core/analysts/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
-import { PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
+import { PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import {
   type Playbook,
   parsePlaybook,

@@ -7,8 +7,8 @@ import {
   dataMarker,
   toolConfigFor,
 } from '../../../lambdas/core/analysts/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import { extractClauseText } from '../../../localstack/bedrock/clause-text.js';
 import { INJECTIONS } from '../../fixtures/injections.js';
 

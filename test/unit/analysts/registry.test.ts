@@ -17,8 +17,8 @@ import {
   UnknownAnalystError,
 } from '../../../lambdas/core/analysts/index.js';
 import { analystsOf, SPECS } from '../../../lambdas/core/analysts/registry.js';
-import type { Clause } from '../../../lambdas/core/model.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import { idempotencyKey } from '../../../lambdas/core/worker/call-key.js';
 
 /** The 41 CUAD categories, copied from the corpus README table (not from the code under test). */

@@ -41,7 +41,7 @@ import {
   QuoteBusyError,
   quoteRequest,
 } from '../../../lambdas/core/jobs/index.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import { shippedScreen } from '../../../lambdas/core/screen/index.js';
 import { askApi, iamCaller } from '../../helpers/api-event.js';
 

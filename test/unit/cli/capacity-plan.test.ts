@@ -24,7 +24,7 @@ import { findDocumentContext } from '../../../lambdas/core/documents/document-co
 import { parseDocument } from '../../../lambdas/core/documents/index.js';
 import { laneComputeCost } from '../../../lambdas/core/intake/lane-cost.js';
 import { estimateJob, type JobEstimate, quoteJob } from '../../../lambdas/core/intake/quote.js';
-import { PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import { topology } from '../../../lib/topology.js';
 
 const HAIKU = 'anthropic.claude-haiku-4-5-20251001-v1:0';

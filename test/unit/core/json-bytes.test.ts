@@ -5,7 +5,7 @@ import { ANALYSTS, buildConverseInput } from '../../../lambdas/core/analysts/ind
 import { findDocumentContext } from '../../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../../lambdas/core/documents/index.js';
 import { jsonBytes } from '../../../lambdas/core/json-bytes.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 
 const stringified = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 const long = (s: string) => s.repeat(Math.ceil(600 / s.length));

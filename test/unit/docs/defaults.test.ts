@@ -7,8 +7,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CEILING_MICROS, DEFAULT_MAX_CEILING_MICROS } from '../../../lambdas/core/contracts.js';
-import { FALLBACK_MODEL_ID, MODELS, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import {
+  DEFAULT_CEILING_MICROS,
+  DEFAULT_MAX_CEILING_MICROS,
+} from '../../../lambdas/core/lanes-and-limits.js';
+import { FALLBACK_MODEL_ID, MODELS, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import { DEPLOY_CONTEXT_FLAGS } from '../../../lib/deploy-context.js';
 import { DEFAULT_RETENTION_DAYS } from '../../../lib/document-buckets.js';
 import { defaultDailySpendPerOwner, defaultMaxJobsPerOwner } from '../../../lib/owner-cap.js';
@@ -114,7 +117,7 @@ describe('defaults stated in the docs', () => {
     expect(rows.length).toBe(4);
     for (const [, foundationId, prices, minimum] of rows) {
       const spec = Object.values(MODELS).find((m) => m.foundationModelId === foundationId);
-      expect(spec, `${foundationId} is not in lambdas/core/models.ts`).toBeDefined();
+      expect(spec, `${foundationId} is not in lambdas/core/model-catalogue.ts`).toBeDefined();
       const p = spec?.price;
       const perMillion = (per1k = 0) => per1k / 1000;
       expect((prices ?? '').split('/').map((x) => Number(x.trim()))).toEqual([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Clause } from '../../../lambdas/core/clause.js';
 import { chunkClauses } from '../../../lambdas/core/documents/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
 
 /** Clauses of the given lengths, laid end to end with one space between them. */
 function clausesOf(lengths: readonly number[]): Clause[] {

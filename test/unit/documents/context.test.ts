@@ -6,7 +6,7 @@ import { ANALYSTS, analystById, buildConverseInput } from '../../../lambdas/core
 import { findDocumentContext, isDefinitionClause } from '../../../lambdas/core/documents/document-context.js';
 import { parseDocument } from '../../../lambdas/core/documents/index.js';
 import { quoteJob } from '../../../lambdas/core/intake/quote.js';
-import { costOf, FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import { costOf, FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import {
   worstCaseCost,
   worstCaseInputTokens,

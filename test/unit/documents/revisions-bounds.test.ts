@@ -6,6 +6,7 @@
  * document holds; and the helpers that map a clause's span into the text before hold their rules.
  */
 import { describe, expect, it } from 'vitest';
+import type { Clause } from '../../../lambdas/core/clause.js';
 import {
   clauseIdsAt,
   MAX_CHANGE_TEXT,
@@ -18,7 +19,6 @@ import {
   splitClauses,
   textBefore,
 } from '../../../lambdas/core/documents/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
 import { buildDocx } from '../../fixtures/documents/builders.js';
 import {
   commentEnd,

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Clause } from '../../../lambdas/core/clause.js';
 import { frontMatterSpan, normaliseText, splitClauses } from '../../../lambdas/core/documents/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
 
 /** The CUAD contracts copied into the fixtures (see its README for the attribution). */
 const CORPUS = join(import.meta.dirname, '../../fixtures/contracts');

@@ -8,7 +8,7 @@ import {
   laneComputeCost,
 } from '../../../lambdas/core/intake/lane-cost.js';
 import { quoteDocument } from '../../../lambdas/core/intake/quote.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 
 describe("a job's compute on each lane", () => {
   it('prices the realtime lane per GB-second of chunk work and per invocation', () => {

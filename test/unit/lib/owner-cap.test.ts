@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANALYSTS } from '../../../lambdas/contracts.js';
+import { ANALYSTS } from '../../../lambdas/stack-interface.js';
 import { defaultMaxJobsPerOwner } from '../../../lib/owner-cap.js';
 import { topology } from '../../../lib/topology.js';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { normaliseText, parseDocument, splitClauses } from '../../../lambdas/core/documents/index.js';
 import { storedClauses, withComparison } from '../../../lambdas/core/intake/intake.js';
 import { quoteDocument } from '../../../lambdas/core/intake/quote.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import {
   afterClauseId,
   beforeChunks,

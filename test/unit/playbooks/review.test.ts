@@ -10,7 +10,7 @@ import {
 } from '../../../lambdas/core/finalize/playbook-review.js';
 import { withRedlineDecisions } from '../../../lambdas/core/holds/apply.js';
 import { quoteDocument } from '../../../lambdas/core/intake/quote.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import {
   contractTypeFor,
   contractTypeIssue,

@@ -22,12 +22,12 @@ function crossingsOf(file: string, text: string): string[] {
   return found;
 }
 
-/** The relative imports of a file under lib/ that reach into lambdas/ anywhere but the contracts module. */
+/** The relative imports of a file under lib/ that reach into lambdas/ anywhere but lambdas/stack-interface.ts. */
 function reachesOf(file: string, text: string): string[] {
   const found: string[] = [];
   for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"](\.[^'"]+)['"]/g)) {
     const target = relative(ROOT, resolve(dirname(file), m[1] ?? ''));
-    if (target.startsWith('lambdas/') && target !== 'lambdas/contracts.js')
+    if (target.startsWith('lambdas/') && target !== 'lambdas/stack-interface.js')
       found.push(`${relative(ROOT, file)} → ${target}`);
   }
   return found;
@@ -94,8 +94,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['state', 'screen', 'model-shape'],
   ['analysts', 'records'],
   ['documents', 'metrics'],
-  ['model', 'model-lifecycle'],
-  ['contracts', 'error-guard', 'json-bytes', 'models', 'wordml'],
+  ['clause', 'model-lifecycle'],
+  ['lanes-and-limits', 'error-guard', 'json-bytes', 'model-catalogue', 'wordml'],
 ];
 
 /** The rooms of lambdas/core/ that stand on no floor of {@link FLOORS}. */
@@ -119,7 +119,7 @@ function upwardOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
 }
 
 describe('import boundaries', () => {
-  it('infrastructure (lib/) reaches the runtime only through lambdas/contracts.ts', () => {
+  it('infrastructure (lib/) reaches the runtime only through lambdas/stack-interface.ts', () => {
     const reaches = sources(join(ROOT, 'lib')).flatMap((f) => reachesOf(f, readFileSync(f, 'utf8')));
     expect(reaches).toEqual([]);
   });
@@ -128,7 +128,7 @@ describe('import boundaries', () => {
     const file = join(ROOT, 'lib/x.ts');
     const text = [
       "import { METRIC } from '../lambdas/core/metrics/index.js';",
-      "import type { Lane } from '../lambdas/contracts.js';",
+      "import type { Lane } from '../lambdas/stack-interface.js';",
       "export { API_ROUTES } from '../lambdas/api/routes.js';",
     ].join('\n');
     expect(reachesOf(file, text)).toEqual([

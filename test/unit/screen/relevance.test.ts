@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CATEGORY_IDS } from '../../../lambdas/core/analysts/categories.js';
 import { ANALYSTS, analystById } from '../../../lambdas/core/analysts/index.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
 import { parseDocument } from '../../../lambdas/core/documents/parse.js';
 import { classifyCalls } from '../../../lambdas/core/finalize/build-report.js';
 import { screenedCalls, screenedPairs } from '../../../lambdas/core/finalize/screened-calls.js';
@@ -8,8 +9,7 @@ import { isJobOptionError, readJobOptions } from '../../../lambdas/core/intake/j
 import { quoteDocument } from '../../../lambdas/core/intake/quote.js';
 import { chunkMessagesOf, type StoredDocument } from '../../../lambdas/core/intake/stored-document.js';
 import { readSubmission } from '../../../lambdas/core/jobs/submission.js';
-import type { Clause } from '../../../lambdas/core/model.js';
-import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import { FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import {
   featuresOf,
   isLearnedModelError,

@@ -8,7 +8,7 @@ import {
   LANES,
   lanesConsumedBy,
   QUEUE_ROLES,
-} from '../../../lambdas/core/contracts.js';
+} from '../../../lambdas/core/lanes-and-limits.js';
 import { ConfigError, loadConfig } from '../../../lambdas/shared/config.js';
 import { keyedJson } from '../../../lambdas/shared/keyed-json.js';
 import { loadOperationsConfig } from '../../../lambdas/shared/ops-config.js';

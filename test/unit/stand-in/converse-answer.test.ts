@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANALYSTS, buildConverseInput } from '../../../lambdas/core/analysts/index.js';
-import { PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import { prepareAnswer } from '../../../localstack/bedrock/converse-answer.js';
 import { parseConverseRequest } from '../../../localstack/bedrock/converse-request.js';
 

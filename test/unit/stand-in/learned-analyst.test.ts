@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
 import { analystById, buildConverseInput, parseAnswer } from '../../../lambdas/core/analysts/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
-import { PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
+import { PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import {
   featureStrings,
   isLearnedModelError,

@@ -8,8 +8,8 @@ import {
   parseAnswer,
   withPositions,
 } from '../../../lambdas/core/analysts/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
-import { PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
+import { PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import { type Playbook, positionBriefs, shippedPlaybooks } from '../../../lambdas/core/playbooks/index.js';
 import { applyEdits } from '../../../lambdas/core/report-docx/index.js';
 import { analyze } from '../../../localstack/bedrock/heuristic-analyst.js';

@@ -21,6 +21,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { analystById } from '../../../lambdas/core/analysts/index.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
 import type {
   AttemptMetric,
   CallMetric,
@@ -29,8 +30,12 @@ import type {
   LimiterWindow,
   PipelineMetrics,
 } from '../../../lambdas/core/metrics/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
-import { costOf, FALLBACK_MODEL_ID, MODEL_PRICES, PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import {
+  costOf,
+  FALLBACK_MODEL_ID,
+  MODEL_PRICES,
+  PRIMARY_MODEL_ID,
+} from '../../../lambdas/core/model-catalogue.js';
 import { Allotments } from '../../../lambdas/core/state/allotments.js';
 import { CallLedger } from '../../../lambdas/core/state/call-ledger.js';
 import type { Checkpoint, Lease } from '../../../lambdas/core/state/claims.js';

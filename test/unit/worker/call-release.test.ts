@@ -20,7 +20,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import { PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import type { Job } from '../../../lambdas/core/state/job.js';
 import { DEFAULT_BACKOFF } from '../../../lambdas/core/worker/backoff.js';
 import { makeCall } from '../../../lambdas/core/worker/call.js';

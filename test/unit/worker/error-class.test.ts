@@ -10,7 +10,7 @@ import {
   ValidationException,
 } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
-import { UnpricedModelError } from '../../../lambdas/core/models.js';
+import { UnpricedModelError } from '../../../lambdas/core/model-catalogue.js';
 import { classifyCallError, describeError, isThrottle } from '../../../lambdas/core/worker/error-class.js';
 
 const meta = { $metadata: {} };

@@ -19,8 +19,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Clause } from '../../../lambdas/core/model.js';
-import { PRIMARY_MODEL_ID } from '../../../lambdas/core/models.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
+import { PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import type { Job } from '../../../lambdas/core/state/job.js';
 import { makeCall } from '../../../lambdas/core/worker/call.js';
 import { ChunkStop } from '../../../lambdas/core/worker/chunk-stop.js';

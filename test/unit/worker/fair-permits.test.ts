@@ -3,7 +3,7 @@
  * each lane, while the lanes keep their order and their aging.
  */
 import { describe, expect, it } from 'vitest';
-import type { Lane } from '../../../lambdas/core/model.js';
+import type { Lane } from '../../../lambdas/core/clause.js';
 import { FairQueue, FairShares } from '../../../lambdas/core/worker/fair-queue.js';
 import { AdaptiveLimiter, type Permit } from '../../../lambdas/core/worker/limiter.js';
 

@@ -21,8 +21,8 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ANALYSTS, type AnalystDefinition, withPositions } from '../../../lambdas/core/analysts/index.js';
-import type { Clause } from '../../../lambdas/core/model.js';
-import { MODEL_PRICES } from '../../../lambdas/core/models.js';
+import type { Clause } from '../../../lambdas/core/clause.js';
+import { MODEL_PRICES } from '../../../lambdas/core/model-catalogue.js';
 import { type Playbook, positionBriefs, shippedPlaybooks } from '../../../lambdas/core/playbooks/index.js';
 import { Allotments } from '../../../lambdas/core/state/allotments.js';
 import { CallLedger } from '../../../lambdas/core/state/call-ledger.js';

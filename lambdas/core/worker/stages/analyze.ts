@@ -1,7 +1,7 @@
 import type { ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import type { AnalystDefinition } from '../../analysts/index.js';
+import type { Clause } from '../../clause.js';
 import type { DocumentContext } from '../../documents/document-context.js';
-import type { Clause } from '../../model.js';
 import { type CallRef, isFinalFor, type LedgerEntry } from '../../state/call-ledger.js';
 import {
   type CallCounts,

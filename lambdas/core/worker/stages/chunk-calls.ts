@@ -5,7 +5,7 @@
  */
 import type { ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import { type AnalystDefinition, buildConverseInput } from '../../analysts/index.js';
-import type { Clause, Lane } from '../../model.js';
+import type { Clause, Lane } from '../../clause.js';
 import type { Allotments } from '../../state/allotments.js';
 import type { CallRef, Intent, LedgerEntry } from '../../state/call-ledger.js';
 import type { BooksBreach } from '../../state/chunk-books.js';

@@ -4,7 +4,7 @@ import {
   type ClauseAssessment,
   consolidateClause,
 } from '../../analysts/index.js';
-import type { Clause } from '../../model.js';
+import type { Clause } from '../../clause.js';
 import type { LedgerEntry } from '../../state/call-ledger.js';
 import { callSk } from '../../state/keys.js';
 

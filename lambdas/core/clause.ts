@@ -29,4 +29,4 @@ export interface Chunk {
 }
 
 /** How urgent a job is: realtime runs on Lambda, batch on Fargate. */
-export type { Lane } from './contracts.js';
+export type { Lane } from './lanes-and-limits.js';

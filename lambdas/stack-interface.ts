@@ -10,6 +10,7 @@ export { type CallerBudgets, DEFAULT_CALLER_BUDGETS } from './api/caller-limits.
 export type { ApiConfig } from './api/config.js';
 export { API_ROUTES, type ApiRoute, routeKey } from './api/routes.js';
 export { ANALYSTS, checkPanelModels, type ModelChoice, panelModelIds } from './core/analysts/index.js';
+export { BATCH_IDLE_MINUTES, LANE_COMPUTE } from './core/intake/lane-cost.js';
 export {
   byLane,
   byRole,
@@ -25,10 +26,9 @@ export {
   lanesConsumedBy,
   QUEUE_ROLES,
   type QueueRole,
-} from './core/contracts.js';
-export { BATCH_IDLE_MINUTES, LANE_COMPUTE } from './core/intake/lane-cost.js';
+} from './core/lanes-and-limits.js';
 export { DIMENSION, METRIC, METRICS_NAMESPACE, type MetricName } from './core/metrics/index.js';
-export { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from './core/models.js';
+export { FALLBACK_MODEL_ID, MODEL_PRICES, modelSpec, PRIMARY_MODEL_ID } from './core/model-catalogue.js';
 export { ADMINISTRATORS_GROUP, shippedApproverGroups } from './core/playbooks/index.js';
 export {
   CALLER_RATE_PREFIX,
