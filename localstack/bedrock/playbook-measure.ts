@@ -6,6 +6,7 @@
  * offsets and how it was written, so a redline can write a new number the same way in the same
  * place.
  */
+import { WORD_VALUES, numberWords as wordsOf, wordsValue } from '../../lambdas/text/number-words.js';
 
 /** A unit the stand-in reads in clause text. */
 export type TextUnit = 'day' | 'business-day' | 'week' | 'month' | 'year' | 'percent' | 'times' | 'money';
@@ -26,35 +27,7 @@ export interface Mention {
   readonly style: NumberStyle;
 }
 
-const ONES = [
-  'zero',
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-  'thirteen',
-  'fourteen',
-  'fifteen',
-  'sixteen',
-  'seventeen',
-  'eighteen',
-  'nineteen',
-];
-const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-const WORD_VALUE = new Map<string, number>([
-  ...ONES.map((w, i) => [w, i] as const),
-  ...TENS.flatMap((w, i) => (w ? [[w, i * 10] as const] : [])),
-]);
-
-const NUMBER_WORD = `(?:${[...WORD_VALUE.keys()].join('|')}|hundred|thousand)`;
+const NUMBER_WORD = `(?:${[...WORD_VALUES.keys()].join('|')}|hundred|thousand)`;
 /** Number words joined by spaces, hyphens or "and": "one hundred and twenty", "thirty-six". */
 const WORDS = `${NUMBER_WORD}(?:(?:[ -]|\\s+and\\s+)${NUMBER_WORD})*`;
 const DIGITS = '\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?|\\d+(?:\\.\\d+)?';
@@ -64,27 +37,6 @@ const UNIT =
 const MENTION = new RegExp(`\\b${NUMBER}(\\s*(?:\\(\\s*\\d+\\s*\\)\\s*)?-?\\s*)${UNIT}`, 'gi');
 const MONEY = /(?:US\s?)?\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(million|billion|thousand))?/gi;
 const TWICE = /\b(twice|double)\b/gi;
-
-/** The value of number words: "one hundred and twenty" → 120, "thirty-six" → 36. */
-export function wordsValue(text: string): number | undefined {
-  let total = 0;
-  let current = 0;
-  let seen = false;
-  for (const word of text.toLowerCase().split(/[\s-]+/)) {
-    if (word === 'and' || word === '') continue;
-    if (word === 'hundred') current = (current || 1) * 100;
-    else if (word === 'thousand') {
-      total += (current || 1) * 1000;
-      current = 0;
-    } else {
-      const v = WORD_VALUE.get(word);
-      if (v === undefined) return undefined;
-      current += v;
-    }
-    seen = true;
-  }
-  return seen ? total + current : undefined;
-}
 
 function unitOf(text: string): TextUnit {
   const t = text.toLowerCase().replace(/\s+/g, ' ');
@@ -188,19 +140,9 @@ export function conversion(from: TextUnit, to: string): number | undefined {
   return undefined;
 }
 
-/** Number words for a whole number below a million: 36 → "thirty-six". */
+/** Number words for a whole number below a million, as the offline analyst writes them: 120 → "one hundred and twenty". */
 export function numberWords(n: number): string {
-  if (n < 20) return ONES[n] ?? String(n);
-  if (n < 100) {
-    const tens = TENS[Math.floor(n / 10)] ?? '';
-    return n % 10 === 0 ? tens : `${tens}-${ONES[n % 10]}`;
-  }
-  if (n < 1000) {
-    const rest = n % 100;
-    return `${ONES[Math.floor(n / 100)]} hundred${rest ? ` and ${numberWords(rest)}` : ''}`;
-  }
-  const rest = n % 1000;
-  return `${numberWords(Math.floor(n / 1000))} thousand${rest ? ` ${numberWords(rest)}` : ''}`;
+  return wordsOf(n, { hundredAnd: true });
 }
 
 /** A number written in a style: 30 → "thirty (30)", "30" or "thirty"; fractions in digits. */

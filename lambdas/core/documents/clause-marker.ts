@@ -1,3 +1,4 @@
+import { ONES } from '../../text/number-words.js';
 import { romanValue } from './roman.js';
 
 /**
@@ -38,28 +39,7 @@ export interface Marker {
 }
 
 /** Numbers spelled out after ARTICLE or SECTION ("SECTION FOUR. REMUNERATION"). */
-const SPELLED = [
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-  'thirteen',
-  'fourteen',
-  'fifteen',
-  'sixteen',
-  'seventeen',
-  'eighteen',
-  'nineteen',
-  'twenty',
-];
+const SPELLED: readonly string[] = [...ONES.slice(1), 'twenty'];
 const SPELLED_PATTERN = SPELLED.map((w) => `${w.toUpperCase()}|${w[0]?.toUpperCase()}${w.slice(1)}`).join(
   '|',
 );

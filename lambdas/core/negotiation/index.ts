@@ -49,5 +49,5 @@ export { type CompareOptions, compareVersions, type VersionComparison } from './
 export { counterProposal, type Focus, languageEdits } from './counter.js';
 export { judgeNegotiation, type NegotiationInput } from './judge.js';
 export { type ClauseSides, type ClauseVerdict, judgeClause, rungWords } from './judge-clause.js';
-export { numberWords, restateNumber, wordsValue } from './restate-number.js';
+export { restateNumber } from './restate-number.js';
 export { diffWords, type Hunk, MAX_EDITS } from './word-diff.js';

@@ -4,70 +4,9 @@
  * measured position (a notice period, a cap) is the analysts' own number edit of the clause with
  * the fallback's number in place of the standard's, so it reads as the clause does.
  */
+import { numberWords, WORD_VALUES, wordsValue } from '../../text/number-words.js';
 
-const ONES = [
-  'zero',
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-  'thirteen',
-  'fourteen',
-  'fifteen',
-  'sixteen',
-  'seventeen',
-  'eighteen',
-  'nineteen',
-];
-const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-const VALUES = new Map<string, number>([
-  ...ONES.map((w, i) => [w, i] as const),
-  ...TENS.flatMap((w, i) => (w ? [[w, i * 10] as const] : [])),
-]);
-
-/** A whole number below a million in words: 180 → "one hundred eighty". */
-export function numberWords(n: number): string {
-  if (n < 20) return ONES[n] ?? String(n);
-  if (n < 100) {
-    const rest = n % 10;
-    return `${TENS[Math.floor(n / 10)]}${rest ? `-${ONES[rest]}` : ''}`;
-  }
-  if (n < 1000) {
-    const rest = n % 100;
-    return `${ONES[Math.floor(n / 100)]} hundred${rest ? ` ${numberWords(rest)}` : ''}`;
-  }
-  const rest = n % 1000;
-  return `${numberWords(Math.floor(n / 1000))} thousand${rest ? ` ${numberWords(rest)}` : ''}`;
-}
-
-/** The value of a number written in words ("one hundred eighty", "twenty-four"), or undefined. */
-export function wordsValue(words: string): number | undefined {
-  let total = 0;
-  let current = 0;
-  let seen = false;
-  for (const w of words.toLowerCase().split(/[\s-]+/)) {
-    if (w === '' || w === 'and') continue;
-    const v = VALUES.get(w);
-    if (v !== undefined) current += v;
-    else if (w === 'hundred') current = (current || 1) * 100;
-    else if (w === 'thousand') {
-      total += (current || 1) * 1000;
-      current = 0;
-    } else return undefined;
-    seen = true;
-  }
-  return seen ? total + current : undefined;
-}
-
-const WORD = `(?:${[...VALUES.keys(), 'hundred', 'thousand'].join('|')})`;
+const WORD = `(?:${[...WORD_VALUES.keys(), 'hundred', 'thousand'].join('|')})`;
 /** "thirty (30)", "one hundred eighty (180)", "two hundred per cent (200%)": words, then the digits in brackets. */
 const WORDS_AND_DIGITS = new RegExp(
   `\\b(${WORD}(?:[\\s-]+(?:and[\\s-]+)?${WORD})*)(\\s+per\\s*cent)?\\s*\\((\\d+(?:\\.\\d+)?)(%?)\\)`,

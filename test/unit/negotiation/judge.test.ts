@@ -11,12 +11,12 @@ import {
   judgeNegotiation,
   languageEdits,
   restateNumber,
-  wordsValue,
 } from '../../../lambdas/core/negotiation/index.js';
 import { type Playbook, shippedPlaybooks } from '../../../lambdas/core/playbooks/index.js';
 import type { Position } from '../../../lambdas/core/playbooks/schema.js';
 import { claimsOurName } from '../../../lambdas/core/report-docx/index.js';
 import type { PositionFinding, ReportClause, Risk } from '../../../lambdas/core/report-types.js';
+import { wordsValue } from '../../../lambdas/text/number-words.js';
 import { applyEdits } from '../../../lambdas/text/redline-edits.js';
 import { theirChangesLine } from '../../../lambdas/text/their-changes.js';
 

@@ -12,9 +12,10 @@ import type { Clause } from '../../../lambdas/core/clause.js';
 import { PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import { type Playbook, positionBriefs, shippedPlaybooks } from '../../../lambdas/core/playbooks/index.js';
 import { applyEdits } from '../../../lambdas/core/report-docx/index.js';
+import { wordsValue } from '../../../lambdas/text/number-words.js';
 import { analyze } from '../../../localstack/bedrock/heuristic-analyst.js';
 import type { AnalystRequest, OfflineAnalystName } from '../../../localstack/bedrock/heuristic-types.js';
-import { mentions, wordsValue, writeQuantity } from '../../../localstack/bedrock/playbook-measure.js';
+import { mentions, writeQuantity } from '../../../localstack/bedrock/playbook-measure.js';
 
 const DEFAULT = shippedPlaybooks().find((p) => p.playbook.name === 'default')?.playbook as Playbook;
 const panel = withPositions(ANALYSTS, {
