@@ -1,18 +1,15 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import {
-  BatchGetCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+/**
+ * The status API's routes through its handler: POST /jobs (the presigned upload), GET /jobs/{id}
+ * (by job or submission id), cancel and the report's URLs, the caller's job list and the live
+ * findings, the request size limits and analyst ids, and the error guards. Who may act on a job
+ * (ownership, administrators, role sessions, the submitter): handler-access.test.ts.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ListObjectVersionsCommand } from '@aws-sdk/client-s3';
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { mayActOn, sessionRefusal } from '../../../lambdas/api/access.js';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
 import {
   type ApiError,
   BadRequestError,
@@ -23,20 +20,26 @@ import {
   isJobStateConflictError,
   isJobUnknownError,
   isPayloadTooLargeError,
-  isTooManyRequestsError,
-  isUntrustedSessionError,
   JobStateConflictError,
   JobUnknownError,
   PayloadTooLargeError,
-  TooManyRequestsError,
-  UntrustedSessionError,
 } from '../../../lambdas/api/errors.js';
-import { configureApi, handler } from '../../../lambdas/api/handler.js';
+import { handler } from '../../../lambdas/api/handler.js';
 import { checkRequestSize, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../../lambdas/api/limits.js';
 import { API_ROUTES, matchRoute } from '../../../lambdas/api/routes.js';
 import { jobIdFor } from '../../../lambdas/core/intake/intake.js';
-import { submitterOf } from '../../../lambdas/core/intake/submitter.js';
-import { apiEvent, iamCaller } from '../../helpers/api-event.js';
+import {
+  ADMIN_SESSION,
+  ALICE,
+  call,
+  event,
+  MALLORY,
+  MAX_DOCUMENT_BYTES,
+  mockedApi,
+  NOW,
+  policyOf,
+  running,
+} from './handler-calls.js';
 
 function errorOf(fn: () => void): unknown {
   try {
@@ -46,97 +49,12 @@ function errorOf(fn: () => void): unknown {
   }
   throw new Error('expected a throw');
 }
-
-const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
-const ALICE = 'arn:aws:iam::123456789012:user/alice';
-const MALLORY = 'arn:aws:iam::123456789012:user/mallory';
-const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
-
-/** The decoded policy of a presigned POST's fields. */
-function policyOf(fields: Record<string, string>): { expiration: string; conditions: unknown[] } {
-  return JSON.parse(Buffer.from(fields.Policy ?? '', 'base64').toString('utf8'));
-}
-
 /** Epoch milliseconds of an `X-Amz-Date` (yyyymmddThhmmssZ). */
 function amzDate(value: string): number {
   return Date.parse(value.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
 }
-const ADMIN_ROLE = 'arn:aws:iam::123456789012:role/ops/Auditor';
-const ADMIN_SESSION = 'arn:aws:sts::123456789012:assumed-role/Auditor/carol';
-const ddb = mockClient(DynamoDBDocumentClient);
-const s3mock = mockClient(S3Client);
-const s3 = new S3Client({
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' },
-  requestChecksumCalculation: 'WHEN_REQUIRED',
-});
 
-configureApi({
-  db: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
-  s3,
-  tableName: 'state',
-  intakeBucket: 'intake-bucket',
-  intakePrefix: 'incoming/',
-  resultsBucket: 'results-bucket',
-  defaultLane: 'realtime',
-  defaultCeilingMicros: 5_000_000,
-  uploadUrlSeconds: 600,
-  reportUrlSeconds: 300,
-  maxDocumentBytes: MAX_DOCUMENT_BYTES,
-  now: () => NOW,
-  newSubmissionId: () => 's-00000000000000000001',
-  administrators: [ADMIN_ROLE],
-  sqs: new SQSClient({ region: 'us-east-1' }),
-  laneQueueUrls: {
-    realtime: 'https://sqs.us-east-1.amazonaws.com/1/rt',
-    batch: 'https://sqs.us-east-1.amazonaws.com/1/b',
-  },
-  finalizeQueueUrl: 'https://sqs.us-east-1.amazonaws.com/1/fin',
-  resultsPrefix: 'reports/',
-});
-
-beforeEach(() => {
-  ddb.reset();
-  s3mock.reset();
-});
-
-function event(method: string, path: string, body?: string, caller = ALICE): APIGatewayProxyEventV2 {
-  return apiEvent({ method, path, body, authorizer: iamCaller(caller), timeEpoch: NOW });
-}
-
-async function call(
-  method: string,
-  path: string,
-  body?: string,
-  caller = ALICE,
-  query?: Record<string, string>,
-) {
-  const e = event(method, path, body, caller);
-  const r = (await handler(
-    query ? { ...e, queryStringParameters: query } : e,
-  )) as APIGatewayProxyStructuredResultV2;
-  return { status: r.statusCode, body: JSON.parse(r.body ?? '{}') as Record<string, unknown> };
-}
-
-const running = {
-  jobId: 'j-0123456789abcdef0123',
-  status: 'running',
-  lane: 'batch',
-  bucket: 'intake-bucket',
-  key: 'incoming/s-00000000000000000001/msa.pdf',
-  versionId: 'v1',
-  owner: ALICE,
-  chunkCount: 10,
-  chunksTerminal: 4,
-  chunksDone: 4,
-  clauseCount: 80,
-  callsPlanned: 880,
-  ceilingMicros: 5_000_000,
-  costSpent: 1_250_000,
-  costReserved: 10_000,
-  createdAt: 'c',
-  updatedAt: 'u',
-};
+const { ddb, s3mock } = mockedApi();
 
 describe('routes', () => {
   it('match method and path like API Gateway, with decoded path parameters', () => {
@@ -400,47 +318,6 @@ describe('GET /jobs and findings as they happen', () => {
   });
 });
 
-describe('ownership', () => {
-  it('answers another caller exactly as for a missing job, on every route', async () => {
-    ddb.on(GetCommand).resolves({});
-    const missing = await call('GET', '/jobs/j-99999999999999999999', undefined, MALLORY);
-    for (const [method, suffix] of [
-      ['GET', ''],
-      ['POST', '/cancel'],
-      ['GET', '/report'],
-    ] as const) {
-      ddb.reset();
-      ddb.on(GetCommand).resolves({ Item: { ...running, status: 'completed', finalizedAt: 'f' } });
-      const r = await call(method, `/jobs/${running.jobId}${suffix}`, undefined, MALLORY);
-      expect(r.status).toBe(404);
-      expect(r.body).toEqual({
-        ...missing.body,
-        message: (missing.body.message as string).replace('j-99999999999999999999', running.jobId),
-      });
-      expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
-    }
-  });
-
-  it('hides a submission whose job belongs to someone else, and lets an administrator role session in', async () => {
-    s3mock.on(ListObjectVersionsCommand).resolves({
-      Versions: [{ Key: running.key, VersionId: 'v1', IsLatest: true }],
-    });
-    ddb.on(GetCommand).resolves({ Item: running });
-    const hidden = await call('GET', '/jobs/s-00000000000000000001', undefined, MALLORY);
-    expect(hidden.status).toBe(404);
-    expect(hidden.body.message).toMatch(/no upload for submission/);
-    expect((await call('GET', '/jobs/s-00000000000000000001', undefined, ADMIN_SESSION)).status).toBe(200);
-    expect((await call('GET', `/jobs/${running.jobId}`, undefined, ADMIN_SESSION)).status).toBe(200);
-  });
-
-  it('signs the caller into the upload as its submitter', async () => {
-    const r = await call('POST', '/jobs', JSON.stringify({ filename: 'msa.pdf' }), MALLORY);
-    const upload = r.body.upload as { fields: Record<string, string> };
-    expect(upload.fields['x-amz-meta-submitted-by']).toBe(MALLORY);
-    expect(policyOf(upload.fields).conditions).toContainEqual({ 'x-amz-meta-submitted-by': MALLORY });
-  });
-});
-
 describe('limits and analyst ids', () => {
   it('refuses a body over the limit with 413 before parsing it', async () => {
     const big = JSON.stringify({ filename: 'a.txt', pad: 'x'.repeat(MAX_BODY_BYTES) });
@@ -482,119 +359,6 @@ describe('limits and analyst ids', () => {
     );
     expect([isPayloadTooLargeError(body), (body as ApiError).statusCode]).toEqual([true, 413]);
     expect(isPayloadTooLargeError(h)).toBe(false);
-  });
-});
-
-describe('mayActOn', () => {
-  const job = { owner: ALICE };
-  it('admits the owner and administrators, by ARN or by the principal id S3 events give', () => {
-    expect(mayActOn(job, { arn: ALICE }, [])).toBe(true);
-    expect(mayActOn(job, { arn: MALLORY }, [])).toBe(false);
-    expect(mayActOn(job, { arn: MALLORY }, [MALLORY])).toBe(true);
-    // A role named as administrator covers its sessions, whatever the role's path.
-    expect(mayActOn(job, { arn: ADMIN_SESSION }, [ADMIN_ROLE])).toBe(true);
-    expect(mayActOn(job, { arn: 'arn:aws:sts::999999999999:assumed-role/Auditor/x' }, [ADMIN_ROLE])).toBe(
-      false,
-    );
-    expect(mayActOn(job, { arn: 'arn:aws:sts::123456789012:assumed-role/Other/x' }, [ADMIN_ROLE])).toBe(
-      false,
-    );
-    // An S3 upload records `AWS:` + the principal's unique id.
-    const uploaded = { owner: 'AWS:AROAEXAMPLE:alice-session' };
-    expect(
-      mayActOn(
-        uploaded,
-        { arn: 'arn:aws:sts::1:assumed-role/R/alice-session', userId: 'AROAEXAMPLE:alice-session' },
-        [],
-      ),
-    ).toBe(true);
-    expect(
-      mayActOn(uploaded, { arn: 'arn:aws:sts::1:assumed-role/R/bob', userId: 'AROAEXAMPLE:bob' }, []),
-    ).toBe(false);
-  });
-
-  it('keeps a job with no recorded owner, and every job from an unknown caller, to administrators', () => {
-    expect(mayActOn({}, { arn: ALICE }, [])).toBe(false);
-    expect(mayActOn({}, { arn: ADMIN_SESSION }, [ADMIN_ROLE])).toBe(true);
-    expect(mayActOn(job, undefined, [ADMIN_ROLE])).toBe(false);
-  });
-});
-
-describe('sessionRefusal', () => {
-  const none = { sessionNamedRoles: [], administrators: [] };
-  it('refuses a role session whose name the caller chose, naming the role', () => {
-    expect(sessionRefusal({ arn: 'arn:aws:sts::123456789012:assumed-role/Ops/alice' }, none)).toBe(
-      'arn:aws:iam::123456789012:role/Ops',
-    );
-  });
-
-  it('admits IAM users, people of the identity pool, named roles and administrator roles', () => {
-    expect(sessionRefusal({ arn: ALICE }, none)).toBeUndefined();
-    expect(
-      sessionRefusal(
-        {
-          arn: 'arn:aws:sts::123456789012:assumed-role/Reviewer/CognitoIdentityCredentials',
-          cognitoIdentityId: 'us-east-1:ab',
-        },
-        none,
-      ),
-    ).toBeUndefined();
-    const sso = 'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Reviewers_0a1b';
-    const session = { arn: 'arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_Reviewers_0a1b/ana' };
-    expect(sessionRefusal(session, { sessionNamedRoles: [sso], administrators: [] })).toBeUndefined();
-    // The same role name in another account is another role.
-    expect(
-      sessionRefusal(
-        { arn: 'arn:aws:sts::999999999999:assumed-role/AWSReservedSSO_Reviewers_0a1b/ana' },
-        { sessionNamedRoles: [sso], administrators: [] },
-      ),
-    ).toBe('arn:aws:iam::999999999999:role/AWSReservedSSO_Reviewers_0a1b');
-    expect(
-      sessionRefusal({ arn: ADMIN_SESSION }, { sessionNamedRoles: [], administrators: [ADMIN_ROLE] }),
-    ).toBe(undefined);
-  });
-
-  it('is answered 403 with what to do, before any route runs', async () => {
-    const r = await call(
-      'GET',
-      '/jobs/j-0123456789abcdef0123',
-      undefined,
-      'arn:aws:sts::123456789012:assumed-role/Ops/alice',
-    );
-    expect(r.status).toBe(403);
-    expect(r.body.error).toBe('UntrustedSessionError');
-    expect(r.body.message).toMatch(
-      /^sessions of arn:aws:iam::123456789012:role\/Ops are named by whoever assumes the role/,
-    );
-    expect(ddb.calls()).toHaveLength(0);
-    // An administrator's session goes on to the route.
-    ddb.on(GetCommand).resolves({ Item: running });
-    expect((await call('GET', `/jobs/${running.jobId}`, undefined, ADMIN_SESSION)).status).toBe(200);
-  });
-
-  it('has guards for its errors', () => {
-    expect(isUntrustedSessionError(new UntrustedSessionError('arn:aws:iam::1:role/R'))).toBe(true);
-    expect(isUntrustedSessionError(new BadRequestError('x'))).toBe(false);
-    const limited = new TooManyRequestsError('quote', 7, { burst: 10, perMinute: 12 });
-    expect(isTooManyRequestsError(limited)).toBe(true);
-    expect([limited.statusCode, limited.retryAfterSeconds]).toEqual([429, 7]);
-    expect(isTooManyRequestsError(new BadRequestError('x'))).toBe(false);
-  });
-});
-
-describe('submitterOf', () => {
-  const meta = { 'submitted-by': ALICE };
-  it('believes the signed submitter only on an upload the API role made', () => {
-    expect(submitterOf('AWS:AROAAPIROLE:clause-review-api', meta, 'AROAAPIROLE')).toBe(ALICE);
-    expect(submitterOf('AWS:AIDAMALLORY', meta, 'AROAAPIROLE')).toBe('AWS:AIDAMALLORY');
-    expect(submitterOf('AWS:AROAAPIROLEX:s', meta, 'AROAAPIROLE')).toBe('AWS:AROAAPIROLEX:s');
-    expect(submitterOf('AWS:AROAAPIROLE:clause-review-api', meta, undefined)).toBe(
-      'AWS:AROAAPIROLE:clause-review-api',
-    );
-    expect(submitterOf('AWS:AIDAMALLORY', {}, 'AROAAPIROLE')).toBe('AWS:AIDAMALLORY');
-    // An event without a principal (an emulator's) takes the signed header as given.
-    expect(submitterOf(undefined, meta, undefined)).toBe(ALICE);
-    expect(submitterOf(undefined, {}, undefined)).toBeUndefined();
   });
 });
 
