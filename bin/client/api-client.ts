@@ -1,30 +1,15 @@
+/**
+ * The CLI's client of the status API: the routes of lambdas/app/api-routes.ts (the same the
+ * reviewer app and the add-in call), every request signed with SigV4 for `execute-api` and sent
+ * with Node's http with the headers exactly as signed; a refusal for now (429, 503) is waited out
+ * as it asks, a few times.
+ */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { z } from 'zod';
-import type {
-  DecisionBody,
-  DecisionResponse,
-  RedlineBody,
-  RedlineResponse,
-} from '../../lambdas/api/holds-api.js';
-import type {
-  JobView,
-  QuoteRequest,
-  QuoteView,
-  ReportLinks,
-  Submission,
-  SubmitRequest,
-} from '../../lambdas/api/jobs-api.js';
-import type {
-  PlaybookList,
-  PlaybookView,
-  PutPlaybookView,
-  putPlaybookRequestSchema,
-} from '../../lambdas/api/playbooks-api.js';
+import type { Submission } from '../../lambdas/api/jobs-api.js';
+import { StatusApiRoutes } from '../../lambdas/app/api-routes.js';
 import { ApiSigner, type SignedRequest } from '../../lambdas/app/signed-request.js';
 import { isUploadRefusedError, sendUpload } from '../../lambdas/app/upload-form.js';
-import type { FindingsView } from '../../lambdas/core/holds/review.js';
-import type { JobListView, LiveFindingsView } from '../../lambdas/core/live/index.js';
 import type { StaticCredentials } from '../../lambdas/shared/aws-clients.js';
 import { Sha256 } from '../../lambdas/shared/sha256.js';
 
@@ -123,120 +108,56 @@ function waitOf(r: ApiResponse): number | undefined {
  * const api = new ApiClient({ url, region: 'eu-west-1', credentials: s3.config.credentials });
  * const { submissionId, upload } = await api.submit({ filename: 'msa.pdf', lane: 'batch' });
  */
-export class ApiClient {
+export class ApiClient extends StatusApiRoutes {
   private readonly signer: ApiSigner;
 
   constructor(options: ApiClientOptions) {
+    super();
     this.signer = new ApiSigner({ ...options, sha256: Sha256 });
   }
 
   /** Signs a request without sending it: the URL, the headers to send as they are, and the body. */
-  sign(method: 'GET' | 'POST', path: string, body?: unknown): Promise<SignedRequest> {
+  sign(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    query: Record<string, string> = {},
+  ): Promise<SignedRequest> {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     return this.signer.sign(
       method,
       path,
       payload,
-      {},
+      query,
       payload === undefined ? {} : { 'content-length': String(Buffer.byteLength(payload)) },
     );
   }
 
   /** Sends a signed request; returns whatever status came back. */
-  async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiResponse> {
-    const { url, headers, payload } = await this.sign(method, path, body);
+  async request(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    query: Record<string, string> = {},
+  ): Promise<ApiResponse> {
+    const { url, headers, payload } = await this.sign(method, path, body, query);
     return send(url, method, headers, payload);
   }
 
-  /** POST /jobs. */
-  submit(request: SubmitRequest): Promise<Submission> {
-    return this.call('POST', 'jobs', request);
-  }
-
-  /** POST /quote: what a document would cost, with no job recorded. */
-  quote(request: QuoteRequest): Promise<QuoteView> {
-    return this.call('POST', 'quote', request);
-  }
-
-  /** GET /jobs/{id}. */
-  status(id: string): Promise<JobView> {
-    return this.call('GET', `jobs/${encodeURIComponent(id)}`);
-  }
-
-  /** POST /jobs/{id}/cancel. */
-  cancel(id: string): Promise<JobView> {
-    return this.call('POST', `jobs/${encodeURIComponent(id)}/cancel`);
-  }
-
-  /** GET /jobs/{id}/report. */
-  report(id: string): Promise<ReportLinks> {
-    return this.call('GET', `jobs/${encodeURIComponent(id)}/report`);
-  }
-
-  /** POST /jobs/{id}/pause. */
-  pause(id: string): Promise<JobView> {
-    return this.call('POST', `jobs/${encodeURIComponent(id)}/pause`);
-  }
-
-  /** POST /jobs/{id}/resume. */
-  resume(id: string): Promise<JobView> {
-    return this.call('POST', `jobs/${encodeURIComponent(id)}/resume`);
-  }
-
-  /** GET /jobs/{id}/findings. */
-  findings(id: string): Promise<FindingsView> {
-    return this.call('GET', `jobs/${encodeURIComponent(id)}/findings`);
-  }
-
-  /** GET /jobs/{id}/findings?after=: clauses of chunks consolidated since `after` ('' from the start). */
-  liveFindings(id: string, after: string): Promise<LiveFindingsView> {
-    return this.call('GET', `jobs/${encodeURIComponent(id)}/findings?after=${encodeURIComponent(after)}`);
-  }
-
-  /** GET /jobs: the caller's jobs, newest first; `awaiting: 'approval'`, the jobs waiting for their approver groups. */
-  jobs(
-    query: { after?: string; limit?: number; owner?: string; awaiting?: 'approval' } = {},
-  ): Promise<JobListView> {
-    const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
-    const search = params.toString();
-    return this.call('GET', `jobs${search ? `?${search}` : ''}`);
-  }
-
-  /** POST /jobs/{id}/decisions. */
-  decide(id: string, request: DecisionBody): Promise<DecisionResponse> {
-    return this.call('POST', `jobs/${encodeURIComponent(id)}/decisions`, request);
-  }
-
-  /** POST /jobs/{id}/redlines: accept, reject or edit proposed redlines. */
-  decideRedlines(id: string, request: RedlineBody): Promise<RedlineResponse> {
-    return this.call('POST', `jobs/${encodeURIComponent(id)}/redlines`, request);
-  }
-
-  /** GET /playbooks: the latest version of each of the stack's playbooks. */
-  playbooks(): Promise<PlaybookList> {
-    return this.call('GET', 'playbooks');
-  }
-
-  /** GET /playbooks/{name}[@version]: one version with its content, and every version. */
-  playbook(ref: string): Promise<PlaybookView> {
-    return this.call('GET', `playbooks/${encodeURIComponent(ref)}`);
-  }
-
-  /** POST /playbooks (administrators): a playbook file's text, added as the next version. */
-  putPlaybook(request: z.input<typeof putPlaybookRequestSchema>): Promise<PutPlaybookView> {
-    return this.call('POST', 'playbooks', request);
-  }
-
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    let r = await this.request(method, path, body);
+  protected async call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    query: Record<string, string> = {},
+  ): Promise<T> {
+    let r = await this.request(method, path, body, query);
     // A refusal for now (the caller's budget of the route, the stage's throttle, the user pool
     // not answering) is waited out as it asks, a few times; a longer wait is the caller's to make.
     for (let tries = 1; tries <= RETRIES && (r.status === 429 || r.status === 503); tries++) {
       const wait = waitOf(r);
       if (wait === undefined) break;
       await new Promise((resolve) => setTimeout(resolve, wait));
-      r = await this.request(method, path, body);
+      r = await this.request(method, path, body, query);
     }
     if (r.status >= 200 && r.status < 300) return r.body as T;
     const message = (r.body as { message?: string } | undefined)?.message ?? (r.text || `HTTP ${r.status}`);

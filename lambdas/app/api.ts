@@ -1,9 +1,10 @@
 /**
  * The status API as the reviewer app calls it: every request signed with SigV4 for
  * `execute-api` (API Gateway's IAM authorization), as the CLI signs them, with credentials from
- * the sign-in seam (session.ts). The one module that knows routes and answer shapes.
+ * the sign-in seam (session.ts) and sent with the browser's fetch. The routes are api-routes.ts,
+ * the same for the CLI; this module adds the uploads and the answer shapes the views read.
  */
-import type { DecisionBody, DecisionResponse, RedlineBody, RedlineResponse } from '../api/holds-api.js';
+import type { DecisionBody, DecisionResponse, RedlineResponse } from '../api/holds-api.js';
 import type { PlaybookList } from '../api/playbooks-api.js';
 import type { FindingsView } from '../core/holds/review.js';
 import type {
@@ -16,6 +17,7 @@ import type {
 } from '../core/jobs/index.js';
 import type { JobListView, JobSummary, LiveFindingsView } from '../core/live/index.js';
 import type { Negotiation, NegotiationChange, PlaybookReview, ReportClause } from '../core/report-types.js';
+import { StatusApiRoutes } from './api-routes.js';
 import { WebSha256 } from './sha256-web.js';
 import { ApiSigner } from './signed-request.js';
 import { isUploadRefusedError, sendUpload } from './upload-form.js';
@@ -76,79 +78,20 @@ export interface AppApiOptions {
   readonly fetch?: typeof fetch;
 }
 
-/** The status API's routes, signed. */
-export class AppApi {
+/** The status API's routes (api-routes.ts), signed and sent with the browser's fetch. */
+export class AppApi extends StatusApiRoutes {
   private readonly base: URL;
   private readonly signer: ApiSigner;
   private readonly fetch: typeof fetch;
 
   constructor(options: AppApiOptions) {
+    super();
     this.signer = new ApiSigner({ ...options, sha256: WebSha256 });
     this.base = this.signer.base;
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
-  /** GET /jobs: the caller's jobs, newest first. */
-  listJobs(after?: string): Promise<JobListView> {
-    return this.call('GET', 'jobs', undefined, after ? { after } : {});
-  }
-
-  /** GET /jobs?awaiting=approval: the jobs whose review waits for one of the caller's approver groups. */
-  awaitingApproval(): Promise<JobListView> {
-    return this.call('GET', 'jobs', undefined, { awaiting: 'approval' });
-  }
-
-  /** GET /jobs/{id}. */
-  status(id: string): Promise<JobView> {
-    return this.call('GET', `jobs/${encodeURIComponent(id)}`);
-  }
-
-  /** GET /jobs/{id}/findings?after=: clauses as their chunks consolidate ('' starts). */
-  liveFindings(id: string, after: string): Promise<LiveFindingsView> {
-    return this.call('GET', `jobs/${encodeURIComponent(id)}/findings`, undefined, { after });
-  }
-
-  /** GET /jobs/{id}/findings: the gated findings of a review, with decisions. */
-  gatedFindings(id: string): Promise<FindingsView> {
-    return this.call('GET', `jobs/${encodeURIComponent(id)}/findings`);
-  }
-
-  /** GET /playbooks: the stack's playbooks, latest version of each. */
-  playbooks(): Promise<PlaybookList> {
-    return this.call('GET', 'playbooks');
-  }
-
-  /** POST /jobs: a presigned upload. */
-  submit(request: SubmitRequest): Promise<Submission> {
-    return this.call('POST', 'jobs', request);
-  }
-
-  /** POST /quote: the document priced as intake would price it; no job is recorded. */
-  quote(request: QuoteRequest): Promise<QuoteView> {
-    return this.call('POST', 'quote', request);
-  }
-
-  /** POST /jobs/{id}/pause | resume | cancel. */
-  control(id: string, action: 'pause' | 'resume' | 'cancel'): Promise<JobView> {
-    return this.call('POST', `jobs/${encodeURIComponent(id)}/${action}`);
-  }
-
-  /** POST /jobs/{id}/decisions. */
-  decide(id: string, body: DecisionBody): Promise<DecisionResponse> {
-    return this.call('POST', `jobs/${encodeURIComponent(id)}/decisions`, body);
-  }
-
-  /** POST /jobs/{id}/redlines: accept, reject or edit proposed redlines. */
-  decideRedlines(id: string, body: RedlineBody): Promise<RedlineResponse> {
-    return this.call('POST', `jobs/${encodeURIComponent(id)}/redlines`, body);
-  }
-
-  /** GET /jobs/{id}/report: presigned links to the reports. */
-  reports(id: string): Promise<ReportLinks> {
-    return this.call('GET', `jobs/${encodeURIComponent(id)}/report`);
-  }
-
-  private async call<T>(
+  protected async call<T>(
     method: 'GET' | 'POST',
     path: string,
     body?: unknown,

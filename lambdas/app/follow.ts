@@ -40,7 +40,7 @@ export class JobFollower {
   /** The review gate's findings when they changed since the last call; undefined otherwise. */
   async reviewChanged(view: JobView): Promise<FindingsView | undefined> {
     if (!view.review?.startedAt) return undefined;
-    const findings = await this.api.gatedFindings(this.jobId);
+    const findings = await this.api.findings(this.jobId);
     // Escalations and redlines are decided on the same view: their decisions change it too.
     const decided = [...findings.findings, ...(findings.escalations ?? [])].filter((f) => f.decision).length;
     const redlines = (findings.redlines ?? []).map((r) => r.decision.status).join();

@@ -46,7 +46,7 @@ async function sameFileJobs(api: AppApi, sha256: string): Promise<JobSummary[]> 
   const found: JobSummary[] = [];
   let after: string | undefined;
   for (let page = 0; page < PAGES_SEARCHED; page++) {
-    const list = await api.listJobs(after);
+    const list = await api.jobs(after ? { after } : {});
     found.push(...list.jobs.filter((j) => j.sha256 === sha256));
     if (!list.cursor) break;
     after = list.cursor;

@@ -81,7 +81,7 @@ function controls(ctx: ViewContext, view: JobView, refresh: () => void): HTMLEle
     const b = h('button', { type: 'button', id: `job-${action}` }, label);
     b.addEventListener('click', async () => {
       try {
-        const v = await ctx.api.control(view.jobId, action);
+        const v = await ctx.api.act(view.jobId, action);
         announce(`The job is ${v.status.replace('_', ' ')}.`);
         refresh();
       } catch (error) {
@@ -122,7 +122,7 @@ async function downloads(
   ctx: ViewContext,
   jobId: string,
 ): Promise<{ element: HTMLElement; links: ReportLinks }> {
-  const links = await ctx.api.reports(jobId);
+  const links = await ctx.api.report(jobId);
   const file = (name: string, l: { url: string } | undefined) =>
     l
       ? h(

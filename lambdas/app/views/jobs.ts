@@ -20,7 +20,7 @@ async function loadJobs(
   after?: string,
 ): Promise<{ jobs: readonly ListedJob[]; cursor?: string }> {
   try {
-    return await ctx.api.listJobs(after);
+    return await ctx.api.jobs(after ? { after } : {});
   } catch (error) {
     if (!(isAppApiError(error) && error.status === 404)) throw error;
     const views = await Promise.all(ctx.submitted.map((id) => ctx.api.status(id)));
@@ -89,7 +89,7 @@ function jobsTable(caption: string, body: HTMLElement): HTMLElement {
 /** The jobs waiting for the person as an approver: shown only when there are some. */
 function approvals(ctx: ViewContext): HTMLElement {
   const section = h('section', { 'aria-labelledby': 'approvals-title', id: 'approvals', hidden: true });
-  ctx.api.awaitingApproval().then(
+  ctx.api.jobs({ awaiting: 'approval' }).then(
     ({ jobs }) => {
       if (jobs.length === 0) return;
       section.append(

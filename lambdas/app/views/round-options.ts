@@ -51,7 +51,7 @@ export function roundFields(api: AppApi, prefix: string): RoundFields {
     element,
     async refresh(fileName) {
       const kept = select.value;
-      const choices = versionChoices((await api.listJobs()).jobs, fileName);
+      const choices = versionChoices((await api.jobs()).jobs, fileName);
       select.replaceChildren(
         h('option', { value: '' }, 'None: a first review'),
         ...choices.map((c) => h('option', { value: c.jobId }, `${c.sameContract ? '★ ' : ''}${c.label}`)),

@@ -85,7 +85,7 @@ describe('AppApi', () => {
 
   it('signs requests the local API verifier accepts, query and body included, without a Host header', async () => {
     captured.length = 0;
-    await api(200, { jobs: [] }).listJobs('v1.abc');
+    await api(200, { jobs: [] }).jobs({ after: 'v1.abc' });
     await api(200, { recorded: [] }).decide('j-1', { findings: ['c1/liability'], verdict: 'approve' });
     for (const { url, init } of captured) {
       const headers = Object.fromEntries(
@@ -110,7 +110,7 @@ describe('AppApi', () => {
 
   it("turns an error answer into an AppApiError carrying the API's message and status", async () => {
     const error = await api(409, { message: 'job j-1 is running' })
-      .reports('j-1')
+      .report('j-1')
       .catch((e: unknown) => e);
     expect(isAppApiError(error) && [error.status, error.message]).toEqual([409, 'job j-1 is running']);
   });
