@@ -22,13 +22,17 @@ let resources: Record<string, Resource>;
 
 /**
  * Synthesizes the stack once before the calling file's tests, which all read that template, and
- * removes its cloud assembly after them. Call it once at a test file's top level.
+ * removes its cloud assembly after them; `bundle: false` builds no handler (a file that reads
+ * resources and policies only). Call it once at a test file's top level.
  */
-export function synthesizeStack(): void {
+export function synthesizeStack(options: { readonly bundle?: boolean } = {}): void {
   beforeAll(() => {
     // The same feature flags `cdk synth` uses, so the tests check what would be deployed.
     const { context } = JSON.parse(readFileSync(`${PROJECT_ROOT}/cdk.json`, 'utf8')) as { context: object };
-    app = new App({ context });
+    // Without bundling no handler is built: enough for tests that read resources and policies.
+    app = new App({
+      context: options.bundle === false ? { ...context, 'aws:cdk:bundling-stacks': [] } : context,
+    });
     stack = new ClauseReviewStack(app, 'ClauseReview', { stackName: 'clause-review' });
     template = Template.fromStack(stack);
     resources = template.toJSON().Resources as Record<string, Resource>;

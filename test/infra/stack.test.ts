@@ -1,8 +1,8 @@
 /**
  * The synthesized ClauseReviewStack, read back from its CloudFormation template: the document
  * buckets, the work queues, the state table, least privilege across every policy, the outputs
- * and cdk-nag. The stack is synthesized once (bundling the real handlers with esbuild) and every
- * test reads that template (stack-fixtures.ts). The functions, the batch lane and what they may
+ * and cdk-nag. The stack is synthesized once, without building the handlers (nothing here reads
+ * code), and every test reads that template (stack-fixtures.ts). The functions, the batch lane and what they may
  * call: stack-compute.test.ts.
  */
 import { Validations } from 'aws-cdk-lib';
@@ -29,7 +29,7 @@ import {
   template,
 } from './stack-fixtures.js';
 
-synthesizeStack();
+synthesizeStack({ bundle: false });
 
 describe('document buckets', () => {
   const buckets = () => ({
