@@ -49,6 +49,9 @@ export const WORD_VALUES: ReadonlyMap<string, number> = new Map<string, number>(
   ...TENS.flatMap((w, i) => (w ? [[w, i * 10] as const] : [])),
 ]);
 
+/** A regular-expression alternation matching one number word ("thirty", "hundred", "thousand"). */
+export const NUMBER_WORD = `(?:${[...WORD_VALUES.keys(), 'hundred', 'thousand'].join('|')})`;
+
 /**
  * A whole number below a million in words: 180 → "one hundred eighty", or with `hundredAnd`
  * "one hundred and eighty" (the British style some contracts use).

@@ -6,7 +6,7 @@
  * offsets and how it was written, so a redline can write a new number the same way in the same
  * place.
  */
-import { WORD_VALUES, numberWords as wordsOf, wordsValue } from '../../lambdas/text/number-words.js';
+import { NUMBER_WORD, numberWords as wordsOf, wordsValue } from '../../lambdas/text/number-words.js';
 
 /** A unit the stand-in reads in clause text. */
 export type TextUnit = 'day' | 'business-day' | 'week' | 'month' | 'year' | 'percent' | 'times' | 'money';
@@ -27,7 +27,6 @@ export interface Mention {
   readonly style: NumberStyle;
 }
 
-const NUMBER_WORD = `(?:${[...WORD_VALUES.keys()].join('|')}|hundred|thousand)`;
 /** Number words joined by spaces, hyphens or "and": "one hundred and twenty", "thirty-six". */
 const WORDS = `${NUMBER_WORD}(?:(?:[ -]|\\s+and\\s+)${NUMBER_WORD})*`;
 const DIGITS = '\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?|\\d+(?:\\.\\d+)?';

@@ -4,16 +4,15 @@
  * measured position (a notice period, a cap) is the analysts' own number edit of the clause with
  * the fallback's number in place of the standard's, so it reads as the clause does.
  */
-import { numberWords, WORD_VALUES, wordsValue } from '../../text/number-words.js';
+import { NUMBER_WORD, numberWords, wordsValue } from '../../text/number-words.js';
 
-const WORD = `(?:${[...WORD_VALUES.keys(), 'hundred', 'thousand'].join('|')})`;
 /** "thirty (30)", "one hundred eighty (180)", "two hundred per cent (200%)": words, then the digits in brackets. */
 const WORDS_AND_DIGITS = new RegExp(
-  `\\b(${WORD}(?:[\\s-]+(?:and[\\s-]+)?${WORD})*)(\\s+per\\s*cent)?\\s*\\((\\d+(?:\\.\\d+)?)(%?)\\)`,
+  `\\b(${NUMBER_WORD}(?:[\\s-]+(?:and[\\s-]+)?${NUMBER_WORD})*)(\\s+per\\s*cent)?\\s*\\((\\d+(?:\\.\\d+)?)(%?)\\)`,
   'i',
 );
 const DIGITS = /\b\d+(?:\.\d+)?\b/;
-const WORDS = new RegExp(`\\b${WORD}(?:[\\s-]+(?:and[\\s-]+)?${WORD})*\\b`, 'i');
+const WORDS = new RegExp(`\\b${NUMBER_WORD}(?:[\\s-]+(?:and[\\s-]+)?${NUMBER_WORD})*\\b`, 'i');
 const TWICE = /\b(twice|double)\b/i;
 
 /** The number a text states first, with where it is and how it is written. */
