@@ -31,6 +31,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { startBedrockStandIn } from '../../localstack/bedrock/index.js';
+import { toolCategory } from '../helpers/tool-category.js';
 
 type HandlerName = 'keepalive' | 'default';
 
@@ -72,31 +73,7 @@ const toolSchema = {
     assessments: {
       type: 'object',
       properties: Object.fromEntries(
-        Object.entries(CATEGORY_DESCRIPTIONS).map(([id, description]) => [
-          id,
-          {
-            type: 'object',
-            description,
-            properties: {
-              score: { type: ['integer', 'null'], minimum: 0, maximum: 3 },
-              findings: {
-                type: 'array',
-                maxItems: 5,
-                items: {
-                  type: 'object',
-                  properties: {
-                    quote: { type: 'string', minLength: 1, maxLength: 300 },
-                    rationale: { type: 'string', maxLength: 500 },
-                  },
-                  required: ['quote', 'rationale'],
-                  additionalProperties: false,
-                },
-              },
-            },
-            required: ['score', 'findings'],
-            additionalProperties: false,
-          },
-        ]),
+        Object.entries(CATEGORY_DESCRIPTIONS).map(([id, description]) => [id, toolCategory(description)]),
       ),
       required: Object.keys(CATEGORY_DESCRIPTIONS),
       additionalProperties: false,

@@ -20,6 +20,7 @@ import {
   type FaultPlanPatch,
   startBedrockStandIn,
 } from '../../localstack/bedrock/index.js';
+import { toolCategory } from '../helpers/tool-category.js';
 
 /** A model Bedrock serves on demand by its base id, and through a US profile (catalogue.ts). */
 export const ON_DEMAND = 'amazon.nova-lite-v1:0';
@@ -44,29 +45,6 @@ export const Answer = z.strictObject({
   assessments: z.strictObject({ liability: Category, termination: Category, 'ip-ownership': Category }),
   summary: z.string().max(400),
 });
-const category = (description: string) => ({
-  type: 'object',
-  description,
-  properties: {
-    score: { type: ['integer', 'null'], minimum: 0, maximum: 3 },
-    findings: {
-      type: 'array',
-      maxItems: 5,
-      items: {
-        type: 'object',
-        properties: {
-          quote: { type: 'string', minLength: 1, maxLength: 300 },
-          rationale: { type: 'string', maxLength: 500 },
-        },
-        required: ['quote', 'rationale'],
-        additionalProperties: false,
-      },
-    },
-  },
-  required: ['score', 'findings'],
-  additionalProperties: false,
-});
-
 /** A tool schema in the shape the analysts use: categories with nullable scores and findings, plus a summary. */
 const TOOL_SCHEMA = {
   type: 'object',
@@ -74,13 +52,13 @@ const TOOL_SCHEMA = {
     assessments: {
       type: 'object',
       properties: {
-        liability: category(
+        liability: toolCategory(
           'Limitation of liability, caps, indemnify and hold harmless obligations, damages.',
         ),
-        termination: category(
+        termination: toolCategory(
           'Termination for convenience or without cause, for breach, notice and cure periods.',
         ),
-        'ip-ownership': category(
+        'ip-ownership': toolCategory(
           'Ownership of intellectual property, inventions, work product; assignment of rights.',
         ),
       },
