@@ -81,11 +81,15 @@ describe('capacity', () => {
       const client = new BedrockRuntimeClient({ endpoint: process.argv[1], region: 'us-east-1',
         credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1, ...${options} });
       for (const text of ['a', 'b', 'c']) client.send(new ConverseCommand({ modelId: '${ON_DEMAND}',
-        messages: [{ role: 'user', content: [{ text }] }] })).catch(() => {});`;
+        messages: [{ role: 'user', content: [{ text }] }] })).catch(() => {});
+      process.stdout.write('sent\\n');`;
       const child = spawn(process.execPath, ['--input-type=module', '-e', script, standIn.url], {
         cwd: PROJECT_ROOT,
-        stdio: 'ignore',
+        stdio: ['ignore', 'pipe', 'ignore'],
       });
+      // The 1.5 s for the calls to reach the stand-in count from when the child has sent them, not
+      // from its start: loading the SDK in a fresh process takes seconds on a busy machine.
+      await new Promise((r) => child.stdout?.once('data', r));
       await expect.poll(() => standIn.accounting().totals.calls, { timeout: 200 }).toBe(0);
       await new Promise((r) => setTimeout(r, 1500));
       const exited = new Promise((r) => child.once('exit', r));
