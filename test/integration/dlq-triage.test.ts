@@ -15,9 +15,11 @@ import { subscribeToAlerts, testDlqDeps } from '../helpers/alerts.js';
 import { callsAsked, fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
 
 // Short tier-1 and tier-2 backoffs so a failing chunk reaches its DLQ in seconds; no fallback
-// model, so throttling keeps failing; no sweeper, so only triage moves dead letters.
+// model, so throttling keeps failing; no sweeper, so only triage moves dead letters. Leases are
+// the local runs' 20 s: no chunk here should lose its lease (a lost one is classified
+// `infrastructure`, not `transient`), and a 5 s lease has run out on a loaded ground.
 const h = await startHarness('dlqtriage', {
-  settings: { chunkClauses: 3, callConcurrency: 8, leaseSeconds: 5, redeliveryBackoffSeconds: [1, 1, 1] },
+  settings: { chunkClauses: 3, callConcurrency: 8, leaseSeconds: 20, redeliveryBackoffSeconds: [1, 1, 1] },
   pipeline: {
     batchWorkers: 0,
     sweepIntervalMs: 0,
@@ -203,5 +205,7 @@ describe('a dead letter with a permanent failure', () => {
       new ReceiveMessageCommand({ QueueUrl: h.stack.resources.dlqUrls.batch, WaitTimeSeconds: 1 }),
     );
     expect(left.Messages ?? []).toEqual([]);
-  }, 90_000);
+    // Seventeen chunks analysed one after another by one worker: on LocalStack, beside the rest
+    // of the suite on two cores, that has taken 70 s and more.
+  }, 180_000);
 });
