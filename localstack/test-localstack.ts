@@ -20,11 +20,16 @@ async function main(files: string[]): Promise<number> {
     `[localstack] LocalStack ${server.version} on ${server.endpoint}: every service answered within ${tookMs} ms` +
       (again.length > 0 ? ` (first requests sent again: ${again.join(', ')})` : ''),
   );
-  const stop = () => void server.stop();
+  // Stopped itself, it stops vitest too, and LocalStack once vitest has gone.
+  let vitest: ReturnType<typeof spawn> | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    if (vitest?.exitCode === null) vitest.kill(signal);
+    else void server.stop();
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const vitest = spawn(
+    vitest = spawn(
       process.execPath,
       [
         `${PROJECT_ROOT}/node_modules/vitest/vitest.mjs`,
@@ -37,7 +42,8 @@ async function main(files: string[]): Promise<number> {
         env: { ...process.env, AWS_ENDPOINT_URL: server.endpoint, CLAUSE_REVIEW_LOCALSTACK_SUITE: '1' },
       },
     );
-    return await new Promise<number>((resolve) => vitest.once('exit', (code) => resolve(code ?? 1)));
+    const running = vitest;
+    return await new Promise<number>((resolve) => running.once('exit', (code) => resolve(code ?? 1)));
   } finally {
     await server.stop();
   }
