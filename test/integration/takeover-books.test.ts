@@ -274,11 +274,17 @@ describe('a chunk taken over after its holder stopped near the ceiling', () => {
       inFlight: 0,
       breaches: [],
     });
-    // The intent A never settled is ended, its call to be made again by whoever runs it next.
+    // The intent A never settled is ended, its call to be made again by whoever runs it next,
+    // and counted as an unanswered attempt: A may have been answered and billed for it.
     const entry = [...(await ledger.forChunk(jobId, 0)).values()].find(
       (e) => e.analystId === first.analystId,
     );
-    expect(entry).toMatchObject({ status: 'retryable', ownerFence: 'worker-b:2', retiredFrom: owner });
+    expect(entry).toMatchObject({
+      status: 'retryable',
+      ownerFence: 'worker-b:2',
+      retiredFrom: owner,
+      unanswered: 1,
+    });
   });
 });
 

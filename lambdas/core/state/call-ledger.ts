@@ -47,8 +47,19 @@ export interface LedgerEntry {
   readonly cacheWriteInputTokens?: number;
   /** Bedrock's stop reason of the last answered attempt. */
   readonly stopReason?: string;
-  /** Settled cost of every answered attempt, micro-dollars. */
+  /**
+   * Settled cost of every answered attempt, and the worst case of every unanswered one (see
+   * {@link unanswered}), micro-dollars.
+   */
   readonly cost?: number;
+  /**
+   * Attempts whose answer never reached the ledger: one that came back without an answer (the
+   * client's timeout, a connection cut mid-call), counted in `cost` at its worst case by its
+   * holder, or a fenced-off holder's intent, counted at its reservation by the takeover (see
+   * {@link CallLedger.retire}). Bedrock may have answered and billed each one, so the call asked
+   * again may be billed twice.
+   */
+  readonly unanswered?: number;
   /** Worst-case cost of the attempt the holder may have in flight (an intent), micro-dollars. */
   readonly reservation?: number;
   /** The holder (`workerId:fence`) that wrote the intent or the last settlement. */
@@ -136,6 +147,8 @@ export interface Settlement {
   readonly cacheReadInputTokens?: number;
   readonly cacheWriteInputTokens?: number;
   readonly cost: number;
+  /** Attempts that came back without an answer, in total (see {@link LedgerEntry.unanswered}). */
+  readonly unanswered?: number;
   readonly modelId?: string;
   readonly stopReason?: string;
   /** The next attempt's worst case, when `status` is `in-flight`. */
@@ -254,6 +267,7 @@ export class CallLedger {
     if (s.cacheWriteInputTokens) set('cacheWriteInputTokens', s.cacheWriteInputTokens);
     set('stopReason', s.stopReason);
     set('cost', s.cost);
+    if (s.unanswered) set('unanswered', s.unanswered);
     set('modelId', s.modelId);
     set('reservation', s.reservation);
     set('checkedAt', s.checkedAt);
@@ -296,7 +310,8 @@ export class CallLedger {
    *
    * A new holder ends the intents of the holders it fenced off, so that none of them can record
    * an outcome the takeover did not count, keeping their reservations until the allotment they
-   * were made under is settled (a takeover that dies in between leaves them to the next one);
+   * were made under is settled (a takeover that dies in between leaves them to the next one) and
+   * counting each as an `unanswered` attempt;
    * a holder ends its own intents for calls it never started, so that no intent outlives the
    * chunk.
    */
@@ -317,7 +332,9 @@ export class CallLedger {
                 new UpdateCommand({
                   TableName: this.tableName,
                   Key: { pk: jobPk(ref.jobId), sk },
-                  UpdateExpression: `SET #status = :retryable, ownerFence = :by, retiredFrom = :owner, lastError = :why${keepReservation ? '' : ' REMOVE reservation'}`,
+                  // A fenced-off holder's intent keeps its reservation and is one more unanswered
+                  // attempt: nothing can know whether it went out and was billed.
+                  UpdateExpression: `SET #status = :retryable, ownerFence = :by, retiredFrom = :owner, lastError = :why${keepReservation ? ' ADD unanswered :one' : ' REMOVE reservation'}`,
                   ConditionExpression: '#status = :inFlight AND ownerFence = :owner',
                   ExpressionAttributeNames: { '#status': 'status' },
                   ExpressionAttributeValues: {
@@ -326,6 +343,7 @@ export class CallLedger {
                     ':by': by,
                     ':why': why.slice(0, 1000),
                     ':owner': ref.ownerFence ?? '',
+                    ...(keepReservation ? { ':one': 1 } : {}),
                   },
                   ReturnValues: 'ALL_NEW',
                   ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -77,6 +77,19 @@ export class AttemptScope implements Disposable {
     this.held.reservation = 0;
   }
 
+  /**
+   * The request went out and came back without an answer (a timeout, a cut connection): the
+   * model may have answered and billed it, so its reservation counts as spent and its token
+   * budget stays at the reservation, as for an outcome never recorded; its permit is free.
+   */
+  unanswered(): void {
+    this.releasePermit();
+    this.held.ticket?.settle(this.held.ticket.tokens);
+    this.held.ticket = undefined;
+    this.budget.settle(this.held.reservation, this.held.reservation);
+    this.held.reservation = 0;
+  }
+
   /** The request failed: nothing was billed, and a throttle tells the limiter to back off. */
   failed(throttled: boolean): void {
     this.releasePermit({ throttled });

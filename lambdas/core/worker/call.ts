@@ -22,7 +22,7 @@ import { fullJitterDelay, mayRetry } from './backoff.js';
 import type { CallContext, CallResult, ChunkCalls } from './call-types.js';
 import type { BudgetRefusal } from './chunk-budget.js';
 import { type StopReason, unstartedReason } from './chunk-stop.js';
-import { classifyCallError, describeError, isThrottle } from './error-class.js';
+import { classifyCallError, describeError, isThrottle, isUnanswered } from './error-class.js';
 import type { GateReading, JobGate } from './job-gate.js';
 import { worstCaseCost, worstCaseInputTokens } from './worst-case.js';
 
@@ -58,6 +58,7 @@ interface CallState {
     cacheReadInputTokens: number;
     cacheWriteInputTokens: number;
     cost: number;
+    unanswered: number;
   };
   retries: number;
   consecutiveThrottles: number;
@@ -102,6 +103,7 @@ export async function makeCall(ctx: CallContext): Promise<CallResult> {
       cacheReadInputTokens: same?.cacheReadInputTokens ?? 0,
       cacheWriteInputTokens: same?.cacheWriteInputTokens ?? 0,
       cost: same?.cost ?? 0,
+      unanswered: same?.unanswered ?? 0,
     },
     retries: 0,
     consecutiveThrottles: 0,
@@ -244,8 +246,12 @@ function gateReading(gate: JobGate, askedAt: number, grantedAt: number): Promise
 }
 
 /**
- * A request that failed: nothing was billed. A permanent error ends the call; a transient one
- * is retried after a full-jitter wait (returns undefined), until tier 1 runs out.
+ * A request that failed. Bedrock's error answers bill nothing. A request that went out and came
+ * back without an answer (the client's timeout, a cut connection) may have been answered and
+ * billed all the same: it counts at its worst case, recorded on the entry at once, as a takeover
+ * counts an intent left in flight; a lost lease leaves that to the next holder. A permanent error
+ * ends the call; a transient one is retried after a full-jitter wait (returns undefined), until
+ * tier 1 runs out.
  */
 async function afterError(
   s: CallState,
@@ -254,7 +260,20 @@ async function afterError(
   sentAt: number,
 ): Promise<CallResult | undefined> {
   const { chunk, deps, analyst } = s.ctx;
-  start.scope.failed(isThrottle(error));
+  if (!chunk.stop.endsRequests && isUnanswered(error)) {
+    const worstCase = start.scope.estimate;
+    start.scope.unanswered();
+    s.totals.cost += worstCase;
+    s.totals.unanswered++;
+    const lastError = describeError(error);
+    const fields = {
+      status: 'in-flight',
+      reservation: worstCase,
+      lastError,
+      checkedAt: start.checkedAt,
+    } as const;
+    if (!(await settle(s, fields))) return { kind: 'lease-lost', retries: s.retries, modelId: s.modelId };
+  } else start.scope.failed(isThrottle(error));
   deps.metrics?.attempt({ model: s.modelId, latencyMs: deps.now() - sentAt, throttled: isThrottle(error) });
   const errorClass = classifyCallError(error);
   const lastError = describeError(error);

@@ -23,6 +23,23 @@ const SOCKET_CODES = new Set([
   'ECONNABORTED',
 ]);
 
+/** Failures before a connection was made: the request never reached the service. */
+const NEVER_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * True for a request that went out and came back without an answer: a transient failure with
+ * no HTTP status (the client's timeout or abort, a connection reset mid-call). Bedrock may have answered and
+ * billed it; only an error answer from the service (an SDK service exception, with its fault
+ * and status) or a connection that was never made is known to bill nothing.
+ */
+export function isUnanswered(error: unknown): boolean {
+  if (!(error instanceof Error) || classifyCallError(error) !== 'transient') return false;
+  const meta = error as { $fault?: string; $metadata?: { httpStatusCode?: number }; code?: string };
+  // An SDK service exception (every one carries its fault) is the service's own answer.
+  if (meta.$fault !== undefined || meta.$metadata?.httpStatusCode !== undefined) return false;
+  return !(meta.code !== undefined && NEVER_CONNECTED_CODES.has(meta.code));
+}
+
 /** True for Bedrock's throttling answers, which also trigger the fallback model. */
 export function isThrottle(error: unknown): boolean {
   return error instanceof Error && error.name === 'ThrottlingException';

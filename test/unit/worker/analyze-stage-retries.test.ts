@@ -4,6 +4,7 @@
  * once, failed as validation), each attempt billed.
  */
 import { AccessDeniedException, ConverseCommand, ValidationException } from '@aws-sdk/client-bedrock-runtime';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { costOf, FALLBACK_MODEL_ID, PRIMARY_MODEL_ID } from '../../../lambdas/core/model-catalogue.js';
 import {
@@ -20,7 +21,7 @@ import {
 } from './analyze-stage-fixtures.js';
 
 let clock = NOW;
-const { bedrock, events, sleep, arrange, run, converseInputs, settlements } = mockedAnalyze(() => clock);
+const { ddb, bedrock, events, sleep, arrange, run, converseInputs, settlements } = mockedAnalyze(() => clock);
 
 beforeEach(() => {
   clock = NOW;
@@ -62,6 +63,45 @@ describe('analyzeStage: tier-1 retries', () => {
       ':attempts': 4,
       ':errorClass': 'transient',
     });
+  });
+
+  it('counts a request that came back unanswered (its timeout) at its worst case, recorded at once, and asks again', async () => {
+    const timedOut = () =>
+      Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' });
+    arrange({ bedrock: (input, n) => (n === 1 ? timedOut() : validAnswer(input)) });
+    const outcome = await run([clause(1)]);
+    expect(outcome).toMatchObject({ kind: 'done', counts: { done: 1, retries: 1 } });
+    expect(events).toEqual([
+      'take',
+      'intents:1',
+      'gate',
+      call(),
+      'settle:in-flight',
+      // Its worst case is spent, so the next attempt takes more of the job's room.
+      'take',
+      'gate',
+      call(),
+      'settle:done',
+      'return',
+    ]);
+    // Bedrock may have answered and billed it: the worst case is on the entry before the next attempt.
+    const [unanswered, done] = settlements().map((u) => u.ExpressionAttributeValues ?? {});
+    const worstCase = Number(unanswered?.[':cost']);
+    expect(worstCase).toBeGreaterThan(costOf(PRIMARY_MODEL_ID, USAGE));
+    expect(unanswered).toMatchObject({ ':unanswered': 1, ':reservation': worstCase, ':attempts': 1 });
+    expect(String(unanswered?.[':lastError'])).toContain('TimeoutError');
+    expect(done).toMatchObject({
+      ':status': 'done',
+      ':attempts': 2,
+      ':unanswered': 1,
+      ':cost': worstCase + costOf(PRIMARY_MODEL_ID, USAGE),
+    });
+    // The job is told the same spend the ledger holds (over every move), so the chunk's books balance.
+    const told = ddb
+      .commandCalls(TransactWriteCommand)
+      .map((c) => c.args[0].input.TransactItems?.find((i) => i.Update?.Key?.sk !== 'JOB')?.Update)
+      .reduce((sum, u) => sum + Number(u?.ExpressionAttributeValues?.[':spent'] ?? 0), 0);
+    expect(told).toBe(worstCase + costOf(PRIMARY_MODEL_ID, USAGE));
   });
 
   it('starts no retry that would begin past the total cap', async () => {

@@ -72,6 +72,18 @@ describe('AttemptScope', () => {
     expect(b.closing()).toMatchObject({ spent: 1_000 });
   });
 
+  it('counts an attempt that came back unanswered at its worst case at once, its permit free', async () => {
+    const b = budget();
+    const limiter = new AdaptiveLimiter({ initial: 2 });
+    {
+      using scope = await holding(b, limiter);
+      scope.sending();
+      scope.unanswered();
+      expect([b.reserved, limiter.active, scope.estimate]).toEqual([0, 0, 0]);
+    }
+    expect(b.closing()).toMatchObject({ spent: 1_000 });
+  });
+
   it('settles an answer at its cost once, leaving nothing for disposal', async () => {
     const b = budget();
     const limiter = new AdaptiveLimiter({ initial: 2 });

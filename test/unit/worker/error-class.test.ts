@@ -11,7 +11,12 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
 import { UnpricedModelError } from '../../../lambdas/core/model-catalogue.js';
-import { classifyCallError, describeError, isThrottle } from '../../../lambdas/core/worker/error-class.js';
+import {
+  classifyCallError,
+  describeError,
+  isThrottle,
+  isUnanswered,
+} from '../../../lambdas/core/worker/error-class.js';
 
 const meta = { $metadata: {} };
 
@@ -103,6 +108,27 @@ describe('isThrottle', () => {
     expect(isThrottle(new ServiceUnavailableException({ message: 'down', ...meta }))).toBe(false);
     expect(isThrottle(new ModelNotReadyException({ message: 'not ready', ...meta }))).toBe(false);
     expect(isThrottle({ name: 'ThrottlingException' })).toBe(false);
+  });
+});
+
+describe('isUnanswered', () => {
+  it('is true for a request that went out and got no answer back: a timeout, an abort, a cut connection', () => {
+    const named = (name: string) => Object.assign(new Error('no answer'), { name });
+    expect(isUnanswered(named('TimeoutError'))).toBe(true);
+    expect(isUnanswered(named('AbortError'))).toBe(true);
+    expect(isUnanswered(socketError('ECONNRESET', 'read ECONNRESET'))).toBe(true);
+    expect(isUnanswered(new Error('socket hang up'))).toBe(true);
+  });
+
+  it("is false for the service's own error answers, a connection never made, and errors that are not transient", () => {
+    expect(isUnanswered(new ThrottlingException({ message: 'slow down', ...meta }))).toBe(false);
+    expect(isUnanswered(new ModelTimeoutException({ message: 'model timed out', ...meta }))).toBe(false);
+    expect(isUnanswered(new ServiceUnavailableException({ message: 'down', ...meta }))).toBe(false);
+    expect(isUnanswered(socketError('ECONNREFUSED'))).toBe(false);
+    expect(isUnanswered(socketError('ENOTFOUND'))).toBe(false);
+    expect(isUnanswered(new ValidationException({ message: 'bad input', ...meta }))).toBe(false);
+    expect(isUnanswered(new TypeError('x is undefined'))).toBe(false);
+    expect(isUnanswered('TimeoutError')).toBe(false);
   });
 });
 
