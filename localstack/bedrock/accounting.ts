@@ -143,6 +143,26 @@ export class Accounting {
   private stopReasons = new Map<string, Map<string, number>>();
   private cache = new Map<string, CacheCounter>();
 
+  /** Records an answered call, billed for its tokens (cache tokens apart, as Bedrock reports them). */
+  recordAnswer(
+    modelId: string,
+    answer: Pick<CallRecord, 'inputTokens' | 'outputTokens' | 'stopReason' | 'malformed'>,
+    cache: Pick<CallRecord, 'cacheReadInputTokens' | 'cacheWriteInputTokens'> | undefined,
+    fingerprint: string,
+  ): void {
+    this.record({
+      modelId,
+      outcome: 'success',
+      inputTokens: answer.inputTokens,
+      outputTokens: answer.outputTokens,
+      stopReason: answer.stopReason,
+      cacheReadInputTokens: cache?.cacheReadInputTokens,
+      cacheWriteInputTokens: cache?.cacheWriteInputTokens,
+      fingerprint,
+      malformed: answer.malformed,
+    });
+  }
+
   /** Records one call. Tokens of anything but `success` are ignored: only answers are billed. */
   record(call: CallRecord): void {
     const billed = call.outcome === 'success';

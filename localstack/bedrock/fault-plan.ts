@@ -82,6 +82,16 @@ export interface HangPlan {
   ms?: number;
 }
 
+/**
+ * Answers billed at the model and delivered `ms` late, as a reply held up on its way back (a
+ * congested network, a client too busy to read it): a client whose timeout comes first has
+ * given up on an answer it was billed for.
+ */
+export interface LateAnswerPlan {
+  probability: number;
+  ms: number;
+}
+
 /** Every plan setting except per-model overrides. */
 export interface FaultPlanCore {
   /** Probability per call of each injected error; the sum must not exceed 1. */
@@ -90,6 +100,7 @@ export interface FaultPlanCore {
   latency: LatencySpec;
   malformed: MalformedPlan;
   hang: HangPlan;
+  lateAnswer: LateAnswerPlan;
   stopReasons: StopReasonPlan;
 }
 
@@ -106,6 +117,7 @@ export const DEFAULT_FAULT_PLAN: Readonly<FaultPlan> = Object.freeze<FaultPlan>(
   latency: { kind: 'fixed', ms: 0 },
   malformed: {},
   hang: { probability: 0 },
+  lateAnswer: { probability: 0, ms: 0 },
   stopReasons: {},
   modelOverrides: {},
   catalogue: { enforce: true, lifecycle: {}, refuse: {} },
@@ -148,6 +160,9 @@ const corePatchShape = {
     .optional(),
   hang: z
     .strictObject({ probability: probability.optional(), ms: z.number().int().min(0).nullable().optional() })
+    .optional(),
+  lateAnswer: z
+    .strictObject({ probability: probability.optional(), ms: z.number().int().min(0).optional() })
     .optional(),
   stopReasons: z
     .strictObject(
@@ -242,6 +257,7 @@ function mergeCore(base: FaultPlanCore, patch: FaultPlanCorePatch): FaultPlanCor
     latency: patch.latency ? { ...patch.latency } : base.latency,
     malformed: { ...base.malformed, ...stripUndefined(patch.malformed) },
     hang,
+    lateAnswer: { ...base.lateAnswer, ...stripUndefined(patch.lateAnswer) },
     stopReasons: { ...base.stopReasons, ...stripUndefined(patch.stopReasons) },
   };
 }

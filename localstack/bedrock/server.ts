@@ -15,6 +15,7 @@ import http2, {
   type ServerHttp2Session,
 } from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { AccountingSnapshot } from './accounting.js';
 import { type Catalogue, DEFAULT_REGION } from './catalogue.js';
 import { controlPlane, isControlPlanePath, regionOfAuthorization } from './control-plane.js';
@@ -271,6 +272,7 @@ async function route(
     if (method !== 'POST') return send(res, unknownOperation(engine, method, path));
     const region = regionOfAuthorization(req.headers.authorization);
     const response = await engine.converse(path.slice(7, -9), body, channelFor(res), { region, arrivedAt });
+    if (response?.deliverAfterMs) await delay(response.deliverAfterMs);
     if (response) send(res, response);
     return;
   }

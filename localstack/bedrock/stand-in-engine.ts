@@ -60,6 +60,16 @@ export interface WireResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  /** Held this long before it is written: an answer billed, and late on its way back. */
+  readonly deliverAfterMs?: number;
+}
+
+/**
+ * Whether an answer, billed already, is late on its way back (see LateAnswerPlan): drawn last,
+ * and only when the plan has late answers, so plans without them keep their sequences.
+ */
+function lateDraw(plan: FaultPlanCore, random: Pick<Random, 'next'>): boolean {
+  return plan.lateAnswer.probability > 0 && random.next() < plan.lateAnswer.probability;
 }
 
 /** Header on every answer, naming the offline analyst (`offline-learned` or `offline-heuristic`). */
@@ -321,7 +331,7 @@ export class StandInEngine {
     // The quota keeps input, cache writes and output × burndown (docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html).
     const burndown = resolved?.model.outputBurndown ?? 1;
     lease.settle(answer.inputTokens + (cache?.cacheWriteInputTokens ?? 0) + answer.outputTokens * burndown);
-    this.recordAnswered(modelId, answer, cache, fingerprint);
+    this.books.recordAnswer(modelId, answer, cache, fingerprint);
     return {
       status: 200,
       headers: {
@@ -330,27 +340,8 @@ export class StandInEngine {
         [STAND_IN_HEADER.name]: `offline-${this.analyst}`,
       },
       body: renderAnswerBody(answer, Math.round(performance.now() - started)),
+      ...(lateDraw(plan, random) ? { deliverAfterMs: plan.lateAnswer.ms } : {}),
     };
-  }
-
-  /** An answered call in the books, billed for its tokens. */
-  private recordAnswered(
-    modelId: string,
-    answer: ReturnType<typeof withCacheUse>,
-    cache: CacheUse | undefined,
-    fingerprint: string,
-  ): void {
-    this.books.record({
-      modelId,
-      outcome: 'success',
-      inputTokens: answer.inputTokens,
-      outputTokens: answer.outputTokens,
-      stopReason: answer.stopReason,
-      cacheReadInputTokens: cache?.cacheReadInputTokens,
-      cacheWriteInputTokens: cache?.cacheWriteInputTokens,
-      fingerprint,
-      malformed: answer.malformed,
-    });
   }
 
   private toolUseId(): string {

@@ -1,6 +1,7 @@
 /**
  * The Bedrock stand-in's connections through the real SDK client: a hung call as each handler's
- * timeout surfaces it, close() with hung calls open, a late answer; and the worker's Bedrock
+ * timeout surfaces it, close() with hung calls open, a late answer, one billed and held up on its
+ * way back; and the worker's Bedrock
  * client, which sends every call over one pooled HTTP/2 session and is not billed for a call it
  * aborts on it.
  */
@@ -109,6 +110,21 @@ describe('hangs and timeouts', () => {
     const output = await clientOf(undefined).send(new ConverseCommand(converseInput(clause(0))));
     expect(output.stopReason).toBe('tool_use');
     expect(performance.now() - started).toBeGreaterThanOrEqual(145);
+  });
+
+  it('a late answer is billed when it is sent, and a client whose timeout comes first has paid for it', async () => {
+    hanging.setPlan({ hang: { probability: 0 }, lateAnswer: { probability: 1, ms: 600 } });
+    const impatient = clientOf({ requestTimeout: 200, disableConcurrentStreams: true });
+    const error = await failure(impatient, converseInput(clause(0)));
+    expect(error.name).toBe('TimeoutError');
+    // The same request, waited for: it comes back, 600 ms late, and is billed again.
+    const started = performance.now();
+    const output = await clientOf(undefined).send(new ConverseCommand(converseInput(clause(0))));
+    expect(output.stopReason).toBe('tool_use');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(595);
+    const books = hanging.accounting();
+    expect(books.byModel[ON_DEMAND]).toEqual({ success: expect.objectContaining({ calls: 2 }) });
+    expect(Object.values(books.successes).map((s) => s.count)).toEqual([2]);
   });
 });
 

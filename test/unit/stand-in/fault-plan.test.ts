@@ -43,6 +43,7 @@ describe('fault plan validation', () => {
     expect(reason({ capacity: { maxInFlight: 0 } })).toMatch(/capacity\.maxInFlight/);
     expect(reason({ capacity: { requestsPerMinute: 1.5 } })).toMatch(/capacity\.requestsPerMinute/);
     expect(reason({ hang: { probability: -0.5 } })).toMatch(/hang\.probability/);
+    expect(reason({ lateAnswer: { ms: -1 } })).toMatch(/lateAnswer\.ms/);
     expect(reason({ surprise: true })).toMatch(/surprise/);
     expect(reason('not an object')).not.toBe('accepted');
   });
@@ -95,6 +96,12 @@ describe('fault plan merging', () => {
     expect(plan.latency).toEqual({ kind: 'fixed', ms: 3 });
     expect(plan.hang).toEqual({ probability: 0.1 });
     expect(DEFAULT_FAULT_PLAN.errorRates).toEqual({});
+    expect(DEFAULT_FAULT_PLAN.lateAnswer).toEqual({ probability: 0, ms: 0 });
+    const late = mergeFaultPlan(plan, { lateAnswer: { probability: 0.2, ms: 900 } });
+    expect(mergeFaultPlan(late, { lateAnswer: { probability: 0 } }).lateAnswer).toEqual({
+      probability: 0,
+      ms: 900,
+    });
   });
 
   it('applies per-model overrides over the global plan, and removes them with null', () => {
