@@ -8,6 +8,7 @@ import { normaliseText } from '../../lambdas/core/documents/normalise.js';
 import { jobIdOfPut } from '../../lambdas/core/intake/job-id.js';
 import { costOfTotals } from '../../lambdas/core/model-catalogue.js';
 import type { Report } from '../../lambdas/core/report-types.js';
+import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import type { Job } from '../../lambdas/core/state/job.js';
 import { Jobs } from '../../lambdas/core/state/jobs.js';
 import type { Delivery, WorkerDeps } from '../../lambdas/core/worker/process-chunk.js';
@@ -15,7 +16,12 @@ import { loadConfig } from '../../lambdas/shared/config.js';
 import { workerDeps } from '../../lambdas/shared/runtime.js';
 import type { Lane } from '../../lib/topology.js';
 import type { OfflineAnalystName } from '../../localstack/bedrock/heuristic-types.js';
-import { type BedrockStandIn, type FaultPlan, startBedrockStandIn } from '../../localstack/bedrock/index.js';
+import {
+  type BedrockStandIn,
+  duplicateBilledCalls,
+  type FaultPlan,
+  startBedrockStandIn,
+} from '../../localstack/bedrock/index.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
 import { LOCAL_RUN_DEFAULTS, type LocalRunSettings } from '../../localstack/runtime/local-env.js';
 import {
@@ -126,6 +132,13 @@ export interface PipelineHarness {
   untilCalls(predicate: (calls: number) => boolean, timeoutMs?: number): Promise<void>;
   /** What the stand-in billed, by its own token counts, priced with the project's table. */
   billedMicros(): number;
+  /**
+   * Questions the stand-in answered (billed) more than once, beyond what the jobs' ledgers say
+   * may have been: each `unanswered` attempt (a timeout or cut connection after the model had
+   * answered, a fenced-off holder's intent) may have been billed before its call was asked again.
+   * Empty when every repeat is one of those; on a quiet machine there are none at all.
+   */
+  billedTwice(...jobIds: string[]): Promise<string[]>;
 }
 
 /** Starts everything; call at the top level of a test file. */
@@ -241,12 +254,29 @@ export async function startHarness(
       }
     },
     billedMicros() {
+      const books = bedrock.accounting();
       let total = 0;
-      for (const [modelId, byOutcome] of Object.entries(bedrock.accounting().byModel)) {
+      for (const [modelId, byOutcome] of Object.entries(books.byModel)) {
         const ok = byOutcome.success;
-        if (ok) total += costOfTotals(modelId, ok);
+        // Prompt-cache tokens are billed apart from input tokens, at their own prices.
+        if (ok) total += costOfTotals(modelId, { ...ok, ...books.cache[modelId] });
       }
       return total;
+    },
+    async billedTwice(...jobIds) {
+      const books = bedrock.accounting();
+      const repeats = duplicateBilledCalls(books);
+      if (repeats.length === 0) return [];
+      const repeated = repeats.reduce((n, f) => n + (books.successes[f]?.count ?? 1) - 1, 0);
+      const ledger = new CallLedger(pipeline.clients.db, stack.resources.tableName);
+      let unanswered = 0;
+      for (const jobId of jobIds) {
+        for (const entry of await ledger.forJob(jobId)) unanswered += entry.unanswered ?? 0;
+      }
+      if (repeated <= unanswered) return [];
+      return repeats.map(
+        (f) => `${f} (${repeated} repeated answers, ${unanswered} unanswered attempts recorded)`,
+      );
     },
     async report(job) {
       const r = await pipeline.clients.s3.send(

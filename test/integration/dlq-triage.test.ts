@@ -10,7 +10,6 @@ import { DeadLetterRecords, listDeadLetters, triageDeadLetters } from '../../lam
 import { Claims } from '../../lambdas/core/state/claims.js';
 import { chunkMessageSchema } from '../../lambdas/core/worker/chunk-message.js';
 import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
-import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { subscribeToAlerts, testDlqDeps } from '../helpers/alerts.js';
 import { callsAsked, fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
 
@@ -115,7 +114,7 @@ describe('a chunk that keeps failing with throttling', () => {
     expect(ended.status).toBe('completed');
     // Calls answered before the DLQ were reused from the ledger, not made again.
     expect(successes() - before).toBe(callsAsked(ended));
-    expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+    expect(await h.billedTwice(jobId)).toEqual([]);
     const checkpoints = await claims.list(jobId);
     expect(
       checkpoints.filter((c) => c.stage === 'analyze').every((c) => c.redrives === 1 && c.redrivenAt),

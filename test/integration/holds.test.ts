@@ -22,7 +22,6 @@ import type { Score } from '../../lambdas/core/analysts/tool-schema.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
 import { EMULATOR_CREDENTIALS } from '../../lambdas/shared/aws-clients.js';
 import { LOCAL_REGION } from '../../localstack/aws-clients.js';
-import { duplicateBilledCalls } from '../../localstack/bedrock/accounting.js';
 import { startPipelineApi } from '../../localstack/runtime/local-api.js';
 import { LOCAL_RUN_DEFAULTS } from '../../localstack/runtime/local-env.js';
 import { subscribeToAlerts } from '../helpers/alerts.js';
@@ -141,9 +140,8 @@ describe('pause and resume', () => {
     expect(job.deadline - Date.parse(job.createdAt)).toBeGreaterThan(job.pausedMs ?? 0);
     const report = await h.report(job);
     expect(report.coverage.callsDone).toBe(report.coverage.callsPlanned - report.coverage.callsScreened);
-    const accounting = h.bedrock.accounting();
-    expect(duplicateBilledCalls(accounting)).toEqual([]);
-    expect(Object.keys(accounting.successes)).toHaveLength(report.coverage.callsDone);
+    expect(await h.billedTwice(jobId)).toEqual([]);
+    expect(Object.keys(h.bedrock.accounting().successes)).toHaveLength(report.coverage.callsDone);
     expect(await refusal(api.resume(jobId))).toBe(409);
     // Two whole runs of a 52-clause contract with a pause between: on LocalStack, beside the
     // rest of the suite on two cores, that has taken more than the default minute.

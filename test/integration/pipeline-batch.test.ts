@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { expectCompleteReview, fixture, LARGE, startHarness } from '../helpers/pipeline.js';
 
 // The batch lane: two long-running poller processes, as the Fargate service runs them.
@@ -15,6 +14,6 @@ describe('the pipeline on the batch lane (Fargate-style poller processes)', () =
     const report = await h.report(job);
     expectCompleteReview(report, source);
     expect(report.coverage.callsPlanned).toBeGreaterThan(2_000);
-    expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+    expect(await h.billedTwice(job.jobId)).toEqual([]);
   }, 360_000);
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
-import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
 
 const INVOCATIONS = 8;
@@ -96,6 +95,6 @@ describe('a cost ceiling below what the job needs', () => {
         report.coverage.callsFailed +
         report.coverage.callsScreened,
     ).toBe(job.callsPlanned);
-    expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+    expect(await h.billedTwice(job.jobId)).toEqual([]);
   }, 330_000);
 });

@@ -3,7 +3,6 @@ import type { CallOutcome } from '../../lambdas/core/state/call-ledger.js';
 import { CallLedger, outcomeOf } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
 import type { AccountingSnapshot } from '../../localstack/bedrock/index.js';
-import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { callsAsked, fixture, MEDIUM, startHarness } from '../helpers/pipeline.js';
 
 const h = await startHarness('faults');
@@ -62,7 +61,7 @@ describe('transient faults on 5 % of calls', () => {
     expect(report.coverage.modelAttempts).toBe(h.bedrock.accounting().totals.calls);
     expect(seen.success).toBe(callsAsked(job));
     expect(report.clauses.every((c) => c.status === 'analysed')).toBe(true);
-    expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+    expect(await h.billedTwice(jobId)).toEqual([]);
     await expectOutcomesOnCheckpoints(jobId, job.chunkCount);
   }, 180_000);
 });

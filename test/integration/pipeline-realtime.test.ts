@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { readJobProgress } from '../../lambdas/core/state/progress.js';
-import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import {
   callsAsked,
   expectCompleteReview,
@@ -21,7 +20,7 @@ describe('the pipeline on the realtime lane (Lambda handlers behind SQS event so
       expect(job.status).toBe('completed');
       expect(job.lane).toBe('realtime');
       expectCompleteReview(await h.report(job), source);
-      expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+      expect(await h.billedTwice(job.jobId)).toEqual([]);
     },
     240_000,
   );

@@ -4,7 +4,6 @@ import { ANALYSTS } from '../../lambdas/core/analysts/index.js';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
 import { processChunk } from '../../lambdas/core/worker/process-chunk.js';
-import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { callsAsked, fixture, MEDIUM, SMALL, startHarness } from '../helpers/pipeline.js';
 
 const LEASE_SECONDS = 6;
@@ -67,7 +66,7 @@ describe('a chunk message delivered twice at once', () => {
     expect(ended.status).toBe('completed');
     expect(ended.chunksDone).toBe(ended.chunkCount);
     expect(successes() - before).toBe(callsAsked(ended));
-    expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+    expect(await h.billedTwice(jobId)).toEqual([]);
   });
 });
 
@@ -130,7 +129,7 @@ describe('a batch worker killed mid-chunk', () => {
     // The calls the victim had open were cut off, not answered.
     const outcomes = Object.values(h.bedrock.accounting().byModel).flatMap((m) => Object.keys(m));
     expect(outcomes).toContain('clientClosed');
-    expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+    expect(await h.billedTwice(jobId)).toEqual([]);
     // Some chunk was claimed more than once: the survivor took over a lease.
     const checkpoints = await new Claims(db, h.stack.resources.tableName).list(jobId);
     expect(Math.max(...checkpoints.map((c) => c.attempts ?? 0))).toBeGreaterThan(1);

@@ -4,7 +4,6 @@ import { findDocumentContext } from '../../lambdas/core/documents/document-conte
 import { parseDocument } from '../../lambdas/core/documents/index.js';
 import { quoteJob } from '../../lambdas/core/intake/quote.js';
 import { readJobProgress } from '../../lambdas/core/state/progress.js';
-import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
 import { callsAsked, fixture, LARGEST, startHarness } from '../helpers/pipeline.js';
 
 // The deployed realtime lane's shape: 20 concurrent invocations of 8 calls each.
@@ -66,6 +65,6 @@ describe('a contract of more than 8,000 calls whose ceiling is reached early', (
       screened: c.callsScreened,
     });
     expect(progress?.chunksTerminal).toBe(job.chunkCount);
-    expect(duplicateBilledCalls(h.bedrock.accounting())).toEqual([]);
+    expect(await h.billedTwice(jobId)).toEqual([]);
   }, 420_000);
 });
