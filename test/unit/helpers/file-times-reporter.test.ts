@@ -58,7 +58,8 @@ describe('FileTimesReporter and LongestFirstSequencer', () => {
     const pause = (ms: number) => `await new Promise((r) => setTimeout(r, ${ms}));`;
     writeFileSync(
       join(root, 'slow-load.test.ts'),
-      `import { it } from 'vitest';\n${pause(600)}\nit('passes', () => {});\n`,
+      // Slower to load by far more than loading a module can vary on a busy machine.
+      `import { it } from 'vitest';\n${pause(3000)}\nit('passes', () => {});\n`,
     );
     writeFileSync(
       join(root, 'quick.test.ts'),
@@ -85,13 +86,13 @@ describe('FileTimesReporter and LongestFirstSequencer', () => {
     const lines = printed.join('').trim().split('\n');
     expect(lines[0]).toBe('Slowest 2 of 2 test files (seconds: load, run, total)');
     expect(lines[1]).toMatch(/^ +\d+\.\d +\d+\.\d +\d+\.\d {2}slow-load\.test\.ts$/);
-    expect(Number(lines[1]?.trim().split(/ +/)[0])).toBeGreaterThanOrEqual(0.6);
+    expect(Number(lines[1]?.trim().split(/ +/)[0])).toBeGreaterThanOrEqual(3);
     expect(lines[2]).toMatch(/ {2}quick\.test\.ts$/);
     expect(lines[3]).toMatch(/ {2}all files, over \d+\.\d s of wall clock$/);
     const recorded = JSON.parse(readFileSync(join(root, FILE_TIMES), 'utf8')) as Record<string, number>;
     expect(Object.keys(recorded)).toEqual(['gone.test.ts', 'quick.test.ts', 'slow-load.test.ts']);
     expect(recorded['gone.test.ts']).toBe(1234);
-    expect(recorded['slow-load.test.ts']).toBeGreaterThanOrEqual(600);
+    expect(recorded['slow-load.test.ts']).toBeGreaterThanOrEqual(3000);
   }, 60_000);
 
   it('orders the files of a fresh checkout by the recorded times, the longest first', async () => {
