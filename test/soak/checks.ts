@@ -256,8 +256,9 @@ function checkChunks(
 /**
  * Calls answered (billed) more than once for the same question, from the stand-in's books. The
  * soak gives every job its own title, so equal questions belong to one job. A call whose answer
- * arrived in a worker that died before recording it is made again; `bound` is how many calls
- * the deaths of the run could have had in flight.
+ * never reached the ledger (a worker that died before recording it, an answer after the model
+ * timeout) is made again; `bound` is how many such attempts the run can explain (the soak: its
+ * ledgers' `unanswered` attempts).
  */
 export function checkRepeats(
   successes: Readonly<Record<string, { readonly count: number }>>,
@@ -273,7 +274,7 @@ export function checkRepeats(
             {
               jobId: '*',
               check: 'billed-once',
-              detail: `${repeated} repeated answers; worker deaths allow at most ${bound}`,
+              detail: `${repeated} repeated answers, more than the ${bound} the run can explain`,
             },
           ]
         : [],

@@ -35,6 +35,7 @@ export async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: Ow
   const calls = emptyCallTally();
   let redeliveries = 0;
   let recordedMicros = 0;
+  let unanswered = 0;
   const uploadToReport: number[] = [];
   for (const t of tracked) {
     if (!t.jobId) {
@@ -63,6 +64,7 @@ export async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: Ow
     endStates[state] = (endStates[state] ?? 0) + 1;
     if (job?.rejection) rejections[job.rejection] = (rejections[job.rejection] ?? 0) + 1;
     recordedMicros += job?.costSpent ?? 0;
+    for (const entry of facts.ledger) unanswered += entry.unanswered ?? 0;
     if (report) {
       const c = report.coverage;
       addCoverage(calls, c);
@@ -70,7 +72,17 @@ export async function checkJobs(rig: Rig, tracked: readonly Tracked[], probe: Ow
       if (job?.finalizedAt && t.uploadedAt) uploadToReport.push(Date.parse(job.finalizedAt) - t.uploadedAt);
     }
   }
-  return { violations, endStates, rejections, calls, redeliveries, recordedMicros, uploadToReport, ended };
+  return {
+    violations,
+    endStates,
+    rejections,
+    calls,
+    redeliveries,
+    recordedMicros,
+    unanswered,
+    uploadToReport,
+    ended,
+  };
 }
 
 /** Where {@link factsOf} reads: the clients, the stack's resources and its jobs. */
@@ -106,11 +118,16 @@ export async function factsOf(at: FactsSource, jobId: string, cancelled: boolean
 }
 
 /**
- * The run against the stand-in's books: no question answered twice beyond what the deaths
- * could have had in flight, the bill at most the recorded spend, no worker that ended on its
- * own, and nothing left in flight or in a DLQ.
+ * The run against the stand-in's books: no question answered twice beyond the attempts the
+ * jobs' ledgers record as `unanswered` (a death's calls in flight, fenced off by the takeover;
+ * answers that came back after the model timeout), the bill at most the recorded spend, no
+ * worker that ended on its own, and nothing left in flight or in a DLQ.
  */
-export async function checkRun(rig: Rig, recordedMicros: number, left: string | undefined) {
+export async function checkRun(
+  rig: Rig,
+  recorded: { readonly micros: number; readonly unanswered: number },
+  left: string | undefined,
+) {
   const { chaos } = rig;
   const books = rig.stack.bedrock.accounting();
   let billedMicros = 0;
@@ -119,11 +136,12 @@ export async function checkRun(rig: Rig, recordedMicros: number, left: string | 
     if (ok) billedMicros += costOfTotals(modelId, { ...ok, ...books.cache[modelId] });
   }
   // A worker's death can lose the answers of the calls it had in flight: at most its chunks'
-  // concurrency each (a batch worker runs 2 chunks at once).
+  // concurrency each (a batch worker runs 2 chunks at once). Shown beside the repeats; the
+  // ledgers' unanswered attempts are what each repeat must be one of.
   const bound =
     (chaos.tally.workerKills * 2 + chaos.tally.dyingInvocations) * LOCAL_RUN_DEFAULTS.callConcurrency;
-  const repeats = checkRepeats(books.successes, bound);
-  const violations: Violation[] = [...repeats.violations, ...checkSpend(billedMicros, recordedMicros)];
+  const repeats = checkRepeats(books.successes, recorded.unanswered);
+  const violations: Violation[] = [...repeats.violations, ...checkSpend(billedMicros, recorded.micros)];
   if (left) {
     violations.push({
       jobId: '*',

@@ -116,7 +116,7 @@ export async function runSoak(o: Options) {
   await watch.stop();
   const probe = await startOwnerProbe(rig);
   const perJob = await checkJobs(rig, tracked, probe).finally(() => probe.close());
-  const run = await checkRun(rig, perJob.recordedMicros, left);
+  const run = await checkRun(rig, { micros: perJob.recordedMicros, unanswered: perJob.unanswered }, left);
   const admission = checkAdmission(
     rig.trail.entries,
     o.maxJobsPerOwner,
@@ -165,6 +165,7 @@ export async function runSoak(o: Options) {
     dyingErrors: chaos.tally.dyingErrors,
     callsRemadeAfterDeath: run.remade,
     callsRemadeBound: run.remadeBound,
+    callsUnanswered: perJob.unanswered,
     billedMicros: run.billedMicros,
     recordedMicros: perJob.recordedMicros,
     uploadToReportP99Seconds: Math.round(p99(perJob.uploadToReport) / 100) / 10,
@@ -344,7 +345,9 @@ function printTable(s: Awaited<ReturnType<typeof runSoak>>): void {
       .join(', ')}`,
   );
   for (const e of s.dyingErrors) out(`  dying error       ${e}`);
-  out(`  re-made on death  ${s.callsRemadeAfterDeath} (bound ${s.callsRemadeBound})`);
+  out(
+    `  re-made           ${s.callsRemadeAfterDeath} (unanswered attempts in the ledgers ${s.callsUnanswered}; in flight at deaths at most ${s.callsRemadeBound})`,
+  );
   out(`  spend             billed ${s.billedMicros} µ$ ≤ recorded ${s.recordedMicros} µ$`);
   out(`  upload → report   p99 ${s.uploadToReportP99Seconds} s`);
   out(`  violations        ${s.violations}`);
