@@ -57,11 +57,16 @@ describe('transient faults on 5 % of calls', () => {
     expect(report.coverage.callsDone).toBe(callsAsked(job));
     expect(report.coverage.callsFailed).toBe(0);
     expect(report.coverage.failedCalls).toEqual([]);
-    expect(report.coverage.tier1Retries).toBe(errors);
-    expect(report.coverage.modelAttempts).toBe(h.bedrock.accounting().totals.calls);
-    expect(seen.success).toBe(callsAsked(job));
-    expect(report.clauses.every((c) => c.status === 'analysed')).toBe(true);
+    // An answer the worker gave up on (its timeout, on a loaded machine) is a success in the
+    // stand-in's books and a retry in the worker's: each is a repeated answer, and an
+    // unanswered attempt on its ledger entry (billedTwice). On a quiet machine there are none.
+    const books = h.bedrock.accounting();
+    const repeats = Object.values(books.successes).reduce((n, s) => n + s.count - 1, 0);
     expect(await h.billedTwice(jobId)).toEqual([]);
+    expect(report.coverage.tier1Retries).toBe(errors + repeats);
+    expect(report.coverage.modelAttempts).toBe(books.totals.calls);
+    expect(seen.success).toBe(callsAsked(job) + repeats);
+    expect(report.clauses.every((c) => c.status === 'analysed')).toBe(true);
     await expectOutcomesOnCheckpoints(jobId, job.chunkCount);
   }, 180_000);
 });
