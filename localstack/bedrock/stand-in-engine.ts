@@ -319,7 +319,6 @@ export class StandInEngine {
     );
     const left = latencyMs - (performance.now() - latencyFrom);
     if (latencyMs > 0 && left > 0 && !(await this.wait(left, channel))) return unanswered('clientClosed');
-
     if (channel.closed) return unanswered('clientClosed');
     // The cache is consulted only for an answered call: a refused or unanswered one writes nothing.
     const cache: CacheUse | undefined = checkpoints
@@ -332,6 +331,16 @@ export class StandInEngine {
     const burndown = resolved?.model.outputBurndown ?? 1;
     lease.settle(answer.inputTokens + (cache?.cacheWriteInputTokens ?? 0) + answer.outputTokens * burndown);
     this.books.recordAnswer(modelId, answer, cache, fingerprint);
+    const response = this.answerResponse(requestId, answer, started);
+    return lateDraw(plan, random) ? { ...response, deliverAfterMs: plan.lateAnswer.ms } : response;
+  }
+
+  /** The 200 of an answered call, with its latency as Bedrock reports it. */
+  private answerResponse(
+    requestId: string,
+    answer: ReturnType<typeof withCacheUse>,
+    started: number,
+  ): WireResponse {
     return {
       status: 200,
       headers: {
@@ -340,7 +349,6 @@ export class StandInEngine {
         [STAND_IN_HEADER.name]: `offline-${this.analyst}`,
       },
       body: renderAnswerBody(answer, Math.round(performance.now() - started)),
-      ...(lateDraw(plan, random) ? { deliverAfterMs: plan.lateAnswer.ms } : {}),
     };
   }
 
