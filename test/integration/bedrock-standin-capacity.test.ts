@@ -33,7 +33,9 @@ describe('capacity', () => {
     results.filter((r) => r.status === 'rejected' && r.reason instanceof ThrottlingException).length;
 
   it('maxInFlight: calls within the limit succeed, the excess is throttled', async () => {
-    plan({ capacity: { maxInFlight: 4 }, latency: { kind: 'fixed', ms: 150 } });
+    // Calls take 2 s: all twelve are in flight at once even when a busy machine spreads their
+    // sending over a second or more (at 150 ms, the first four had ended before the last arrived).
+    plan({ capacity: { maxInFlight: 4 }, latency: { kind: 'fixed', ms: 2000 } });
     const four = await settle(CLAUSES.map((text) => h1.send(new ConverseCommand(converseInput(text)))));
     expect(four.every((r) => r.status === 'fulfilled')).toBe(true);
     const twelve = await settle(
