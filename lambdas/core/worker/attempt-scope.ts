@@ -86,7 +86,7 @@ export class AttemptScope implements Disposable {
     this.releasePermit();
     this.held.ticket?.settle(this.held.ticket.tokens);
     this.held.ticket = undefined;
-    this.budget.settle(this.held.reservation, this.held.reservation);
+    if (this.held.reservation !== 0) this.budget.settle(this.held.reservation, this.held.reservation);
     this.held.reservation = 0;
   }
 
@@ -112,17 +112,16 @@ export class AttemptScope implements Disposable {
   }
 
   [Symbol.dispose](): void {
-    const { sent, ticket } = this.held;
     this.unwatched();
-    this.releasePermit(sent ? {} : { unused: true });
-    // An outcome never recorded counts at its reservation, as Bedrock's quota keeps it.
-    if (sent) ticket?.settle(ticket.tokens);
-    else ticket?.refund();
-    const { reservation } = this.held;
+    // An outcome never recorded counts as an unanswered one: at its reservation, as Bedrock's
+    // quota keeps it.
+    if (this.held.sent) this.unanswered();
+    else {
+      this.releasePermit({ unused: true });
+      this.held.ticket?.refund();
+      if (this.held.reservation !== 0) this.budget.release(this.held.reservation);
+    }
     this.held = nothing();
-    if (reservation === 0) return;
-    if (sent) this.budget.settle(reservation, reservation);
-    else this.budget.release(reservation);
   }
 
   private releasePermit(outcome?: ReleaseOutcome): void {

@@ -260,12 +260,13 @@ async function afterError(
   sentAt: number,
 ): Promise<CallResult | undefined> {
   const { chunk, deps, analyst } = s.ctx;
+  const errorClass = classifyCallError(error);
+  const lastError = describeError(error);
   if (!chunk.stop.endsRequests && isUnanswered(error)) {
     const worstCase = start.scope.estimate;
     start.scope.unanswered();
     s.totals.cost += worstCase;
     s.totals.unanswered++;
-    const lastError = describeError(error);
     const fields = {
       status: 'in-flight',
       reservation: worstCase,
@@ -275,8 +276,6 @@ async function afterError(
     if (!(await settle(s, fields))) return { kind: 'lease-lost', retries: s.retries, modelId: s.modelId };
   } else start.scope.failed(isThrottle(error));
   deps.metrics?.attempt({ model: s.modelId, latencyMs: deps.now() - sentAt, throttled: isThrottle(error) });
-  const errorClass = classifyCallError(error);
-  const lastError = describeError(error);
   const { retries, modelId } = s;
   if (errorClass !== 'transient') {
     const fields = {
