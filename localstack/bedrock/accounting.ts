@@ -115,6 +115,15 @@ export function duplicateBilledCalls(snapshot: AccountingSnapshot): string[] {
     .map(([fingerprint]) => fingerprint);
 }
 
+/** Answers billed beyond the first for their question: the sum over fingerprints of count − 1. */
+export function repeatedAnswers(snapshot: {
+  readonly successes: Readonly<Record<string, { readonly count: number }>>;
+}): number {
+  let repeated = 0;
+  for (const entry of Object.values(snapshot.successes)) repeated += Math.max(0, entry.count - 1);
+  return repeated;
+}
+
 /** One call's entry in the books. */
 export interface CallRecord {
   modelId: string;

@@ -10,6 +10,7 @@ export {
   canonicalJson,
   duplicateBilledCalls,
   type MalformedAccountingKind,
+  repeatedAnswers,
   type UsageCounter,
 } from './accounting.js';
 export { type CapacityLease, CapacityModel, TOKEN_WINDOW_MS } from './capacity.js';

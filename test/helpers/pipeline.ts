@@ -20,6 +20,7 @@ import {
   type BedrockStandIn,
   duplicateBilledCalls,
   type FaultPlan,
+  repeatedAnswers,
   startBedrockStandIn,
 } from '../../localstack/bedrock/index.js';
 import { PROJECT_ROOT } from '../../localstack/python-venv.js';
@@ -267,7 +268,7 @@ export async function startHarness(
       const books = bedrock.accounting();
       const repeats = duplicateBilledCalls(books);
       if (repeats.length === 0) return [];
-      const repeated = repeats.reduce((n, f) => n + (books.successes[f]?.count ?? 1) - 1, 0);
+      const repeated = repeatedAnswers(books);
       const ledger = new CallLedger(pipeline.clients.db, stack.resources.tableName);
       let unanswered = 0;
       for (const jobId of jobIds) {

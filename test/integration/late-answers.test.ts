@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CallLedger } from '../../lambdas/core/state/call-ledger.js';
-import { duplicateBilledCalls } from '../../localstack/bedrock/index.js';
+import { repeatedAnswers } from '../../localstack/bedrock/index.js';
 import { fixture, SMALL, startHarness } from '../helpers/pipeline.js';
 
 // A model timeout of 800 ms; a late answer comes back 2.5 s after it was billed.
@@ -24,11 +24,7 @@ describe('answers billed but delivered after the worker gave up on them', () => 
 
     const entries = await new CallLedger(h.pipeline.clients.db, h.stack.resources.tableName).forJob(jobId);
     const unanswered = entries.reduce((n, e) => n + (e.unanswered ?? 0), 0);
-    const books = h.bedrock.accounting();
-    const repeated = duplicateBilledCalls(books).reduce(
-      (n, f) => n + (books.successes[f]?.count ?? 1) - 1,
-      0,
-    );
+    const repeated = repeatedAnswers(h.bedrock.accounting());
     // Some answers were late (about one in seven), each billed, and its call answered again.
     expect(unanswered).toBeGreaterThan(0);
     expect(repeated).toBeGreaterThan(0);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallOutcome } from '../../lambdas/core/state/call-ledger.js';
 import { CallLedger, outcomeOf } from '../../lambdas/core/state/call-ledger.js';
 import { Claims } from '../../lambdas/core/state/claims.js';
-import type { AccountingSnapshot } from '../../localstack/bedrock/index.js';
+import { type AccountingSnapshot, repeatedAnswers } from '../../localstack/bedrock/index.js';
 import { callsAsked, fixture, MEDIUM, startHarness } from '../helpers/pipeline.js';
 
 const h = await startHarness('faults');
@@ -61,7 +61,7 @@ describe('transient faults on 5 % of calls', () => {
     // stand-in's books and a retry in the worker's: each is a repeated answer, and an
     // unanswered attempt on its ledger entry (billedTwice). On a quiet machine there are none.
     const books = h.bedrock.accounting();
-    const repeats = Object.values(books.successes).reduce((n, s) => n + s.count - 1, 0);
+    const repeats = repeatedAnswers(books);
     expect(await h.billedTwice(jobId)).toEqual([]);
     expect(report.coverage.tier1Retries).toBe(errors + repeats);
     expect(report.coverage.modelAttempts).toBe(books.totals.calls);

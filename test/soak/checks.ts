@@ -10,6 +10,7 @@ import type { LedgerEntry } from '../../lambdas/core/state/call-ledger.js';
 import { chunkBooks } from '../../lambdas/core/state/chunk-books.js';
 import type { Checkpoint } from '../../lambdas/core/state/claims.js';
 import { type Job, TERMINAL_STATUSES } from '../../lambdas/core/state/job.js';
+import { repeatedAnswers } from '../../localstack/bedrock/accounting.js';
 
 /** One broken promise, with where it broke. */
 export interface Violation {
@@ -264,8 +265,7 @@ export function checkRepeats(
   successes: Readonly<Record<string, { readonly count: number }>>,
   bound: number,
 ): { repeated: number; violations: Violation[] } {
-  let repeated = 0;
-  for (const e of Object.values(successes)) repeated += Math.max(0, e.count - 1);
+  const repeated = repeatedAnswers({ successes });
   return {
     repeated,
     violations:

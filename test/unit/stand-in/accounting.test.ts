@@ -5,6 +5,7 @@ import {
   callFingerprint,
   canonicalJson,
   duplicateBilledCalls,
+  repeatedAnswers,
 } from '../../../localstack/bedrock/accounting.js';
 
 const messages = [{ role: 'user', content: [{ text: 'Clause one.' }] }];
@@ -66,6 +67,8 @@ describe('accounting', () => {
     expect(snapshot.malformed).toEqual({ a: { badQuote: 1 } });
     expect(snapshot.successes).toEqual({ f1: { modelId: 'a', count: 2 }, f2: { modelId: 'a', count: 1 } });
     expect(duplicateBilledCalls(snapshot)).toEqual(['f1']);
+    expect(repeatedAnswers(snapshot)).toBe(1);
+    expect(repeatedAnswers({ successes: { f1: { count: 3 }, f2: { count: 2 }, f3: { count: 1 } } })).toBe(3);
     books.reset();
     expect(books.snapshot().totals).toEqual({ calls: 0, inputTokens: 0, outputTokens: 0 });
   });
